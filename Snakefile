@@ -1,0 +1,27 @@
+# themesim: how well sets of qualitative themes agree, per method, never averaged.
+# Table of contents only; helpers live in workflow/rules/common.smk.
+from snakemake.utils import min_version, validate
+
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/ingest.smk"
+include: "workflow/rules/embed.smk"
+include: "workflow/rules/similarity.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/plots.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        get_final_output(),

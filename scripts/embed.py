@@ -1,0 +1,13 @@
+from themesim.pipeline import embed_set
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    embed_set,
+    sm.input.themes,
+    sm.output[0],
+    method=sm.wildcards.method,
+    spec=dict(sm.params.settings),
+    threads=sm.threads,
+)

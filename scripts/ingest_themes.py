@@ -1,0 +1,12 @@
+from themesim.pipeline import ingest_themes
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    ingest_themes,
+    sm.input.src,
+    sm.output[0],
+    set_name=sm.wildcards.set,
+    template=sm.params.template,
+)

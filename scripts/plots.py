@@ -1,0 +1,17 @@
+from themesim.pipeline import method_plots
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    method_plots,
+    method=sm.wildcards.method,
+    pairs=[tuple(p) for p in sm.params.pairs],
+    themes=dict(zip(sm.params.sets, sm.input.themes, strict=True)),
+    similarities=list(sm.input.similarity),
+    sweep_csv=sm.input.sweep,
+    thresholds=list(sm.params.thresholds),
+    op=sm.params.op,
+    out_heatmaps=list(sm.output.heatmaps),
+    out_sweep=sm.output.sweep,
+)

@@ -1,0 +1,25 @@
+from themesim.pipeline import summary_report
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    summary_report,
+    study=dict(sm.params.study),
+    methods=dict(sm.params.methods),
+    pairs=list(sm.params.pairs),
+    comparisons=list(sm.input.comparisons),
+    themes_tables=list(sm.input.themes_tables),
+    sweeps=list(sm.input.sweeps),
+    heatmaps=list(sm.input.heatmaps),
+    sweep_plots=list(sm.input.sweep_plots),
+    side_by_side_png=sm.input.side_by_side,
+    embeddings=list(sm.input.embeddings),
+    segments=sm.input.segments,
+    sets=dict(sm.params.sets),
+    transcripts=list(sm.input.transcripts),
+    config=dict(sm.params.config),
+    basedir=sm.params.basedir,
+    out_html=sm.output.html,
+    out_md=sm.output.md,
+)

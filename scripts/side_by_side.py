@@ -1,0 +1,12 @@
+from themesim.pipeline import side_by_side
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    side_by_side,
+    methods=list(sm.params.methods),
+    sweeps=list(sm.input.sweeps),
+    thresholds=dict(sm.params.thresholds),
+    out_png=sm.output[0],
+)

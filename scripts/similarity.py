@@ -1,0 +1,22 @@
+from themesim.pipeline import similarity_pairs
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+sets = list(sm.params.sets)
+pairs = [tuple(p) for p in sm.params.pairs]
+kind = sm.params.kind
+run(
+    sm.log[0],
+    similarity_pairs,
+    method=sm.wildcards.method,
+    spec={"kind": kind},
+    pairs=pairs,
+    themes=dict(zip(sets, sm.input.themes, strict=True)),
+    outputs=list(sm.output),
+    embeddings=(
+        dict(zip(sets, sm.input.embeddings, strict=True))
+        if kind == "sentence_transformer"
+        else None
+    ),
+    matrices=dict(zip(pairs, sm.input.matrices, strict=True)) if kind == "precomputed" else None,
+)

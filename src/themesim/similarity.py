@@ -1,0 +1,155 @@
+"""Similarity matrices: from embeddings, from TF-IDF, from CSV; stored in long form."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import InputError
+
+SIMILARITY_META_KEY = b"themesim.similarity"
+
+
+def cosine(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
+    """Cosine of L2-normalised rows, in float64, clipped to [-1, 1] against rounding."""
+    S = np.asarray(emb_a, dtype=np.float64) @ np.asarray(emb_b, dtype=np.float64).T
+    return np.clip(S, -1.0, 1.0)
+
+
+def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -> np.ndarray:
+    """Cosine of TF-IDF vectors fitted on the union of both sets (seed 002).
+
+    texts_b None: within-set similarity, fitted on set A alone.
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    vec = TfidfVectorizer(**vectorizer_options)
+    try:
+        X = vec.fit_transform(list(texts_a) + list(texts_b or []))
+    except ValueError as e:  # every text was a stop word or punctuation
+        raise InputError(
+            "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+        ) from e
+    n = len(texts_a)
+    return np.clip(cosine_similarity(X[:n], X[n:] if texts_b is not None else X), -1.0, 1.0)
+
+
+def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
+    """A matrix CSV: header = B names (first cell ignored), first column = A names."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), "file not found", "Check the path in the command or config")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            str(path), f"not UTF-8 (byte {e.start})", "Re-save the file as UTF-8"
+        ) from e
+    rows = [r for r in csv.reader(text.splitlines()) if any(c.strip() for c in r)]
+    if len(rows) < 2 or len(rows[0]) < 2:
+        raise InputError(
+            str(path),
+            "needs a header row of B names and at least one row of A name + scores",
+            "Write rows = A theme names, header = B theme names",
+        )
+    b_names = [c.strip() for c in rows[0][1:]]
+    a_names, values = [], []
+    for line_no, r in enumerate(rows[1:], start=2):
+        if len(r) != len(b_names) + 1:
+            raise InputError(
+                f"{path}, row {line_no}",
+                f"has {len(r) - 1} scores but the header names {len(b_names)} B themes",
+                "Give every row one score per header column",
+            )
+        a_names.append(r[0].strip())
+        row = []
+        for name, cell in zip(b_names, r[1:]):
+            try:
+                v = float(cell)
+            except ValueError:
+                v = math.nan
+            if not math.isfinite(v):
+                raise InputError(
+                    f"{path}, row {line_no} ({r[0].strip()!r}), column {name!r}",
+                    f"score {cell.strip()!r} is not a finite number",
+                    "Fill every cell with a number; remove NaN, inf and blanks",
+                )
+            row.append(v)
+        values.append(row)
+    for names, side in ((a_names, "row"), (b_names, "column")):
+        seen = set()
+        for n in names:
+            if n in seen:
+                raise InputError(
+                    str(path), f"{side} name {n!r} appears twice", "Make theme names unique"
+                )
+            seen.add(n)
+    return np.array(values, dtype=np.float64), a_names, b_names
+
+
+def align_matrix(
+    S: np.ndarray, row_names, col_names, a_names, b_names, where: str
+) -> np.ndarray:
+    """Reorder a named matrix to the theme order of sets A and B; every name must fit."""
+    rows = {n: i for i, n in enumerate(row_names)}
+    cols = {n: j for j, n in enumerate(col_names)}
+    for names, index, side in ((a_names, rows, "row"), (b_names, cols, "column")):
+        missing = [n for n in names if n not in index]
+        extra = sorted(set(index) - set(names))
+        if missing or extra:
+            raise InputError(
+                where,
+                f"{side} labels do not match the theme names "
+                f"(missing: {missing[:5]}, unknown: {extra[:5]})",
+                f"Label {side}s with the exact theme names of the set",
+            )
+    return S[np.ix_([rows[n] for n in a_names], [cols[n] for n in b_names])]
+
+
+def to_long(S: np.ndarray, a_ids, b_ids) -> pd.DataFrame:
+    """Long form a_id, b_id, similarity; A-major order."""
+    n_a, n_b = S.shape
+    return pd.DataFrame(
+        {
+            "a_id": np.repeat(np.asarray(a_ids, dtype=object), n_b),
+            "b_id": np.tile(np.asarray(b_ids, dtype=object), n_a),
+            "similarity": np.asarray(S, dtype=np.float64).reshape(-1),
+        }
+    )
+
+
+def write_similarity(path, S: np.ndarray, a_ids, b_ids, meta: dict) -> None:
+    long = to_long(S, a_ids, b_ids)
+    table = pa.table(
+        {
+            "a_id": pa.array(long["a_id"].tolist(), pa.string()),
+            "b_id": pa.array(long["b_id"].tolist(), pa.string()),
+            "similarity": pa.array(long["similarity"].to_numpy(), pa.float64()),
+        }
+    )
+    table = table.replace_schema_metadata({SIMILARITY_META_KEY: json.dumps(meta, sort_keys=True)})
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+
+
+def read_similarity(path, a_ids, b_ids) -> np.ndarray:
+    """The n_a x n_b matrix of a long-form file, in the given id order."""
+    df = pq.read_table(path).to_pandas()
+    wide = df.pivot(index="a_id", columns="b_id", values="similarity")
+    try:
+        S = wide.loc[list(a_ids), list(b_ids)].to_numpy(dtype=np.float64)
+    except KeyError as e:
+        raise InputError(
+            str(path), f"does not hold every theme pair ({e})", "Delete it and rerun the workflow"
+        ) from e
+    if np.isnan(S).any():
+        raise InputError(str(path), "has missing pairs", "Delete it and rerun the workflow")
+    return S

@@ -1,0 +1,40 @@
+"""The plain-text summary of one comparison, in the form of seed 000's "Example output"."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+
+def _num(x: float, digits: int = 2) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{k}/{n}" + (f" ({100 * k / n:.0f}%)" if n else "")
+
+
+def format_text_block(row: Mapping) -> str:
+    """Render one metrics row (METRICS.md names) as the seed's text block."""
+    k = int(row["hungarian_n_matched"])
+    n_a, n_b = int(row["n_a"]), int(row["n_b"])
+    op = "≥" if row.get("op", "ge") == "ge" else ">"
+    lines = [
+        f"Theme Alignment: Hungarian F1 = {_num(row['hungarian_f1'])}, "
+        f"Coverage F1 = {_num(row['f1'])}",
+        f"- Optimal one-to-one: {k}/{n_a} themes matched "
+        f"(similarity {op} {row['threshold']:g})",
+    ]
+    if k:
+        lines.append(
+            f"- Match quality: median={_num(row['matched_sim_median'])} "
+            f"(Q1={_num(row['matched_sim_q1'])}, Q3={_num(row['matched_sim_q3'])}, "
+            f"range: {_num(row['matched_sim_min'])}-{_num(row['matched_sim_max'])})"
+        )
+    else:
+        lines.append("- Match quality: no pair above the threshold")
+    lines += [
+        f"- Coverage: {_pct(k, n_a)} A themes, {_pct(k, n_b)} B themes",
+        f"- Paper's Jaccard: {_num(row['raza_jaccard'])} (for comparison)",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,24 @@
+rule ingest_themes:
+    input:
+        src=lambda wc: STUDY.sets[wc.set],
+        code=code("themes.py"),
+    output:
+        "results/themes/{set}.parquet",
+    params:
+        template=lambda wc: STUDY.template,
+    log:
+        "logs/ingest/themes_{set}.log",
+    script:
+        "../../scripts/ingest_themes.py"
+
+
+rule ingest_transcripts:
+    input:
+        transcripts=STUDY.transcripts,
+        code=code("transcripts.py"),
+    output:
+        "results/transcripts/segments.parquet",
+    log:
+        "logs/ingest/transcripts.log",
+    script:
+        "../../scripts/ingest_transcripts.py"

@@ -1,0 +1,67 @@
+# One job per method computes every pair, so the DAG grows with methods, not pairs.
+
+
+rule similarity_embedding:
+    input:
+        themes=theme_parquets(),
+        embeddings=lambda wc: expand(
+            "results/embeddings/{method}/{set}.parquet", method=wc.method, set=STUDY.sets
+        ),
+        code=code("similarity.py"),
+    output:
+        expand(
+            "results/similarity/{{method}}/{pair}.parquet",
+            pair=pair_names(STUDY.pairs + STUDY.within),
+        ),
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer"),
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs + STUDY.within,
+        kind="sentence_transformer",
+    log:
+        "logs/similarity/{method}.log",
+    script:
+        "../../scripts/similarity.py"
+
+
+rule similarity_tfidf:
+    input:
+        themes=theme_parquets(),
+        code=code("similarity.py"),
+    output:
+        expand(
+            "results/similarity/{{method}}/{pair}.parquet",
+            pair=pair_names(STUDY.pairs + STUDY.within),
+        ),
+    wildcard_constraints:
+        method=methods_regex("tfidf"),
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs + STUDY.within,
+        kind="tfidf",
+    log:
+        "logs/similarity/{method}.log",
+    script:
+        "../../scripts/similarity.py"
+
+
+rule similarity_precomputed:
+    input:
+        themes=theme_parquets(),
+        matrices=lambda wc: [
+            precomputed_csv(STUDY.methods[wc.method], a, b) for a, b in STUDY.pairs
+        ],
+        code=code("similarity.py"),
+    output:
+        expand("results/similarity/{{method}}/{pair}.parquet", pair=pair_names(STUDY.pairs)),
+    wildcard_constraints:
+        method=methods_regex("precomputed"),
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs,
+        kind="precomputed",
+    log:
+        "logs/similarity/{method}.log",
+    script:
+        "../../scripts/similarity.py"
