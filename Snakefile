@@ -2,7 +2,6 @@
 # Table of contents only; helpers live in workflow/rules/common.smk.
 from snakemake.utils import min_version, validate
 
-
 min_version("9.0")
 
 

@@ -19,7 +19,7 @@ run(
     sets=dict(sm.params.sets),
     transcripts=list(sm.input.transcripts),
     config=dict(sm.params.config),
-    basedir=sm.params.basedir,
+    code_version=sm.params.code_version,
     out_html=sm.output.html,
     out_md=sm.output.md,
 )

@@ -90,8 +90,9 @@ def test_compare_tfidf_json(tmp_path):
     b = tmp_path / "b.csv"
     b.write_text("name,description\nCosts,care costs a lot of money\n")
     rows = json.loads(
-        themesim("compare", a, b, "--method", "tfidf", "--threshold", 0.3, "--format", "json")
-        .stdout.split("\n", 1)[1]
+        themesim(
+            "compare", a, b, "--method", "tfidf", "--threshold", 0.3, "--format", "json"
+        ).stdout.split("\n", 1)[1]
     )
     assert rows[0]["n_a"] == 2 and rows[0]["n_b"] == 1
     assert rows[0]["hungarian_n_matched"] == 1 and rows[0]["hit_rate"] == 0.5

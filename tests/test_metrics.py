@@ -51,7 +51,7 @@ def test_example4_many_to_many():
     assert r["bidir_max_sim_b"] == pytest.approx(0.8167, abs=5e-5)
     assert r["similarity_f1"] == pytest.approx(0.8167, abs=5e-5)
     rows, cols = metrics.hungarian_pairs(EX4)
-    assert list(zip(rows, cols)) == [(0, 0), (1, 1), (2, 2)]
+    assert list(zip(rows, cols, strict=True)) == [(0, 0), (1, 1), (2, 2)]
     assert np.mean(EX4[rows, cols]) == pytest.approx(0.817, abs=5e-4)
     assert r["matched_sim_min"] == pytest.approx(0.80)
     assert r["matched_sim_max"] == pytest.approx(0.85)
@@ -73,13 +73,13 @@ def test_max_sum_counterexample():
     assert r["maxcard_n_matched"] == 2
     assert r["maxcard_f1"] == 1.0
     rows, cols = metrics.max_cardinality_pairs(S, 0.7)
-    assert sorted(zip(rows.tolist(), cols.tolist())) == [(0, 1), (1, 0)]
+    assert sorted(zip(rows.tolist(), cols.tolist(), strict=True)) == [(0, 1), (1, 0)]
 
 
 def test_max_cardinality_tie_prefers_larger_total():
     S = np.array([[0.9, 0.8], [0.8, 0.95]])
     rows, cols = metrics.max_cardinality_pairs(S, 0.5)
-    assert sorted(zip(rows.tolist(), cols.tolist())) == [(0, 0), (1, 1)]
+    assert sorted(zip(rows.tolist(), cols.tolist(), strict=True)) == [(0, 0), (1, 1)]
 
 
 def test_ge_and_gt_differ_at_ties():
@@ -125,8 +125,9 @@ def test_bad_matrix_rejected():
 
 
 def test_theme_table_example4():
-    t = metrics.theme_table(EX4, ["a1", "a2", "a3"], ["A1", "A2", "A3"], ["b1", "b2", "b3"],
-                            ["B1", "B2", "B3"])
+    t = metrics.theme_table(
+        EX4, ["a1", "a2", "a3"], ["A1", "A2", "A3"], ["b1", "b2", "b3"], ["B1", "B2", "B3"]
+    )
     a = t[t.side == "a"].set_index("theme_id")
     assert a.loc["a1", "best_match_id"] == "b1"
     assert a.loc["a1", "best_similarity"] == 0.80

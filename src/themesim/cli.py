@@ -56,20 +56,19 @@ def cmd_compare(args) -> int:
     from .pipeline import similarity_for
     from .themes import read_theme_file
 
-    spec = DEFAULT_METHODS.get(args.method)
-    if spec is None:
-        raise InputError(
-            f"--method {args.method}",
-            "is not a built-in method",
-            f"Use one of {sorted(m for m, s in DEFAULT_METHODS.items() if s['kind'] != 'precomputed')}",
-        )
+    usable = sorted(m for m, s in DEFAULT_METHODS.items() if s["kind"] != "precomputed")
+    if args.method not in usable:
+        raise InputError(f"--method {args.method}", "is not usable here", f"Use one of {usable}")
+    spec = DEFAULT_METHODS[args.method]
     a = read_theme_file(args.a_file, text_template=args.template)
     b = read_theme_file(args.b_file, text_template=args.template)
     S = similarity_for(spec, a, b)
     thresholds = args.threshold or spec["thresholds"]
     table = score(S, thresholds, args.op)
-    print(f"{a['set'].iloc[0]} (A, {len(a)} themes) vs {b['set'].iloc[0]} (B, {len(b)} themes)"
-          f" — method {args.method}")
+    print(
+        f"{a['set'].iloc[0]} (A, {len(a)} themes) vs {b['set'].iloc[0]} (B, {len(b)} themes)"
+        f" — method {args.method}"
+    )
     sys.stdout.write(_render(table, args.format, args.op))
     return 0
 
@@ -81,10 +80,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("score", help="every coverage and one-to-one metric of a matrix CSV")
     s.add_argument("matrix", help="CSV: header = B theme names, first column = A theme names")
-    s.add_argument("--threshold", type=float, action="append", required=True,
-                   help="match threshold; repeat for several")
-    s.add_argument("--op", choices=("ge", "gt"), default="ge",
-                   help="ge: S >= threshold (default); gt: S > threshold")
+    s.add_argument(
+        "--threshold",
+        type=float,
+        action="append",
+        required=True,
+        help="match threshold; repeat for several",
+    )
+    s.add_argument(
+        "--op",
+        choices=("ge", "gt"),
+        default="ge",
+        help="ge: S >= threshold (default); gt: S > threshold",
+    )
     s.add_argument("--format", choices=FORMATS, default="json")
     s.set_defaults(func=cmd_score)
 
@@ -92,11 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("a_file", help="theme file of set A (the reference)")
     c.add_argument("b_file", help="theme file of set B")
     c.add_argument("--method", default="minilm", help="minilm (default), mpnet or tfidf")
-    c.add_argument("--threshold", type=float, action="append",
-                   help="default: the method's threshold (minilm 0.56, mpnet 0.62)")
+    c.add_argument(
+        "--threshold",
+        type=float,
+        action="append",
+        help="default: the method's threshold (minilm 0.56, mpnet 0.62)",
+    )
     c.add_argument("--op", choices=("ge", "gt"), default="ge")
-    c.add_argument("--template", default="{name}: {description}",
-                   help="text embedded per theme")
+    c.add_argument("--template", default="{name}: {description}", help="text embedded per theme")
     c.add_argument("--format", choices=FORMATS, default="text")
     c.set_defaults(func=cmd_compare)
     return p

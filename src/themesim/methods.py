@@ -63,9 +63,7 @@ def method_defaults(name: str, spec: dict) -> dict:
     base = copy.deepcopy(DEFAULT_METHODS.get(name, {}))
     if not base:
         kind = spec.get("kind")
-        base = next(
-            (copy.deepcopy(s) for s in DEFAULT_METHODS.values() if s["kind"] == kind), {}
-        )
+        base = next((copy.deepcopy(s) for s in DEFAULT_METHODS.values() if s["kind"] == kind), {})
         base.update(active=True, description=f"{name} ({kind})")
     base.update(spec)
     return base

@@ -211,8 +211,8 @@ def theme_table(S, a_ids, a_names, b_ids, b_names) -> pd.DataFrame:
     """One row per theme of A and of B: best match, best and second similarity, partner."""
     S = check_matrix(S)
     rows, cols = hungarian_pairs(S)
-    partner_a = dict(zip(rows.tolist(), cols.tolist()))
-    partner_b = dict(zip(cols.tolist(), rows.tolist()))
+    partner_a = dict(zip(rows.tolist(), cols.tolist(), strict=True))
+    partner_b = dict(zip(cols.tolist(), rows.tolist(), strict=True))
     frames = []
     for side, M, ids, names, other_ids, other_names, partner in (
         ("a", S, a_ids, a_names, b_ids, b_names, partner_a),

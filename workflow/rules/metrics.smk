@@ -12,13 +12,13 @@ rule metrics:
         ),
         themes="results/metrics/{method}/themes.csv",
         sweep="results/metrics/{method}/sweep.csv",
+    log:
+        "logs/metrics/{method}.log",
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
         sweep=STUDY.sweep,
-    log:
-        "logs/metrics/{method}.log",
     script:
         "../../scripts/metrics.py"

@@ -8,7 +8,8 @@ rule plots:
     output:
         heatmaps=report(
             expand(
-                "results/plots/{{method}}/{pair}_heatmap.png", pair=pair_names(STUDY.pairs)
+                "results/plots/{{method}}/{pair}_heatmap.png",
+                pair=pair_names(STUDY.pairs),
             ),
             caption="../report/heatmap.rst",
             category="Heatmaps",
@@ -19,13 +20,13 @@ rule plots:
             caption="../report/sweep.rst",
             category="Threshold sweeps",
         ),
+    log:
+        "logs/plots/{method}.log",
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
-    log:
-        "logs/plots/{method}.log",
     script:
         "../../scripts/plots.py"
 
@@ -40,10 +41,10 @@ rule methods_side_by_side:
             caption="../report/side_by_side.rst",
             category="Methods side by side",
         ),
+    log:
+        "logs/plots/methods_side_by_side.log",
     params:
         methods=list(STUDY.methods),
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
-    log:
-        "logs/plots/methods_side_by_side.log",
     script:
         "../../scripts/side_by_side.py"

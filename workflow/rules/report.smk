@@ -1,7 +1,11 @@
 rule summary_report:
     input:
-        comparisons=expand("results/metrics/{method}/comparisons.csv", method=STUDY.methods),
-        themes_tables=expand("results/metrics/{method}/themes.csv", method=STUDY.methods),
+        comparisons=expand(
+            "results/metrics/{method}/comparisons.csv", method=STUDY.methods
+        ),
+        themes_tables=expand(
+            "results/metrics/{method}/themes.csv", method=STUDY.methods
+        ),
         sweeps=expand("results/metrics/{method}/sweep.csv", method=STUDY.methods),
         heatmaps=[h for m in STUDY.methods for h in heatmaps(m)],
         sweep_plots=expand("results/plots/{method}/sweep.png", method=STUDY.methods),
@@ -21,6 +25,8 @@ rule summary_report:
             category="Summary",
         ),
         md="results/report/summary.md",
+    log:
+        "logs/report/summary.log",
     params:
         study={
             "name": STUDY.name,
@@ -38,8 +44,6 @@ rule summary_report:
         pairs=pair_names(STUDY.pairs),
         sets=STUDY.sets,
         config=lambda wc: config,
-        basedir=workflow.basedir,
-    log:
-        "logs/report/summary.log",
+        code_version=CODE_VERSION,
     script:
         "../../scripts/report.py"

@@ -5,7 +5,9 @@ rule similarity_embedding:
     input:
         themes=theme_parquets(),
         embeddings=lambda wc: expand(
-            "results/embeddings/{method}/{set}.parquet", method=wc.method, set=STUDY.sets
+            "results/embeddings/{method}/{set}.parquet",
+            method=wc.method,
+            set=STUDY.sets,
         ),
         code=code("similarity.py"),
     output:
@@ -13,14 +15,14 @@ rule similarity_embedding:
             "results/similarity/{{method}}/{pair}.parquet",
             pair=pair_names(STUDY.pairs + STUDY.within),
         ),
+    log:
+        "logs/similarity/{method}.log",
     wildcard_constraints:
         method=methods_regex("sentence_transformer"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
         kind="sentence_transformer",
-    log:
-        "logs/similarity/{method}.log",
     script:
         "../../scripts/similarity.py"
 
@@ -34,14 +36,14 @@ rule similarity_tfidf:
             "results/similarity/{{method}}/{pair}.parquet",
             pair=pair_names(STUDY.pairs + STUDY.within),
         ),
+    log:
+        "logs/similarity/{method}.log",
     wildcard_constraints:
         method=methods_regex("tfidf"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
         kind="tfidf",
-    log:
-        "logs/similarity/{method}.log",
     script:
         "../../scripts/similarity.py"
 
@@ -54,14 +56,17 @@ rule similarity_precomputed:
         ],
         code=code("similarity.py"),
     output:
-        expand("results/similarity/{{method}}/{pair}.parquet", pair=pair_names(STUDY.pairs)),
+        expand(
+            "results/similarity/{{method}}/{pair}.parquet",
+            pair=pair_names(STUDY.pairs),
+        ),
+    log:
+        "logs/similarity/{method}.log",
     wildcard_constraints:
         method=methods_regex("precomputed"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
         kind="precomputed",
-    log:
-        "logs/similarity/{method}.log",
     script:
         "../../scripts/similarity.py"

