@@ -2,17 +2,23 @@ from themesim.pipeline import metric_tables
 from themesim.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
+p = sm.params
 run(
     sm.log[0],
     metric_tables,
     method=sm.wildcards.method,
-    pairs=[tuple(p) for p in sm.params.pairs],
-    themes=dict(zip(sm.params.sets, sm.input.themes, strict=True)),
+    kind=p.kind,
+    pairs=[tuple(x) for x in p.pairs],
+    themes=dict(zip(p.sets, sm.input.themes, strict=True)),
     similarities=list(sm.input.similarity),
-    thresholds=list(sm.params.thresholds),
-    op=sm.params.op,
-    sweep=dict(sm.params.sweep),
+    within=dict(zip(p.within_sets, sm.input.within, strict=True)),
+    nulls=dict(zip(p.null_sets, sm.input.nulls, strict=True)),
+    embeddings=dict(zip(p.embedded_sets, sm.input.embeddings, strict=True)),
+    settings=dict(p.settings),
+    sweep=dict(p.sweep),
     out_comparisons=sm.output.comparisons,
     out_themes=sm.output.themes,
     out_sweep=sm.output.sweep,
+    out_transport=list(sm.output.transport),
+    out_splits=sm.output.splits,
 )

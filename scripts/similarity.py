@@ -9,13 +9,13 @@ run(
     sm.log[0],
     similarity_pairs,
     method=sm.wildcards.method,
-    spec={"kind": kind},
+    spec={"kind": kind, "d": sm.params.get("d")},
     pairs=pairs,
     themes=dict(zip(sets, sm.input.themes, strict=True)),
     outputs=list(sm.output),
     embeddings=(
         dict(zip(sets, sm.input.embeddings, strict=True))
-        if kind == "sentence_transformer"
+        if kind in ("sentence_transformer", "abtt")
         else None
     ),
     matrices=dict(zip(pairs, sm.input.matrices, strict=True)) if kind == "precomputed" else None,

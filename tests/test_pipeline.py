@@ -35,6 +35,11 @@ LLM = """themes:
     name: Gardening as escape
     description: Tending plants offers a break from daily routine
 """
+LLM2 = """{"themes": [
+  {"name": "Work and care", "description": "Jobs squeezed around caring", "keywords": ["work"]},
+  {"name": "Costs", "description": "Care is expensive", "keywords": ["money", "costs"]}
+]}
+"""
 TRANSCRIPT = """Interviewer: How do you manage work?
 Sam: I changed my shifts so I can be with Mum in the mornings.
 It is hard.
@@ -47,6 +52,7 @@ def make_study(root: Path, thresholds=(0.5,)) -> Path:
     (root / "data").mkdir(parents=True)
     (root / "data" / "human.csv").write_text(HUMAN)
     (root / "data" / "llm.yaml").write_text(LLM)
+    (root / "data" / "llm2.json").write_text(LLM2)
     (root / "data" / "sam.txt").write_text(TRANSCRIPT)
     pre = root / "data" / "judge"
     pre.mkdir()
@@ -57,6 +63,13 @@ def make_study(root: Path, thresholds=(0.5,)) -> Path:
         "Money worries,0.1,0.8,0.0\n"
         "Guilt,0.5,0.0,0.1\n"
     )
+    (pre / "human__vs__llm2.csv").write_text(
+        ",Work and care,Costs\n"
+        "Caring while working,0.8,0.1\n"
+        "Own health suffers,0.1,0.1\n"
+        "Money worries,0.1,0.9\n"
+        "Guilt,0.2,0.0\n"
+    )
     write_config(root, list(thresholds))
     return root
 
@@ -65,12 +78,18 @@ def write_config(root: Path, minilm_thresholds, **extra):
     cfg = {
         "study": {"name": "tiny", "description": "pipeline test"},
         "reference": "human",
-        "theme_sets": [{"path": "data/human.csv"}, {"path": "data/llm.yaml", "name": "llm"}],
+        "theme_sets": [
+            {"path": "data/human.csv"},
+            {"path": "data/llm.yaml", "name": "llm"},
+            {"path": "data/llm2.json"},
+        ],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.05},
+        "metrics": {"bootstrap": {"n": 50, "seed": 1}, "null_model": {"k": 5, "seed": 2}},
         "methods": {
             "minilm": {"kind": "sentence_transformer", "thresholds": minilm_thresholds},
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "minilm+abtt": {"kind": "abtt", "base": "minilm", "d": 1, "thresholds": [0.3]},
             "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
         },
     } | extra
@@ -127,6 +146,17 @@ def test_contract_outputs_exist(study):
         "plots/methods_side_by_side.png",
         "report/summary.html",
         "report/summary.md",
+        "nulls/minilm/llm.parquet",
+        "keyword_embeddings/minilm/human.parquet",
+        "segment_embeddings/minilm.parquet",
+        "similarity/minilm+abtt/human__vs__llm.parquet",
+        "metrics/minilm/sets.csv",
+        "metrics/minilm/runs.csv",
+        "metrics/minilm/runs_matrix.parquet",
+        "metrics/tfidf/runs.csv",
+        "metrics/minilm/transport/human__vs__llm.parquet",
+        "metrics/minilm/transport/splits_joins.csv",
+        "metrics/minilm+abtt/comparisons.csv",
     ]
     missing = [p for p in expected if not (r / p).is_file()]
     assert not missing
@@ -159,7 +189,8 @@ def test_similarity_and_metrics_agree_with_numpy(study):
     assert S[0, 0] > 0.5 and S[2, 1] > 0.5 and S[0, 2] < 0.3
 
     table = pd.read_csv(r / "metrics/minilm/comparisons.csv")
-    assert list(table.columns) == ["method", "set_a", "set_b", "threshold", "op", *METRIC_COLUMNS]
+    head = ["method", "set_a", "set_b", "threshold", "op", *METRIC_COLUMNS]
+    assert list(table.columns[: len(head)]) == head
     row = table.iloc[0]
     assert (row["set_a"], row["set_b"], row["threshold"], row["op"]) == ("human", "llm", 0.5, "ge")
     expected = score(direct, [0.5]).iloc[0]
@@ -180,11 +211,62 @@ def test_precomputed_and_themes_table(study):
     assert h3["best_match_id"] == "L2" and h3["best_similarity"] == 0.8
     assert h3["second_similarity"] == pytest.approx(0.1)
     assert h3["hungarian_partner_id"] == "L2"
-    assert len(themes) == 4 + 3
+    assert len(themes) == (4 + 3) + (4 + 2)  # llm and llm2 against the reference
+
+
+def test_family_columns_and_values(study):
+    r = study / "results"
+    comp = pd.read_csv(r / "metrics/minilm/comparisons.csv").iloc[0]
+    for col in [
+        "unique_match_rate_a",
+        "gap_abs_median_b",
+        "significant_match_rate",
+        "ot_total_mass",
+        "ot_n_splits",
+        "hungarian_f1_ci_low",
+        "hungarian_f1_ci_high",
+        "baseline_z_median_a",
+        "baseline_share_passes_both",
+    ]:
+        assert col in comp.index, col
+    assert 0 < comp["significant_match_rate"] <= 1 or comp["significant_match_rate"] == 0
+    themes = pd.read_csv(r / "metrics/minilm/themes.csv")
+    a = themes[(themes.side == "a") & (themes.set_b == "llm")]
+    assert set(a["category"]) <= {
+        "confident_unique",
+        "ambiguous",
+        "clear_but_poor",
+        "no_good_match",
+    }
+    assert ((a["null_p"] > 0) & (a["null_p"] <= 1)).all()
+    assert a["null_p"].min() >= 1 / 6  # K = 5 word-salad sets
+    np.testing.assert_allclose(a["gap_abs"], a["best_similarity"] - a["second_similarity"])
+    plan = pd.read_parquet(r / "metrics/minilm/transport/human__vs__llm.parquet")
+    assert list(plan.columns) == ["a_id", "b_id", "mass", "share_of_a", "share_of_b"]
+    assert len(plan) == 12 and (plan["mass"] >= 0).all()
+    sets = pd.read_csv(r / "metrics/minilm/sets.csv").set_index("set")
+    assert list(sets.index) == ["human", "llm", "llm2"]
+    assert sets.loc["human", "n_themes"] == 4 and -1 <= sets.loc["human", "sc_mean"] <= 1
+    runs = pd.read_csv(r / "metrics/tfidf/runs.csv")
+    assert list(runs["run"]) == ["llm", "llm2"]
+    assert runs["ncs"].between(0, 1).all() and runs["run_consistency"].nunique() == 1
+
+
+def test_abtt_variant_uses_corrected_vectors(study):
+    r = study / "results"
+    ids_a, ea, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
+    ids_b, eb, _ = read_embeddings(r / "embeddings/minilm/llm.parquet")
+    S_raw = read_similarity(r / "similarity/minilm/human__vs__llm.parquet", ids_a, ids_b)
+    S_abtt = read_similarity(r / "similarity/minilm+abtt/human__vs__llm.parquet", ids_a, ids_b)
+    assert not np.allclose(S_raw, S_abtt)
+    # Removing the common direction lowers the typical cosine.
+    assert S_abtt.mean() < S_raw.mean()
 
 
 def test_sweep_table(study):
     sweep = pd.read_csv(study / "results/metrics/tfidf/sweep.csv")
+    assert len(sweep) == 2 * 21
+    sweep = sweep[sweep.set_b == "llm"]
     assert len(sweep) == 21 and sweep["threshold"].iloc[-1] == 1.0
     assert sweep["n_match_pairs"].is_monotonic_decreasing
 
@@ -206,10 +288,9 @@ def test_report_has_text_block(study):
 def test_threshold_change_reruns_no_embedding_or_similarity(study):
     write_config(study, [0.4, 0.6])
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
-    assert counts.get("embed", 0) == 0
-    assert not any(k.startswith("similarity") for k in counts)
+    assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
     assert counts["metrics"] == 1 and counts["summary_report"] == 1
-    assert "plots" in counts
+    assert "plots" in counts and "set_quality" not in counts and "runs" not in counts
 
     # The same through --config, with the config file back as it was.
     write_config(study, [0.5])
@@ -217,7 +298,20 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
     counts = job_counts(out)
     assert counts.get("embed", 0) == 0
     assert not any(k.startswith("similarity") for k in counts)
-    assert counts["metrics"] == 3
+    assert counts["metrics"] == 4
+
+    # New family settings rerun the metrics; only a new null model needs new embeddings.
+    write_config(
+        study, [0.5], metrics={"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 5, "seed": 2}}
+    )
+    counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
+    assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
+    write_config(
+        study, [0.5], metrics={"bootstrap": {"n": 50, "seed": 1}, "null_model": {"k": 6, "seed": 2}}
+    )
+    counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
+    assert counts["embed_null"] == 2 and "embed" not in counts
+    write_config(study, [0.5])
 
 
 def test_metric_tables_are_byte_identical_on_rerun(study):

@@ -43,10 +43,26 @@ def _render(table, fmt: str, op: str) -> str:
 
 def cmd_score(args) -> int:
     from .metrics import score
-    from .similarity import read_matrix_csv
+    from .similarity import align_matrix, read_matrix_csv
 
-    S, _, _ = read_matrix_csv(args.matrix)
-    table = score(S, args.threshold, args.op)
+    S, rows, cols = read_matrix_csv(args.matrix)
+    if not (args.families or args.within_a or args.within_b):
+        table = score(S, args.threshold, args.op)
+    else:
+        from .comparison import Settings, comparison_rows
+
+        within = {}
+        for side, path, names in (("a", args.within_a, rows), ("b", args.within_b, cols)):
+            if path:
+                W, wr, wc = read_matrix_csv(path)
+                within[side] = align_matrix(W, wr, wc, names, names, str(path))
+        settings = Settings(
+            thresholds=args.threshold,
+            op=args.op,
+            gamma=args.gamma,
+            bootstrap={"n": args.bootstrap, "seed": args.seed},
+        )
+        table, _ = comparison_rows(S, settings, W_a=within.get("a"), W_b=within.get("b"))
     sys.stdout.write(_render(table, args.format, args.op))
     return 0
 
@@ -94,6 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="ge: S >= threshold (default); gt: S > threshold",
     )
     s.add_argument("--format", choices=FORMATS, default="json")
+    s.add_argument(
+        "--families",
+        action="store_true",
+        help="also gaps and categories, transport, bootstrap intervals and, with --within-a/-b,"
+        " within-set baselines",
+    )
+    s.add_argument("--gamma", type=float, default=0.15, help="distinctiveness gap (--families)")
+    s.add_argument("--bootstrap", type=int, default=1000, help="resamples; 0 = no intervals")
+    s.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    s.add_argument("--within-a", help="CSV of set A against itself (enables baselines)")
+    s.add_argument("--within-b", help="CSV of set B against itself (enables baselines)")
     s.set_defaults(func=cmd_score)
 
     c = sub.add_parser("compare", help="compare two theme files with one method")

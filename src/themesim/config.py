@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError
-from .methods import KINDS, method_defaults
+from .methods import KINDS, method_defaults, metrics_settings
 
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -33,6 +33,7 @@ class Study:
     op: str
     sweep: dict
     methods: dict[str, dict]  # active methods only, defaults applied
+    metrics: dict  # settings of the families beyond coverage
     pairs: list[tuple[str, str]] = field(default_factory=list)  # cross-set comparisons
 
     @property
@@ -48,6 +49,21 @@ class Study:
 
     def methods_of(self, *kinds: str) -> list[str]:
         return [m for m, s in self.methods.items() if s["kind"] in kinds]
+
+    @property
+    def runs(self) -> list[str]:
+        """Every set but the reference: the runs compared for run consistency."""
+        return [s for s in self.sets if s != self.reference]
+
+    @property
+    def b_sets(self) -> list[str]:
+        """Sets that appear as B in a comparison (the word-salad nulls are made of these)."""
+        return list(dict.fromkeys(b for _, b in self.pairs))
+
+    def embeddings_of(self, method: str) -> str:
+        """The method whose embedding files a method reads (itself, or an abtt's base)."""
+        spec = self.methods[method]
+        return spec["base"] if spec["kind"] == "abtt" else method
 
 
 def precomputed_csv(spec: dict, a: str, b: str) -> str:
@@ -128,6 +144,15 @@ def _methods(config: dict) -> dict[str, dict]:
                 "Point dir: at a folder of {a}__vs__{b}.csv matrices",
             )
         methods[name] = spec
+    for name, spec in methods.items():
+        if spec["kind"] == "abtt":
+            base = methods.get(spec.get("base"))
+            if base is None or base["kind"] != "sentence_transformer":
+                raise InputError(
+                    f"config methods.{name}.base",
+                    f"{spec.get('base')!r} is not an active sentence_transformer method",
+                    "Name an active embedding method, e.g. base: minilm",
+                )
     if not methods:
         raise InputError("config methods", "no method is active", "Set active: true on one")
     return methods
@@ -160,6 +185,7 @@ def prepare(config: dict) -> Study:
         op=config.get("op", "ge"),
         sweep=config.get("sweep") or {"start": 0.0, "stop": 1.0, "step": 0.01},
         methods=_methods(config),
+        metrics=metrics_settings(config.get("metrics")),
         pairs=pairs,
     )
     for m in study.methods_of("precomputed"):

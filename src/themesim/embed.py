@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -151,35 +152,42 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def write_embeddings(path, themes, emb: np.ndarray, source: ModelSource, method: str) -> None:
-    """Parquet: theme_id, name, text, text_sha256, embedding (fixed-size float32 list)."""
-    dim = int(emb.shape[1])
-    flat = pa.array(np.ascontiguousarray(emb, dtype=np.float32).reshape(-1))
-    table = pa.table(
-        {
-            "theme_id": pa.array(themes["theme_id"].tolist(), pa.string()),
-            "name": pa.array(themes["name"].tolist(), pa.string()),
-            "text": pa.array(themes["text"].tolist(), pa.string()),
-            "text_sha256": pa.array([text_sha256(t) for t in themes["text"]], pa.string()),
-            "embedding": pa.FixedSizeListArray.from_arrays(flat, dim),
-        }
+def write_vector_table(path, columns: dict, emb: np.ndarray, meta: dict) -> None:
+    """Parquet of the given columns plus `embedding` (fixed-size float32 list) and metadata."""
+    dim = int(emb.shape[1]) if emb.ndim == 2 else 0
+    flat = pa.array(np.ascontiguousarray(emb, dtype=np.float32).reshape(-1), pa.float32())
+    data = {k: pa.array(v) for k, v in columns.items()}
+    data["embedding"] = pa.FixedSizeListArray.from_arrays(flat, dim)
+    meta = meta | {"dim": dim, "normalized": True, "themesim_version": __version__}
+    table = pa.table(data).replace_schema_metadata(
+        {EMBEDDING_META_KEY: json.dumps(meta, sort_keys=True)}
     )
-    meta = asdict(source) | {
-        "method": method,
-        "dim": dim,
-        "normalized": True,
-        "themesim_version": __version__,
-    }
-    table = table.replace_schema_metadata({EMBEDDING_META_KEY: json.dumps(meta, sort_keys=True)})
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path)
 
 
-def read_embeddings(path) -> tuple[list[str], np.ndarray, dict]:
-    """Theme ids, the embedding matrix and the provenance metadata of one parquet file."""
+def write_embeddings(path, themes, emb: np.ndarray, source: ModelSource, method: str) -> None:
+    """Parquet: theme_id, name, text, text_sha256, embedding (fixed-size float32 list)."""
+    columns = {
+        "theme_id": themes["theme_id"].tolist(),
+        "name": themes["name"].tolist(),
+        "text": themes["text"].tolist(),
+        "text_sha256": [text_sha256(t) for t in themes["text"]],
+    }
+    write_vector_table(path, columns, emb, asdict(source) | {"method": method})
+
+
+def read_vector_table(path) -> tuple[pd.DataFrame, np.ndarray, dict]:
+    """The non-vector columns, the embedding matrix and the metadata of a vector table."""
     table = pq.read_table(path)
     col = table.column("embedding").combine_chunks()
     dim = col.type.list_size
     emb = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
     meta = json.loads((table.schema.metadata or {}).get(EMBEDDING_META_KEY, b"{}"))
-    return table.column("theme_id").to_pylist(), emb, meta
+    return table.drop_columns(["embedding"]).to_pandas(), emb, meta
+
+
+def read_embeddings(path) -> tuple[list[str], np.ndarray, dict]:
+    """Theme ids, the embedding matrix and the provenance metadata of one parquet file."""
+    columns, emb, meta = read_vector_table(path)
+    return columns["theme_id"].tolist(), emb, meta

@@ -6,7 +6,7 @@ import copy
 
 from .embed import MINILM, MPNET
 
-KINDS = ("sentence_transformer", "tfidf", "precomputed")
+KINDS = ("sentence_transformer", "tfidf", "precomputed", "abtt")
 
 DEFAULT_METHODS: dict[str, dict] = {
     "minilm": {
@@ -48,6 +48,14 @@ DEFAULT_METHODS: dict[str, dict] = {
         "description": "TF-IDF cosine similarity, fitted on the union of the two sets (seed 002)",
         "thresholds": [0.2],
     },
+    "minilm+abtt": {
+        "kind": "abtt",
+        "active": True,
+        "description": "all-MiniLM-L6-v2 after all-but-the-top isotropy correction",
+        "base": "minilm",
+        "d": None,
+        "thresholds": [0.3],
+    },
     "precomputed": {
         "kind": "precomputed",
         "active": False,
@@ -56,6 +64,28 @@ DEFAULT_METHODS: dict[str, dict] = {
         "thresholds": [0.5],
     },
 }
+
+
+# Study-wide settings of the metric families beyond coverage (METRICS.md).
+DEFAULT_METRICS: dict = {
+    "gamma": 0.15,
+    "baseline_z": 2.0,
+    "bootstrap": {"n": 1000, "seed": 0},
+    "null_model": {"k": 20, "seed": 0, "alpha": 0.05},
+    "transport": {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2},
+    "quality": {"alpha": 0.5, "beta": 0.5, "keywords_top_k": 5},
+}
+
+
+def metrics_settings(user: dict | None) -> dict:
+    """DEFAULT_METRICS with the user's values merged in, one level deep."""
+    out = copy.deepcopy(DEFAULT_METRICS)
+    for key, value in (user or {}).items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key].update(value)
+        else:
+            out[key] = value
+    return out
 
 
 def method_defaults(name: str, spec: dict) -> dict:

@@ -48,20 +48,92 @@ def _themes(path) -> pd.DataFrame:
 
 
 def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1) -> None:
-    from .embed import encode, resolve_model, write_embeddings
+    from .embed import write_embeddings
 
     themes = _themes(themes_path)
+    emb, source = _encode_with(spec, themes["text"].tolist(), threads)
+    write_embeddings(out, themes, emb, source, method)
+    log.info("%s: %d texts embedded with %s (%s)", method, len(themes), source.model, source.path)
+
+
+def _encode_with(spec: dict, texts: list[str], threads: int):
+    from .embed import encode, resolve_model
+
     source = resolve_model(spec["model"], spec.get("path"))
     emb = encode(
-        themes["text"].tolist(),
+        texts,
         source,
         batch_size=spec.get("batch_size", 32),
         device=spec.get("device", "cpu"),
         dtype=spec.get("dtype", "float32"),
         threads=threads,
     )
-    write_embeddings(out, themes, emb, source, method)
-    log.info("%s: %d texts embedded with %s (%s)", method, len(themes), source.model, source.path)
+    return emb, source
+
+
+def embed_null_set(themes_path, out, *, method: str, spec: dict, k: int, seed: int, threads=1):
+    """K word-salad versions of a set, embedded like the set itself (METRICS.md null model)."""
+    from dataclasses import asdict
+
+    from .embed import write_vector_table
+    from .nulls import word_salad_sets
+
+    themes = _themes(themes_path)
+    salads = word_salad_sets(themes["text"].tolist(), k, seed) if k else []
+    texts = [t for salad in salads for t in salad]
+    emb, source = _encode_with(spec, texts, threads) if texts else (np.zeros((0, 0)), None)
+    n = len(themes)
+    columns = {
+        "null_index": [i for i in range(len(salads)) for _ in range(n)],
+        "theme_id": themes["theme_id"].tolist() * len(salads),
+        "text": texts,
+    }
+    meta = {"method": method, "k": k, "seed": seed}
+    if source is not None:
+        meta |= asdict(source)
+    write_vector_table(out, columns, emb, meta)
+    log.info("%s: %d word-salad sets of %d themes embedded", method, k, n)
+
+
+def theme_keywords(themes: pd.DataFrame, top_k: int) -> list[list[str]]:
+    """Keywords from the theme file, or the top TF-IDF terms of the theme's text."""
+    from .quality import top_tfidf_terms
+
+    given = [list(k) for k in themes["keywords"]]
+    if all(given):
+        return given
+    fallback = top_tfidf_terms(themes["text"].tolist(), k=top_k)
+    return [g or f for g, f in zip(given, fallback, strict=True)]
+
+
+def embed_keywords_set(themes_path, out, *, method: str, spec: dict, top_k: int, threads=1):
+    from dataclasses import asdict
+
+    from .embed import write_vector_table
+
+    themes = _themes(themes_path)
+    keywords = theme_keywords(themes, top_k)
+    ids = [t for t, kws in zip(themes["theme_id"], keywords, strict=True) for _ in kws]
+    words = [w for kws in keywords for w in kws]
+    emb, source = _encode_with(spec, words, threads)
+    write_vector_table(
+        out, {"theme_id": ids, "keyword": words}, emb, asdict(source) | {"method": method}
+    )
+    log.info("%s: %d keywords of %d themes embedded", method, len(words), len(themes))
+
+
+def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1):
+    from dataclasses import asdict
+
+    from .embed import write_vector_table
+
+    seg = pd.read_parquet(segments_path)
+    texts = seg["text"].tolist()
+    emb, source = _encode_with(spec, texts, threads) if texts else (np.zeros((0, 0)), None)
+    meta = {"method": method} | (asdict(source) if source else {})
+    columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
+    write_vector_table(out, columns, emb, meta)
+    log.info("%s: %d transcript segments embedded", method, len(texts))
 
 
 def similarity_for(spec: dict, a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
@@ -88,22 +160,28 @@ def similarity_pairs(
     from .similarity import align_matrix, cosine, read_matrix_csv, tfidf, write_similarity
 
     tables = {name: _themes(p) for name, p in themes.items()}
-    emb = {}
+    emb, model = {}, None
+    if spec["kind"] in ("sentence_transformer", "abtt"):
+        for s, path in embeddings.items():
+            ids, emb[s], emeta = read_embeddings(path)
+            model = emeta.get("model")
+            if ids != tables[s]["theme_id"].tolist():
+                raise InputError(
+                    str(path),
+                    "theme ids differ from the theme table",
+                    "Delete results/embeddings and rerun",
+                )
+    if spec["kind"] == "abtt":
+        from .isotropy import abtt
+
+        # One correction for the whole study: every set shares the same space.
+        names = list(emb)
+        emb = dict(zip(names, abtt([emb[n] for n in names], d=spec.get("d")), strict=True))
     for (a, b), out in zip(pairs, outputs, strict=True):
         ta, tb = tables[a], tables[b]
         meta = {"method": method, "kind": spec["kind"], "set_a": a, "set_b": b}
-        if spec["kind"] == "sentence_transformer":
-            for s in (a, b):
-                if s not in emb:
-                    ids, vectors, emeta = read_embeddings(embeddings[s])
-                    if ids != tables[s]["theme_id"].tolist():
-                        raise InputError(
-                            str(embeddings[s]),
-                            "theme ids differ from the theme table",
-                            "Delete results/embeddings and rerun",
-                        )
-                    emb[s] = vectors
-                    meta["model"] = emeta.get("model")
+        if emb:
+            meta["model"] = model
             S = cosine(emb[a], emb[b])
         elif spec["kind"] == "tfidf":
             S = tfidf(ta["text"].tolist(), None if a == b else tb["text"].tolist())
@@ -116,43 +194,114 @@ def similarity_pairs(
     log.info("%s: %d similarity files", method, len(outputs))
 
 
+def _null_best(kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, scale, emb_a):
+    """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None."""
+    from .embed import read_vector_table
+    from .nulls import word_salad_sets
+    from .similarity import cosine, tfidf
+
+    if not k:
+        return None
+    if kind == "sentence_transformer" and null_file:
+        cols, emb, meta = read_vector_table(null_file)
+        n_b = len(b)
+        return np.stack(
+            [scale(cosine(emb_a, emb[i * n_b : (i + 1) * n_b])).max(axis=1) for i in range(k)]
+        )
+    if kind == "tfidf":
+        salads = word_salad_sets(b["text"].tolist(), k, seed)
+        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
+    return None  # no null model for precomputed scores or abtt variants
+
+
 def metric_tables(
     *,
     method: str,
+    kind: str,
     pairs,
     themes: dict,
     similarities,
-    thresholds,
-    op: str,
+    within: dict,
+    nulls: dict,
+    embeddings: dict,
+    settings: dict,
     sweep: dict,
     out_comparisons,
     out_themes,
     out_sweep,
+    out_transport,
+    out_splits,
 ) -> None:
-    """comparisons.csv (configured thresholds), sweep.csv (grid) and themes.csv of a method."""
-    from .metrics import score, theme_table, threshold_grid
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans."""
+    from .comparison import Settings, comparison_rows, on_scale, theme_rows
+    from .embed import read_embeddings
+    from .metrics import threshold_grid
     from .similarity import read_similarity
+    from .transport import plan_long, splits_and_joins
 
+    st = Settings(**settings)
     grid = threshold_grid(sweep["start"], sweep["stop"], sweep["step"])
     tables = {name: _themes(p) for name, p in themes.items()}
-    comp, swp, per_theme = [], [], []
-    for (a, b), path in zip(pairs, similarities, strict=True):
+    W = {
+        s: on_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]), st)
+        for s, p in within.items()
+    }
+    comp, swp, per_theme, splits = [], [], [], []
+    for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
         ta, tb = tables[a], tables[b]
-        S = read_similarity(path, ta["theme_id"], tb["theme_id"])
+        S = on_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]), st)
+        emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
+        null_best = _null_best(
+            kind,
+            ta,
+            tb,
+            nulls.get(b),
+            st.null_model["k"],
+            st.null_model["seed"],
+            lambda M: on_scale(M, st),
+            emb_a,
+        )
         head = {"method": method, "set_a": a, "set_b": b}
-        for frame, ts in ((comp, thresholds), (swp, grid)):
-            t = score(S, ts, op)
-            frame.append(pd.concat([pd.DataFrame([head] * len(t)), t], axis=1))
-        tt = theme_table(S, ta["theme_id"], ta["name"], tb["theme_id"], tb["name"])
+        rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
+        comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
+        sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
+        swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
+        tt = theme_rows(S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
         per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
-    for frames, out in ((comp, out_comparisons), (swp, out_sweep), (per_theme, out_themes)):
+        plan = extra["plan"]
+        _write_parquet(plan_long(plan, ta["theme_id"].tolist(), tb["theme_id"].tolist()), out_plan)
+        sj = splits_and_joins(
+            plan,
+            ta["theme_id"].tolist(),
+            tb["theme_id"].tolist(),
+            min_share=st.transport["min_share"],
+        )
+        splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
+    for frames, out in (
+        (comp, out_comparisons),
+        (swp, out_sweep),
+        (per_theme, out_themes),
+        (splits, out_splits),
+    ):
         df = pd.concat(frames, ignore_index=True)
         if "threshold" in df:
-            df.insert(df.columns.get_loc("threshold") + 1, "op", op)
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        # Fixed float format: byte-identical tables for identical inputs.
-        df.to_csv(out, index=False, float_format="%.10g", lineterminator="\n")
+            df.insert(df.columns.get_loc("threshold") + 1, "op", st.op)
+        _write_csv(df, out)
     log.info("%s: metrics for %d comparisons", method, len(pairs))
+
+
+def _write_csv(df: pd.DataFrame, out) -> None:
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    # Fixed float format: byte-identical tables for identical inputs.
+    df.to_csv(out, index=False, float_format="%.10g", lineterminator="\n")
+
+
+def _write_parquet(df: pd.DataFrame, out) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), out)
 
 
 def _label(theme_id: str, name: str) -> str:
@@ -365,3 +514,100 @@ def summary_report(
         provenance=provenance(embeddings=embeddings, code_version=code_version),
         config=config,
     )
+
+
+def set_quality_table(
+    *,
+    method: str,
+    kind: str,
+    themes: dict,
+    within: dict,
+    embeddings: dict,
+    keyword_embeddings: dict,
+    segment_embeddings,
+    segments,
+    settings: dict,
+    out_sets,
+    out_themes,
+) -> None:
+    """sets.csv: SC, SD, SemDiv and NPMI per theme set (seed 001), on this method's vectors.
+
+    SC and SemDiv need embeddings; for other kinds only SD (from the within-set matrix) and
+    NPMI (keyword co-occurrence in transcript segments) are defined, the rest is NaN.
+    """
+    from .embed import read_embeddings, read_vector_table
+    from .quality import SET_QUALITY_KEYS, npmi_keywords, semantic_distinctiveness, set_quality
+    from .similarity import read_similarity
+
+    seg = pd.read_parquet(segments)
+    seg_emb = read_vector_table(segment_embeddings)[1] if segment_embeddings else None
+    rows, theme_frames = [], []
+    for s, path in themes.items():
+        t = _themes(path)
+        keywords = theme_keywords(t, settings["keywords_top_k"])
+        if kind == "sentence_transformer":
+            kw_cols, kw_emb, _ = read_vector_table(keyword_embeddings[s])
+            per_theme = [kw_emb[(kw_cols["theme_id"] == i).to_numpy()] for i in t["theme_id"]]
+            emb = read_embeddings(embeddings[s])[1]
+            quality, qt = set_quality(
+                keywords,
+                per_theme,
+                emb,
+                seg_emb if seg_emb is not None and len(seg) else np.zeros((0, emb.shape[1])),
+                seg["text"].tolist(),
+                theme_names=t["theme_id"].tolist(),
+                alpha=settings["alpha"],
+                beta=settings["beta"],
+            )
+            theme_frames.append(qt.rename(columns={"theme": "theme_id"}).assign(set=s))
+        else:
+            quality = dict.fromkeys(SET_QUALITY_KEYS, np.nan) | {"n_themes": len(t)}
+            if s in within:
+                W = read_similarity(within[s], t["theme_id"], t["theme_id"])
+                quality["sd_mean"] = semantic_distinctiveness(W)[1]
+            npmi = [npmi_keywords(k, seg["text"].tolist()) for k in keywords]
+            quality["npmi_mean"] = float(np.nanmean(npmi)) if not np.isnan(npmi).all() else np.nan
+        rows.append({"method": method, "set": s} | quality)
+    _write_csv(pd.DataFrame(rows), out_sets)
+    cols = ["method", "set", "theme_id", "n_keywords", "sc", "npmi", "n_segments"]
+    frames = [f.assign(method=method) for f in theme_frames]
+    _write_csv(
+        pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols),
+        out_themes,
+    )
+
+
+def runs_tables(
+    *,
+    method: str,
+    kind: str,
+    runs,
+    themes: dict,
+    embeddings: dict,
+    clamp: bool,
+    out_table,
+    out_matrix,
+) -> None:
+    """Run consistency (seeds 002-004) over every non-reference set, in one job per method."""
+    from .embed import read_embeddings
+    from .runs import (
+        clamp as clamp_matrix,
+    )
+    from .runs import (
+        run_consistency,
+        run_similarity_embedding,
+        run_similarity_tfidf,
+        runs_matrix_long,
+        runs_table,
+    )
+
+    if kind == "tfidf":
+        M = run_similarity_tfidf(["\n".join(_themes(themes[r])["text"]) for r in runs])
+    else:
+        M = run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
+    if clamp:
+        M = clamp_matrix(M)
+    table = runs_table(runs, M, method=method)
+    table["run_consistency"] = run_consistency(M)
+    _write_csv(table, out_table)
+    _write_parquet(runs_matrix_long(runs, M), out_matrix)

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 from themesim.config import pair_name, precomputed_csv, prepare
@@ -10,12 +11,16 @@ SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 
 
+wildcard_constraints:
+    set=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+
+
 def code(*modules):
     return [str(SRC / m) for m in modules]
 
 
 def methods_regex(*kinds):
-    return "|".join(STUDY.methods_of(*kinds)) or NOTHING
+    return "|".join(re.escape(m) for m in STUDY.methods_of(*kinds)) or NOTHING
 
 
 def pair_names(pairs):
@@ -41,6 +46,75 @@ def embed_settings(method):
     return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
 
 
+def kind(method):
+    return STUDY.methods[method]["kind"]
+
+
+def within_sets(method):
+    """Sets whose within-set matrix the method has (precomputed scores have none)."""
+    return [] if kind(method) == "precomputed" else list(STUDY.sets)
+
+
+def within_files(method):
+    return similarity_files(method, [(s, s) for s in within_sets(method)])
+
+
+def null_sets(method):
+    """B sets with embedded word-salad nulls (TF-IDF builds its nulls inside the job)."""
+    has_null = (
+        kind(method) == "sentence_transformer" and STUDY.metrics["null_model"]["k"] > 0
+    )
+    return STUDY.b_sets if has_null else []
+
+
+def null_files(method):
+    return [f"results/nulls/{method}/{s}.parquet" for s in null_sets(method)]
+
+
+def reference_sides():
+    """Sets that appear as A in a comparison."""
+    return list(dict.fromkeys(a for a, _ in STUDY.pairs))
+
+
+def embedded_sets(method, sets):
+    return list(sets) if kind(method) == "sentence_transformer" else []
+
+
+def embedding_files(method, sets):
+    return [
+        f"results/embeddings/{method}/{s}.parquet" for s in embedded_sets(method, sets)
+    ]
+
+
+def keyword_files(method):
+    return [
+        f"results/keyword_embeddings/{method}/{s}.parquet"
+        for s in embedded_sets(method, STUDY.sets)
+    ]
+
+
+def segment_embedding_files(method):
+    has = kind(method) == "sentence_transformer" and STUDY.transcripts
+    return [f"results/segment_embeddings/{method}.parquet"] if has else []
+
+
+def family_settings(method):
+    """What the metric families of one method read: thresholds, op, scale and `metrics:`."""
+    spec = STUDY.methods[method]
+    m = STUDY.metrics
+    return {
+        "thresholds": spec["thresholds"],
+        "op": method_op(method),
+        "gamma": m["gamma"],
+        "baseline_z": m["baseline_z"],
+        "bootstrap": m["bootstrap"],
+        "null_model": m["null_model"],
+        "transport": m["transport"],
+        "scale": spec.get("scale", "cosine"),
+        "clamp": bool(spec.get("clamp", False)),
+    }
+
+
 def heatmaps(method):
     return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
 
@@ -55,8 +129,10 @@ def get_final_output():
         out += expand(
             "results/metrics/{method}/{table}.csv",
             method=m,
-            table=["comparisons", "themes", "sweep"],
+            table=["comparisons", "themes", "sweep", "sets"],
         )
+        if kind(m) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2:
+            out.append(f"results/metrics/{m}/runs.csv")
         out += heatmaps(m) + [f"results/plots/{m}/sweep.png"]
     out += ["results/report/summary.html", "results/report/summary.md"]
     return out

@@ -17,3 +17,67 @@ rule embed:
         settings=lambda wc: embed_settings(wc.method),
     script:
         "../../scripts/embed.py"
+
+
+rule embed_null:
+    input:
+        themes="results/themes/{set}.parquet",
+        code=code("embed.py", "nulls.py"),
+    output:
+        "results/nulls/{method}/{set}.parquet",
+    log:
+        "logs/embed/{method}/null_{set}.log",
+    benchmark:
+        "benchmarks/embed/{method}/null_{set}.tsv"
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer"),
+    threads: 2
+    resources:
+        mem_mb=4000,
+    params:
+        settings=lambda wc: embed_settings(wc.method),
+        k=STUDY.metrics["null_model"]["k"],
+        seed=STUDY.metrics["null_model"]["seed"],
+    script:
+        "../../scripts/embed_null.py"
+
+
+rule embed_keywords:
+    input:
+        themes="results/themes/{set}.parquet",
+        code=code("embed.py", "quality.py"),
+    output:
+        "results/keyword_embeddings/{method}/{set}.parquet",
+    log:
+        "logs/embed/{method}/keywords_{set}.log",
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer"),
+    threads: 2
+    resources:
+        mem_mb=4000,
+    params:
+        settings=lambda wc: embed_settings(wc.method),
+        top_k=STUDY.metrics["quality"]["keywords_top_k"],
+    script:
+        "../../scripts/embed_keywords.py"
+
+
+rule embed_segments:
+    input:
+        segments="results/transcripts/segments.parquet",
+        code=code("embed.py"),
+    output:
+        "results/segment_embeddings/{method}.parquet",
+    log:
+        "logs/embed/{method}/segments.log",
+    benchmark:
+        "benchmarks/embed/{method}/segments.tsv"
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer"),
+    threads: 2
+    resources:
+        mem_mb=4000,
+    params:
+        settings=lambda wc: embed_settings(wc.method),
+    script:
+        "../../scripts/embed_segments.py"

@@ -1,8 +1,20 @@
 rule metrics:
     input:
         similarity=lambda wc: similarity_files(wc.method),
+        within=lambda wc: within_files(wc.method),
+        nulls=lambda wc: null_files(wc.method),
+        embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
-        code=code("metrics.py", "pipeline.py"),
+        code=code(
+            "metrics.py",
+            "comparison.py",
+            "distinctiveness.py",
+            "baselines.py",
+            "bootstrap.py",
+            "nulls.py",
+            "transport.py",
+            "pipeline.py",
+        ),
     output:
         comparisons=report(
             "results/metrics/{method}/comparisons.csv",
@@ -12,13 +24,75 @@ rule metrics:
         ),
         themes="results/metrics/{method}/themes.csv",
         sweep="results/metrics/{method}/sweep.csv",
+        transport=expand(
+            "results/metrics/{{method}}/transport/{pair}.parquet",
+            pair=pair_names(STUDY.pairs),
+        ),
+        splits="results/metrics/{method}/transport/splits_joins.csv",
     log:
         "logs/metrics/{method}.log",
     params:
+        kind=lambda wc: STUDY.methods[wc.method]["kind"],
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
-        thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
-        op=lambda wc: method_op(wc.method),
+        within_sets=lambda wc: within_sets(wc.method),
+        null_sets=lambda wc: null_sets(wc.method),
+        embedded_sets=lambda wc: embedded_sets(wc.method, reference_sides()),
+        settings=lambda wc: family_settings(wc.method),
         sweep=STUDY.sweep,
     script:
         "../../scripts/metrics.py"
+
+
+rule set_quality:
+    input:
+        themes=theme_parquets(),
+        within=lambda wc: within_files(wc.method),
+        embeddings=lambda wc: embedding_files(wc.method, list(STUDY.sets)),
+        keywords=lambda wc: keyword_files(wc.method),
+        segment_embeddings=lambda wc: segment_embedding_files(wc.method),
+        segments="results/transcripts/segments.parquet",
+        code=code("quality.py", "pipeline.py"),
+    output:
+        sets=report(
+            "results/metrics/{method}/sets.csv",
+            caption="../report/sets.rst",
+            category="Metric tables",
+            subcategory="{method}",
+        ),
+        themes="results/metrics/{method}/sets_themes.csv",
+    log:
+        "logs/metrics/{method}_sets.log",
+    params:
+        kind=lambda wc: STUDY.methods[wc.method]["kind"],
+        sets=list(STUDY.sets),
+        within_sets=lambda wc: within_sets(wc.method),
+        embedded_sets=lambda wc: embedded_sets(wc.method, list(STUDY.sets)),
+        settings=STUDY.metrics["quality"],
+    script:
+        "../../scripts/set_quality.py"
+
+
+rule runs:
+    input:
+        themes=expand("results/themes/{set}.parquet", set=STUDY.runs),
+        embeddings=lambda wc: embedding_files(wc.method, STUDY.runs),
+        code=code("runs.py", "pipeline.py"),
+    output:
+        table=report(
+            "results/metrics/{method}/runs.csv",
+            caption="../report/runs.rst",
+            category="Metric tables",
+            subcategory="{method}",
+        ),
+        matrix="results/metrics/{method}/runs_matrix.parquet",
+    log:
+        "logs/metrics/{method}_runs.log",
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer", "tfidf"),
+    params:
+        kind=lambda wc: STUDY.methods[wc.method]["kind"],
+        runs=STUDY.runs,
+        clamp=lambda wc: bool(STUDY.methods[wc.method].get("clamp", False)),
+    script:
+        "../../scripts/runs.py"

@@ -70,3 +70,30 @@ rule similarity_precomputed:
         kind="precomputed",
     script:
         "../../scripts/similarity.py"
+
+
+rule similarity_abtt:
+    input:
+        themes=theme_parquets(),
+        embeddings=lambda wc: expand(
+            "results/embeddings/{method}/{set}.parquet",
+            method=STUDY.embeddings_of(wc.method),
+            set=STUDY.sets,
+        ),
+        code=code("similarity.py", "isotropy.py"),
+    output:
+        expand(
+            "results/similarity/{{method}}/{pair}.parquet",
+            pair=pair_names(STUDY.pairs + STUDY.within),
+        ),
+    log:
+        "logs/similarity/{method}.log",
+    wildcard_constraints:
+        method=methods_regex("abtt"),
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs + STUDY.within,
+        kind="abtt",
+        d=lambda wc: STUDY.methods[wc.method].get("d"),
+    script:
+        "../../scripts/similarity.py"

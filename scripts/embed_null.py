@@ -1,0 +1,15 @@
+from themesim.pipeline import embed_null_set
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    embed_null_set,
+    sm.input.themes,
+    sm.output[0],
+    method=sm.wildcards.method,
+    spec=dict(sm.params.settings),
+    k=sm.params.k,
+    seed=sm.params.seed,
+    threads=sm.threads,
+)

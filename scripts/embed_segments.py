@@ -1,0 +1,13 @@
+from themesim.pipeline import embed_segments
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    embed_segments,
+    sm.input.segments,
+    sm.output[0],
+    method=sm.wildcards.method,
+    spec=dict(sm.params.settings),
+    threads=sm.threads,
+)

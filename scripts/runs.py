@@ -1,0 +1,17 @@
+from themesim.pipeline import runs_tables
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+runs = list(sm.params.runs)
+run(
+    sm.log[0],
+    runs_tables,
+    method=sm.wildcards.method,
+    kind=sm.params.kind,
+    runs=runs,
+    themes=dict(zip(runs, sm.input.themes, strict=True)),
+    embeddings=dict(zip(runs, sm.input.embeddings, strict=True)) if sm.input.embeddings else {},
+    clamp=sm.params.clamp,
+    out_table=sm.output.table,
+    out_matrix=sm.output.matrix,
+)
