@@ -116,8 +116,51 @@ def max_cardinality_count(M: np.ndarray) -> int:
     """Size of a maximum matching in the bipartite match graph (Hopcroft-Karp)."""
     if not M.any():
         return 0
-    matched = maximum_bipartite_matching(csr_array(M.astype(np.int8)), perm_type="column")
+    # CSR built by hand: scipy's dense-to-sparse conversion costs more than the matching.
+    cols = np.flatnonzero(M) % M.shape[1]
+    indptr = np.concatenate([[0], np.cumsum(np.count_nonzero(M, axis=1))])
+    graph = csr_array((np.ones(cols.size, dtype=np.int8), cols, indptr), shape=M.shape)
+    matched = maximum_bipartite_matching(graph, perm_type="column")
     return int((matched >= 0).sum())
+
+
+def _maxcard_sweep(
+    S: np.ndarray, t: np.ndarray, op: str, lower: np.ndarray, upper: np.ndarray
+) -> np.ndarray:
+    """max_cardinality_count(matches(S, t_i, op)) for every t_i, running few matchings.
+
+    The count is non-increasing in t and lies between `lower` (the max-sum assignment's
+    count, itself a matching) and `upper` (min of rows and columns with any match). On the
+    sorted thresholds, bisect: a threshold whose bounds meet needs no matching, and a run
+    whose two ends agree takes that value throughout.
+    """
+    uniq, inverse = np.unique(t, return_inverse=True)
+    lo = np.zeros(uniq.size, dtype=np.int64)
+    hi = np.zeros(uniq.size, dtype=np.int64)
+    # Duplicated thresholds share bounds; keep the tightest of each.
+    np.maximum.at(lo, inverse, lower)
+    hi[:] = np.iinfo(np.int64).max
+    np.minimum.at(hi, inverse, upper)
+    # Fold in monotonicity: f(t_i) <= hi of every smaller t, >= lo of every larger t.
+    hi = np.minimum.accumulate(hi)
+    lo = np.maximum.accumulate(lo[::-1])[::-1]
+    vals = np.full(uniq.size, -1, dtype=np.int64)
+
+    def solve(i: int, j: int, above: int, below: int) -> None:
+        # f on uniq[i:j] lies in [below, above].
+        while i < j:
+            if above == below:
+                vals[i:j] = above
+                return
+            mid = (i + j) // 2
+            a, b = min(hi[mid], above), max(lo[mid], below)
+            v = b if a == b else max_cardinality_count(matches(S, uniq[mid], op))
+            vals[mid] = v
+            solve(i, mid, above, v)
+            i, above = mid + 1, v
+
+    solve(0, uniq.size, int(hi[0]), int(lo[-1]))
+    return vals[inverse]
 
 
 def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
@@ -137,8 +180,9 @@ def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
     # Coverage family.
     n_pairs = _count_matching(np.sort(S, axis=None), t, op)
     row_max, col_max = S.max(axis=1), S.max(axis=0)
-    recall = _count_matching(np.sort(row_max), t, op) / n_a
-    precision = _count_matching(np.sort(col_max), t, op) / n_b
+    rows_hit = _count_matching(np.sort(row_max), t, op)
+    cols_hit = _count_matching(np.sort(col_max), t, op)
+    recall, precision = rows_hit / n_a, cols_hit / n_b
     bidir_a, bidir_b = float(row_max.mean()), float(col_max.mean())
 
     # One-to-one family: the max-sum assignment does not depend on the threshold.
@@ -151,7 +195,7 @@ def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
             # The matching pairs are the kk largest assigned similarities.
             quartiles[idx] = np.percentile(assigned[assigned.size - kk :], [0, 25, 50, 75, 100])
 
-    maxcard = np.array([max_cardinality_count(matches(S, tt, op)) for tt in t])
+    maxcard = _maxcard_sweep(S, t, op, lower=k, upper=np.minimum(rows_hit, cols_hit))
 
     out = pd.DataFrame(
         {
