@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .methods import DEFAULT_METRICS
 from .metrics import hungarian_pairs, score, theme_table
 
 
@@ -20,27 +21,13 @@ class Settings:
 
     thresholds: list[float]
     op: str = "ge"
-    gamma: float = 0.15
-    baseline_z: float = 2.0
-    bootstrap: dict = field(default_factory=lambda: {"n": 1000, "seed": 0})
-    null_model: dict = field(default_factory=lambda: {"k": 20, "seed": 0, "alpha": 0.05})
-    transport: dict = field(default_factory=lambda: {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2})
+    gamma: float = DEFAULT_METRICS["gamma"]
+    baseline_z: float = DEFAULT_METRICS["baseline_z"]
+    bootstrap: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["bootstrap"]))
+    null_model: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["null_model"]))
+    transport: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["transport"]))
     scale: str = "cosine"
     clamp: bool = False
-
-    @classmethod
-    def from_config(cls, metrics: dict, method: dict, op: str) -> Settings:
-        return cls(
-            thresholds=list(method["thresholds"]),
-            op=op,
-            gamma=metrics["gamma"],
-            baseline_z=metrics["baseline_z"],
-            bootstrap=dict(metrics["bootstrap"]),
-            null_model=dict(metrics["null_model"]),
-            transport=dict(metrics["transport"]),
-            scale=method.get("scale", "cosine"),
-            clamp=bool(method.get("clamp", False)),
-        )
 
 
 def on_scale(S, settings: Settings) -> np.ndarray | None:

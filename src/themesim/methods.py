@@ -71,7 +71,7 @@ DEFAULT_METRICS: dict = {
     "gamma": 0.15,
     "baseline_z": 2.0,
     "bootstrap": {"n": 1000, "seed": 0},
-    "null_model": {"k": 20, "seed": 0, "alpha": 0.05},
+    "null_model": {"k": 100, "seed": 0, "alpha": 0.05},
     "transport": {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2},
     "quality": {"alpha": 0.5, "beta": 0.5, "keywords_top_k": 5},
 }
