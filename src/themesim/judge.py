@@ -1,0 +1,657 @@
+"""LLM judge: an OpenAI-compatible chat endpoint scores the conceptual overlap of two themes (0–1).
+
+Every judgement is cached in SQLite and committed as soon as it is done, so an interrupted run
+resumes where it stopped; only "ok" entries count as cached, "failed" ones are asked again.
+By default (base_url None) a local llama.cpp server with the packaged Qwen2.5-Coder-1.5B is
+started for the run and stopped afterwards. See docs/judge.md.
+
+The API key is read from the environment variable *named* in the settings; it is sent only in
+the Authorization header and is scrubbed from every message, log line and stored answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import re
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import requests
+
+from .errors import InputError
+
+log = logging.getLogger("themesim.judge")
+
+PROMPT_DIR = Path(__file__).with_name("prompts")
+SCORE_SCHEMA = {
+    "type": "object",
+    "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}},
+    "required": ["score"],
+}
+RETRY_STATUS = {429, 500, 502, 503, 504}
+
+
+class JudgeError(RuntimeError):
+    """Some judgements failed; the successful ones are cached and a rerun resumes.
+
+    `.scores` holds the matrix with NaN for failed pairs, `.stats` the counts.
+    """
+
+    def __init__(self, message: str, scores: np.ndarray | None = None, stats=None):
+        super().__init__(message)
+        self.scores = scores
+        self.stats = stats
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
+    model: str | None = None  # name sent to the endpoint; None with base_url None: packaged model
+    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+    prompt: str = "judge_v1"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
+    score_mode: str = "json"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
+    temperature: float = 0.0
+    max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
+    both_orders: bool = False  # judge (A, B) and (B, A); the score is the mean of the two
+    concurrency: int = 2
+    max_retries: int = 4  # extra attempts after the first, per judgement
+    timeout_s: float = 120.0  # per request (a local server queues concurrent requests)
+    backoff_s: float = 1.0  # first wait; doubles each retry
+    backoff_max_s: float = 30.0  # cap on one wait
+    seed: int = 0
+    n_ctx: int = 2048  # local server only
+    threads: int | None = None  # local server only; None: llama.cpp's default
+
+    def __post_init__(self):
+        if self.score_mode not in ("json", "logprob"):
+            raise InputError(
+                "judge settings",
+                f"score_mode {self.score_mode!r} is unknown",
+                'Use "json" or "logprob"',
+            )
+        if self.base_url is not None and not self.model:
+            raise InputError(
+                "judge settings",
+                "base_url is set but model is not",
+                "Give the model name the endpoint expects",
+            )
+        if self.concurrency < 1 or self.max_retries < 0:
+            raise InputError(
+                "judge settings",
+                "concurrency must be ≥ 1 and max_retries ≥ 0",
+                "Fix the judge settings",
+            )
+
+    @property
+    def effective_max_tokens(self) -> int:
+        return 1 if self.score_mode == "logprob" else self.max_tokens
+
+
+@dataclass
+class JudgeStats:
+    judgements: int = 0  # distinct ordered (A, B) judgements needed (2 per pair with both_orders)
+    cached: int = 0  # answered from the cache
+    done: int = 0  # newly judged, ok
+    failed: int = 0  # attempted and failed (stored as "failed", retried next run)
+    skipped: int = 0  # not attempted because the endpoint had failed
+    calls: int = 0  # HTTP requests sent, retries included
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class _Prompt:
+    version: str
+    text: str
+    sha256: str
+
+
+@dataclass
+class _Outcome:
+    status: str  # "ok" | "failed" | "skipped"
+    score: float | None = None
+    raw: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error: str | None = None
+    attempts: int = 0
+    seconds: float = 0.0
+    fatal: bool = False  # the endpoint failed (not this pair's answer): stop the others
+
+
+@dataclass
+class _RunState:
+    use_response_format: bool = True
+    calls: int = 0
+    abort: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Retry(Exception):
+    """A failure worth another attempt."""
+
+    def __init__(self, message: str, raw: str | None = None, fatal: bool = True):
+        super().__init__(message)
+        self.raw = raw
+        self.fatal = fatal
+
+
+class _GiveUp(_Retry):
+    """A failure another attempt will not fix (401, 404, a rejected request)."""
+
+
+# ---------------------------------------------------------------- prompts and keys
+
+
+def load_prompt(name: str, score_mode: str = "json") -> _Prompt:
+    """A packaged prompt by version name ("judge_v1"), or a path to a .txt file."""
+    if name.endswith(".txt") or os.sep in name:
+        path = Path(name)
+    else:
+        path = PROMPT_DIR / (f"{name}_logprob.txt" if score_mode == "logprob" else f"{name}.txt")
+    if not path.is_file():
+        raise InputError(
+            f"judge prompt {name!r}",
+            f"{path} does not exist",
+            f"Use one of {sorted(p.stem for p in PROMPT_DIR.glob('*.txt'))} "
+            "or a path to a .txt prompt with {theme_a} and {theme_b}",
+        )
+    text = path.read_text(encoding="utf-8")
+    for slot in ("{theme_a}", "{theme_b}"):
+        if slot not in text:
+            raise InputError(str(path), f"the prompt has no {slot} slot", "Add it")
+    return _Prompt(path.stem, text, hashlib.sha256(text.encode()).hexdigest())
+
+
+def _api_key(settings: JudgeSettings) -> str | None:
+    if not settings.api_key_env:
+        return None
+    key = os.environ.get(settings.api_key_env)
+    if not key:
+        raise InputError(
+            "judge settings",
+            f"environment variable {settings.api_key_env} is empty or not set",
+            f"export {settings.api_key_env}=… before the run",
+        )
+    return key
+
+
+class _Redactor:
+    def __init__(self, secret: str | None):
+        self.secret = secret
+
+    def __call__(self, text: str | None) -> str | None:
+        if text is None or not self.secret:
+            return text
+        return text.replace(self.secret, "***")
+
+
+# ---------------------------------------------------------------- cache
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS judgements (
+    key TEXT PRIMARY KEY,          -- sha256 of canonical JSON of everything that changes the answer
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    prompt_sha256 TEXT NOT NULL,
+    text_a TEXT NOT NULL,
+    text_b TEXT NOT NULL,
+    settings TEXT NOT NULL,        -- JSON: score_mode, temperature, max_tokens, seed
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    score REAL,                    -- NULL when failed
+    raw_response TEXT,             -- the answer text (or top logprobs), or the last error body
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    error TEXT,
+    attempts INTEGER,
+    seconds REAL,
+    updated_at TEXT NOT NULL
+)
+"""
+
+
+def _answer_settings(settings: JudgeSettings) -> dict:
+    return {
+        "score_mode": settings.score_mode,
+        "temperature": settings.temperature,
+        "max_tokens": settings.effective_max_tokens,
+        "seed": settings.seed,
+    }
+
+
+def cache_key(
+    model: str, prompt: _Prompt, text_a: str, text_b: str, settings: JudgeSettings
+) -> str:
+    canon = json.dumps(
+        {
+            "model": model,
+            "prompt_version": prompt.version,
+            "prompt_sha256": prompt.sha256,
+            "text_a": text_a,
+            "text_b": text_b,
+            **_answer_settings(settings),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def open_cache(path: str | Path) -> sqlite3.Connection:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path, timeout=60)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute(SCHEMA)
+    con.commit()
+    return con
+
+
+def _cached_ok(con: sqlite3.Connection, keys: list[str]) -> dict[str, float]:
+    found = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        rows = con.execute(
+            f"SELECT key, score FROM judgements WHERE status = 'ok' AND key IN "
+            f"({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        found.update(dict(rows))
+    return found
+
+
+def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO judgements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            key,
+            model,
+            prompt.version,
+            prompt.sha256,
+            text_a,
+            text_b,
+            json.dumps(_answer_settings(settings), sort_keys=True),
+            out.status,
+            out.score,
+            out.raw,
+            out.prompt_tokens,
+            out.completion_tokens,
+            out.error,
+            out.attempts,
+            out.seconds,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        ),
+    )
+    con.commit()
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse_json_score(text: str) -> float:
+    """The score in a `{"score": S}` answer; ValueError if there is none in [0, 1]."""
+    match = re.search(r"\{.*?\}", text or "", re.S)
+    if not match:
+        raise ValueError("no JSON object in the answer")
+    obj = json.loads(match.group(0))
+    s = obj.get("score") if isinstance(obj, dict) else None
+    if isinstance(s, str):
+        s = float(s.strip())
+    if isinstance(s, bool) or not isinstance(s, int | float) or not math.isfinite(s):
+        raise ValueError('no numeric "score" in the answer')
+    if not 0 <= s <= 1:
+        raise ValueError(f"score {s} is outside 0–1")
+    return float(s)
+
+
+def _top_logprobs(choice: dict) -> dict[str, float]:
+    """{token: logprob} of the first generated token, chat or legacy completion format."""
+    lp = choice.get("logprobs") or {}
+    content = lp.get("content")
+    if content:
+        return {t["token"]: t["logprob"] for t in content[0].get("top_logprobs") or []}
+    legacy = lp.get("top_logprobs")
+    if legacy:
+        return dict(legacy[0])
+    return {}
+
+
+def parse_logprob_score(top: dict[str, float]) -> float:
+    """P(yes) / (P(yes) + P(no)) over the top tokens, matching case- and space-insensitively."""
+    p = {"yes": 0.0, "no": 0.0}
+    for token, logprob in top.items():
+        word = token.strip().lower()
+        if word in p and logprob is not None:
+            p[word] += math.exp(logprob)
+    if p["yes"] + p["no"] == 0:
+        raise ValueError(f"neither yes nor no among the top tokens {sorted(top)}")
+    return p["yes"] / (p["yes"] + p["no"])
+
+
+# ---------------------------------------------------------------- one judgement
+
+
+_local = threading.local()
+
+
+def _session() -> requests.Session:
+    if not hasattr(_local, "session"):
+        _local.session = requests.Session()
+    return _local.session
+
+
+def _request_body(settings, model, prompt: _Prompt, text_a, text_b, use_rf: bool) -> dict:
+    content = prompt.text.replace("{theme_a}", text_a).replace("{theme_b}", text_b)
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": content}],
+        "temperature": settings.temperature,
+        "max_tokens": settings.effective_max_tokens,
+        "seed": settings.seed,
+    }
+    if settings.score_mode == "logprob":
+        body.update(logprobs=True, top_logprobs=10)
+    elif use_rf:
+        body["response_format"] = {"type": "json_object", "schema": SCORE_SCHEMA}
+    return body
+
+
+def _attempt(settings, url, headers, body, redact) -> _Outcome:
+    """One HTTP request; returns an ok outcome or raises _Retry / _GiveUp."""
+    try:
+        r = _session().post(url, json=body, headers=headers, timeout=settings.timeout_s)
+    except requests.Timeout as e:
+        raise _Retry(f"no answer within timeout_s={settings.timeout_s:g} s") from e
+    except requests.ConnectionError as e:
+        raise _Retry(f"cannot connect to {url} ({type(e).__name__})") from e
+    text = redact(r.text[:2000])
+    if r.status_code in RETRY_STATUS or r.status_code >= 500:
+        raise _Retry(f"HTTP {r.status_code} from the server", raw=text)
+    if r.status_code != 200:
+        # 401/403/404: every pair would fail the same way; 400/413/422: maybe only this pair.
+        raise _GiveUp(
+            f"HTTP {r.status_code} from the server",
+            raw=text,
+            fatal=r.status_code in (401, 403, 404, 405),
+        )
+    try:
+        data = r.json()
+        choice = data["choices"][0]
+        usage = data.get("usage") or {}
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        raise _Retry("the server's reply is not a chat completion", raw=text, fatal=False) from e
+    out = _Outcome(
+        "ok",
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+    )
+    try:
+        if settings.score_mode == "logprob":
+            top = _top_logprobs(choice)
+            out.raw = redact(json.dumps(top, ensure_ascii=False))
+            out.score = parse_logprob_score(top)
+        else:
+            out.raw = redact((choice.get("message") or {}).get("content") or "")
+            out.score = parse_json_score(out.raw)
+    except (ValueError, TypeError, AttributeError) as e:
+        raise _Retry(f"unparsable answer ({e})", raw=out.raw, fatal=False) from e
+    return out
+
+
+def _judge_one(
+    settings, url, headers, model, prompt, text_a, text_b, state: _RunState, redact
+) -> _Outcome:
+    t0 = time.monotonic()
+    attempts, last = 0, None
+    rf_fallback_used = False
+    while attempts <= settings.max_retries:
+        if state.abort.is_set():
+            return _Outcome("skipped")
+        body = _request_body(settings, model, prompt, text_a, text_b, state.use_response_format)
+        attempts += 1
+        with state.lock:
+            state.calls += 1
+        try:
+            out = _attempt(settings, url, headers, body, redact)
+            out.attempts, out.seconds = attempts, time.monotonic() - t0
+            return out
+        except _GiveUp as e:
+            if (
+                "response_format" in body
+                and e.args[0].startswith("HTTP 400")
+                and not rf_fallback_used
+            ):
+                rf_fallback_used = True
+                attempts -= 1  # the retry without response_format is not a failure retry
+                with state.lock:
+                    if state.use_response_format:
+                        state.use_response_format = False
+                        log.warning(
+                            "judge: the server rejected response_format (HTTP 400); "
+                            "asking without it from now on"
+                        )
+                continue
+            last = e
+            break
+        except _Retry as e:
+            last = e
+            if attempts > settings.max_retries:
+                break
+            delay = min(settings.backoff_s * 2 ** (attempts - 1), settings.backoff_max_s)
+            log.warning(
+                "judge: %s; retry %d/%d in %.2g s",
+                redact(str(e)),
+                attempts,
+                settings.max_retries,
+                delay,
+            )
+            if state.abort.wait(delay):
+                return _Outcome("skipped")
+    if last.fatal:
+        state.abort.set()  # the endpoint is failing: do not start the other pairs
+    return _Outcome(
+        "failed",
+        raw=last.raw,
+        error=redact(str(last)),
+        attempts=attempts,
+        seconds=time.monotonic() - t0,
+        fatal=last.fatal,
+    )
+
+
+# ---------------------------------------------------------------- the matrix
+
+
+def _snip(text: str, n: int = 60) -> str:
+    one = " ".join(text.split())
+    return repr(one if len(one) <= n else one[: n - 1] + "…")
+
+
+def judge_matrix(
+    texts_a: list[str],
+    texts_b: list[str],
+    settings: JudgeSettings,
+    cache_path: str | Path,
+    *,
+    progress: bool = True,
+) -> tuple[np.ndarray, JudgeStats]:
+    """Scores[i, j] = the judge's overlap of texts_a[i] and texts_b[j], in [0, 1].
+
+    Only cache misses are sent, `settings.concurrency` at a time. Raises JudgeError after all
+    pairs if any failed (its .scores has NaN there); the successes stay cached.
+    """
+    t0 = time.monotonic()
+    texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
+    prompt = load_prompt(settings.prompt, settings.score_mode)
+    if settings.base_url is None:
+        from .llama_server import packaged_model_name
+
+        model = packaged_model_name()
+    else:
+        model = settings.model
+    key = _api_key(settings)
+    redact = _Redactor(key)
+
+    # Distinct ordered judgements; identical texts are asked once.
+    ordered = {(a, b) for a in texts_a for b in texts_b}
+    if settings.both_orders:
+        ordered |= {(b, a) for a, b in ordered}
+    jobs = {cache_key(model, prompt, a, b, settings): (a, b) for a, b in sorted(ordered)}
+    stats = JudgeStats(judgements=len(jobs))
+    con = open_cache(cache_path)
+    try:
+        scores = _cached_ok(con, list(jobs))
+        stats.cached = len(scores)
+        misses = [k for k in jobs if k not in scores]
+        failures: list[tuple[str, _Outcome]] = []
+        if misses:
+            _run_misses(
+                misses,
+                jobs,
+                settings,
+                model,
+                prompt,
+                key,
+                redact,
+                con,
+                scores,
+                failures,
+                stats,
+                progress,
+            )
+    finally:
+        con.close()
+
+    matrix = np.full((len(texts_a), len(texts_b)), np.nan)
+    for i, a in enumerate(texts_a):
+        for j, b in enumerate(texts_b):
+            s = scores.get(cache_key(model, prompt, a, b, settings))
+            if settings.both_orders and s is not None:
+                s2 = scores.get(cache_key(model, prompt, b, a, settings))
+                s = None if s2 is None else (s + s2) / 2
+            if s is not None:
+                matrix[i, j] = s
+    stats.seconds = time.monotonic() - t0
+    log.info(
+        "judge: %d judgements (%d cached, %d new, %d failed, %d skipped), %d calls, "
+        "%d prompt + %d completion tokens, %.1f s",
+        stats.judgements,
+        stats.cached,
+        stats.done,
+        stats.failed,
+        stats.skipped,
+        stats.calls,
+        stats.prompt_tokens,
+        stats.completion_tokens,
+        stats.seconds,
+    )
+    if stats.failed or stats.skipped:
+        raise JudgeError(_failure_message(failures, jobs, stats, cache_path, redact), matrix, stats)
+    return matrix, stats
+
+
+def _run_misses(
+    misses, jobs, settings, model, prompt, key, redact, con, scores, failures, stats, progress
+) -> None:
+    from tqdm import tqdm
+
+    state = _RunState()
+    with ExitStack() as stack:
+        if settings.base_url is None:
+            from .llama_server import LlamaServer, packaged_model_path
+
+            log.info("judge: starting a local llama.cpp server with %s", model)
+            server = LlamaServer(
+                packaged_model_path(), n_ctx=settings.n_ctx, threads=settings.threads
+            )
+            base_url = stack.enter_context(server).base_url
+        else:
+            base_url = settings.base_url.rstrip("/")
+        url = f"{base_url}/chat/completions"
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        bar = stack.enter_context(
+            tqdm(
+                total=stats.judgements,
+                initial=stats.cached,
+                desc="judge",
+                unit="pair",
+                disable=not progress,
+                dynamic_ncols=True,
+            )
+        )
+        bar.set_postfix(done=0, cached=stats.cached, failed=0)
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=settings.concurrency))
+        futures = {
+            pool.submit(
+                _judge_one, settings, url, headers, model, prompt, *jobs[k], state, redact
+            ): k
+            for k in misses
+        }
+        try:
+            for fut in as_completed(futures):
+                k = futures[fut]
+                out = fut.result()
+                if out.status == "skipped":
+                    stats.skipped += 1
+                    continue
+                _store(con, k, model, prompt, *jobs[k], settings, out)  # committed at once
+                stats.prompt_tokens += out.prompt_tokens
+                stats.completion_tokens += out.completion_tokens
+                if out.status == "ok":
+                    scores[k] = out.score
+                    stats.done += 1
+                else:
+                    stats.failed += 1
+                    failures.append((k, out))
+                bar.update(1)
+                bar.set_postfix(done=stats.done, cached=stats.cached, failed=stats.failed)
+        except BaseException:
+            state.abort.set()  # Ctrl-C: stop the workers; what is stored stays stored
+            raise
+        finally:
+            stats.calls = state.calls
+
+
+def _failure_message(failures, jobs, stats, cache_path, redact) -> str:
+    lines = [
+        f"LLM judge: {stats.failed} of {stats.judgements} judgements failed"
+        + (
+            f" and {stats.skipped} were not attempted because the endpoint kept failing"
+            if stats.skipped
+            else ""
+        )
+        + "."
+    ]
+    for k, out in failures[:3]:
+        a, b = jobs[k]
+        answer = f"; last answer: {_snip(out.raw, 200)}" if out.raw else ""
+        lines.append(
+            f"- A={_snip(a)} vs B={_snip(b)}: {out.error} after {out.attempts} attempt(s){answer}"
+        )
+    if len(failures) > 3:
+        lines.append(f"- … and {len(failures) - 3} more (status 'failed' in the cache)")
+    ok = stats.cached + stats.done
+    lines.append(
+        f"The {ok} successful judgements are cached in {cache_path}; rerunning "
+        "resumes and asks only the failed and missing pairs."
+    )
+    return redact("\n".join(lines))
+
+
+def stats_dict(stats: JudgeStats) -> dict:
+    return asdict(stats)

