@@ -9,7 +9,7 @@ run(
     sm.log[0],
     similarity_pairs,
     method=sm.wildcards.method,
-    spec={"kind": kind, "d": sm.params.get("d")},
+    spec={"kind": kind, "d": sm.params.get("d")} | dict(sm.params.get("judge") or {}),
     pairs=pairs,
     themes=dict(zip(sets, sm.input.themes, strict=True)),
     outputs=list(sm.output),
@@ -19,4 +19,6 @@ run(
         else None
     ),
     matrices=dict(zip(pairs, sm.input.matrices, strict=True)) if kind == "precomputed" else None,
+    cache=sm.params.get("cache"),
+    threads=sm.threads,
 )

@@ -9,7 +9,7 @@ import math
 import sys
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, ThemesimError
 from .methods import DEFAULT_METHODS
 
 FORMATS = ("json", "csv", "text")
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except InputError as e:
+    except ThemesimError as e:
         print(f"themesim: error: {e}", file=sys.stderr)
         return 2
 

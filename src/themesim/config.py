@@ -43,6 +43,8 @@ class Study:
     def method_pairs(self, method: str) -> list[tuple[str, str]]:
         """The pairs a method writes similarity files for."""
         spec = self.methods[method]
+        if spec["kind"] == "llm_judge":
+            return self.pairs  # n_a * n_b calls per comparison; within-set would add n^2 more
         if spec["kind"] != "precomputed":
             return self.pairs + self.within
         return [p for p in self.pairs + self.within if Path(precomputed_csv(spec, *p)).is_file()]

@@ -1,7 +1,15 @@
 """Errors a researcher can act on."""
 
 
-class InputError(ValueError):
+class ThemesimError(Exception):
+    """A failure whose message says what happened and what to do (no traceback needed)."""
+
+
+class StepError(ThemesimError):
+    """A workflow step that could not finish, e.g. a judge server that kept failing."""
+
+
+class InputError(ThemesimError, ValueError):
     """Bad input: the message names the file, the row or key, and what to do."""
 
     def __init__(self, where: str, problem: str, fix: str):

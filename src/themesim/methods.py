@@ -6,7 +6,23 @@ import copy
 
 from .embed import MINILM, MPNET
 
-KINDS = ("sentence_transformer", "tfidf", "precomputed", "abtt")
+KINDS = ("sentence_transformer", "tfidf", "precomputed", "abtt", "llm_judge")
+# Settings of an llm_judge method that reach the judge (themesim.judge.JudgeSettings).
+JUDGE_KEYS = (
+    "base_url",
+    "model",
+    "api_key_env",
+    "prompt",
+    "score_mode",
+    "temperature",
+    "max_tokens",
+    "both_orders",
+    "concurrency",
+    "max_retries",
+    "timeout_s",
+    "seed",
+    "n_ctx",
+)
 
 DEFAULT_METHODS: dict[str, dict] = {
     "minilm": {
@@ -56,6 +72,15 @@ DEFAULT_METHODS: dict[str, dict] = {
         "d": None,
         "thresholds": [0.3],
     },
+    "judge": {
+        "kind": "llm_judge",
+        "active": False,
+        "description": "LLM judge of conceptual overlap (local llama.cpp server by default)",
+        "base_url": None,
+        "model": None,
+        "api_key_env": None,
+        "thresholds": [0.5],
+    },
     "precomputed": {
         "kind": "precomputed",
         "active": False,
@@ -89,11 +114,15 @@ def metrics_settings(user: dict | None) -> dict:
 
 
 def method_defaults(name: str, spec: dict) -> dict:
-    """A method's settings: the built-in defaults of its name or kind, then the user's."""
+    """A method's settings: the built-in defaults of its name or kind, then the user's.
+
+    A method listed in the config runs unless the config says `active: false`.
+    """
     base = copy.deepcopy(DEFAULT_METHODS.get(name, {}))
-    if not base:
-        kind = spec.get("kind")
+    kind = spec.get("kind", base.get("kind"))
+    if base.get("kind") != kind:  # a built-in name used for another kind of method
         base = next((copy.deepcopy(s) for s in DEFAULT_METHODS.values() if s["kind"] == kind), {})
-        base.update(active=True, description=f"{name} ({kind})")
+        base["description"] = f"{name} ({kind})"
+    base["active"] = True
     base.update(spec)
     return base

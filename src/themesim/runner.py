@@ -6,7 +6,7 @@ import logging
 import sys
 from pathlib import Path
 
-from .errors import InputError
+from .errors import ThemesimError
 
 
 def run(log_path, fn, *args, **kwargs) -> None:
@@ -15,6 +15,6 @@ def run(log_path, fn, *args, **kwargs) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
     try:
         fn(*args, **kwargs)
-    except InputError as e:
+    except ThemesimError as e:
         logging.getLogger("themesim").error("%s", e)
         sys.exit(1)

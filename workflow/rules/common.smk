@@ -51,8 +51,16 @@ def kind(method):
 
 
 def within_sets(method):
-    """Sets whose within-set matrix the method has (precomputed scores have none)."""
-    return [] if kind(method) == "precomputed" else list(STUDY.sets)
+    """Sets whose within-set matrix the method has (precomputed and judge scores have none)."""
+    return [] if kind(method) in ("precomputed", "llm_judge") else list(STUDY.sets)
+
+
+def judge_settings(method):
+    """What reaches the judge; thresholds are not among them, so they never re-judge."""
+    from themesim.methods import JUDGE_KEYS
+
+    spec = STUDY.methods[method]
+    return {k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None}
 
 
 def within_files(method):

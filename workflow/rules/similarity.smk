@@ -97,3 +97,30 @@ rule similarity_abtt:
         d=lambda wc: STUDY.methods[wc.method].get("d"),
     script:
         "../../scripts/similarity.py"
+
+
+rule similarity_judge:
+    input:
+        themes=theme_parquets(),
+        code=code("judge.py", "llama_server.py"),
+    output:
+        expand(
+            "results/similarity/{{method}}/{pair}.parquet",
+            pair=pair_names(STUDY.pairs),
+        ),
+    log:
+        "logs/similarity/{method}.log",
+    wildcard_constraints:
+        method=methods_regex("llm_judge"),
+    threads: 2
+    resources:
+        mem_mb=4000,
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs,
+        kind="llm_judge",
+        judge=lambda wc: judge_settings(wc.method),
+        # An accumulating cache, not an output: a failed job must never delete it.
+        cache="results/cache/judge.sqlite",
+    script:
+        "../../scripts/similarity.py"
