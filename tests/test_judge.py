@@ -126,6 +126,7 @@ def settings(url, **kw) -> JudgeSettings:
     base = dict(
         base_url=url,
         model="fake-model",
+        prompt="judge_v1",  # the fake answers on judge_v1's 0–1 scale
         concurrency=1,
         max_retries=2,
         timeout_s=5,

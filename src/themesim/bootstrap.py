@@ -145,36 +145,6 @@ def _maxcard_counts(S: np.ndarray, t: np.ndarray, op: str) -> np.ndarray:
 
     Edges are added from the highest threshold down; a matching stays valid when edges are
     added, so it is only augmented (Kuhn: one pass over the free rows restores maximality).
-    Pure Python, meant for bootstrap-sized matrices, where scipy's per-call cost dominates.
-    """
-    n_a, n_b = S.shape
-    flat = S.ravel()
-    order = np.argsort(-flat, kind="stable")
-    n_edges = _count_matching(np.sort(flat), t, op)
-    edge_rows, edge_cols = (x.tolist() for x in np.divmod(order[: n_edges.max()], n_b))
-    adj: list[list[int]] = [[] for _ in range(n_a)]
-    col_of, row_of = [-1] * n_a, [-1] * n_b
-    size = added = 0
-    out = np.zeros(t.size, dtype=np.int64)
-    for idx in np.argsort(n_edges, kind="stable"):
-        if n_edges[idx] > added:
-            for k in range(added, n_edges[idx]):
-                adj[edge_rows[k]].append(edge_cols[k])
-            added = int(n_edges[idx])
-            seen = [False] * n_b
-            for r in range(n_a):
-                if col_of[r] == -1 and adj[r] and _augment(r, adj, col_of, row_of, seen):
-                    size += 1
-                    seen = [False] * n_b
-        out[idx] = size
-    return out
-
-
-def _maxcard_counts(S: np.ndarray, t: np.ndarray, op: str) -> np.ndarray:
-    """metrics.max_cardinality_count(matches(S, t_i, op)) for every t_i, in one pass.
-
-    Edges are added from the highest threshold down; a matching stays valid when edges are
-    added, so it is only augmented (Kuhn: one pass over the free rows restores maximality).
     Pure Python, for bootstrap-sized matrices, where scipy's per-call cost dominates.
     """
     n_a, n_b = S.shape

@@ -59,7 +59,7 @@ class JudgeSettings:
     base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
     model: str | None = None  # name sent to the endpoint; None with base_url None: packaged model
     api_key_env: str | None = None  # NAME of the env var holding the key, never the key
-    prompt: str = "judge_v1"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
+    prompt: str = "judge_v2"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
     score_mode: str = "json"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
     temperature: float = 0.0
     max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
@@ -114,8 +114,21 @@ class JudgeStats:
 @dataclass
 class _Prompt:
     version: str
-    text: str
-    sha256: str
+    text: str  # the user message (the whole file for a prompt without headers)
+    sha256: str  # of the whole file
+    system: str | None = None  # the system message, if the file has a "system:" section
+    scale: int = 1  # json mode: the model answers an integer 0..scale, divided by scale
+
+    def messages(self, text_a: str, text_b: str) -> list[dict]:
+        user = self.text.replace("{theme_a}", text_a).replace("{theme_b}", text_b)
+        msgs = [{"role": "system", "content": self.system}] if self.system else []
+        return msgs + [{"role": "user", "content": user}]
+
+    def schema(self) -> dict:
+        if self.scale == 1:
+            return SCORE_SCHEMA
+        score = {"type": "integer", "minimum": 0, "maximum": self.scale}
+        return {"type": "object", "properties": {"score": score}, "required": ["score"]}
 
 
 @dataclass
@@ -168,11 +181,40 @@ def load_prompt(name: str, score_mode: str = "json") -> _Prompt:
             f"Use one of {sorted(p.stem for p in PROMPT_DIR.glob('*.txt'))} "
             "or a path to a .txt prompt with {theme_a} and {theme_b}",
         )
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_text(encoding="utf-8")
+    text, system, scale = _split_prompt(raw, path)
     for slot in ("{theme_a}", "{theme_b}"):
         if slot not in text:
             raise InputError(str(path), f"the prompt has no {slot} slot", "Add it")
-    return _Prompt(path.stem, text, hashlib.sha256(text.encode()).hexdigest())
+    return _Prompt(path.stem, text, hashlib.sha256(raw.encode()).hexdigest(), system, scale)
+
+
+def _split_prompt(raw: str, path: Path) -> tuple[str, str | None, int]:
+    """(user text, system text, scale) of a prompt file.
+
+    Optional headers: a first line `score_scale: N` (json mode: the model answers an integer
+    0..N, divided by N), then a line `system:` starting the system message and a line `user:`
+    starting the user message. A file without them is one user message on a 0–1 scale.
+    """
+    lines = raw.split("\n")
+    scale = 1
+    m = re.fullmatch(r"score_scale:\s*(\d+)\s*", lines[0]) if lines else None
+    if m:
+        scale = int(m.group(1))
+        lines = lines[1:]
+        if scale < 1:
+            raise InputError(str(path), "score_scale must be ≥ 1", "Fix the first line")
+    system = None
+    if lines and lines[0].strip() == "system:":
+        try:
+            cut = next(i for i, line in enumerate(lines) if line.strip() == "user:")
+        except StopIteration:
+            raise InputError(
+                str(path), 'a "system:" section without a "user:" line', "Add it"
+            ) from None
+        system = "\n".join(lines[1:cut]).strip()
+        lines = lines[cut + 1 :]
+    return "\n".join(lines), system, scale
 
 
 def _api_key(settings: JudgeSettings) -> str | None:
@@ -303,8 +345,8 @@ def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> 
 # ---------------------------------------------------------------- parsing
 
 
-def parse_json_score(text: str) -> float:
-    """The score in a `{"score": S}` answer; ValueError if there is none in [0, 1]."""
+def parse_json_score(text: str, scale: int = 1) -> float:
+    """The score in a `{"score": S}` answer divided by scale; ValueError unless S in [0, scale]."""
     match = re.search(r"\{.*?\}", text or "", re.S)
     if not match:
         raise ValueError("no JSON object in the answer")
@@ -314,9 +356,9 @@ def parse_json_score(text: str) -> float:
         s = float(s.strip())
     if isinstance(s, bool) or not isinstance(s, int | float) or not math.isfinite(s):
         raise ValueError('no numeric "score" in the answer')
-    if not 0 <= s <= 1:
-        raise ValueError(f"score {s} is outside 0–1")
-    return float(s)
+    if not 0 <= s <= scale:
+        raise ValueError(f"score {s} is outside 0–{scale}")
+    return float(s) / scale
 
 
 def _top_logprobs(choice: dict) -> dict[str, float]:
@@ -356,10 +398,9 @@ def _session() -> requests.Session:
 
 
 def _request_body(settings, model, prompt: _Prompt, text_a, text_b, use_rf: bool) -> dict:
-    content = prompt.text.replace("{theme_a}", text_a).replace("{theme_b}", text_b)
     body = {
         "model": model,
-        "messages": [{"role": "user", "content": content}],
+        "messages": prompt.messages(text_a, text_b),
         "temperature": settings.temperature,
         "max_tokens": settings.effective_max_tokens,
         "seed": settings.seed,
@@ -367,11 +408,11 @@ def _request_body(settings, model, prompt: _Prompt, text_a, text_b, use_rf: bool
     if settings.score_mode == "logprob":
         body.update(logprobs=True, top_logprobs=10)
     elif use_rf:
-        body["response_format"] = {"type": "json_object", "schema": SCORE_SCHEMA}
+        body["response_format"] = {"type": "json_object", "schema": prompt.schema()}
     return body
 
 
-def _attempt(settings, url, headers, body, redact) -> _Outcome:
+def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
     """One HTTP request; returns an ok outcome or raises _Retry / _GiveUp."""
     try:
         r = _session().post(url, json=body, headers=headers, timeout=settings.timeout_s)
@@ -407,7 +448,7 @@ def _attempt(settings, url, headers, body, redact) -> _Outcome:
             out.score = parse_logprob_score(top)
         else:
             out.raw = redact((choice.get("message") or {}).get("content") or "")
-            out.score = parse_json_score(out.raw)
+            out.score = parse_json_score(out.raw, scale)
     except (ValueError, TypeError, AttributeError) as e:
         raise _Retry(f"unparsable answer ({e})", raw=out.raw, fatal=False) from e
     return out
@@ -427,7 +468,7 @@ def _judge_one(
         with state.lock:
             state.calls += 1
         try:
-            out = _attempt(settings, url, headers, body, redact)
+            out = _attempt(settings, url, headers, body, redact, prompt.scale)
             out.attempts, out.seconds = attempts, time.monotonic() - t0
             return out
         except _GiveUp as e:
