@@ -143,11 +143,7 @@ def similarity_for(spec: dict, a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
     if spec["kind"] == "tfidf":
         return tfidf(a["text"].tolist(), b["text"].tolist())
     if spec["kind"] == "sentence_transformer":
-        from .embed import encode, resolve_model
-
-        source = resolve_model(spec["model"], spec.get("path"))
-        kw = {k: spec[k] for k in ("batch_size", "device", "dtype") if k in spec}
-        emb = encode(a["text"].tolist() + b["text"].tolist(), source, **kw)
+        emb, _ = _encode_with(spec, a["text"].tolist() + b["text"].tolist(), threads=None)
         return cosine(emb[: len(a)], emb[len(a) :])
     raise InputError(f"method kind {spec['kind']!r}", "needs files", "Run it in a study")
 
