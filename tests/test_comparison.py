@@ -99,3 +99,36 @@ def test_cli_score_families_and_baselines(tmp_path):
         assert key in row, key
     plain = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
     assert "gap_abs_median_a" not in plain[0]
+
+
+def test_vectorised_baseline_summary_matches_baselines_module():
+    from themesim.baselines import baseline_summary, within_baselines
+    from themesim.comparison import _baseline_resamples
+
+    S, W_a, _ = random_case(seed=4)
+    W_a[0, 1:] = W_a[1:, 0] = 0.2  # a theme with zero spread gets a flag and NaN z
+    df = within_baselines(S, W_a)
+    identity = np.arange(len(df))[None, :]
+    expected = baseline_summary(df)
+    for key, values in _baseline_resamples(df, identity).items():
+        assert values[0] == pytest.approx(expected[key], nan_ok=True), key
+
+
+def test_theme_level_intervals_contain_the_estimate():
+    S, W_a, W_b = random_case(seed=7, n_a=12, n_b=12)
+    null_best = np.random.default_rng(2).uniform(0, 0.9, (49, 12))
+    st = Settings(thresholds=[0.6], bootstrap={"n": 400, "seed": 11})
+    rows, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_best=null_best)
+    r = rows.iloc[0]
+    for m in (
+        "significant_match_rate",
+        "baseline_z_median_a",
+        "baseline_adjusted_median_b",
+        "baseline_share_passes_both",
+        "ot_total_mass",
+        "ot_cost",
+        "ot_n_splits",
+    ):
+        assert r[f"{m}_ci_low"] <= r[m] <= r[f"{m}_ci_high"], m
+    again, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_best=null_best)
+    assert again.equals(rows)  # seeded

@@ -227,6 +227,9 @@ def test_family_columns_and_values(study):
         "hungarian_f1_ci_high",
         "baseline_z_median_a",
         "baseline_share_passes_both",
+        "significant_match_rate_ci_low",
+        "ot_cost_ci_high",
+        "baseline_z_median_a_ci_low",
     ]:
         assert col in comp.index, col
     assert 0 < comp["significant_match_rate"] <= 1 or comp["significant_match_rate"] == 0

@@ -78,18 +78,19 @@ def comparison_rows(
     if W_a is not None and W_b is not None:
         sym = symmetric_baselines(S, W_a, W_b, hungarian_pairs(S), z_min=settings.baseline_z)
         extra |= baseline_summary(sym)
+    null_q = None
     if null_best is not None and len(null_best):
         nt = null_table(S.max(axis=1), null_best, settings.null_model["alpha"])
+        null_q = nt["null_q"].to_numpy()
         extra["significant_match_rate"] = significant_match_rate(
-            nt["null_q"].to_numpy(), settings.null_model["alpha"]
+            null_q, settings.null_model["alpha"]
         )
     else:
         extra["significant_match_rate"] = np.nan
     tr = settings.transport
     plan = unbalanced_plan(S, reg=tr["reg"], reg_m=tr["reg_m"])
     extra |= transport_summary(plan, S, min_share=tr["min_share"])
-    for k, v in extra.items():
-        table[k] = v
+    table = _with_constants(table, extra)
 
     boot = settings.bootstrap
     if with_bootstrap and boot["n"] > 0:
@@ -99,7 +100,14 @@ def comparison_rows(
             S, thresholds, op, n_boot=boot["n"], seed=boot["seed"], gamma=settings.gamma
         )
         table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
+        per_theme = theme_level_intervals(S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan)
+        table = _with_constants(table, per_theme)
     return table, {"plan": plan}
+
+
+def _with_constants(table: pd.DataFrame, values: dict) -> pd.DataFrame:
+    """The table with one column per key, the same value on every row."""
+    return pd.concat([table, pd.DataFrame([values] * len(table), index=table.index)], axis=1)
 
 
 def theme_rows(
@@ -138,4 +146,94 @@ def theme_rows(
         by_a = sym.set_index("a_index")  # A rows come first in `out`, in A order
         for col in ("baseline_z_a", "baseline_z_b", "passes_both"):
             out[f"sym_{col}"] = by_a[col].reindex(range(len(out))).to_numpy()
+    return out
+
+
+def _nan_share(mask: np.ndarray, defined: np.ndarray) -> np.ndarray:
+    n = defined.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (mask & defined).sum(axis=1) / np.where(n > 0, n, 1), np.nan)
+
+
+def _nan_median(x: np.ndarray) -> np.ndarray:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN resample gives NaN
+        return np.nanmedian(x, axis=1)
+
+
+def _baseline_resamples(df: pd.DataFrame, idx: np.ndarray) -> dict[str, np.ndarray]:
+    """baselines.baseline_summary's rates and medians for every resample (rows of idx)."""
+    z = df["baseline_z"].to_numpy(float)[idx]
+    adj = df["baseline_adjusted"].to_numpy(float)[idx]
+    zd, ad = ~np.isnan(z), ~np.isnan(adj)
+    return {
+        "baseline_z_median": _nan_median(z),
+        "baseline_share_z_gt_2": _nan_share(z > 2, zd),
+        "baseline_share_z_gt_3": _nan_share(z > 3, zd),
+        "baseline_adjusted_median": _nan_median(adj),
+        "baseline_share_adjusted_gt_0": _nan_share(adj > 0, ad),
+        "baseline_rel_gap_median": _nan_median(df["baseline_rel_gap"].to_numpy(float)[idx]),
+        "baseline_percentile_median": _nan_median(df["baseline_percentile"].to_numpy(float)[idx]),
+        "baseline_share_flagged": (df["baseline_flag"].to_numpy() != "")[idx].mean(axis=1),
+    }
+
+
+def theme_level_intervals(
+    S, settings: Settings, *, W_a=None, W_b=None, null_q=None, plan=None
+) -> dict[str, float]:
+    """`<metric>_ci_low/_ci_high` of the baseline, null and transport columns.
+
+    These columns aggregate per-theme values (a theme's z, its q-value, its row of the
+    transport plan), so the themes are resampled with the same seeded draws as
+    bootstrap_table while each theme's value stays as computed on the full sets: the
+    interval shows how much the figure depends on which themes are in the sets.
+    """
+    from .baselines import symmetric_baselines, within_baselines
+    from .bootstrap import _intervals, _resample_indices
+    from .transport import _shares, _substantial
+
+    boot = settings.bootstrap
+    n_a, n_b = S.shape
+    rows, cols = _resample_indices(n_a, n_b, boot["n"], boot["seed"])
+    samples: dict[str, np.ndarray] = {}
+    for W, M, idx, suffix in ((W_a, S, rows, "_a"), (W_b, S.T, cols, "_b")):
+        if W is not None:
+            for k, v in _baseline_resamples(within_baselines(M, W), idx).items():
+                samples[k + suffix] = v
+    if W_a is not None and W_b is not None:
+        sym = symmetric_baselines(S, W_a, W_b, hungarian_pairs(S), z_min=settings.baseline_z)
+        # A theme without a Hungarian partner contributes no pair to the resample.
+        by_a = sym.set_index("a_index").reindex(range(n_a))
+        for side in ("a", "b", "both"):
+            passes = by_a[f"passes_{side}"]
+            defined = passes.notna().to_numpy()
+            value = passes.fillna(False).to_numpy(bool)
+            samples[f"baseline_share_passes_{side}"] = _nan_share(value[rows], defined[rows])
+    if null_q is not None:
+        sig = np.asarray(null_q) <= settings.null_model["alpha"]
+        samples["significant_match_rate"] = sig[rows].mean(axis=1)
+    if plan is not None:
+        row_mass, col_mass = plan.sum(axis=1), plan.sum(axis=0)
+        row_cost = (plan * (1.0 - S)).sum(axis=1)
+        share_a, share_b = _shares(plan)
+        min_share = settings.transport["min_share"]
+        split = np.array([len(i) >= 2 for i in _substantial(share_a, min_share)])
+        join = np.array([len(i) >= 2 for i in _substantial(share_b.T, min_share)])
+        total = row_mass[rows].sum(axis=1)
+        samples["ot_total_mass"] = total
+        samples["ot_mass_a_frac"] = total  # uniform marginals: each resample's A mass is 1
+        samples["ot_mass_b_frac"] = col_mass[cols].sum(axis=1)
+        samples["ot_n_splits"] = split[rows].sum(axis=1).astype(float)
+        samples["ot_n_joins"] = join[cols].sum(axis=1).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            samples["ot_cost"] = np.where(total > 0, row_cost[rows].sum(axis=1) / total, np.nan)
+    if not samples:
+        return {}
+    names = list(samples)
+    lo, hi = _intervals(np.column_stack([samples[k] for k in names]), 0.95)
+    out = {}
+    for k, low, high in zip(names, lo, hi, strict=True):
+        out[f"{k}_ci_low"], out[f"{k}_ci_high"] = float(low), float(high)
     return out
