@@ -132,3 +132,14 @@ def test_theme_level_intervals_contain_the_estimate():
         assert r[f"{m}_ci_low"] <= r[m] <= r[f"{m}_ci_high"], m
     again, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_best=null_best)
     assert again.equals(rows)  # seeded
+
+
+def test_columns_do_not_depend_on_which_families_apply():
+    S, _, _ = random_case(seed=3)
+    st = Settings(thresholds=[0.6], bootstrap={"n": 20, "seed": 0})
+    rows, _ = comparison_rows(S, st)  # no null model, no within-set matrices
+    r = rows.iloc[0]
+    assert np.isnan(r["significant_match_rate"])
+    assert np.isnan(r["significant_match_rate_ci_low"]) and np.isnan(
+        r["significant_match_rate_ci_high"]
+    )

@@ -214,6 +214,8 @@ def theme_level_intervals(
     if null_q is not None:
         sig = np.asarray(null_q) <= settings.null_model["alpha"]
         samples["significant_match_rate"] = sig[rows].mean(axis=1)
+    else:  # the column exists (NaN) for every method, so its interval does too
+        samples["significant_match_rate"] = np.full(boot["n"], np.nan)
     if plan is not None:
         row_mass, col_mass = plan.sum(axis=1), plan.sum(axis=0)
         row_cost = (plan * (1.0 - S)).sum(axis=1)
@@ -229,8 +231,6 @@ def theme_level_intervals(
         samples["ot_n_joins"] = join[cols].sum(axis=1).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             samples["ot_cost"] = np.where(total > 0, row_cost[rows].sum(axis=1) / total, np.nan)
-    if not samples:
-        return {}
     names = list(samples)
     lo, hi = _intervals(np.column_stack([samples[k] for k in names]), 0.95)
     out = {}
