@@ -22,21 +22,9 @@ def ingest_themes(src, out, *, set_name: str, template: str) -> None:
 
 
 def ingest_transcripts(paths, out) -> None:
-    from .transcripts import read_transcripts, write_segments_parquet
+    from .transcripts import read_transcripts, segment_columns, write_segments_parquet
 
-    if paths:
-        df = read_transcripts(paths)
-    else:
-        df = pd.DataFrame(
-            {
-                "transcript": pd.Series([], dtype=str),
-                "segment": pd.Series([], dtype="int64"),
-                "speaker": pd.Series([], dtype=str),
-                "text": pd.Series([], dtype=str),
-                "start": pd.Series([], dtype="float64"),
-                "end": pd.Series([], dtype="float64"),
-            }
-        )
+    df = read_transcripts(paths) if paths else pd.DataFrame({c: [] for c in segment_columns()})
     write_segments_parquet(df, out)
     log.info("%d segments from %d transcripts", len(df), len(paths))
 

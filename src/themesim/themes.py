@@ -713,8 +713,8 @@ def write_themes_parquet(df: pd.DataFrame, path) -> None:
     pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), str(path))
 
 
-def read_themes_parquet(path) -> pd.DataFrame:
-    """Read a table written by `write_themes_parquet`; list columns come back as lists."""
+def read_checked_parquet(path, columns: list[str], what: str) -> pd.DataFrame:
+    """The given columns of a parquet file themesim wrote; a clear error for anything else."""
     p = check_input_file(path)
     try:
         table = pq.read_table(str(p))
@@ -722,14 +722,19 @@ def read_themes_parquet(path) -> pd.DataFrame:
         raise InputError(
             str(path), f"is not a readable parquet file ({e})", "Re-create it with themesim."
         ) from e
-    missing = [c for c in _COLUMNS if c not in table.column_names]
+    missing = [c for c in columns if c not in table.column_names]
     if missing:
         raise InputError(
             str(path),
-            f"is not a theme table (missing columns {', '.join(missing)})",
-            "Point to a themes parquet file written by themesim.",
+            f"is not a {what} table (missing columns {', '.join(missing)})",
+            f"Point to a {what}s parquet file written by themesim.",
         )
-    df = table.select(_COLUMNS).to_pandas()
+    return table.select(columns).to_pandas()
+
+
+def read_themes_parquet(path) -> pd.DataFrame:
+    """Read a table written by `write_themes_parquet`; list columns come back as lists."""
+    df = read_checked_parquet(path, _COLUMNS, "theme")
     for c in LIST_FIELDS:
         df[c] = [[] if v is None else list(v) for v in df[c]]
     return df

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from themesim.errors import InputError
-from themesim.themes import check_input_file, read_text_file, split_lines
+from themesim.themes import check_input_file, read_checked_parquet, read_text_file, split_lines
 
 TRANSCRIPT_SUFFIXES = (".txt", ".vtt", ".srt", ".docx", ".json")
 _COLUMNS = ["transcript", "segment", "speaker", "text", "start", "end"]
@@ -323,18 +323,4 @@ def write_segments_parquet(df: pd.DataFrame, path) -> None:
 
 def read_segments_parquet(path) -> pd.DataFrame:
     """Read a table written by `write_segments_parquet`."""
-    p = check_input_file(path)
-    try:
-        table = pq.read_table(str(p))
-    except (pa.ArrowException, OSError) as e:
-        raise InputError(
-            str(path), f"is not a readable parquet file ({e})", "Re-create it with themesim."
-        ) from e
-    missing = [c for c in _COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(
-            str(path),
-            f"is not a segment table (missing columns {', '.join(missing)})",
-            "Point to a segments parquet file written by themesim.",
-        )
-    return table.select(_COLUMNS).to_pandas()
+    return read_checked_parquet(path, _COLUMNS, "segment")
