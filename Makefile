@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.themesim-installed
 CORES ?= 8
 
-.PHONY: install study test lint clean
+.PHONY: install browser study test lint clean
 
 # Reinstalls only when the pins change; otherwise a no-op that takes a second.
 # llama.cpp is compiled once (about 5 minutes on 2 cores; pip keeps the wheel) as a portable
@@ -20,6 +20,11 @@ $(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt re
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The report test renders summary.html in a real headless Chromium (Debian's package).
+browser:
+	command -v chromium >/dev/null || { apt-get install -y --no-install-recommends chromium \
+		|| { apt-get update && apt-get install -y --no-install-recommends chromium; }; }
 
 study: install
 	HF_HUB_OFFLINE=1 $(BIN)/snakemake --cores $(CORES)
