@@ -462,33 +462,49 @@ def parse_sums(text: str, where: str) -> dict[str, str]:
     return sums
 
 
-def _zip_members(path) -> tuple[dict[str, bytes], list[str]]:
+def _hash_stream(f) -> str:
+    h = hashlib.sha256()
+    for chunk in iter(lambda: f.read(1 << 20), b""):
+        h.update(chunk)
+    return h.hexdigest()
+
+
+def _zip_members(path) -> tuple[dict[str, str], bytes | None, list[str]]:
+    """sha256 of every file in a zip (None when unreadable), the SUMS text, duplicated names."""
+    import zlib
+
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:
         raise InputError(str(path), f"is not a readable zip archive ({e})", "Check the file") from e
-    files: dict[str, bytes] = {}
+    hashes: dict[str, str | None] = {}
+    sums = None
     dups = []
     with zf:
         for info in zf.infolist():
             if info.is_dir():
                 continue
-            if info.filename in files:
+            if info.filename in hashes:
                 dups.append(info.filename)
             try:
-                files[info.filename] = zf.read(info)
-            except (zipfile.BadZipFile, OSError) as e:  # CRC error: the bytes were changed
-                files[info.filename] = f"unreadable: {e}".encode()
-    return files, dups
+                if info.filename == SUMS:
+                    sums = zf.read(info)
+                with zf.open(info) as f:
+                    hashes[info.filename] = _hash_stream(f)
+            except (zipfile.BadZipFile, zlib.error, OSError):  # bad CRC: the bytes were changed
+                hashes[info.filename] = None
+    return hashes, sums, dups
 
 
-def _folder_members(path) -> dict[str, bytes]:
+def _folder_members(path) -> tuple[dict[str, str], bytes | None]:
     root = Path(path)
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
+    hashes = {
+        p.relative_to(root).as_posix(): sha256_path(p)
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+    sums = root / SUMS
+    return hashes, sums.read_bytes() if sums.is_file() else None
 
 
 def verify(path) -> Verification:
@@ -496,21 +512,26 @@ def verify(path) -> Verification:
     path = Path(path)
     if not path.exists():
         raise InputError(str(path), "not found", "Give the path of a themesim archive (.zip)")
-    files, dups = _zip_members(path) if path.is_file() else (_folder_members(path), [])
-    if SUMS not in files:
+    if path.is_file():
+        hashes, sums_text, dups = _zip_members(path)
+    else:
+        (hashes, sums_text), dups = _folder_members(path), []
+    if sums_text is None:
+        problem = f"its {SUMS} is unreadable" if SUMS in hashes else f"has no {SUMS}"
         raise InputError(
-            str(path), f"has no {SUMS}", "Is this a themesim archive? It lists its checksums there"
+            str(path), problem, "Is this a themesim archive? It lists its checksums there"
         )
-    sums = parse_sums(files.pop(SUMS).decode("utf-8", "replace"), f"{path}: {SUMS}")
+    hashes.pop(SUMS)
+    sums = parse_sums(sums_text.decode("utf-8", "replace"), f"{path}: {SUMS}")
     v = Verification(duplicated=sorted(set(dups)))
     for name in sorted(sums):
-        if name not in files:
+        if name not in hashes:
             v.missing.append(name)
-        elif sha256_bytes(files[name]) == sums[name]:
+        elif hashes[name] == sums[name]:
             v.matched.append(name)
         else:
             v.differ.append(name)
-    v.unlisted = sorted(set(files) - set(sums))
+    v.unlisted = sorted(set(hashes) - set(sums))
     return v
 
 
