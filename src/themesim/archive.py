@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import logging
 import os
 import re
 import zipfile
@@ -53,11 +54,8 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_path(path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return _hash_stream(f)
 
 
 def environment_lock() -> str:
@@ -316,23 +314,38 @@ def provenance_info(code_version: str | None) -> dict:
     }
 
 
-def sha256sums(entries: dict[str, bytes]) -> str:
+def _digest(data: bytes | Path) -> str:
+    return sha256_bytes(data) if isinstance(data, bytes) else sha256_path(data)
+
+
+def sha256sums(entries: dict[str, bytes | Path]) -> str:
     """sha256sum's format: `<hex>  <name>`, one line per entry, sorted by name."""
-    return "".join(f"{sha256_bytes(entries[n])}  {n}\n" for n in sorted(entries))
+    return "".join(f"{_digest(entries[n])}  {n}\n" for n in sorted(entries))
 
 
-def write_zip(path, entries: dict[str, bytes]) -> None:
-    """A deterministic zip: sorted names, fixed date, permissions and compression level."""
+def write_zip(path, entries: dict[str, bytes | Path]) -> None:
+    """A deterministic zip: sorted names, fixed date, permissions and compression.
+
+    An entry is bytes, or a file streamed into the zip (large caches never sit in memory).
+    """
+    import shutil
+
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(f"{path}.part")
     with zipfile.ZipFile(tmp, "w") as zf:
         for name in sorted(entries):
+            data = entries[name]
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.create_system = 3  # unix, so the permission bits below mean the same everywhere
             info.external_attr = 0o100644 << 16
             stored = name.lower().endswith(STORED_SUFFIXES)
             info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-            zf.writestr(info, entries[name], compresslevel=None if stored else 9)
+            if isinstance(data, bytes):
+                zf.writestr(info, data)
+                continue
+            info.file_size = Path(data).stat().st_size
+            with open(data, "rb") as src, zf.open(info, "w") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
     tmp.replace(path)
 
 
@@ -351,17 +364,17 @@ def build_archive(
     confidential: bool = False,
     authors=(),
     lock: str | None = None,
-) -> dict[str, bytes]:
-    """Write the archive zip to `out`; returns its entries (name -> bytes) without SHA256SUMS.
+) -> dict[str, bytes | Path]:
+    """Write the archive zip to `out`; returns its entries (bytes or file) without SHA256SUMS.
 
     `results` and the inputs are paths relative to the run folder; `code` maps names in the
     archive (relative to the Snakefile's folder) to the workflow's files.
     """
     import yaml
 
-    entries: dict[str, bytes] = {}
+    entries: dict[str, bytes | Path] = {}
 
-    def put(name: str, data: bytes) -> None:
+    def put(name: str, data: bytes | Path) -> None:
         _check_entry_name(name)
         if name in entries:
             raise InputError(
@@ -372,7 +385,7 @@ def build_archive(
         entries[name] = data
 
     for name, path in code.items():
-        put(name, Path(path).read_bytes())
+        put(name, Path(path))
 
     withheld: dict[str, str] = {}
     result_files = list(results)
@@ -385,7 +398,7 @@ def build_archive(
         if confidential and name.startswith(TEXT_RESULTS):
             withheld[name] = sha256_path(r)
         else:
-            put(name, Path(r).read_bytes())
+            put(name, Path(r))
 
     reserved = {CONFIG, LOCK, PROVENANCE, SUMS, WITHHELD, "README.md", "CITATION.cff"}
     placed = place_inputs(
@@ -399,7 +412,7 @@ def build_archive(
         if confidential:
             withheld[name] = sha256_path(src)
         else:
-            put(name, Path(src).read_bytes())
+            put(name, Path(src))
 
     prov = provenance_info(code_version)
     if placed.moved:
@@ -415,6 +428,9 @@ def build_archive(
     if confidential:
         put(WITHHELD, "".join(f"{withheld[n]}  {n}\n" for n in sorted(withheld)).encode())
     write_zip(out, entries | {SUMS: sha256sums(entries).encode()})
+    logging.getLogger("themesim").info(
+        "%s: %d files, %d withheld (hash only)", out, len(entries) + 1, len(withheld)
+    )
     return entries
 
 
