@@ -18,6 +18,7 @@ include: "workflow/rules/similarity.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/plots.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/archive.smk"
 
 
 rule all:

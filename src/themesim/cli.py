@@ -1,4 +1,4 @@
-"""The `themesim` command: score a matrix, or compare two theme files directly."""
+"""The `themesim` command: score a matrix, compare two theme files, or verify an archive."""
 
 from __future__ import annotations
 
@@ -89,6 +89,14 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from .archive import format_verification, verify
+
+    result = verify(args.archive)
+    sys.stdout.write(format_verification(args.archive, result, verbose=args.verbose))
+    return 0 if result.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="themesim", description=__doc__)
     p.add_argument("--version", action="version", version=f"themesim {__version__}")
@@ -137,6 +145,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--template", default="{name}: {description}", help="text embedded per theme")
     c.add_argument("--format", choices=FORMATS, default="text")
     c.set_defaults(func=cmd_compare)
+
+    v = sub.add_parser(
+        "verify",
+        help="recheck every checksum of a results archive; exit 0 only when all match",
+        description="Recheck every file of a themesim archive (or the folder it was unpacked"
+        " to) against its SHA256SUMS: files that differ, are missing, or are not listed are"
+        " reported. Exit status 0 when all match, 1 when not, 2 when it is not an archive.",
+    )
+    v.add_argument("archive", help="results/archive/<study>.zip, or its unpacked folder")
+    v.add_argument("--verbose", "-v", action="store_true", help="also list the files that match")
+    v.set_defaults(func=cmd_verify)
     return p
 
 

@@ -144,3 +144,52 @@ def get_final_output():
         out += heatmaps(m) + [f"results/plots/{m}/sweep.png"]
     out += ["results/report/summary.html", "results/report/summary.md"]
     return out
+
+
+# Archive (`snakemake archive`): what goes into results/archive/{study}.zip.
+def archive_settings():
+    return {"confidential": False, "authors": []} | (config.get("archive") or {})
+
+
+def archive_zip():
+    from themesim.archive import archive_name
+
+    return f"results/archive/{archive_name(STUDY.name)}.zip"
+
+
+def archive_results():
+    """The final outputs plus the side tables and theme embeddings their rules also write."""
+    out = [f for f in get_final_output() if f.startswith("results/")]
+    for m in STUDY.methods:
+        out += [
+            f"results/metrics/{m}/sets_themes.csv",
+            f"results/metrics/{m}/transport/splits_joins.csv",
+        ]
+        out += [
+            f"results/metrics/{m}/transport/{p}.parquet"
+            for p in pair_names(STUDY.pairs)
+        ]
+        if f"results/metrics/{m}/runs.csv" in out:
+            out.append(f"results/metrics/{m}/runs_matrix.parquet")
+        out += embedding_files(m, STUDY.sets)
+    return list(dict.fromkeys(out))
+
+
+def precomputed_inputs():
+    """Per precomputed method, the matrix files it reads."""
+    return {
+        m: [precomputed_csv(STUDY.methods[m], a, b) for a, b in STUDY.method_pairs(m)]
+        for m in STUDY.methods_of("precomputed")
+    }
+
+
+def judge_cache():
+    """The judge's cache when a judge method runs (an accumulating file, not a rule output)."""
+    return "results/cache/judge.sqlite" if STUDY.methods_of("llm_judge") else None
+
+
+def archive_code():
+    """The workflow's own files by name in the archive, so the archive can be rerun."""
+    from themesim.archive import code_files
+
+    return {name: str(p) for name, p in code_files(workflow.basedir).items()}

@@ -1,0 +1,487 @@
+"""The archive bundle: layout, checksums, `themesim verify`, confidential mode, reproduction."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+from test_pipeline import HUMAN, LLM, TRANSCRIPT, snakemake
+
+from themesim.archive import (
+    SUMS,
+    WITHHELD,
+    archive_name,
+    build_archive,
+    code_files,
+    environment_lock,
+    place_inputs,
+    read_zip,
+    sha256sums,
+    verify,
+    write_zip,
+)
+from themesim.cli import main
+
+LOCK = "numpy==2.4.6\n"  # a fixed lock, so unit tests do not depend on the environment
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def make_code(root: Path) -> Path:
+    """A hand-made workflow folder: what code_files must take and what it must skip."""
+    (root / "workflow" / "rules").mkdir(parents=True)
+    (root / "Snakefile").write_text("# snakefile\n")
+    (root / "workflow" / "rules" / "common.smk").write_text("# common\n")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "x.py").write_text("print(1)\n")
+    (root / "src" / "themesim" / "__pycache__").mkdir(parents=True)
+    (root / "src" / "themesim" / "__init__.py").write_text("")
+    (root / "src" / "themesim" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (root / "src" / "themesim" / "b.pyc").write_bytes(b"\0")
+    (root / "src" / "other").mkdir()
+    (root / "src" / "other" / "y.py").write_text("")
+    return root
+
+
+def make_run(root: Path) -> Path:
+    """A hand-made run folder: inputs, a few results, and an old archive that must stay out."""
+    (root / "data" / "tr").mkdir(parents=True)
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM)
+    (root / "data" / "tr" / "sam.txt").write_text(TRANSCRIPT)
+    for rel, text in {
+        "results/metrics/m/comparisons.csv": "set_a,set_b\nhuman,llm\n",
+        "results/embeddings/m/human.parquet": "text of the themes",
+        "results/plots/m/sweep.png": "png",
+        "results/archive/old.zip": "an earlier archive",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+CONFIG = {
+    "study": {"name": "tiny study", "description": "unit test"},
+    "theme_sets": [{"path": "data/human.csv"}, "data/llm.yaml"],
+    "transcripts": ["data/tr/*.txt"],
+    "methods": {"m": {"kind": "tfidf", "thresholds": [0.2]}},
+}
+
+
+def build(run: Path, code: Path, out: Path, *, config=CONFIG, sets=None, transcripts=None, **kw):
+    cwd = os.getcwd()
+    os.chdir(run)  # inputs and results are relative to the run folder, as in a workflow job
+    try:
+        return build_archive(
+            out,
+            config=config,
+            study=config["study"],
+            sets=sets or {"human": "data/human.csv", "llm": "data/llm.yaml"},
+            transcripts=["data/tr/sam.txt"] if transcripts is None else transcripts,
+            precomputed=kw.pop("precomputed", {}),
+            results=[
+                "results/metrics/m/comparisons.csv",
+                "results/embeddings/m/human.parquet",
+                "results/plots/m/sweep.png",
+                "results/archive/old.zip",
+            ],
+            judge_cache=None,
+            code=code_files(code),
+            code_version="abc123",
+            lock=LOCK,
+            **kw,
+        )
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.fixture
+def built(tmp_path):
+    run = make_run(tmp_path / "run")
+    code = make_code(tmp_path / "code")
+    out = tmp_path / "tiny-study.zip"
+    build(run, code, out)
+    return out
+
+
+def run_verify(path, *args, capsys):
+    rc = main(["verify", str(path), *args])
+    return rc, capsys.readouterr().out
+
+
+def rewrite(src: Path, dst: Path, change) -> None:
+    files = read_zip(src)
+    change(files)
+    write_zip(dst, files)
+
+
+def test_archive_name_is_a_safe_file_name():
+    assert archive_name("demo-carers") == "demo-carers"
+    assert archive_name("Carers study / 2025 (pilot)") == "Carers-study-2025-pilot"
+    assert archive_name("../..") == "study"
+
+
+def test_code_files_take_the_workflow_and_skip_caches(tmp_path):
+    root = make_code(tmp_path)
+    files = code_files(root)
+    assert all(p == root / name for name, p in files.items())
+    assert list(files) == [
+        "Snakefile",
+        "scripts/x.py",
+        "src/themesim/__init__.py",
+        "workflow/rules/common.smk",
+    ]
+
+
+def test_environment_lock_is_sorted_pins_without_themesim():
+    from importlib import metadata
+
+    lines = environment_lock().splitlines()
+    names = [line.split("==")[0].lower().replace("_", "-") for line in lines]
+    assert names == sorted(names)
+    assert f"numpy=={metadata.version('numpy')}" in lines
+    assert "themesim" not in names
+    assert all(line.count("==") == 1 for line in lines)
+
+
+def test_sha256sums_format_and_deterministic_zip(tmp_path):
+    entries = {"b/x.txt": b"x\n", "a.csv": b"1,2\n"}
+    a, x = sha(b"1,2\n"), sha(b"x\n")
+    assert sha256sums(entries) == f"{a}  a.csv\n{x}  b/x.txt\n"
+    write_zip(tmp_path / "1.zip", entries)
+    write_zip(tmp_path / "2.zip", dict(reversed(entries.items())))
+    assert (tmp_path / "1.zip").read_bytes() == (tmp_path / "2.zip").read_bytes()
+    with zipfile.ZipFile(tmp_path / "1.zip") as zf:
+        assert zf.namelist() == ["a.csv", "b/x.txt"]
+        assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+def test_archive_layout(built, tmp_path):
+    files = read_zip(built)
+    names = set(files)
+    for name in (
+        "Snakefile",
+        "workflow/rules/common.smk",
+        "scripts/x.py",
+        "src/themesim/__init__.py",
+        "config/config.yaml",
+        "data/human.csv",
+        "data/llm.yaml",
+        "data/tr/sam.txt",
+        "results/metrics/m/comparisons.csv",
+        "results/embeddings/m/human.parquet",
+        "results/plots/m/sweep.png",
+        "environment/pip-freeze.txt",
+        "environment/provenance.yaml",
+        "CITATION.cff",
+        "README.md",
+        SUMS,
+    ):
+        assert name in names, name
+    assert not any(n.startswith("results/archive/") for n in names)
+    assert not any("__pycache__" in n or n.startswith("src/other") for n in names)
+    assert WITHHELD not in names
+    assert files["data/human.csv"] == HUMAN.encode()
+    assert files["environment/pip-freeze.txt"] == LOCK.encode()
+    assert yaml.safe_load(files["environment/provenance.yaml"])["git_commit"] == "abc123"
+    # inputs inside the run folder: the config as run, unchanged
+    assert yaml.safe_load(files["config/config.yaml"]) == CONFIG
+    cff = yaml.safe_load(files["CITATION.cff"])
+    assert cff["cff-version"] == "1.2.0" and cff["title"].startswith("tiny study")
+    assert "themesim verify tiny-study.zip" in files["README.md"].decode()
+    # every other entry is listed, with its sha256
+    listed = dict(line.split("  ")[::-1] for line in files[SUMS].decode().splitlines())
+    assert set(listed) == names - {SUMS}
+    assert listed["data/human.csv"] == sha(HUMAN.encode())
+
+
+def test_same_results_give_the_same_archive_bytes(tmp_path):
+    run = make_run(tmp_path / "run")
+    code = make_code(tmp_path / "code")
+    first, second, changed = (tmp_path / d / "tiny-study.zip" for d in ("1", "2", "3"))
+    build(run, code, first)
+    build(run, code, second)
+    assert first.read_bytes() == second.read_bytes()
+    (run / "results" / "plots" / "m" / "sweep.png").write_text("other png")
+    build(run, code, changed)
+    assert changed.read_bytes() != first.read_bytes()
+
+
+def test_sha256sum_accepts_the_unpacked_archive(built, tmp_path):
+    if shutil.which("sha256sum") is None:
+        pytest.skip("coreutils sha256sum not installed")
+    folder = tmp_path / "unpacked"
+    zipfile.ZipFile(built).extractall(folder)
+    proc = subprocess.run(["sha256sum", "--strict", "-c", SUMS], cwd=folder, capture_output=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count(b": OK") == len(read_zip(built)) - 1
+
+
+def test_verify_passes_an_intact_archive_and_its_folder(built, tmp_path, capsys):
+    rc, out = run_verify(built, capsys=capsys)
+    assert rc == 0
+    n = len(read_zip(built)) - 1
+    assert f"OK: all {n} files match" in out
+    folder = tmp_path / "unpacked"
+    zipfile.ZipFile(built).extractall(folder)
+    rc, out = run_verify(folder, "--verbose", capsys=capsys)
+    assert rc == 0 and "OK        data/human.csv" in out
+
+
+def test_verify_reports_a_tampered_file(built, tmp_path, capsys):
+    bad = tmp_path / "tampered.zip"
+
+    def tamper(files):
+        files["results/metrics/m/comparisons.csv"] = b"set_a,set_b\nhuman,llm2\n"
+
+    rewrite(built, bad, tamper)
+    rc, out = run_verify(bad, capsys=capsys)
+    assert rc == 1
+    assert "DIFFERS   results/metrics/m/comparisons.csv" in out
+    assert "FAILED: 1 differ" in out
+    v = verify(bad)
+    assert v.differ == ["results/metrics/m/comparisons.csv"] and not v.missing and not v.unlisted
+
+
+def test_verify_reports_a_removed_file(built, tmp_path, capsys):
+    bad = tmp_path / "removed.zip"
+    rewrite(built, bad, lambda files: files.pop("data/llm.yaml"))
+    rc, out = run_verify(bad, capsys=capsys)
+    assert rc == 1
+    assert "MISSING   data/llm.yaml" in out and "1 missing" in out
+
+
+def test_verify_reports_an_added_file(built, tmp_path, capsys):
+    bad = tmp_path / "added.zip"
+    rewrite(built, bad, lambda files: files.update({"results/metrics/m/extra.csv": b"x\n"}))
+    rc, out = run_verify(bad, capsys=capsys)
+    assert rc == 1
+    assert "UNLISTED  results/metrics/m/extra.csv" in out and "1 not listed" in out
+
+
+def test_verify_reports_bytes_changed_inside_the_zip(built, tmp_path, capsys):
+    # Flip bytes of a stored entry in place: the zip's own CRC fails too; still one DIFFERS.
+    data = bytearray(built.read_bytes())
+    with zipfile.ZipFile(built) as zf:
+        info = zf.getinfo("results/plots/m/sweep.png")
+    start = info.header_offset + 30 + len(info.filename.encode())
+    data[start : start + 3] = b"PNG"
+    bad = tmp_path / "flipped.zip"
+    bad.write_bytes(bytes(data))
+    rc, out = run_verify(bad, capsys=capsys)
+    assert rc == 1 and "DIFFERS   results/plots/m/sweep.png" in out
+
+
+def test_verify_refuses_what_is_not_an_archive(tmp_path, capsys):
+    (tmp_path / "x.zip").write_text("not a zip")
+    assert main(["verify", str(tmp_path / "x.zip")]) == 2
+    assert "is not a readable zip archive" in capsys.readouterr().err
+    write_zip(tmp_path / "y.zip", {"a.txt": b"a"})
+    assert main(["verify", str(tmp_path / "y.zip")]) == 2
+    assert "has no SHA256SUMS" in capsys.readouterr().err
+
+
+def test_confidential_archive_holds_hashes_not_inputs(tmp_path, capsys):
+    run = make_run(tmp_path / "run")
+    code = make_code(tmp_path / "code")
+    out = tmp_path / "c.zip"
+    build(run, code, out, confidential=True)
+    files = read_zip(out)
+    for name in ("data/human.csv", "data/llm.yaml", "data/tr/sam.txt"):
+        assert name not in files
+    assert "results/embeddings/m/human.parquet" not in files  # holds the embedded text
+    assert "results/metrics/m/comparisons.csv" in files
+    withheld = dict(line.split("  ")[::-1] for line in files[WITHHELD].decode().splitlines())
+    assert withheld == {
+        "data/human.csv": sha(HUMAN.encode()),
+        "data/llm.yaml": sha(LLM.encode()),
+        "data/tr/sam.txt": sha(TRANSCRIPT.encode()),
+        "results/embeddings/m/human.parquet": sha(b"text of the themes"),
+    }
+    assert not any(HUMAN.splitlines()[1].encode() in data for data in files.values())
+    assert "confidential" in files["README.md"].decode()
+    assert run_verify(out, capsys=capsys)[0] == 0
+
+
+def test_inputs_outside_the_run_folder_move_under_inputs(tmp_path):
+    run = make_run(tmp_path / "run")
+    code = make_code(tmp_path / "code")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "judge").mkdir(parents=True)
+    (elsewhere / "llm.yaml").write_text(LLM)
+    (elsewhere / "judge" / "human__vs__llm.csv").write_text(",L\nH,0.5\n")
+    (elsewhere / "sam.txt").write_text(TRANSCRIPT)
+    config = dict(
+        CONFIG,
+        theme_sets=["data/human.csv", {"path": str(elsewhere / "llm.yaml")}],
+        transcripts=[str(elsewhere / "*.txt")],
+        methods={"j": {"kind": "precomputed", "dir": str(elsewhere / "judge")}},
+    )
+    build(
+        run,
+        code,
+        tmp_path / "x.zip",
+        config=config,
+        sets={"human": "data/human.csv", "llm": str(elsewhere / "llm.yaml")},
+        transcripts=[str(elsewhere / "sam.txt")],
+        precomputed={"j": [str(elsewhere / "judge" / "human__vs__llm.csv")]},
+    )
+    files = read_zip(tmp_path / "x.zip")
+    cfg = yaml.safe_load(files["config/config.yaml"])
+    moved = cfg["theme_sets"][1]["path"]
+    assert moved.startswith("inputs/external/") and moved.endswith("/llm.yaml")  # same set name
+    assert files[moved] == LLM.encode()
+    assert cfg["theme_sets"][0] == "data/human.csv"
+    assert cfg["methods"]["j"]["dir"] == "inputs/precomputed/j"
+    assert files["inputs/precomputed/j/human__vs__llm.csv"] == b",L\nH,0.5\n"
+    # same folder as the theme file, so the same stable subfolder; listed, not globbed
+    assert cfg["transcripts"] == [moved.replace("llm.yaml", "sam.txt")]
+    assert files[cfg["transcripts"][0]] == TRANSCRIPT.encode()
+    prov = yaml.safe_load(files["environment/provenance.yaml"])
+    assert prov["inputs_moved"][str(elsewhere / "llm.yaml")] == moved
+
+
+def test_a_glob_that_would_find_archive_files_becomes_a_list():
+    config = {"transcripts": ["*/*.txt"], "methods": {}}
+    kept = {"transcripts": ["tr/*.txt"], "methods": {}}
+    taken = {"environment/pip-freeze.txt", "README.md"}
+    placed = place_inputs(config, sets={}, transcripts=["tr/sam.txt"], precomputed={}, taken=taken)
+    assert placed.config["transcripts"] == ["tr/sam.txt"]  # */*.txt would add pip-freeze.txt
+    placed = place_inputs(kept, sets={}, transcripts=["tr/sam.txt"], precomputed={}, taken=taken)
+    assert placed.config["transcripts"] == ["tr/*.txt"] and placed.files == {
+        "tr/sam.txt": "tr/sam.txt"
+    }
+
+
+# -- the real rule, and a rerun from the unpacked archive ----------------------------------------
+
+LLM_SMALL = """themes:
+  - id: L1
+    name: Employment and caregiving conflict
+    description: Balancing a job with caring duties for an older parent
+  - id: L2
+    name: Financial strain
+    description: Paying for care puts pressure on family finances
+"""
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("archived")
+    (root / "data").mkdir()
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM_SMALL)
+    (root / "data" / "sam.txt").write_text(TRANSCRIPT)
+    cfg = {
+        "study": {"name": "tiny archive", "description": "archive test"},
+        "reference": "human",
+        "theme_sets": ["data/human.csv", "data/llm.yaml"],
+        "transcripts": ["data/*.txt"],
+        "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
+        "metrics": {"bootstrap": {"n": 10, "seed": 1}, "null_model": {"k": 2, "seed": 2}},
+        "methods": {
+            "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+        },
+    }
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    snakemake(root, "--cores", "2")
+    assert not (root / "results" / "archive").exists()  # not part of `all`
+    snakemake(root, "--cores", "2", "archive")
+    return root
+
+
+def zip_of(root: Path) -> Path:
+    return root / "results" / "archive" / "tiny-archive.zip"
+
+
+def test_rule_archives_the_study(study, capsys):
+    files = read_zip(zip_of(study))
+    for name in (
+        "config/config.yaml",
+        "data/human.csv",
+        "data/sam.txt",
+        "results/metrics/minilm/comparisons.csv",
+        "results/metrics/tfidf/sweep.csv",
+        "results/metrics/minilm/transport/splits_joins.csv",
+        "results/similarity/minilm/human__vs__llm.parquet",
+        "results/embeddings/minilm/human.parquet",
+        "results/plots/minilm/sweep.png",
+        "results/report/summary.html",
+        "Snakefile",
+        "workflow/rules/archive.smk",
+        "workflow/schemas/config.schema.yaml",
+        "scripts/archive.py",
+        "src/themesim/archive.py",
+        "environment/pip-freeze.txt",
+        "CITATION.cff",
+        "README.md",
+    ):
+        assert name in files, name
+    for name in files:
+        if name.startswith("results/"):
+            assert files[name] == (study / name).read_bytes(), name
+    cfg = yaml.safe_load(files["config/config.yaml"])
+    assert cfg["study"]["name"] == "tiny archive"
+    assert cfg["archive"] == {"confidential": False, "authors": []}  # schema defaults filled in
+    assert cfg["metrics"]["null_model"] == {"k": 2, "seed": 2, "alpha": 0.05}
+    rc, out = run_verify(zip_of(study), capsys=capsys)
+    assert rc == 0, out
+
+
+def test_rule_archive_is_deterministic_and_tampering_shows(study, tmp_path, capsys):
+    first = zip_of(study).read_bytes()
+    snakemake(study, "--cores", "1", "archive", "--forcerun", "archive")
+    assert zip_of(study).read_bytes() == first
+    bad = tmp_path / "bad.zip"
+
+    def tamper(files):
+        files["results/metrics/minilm/comparisons.csv"] += b"\n"
+
+    rewrite(zip_of(study), bad, tamper)
+    rc, out = run_verify(bad, capsys=capsys)
+    assert rc == 1 and "DIFFERS   results/metrics/minilm/comparisons.csv" in out
+
+
+def test_rerun_from_the_unpacked_archive_gives_identical_metric_tables(study, tmp_path):
+    folder = tmp_path / "unpacked"
+    zipfile.ZipFile(zip_of(study)).extractall(folder)
+    (folder / "results").rename(folder / "results.archived")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(folder / "src"))
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(folder / "Snakefile"), "-d", str(folder)]
+    proc = subprocess.run(cmd + ["--cores", "2"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    archived, rerun = folder / "results.archived", folder / "results"
+    old = sorted(p.relative_to(archived) for p in archived.glob("metrics/**/*.csv"))
+    new = sorted(p.relative_to(rerun) for p in rerun.glob("metrics/**/*.csv"))
+    assert old == new and len(old) >= 8
+    for rel in old:
+        assert (rerun / rel).read_bytes() == (archived / rel).read_bytes(), rel
+
+
+def test_rule_confidential_archive(study, tmp_path, capsys):
+    cfg_path = study / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["archive"] = {"confidential": True, "authors": [{"given-names": "A.", "family-names": "B"}]}
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    snakemake(study, "--cores", "2", "archive")
+    files = read_zip(zip_of(study))
+    assert not {"data/human.csv", "data/llm.yaml", "data/sam.txt"} & set(files)
+    assert not any(n.startswith(("results/embeddings/", "results/transcripts/")) for n in files)
+    assert "results/metrics/minilm/comparisons.csv" in files
+    withheld = dict(line.split("  ")[::-1] for line in files[WITHHELD].decode().splitlines())
+    assert withheld["data/human.csv"] == sha((study / "data" / "human.csv").read_bytes())
+    assert withheld["data/sam.txt"] == sha(TRANSCRIPT.encode())
+    assert "results/embeddings/minilm/human.parquet" in withheld
+    assert yaml.safe_load(files["CITATION.cff"])["authors"] == [
+        {"given-names": "A.", "family-names": "B"}
+    ]
+    assert run_verify(zip_of(study), capsys=capsys)[0] == 0

@@ -1,0 +1,27 @@
+# Not part of `all`: `snakemake --cores 4 archive` bundles a finished study for a paper.
+
+
+rule archive:
+    input:
+        results=archive_results(),
+        theme_files=list(STUDY.sets.values()),
+        transcripts=STUDY.transcripts,
+        precomputed=[f for files in precomputed_inputs().values() for f in files],
+        code=list(archive_code().values()),
+    output:
+        archive_zip(),
+    log:
+        "logs/archive/archive.log",
+    params:
+        config=lambda wc: config,
+        study={"name": STUDY.name, "description": STUDY.description},
+        sets=STUDY.sets,
+        transcripts=STUDY.transcripts,
+        precomputed=precomputed_inputs(),
+        judge_cache=judge_cache(),
+        code_names=list(archive_code()),
+        code_version=CODE_VERSION,
+        confidential=archive_settings()["confidential"],
+        authors=archive_settings()["authors"],
+    script:
+        "../../scripts/archive.py"
