@@ -329,17 +329,21 @@ def metric_tables(
 
 
 def _write_csv(df: pd.DataFrame, out) -> None:
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    from .fileio import atomic_path
+
     # Fixed float format: byte-identical tables for identical inputs.
-    df.to_csv(out, index=False, float_format="%.10g", lineterminator="\n")
+    with atomic_path(out) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
 
 
 def _write_parquet(df: pd.DataFrame, out) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), out)
+    from .fileio import atomic_path
+
+    with atomic_path(out) as tmp:
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
 
 
 def _label(theme_id: str, name: str) -> str:
