@@ -19,6 +19,17 @@ def ingest_themes(src, out, *, set_name: str, template: str) -> None:
     df = read_theme_file(src, set_name=set_name, text_template=template)
     write_themes_parquet(df, out)
     log.info("%s: %d themes from %s", set_name, len(df), src)
+    if len(df) <= 3:  # not an error, but the NaNs it causes must not be silent
+        log.warning(
+            "%s (%s) has only %d theme(s): its within-set baselines need at least 4 and are "
+            "NaN (baseline_flag too_small)%s",
+            set_name,
+            src,
+            len(df),
+            "; with one theme, second-best similarities and gaps are NaN too"
+            if len(df) == 1
+            else "",
+        )
 
 
 def ingest_transcripts(paths, out) -> None:
