@@ -158,6 +158,25 @@ def _check_thresholds(name: str, spec: dict) -> None:
             )
 
 
+MAX_SWEEP_POINTS = 10_001  # step 0.0001 over [0, 1]; more only costs time and memory
+
+
+def _check_sweep(sweep: dict) -> dict:
+    start, stop, step = sweep.get("start", 0.0), sweep.get("stop", 1.0), sweep.get("step", 0.01)
+    if stop < start:
+        raise InputError(
+            "config sweep", f"stop {stop:g} is below start {start:g}", "Swap start and stop"
+        )
+    if step <= 0 or (stop - start) / step + 1 > MAX_SWEEP_POINTS:
+        raise InputError(
+            "config sweep.step",
+            f"step {step:g} gives {'no' if step <= 0 else f'{(stop - start) / step + 1:.0f}'} "
+            f"thresholds between {start:g} and {stop:g}",
+            f"Use a step > 0 giving at most {MAX_SWEEP_POINTS} thresholds, e.g. 0.01",
+        )
+    return {"start": start, "stop": stop, "step": step}
+
+
 def _check_model(name: str, spec: dict) -> None:
     """A sentence-transformer model that cannot load fails now, not in the embedding job."""
     from .embed import check_model
@@ -288,7 +307,7 @@ def prepare(config: dict) -> Study:
         transcripts=_transcripts(config),
         template=config.get("text_template", "{name}: {description}"),
         op=config.get("op", "ge"),
-        sweep=config.get("sweep") or {"start": 0.0, "stop": 1.0, "step": 0.01},
+        sweep=_check_sweep(config.get("sweep") or {}),
         methods=_methods(config),
         metrics=metrics_settings(config.get("metrics")),
         pairs=pairs,
