@@ -38,6 +38,15 @@ Sam: The care bills are a worry.
 """
 
 
+# One thread per embedding job, so two of them run at once on 2 cores: their start-up (imports,
+# model load) dominates on a tiny study. Every run here uses the same settings.
+CORES = (
+    ["--cores", "2"]
+    + ["--set-threads"]
+    + [f"{rule}=1" for rule in ("embed", "embed_null", "embed_keywords", "embed_segments")]
+)
+
+
 def snakemake_cmd(root: Path, *args) -> list[str]:
     return [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
 
@@ -80,7 +89,7 @@ def wait_group_gone(pgid: int) -> None:
 
 def resume(root: Path, *targets: str) -> None:
     run(root, "--unlock")  # the killed run could not release its lock
-    run(root, "--cores", "2", "--rerun-incomplete", *targets)
+    run(root, *CORES, "--rerun-incomplete", *targets)
 
 
 def write_study(root: Path, config: dict) -> Path:
@@ -121,7 +130,7 @@ def result_files(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory):
     root = write_study(tmp_path_factory.mktemp("run1"), STUDY)
-    run(root, "--cores", "2")
+    run(root, *CORES)
     return root
 
 
@@ -134,7 +143,7 @@ def interrupted_run(tmp_path_factory):
     reference set, then resumed as the docs say: --unlock, then --rerun-incomplete."""
     root = write_study(tmp_path_factory.mktemp("run2"), STUDY)
     log = root / "logs/embed/minilm/human.log"
-    proc = start(root, "--cores", "2")
+    proc = start(root, *CORES)
     for _ in range(6000):  # the job's log appears as its script starts, before the model loads
         if log.exists() or proc.poll() is not None:
             break
