@@ -17,6 +17,7 @@ import yaml
 from themesim import pipeline
 from themesim.config import check_schema, prepare
 from themesim.errors import ThemesimError
+from themesim.fileio import atomic_path
 from themesim.methods import DEFAULT_METHODS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -211,3 +212,18 @@ def test_bad_input_in_workflow(case, tiny_study, tmp_path):
     results = root / "results"
     left = files_in(results) if results.exists() else set()
     assert not [f for f in left if f.startswith("similarity/") or ".tmp" in f], left
+
+
+def test_atomic_write_keeps_the_old_file_or_writes_the_whole_new_one(tmp_path):
+    out = tmp_path / "results" / "x.csv"
+    with atomic_path(out) as tmp:
+        Path(tmp).write_text("one")
+    with pytest.raises(RuntimeError), atomic_path(out) as tmp:
+        Path(tmp).write_text("half")
+        raise RuntimeError("the step failed mid-write")
+    assert out.read_text() == "one" and os.listdir(out.parent) == ["x.csv"]
+    # A writer killed mid-write leaves its hidden temp file; the next write removes it.
+    (out.parent / ".x.999999.tmp.csv").write_text("killed")
+    with atomic_path(out) as tmp:
+        Path(tmp).write_text("two")
+    assert out.read_text() == "two" and os.listdir(out.parent) == ["x.csv"]
