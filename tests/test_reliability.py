@@ -1,5 +1,9 @@
 """Kill -9 in the middle of embedding and of judging, then rerun: the results equal an
-uninterrupted run's and no finished judgement is asked again; two runs give identical files."""
+uninterrupted run's and no finished judgement is asked again; two runs give identical files.
+
+The second full run is the interrupted one (one full run fewer on CI): its files must equal the
+clean run's byte for byte, which needs both determinism and a clean resume.
+"""
 
 import hashlib
 import json
