@@ -1,6 +1,9 @@
 # themesim: how well sets of qualitative themes agree, per method, never averaged.
 # Table of contents only; helpers live in workflow/rules/common.smk.
+from pathlib import Path
+
 from snakemake.utils import min_version, validate
+from themesim.config import check_schema
 
 min_version("9.0")
 
@@ -8,6 +11,8 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+# One line naming the key (typos get a "did you mean"), then Snakemake's check and defaults.
+check_schema(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 validate(config, "workflow/schemas/config.schema.yaml")
 
 

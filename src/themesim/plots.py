@@ -23,6 +23,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from .fileio import atomic_path
+
 DPI = 150
 LABEL_WIDTH = 28
 LABEL_LINES = 2
@@ -108,15 +110,15 @@ def _new_figure(width: float, height: float) -> Figure:
 def save_png(fig: Figure, out_png) -> Path:
     """Save at 150 dpi without the version stamp, so reruns are byte-identical."""
     out = Path(out_png)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(
-        out,
-        format="png",
-        dpi=DPI,
-        metadata={"Software": None},
-        bbox_inches="tight",
-        pad_inches=0.15,
-    )
+    with atomic_path(out) as tmp:
+        fig.savefig(
+            tmp,
+            format="png",
+            dpi=DPI,
+            metadata={"Software": None},
+            bbox_inches="tight",
+            pad_inches=0.15,
+        )
     fig.clear()  # free the artists now; the Figure is not registered with pyplot
     return out
 

@@ -19,6 +19,7 @@ import pandas as pd
 import yaml
 
 from themesim.errors import InputError
+from themesim.fileio import atomic_path
 from themesim.textblock import format_text_block
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -467,8 +468,7 @@ def _env(autoescape: bool) -> jinja2.Environment:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
 
 

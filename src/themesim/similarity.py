@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InputError
+from .fileio import atomic_path
 
 SIMILARITY_META_KEY = b"themesim.similarity"
 
@@ -99,6 +100,13 @@ def align_matrix(S: np.ndarray, row_names, col_names, a_names, b_names, where: s
     """Reorder a named matrix to the theme order of sets A and B; every name must fit."""
     rows = {n: i for i, n in enumerate(row_names)}
     cols = {n: j for j, n in enumerate(col_names)}
+    if set(rows) == set(b_names) and set(cols) == set(a_names) and set(a_names) != set(b_names):
+        raise InputError(
+            where,
+            "the matrix is transposed: its rows are the themes of B and its columns those of A",
+            "Write rows = A theme names, header = B theme names (A is the set before "
+            "'__vs__' in the file name)",
+        )
     for names, index, side in ((a_names, rows, "row"), (b_names, cols, "column")):
         missing = [n for n in names if n not in index]
         extra = sorted(set(index) - set(names))
@@ -107,7 +115,8 @@ def align_matrix(S: np.ndarray, row_names, col_names, a_names, b_names, where: s
                 where,
                 f"{side} labels do not match the theme names "
                 f"(missing: {missing[:5]}, unknown: {extra[:5]})",
-                f"Label {side}s with the exact theme names of the set",
+                f"Label {side}s with the exact theme names of set {'A' if side == 'row' else 'B'} "
+                "(rows = A theme names, header = B theme names)",
             )
     return S[np.ix_([rows[n] for n in a_names], [cols[n] for n in b_names])]
 
@@ -134,8 +143,8 @@ def write_similarity(path, S: np.ndarray, a_ids, b_ids, meta: dict) -> None:
         }
     )
     table = table.replace_schema_metadata({SIMILARITY_META_KEY: json.dumps(meta, sort_keys=True)})
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def read_similarity(path, a_ids, b_ids) -> np.ndarray:

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from themesim.errors import InputError
+from themesim.fileio import atomic_path
 
 TEXT_TEMPLATE_DEFAULT = "{name}: {description}"
 THEME_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".md", ".markdown")
@@ -710,7 +711,8 @@ def write_themes_parquet(df: pd.DataFrame, path) -> None:
     data = {c: df[c].tolist() for c in _COLUMNS}
     for c in LIST_FIELDS:
         data[c] = [list(v) for v in data[c]]
-    pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), str(path))
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), tmp)
 
 
 def read_checked_parquet(path, columns: list[str], what: str) -> pd.DataFrame:

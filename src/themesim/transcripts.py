@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from themesim.errors import InputError
+from themesim.fileio import atomic_path
 from themesim.themes import check_input_file, read_checked_parquet, read_text_file, split_lines
 
 TRANSCRIPT_SUFFIXES = (".txt", ".vtt", ".srt", ".docx", ".json")
@@ -318,7 +319,8 @@ def write_segments_parquet(df: pd.DataFrame, path) -> None:
     if missing:
         raise ValueError(f"segment table lacks columns {missing}")
     data = {c: df[c].tolist() for c in _COLUMNS}
-    pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), str(path))
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), tmp)
 
 
 def read_segments_parquet(path) -> pd.DataFrame:
