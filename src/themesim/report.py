@@ -38,7 +38,7 @@ THEME_COLUMNS = [
     "best_match_name", "best_similarity", "second_similarity", "hungarian_partner_id",
     "hungarian_partner_name", "hungarian_similarity",
 ]  # fmt: skip
-THEME_TEXT_COLUMNS = tuple(c for c in THEME_COLUMNS if not c.endswith("similarity"))
+THEME_TEXT_COLUMNS = (*(c for c in THEME_COLUMNS if not c.endswith("similarity")), "category")
 
 # (header, column) of the per-method table: few enough columns for a phone.
 METHOD_TABLE = [
