@@ -428,11 +428,10 @@ def test_threshold_changes_from_the_sweep(study):
     assert head == [
         "Metric", "≥ 0.5", "≥ 0.9", "Sweep maximum", "At its maximum up to θ", "Zero from θ",
     ]  # fmt: skip
-    cells = {
-        r[0]: r[1:]
-        for r in (re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", changes))
-        if r
-    }  # fmt: skip
+    table_rows = [
+        re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", changes)
+    ]
+    cells = {r[0]: r[1:] for r in table_rows if r}
     # Configured θ from comparisons.csv; the rest from the sweep.
     assert cells["Hungarian F1"] == ["0.857", "0.000", "1.000", "0.3", "0.6"]
     assert cells["Coverage F1"][2:] == ["0.800", "0.7", "–"]  # never zero on the grid
