@@ -604,7 +604,7 @@ CATEGORY_STYLE = {
     "confident_unique": ("confident unique", OKABE_ITO["blue"], "", "white"),
     "ambiguous": ("ambiguous", OKABE_ITO["sky_blue"], "//", "black"),
     "clear_but_poor": ("clear but poor", OKABE_ITO["orange"], "..", "black"),
-    "no_good_match": ("no good match", OKABE_ITO["vermillion"], "xx", "white"),
+    "no_good_match": ("no good match", OKABE_ITO["vermillion"], "xx", "black"),
 }
 THEME_TABLE_COLUMNS = [
     "set_a",
@@ -827,7 +827,7 @@ def confidence_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str
                     va="center",
                     fontsize=8,
                     color=ink,
-                    bbox={"boxstyle": "round,pad=0.2", "facecolor": colour, "edgecolor": "none"},
+                    bbox={"boxstyle": "round,pad=0.35", "facecolor": colour, "edgecolor": "none"},
                 )
             left += share
     ax.set_yticks(range(len(bars)), [lab for lab, _ in bars], fontsize=8)

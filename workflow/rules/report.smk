@@ -16,6 +16,7 @@ rule summary_report:
             f"results/metrics/{m}/runs.csv" for m in STUDY.methods if has_runs(m)
         ],
         precomputed=precomputed_files(),
+        headline=["results/report/headline.csv", "results/report/headline.tex"],
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
             for m in STUDY.methods_of("sentence_transformer")
