@@ -14,4 +14,6 @@ run(
     op=sm.params.op,
     out_heatmaps=list(sm.output.heatmaps),
     out_sweep=sm.output.sweep,
+    out_heatmaps_svg=list(sm.output.heatmaps_svg),
+    out_sweep_svg=sm.output.sweep_svg,
 )

@@ -20,6 +20,9 @@ run(
     transcripts=list(sm.input.transcripts),
     config=dict(sm.params.config),
     code_version=sm.params.code_version,
+    method_files={m: dict(v) for m, v in dict(sm.params.method_files).items()},
+    precomputed=list(sm.input.precomputed),
+    headline=dict(sm.params.headline),
     out_html=sm.output.html,
     out_md=sm.output.md,
 )

@@ -9,4 +9,5 @@ run(
     sweeps=list(sm.input.sweeps),
     thresholds=dict(sm.params.thresholds),
     out_png=sm.output[0],
+    out_svg=sm.output.svg,
 )

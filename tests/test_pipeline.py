@@ -288,6 +288,103 @@ def test_report_has_text_block(study):
     assert "http://" not in html and "https://" not in html
 
 
+PLOT_METHODS = ["minilm", "tfidf", "minilm+abtt", "judge"]
+
+
+def test_every_plot_is_a_sensible_png_with_an_svg_beside_it(study):
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    plots = study / "results" / "plots"
+    expected = ["methods_side_by_side.png"]
+    for m in PLOT_METHODS:
+        expected += [f"{m}/{p}_heatmap.png" for p in ("human__vs__llm", "human__vs__llm2")]
+        expected += [f"{m}/sweep.png", f"{m}/distributions.png", f"{m}/confidence.png"]
+        if m != "judge":  # precomputed scores come without theme vectors
+            expected.append(f"{m}/theme_map.png")
+        if m in ("minilm", "tfidf"):  # two runs: llm and llm2
+            expected.append(f"{m}/run_consistency.png")
+    assert not (plots / "judge/theme_map.png").exists()
+    assert not (plots / "minilm+abtt/run_consistency.png").exists()
+    produced = sorted(str(p.relative_to(plots)) for p in plots.rglob("*.png"))
+    assert produced == sorted(expected)
+    for name in expected:
+        png = plots / name
+        with Image.open(png) as im:
+            im.verify()
+        with Image.open(png) as im:
+            w, h = im.size
+        assert 300 < w < 5000 and 250 < h < 5000, (name, w, h)
+        root = ET.parse(png.with_suffix(".svg")).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", name
+
+
+def test_distribution_plot_data_match_the_metric_quartiles(study):
+    from themesim.plots import matched_similarities
+
+    r = study / "results" / "metrics" / "minilm"
+    comp = pd.read_csv(r / "comparisons.csv").set_index("set_b")
+    themes = pd.read_csv(r / "themes.csv", dtype=str, keep_default_na=False)
+    for b in ("llm", "llm2"):
+        sims = matched_similarities(themes[themes.set_b == b], "ge")
+        assert len(sims) == comp.loc[b, "hungarian_n_matched"]
+        q = np.percentile(sims, [0, 25, 50, 75, 100])
+        cols = ["matched_sim_" + k for k in ("min", "q1", "median", "q3", "max")]
+        np.testing.assert_allclose(q, comp.loc[b, cols].to_numpy(float), atol=1e-9)
+
+
+def test_headline_table_equals_the_metric_csvs(study):
+    from themesim.report import HEADLINE_COLUMNS
+
+    r = study / "results"
+    head = pd.read_csv(r / "report/headline.csv")
+    source = pd.concat(
+        [pd.read_csv(r / f"metrics/{m}/comparisons.csv") for m in PLOT_METHODS],
+        ignore_index=True,
+    )[HEADLINE_COLUMNS]
+    pd.testing.assert_frame_equal(head, source, check_exact=True)
+    tex = (r / "report/headline.tex").read_text()
+    assert tex.count(" \\\\\n") == len(head) + 2  # two header lines, one line per row
+    assert "minilm+abtt" in tex and "\\toprule" in tex and "\\bottomrule" in tex
+    html = (r / "report/summary.html").read_text()
+    glance = html[html.index('id="at-a-glance"') : html.index('id="side-by-side"')]
+    for row in head.to_dict("records"):
+        assert f'<td class="num">{row["hungarian_f1"]:.3f}</td>' in glance
+
+
+def test_report_has_every_section_and_no_outside_address(study):
+    from themesim.report import HEADINGS
+
+    html = (study / "results/report/summary.html").read_text()
+    md = (study / "results/report/summary.md").read_text()
+    for heading in HEADINGS.values():
+        assert f">{heading}</h2>" in html and f"\n## {heading}\n" in md
+    for sub in [
+        "Theme map (minilm)",
+        "Run consistency (tfidf)",
+        "Confidence profile (judge)",
+        "What changed across thresholds",
+        "Theme-set quality (minilm)",
+    ]:
+        assert f">{sub}</h" in html, sub
+    assert not re.search(r"(?i)\b(https?|ftp|wss?)://", html)
+    srcs = re.findall(r'(?:src|href)="([^"]*)"', html)
+    assert srcs and all(s.startswith(("data:image/png;base64,", "#")) for s in srcs)
+    # Inputs with their hashes, the precomputed matrices among them.
+    assert "data/judge/human__vs__llm.csv" in html and "precomputed scores" in html
+    model_hash = re.search(r"all-MiniLM-L6-v2</td>.*?<td>([0-9a-f]{64})</td></tr>", html, re.S)
+    assert model_hash
+
+
+def test_snakemake_report_wraps_the_plots(study, tmp_path):
+    out = tmp_path / "report.html"
+    snakemake(study, "--report", str(out))
+    text = out.read_text(errors="replace")
+    for category in ("Theme maps", "Confidence profiles", "Run consistency", "Distributions"):
+        assert category in text
+
+
 def test_threshold_change_reruns_no_embedding_or_similarity(study):
     write_config(study, [0.4, 0.6])
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)

@@ -302,3 +302,241 @@ def test_plotting_never_imports_pyplot(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(plots.__file__).parents[1])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     assert png_size(out)[0] > 100
+
+
+# ---------------------------------------------------------------------------
+# SVG beside the PNG, diagonal order
+
+
+def svg_root(path):
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    return root
+
+
+def test_svg_beside_png_parses_and_is_byte_identical(tmp_path):
+    kwargs = dict(threshold=0.5, op="ge", title="t", pairs=[(0, 1), (1, 0)])
+    for k in (1, 2):
+        plots.heatmap(
+            matrix(3, 4),
+            labels("A", 3),
+            labels("B", 4),
+            out_png=tmp_path / f"{k}.png",
+            out_svg=tmp_path / f"{k}.svg",
+            **kwargs,
+        )
+    root = svg_root(tmp_path / "1.svg")
+    width = float(root.get("width").removesuffix("pt"))
+    height = float(root.get("height").removesuffix("pt"))
+    # Same picture as the PNG: 150 dpi pixels are 150/72 of the SVG's points (the tight
+    # box differs by a few points: SVG text is drawn as paths).
+    w, h = png_size(tmp_path / "1.png")
+    assert width * 150 / 72 == pytest.approx(w, rel=0.03)
+    assert height * 150 / 72 == pytest.approx(h, rel=0.03)
+    svg = (tmp_path / "1.svg").read_bytes()
+    assert svg == (tmp_path / "2.svg").read_bytes()  # fixed id salt, no date
+    assert b"<dc:date>" not in svg and b"matplotlib.org" not in svg
+
+
+def test_diagonal_order_puts_pairs_on_the_diagonal():
+    S = np.array(
+        [
+            [0.1, 0.2, 0.9, 0.3],
+            [0.8, 0.6, 0.1, 0.2],
+            [0.2, 0.1, 0.3, 0.7],
+        ]
+    )
+    pairs = [(2, 3), (0, 2), (1, 0)]
+    rows, cols = plots.diagonal_order(S, pairs)
+    # Pairs in A order; unpaired column 1 after them (its best row, 1, is second).
+    assert rows == [0, 1, 2] and cols == [2, 0, 3, 1]
+    fig = plots.heatmap_figure(
+        S,
+        ["a0", "a1", "a2"],
+        ["b0", "b1", "b2", "b3"],
+        threshold=0.5,
+        op="ge",
+        title="t",
+        pairs=pairs,
+    )
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["b2", "b0", "b3", "b1"]
+    assert _heatmap_texts(fig)[:4] == ["0.90", "0.10", "0.30", "0.20"]
+    pair_xy = np.array(sorted(p.get_xy() for p in ax.patches if p.get_linewidth() > 2))
+    np.testing.assert_allclose(pair_xy, [(k - 0.42, k - 0.42) for k in range(3)])
+    # Unpaired rows go last, next to where their best column sits.
+    rows, cols = plots.diagonal_order(S.T, [(2, 0), (0, 1)])
+    # Row 1 is closest to column 1 (0.6, first on the diagonal), row 3 to column 0 (0.3).
+    assert rows == [0, 2, 1, 3] and cols == [1, 0, 2]
+    # Off: the input order stays.
+    fig = plots.heatmap_figure(
+        S, ["a0", "a1", "a2"], ["b0", "b1", "b2", "b3"], threshold=0.5, op="ge", title="t",
+        pairs=pairs, diagonal=False,
+    )  # fmt: skip
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["b0", "b1", "b2", "b3"]
+
+
+# ---------------------------------------------------------------------------
+# distributions, confidence profile, theme map, run consistency
+
+
+def themes_table() -> pd.DataFrame:
+    """Two comparisons of a themes.csv (strings, as the pipeline reads it)."""
+    rows = []
+    # human vs llm: pairs 0.9, 0.7, 0.5 (= θ: matched with ge, not with gt), one unpaired A theme.
+    for i, (sim, gap, cat) in enumerate(
+        [
+            ("0.9", "0.4", "confident_unique"),
+            ("0.7", "0.05", "ambiguous"),
+            ("0.5", "0.2", "confident_unique"),
+            ("", "0.01", "no_good_match"),
+        ]
+    ):
+        rows.append(["human", "llm", "a", f"H{i}", sim, gap, cat, "0.5", f"L{i}" if sim else ""])
+    for i, (gap, cat) in enumerate([("0.3", "confident_unique"), ("0.1", "clear_but_poor")]):
+        rows.append(["human", "llm", "b", f"L{i}", "", gap, cat, "0.5", ""])
+    # human vs llm2: nothing meets θ.
+    rows.append(["human", "llm2", "a", "H0", "0.2", "0.0", "no_good_match", "0.5", "M0"])
+    rows.append(["human", "llm2", "b", "M0", "0.2", "0.3", "clear_but_poor", "0.5", "H0"])
+    cols = [*plots.THEME_TABLE_COLUMNS[:2], "side", "theme_id", "hungarian_similarity"]
+    cols += ["gap_abs", "category", "category_threshold", "hungarian_partner_id"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_matched_similarities_follow_op_and_threshold():
+    t = themes_table()
+    llm = t[t.set_b == "llm"]
+    assert sorted(plots.matched_similarities(llm, "ge")) == [0.5, 0.7, 0.9]
+    assert sorted(plots.matched_similarities(llm, "gt")) == [0.7, 0.9]
+    pairs = plots.matched_pairs(t, "ge")
+    assert list(pairs["a_id"]) == ["H0", "H1", "H2"] and list(pairs["b_id"]) == ["L0", "L1", "L2"]
+    assert len(plots.matched_similarities(t[t.set_b == "llm2"], "ge")) == 0
+
+
+def _boxes(ax):
+    """(median, q1, q3, whisker low, whisker high) of each box drawn on the axes, by y."""
+    out = {}
+    for ln in ax.get_lines():
+        x, y = np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)
+        if len(x) == 2 and x[0] == x[1] and y[0] != y[1]:  # a vertical segment: median or cap
+            out.setdefault(round(float(y.mean()), 3), []).append(float(x[0]))
+    return out
+
+
+def test_distributions_show_quartiles_not_means(tmp_path):
+    t = themes_table()
+    fig = plots.distributions_figure(t, op="ge", gamma=0.15, title="minilm")
+    ax_sim, ax_gap = fig.axes[:2]
+    assert [x.get_text() for x in ax_sim.get_yticklabels()] == ["human vs llm", "human vs llm2"]
+    verticals = _boxes(ax_sim)[0.0]  # median line and both caps of row 0
+    assert sorted(verticals) == pytest.approx([0.5, 0.7, 0.9])  # min, median, max
+    boxes = [p for p in ax_sim.patches if p.get_path().vertices.size]
+    q1, q3 = np.percentile([0.5, 0.7, 0.9], [25, 75])
+    xs = boxes[0].get_path().vertices[:, 0]
+    assert (xs.min(), xs.max()) == pytest.approx((q1, q3))
+    texts = [x.get_text() for x in ax_sim.texts]
+    assert "n=3" in texts and "n=0" in texts and "no one-to-one match meets θ" in texts
+    # Every point is drawn: 3 matches; gaps 4 A + 2 B + 1 + 1.
+    assert sum(len(c.get_offsets()) for c in ax_sim.collections) == 3
+    assert sum(len(c.get_offsets()) for c in ax_gap.collections) == 8
+    gamma_lines = [ln for ln in ax_gap.get_lines() if list(ln.get_xdata()) == [0.15, 0.15]]
+    assert len(gamma_lines) == 1
+    out = plots.distributions(
+        t, op="ge", gamma=0.15, title="m", out_png=tmp_path / "d.png", out_svg=tmp_path / "d.svg"
+    )
+    assert png_size(out)[0] > 800
+    svg_root(tmp_path / "d.svg")
+
+
+def test_confidence_bars_are_the_category_shares(tmp_path):
+    t = themes_table()
+    fig = plots.confidence_figure(t, op="ge", gamma=0.15, title="minilm")
+    ax = fig.axes[0]
+    labels = [x.get_text().replace("\n", " ") for x in ax.get_yticklabels()]
+    assert labels[0] == "human vs llm: A = human (4)" and labels[1] == "human vs llm: B = llm (2)"
+    bars = {}
+    for p in ax.patches:
+        y = round(p.get_y() + p.get_height() / 2)
+        bars.setdefault(y, []).append(round(p.get_width(), 6))
+    # A of human vs llm: 2 confident unique, 1 ambiguous, 1 no good match.
+    assert bars[0] == [0.5, 0.25, 0.25]
+    assert bars[1] == [0.5, 0.5] and bars[2] == [1.0] and bars[3] == [1.0]
+    assert sum(bars[0]) == pytest.approx(1.0)
+    legend = [x.get_text() for x in fig.legends[0].get_texts()]
+    assert legend[0] == "confident unique (best S ≥ 0.5, gap ≥ 0.15)"
+    out = plots.confidence_profile(
+        t, op="ge", gamma=0.15, title="m", out_png=tmp_path / "c.png", out_svg=tmp_path / "c.svg"
+    )
+    assert png_size(out)[1] > 300
+    svg_root(tmp_path / "c.svg")
+
+
+def test_pca_2d_by_hand():
+    # Points on a line along (1, 1, 0): all variance on PC1, distances kept.
+    X = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [3.0, 3.0, 0.0]])
+    coords, ratio = plots.pca_2d(X)
+    assert ratio == pytest.approx([1.0, 0.0])
+    assert coords[:, 1] == pytest.approx([0, 0, 0], abs=1e-12)
+    d = np.sqrt(2)
+    # Centred at the mean (4/3 along the line); sign fixed: largest loading positive.
+    assert coords[:, 0] == pytest.approx([-4 / 3 * d, -1 / 3 * d, 5 / 3 * d])
+    coords2, _ = plots.pca_2d(-X)  # mirrored input: coordinates flip with it
+    assert coords2[:, 0] == pytest.approx(-coords[:, 0])
+    assert plots.pca_2d(np.ones((1, 3)))[0].tolist() == [[0.0, 0.0]]
+
+
+def test_theme_map_joins_matched_pairs(tmp_path):
+    points = pd.DataFrame(
+        {
+            "set": ["human", "human", "llm", "llm", "llm2"],
+            "theme_id": ["H0", "H1", "L0", "L1", "M0"],
+            "x": [0.0, 1.0, 0.1, 1.2, -1.0],
+            "y": [0.0, 1.0, 0.2, 0.8, 0.5],
+        }
+    )
+    links = pd.DataFrame(
+        {"set_a": ["human", "human"], "a_id": ["H0", "H1"], "set_b": ["llm", "llm"],
+         "b_id": ["L0", "L1"]}
+    )  # fmt: skip
+    fig = plots.theme_map_figure(points, links, explained=[0.4, 0.25], title="minilm")
+    ax = fig.axes[0]
+    lines = [ln for ln in ax.get_lines()]
+    assert [(list(ln.get_xdata()), list(ln.get_ydata())) for ln in lines] == [
+        ([0.0, 0.1], [0.0, 0.2]),
+        ([1.0, 1.2], [1.0, 0.8]),
+    ]
+    assert [len(c.get_offsets()) for c in ax.collections] == [2, 2, 1]  # one scatter per set
+    assert {t.get_text() for t in ax.texts} == {"H0", "H1", "L0", "L1", "M0"}
+    assert ax.get_xlabel() == "PC1 (40 % of variance)"
+    out = plots.theme_map(
+        points, links, explained=[0.4, 0.25], title="m", out_png=tmp_path / "m.png",
+        out_svg=tmp_path / "m.svg",
+    )  # fmt: skip
+    w, h = png_size(out)
+    assert 600 < w < 2000 and 600 < h < 2000
+    svg_root(tmp_path / "m.svg")
+
+
+def test_runs_heatmap_labels_and_score(tmp_path):
+    M = np.array([[1.0, 0.6, 0.4], [0.6, 1.0, 0.8], [0.4, 0.8, 1.0]])
+    fig = plots.runs_heatmap_figure(
+        ["r1", "r2", "r3"], M, ncs=[0.75, 0.85, 0.8], score=0.6, title="minilm"
+    )
+    ax = fig.axes[0]
+    assert "run consistency (mean off-diagonal) = 0.600" in fig._suptitle.get_text()
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "r1 (NCS 0.75)",
+        "r2 (NCS 0.85)",
+        "r3 (NCS 0.80)",
+    ]
+    assert [t.get_text() for t in ax.texts][:3] == ["1.00", "0.60", "0.40"]
+    with pytest.raises(ValueError, match="3 run names"):
+        plots.runs_heatmap_figure(["a", "b", "c"], np.eye(2), score=0.5, title="t")
+    out = plots.runs_heatmap(
+        ["r1", "r2", "r3"], M, score=0.6, title="m", out_png=tmp_path / "r.png",
+        out_svg=tmp_path / "r.svg",
+    )  # fmt: skip
+    assert png_size(out)[0] > 500
+    svg_root(tmp_path / "r.svg")

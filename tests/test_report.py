@@ -363,3 +363,226 @@ def test_nan_formatting():
 
     assert fmt(NAN) == "–" and fmt(None) == "–" and fmt(0.12345) == "0.123" and fmt(1) == "1.000"
     assert not math.isnan(float(fmt(0.5)))
+
+
+# ---------------------------------------------------------------------------
+# headline table, threshold changes, the optional tables and figures
+
+
+def test_headline_table_equals_the_metric_csvs_and_the_glance_table(study, tmp_path):
+    from themesim.report import HEADLINE_COLUMNS, headline_frame, write_headline
+
+    paths = {m: spec["comparisons_csv"] for m, spec in study["methods"].items()}
+    df = headline_frame(paths)
+    write_headline(df, out_csv=tmp_path / "headline.csv", out_tex=tmp_path / "headline.tex")
+    back = pd.read_csv(tmp_path / "headline.csv")
+    assert list(back.columns) == HEADLINE_COLUMNS
+    source = pd.concat([pd.read_csv(p) for p in paths.values()], ignore_index=True)
+    pd.testing.assert_frame_equal(back, source[HEADLINE_COLUMNS], check_exact=True)
+
+    tex = (tmp_path / "headline.tex").read_text(encoding="utf-8")
+    body = tex[tex.index("\\midrule\n") + len("\\midrule\n") : tex.index("\\bottomrule")]
+    rows = [ln for ln in body.splitlines() if ln.endswith("\\\\")]
+    assert len(rows) == 3 and body.count("\\addlinespace") == 1  # minilm (2 rows), tfidf
+    assert rows[0] == (
+        r"minilm & human vs llm & $\geq$ 0.5 & 0.857 & 0.720 & 0.681 & 0.612--0.778"
+        r" & 0.750 & 1.000 & 0.250 \\"
+    )
+    # Method named once; no match -> dashes, never 0.
+    assert rows[1].startswith(r" & human vs llm & $\geq$ 0.9 & 0.000 & 0.000 & -- & -- & ")
+    assert rows[2].startswith(r"tfidf & human vs llm & $\geq$ 0.3 & 0.429 & 0.500 & 0.410 & ")
+    assert tex.count("\\toprule") == tex.count("\\bottomrule") == 1
+    assert "\\begin{tabular}{llrrrrlrrr}" in tex  # 10 columns
+
+    # The report's glance table shows the same numbers, 3 decimals.
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
+    for r in df.to_dict("records"):
+        assert f'<td class="num">{r["hungarian_f1"]:.3f}</td>' in glance
+    assert "<code>../headline.csv</code>" not in glance  # only when the study names them
+
+
+def test_tex_escape():
+    from themesim.report import tex_escape
+
+    assert tex_escape("llm_v2 & 50% #1 {x} ~ ^ $ \\") == (
+        r"llm\_v2 \& 50\% \#1 \{x\} \textasciitilde{} \textasciicircum{} \$ \textbackslash{}"
+    )
+
+
+def test_threshold_changes_from_the_sweep(study):
+    sweep = study["methods"]["minilm"]["sweep_csv"]
+    grid = pd.read_csv(sweep).iloc[:1].copy()
+    rows = []
+    # Hungarian F1 by hand: 1.0 up to 0.3, 0.5 at 0.4-0.5, zero from 0.6.
+    for t, h in [(0.2, 1.0), (0.3, 1.0), (0.4, 0.5), (0.5, 0.5), (0.6, 0.0), (0.7, 0.0)]:
+        r = grid.iloc[0].to_dict() | {"threshold": t, "hungarian_f1": h, "f1": 0.8}
+        rows.append(r)
+    pd.DataFrame(rows).to_csv(sweep, index=False)
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
+    changes = section(minilm, ">What changed across thresholds</h5>", "</table>")
+    head = re.findall(r"<th scope=\"col\">(.*?)</th>", changes)
+    assert head == [
+        "Metric", "≥ 0.5", "≥ 0.9", "Sweep maximum", "At its maximum up to θ", "Zero from θ",
+    ]  # fmt: skip
+    table_rows = [
+        re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", changes)
+    ]
+    cells = {r[0]: r[1:] for r in table_rows if r}
+    # Configured θ from comparisons.csv; the rest from the sweep.
+    assert cells["Hungarian F1"] == ["0.857", "0.000", "1.000", "0.3", "0.6"]
+    assert cells["Coverage F1"][2:] == ["0.800", "0.7", "–"]  # never zero on the grid
+    assert "θ from 0.2 to 0.7 (step 0.1, 6 values)" in minilm
+
+
+def test_optional_tables_figures_and_methods_table(study, tmp_path):
+    d = tmp_path / "out" / "minilm"
+    img = plots.runs_heatmap(["llm", "llm2"], np.eye(2), score=0.5, title="t", out_png=d / "r.png")
+    pd.DataFrame(
+        [["minilm", "human", 4, 0.61, 0.5, 0.3, 0.4, 0.2, 0.1, 2, 12]],
+        columns=["method", "set", "n_themes", "sc_mean", "sc_median", "sd_mean", "semdiv",
+                 "semdiv_semantic", "semdiv_distribution", "npmi_mean", "n_segments_assigned"],
+    ).to_csv(d / "sets.csv", index=False)  # fmt: skip
+    pd.DataFrame(
+        [["minilm", "llm", 0.84, 0.674, 0.674, 0.674, 0.674]] * 1
+        + [["minilm", "llm2", 0.83, 0.674, 0.674, 0.674, 0.674]],
+        columns=["method", "run", "ncs", "mean_sim_to_others", "max_sim_to_other",
+                 "min_sim_to_other", "run_consistency"],
+    ).to_csv(d / "runs.csv", index=False)  # fmt: skip
+    themes = pd.read_csv(study["methods"]["minilm"]["themes_csv"], keep_default_na=False)
+    themes["gap_abs"] = [0.41, 0.13, 0.26]
+    themes["category"] = ["confident_unique", "no_good_match", "ambiguous"]
+    themes.to_csv(study["methods"]["minilm"]["themes_csv"], index=False)
+    study["methods"]["minilm"] |= {
+        "runs_png": img,
+        "theme_map_png": img,
+        "distributions_png": img,
+        "confidence_png": img,
+        "sets_csv": d / "sets.csv",
+        "runs_csv": d / "runs.csv",
+        "kind": "sentence_transformer",
+    }
+    study["study"] |= {
+        "headline_csv": tmp_path / "out" / "report" / "headline.csv",
+        "headline_tex": tmp_path / "out" / "report" / "headline.tex",
+    }
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
+    for sub in ["Distributions", "Confidence profile", "Theme map", "Theme-set quality",
+                "Run consistency"]:  # fmt: skip
+        assert f">{sub} (minilm)</h4>" in minilm
+    assert minilm.count(base64.b64encode(img.read_bytes()).decode()) == 4
+    assert (
+        '<td>human</td><td class="num">4</td><td class="num">0.610</td>'
+        '<td class="num">0.300</td><td class="num">0.400</td><td class="num">2.000</td>'
+    ) in minilm
+    assert "Run consistency (mean off-diagonal similarity of the non-reference sets): " in minilm
+    assert (
+        "<strong>0.674</strong>" in minilm and '<td>llm2</td><td class="num">0.830</td>' in minilm
+    )
+    # Gap and category after the partner columns.
+    assert (
+        '<td class="num">0.810</td><td class="num">0.410</td><td>confident unique</td></tr>'
+        in minilm
+    )
+    tfidf = html[html.index('id="method-tfidf"') : html.index('id="inputs"')]
+    assert (
+        "No theme map: this method" in tfidf and "Theme-set quality table not available." in tfidf
+    )
+    assert "<code>headline.csv</code> (CSV, full precision)" in html
+    assert "<code>headline.tex</code> (LaTeX, booktabs)" in html
+    prov = html[html.index('id="provenance"') :]
+    assert (
+        "<td>minilm</td><td>sentence_transformer</td><td>minilm cosine similarity</td>"
+        "<td>0.5, 0.9</td><td>a pair matches when S ≥ θ</td><td>cosine</td>" in prov
+    )
+    side = section(html, 'id="side-by-side"', 'id="by-method"')
+    assert re.findall(r"<th scope=\"col\">(.*?)</th>", side) == [
+        "Comparison", "minilm (≥ 0.5)", "tfidf (≥ 0.3)",
+    ]  # fmt: skip
+    assert '<td>human vs llm</td><td class="num">0.857</td><td class="num">0.429</td>' in side
+    md = study["out_md"].read_text(encoding="utf-8")
+    assert "](minilm/r.png)" in md and "`report/headline.tex` (LaTeX, booktabs)" in md
+    assert "| human | 4 | 0.610 | 0.300 | 0.400 | 2.000 |" in md
+
+
+# ---------------------------------------------------------------------------
+# a real browser
+
+
+def _chromium():
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(_chromium() is None, reason="needs Chromium: `make browser` installs it")
+def test_report_renders_in_headless_chromium_without_errors_or_requests(study, tmp_path):
+    import json
+    import subprocess
+
+    from PIL import Image
+
+    # Real figures in place of the fixture's placeholder bytes.
+    for spec in study["methods"].values():
+        if spec["sweep_png"]:
+            plots.runs_heatmap(
+                ["a", "b"], np.eye(2), score=0.5, title="t", out_png=spec["sweep_png"]
+            )
+    plots.runs_heatmap(
+        ["a", "b"], np.eye(2), score=0.5, title="t", out_png=study["study"]["side_by_side_png"]
+    )
+    write_report(**study)
+    shot, netlog = tmp_path / "phone.png", tmp_path / "net.json"
+    proc = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--log-net-log={netlog}",
+            # Any request to another machine fails, and shows in the net log.
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--window-size=412,2400",  # a phone's width
+            f"--screenshot={shot}",
+            study["out_html"].resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # Console messages of the page (errors included) are logged as CONSOLE lines.
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln]
+    assert not console, console
+
+    events = json.loads(netlog.read_text())
+    types = {v: k for k, v in events["constants"]["logEventTypes"].items()}
+    page_requests = [
+        e["params"]["url"]
+        for e in events["events"]
+        if types.get(e["type"]) == "URL_REQUEST_START_JOB"
+        and "file://" in str(e["params"].get("network_isolation_key", ""))
+    ]
+    assert not [u for u in page_requests if not u.startswith(("file:", "data:"))], page_requests
+
+    with Image.open(shot) as im:
+        assert im.size == (412, 2400)
+        rgb = np.asarray(im.convert("RGB"), dtype=np.int16)
+    # Content: many non-white pixels and more than a few colours (text, tables, the heatmap).
+    non_white = (rgb.sum(axis=2) < 700).mean()
+    assert 0.03 < non_white < 0.9
+    assert len(np.unique(rgb.reshape(-1, 3), axis=0)) > 50
+    # Readable on a phone: the body text does not overflow the right edge.
+    assert (rgb[:, -6:, :].sum(axis=2) < 700).mean() < 0.2

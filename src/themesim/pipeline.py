@@ -372,14 +372,20 @@ def method_plots(
     op: str,
     out_heatmaps,
     out_sweep,
+    out_heatmaps_svg=None,
+    out_sweep_svg=None,
 ) -> None:
-    """Heatmap per comparison (at the first configured threshold) and the sweep curves."""
+    """Heatmap per comparison (at the first configured threshold) and the sweep curves.
+
+    With the ``*_svg`` outputs each figure is also written as SVG beside its PNG.
+    """
     from . import plots
     from .metrics import hungarian_pairs
     from .similarity import read_similarity
 
     tables = {name: _themes(p) for name, p in themes.items()}
-    for (a, b), path, out in zip(pairs, similarities, out_heatmaps, strict=True):
+    svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
+    for (a, b), path, out, svg in zip(pairs, similarities, out_heatmaps, svgs, strict=True):
         ta, tb = tables[a], tables[b]
         S = read_similarity(path, ta["theme_id"], tb["theme_id"])
         rows, cols = hungarian_pairs(S)
@@ -391,6 +397,7 @@ def method_plots(
             op=op,
             title=f"{method}: {a} (rows) vs {b} (columns)",
             out_png=out,
+            out_svg=svg,
             pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
         )
     plots.sweep_curves(
@@ -398,10 +405,11 @@ def method_plots(
         thresholds=list(thresholds),
         title=f"{method}: metrics across thresholds",
         out_png=out_sweep,
+        out_svg=out_sweep_svg,
     )
 
 
-def side_by_side(*, methods, sweeps, thresholds: dict, out_png) -> None:
+def side_by_side(*, methods, sweeps, thresholds: dict, out_png, out_svg=None) -> None:
     from . import plots
 
     plots.methods_side_by_side(
@@ -409,7 +417,158 @@ def side_by_side(*, methods, sweeps, thresholds: dict, out_png) -> None:
         thresholds={m: list(thresholds[m]) for m in methods},
         metric="hungarian_f1",
         out_png=out_png,
+        out_svg=out_svg,
     )
+
+
+def _theme_table(path) -> pd.DataFrame:
+    """themes.csv as text (a set or theme called "NA" stays a name); plots parse numbers."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def distribution_plots(
+    *,
+    method: str,
+    themes_csv,
+    op: str,
+    gamma: float,
+    out_distributions,
+    out_confidence,
+    out_distributions_svg=None,
+    out_confidence_svg=None,
+) -> None:
+    """Matched-similarity and gap distributions, and the four-way confidence profile."""
+    from . import plots
+
+    themes = _theme_table(themes_csv)
+    plots.distributions(
+        themes,
+        op=op,
+        gamma=gamma,
+        title=f"{method}: matched similarity and gap per comparison",
+        out_png=out_distributions,
+        out_svg=out_distributions_svg,
+    )
+    plots.confidence_profile(
+        themes,
+        op=op,
+        gamma=gamma,
+        title=f"{method}: how confidently each theme is matched",
+        out_png=out_confidence,
+        out_svg=out_confidence_svg,
+    )
+
+
+def theme_vectors(kind: str, tables: dict, embeddings: dict, d=None) -> dict:
+    """Set name -> one vector per theme, in the method's own space.
+
+    Embedding methods: their stored vectors (abtt: corrected over all sets together, as
+    its similarity step does). TF-IDF: one vectoriser fitted on every set's texts (seed 002).
+    """
+    from .embed import read_embeddings
+
+    names = list(tables)
+    if kind == "tfidf":
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        texts = [t for s in names for t in tables[s]["text"].tolist()]
+        try:
+            X = TfidfVectorizer().fit_transform(texts).toarray()
+        except ValueError as e:  # every text was a stop word or punctuation
+            raise InputError(
+                "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+            ) from e
+        bounds = np.cumsum([0] + [len(tables[s]) for s in names])
+        return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
+    vectors = {}
+    for s in names:
+        ids, emb, _ = read_embeddings(embeddings[s])
+        if ids != tables[s]["theme_id"].tolist():
+            raise InputError(
+                str(embeddings[s]),
+                "theme ids differ from the theme table",
+                "Delete results/embeddings and rerun",
+            )
+        vectors[s] = emb.astype(np.float64)
+    if kind == "abtt":
+        from .isotropy import abtt
+
+        vectors = dict(zip(names, abtt([vectors[s] for s in names], d=d), strict=True))
+    return vectors
+
+
+def theme_map_plot(
+    *,
+    method: str,
+    kind: str,
+    themes: dict,
+    embeddings: dict,
+    themes_csv,
+    op: str,
+    d=None,
+    out_png,
+    out_svg=None,
+) -> None:
+    """2-D PCA of every theme of every set (seed 002); one-to-one matches joined."""
+    from . import plots
+
+    tables = {s: _themes(p) for s, p in themes.items()}
+    vectors = theme_vectors(kind, tables, embeddings, d)
+    X = np.vstack([vectors[s] for s in tables]) if tables else np.zeros((0, 2))
+    coords, ratio = plots.pca_2d(X)
+    points = pd.DataFrame(
+        {
+            "set": [s for s in tables for _ in range(len(tables[s]))],
+            "theme_id": [i for s in tables for i in tables[s]["theme_id"]],
+            "x": coords[:, 0],
+            "y": coords[:, 1],
+        }
+    )
+    per_theme = _theme_table(themes_csv)
+    links = plots.matched_pairs(per_theme, op)
+    rule = f"S {plots.op_symbol(op)} {plots.thresholds_text(per_theme)}"
+    plots.theme_map(
+        points,
+        links,
+        explained=ratio,
+        title=f"{method}: every theme on the first two principal components",
+        link_label=f"one-to-one match ({rule})",
+        out_png=out_png,
+        out_svg=out_svg,
+    )
+
+
+def runs_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
+    """Run-consistency heatmap of one method from its runs.csv and runs_matrix.parquet."""
+    from . import plots
+
+    table = pd.read_csv(runs_csv, dtype={"run": str}, keep_default_na=False)
+    names = table["run"].tolist()
+    long = pd.read_parquet(runs_matrix)
+    M = (
+        long.assign(run_a=long["run_a"].astype(str), run_b=long["run_b"].astype(str))
+        .pivot(index="run_a", columns="run_b", values="similarity")
+        .reindex(index=names, columns=names)
+        .to_numpy(float)
+    )
+    score = pd.to_numeric(table["run_consistency"], errors="coerce")
+    plots.runs_heatmap(
+        names,
+        M,
+        ncs=pd.to_numeric(table["ncs"], errors="coerce").tolist(),
+        score=float(score.iloc[0]) if len(score) else float("nan"),
+        title=f"{method}: similarity between runs",
+        out_png=out_png,
+        out_svg=out_svg,
+    )
+
+
+def headline_tables(*, methods, comparisons, out_csv, out_tex) -> None:
+    """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs)."""
+    from .report import headline_frame, write_headline
+
+    df = headline_frame(dict(zip(methods, comparisons, strict=True)))
+    write_headline(df, out_csv=out_csv, out_tex=out_tex)
 
 
 def sha256_file(path) -> str:
@@ -420,6 +579,24 @@ def sha256_file(path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def folder_sha256(folder) -> str | None:
+    """One digest of every file in a folder: sha256 of the sorted "sha256  relative/path" lines.
+
+    Identifies a model's files (weights, tokenizer, config) whatever the folder is called.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        return None
+    lines = [
+        f"{sha256_file(f)}  {f.relative_to(root).as_posix()}\n"
+        for f in sorted(root.rglob("*"))
+        if f.is_file() and "__pycache__" not in f.parts
+    ]
+    import hashlib
+
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
 
 
 def git_commit(folder) -> str | None:
@@ -482,6 +659,8 @@ def provenance(*, embeddings, code_version) -> dict:
             k: meta.get(k) for k in ("model", "path", "package", "package_version")
         }
         models[meta["method"]]["source"] = models[meta["method"]].pop("path")
+        source = models[meta["method"]]["source"]
+        models[meta["method"]]["files_sha256"] = folder_sha256(source) if source else None
     return {
         "themesim_version": __version__,
         "git_commit": code_version,
@@ -511,21 +690,38 @@ def summary_report(
     code_version,
     out_html,
     out_md,
+    method_files: dict | None = None,
+    precomputed=(),
+    headline: dict | None = None,
 ) -> None:
+    """Both summary reports.
+
+    method_files: method -> optional extras (``distributions_png``, ``confidence_png``,
+    ``theme_map_png``, ``runs_png``, ``sets_csv``, ``runs_csv``); precomputed: the score
+    matrices read by precomputed methods (listed with their sha256 among the inputs);
+    headline: paths of headline.csv / headline.tex, mentioned beside the glance table.
+    """
     from .report import write_report
     from .themes import read_theme_file
 
     names = list(methods)
     per_method = {}
     n_pairs = len(pairs)
+    method_files = method_files or {}
     for i, m in enumerate(names):
-        per_method[m] = dict(methods[m]) | {
-            "comparisons_csv": comparisons[i],
-            "themes_csv": themes_tables[i],
-            "sweep_csv": sweeps[i],
-            "heatmaps": dict(zip(pairs, heatmaps[i * n_pairs : (i + 1) * n_pairs], strict=True)),
-            "sweep_png": sweep_plots[i],
-        }
+        per_method[m] = (
+            dict(methods[m])
+            | {
+                "comparisons_csv": comparisons[i],
+                "themes_csv": themes_tables[i],
+                "sweep_csv": sweeps[i],
+                "heatmaps": dict(
+                    zip(pairs, heatmaps[i * n_pairs : (i + 1) * n_pairs], strict=True)
+                ),
+                "sweep_png": sweep_plots[i],
+            }
+            | dict(method_files.get(m) or {})
+        )
     seg = pd.read_parquet(segments)
     inputs = [
         {
@@ -546,10 +742,14 @@ def summary_report(
         }
         for p in transcripts
     ]
+    inputs += [
+        {"path": str(p), "kind": "precomputed scores", "sha256": sha256_file(p), "n_items": None}
+        for p in precomputed
+    ]
     write_report(
         out_html=out_html,
         out_md=out_md,
-        study=dict(study) | {"side_by_side_png": side_by_side_png},
+        study=dict(study) | {"side_by_side_png": side_by_side_png} | dict(headline or {}),
         methods=per_method,
         inputs=inputs,
         transcripts={

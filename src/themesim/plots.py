@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
+from matplotlib import colormaps, rc_context
 from matplotlib import patheffects as pe
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
@@ -90,11 +90,15 @@ def _labels(labels: Sequence, ids: Sequence | None) -> list[str]:
     return [wrap_label(theme_label(i, x)) for i, x in zip(ids, labels, strict=True)]
 
 
-def _op_symbol(op: str) -> str:
+def op_symbol(op: str) -> str:
+    """'≥' for op "ge", '>' for "gt"."""
     try:
         return _OP_SYMBOL[op]
     except KeyError:
         raise ValueError(f"op must be 'ge' or 'gt', got {op!r}") from None
+
+
+_op_symbol = op_symbol
 
 
 # ---------------------------------------------------------------------------
@@ -107,8 +111,12 @@ def _new_figure(width: float, height: float) -> Figure:
     return fig
 
 
-def save_png(fig: Figure, out_png) -> Path:
-    """Save at 150 dpi without the version stamp, so reruns are byte-identical."""
+def save_png(fig: Figure, out_png, out_svg=None) -> Path:
+    """Save at 150 dpi without the version stamp, so reruns are byte-identical.
+
+    With ``out_svg`` the same figure is also written as SVG (text as paths, so it
+    needs no fonts; fixed id salt and no date, so it is byte-identical too).
+    """
     out = Path(out_png)
     with atomic_path(out) as tmp:
         fig.savefig(
@@ -119,6 +127,19 @@ def save_png(fig: Figure, out_png) -> Path:
             bbox_inches="tight",
             pad_inches=0.15,
         )
+    if out_svg is not None:
+        svg = Path(out_svg)
+        with (
+            atomic_path(svg) as tmp,
+            rc_context({"svg.hashsalt": "themesim", "svg.fonttype": "path"}),
+        ):
+            fig.savefig(
+                tmp,
+                format="svg",
+                metadata={"Date": None, "Creator": None},
+                bbox_inches="tight",
+                pad_inches=0.15,
+            )
     fig.clear()  # free the artists now; the Figure is not registered with pyplot
     return out
 
@@ -137,6 +158,34 @@ def _meets(S: np.ndarray, threshold: float, op: str) -> np.ndarray:
         return S >= threshold if op == "ge" else S > threshold
 
 
+def diagonal_order(S, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Row and column order that puts the one-to-one pairs on the diagonal.
+
+    Paired rows keep the reference (A) order, each followed by its partner column;
+    unpaired rows and columns come last, sorted by where their best partner sits.
+    """
+    S = np.asarray(S, dtype=float)
+    n_a, n_b = S.shape
+    pairs = sorted((int(i), int(j)) for i, j in pairs)
+    rows = [i for i, _ in pairs]
+    cols = [j for _, j in pairs]
+    col_pos = {j: k for k, j in enumerate(cols)}
+    row_pos = {i: k for k, i in enumerate(rows)}
+    filled = np.where(np.isfinite(S), S, -np.inf)
+
+    def best_pos(scores, placed: dict, size: int) -> float:
+        if not placed or not np.isfinite(scores).any():
+            return float(size)
+        idx = list(placed)
+        return float(placed[idx[int(np.argmax(scores[idx]))]])
+
+    rest_rows = [i for i in range(n_a) if i not in row_pos]
+    rest_cols = [j for j in range(n_b) if j not in col_pos]
+    rest_rows.sort(key=lambda i: (best_pos(filled[i], col_pos, n_b), i))
+    rest_cols.sort(key=lambda j: (best_pos(filled[:, j], row_pos, n_a), j))
+    return rows + rest_rows, cols + rest_cols
+
+
 def heatmap_figure(
     S,
     a_labels: Sequence,
@@ -150,6 +199,7 @@ def heatmap_figure(
     b_ids: Sequence | None = None,
     a_name: str = "A (reference)",
     b_name: str = "B",
+    diagonal: bool = True,
 ) -> Figure:
     S = np.asarray(S, dtype=float)
     if S.ndim != 2:
@@ -161,6 +211,20 @@ def heatmap_figure(
             f"{len(a_labels)} A labels and {len(b_labels)} B labels"
         )
     sym = _op_symbol(op)
+    # Accept lists, tuples or an (k, 2) array of indices.
+    pairs = [] if pairs is None else [(int(i), int(j)) for i, j in pairs]
+    for i, j in pairs:
+        if not (0 <= i < n_a and 0 <= j < n_b):
+            raise ValueError(f"pair {(i, j)} is outside the {n_a}×{n_b} matrix")
+    if diagonal and pairs:
+        rows, cols = diagonal_order(S, pairs)
+        S = S[np.ix_(rows, cols)]
+        a_labels, b_labels = [a_labels[i] for i in rows], [b_labels[j] for j in cols]
+        a_ids = None if a_ids is None else [a_ids[i] for i in rows]
+        b_ids = None if b_ids is None else [b_ids[j] for j in cols]
+        new_row = {i: k for k, i in enumerate(rows)}
+        new_col = {j: k for k, j in enumerate(cols)}
+        pairs = [(new_row[i], new_col[j]) for i, j in pairs]
     ylabels, xlabels = _labels(a_labels, a_ids), _labels(b_labels, b_ids)
     big = max(n_a, n_b) > 30
     label_size = 6 if big else 8
@@ -233,12 +297,8 @@ def heatmap_figure(
         ax.add_patch(rect)
     pair_colour = OKABE_ITO["vermillion"]
     meets = _meets(S, threshold, op)
-    # Accept lists, tuples or an (k, 2) array of indices.
-    pairs = [] if pairs is None else [(int(i), int(j)) for i, j in pairs]
     kinds = set()
     for i, j in pairs:
-        if not (0 <= i < n_a and 0 <= j < n_b):
-            raise ValueError(f"pair {(i, j)} is outside the {n_a}×{n_b} matrix")
         # Assigned but below the threshold: dashed, since it does not count as a match.
         dash = "solid" if meets[i, j] else (0, (2, 1.5))
         kinds.add(dash == "solid")
@@ -302,12 +362,15 @@ def heatmap(
     b_ids: Sequence | None = None,
     a_name: str = "A (reference)",
     b_name: str = "B",
+    diagonal: bool = True,
+    out_svg=None,
 ) -> Path:
     """Annotated similarity matrix (rows = A, the reference; columns = B).
 
     Cells meeting the threshold are outlined; ``pairs`` (Hungarian (i, j)) get a
-    thick vermillion inner outline and a corner dot. Pass ``a_ids``/``b_ids`` to
-    have labels like "H03 Guilt and obligation".
+    thick vermillion inner outline and a corner dot, and (``diagonal``) rows and
+    columns are reordered so the pairs sit on the diagonal. Pass ``a_ids``/``b_ids``
+    to have labels like "H03 Guilt and obligation".
     """
     fig = heatmap_figure(
         S,
@@ -321,8 +384,9 @@ def heatmap(
         b_ids=b_ids,
         a_name=a_name,
         b_name=b_name,
+        diagonal=diagonal,
     )
-    return save_png(fig, out_png)
+    return save_png(fig, out_png, out_svg)
 
 
 # ---------------------------------------------------------------------------
@@ -422,9 +486,12 @@ def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], tit
     return fig
 
 
-def sweep_curves(sweep: pd.DataFrame, *, thresholds: list[float], title: str, out_png) -> Path:
+def sweep_curves(
+    sweep: pd.DataFrame, *, thresholds: list[float], title: str, out_png, out_svg=None
+) -> Path:
     """Small multiples, one panel per (set_a, set_b): metrics vs threshold."""
-    return save_png(sweep_curves_figure(sweep, thresholds=thresholds, title=title), out_png)
+    fig = sweep_curves_figure(sweep, thresholds=thresholds, title=title)
+    return save_png(fig, out_png, out_svg)
 
 
 METRIC_LABELS = {
@@ -522,8 +589,473 @@ def methods_side_by_side(
     thresholds: dict[str, list[float]],
     metric: str = "hungarian_f1",
     out_png,
+    out_svg=None,
 ) -> Path:
     """One panel per method (same y-scale), one line per comparison."""
     return save_png(
-        methods_side_by_side_figure(sweeps, thresholds=thresholds, metric=metric), out_png
+        methods_side_by_side_figure(sweeps, thresholds=thresholds, metric=metric),
+        out_png,
+        out_svg,
     )
+
+
+# ---------------------------------------------------------------------------
+# distributions (never means: box = quartiles, whiskers = min and max, every point shown)
+
+SIDE_COLOURS = {"a": OKABE_ITO["blue"], "b": OKABE_ITO["orange"]}
+CATEGORY_STYLE = {
+    # category: (label, colour, hatch, text colour); hatches tell them apart without colour.
+    "confident_unique": ("confident unique", OKABE_ITO["blue"], "", "white"),
+    "ambiguous": ("ambiguous", OKABE_ITO["sky_blue"], "//", "black"),
+    "clear_but_poor": ("clear but poor", OKABE_ITO["orange"], "..", "black"),
+    "no_good_match": ("no good match", OKABE_ITO["vermillion"], "xx", "black"),
+}
+THEME_TABLE_COLUMNS = [
+    "set_a",
+    "set_b",
+    "side",
+    "hungarian_similarity",
+    "gap_abs",
+    "category",
+    "category_threshold",
+]
+
+
+def _theme_subsets(themes: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    return [
+        (a, b, themes[(themes["set_a"].astype(str) == a) & (themes["set_b"].astype(str) == b)])
+        for a, b in _comparisons(themes)
+    ]
+
+
+def _matched_mask(a_rows: pd.DataFrame, op: str) -> tuple[np.ndarray, np.ndarray]:
+    s = pd.to_numeric(a_rows["hungarian_similarity"], errors="coerce").to_numpy(float)
+    t = pd.to_numeric(a_rows["category_threshold"], errors="coerce").to_numpy(float)
+    return np.isfinite(s) & _meets(s, t, op), s
+
+
+def matched_similarities(rows: pd.DataFrame, op: str) -> np.ndarray:
+    """Similarities of the one-to-one pairs that meet the category threshold (side A rows).
+
+    The same pairs as comparisons.csv's matched_sim_* quartiles at the first threshold.
+    """
+    a = rows[rows["side"] == "a"]
+    keep, s = _matched_mask(a, op)
+    return s[keep]
+
+
+def matched_pairs(themes: pd.DataFrame, op: str) -> pd.DataFrame:
+    """set_a, a_id, set_b, b_id, similarity of every one-to-one pair meeting the threshold."""
+    _require(themes, [*THEME_TABLE_COLUMNS, "theme_id", "hungarian_partner_id"], "themes table")
+    a = themes[themes["side"] == "a"]
+    keep, s = _matched_mask(a, op)
+    a = a[keep]
+    return pd.DataFrame(
+        {
+            "set_a": a["set_a"].astype(str).to_numpy(),
+            "a_id": a["theme_id"].astype(str).to_numpy(),
+            "set_b": a["set_b"].astype(str).to_numpy(),
+            "b_id": a["hungarian_partner_id"].astype(str).to_numpy(),
+            "similarity": s[keep],
+        }
+    )
+
+
+def thresholds_text(themes: pd.DataFrame) -> str:
+    """The category threshold(s) of a themes table, e.g. "0.5"."""
+    t = pd.to_numeric(themes["category_threshold"], errors="coerce").dropna()
+    return ", ".join(f"{x:g}" for x in sorted(set(t))) or "θ"
+
+
+def _strip(ax, values: np.ndarray, y: float, colour: str, spread: float = 0.12) -> None:
+    """Every value as a dot, spread vertically in a fixed pattern (no random jitter)."""
+    if not len(values):
+        return
+    offsets = ((np.arange(len(values)) % 5) - 2) / 2 * spread
+    ax.scatter(
+        values,
+        y + offsets,
+        s=14,
+        color=colour,
+        edgecolor="white",
+        linewidth=0.5,
+        alpha=0.9,
+        zorder=3,
+    )
+
+
+def _box(ax, values: np.ndarray, y: float, colour: str, width: float) -> None:
+    """Box Q1–Q3 with the median; whiskers at min and max (numpy's default percentiles)."""
+    if not len(values):
+        return
+    ax.boxplot(
+        [values],
+        positions=[y],
+        orientation="horizontal",
+        widths=width,
+        whis=(0, 100),
+        showfliers=False,
+        patch_artist=True,
+        manage_ticks=False,
+        boxprops={"facecolor": "white", "edgecolor": colour, "linewidth": 1.4},
+        medianprops={"color": colour, "linewidth": 2.4},
+        whiskerprops={"color": colour, "linewidth": 1.1},
+        capprops={"color": colour, "linewidth": 1.1},
+        zorder=2,
+    )
+
+
+def _count_note(ax, y: float, text: str) -> None:
+    ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=7)
+
+
+def distributions_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str) -> Figure:
+    """Left: similarity of the one-to-one matches; right: gap best − second, A and B themes."""
+    _require(themes, THEME_TABLE_COLUMNS, "themes table")
+    sym = _op_symbol(op)
+    subsets = _theme_subsets(themes)
+    n = max(len(subsets), 1)
+    fig = _new_figure(9.5, 1.6 + 0.75 * n)
+    fig.suptitle(title, fontsize=11)
+    ax_sim, ax_gap = fig.subplots(1, 2, sharey=True)
+    thetas = sorted(set(pd.to_numeric(themes["category_threshold"], errors="coerce").dropna()))
+    for t in thetas:
+        ax_sim.axvline(float(t), **THRESHOLD_STYLE, zorder=1)
+    ax_gap.axvline(gamma, **THRESHOLD_STYLE, zorder=1)
+    gap_max, all_sims = 0.05, []
+    for k, (_, _, rows) in enumerate(subsets):
+        sims = matched_similarities(rows, op)
+        all_sims.append(sims)
+        _box(ax_sim, sims, k, OKABE_ITO["green"], 0.5)
+        _strip(ax_sim, sims, k, OKABE_ITO["green"])
+        _count_note(ax_sim, k, f"n={len(sims)}")
+        if not len(sims):
+            ax_sim.text(0.5, k, "no one-to-one match meets θ", ha="center", va="center", fontsize=7)
+        notes = []
+        for side, dy in (("a", -0.2), ("b", 0.2)):
+            g = pd.to_numeric(rows.loc[rows["side"] == side, "gap_abs"], errors="coerce")
+            g = g[np.isfinite(g)].to_numpy(float)
+            _box(ax_gap, g, k + dy, SIDE_COLOURS[side], 0.3)
+            _strip(ax_gap, g, k + dy, SIDE_COLOURS[side], spread=0.06)
+            notes.append(f"{side.upper()} n={len(g)}")
+            if len(g):
+                gap_max = max(gap_max, float(g.max()))
+        _count_note(ax_gap, k, "\n".join(notes))
+    labels = [wrap_label(f"{a} vs {b}", width=22) for a, b, _ in subsets]
+    ax_sim.set_yticks(range(len(subsets)), labels, fontsize=8)
+    ax_sim.set_ylim(len(subsets) - 0.5, -0.5)
+    lo = min([0.0, *(float(v.min()) for v in all_sims if len(v))])
+    ax_sim.set_xlim(lo, 1.0)
+    ax_gap.set_xlim(0, gap_max * 1.08)
+    theta_txt = thresholds_text(themes)
+    ax_sim.set_title(f"one-to-one matches with S {sym} {theta_txt}", fontsize=9)
+    ax_sim.set_xlabel("similarity S of the matched pair", fontsize=9)
+    ax_gap.set_title("distinctiveness of every theme", fontsize=9)
+    ax_gap.set_xlabel("gap = best − second-best similarity", fontsize=9)
+    for ax in (ax_sim, ax_gap):
+        ax.grid(True, axis="x", color="0.9", linewidth=0.6)
+        ax.tick_params(labelsize=8)
+    if not subsets:
+        ax_sim.text(
+            0.5, 0.5, "no comparisons", ha="center", va="center", transform=ax_sim.transAxes
+        )
+    handles = [
+        Patch(facecolor="white", edgecolor=OKABE_ITO["green"], label="matched pairs"),
+        Patch(facecolor="white", edgecolor=SIDE_COLOURS["a"], label="themes of A (reference)"),
+        Patch(facecolor="white", edgecolor=SIDE_COLOURS["b"], label="themes of B"),
+        Line2D([], [], **THRESHOLD_STYLE, label=f"θ (left), γ = {gamma:g} (right)"),
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=4,
+        fontsize=8,
+        frameon=False,
+        title="box: quartiles and median; whiskers: min and max; dots: every value",
+        title_fontsize=7,
+    )
+    return fig
+
+
+def distributions(
+    themes: pd.DataFrame, *, op: str, gamma: float, title: str, out_png, out_svg=None
+) -> Path:
+    """Matched-pair similarity and gap distributions, one row per comparison."""
+    return save_png(distributions_figure(themes, op=op, gamma=gamma, title=title), out_png, out_svg)
+
+
+def category_counts(rows: pd.DataFrame, side: str) -> dict[str, int]:
+    cats = rows.loc[rows["side"] == side, "category"].astype(str)
+    return {c: int((cats == c).sum()) for c in CATEGORY_STYLE}
+
+
+def confidence_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str) -> Figure:
+    """The four-way confidence profile: one stacked bar per side of each comparison."""
+    _require(themes, THEME_TABLE_COLUMNS, "themes table")
+    sym = _op_symbol(op)
+    subsets = _theme_subsets(themes)
+    bars = []  # (label, counts)
+    for a, b, rows in subsets:
+        for side, name in (("a", a), ("b", b)):
+            counts = category_counts(rows, side)
+            total = sum(counts.values())
+            bars.append((wrap_label(f"{a} vs {b}: {side.upper()} = {name} ({total})", 34), counts))
+    fig = _new_figure(8.5, 1.8 + 0.42 * max(len(bars), 1))
+    fig.suptitle(title, fontsize=11)
+    ax = fig.add_subplot()
+    for y, (_, counts) in enumerate(bars):
+        total = sum(counts.values())
+        left = 0.0
+        for cat, n in counts.items():
+            if not total or not n:
+                continue
+            share = n / total
+            _, colour, hatch, ink = CATEGORY_STYLE[cat]
+            ax.barh(
+                y,
+                share,
+                left=left,
+                height=0.7,
+                color=colour,
+                hatch=hatch,
+                edgecolor="white",
+                linewidth=0.8,
+                label=cat,
+            )
+            if share >= 0.08:
+                ax.text(
+                    left + share / 2,
+                    y,
+                    str(n),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color=ink,
+                    bbox={"boxstyle": "round,pad=0.35", "facecolor": colour, "edgecolor": "none"},
+                )
+            left += share
+    ax.set_yticks(range(len(bars)), [lab for lab, _ in bars], fontsize=8)
+    ax.set_ylim(len(bars) - 0.5, -0.5)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the set's themes (numbers in the bars: theme counts)", fontsize=9)
+    ax.tick_params(labelsize=8, length=0, axis="y")
+    # A thin line between the comparisons (pairs of bars).
+    for k in range(1, len(subsets)):
+        ax.axhline(2 * k - 0.5, color="0.6", linewidth=0.6)
+    t = thresholds_text(themes)
+    rules = {
+        "confident_unique": f"best S {sym} {t}, gap ≥ {gamma:g}",
+        "ambiguous": f"best S {sym} {t}, gap < {gamma:g}",
+        "clear_but_poor": f"below θ, gap ≥ {gamma:g}",
+        "no_good_match": f"below θ, gap < {gamma:g}",
+    }
+    handles = [
+        Patch(facecolor=c, hatch=h, edgecolor="white", label=f"{lab} ({rules[k]})")
+        for k, (lab, c, h, _) in CATEGORY_STYLE.items()
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    if not bars:
+        ax.text(0.5, 0.5, "no comparisons", ha="center", va="center", transform=ax.transAxes)
+    return fig
+
+
+def confidence_profile(
+    themes: pd.DataFrame, *, op: str, gamma: float, title: str, out_png, out_svg=None
+) -> Path:
+    """Stacked bars of the four match categories, per side of each comparison."""
+    return save_png(confidence_figure(themes, op=op, gamma=gamma, title=title), out_png, out_svg)
+
+
+# ---------------------------------------------------------------------------
+# theme map (seed 002: 2-D PCA scatter)
+
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+
+
+def pca_2d(X) -> tuple[np.ndarray, np.ndarray]:
+    """First two principal coordinates and their share of the variance.
+
+    Signs fixed (largest loading positive) so reruns draw the same picture.
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    coords = np.zeros((n, 2))
+    ratio = np.zeros(2)
+    if n < 2:
+        return coords, ratio
+    Xc = X - X.mean(axis=0)
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    k = min(2, len(s))
+    for c in range(k):
+        if Vt[c, np.argmax(np.abs(Vt[c]))] < 0:
+            U[:, c], Vt[c] = -U[:, c], -Vt[c]
+    coords[:, :k] = U[:, :k] * s[:k]
+    total = float((s**2).sum())
+    if total > 0:
+        ratio[:k] = s[:k] ** 2 / total
+    return coords, ratio
+
+
+def theme_map_figure(
+    points: pd.DataFrame,
+    links: pd.DataFrame,
+    *,
+    explained: Sequence[float],
+    title: str,
+    link_label: str = "one-to-one match",
+) -> Figure:
+    """points: set, theme_id, x, y; links: set_a, a_id, set_b, b_id (pairs to join)."""
+    _require(points, ["set", "theme_id", "x", "y"], "theme map points")
+    _require(links, ["set_a", "a_id", "set_b", "b_id"], "theme map links")
+    sets = list(dict.fromkeys(points["set"].astype(str)))
+    n = len(points)
+    size = 6.5 if n <= 60 else 8.5
+    fig = _new_figure(size + 0.5, size)
+    fig.suptitle(title, fontsize=11)
+    ax = fig.add_subplot()
+    where = {
+        (str(s), str(i)): (x, y)
+        for s, i, x, y in zip(
+            points["set"], points["theme_id"], points["x"], points["y"], strict=True
+        )
+    }
+    for sa, ia, sb, ib in zip(
+        links["set_a"], links["a_id"], links["set_b"], links["b_id"], strict=True
+    ):
+        p, q = where.get((str(sa), str(ia))), where.get((str(sb), str(ib)))
+        if p is None or q is None:
+            continue
+        ax.plot([p[0], q[0]], [p[1], q[1]], color="0.45", linewidth=1.0, alpha=0.8, zorder=1)
+    font = 7 if n <= 60 else 5.5
+    halo = [pe.withStroke(linewidth=2, foreground="white")]
+    for k, s in enumerate(sets):
+        mine = points[points["set"].astype(str) == s]
+        ax.scatter(
+            mine["x"],
+            mine["y"],
+            s=42,
+            marker=MARKERS[k % len(MARKERS)],
+            color=LINE_COLOURS[k % len(LINE_COLOURS)],
+            edgecolor="white",
+            linewidth=0.6,
+            label=f"{s} ({len(mine)})",
+            zorder=3,
+        )
+        for x, y, tid in zip(mine["x"], mine["y"], mine["theme_id"], strict=True):
+            t = ax.annotate(
+                str(tid)[:10],
+                (x, y),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=font,
+                color="0.15",
+                zorder=4,
+            )
+            t.set_path_effects(halo)
+    ax.set_xlabel(f"PC1 ({100 * explained[0]:.0f} % of variance)", fontsize=9)
+    ax.set_ylabel(f"PC2 ({100 * explained[1]:.0f} % of variance)", fontsize=9)
+    ax.grid(True, color="0.92", linewidth=0.6)
+    ax.tick_params(labelsize=8)
+    ax.set_aspect("equal", adjustable="datalim")
+    handles, _ = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="0.45", linewidth=1.0, label=link_label))
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=min(4, len(handles)),
+        fontsize=8,
+        frameon=False,
+    )
+    if not n:
+        ax.text(0.5, 0.5, "no themes", ha="center", va="center", transform=ax.transAxes)
+    return fig
+
+
+def theme_map(
+    points: pd.DataFrame,
+    links: pd.DataFrame,
+    *,
+    explained: Sequence[float],
+    title: str,
+    out_png,
+    out_svg=None,
+    link_label: str = "one-to-one match",
+) -> Path:
+    """Every theme of every set on the first two principal components; matches joined."""
+    fig = theme_map_figure(points, links, explained=explained, title=title, link_label=link_label)
+    return save_png(fig, out_png, out_svg)
+
+
+# ---------------------------------------------------------------------------
+# run consistency (seeds 002-004)
+
+
+def runs_heatmap_figure(
+    names: Sequence[str], M, *, ncs: Sequence[float] | None = None, score: float, title: str
+) -> Figure:
+    """N × N similarity of the runs; rows labelled with each run's NCS."""
+    M = np.asarray(M, dtype=float)
+    n = len(names)
+    if M.shape != (n, n):
+        raise ValueError(f"run matrix is {M.shape[0]}×{M.shape[1]} for {n} run names")
+    if ncs is not None and len(ncs) != n:
+        raise ValueError(f"{len(ncs)} NCS values for {n} runs")
+    rows = [
+        wrap_label(f"{r} (NCS {v:.2f})" if ncs is not None and np.isfinite(v) else str(r))
+        for r, v in zip(names, ncs if ncs is not None else [np.nan] * n, strict=True)
+    ]
+    cols = [wrap_label(str(r)) for r in names]
+    fig = _new_figure(max(5.0, 3.4 + _span(n)), max(4.0, _span(n) + 2.6))
+    score_txt = "–" if not np.isfinite(score) else f"{score:.3f}"
+    fig.suptitle(f"{title}\nrun consistency (mean off-diagonal) = {score_txt}", fontsize=11)
+    ax = fig.add_subplot()
+    if n == 0:
+        ax.text(0.5, 0.5, "no runs", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    finite = M[np.isfinite(M)]
+    norm = Normalize(vmin=min(0.0, float(finite.min()) if finite.size else 0.0), vmax=1.0)
+    cmap = colormaps[HEATMAP_CMAP]
+    im = ax.imshow(M, cmap=cmap, norm=norm, aspect="equal", interpolation="nearest")
+    span = max(_span(n), 2.5)  # a slim colourbar even for two runs
+    cax = ax.inset_axes([1.0 + 0.15 / span, 0.0, 0.2 / span, 1.0])
+    cbar = fig.colorbar(im, cax=cax)
+    cbar.ax.tick_params(labelsize=8)
+    cbar.set_label("similarity between runs", fontsize=9)
+    size = 8 if n <= 25 else 6
+    ax.set_xticks(range(n), cols, rotation=45, ha="right", rotation_mode="anchor", fontsize=size)
+    ax.set_yticks(range(n), rows, fontsize=size)
+    ax.tick_params(length=0)
+    if n <= 25:
+        for i in range(n):
+            for j in range(n):
+                v = M[i, j]
+                if not np.isfinite(v):
+                    continue
+                r, g, b, _ = cmap(norm(v))
+                light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=9 if n <= 10 else 7,
+                    color="black" if light else "white",
+                )
+    return fig
+
+
+def runs_heatmap(
+    names: Sequence[str],
+    M,
+    *,
+    ncs: Sequence[float] | None = None,
+    score: float,
+    title: str,
+    out_png,
+    out_svg=None,
+) -> Path:
+    """Run-consistency heatmap with the study's score in the title."""
+    fig = runs_heatmap_figure(names, M, ncs=ncs, score=score, title=title)
+    return save_png(fig, out_png, out_svg)

@@ -39,7 +39,7 @@ THEME_COLUMNS = [
     "best_match_name", "best_similarity", "second_similarity", "hungarian_partner_id",
     "hungarian_partner_name", "hungarian_similarity",
 ]  # fmt: skip
-THEME_TEXT_COLUMNS = tuple(c for c in THEME_COLUMNS if not c.endswith("similarity"))
+THEME_TEXT_COLUMNS = (*(c for c in THEME_COLUMNS if not c.endswith("similarity")), "category")
 
 # (header, column) of the per-method table: few enough columns for a phone.
 METHOD_TABLE = [
@@ -77,11 +77,50 @@ PARTNER_NOTE = (
 HEADINGS = {
     "how_to_read": "How to read this report",
     "at_a_glance": "At a glance",
-    "by_method": "Results by method",
     "side_by_side": "Methods side by side",
+    "by_method": "Results by method",
     "inputs": "Inputs",
-    "provenance": "Provenance",
+    "provenance": "Methods and provenance",
 }
+# Per-theme table: gap and category are optional (older themes.csv files lack them).
+THEME_EXTRA_HEADERS = ["Gap", "Category"]
+CATEGORY_TEXT = {
+    "confident_unique": "confident unique",
+    "ambiguous": "ambiguous",
+    "clear_but_poor": "clear but poor",
+    "no_good_match": "no good match",
+}
+# "What changed across thresholds": these metrics, read from the sweep.
+CHANGE_METRICS = [
+    ("Hungarian F1", "hungarian_f1"),
+    ("Coverage F1", "f1"),
+    ("True Jaccard", "true_jaccard"),
+    ("A covered (hit rate)", "hit_rate"),
+    ("B covered (precision)", "precision"),
+    ("Raza Jaccard (for comparison)", "raza_jaccard"),
+]
+SETS_TABLE = [
+    ("Set", "set"),
+    ("Themes", "n_themes"),
+    ("Coherence SC (mean)", "sc_mean"),
+    ("Distinctiveness SD (mean)", "sd_mean"),
+    ("SemDiv", "semdiv"),
+    ("NPMI (mean)", "npmi_mean"),
+]
+RUNS_TABLE = [
+    ("Run", "run"),
+    ("NCS", "ncs"),
+    ("Mean sim. to others", "mean_sim_to_others"),
+    ("Min", "min_sim_to_other"),
+    ("Max", "max_sim_to_other"),
+]
+# The headline table for a paper (CSV and LaTeX), in the seed's recommended order; the
+# report's at-a-glance table shows exactly these rows.
+HEADLINE_COLUMNS = [
+    "method", "set_a", "set_b", "threshold", "op", "hungarian_f1", "f1", "matched_sim_median",
+    "matched_sim_q1", "matched_sim_q3", "hungarian_coverage_a", "hungarian_coverage_b",
+    "raza_jaccard",
+]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
@@ -278,6 +317,7 @@ def _theme_rows(themes: pd.DataFrame, side: str) -> list[list[str]]:
     rows = []
     for r in themes[themes["side"] == side].to_dict("records"):
         partner = _label(r["hungarian_partner_id"], r["hungarian_partner_name"])
+        category = _text(r.get("category")).strip()
         rows.append(
             [
                 _label(r["theme_id"], r["theme_name"]),
@@ -286,9 +326,73 @@ def _theme_rows(themes: pd.DataFrame, side: str) -> list[list[str]]:
                 fmt(r["second_similarity"]),
                 partner,
                 fmt(r["hungarian_similarity"]) if partner != DASH else DASH,
+                fmt(r.get("gap_abs")),
+                CATEGORY_TEXT.get(category, category) or DASH,
             ]
         )
     return rows
+
+
+def _sorted_records(comp: pd.DataFrame) -> list[dict]:
+    """Rows in order of first appearance of each comparison, then by threshold."""
+    order = {c: i for i, c in enumerate(_comparisons(comp))}
+    comp = comp.assign(_order=[order[k] for k in zip(comp["set_a"], comp["set_b"], strict=True)])
+    return (
+        comp.sort_values(["_order", "threshold"], kind="stable")
+        .drop(columns="_order")
+        .to_dict("records")
+    )
+
+
+def _threshold_changes(sweep: pd.DataFrame | None, rows: list[dict]) -> dict:
+    """Per headline metric: value at each configured θ, and where the sweep keeps or loses it."""
+    headers = ["Metric"] + [fmt_threshold(r["threshold"], r.get("op")) for r in rows]
+    headers += ["Sweep maximum", "At its maximum up to θ", "Zero from θ"]
+    if sweep is None or sweep.empty:
+        return {"headers": headers[: 1 + len(rows)], "rows": [], "grid": ""}
+    sweep = sweep.sort_values("threshold", kind="stable")
+    t = sweep["threshold"].to_numpy(float)
+    out = []
+    for label, col in CHANGE_METRICS:
+        v = sweep[col].to_numpy(float)
+        finite = v[~pd.isna(v)]
+        best = float(finite.max()) if finite.size else float("nan")
+        # Largest θ still at the maximum; smallest θ from which the metric stays at 0.
+        at_max = [x for x, y in zip(t, v, strict=True) if not _isnan(best) and y >= best - 1e-12]
+        nonzero = [x for x, y in zip(t, v, strict=True) if not (y == 0)]
+        zero_from = [x for x in t if not nonzero or x > max(nonzero)]
+        out.append(
+            [label]
+            + [fmt(r[col]) for r in rows]
+            + [
+                fmt(best),
+                fmt_threshold(at_max[-1]) if at_max else DASH,
+                fmt_threshold(zero_from[0]) if zero_from else DASH,
+            ]
+        )
+    step = f"{t[1] - t[0]:g}" if len(t) > 1 else DASH
+    grid = f"θ from {t.min():g} to {t.max():g} (step {step}, {len(t)} values)"
+    return {"headers": headers, "rows": out, "grid": grid}
+
+
+def _optional_table(path, what: str, method: str, spec: list[tuple[str, str]], text_cols):
+    """Rows of an optional per-method CSV (sets.csv, runs.csv); None when not produced."""
+    if path is None or str(path) == "" or not Path(path).is_file():
+        return None
+    df = _read_table(path, what, [c for _, c in spec], text_cols)
+    df = _only_method(df, method, path, what)
+    rows = []
+    for r in df.to_dict("records"):
+        cells = []
+        for _, col in spec:
+            if col in text_cols:
+                cells.append(_text(r[col]))
+            elif col.startswith("n_"):
+                cells.append(fmt_int(r[col]))
+            else:
+                cells.append(fmt(r[col]))
+        rows.append(cells)
+    return {"headers": [h for h, _ in spec], "rows": rows, "frame": df}
 
 
 def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
@@ -302,16 +406,24 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         themes_path, f"themes CSV of method {name!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
     )
     themes = _only_method(themes, name, themes_path, "themes CSV")
+    sweep = None
+    sweep_path = spec.get("sweep_csv")
+    if sweep_path and Path(sweep_path).is_file():
+        sweep = _read_table(
+            sweep_path, f"sweep CSV of method {name!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
+        )
+        sweep = _only_method(sweep, name, sweep_path, "sweep CSV")
 
-    order = {c: i for i, c in enumerate(_comparisons(comp))}
-    comp = comp.assign(_order=[order[k] for k in zip(comp["set_a"], comp["set_b"], strict=True)])
-    records = comp.sort_values(["_order", "threshold"], kind="stable").to_dict("records")
+    records = _sorted_records(comp)
     heatmaps = spec.get("heatmaps") or {}
 
     comparisons = []
-    for set_a, set_b in order:
+    for set_a, set_b in _comparisons(comp):
         rows = [r for r in records if (r["set_a"], r["set_b"]) == (set_a, set_b)]
         mine = themes[(themes["set_a"] == set_a) & (themes["set_b"] == set_b)]
+        swept = (
+            None if sweep is None else sweep[(sweep["set_a"] == set_a) & (sweep["set_b"] == set_b)]
+        )
         comparisons.append(
             {
                 "set_a": set_a,
@@ -327,23 +439,67 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
                 "heatmap": _image(heatmaps.get(f"{set_a}__vs__{set_b}"), html_dir, md_dir),
                 "themes_a": _theme_rows(mine, "a"),
                 "themes_b": _theme_rows(mine, "b"),
+                "changes": _threshold_changes(swept, rows),
             }
         )
     thresholds = spec.get("thresholds") or sorted(set(comp["threshold"]))
     op = spec.get("op") or (records[0]["op"] if records else "ge")
+    sets = _optional_table(
+        spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
+    )
+    runs = _optional_table(
+        spec.get("runs_csv"), f"runs CSV of method {name!r}", name, RUNS_TABLE, ("method", "run")
+    )
+    runs_score = DASH
+    if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
+        runs_score = fmt(runs["frame"]["run_consistency"].iloc[0])
     return {
         "name": name,
         "description": spec.get("description") or "",
+        "kind": spec.get("kind") or "",
+        "scale": spec.get("scale") or "cosine",
+        "clamp": bool(spec.get("clamp", False)),
         "op": op,
         "op_text": f"a pair matches when S {OP_SYMBOL.get(op, op)} θ",
         "thresholds": ", ".join(f"{float(t):g}" for t in thresholds),
+        "first_threshold": fmt_threshold(thresholds[0], op) if len(thresholds) else DASH,
+        "first_theta": float(thresholds[0]) if len(thresholds) else None,
+        "records": records,
         "table_rows": [_method_row(r) for r in records],
         "glance_rows": [_glance_row(name, r) for r in records],
         "comparisons": comparisons,
         "comparisons_csv_html": _relpath(Path(comp_path), html_dir),
         "comparisons_csv_md": _relpath(Path(comp_path), md_dir),
         "sweep": _image(spec.get("sweep_png"), html_dir, md_dir),
+        "distributions": _image(spec.get("distributions_png"), html_dir, md_dir),
+        "confidence": _image(spec.get("confidence_png"), html_dir, md_dir),
+        "theme_map": _image(spec.get("theme_map_png"), html_dir, md_dir),
+        "runs_plot": _image(spec.get("runs_png"), html_dir, md_dir),
+        "sets": sets,
+        "runs": runs,
+        "runs_score": runs_score,
     }
+
+
+def _side_by_side_table(views: list[dict]) -> dict:
+    """Rows = comparisons, columns = methods: Hungarian F1 at each method's first θ."""
+    comps = list(dict.fromkeys((c["set_a"], c["set_b"]) for m in views for c in m["comparisons"]))
+    headers = ["Comparison"] + [f"{m['name']} ({m['first_threshold']})" for m in views]
+    rows = []
+    for a, b in comps:
+        cells = [f"{a} vs {b}"]
+        for m in views:
+            mine = [r for r in m["records"] if (r["set_a"], r["set_b"]) == (a, b)]
+            at_first = [
+                r
+                for r in mine
+                if m["first_theta"] is not None
+                and math.isclose(float(r["threshold"]), m["first_theta"], abs_tol=1e-12)
+            ]
+            first = (at_first or mine or [None])[0]
+            cells.append(DASH if first is None else fmt(first["hungarian_f1"]))
+        rows.append(cells)
+    return {"headers": headers, "rows": rows}
 
 
 def _anchor(taken: set, *parts) -> str:
@@ -383,6 +539,13 @@ def _context(
     transcripts = transcripts or {}
     provenance = provenance or {}
     models = provenance.get("models") or {}
+    headline = {}
+    for key in ("headline_csv", "headline_tex"):
+        if study.get(key):
+            headline[key] = {
+                "html": _relpath(Path(study[key]), html_dir),
+                "md": _relpath(Path(study[key]), md_dir),
+            }
     return {
         "h": HEADINGS,
         "study": {
@@ -390,12 +553,25 @@ def _context(
             "description": study.get("description") or "",
             "reference": study.get("reference") or "",
         },
+        "headline": headline,
         "glance_headers": GLANCE_HEADERS,
         "glance_rows": [row for m in method_views for row in m["glance_rows"]],
+        "side_by_side_table": _side_by_side_table(method_views),
         "method_headers": ["Comparison"] + [h for h, _ in METHOD_TABLE],
-        "theme_headers": THEME_HEADERS,
+        "theme_headers": THEME_HEADERS + THEME_EXTRA_HEADERS,
         "partner_note": PARTNER_NOTE,
         "methods": method_views,
+        "methods_table": [
+            [
+                m["name"],
+                m["kind"] or DASH,
+                m["description"] or DASH,
+                m["thresholds"],
+                m["op_text"],
+                m["scale"] + (", clamped to [0, 1]" if m["clamp"] else ""),
+            ]
+            for m in method_views
+        ],
         "side_by_side": _image(study.get("side_by_side_png"), html_dir, md_dir),
         "inputs": [
             [
@@ -432,6 +608,7 @@ def _context(
                     str(v.get("source") or DASH),
                     str(v.get("package") or DASH),
                     str(v.get("package_version") or DASH),
+                    str(v.get("files_sha256") or DASH),
                 ]
                 for m, v in models.items()
             ],
@@ -444,6 +621,99 @@ def _context(
         },
         "config_yaml": yaml.safe_dump(_plain(config or {}), sort_keys=False, allow_unicode=True),
     }
+
+
+# ---------------------------------------------------------------------------
+# headline table for a paper
+
+
+def headline_frame(comparisons: Mapping[str, object]) -> pd.DataFrame:
+    """HEADLINE_COLUMNS of every method's comparisons.csv, in the report's row order."""
+    frames = []
+    for method, path in comparisons.items():
+        comp = _read_table(
+            path, f"comparisons CSV of method {method!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
+        )
+        comp = _only_method(comp, method, path, "comparisons CSV")
+        records = _sorted_records(comp)
+        frames.append(pd.DataFrame(records, columns=list(comp.columns))[HEADLINE_COLUMNS])
+    if not frames:
+        return pd.DataFrame(columns=HEADLINE_COLUMNS)
+    return pd.concat(frames, ignore_index=True)
+
+
+_TEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_TEX_RE = re.compile("|".join(re.escape(k) for k in _TEX_SPECIAL))
+
+
+def tex_escape(text) -> str:
+    """User text (method and set names) safe inside a LaTeX table cell."""
+    return _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group(0)], str(text))
+
+
+def _tex_num(x) -> str:
+    return "--" if _isnan(x) else f"{float(x):.3f}"
+
+
+def headline_tex(df: pd.DataFrame) -> str:
+    """A booktabs tabular of the headline table (3 decimals, as in the HTML report)."""
+    tex_op = {"ge": r"$\geq$", "gt": "$>$"}
+    lines = [
+        "% Headline table written by themesim: one row per method, comparison and configured",
+        "% threshold. Needs \\usepackage{booktabs}. Same numbers as headline.csv and the",
+        "% at-a-glance table of summary.html. Never average across methods.",
+        r"\begin{tabular}{llrrrrlrrr}",
+        r"\toprule",
+        r" & & & Hungarian & Coverage & \multicolumn{2}{c}{Matched similarity}"
+        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard \\",
+        r"\cmidrule(lr){6-7}\cmidrule(lr){8-9}",
+        r"Method & Comparison & $\theta$ & $F_1$ & $F_1$ & median & IQR & A & B"
+        r" & (for comparison) \\",
+        r"\midrule",
+    ]
+    previous = None
+    for r in df.to_dict("records"):
+        method = str(r["method"])
+        if previous is not None and method != previous:
+            lines.append(r"\addlinespace")
+        q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
+        iqr = "--" if _isnan(q1) or _isnan(q3) else f"{_tex_num(q1)}--{_tex_num(q3)}"
+        op = tex_op.get(str(r["op"]), "")
+        cells = [
+            tex_escape(method) if method != previous else "",
+            tex_escape(f"{r['set_a']} vs {r['set_b']}"),
+            f"{op} {float(r['threshold']):g}".strip(),
+            _tex_num(r["hungarian_f1"]),
+            _tex_num(r["f1"]),
+            _tex_num(r["matched_sim_median"]),
+            iqr,
+            _tex_num(r["hungarian_coverage_a"]),
+            _tex_num(r["hungarian_coverage_b"]),
+            _tex_num(r["raza_jaccard"]),
+        ]
+        lines.append(" & ".join(cells) + r" \\")
+        previous = method
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def write_headline(df: pd.DataFrame, *, out_csv, out_tex) -> None:
+    """headline.csv (the metric CSVs' own precision) and headline.tex (booktabs)."""
+    out_csv, out_tex = Path(out_csv), Path(out_tex)
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out_csv, index=False, float_format="%.10g", lineterminator="\n")
+    _write(out_tex, headline_tex(df))
 
 
 # ---------------------------------------------------------------------------

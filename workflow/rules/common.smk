@@ -127,10 +127,55 @@ def heatmaps(method):
     return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
 
 
+def has_runs(method):
+    """Run consistency (seeds 002-004): embedding and TF-IDF methods, two or more runs."""
+    return kind(method) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2
+
+
+def has_theme_map(method):
+    """Methods with theme vectors for a 2-D map (precomputed and judge scores have none)."""
+    return kind(method) in ("sentence_transformer", "abtt", "tfidf")
+
+
+def theme_map_embeddings(method):
+    """Embedding files a theme map reads (an abtt variant corrects its base's vectors)."""
+    return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
+
+
+def method_plot_files(method):
+    """Every extra plot of a method, by name (PNG); each has an .svg beside it."""
+    d = f"results/plots/{method}"
+    files = {
+        "distributions_png": f"{d}/distributions.png",
+        "confidence_png": f"{d}/confidence.png",
+    }
+    if has_theme_map(method):
+        files["theme_map_png"] = f"{d}/theme_map.png"
+    if has_runs(method):
+        files["runs_png"] = f"{d}/run_consistency.png"
+    return files
+
+
+def precomputed_files():
+    """Score matrices read by the precomputed methods (hashed in the report's inputs)."""
+    return [
+        precomputed_csv(STUDY.methods[m], a, b)
+        for m in STUDY.methods_of("precomputed")
+        for a, b in STUDY.method_pairs(m)
+    ]
+
+
+def svg_of(png_files):
+    return [re.sub(r"\.png$", ".svg", f) for f in png_files]
+
+
 def get_final_output():
     out = [
         "results/transcripts/segments.parquet",
         "results/plots/methods_side_by_side.png",
+        "results/plots/methods_side_by_side.svg",
+        "results/report/headline.csv",
+        "results/report/headline.tex",
     ]
     for m in STUDY.methods:
         out += similarity_files(m, STUDY.method_pairs(m))
@@ -142,6 +187,9 @@ def get_final_output():
         if kind(m) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2:
             out.append(f"results/metrics/{m}/runs.csv")
         out += heatmaps(m) + [f"results/plots/{m}/sweep.png"]
+        plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
+        plots += list(method_plot_files(m).values())
+        out += list(method_plot_files(m).values()) + svg_of(plots)
     out += ["results/report/summary.html", "results/report/summary.md"]
     return out
 

@@ -20,6 +20,11 @@ rule plots:
             caption="../report/sweep.rst",
             category="Threshold sweeps",
         ),
+        heatmaps_svg=expand(
+            "results/plots/{{method}}/{pair}_heatmap.svg",
+            pair=pair_names(STUDY.pairs),
+        ),
+        sweep_svg="results/plots/{method}/sweep.svg",
     log:
         "logs/plots/{method}.log",
     params:
@@ -41,6 +46,7 @@ rule methods_side_by_side:
             caption="../report/side_by_side.rst",
             category="Methods side by side",
         ),
+        svg="results/plots/methods_side_by_side.svg",
     log:
         "logs/plots/methods_side_by_side.log",
     params:
@@ -48,3 +54,79 @@ rule methods_side_by_side:
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
     script:
         "../../scripts/side_by_side.py"
+
+
+rule plot_distributions:
+    input:
+        themes="results/metrics/{method}/themes.csv",
+        code=code("plots.py"),
+    output:
+        distributions=report(
+            "results/plots/{method}/distributions.png",
+            caption="../report/distributions.rst",
+            category="Distributions",
+            subcategory="{method}",
+        ),
+        confidence=report(
+            "results/plots/{method}/confidence.png",
+            caption="../report/confidence.rst",
+            category="Confidence profiles",
+            subcategory="{method}",
+        ),
+        distributions_svg="results/plots/{method}/distributions.svg",
+        confidence_svg="results/plots/{method}/confidence.svg",
+    log:
+        "logs/plots/{method}_distributions.log",
+    params:
+        op=lambda wc: method_op(wc.method),
+        gamma=STUDY.metrics["gamma"],
+    script:
+        "../../scripts/plot_distributions.py"
+
+
+rule theme_map:
+    input:
+        themes=theme_parquets(),
+        embeddings=lambda wc: theme_map_embeddings(wc.method),
+        theme_table="results/metrics/{method}/themes.csv",
+        code=code("plots.py", "isotropy.py"),
+    output:
+        png=report(
+            "results/plots/{method}/theme_map.png",
+            caption="../report/theme_map.rst",
+            category="Theme maps",
+            subcategory="{method}",
+        ),
+        svg="results/plots/{method}/theme_map.svg",
+    log:
+        "logs/plots/{method}_theme_map.log",
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer", "abtt", "tfidf"),
+    params:
+        kind=lambda wc: kind(wc.method),
+        sets=list(STUDY.sets),
+        d=lambda wc: STUDY.methods[wc.method].get("d"),
+        op=lambda wc: method_op(wc.method),
+    script:
+        "../../scripts/theme_map.py"
+
+
+rule plot_runs:
+    input:
+        table="results/metrics/{method}/runs.csv",
+        matrix="results/metrics/{method}/runs_matrix.parquet",
+        code=code("plots.py"),
+    output:
+        png=report(
+            "results/plots/{method}/run_consistency.png",
+            caption="../report/run_consistency.rst",
+            category="Run consistency",
+            subcategory="{method}",
+        ),
+        svg="results/plots/{method}/run_consistency.svg",
+    log:
+        "logs/plots/{method}_runs.log",
+    wildcard_constraints:
+        method=methods_regex("sentence_transformer", "tfidf"),
+    script:
+        "../../scripts/plot_runs.py"

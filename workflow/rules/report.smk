@@ -10,6 +10,13 @@ rule summary_report:
         heatmaps=[h for m in STUDY.methods for h in heatmaps(m)],
         sweep_plots=expand("results/plots/{method}/sweep.png", method=STUDY.methods),
         side_by_side="results/plots/methods_side_by_side.png",
+        method_plots=[f for m in STUDY.methods for f in method_plot_files(m).values()],
+        sets_tables=expand("results/metrics/{method}/sets.csv", method=STUDY.methods),
+        runs_tables=[
+            f"results/metrics/{m}/runs.csv" for m in STUDY.methods if has_runs(m)
+        ],
+        precomputed=precomputed_files(),
+        headline=["results/report/headline.csv", "results/report/headline.tex"],
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
             for m in STUDY.methods_of("sentence_transformer")
@@ -38,6 +45,9 @@ rule summary_report:
                 "description": s.get("description", m),
                 "thresholds": s["thresholds"],
                 "op": method_op(m),
+                "kind": kind(m),
+                "scale": s.get("scale", "cosine"),
+                "clamp": bool(s.get("clamp", False)),
             }
             for m, s in STUDY.methods.items()
         },
@@ -45,5 +55,36 @@ rule summary_report:
         sets=STUDY.sets,
         config=lambda wc: config,
         code_version=CODE_VERSION,
+        method_files={
+            m: method_plot_files(m)
+            | {"sets_csv": f"results/metrics/{m}/sets.csv"}
+            | ({"runs_csv": f"results/metrics/{m}/runs.csv"} if has_runs(m) else {})
+            for m in STUDY.methods
+        },
+        headline={
+            "headline_csv": "results/report/headline.csv",
+            "headline_tex": "results/report/headline.tex",
+        },
     script:
         "../../scripts/report.py"
+
+
+rule headline_table:
+    input:
+        comparisons=expand(
+            "results/metrics/{method}/comparisons.csv", method=STUDY.methods
+        ),
+        code=code("report.py"),
+    output:
+        csv=report(
+            "results/report/headline.csv",
+            caption="../report/headline.rst",
+            category="Summary",
+        ),
+        tex="results/report/headline.tex",
+    log:
+        "logs/report/headline.log",
+    params:
+        methods=list(STUDY.methods),
+    script:
+        "../../scripts/headline.py"

@@ -1,0 +1,12 @@
+from themesim.pipeline import headline_tables
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    headline_tables,
+    methods=list(sm.params.methods),
+    comparisons=list(sm.input.comparisons),
+    out_csv=sm.output.csv,
+    out_tex=sm.output.tex,
+)

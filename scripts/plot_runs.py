@@ -1,0 +1,13 @@
+from themesim.pipeline import runs_plot
+from themesim.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    runs_plot,
+    method=sm.wildcards.method,
+    runs_csv=sm.input.table,
+    runs_matrix=sm.input.matrix,
+    out_png=sm.output.png,
+    out_svg=sm.output.svg,
+)
