@@ -711,8 +711,8 @@ def headline_tex(df: pd.DataFrame) -> str:
 def write_headline(df: pd.DataFrame, *, out_csv, out_tex) -> None:
     """headline.csv (the metric CSVs' own precision) and headline.tex (booktabs)."""
     out_csv, out_tex = Path(out_csv), Path(out_tex)
-    out_csv.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out_csv, index=False, float_format="%.10g", lineterminator="\n")
+    with atomic_path(out_csv) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
     _write(out_tex, headline_tex(df))
 
 
