@@ -1,7 +1,7 @@
 import re
 from pathlib import Path
 
-from themesim.config import pair_name, precomputed_csv, prepare
+from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
 from themesim.pipeline import git_commit
 
 STUDY = prepare(config)
@@ -144,3 +144,17 @@ def get_final_output():
         out += heatmaps(m) + [f"results/plots/{m}/sweep.png"]
     out += ["results/report/summary.html", "results/report/summary.md"]
     return out
+
+
+def generated_files():
+    """The CSVs of the LLM-generated runs (generate_themes), in run order."""
+    return [generated_csv(run) for run in STUDY.generated]
+
+
+def generate_prompt_files():
+    from themesim.generate import prompt_paths
+
+    return [
+        str(p)
+        for p in prompt_paths(STUDY.generate.get("prompt", "generate_v1")).values()
+    ]
