@@ -306,6 +306,15 @@ def test_server_errors_are_retried_then_named(fake, tmp_path):
     assert srv.calls == 3 and "chunk 1 of 1" in str(err.value)
 
 
+def test_prompt_too_long_for_the_server_says_what_to_change(fake, tmp_path):
+    srv = fake(lambda n, b, h: (400, '{"error": "Requested tokens exceed context window"}', 0))
+    with pytest.raises(GenerateError, match="HTTP 400") as err:
+        generate_runs(SEG.iloc[:3], {"r": 1}, settings(srv.url), tmp_path / "c.sqlite")
+    # asked once more without response_format (the server may reject that), then not retried
+    assert srv.calls == 2 and "response_format" not in srv.bodies[1]
+    assert "exceed context window" in str(err.value) and "chars_per_token" in str(err.value)
+
+
 def test_api_key_is_sent_but_never_stored(fake, tmp_path, monkeypatch):
     secret = "sk-gen-secret-1234"
     monkeypatch.setenv("THEMESIM_GEN_KEY", secret)

@@ -3,9 +3,9 @@
 Transcript segments are packed into chunks that fit the model's context; per chunk and run the
 model proposes themes (name, description, keywords) as JSON; one consolidation call per run
 merges the candidates into the run's theme list. Runs differ by their seed (sampling at
-temperature > 0). Every answer is cached in SQLite keyed by model, prompt version and hash, the
-rendered messages (so the text) and the sampling settings, seed included: a rerun makes no call
-and starts no server. An unusable answer is retried with another seed, then the run stops with
+temperature > 0). Every answer is cached in SQLite keyed by model, prompt version and sha256,
+stage, seed, the text filled in and the sampling settings: a rerun makes no call and starts no
+server. An unusable answer is retried with another seed, then the run stops with
 an error naming the chunk and the answer; it never yields an empty theme set. See
 docs/generate.md.
 """
@@ -452,7 +452,7 @@ class _Generator:
         self.stats.prompt_tokens += p_tok
         self.stats.completion_tokens += c_tok
         error = None if res.ok else self.redact(str(res.error))
-        raw = raw_seen[-1] if raw_seen else (res.error.raw if res.error else None)
+        raw = res.error.raw if res.error is not None else raw_seen[-1]
         self._store(key, call, res, raw, p_tok, c_tok, error)
         if not res.ok:
             self._fail(call, res, raw, error)
@@ -497,6 +497,11 @@ class _Generator:
     def _fail(self, call: _Call, res, raw, error) -> None:
         what = error or "the run was stopped"
         answer = f"; last answer: {_snip(raw, 300)}" if raw else ""
+        if what.startswith("HTTP 400"):
+            answer += (
+                ". If the server says the prompt exceeds its context, set n_ctx to the "
+                "server's context or lower chars_per_token"
+            )
         ok = self.stats.cached + self.stats.done
         raise GenerateError(
             self.redact(
