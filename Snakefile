@@ -18,6 +18,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/ingest.smk"
+include: "workflow/rules/generate.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/similarity.smk"
 include: "workflow/rules/metrics.smk"

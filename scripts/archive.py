@@ -14,6 +14,7 @@ run(
     precomputed={m: list(f) for m, f in dict(p.precomputed).items()},
     results=list(sm.input.results),
     judge_cache=p.judge_cache,
+    caches=list(p.caches),
     code=dict(zip(p.code_names, sm.input.code, strict=True)),
     code_version=p.code_version,
     confidential=bool(p.confidential),

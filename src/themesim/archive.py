@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -360,6 +361,7 @@ def build_archive(
     results: list[str],
     judge_cache: str | None,
     code: dict[str, str],
+    caches: Sequence[str] = (),
     code_version: str | None,
     confidential: bool = False,
     authors=(),
@@ -389,8 +391,8 @@ def build_archive(
 
     withheld: dict[str, str] = {}
     result_files = list(results)
-    if judge_cache and Path(judge_cache).is_file():
-        result_files.append(judge_cache)
+    # LLM caches (judge, theme generation) accumulate outside the rules' outputs.
+    result_files += [c for c in (judge_cache, *caches) if c and Path(c).is_file()]
     for r in sorted(set(result_files)):
         name = _inside(r)
         if name is None or not name.startswith("results/") or name.startswith("results/archive/"):

@@ -27,6 +27,22 @@ THRESHOLD_RANGE = {
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 PAIR_SEP = "__vs__"
+GENERATED_DIR = "results/generated"
+# Keys of generate_themes that reach themesim.generate.GenerateSettings.
+GENERATE_KEYS = (
+    "base_url",
+    "model",
+    "api_key_env",
+    "prompt",
+    "max_themes",
+    "chunk_themes",
+    "temperature",
+    "max_tokens",
+    "n_ctx",
+    "chars_per_token",
+    "max_retries",
+    "timeout_s",
+)
 
 
 def pair_name(a: str, b: str) -> str:
@@ -46,6 +62,8 @@ class Study:
     methods: dict[str, dict]  # active methods only, defaults applied
     metrics: dict  # settings of the families beyond coverage
     pairs: list[tuple[str, str]] = field(default_factory=list)  # cross-set comparisons
+    generated: dict[str, int] = field(default_factory=dict)  # LLM-generated run -> its seed
+    generate: dict = field(default_factory=dict)  # settings of the generation (GENERATE_KEYS)
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -212,11 +230,51 @@ def _set_entries(config: dict) -> dict[str, str]:
         if not Path(path).is_file():
             raise InputError(where, "file not found", "Check the path (relative to the run folder)")
         sets[name] = path
-    if len(sets) < 2:
-        raise InputError(
-            "config theme_sets", "needs at least two theme sets", "List the theme files to compare"
-        )
     return sets
+
+
+def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
+    """(run -> seed, settings) of generate_themes; ({}, {}) unless it is active."""
+    gen = config.get("generate_themes") or {}
+    if not gen.get("active", False):
+        return {}, {}
+    where = "config generate_themes"
+    runs = int(gen.get("runs", 3))
+    seeds = gen.get("seeds")
+    seeds = list(range(1, runs + 1)) if seeds is None else [int(s) for s in seeds]
+    if len(seeds) != runs or len(set(seeds)) != runs:
+        raise InputError(
+            f"{where}.seeds",
+            f"{seeds} is not {runs} distinct seeds (runs: {runs})",
+            "Give one distinct seed per run, or seeds: null for 1..runs",
+        )
+    prefix = gen.get("name", "generated_run")
+    generated = {f"{prefix}{i}": seed for i, seed in enumerate(seeds, start=1)}
+    for run in generated:
+        if not SET_NAME.match(run) or PAIR_SEP in run:
+            raise InputError(
+                f"{where}.name", f"run name {run!r} is not usable in file names", "Rename"
+            )
+        if run in sets:
+            raise InputError(
+                f"{where}.name",
+                f"run name {run!r} is also a theme set's name",
+                "Choose another name: prefix for the generated runs",
+            )
+    if not transcripts:
+        raise InputError(
+            where, "is active but the config lists no transcripts", "List them under transcripts:"
+        )
+    if gen.get("base_url") and not gen.get("model"):
+        raise InputError(
+            f"{where}.model", "base_url is set but model is not", "Give the endpoint's model name"
+        )
+    settings = {k: gen[k] for k in GENERATE_KEYS if gen.get(k) is not None}
+    return generated, settings
+
+
+def generated_csv(run: str) -> str:
+    return f"{GENERATED_DIR}/{run}.csv"
 
 
 def _transcripts(config: dict) -> list[str]:
@@ -285,6 +343,13 @@ def _methods(config: dict) -> dict[str, dict]:
 def prepare(config: dict) -> Study:
     """Check the config beyond its schema and work out the sets and comparisons."""
     sets = _set_entries(config)
+    transcripts = _transcripts(config)
+    generated, generate = _generated(config, sets, transcripts)
+    sets |= {run: generated_csv(run) for run in generated}  # made by the generate rule
+    if len(sets) < 2:
+        raise InputError(
+            "config theme_sets", "needs at least two theme sets", "List the theme files to compare"
+        )
     reference = config.get("reference") or next(iter(sets))
     if reference not in sets:
         raise InputError(
@@ -304,13 +369,15 @@ def prepare(config: dict) -> Study:
         description=study_cfg.get("description", ""),
         reference=reference,
         sets=sets,
-        transcripts=_transcripts(config),
+        transcripts=transcripts,
         template=config.get("text_template", "{name}: {description}"),
         op=config.get("op", "ge"),
         sweep=_check_sweep(config.get("sweep") or {}),
         methods=_methods(config),
         metrics=metrics_settings(config.get("metrics")),
         pairs=pairs,
+        generated=generated,
+        generate=generate,
     )
     for m in study.methods_of("precomputed"):
         spec = study.methods[m]

@@ -18,18 +18,22 @@ import math
 import os
 import re
 import sqlite3
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-import requests
 
+from . import llm
 from .errors import InputError
+from .llm import RETRY_STATUS, canonical_key, open_sqlite, post_chat, with_retries  # noqa: F401
+from .llm import CallState as _RunState
+from .llm import GiveUp as _GiveUp  # noqa: F401
+from .llm import Redactor as _Redactor
+from .llm import Retry as _Retry
 
 log = logging.getLogger("themesim.judge")
 
@@ -39,7 +43,6 @@ SCORE_SCHEMA = {
     "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}},
     "required": ["score"],
 }
-RETRY_STATUS = {429, 500, 502, 503, 504}
 
 
 class JudgeError(RuntimeError):
@@ -144,27 +147,6 @@ class _Outcome:
     fatal: bool = False  # the endpoint failed (not this pair's answer): stop the others
 
 
-@dataclass
-class _RunState:
-    use_response_format: bool = True
-    calls: int = 0
-    abort: threading.Event = field(default_factory=threading.Event)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-class _Retry(Exception):
-    """A failure worth another attempt."""
-
-    def __init__(self, message: str, raw: str | None = None, fatal: bool = True):
-        super().__init__(message)
-        self.raw = raw
-        self.fatal = fatal
-
-
-class _GiveUp(_Retry):
-    """A failure another attempt will not fix (401, 404, a rejected request)."""
-
-
 # ---------------------------------------------------------------- prompts and keys
 
 
@@ -204,40 +186,12 @@ def _split_prompt(raw: str, path: Path) -> tuple[str, str | None, int]:
         lines = lines[1:]
         if scale < 1:
             raise InputError(str(path), "score_scale must be ≥ 1", "Fix the first line")
-    system = None
-    if lines and lines[0].strip() == "system:":
-        try:
-            cut = next(i for i, line in enumerate(lines) if line.strip() == "user:")
-        except StopIteration:
-            raise InputError(
-                str(path), 'a "system:" section without a "user:" line', "Add it"
-            ) from None
-        system = "\n".join(lines[1:cut]).strip()
-        lines = lines[cut + 1 :]
-    return "\n".join(lines), system, scale
+    text, system = llm.split_roles(lines, path)
+    return text, system, scale
 
 
 def _api_key(settings: JudgeSettings) -> str | None:
-    if not settings.api_key_env:
-        return None
-    key = os.environ.get(settings.api_key_env)
-    if not key:
-        raise InputError(
-            "judge settings",
-            f"environment variable {settings.api_key_env} is empty or not set",
-            f"export {settings.api_key_env}=… before the run",
-        )
-    return key
-
-
-class _Redactor:
-    def __init__(self, secret: str | None):
-        self.secret = secret
-
-    def __call__(self, text: str | None) -> str | None:
-        if text is None or not self.secret:
-            return text
-        return text.replace(self.secret, "***")
+    return llm.api_key(settings.api_key_env, "judge settings")
 
 
 # ---------------------------------------------------------------- cache
@@ -277,7 +231,7 @@ def _answer_settings(settings: JudgeSettings) -> dict:
 def cache_key(
     model: str, prompt: _Prompt, text_a: str, text_b: str, settings: JudgeSettings
 ) -> str:
-    canon = json.dumps(
+    return canonical_key(
         {
             "model": model,
             "prompt_version": prompt.version,
@@ -285,23 +239,12 @@ def cache_key(
             "text_a": text_a,
             "text_b": text_b,
             **_answer_settings(settings),
-        },
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
+        }
     )
-    return hashlib.sha256(canon.encode()).hexdigest()
 
 
 def open_cache(path: str | Path) -> sqlite3.Connection:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path, timeout=60)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
-    con.execute(SCHEMA)
-    con.commit()
-    return con
+    return open_sqlite(path, SCHEMA)
 
 
 def _cached_ok(con: sqlite3.Connection, keys: list[str]) -> dict[str, float]:
@@ -388,15 +331,6 @@ def parse_logprob_score(top: dict[str, float]) -> float:
 # ---------------------------------------------------------------- one judgement
 
 
-_local = threading.local()
-
-
-def _session() -> requests.Session:
-    if not hasattr(_local, "session"):
-        _local.session = requests.Session()
-    return _local.session
-
-
 def _request_body(settings, model, prompt: _Prompt, text_a, text_b, use_rf: bool) -> dict:
     body = {
         "model": model,
@@ -414,28 +348,7 @@ def _request_body(settings, model, prompt: _Prompt, text_a, text_b, use_rf: bool
 
 def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
     """One HTTP request; returns an ok outcome or raises _Retry / _GiveUp."""
-    try:
-        r = _session().post(url, json=body, headers=headers, timeout=settings.timeout_s)
-    except requests.Timeout as e:
-        raise _Retry(f"no answer within timeout_s={settings.timeout_s:g} s") from e
-    except requests.ConnectionError as e:
-        raise _Retry(f"cannot connect to {url} ({type(e).__name__})") from e
-    text = redact(r.text[:2000])
-    if r.status_code in RETRY_STATUS or r.status_code >= 500:
-        raise _Retry(f"HTTP {r.status_code} from the server", raw=text)
-    if r.status_code != 200:
-        # 401/403/404: every pair would fail the same way; 400/413/422: maybe only this pair.
-        raise _GiveUp(
-            f"HTTP {r.status_code} from the server",
-            raw=text,
-            fatal=r.status_code in (401, 403, 404, 405),
-        )
-    try:
-        data = r.json()
-        choice = data["choices"][0]
-        usage = data.get("usage") or {}
-    except (ValueError, KeyError, IndexError, TypeError) as e:
-        raise _Retry("the server's reply is not a chat completion", raw=text, fatal=False) from e
+    choice, usage = post_chat(url, headers, body, settings.timeout_s, redact)
     out = _Outcome(
         "ok",
         prompt_tokens=int(usage.get("prompt_tokens") or 0),
@@ -457,60 +370,33 @@ def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
 def _judge_one(
     settings, url, headers, model, prompt, text_a, text_b, state: _RunState, redact
 ) -> _Outcome:
-    t0 = time.monotonic()
-    attempts, last = 0, None
-    rf_fallback_used = False
-    while attempts <= settings.max_retries:
-        if state.abort.is_set():
-            return _Outcome("skipped")
-        body = _request_body(settings, model, prompt, text_a, text_b, state.use_response_format)
-        attempts += 1
-        with state.lock:
-            state.calls += 1
-        try:
-            out = _attempt(settings, url, headers, body, redact, prompt.scale)
-            out.attempts, out.seconds = attempts, time.monotonic() - t0
-            return out
-        except _GiveUp as e:
-            if (
-                "response_format" in body
-                and e.args[0].startswith("HTTP 400")
-                and not rf_fallback_used
-            ):
-                rf_fallback_used = True
-                attempts -= 1  # the retry without response_format is not a failure retry
-                with state.lock:
-                    if state.use_response_format:
-                        state.use_response_format = False
-                        log.warning(
-                            "judge: the server rejected response_format (HTTP 400); "
-                            "asking without it from now on"
-                        )
-                continue
-            last = e
-            break
-        except _Retry as e:
-            last = e
-            if attempts > settings.max_retries:
-                break
-            delay = min(settings.backoff_s * 2 ** (attempts - 1), settings.backoff_max_s)
-            log.warning(
-                "judge: %s; retry %d/%d in %.2g s",
-                redact(str(e)),
-                attempts,
-                settings.max_retries,
-                delay,
-            )
-            if state.abort.wait(delay):
-                return _Outcome("skipped")
-    if last.fatal:
-        state.abort.set()  # the endpoint is failing: do not start the other pairs
+    def attempt(use_rf: bool, _answer_failures: int) -> _Outcome:
+        body = _request_body(settings, model, prompt, text_a, text_b, use_rf)
+        return _attempt(settings, url, headers, body, redact, prompt.scale)
+
+    res = with_retries(
+        attempt,
+        state,
+        max_retries=settings.max_retries,
+        backoff_s=settings.backoff_s,
+        backoff_max_s=settings.backoff_max_s,
+        redact=redact,
+        label="judge",
+        sends_response_format=settings.score_mode != "logprob",
+    )
+    if res.ok:
+        out = res.value
+        out.attempts, out.seconds = res.attempts, res.seconds
+        return out
+    if res.skipped:
+        return _Outcome("skipped")
+    last = res.error
     return _Outcome(
         "failed",
         raw=last.raw,
         error=redact(str(last)),
-        attempts=attempts,
-        seconds=time.monotonic() - t0,
+        attempts=res.attempts,
+        seconds=res.seconds,
         fatal=last.fatal,
     )
 
@@ -539,12 +425,7 @@ def judge_matrix(
     t0 = time.monotonic()
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     prompt = load_prompt(settings.prompt, settings.score_mode)
-    if settings.base_url is None:
-        from .llama_server import packaged_model_name
-
-        model = packaged_model_name()
-    else:
-        model = settings.model
+    model = llm.endpoint_model(settings.base_url, settings.model)
     key = _api_key(settings)
     redact = _Redactor(key)
 
@@ -613,18 +494,13 @@ def _run_misses(
 
     state = _RunState()
     with ExitStack() as stack:
-        if settings.base_url is None:
-            from .llama_server import LlamaServer, packaged_model_path
-
-            log.info("judge: starting a local llama.cpp server with %s", model)
-            server = LlamaServer(
-                packaged_model_path(), n_ctx=settings.n_ctx, threads=settings.threads
+        base_url = stack.enter_context(
+            llm.endpoint(
+                settings.base_url, n_ctx=settings.n_ctx, threads=settings.threads, label="judge"
             )
-            base_url = stack.enter_context(server).base_url
-        else:
-            base_url = settings.base_url.rstrip("/")
+        )
         url = f"{base_url}/chat/completions"
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        headers = llm.auth_headers(key)
         bar = stack.enter_context(
             tqdm(
                 total=stats.judgements,

@@ -1,7 +1,7 @@
 import re
 from pathlib import Path
 
-from themesim.config import pair_name, precomputed_csv, prepare
+from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
 from themesim.pipeline import git_commit
 
 STUDY = prepare(config)
@@ -236,8 +236,27 @@ def judge_cache():
     return "results/cache/judge.sqlite" if STUDY.methods_of("llm_judge") else None
 
 
+def generate_cache():
+    """The theme generation's cache when runs are generated (kept like the judge's)."""
+    return ["results/cache/generate.sqlite"] if STUDY.generated else []
+
+
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
     from themesim.archive import code_files
 
     return {name: str(p) for name, p in code_files(workflow.basedir).items()}
+
+
+def generated_files():
+    """The CSVs of the LLM-generated runs (generate_themes), in run order."""
+    return [generated_csv(run) for run in STUDY.generated]
+
+
+def generate_prompt_files():
+    from themesim.generate import prompt_paths
+
+    return [
+        str(p)
+        for p in prompt_paths(STUDY.generate.get("prompt", "generate_v1")).values()
+    ]

@@ -1,0 +1,601 @@
+"""LLM theme generation (LLM-TA style) through any OpenAI-compatible chat endpoint.
+
+Transcript segments are packed into chunks that fit the model's context; per chunk and run the
+model proposes themes (name, description, keywords) as JSON; one consolidation call per run
+merges the candidates into the run's theme list. Runs differ by their seed (sampling at
+temperature > 0). Every answer is cached in SQLite keyed by model, prompt version and sha256,
+stage, seed, the text filled in and the sampling settings: a rerun makes no call and starts no
+server. An unusable answer is retried with another seed, then the run stops with
+an error naming the chunk and the answer; it never yields an empty theme set. See
+docs/generate.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import math
+import os
+import re
+import time
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from . import llm
+from .errors import InputError, StepError
+
+log = logging.getLogger("themesim.generate")
+
+PROMPT_DIR = Path(__file__).with_name("prompts")
+STAGES = ("chunk", "merge")
+SLOTS = ("{text}", "{max_themes}")
+RESEED = 1000  # the k-th retry after an unusable answer samples with seed + k * RESEED
+CSV_COLUMNS = ["id", "name", "description", "keywords"]
+
+
+class GenerateError(StepError):
+    """A generation call failed after its retries; the answers before it stay cached."""
+
+
+@dataclass(frozen=True)
+class GenerateSettings:
+    base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
+    model: str | None = None  # name sent to the endpoint; None with base_url None: packaged
+    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+    prompt: str = "generate_v1"  # prompts/<prompt>_chunk.txt and prompts/<prompt>_merge.txt
+    max_themes: int = 10  # of a run's final list
+    chunk_themes: int = 5  # proposed per chunk
+    temperature: float = 0.7  # > 0, so runs with different seeds differ
+    max_tokens: int = 768  # per answer; reserved in the context next to the prompt
+    n_ctx: int = 2048  # the model's context in tokens; chunks are cut to fit it
+    chars_per_token: float = 3.0  # approximate token count: characters / this (conservative)
+    max_retries: int = 4
+    timeout_s: float = 600.0
+    backoff_s: float = 1.0
+    backoff_max_s: float = 30.0
+    threads: int | None = None  # local server only
+
+    def __post_init__(self):
+        where = "generate_themes settings"
+        if self.base_url is not None and not self.model:
+            raise InputError(where, "base_url is set but model is not", "Give the model name")
+        for key, low in (("max_themes", 1), ("chunk_themes", 1), ("max_tokens", 16)):
+            if getattr(self, key) < low:
+                raise InputError(where, f"{key} must be ≥ {low}", f"Fix {key}")
+        if self.n_ctx < 512 or self.chars_per_token <= 0 or self.max_retries < 0:
+            raise InputError(
+                where,
+                "n_ctx must be ≥ 512, chars_per_token > 0 and max_retries ≥ 0",
+                "Fix the settings",
+            )
+
+
+@dataclass
+class GenerateStats:
+    chunks: int = 0  # transcript chunks (each asked once per run)
+    requests: int = 0  # distinct answers needed (chunk and merge calls over all runs)
+    cached: int = 0
+    done: int = 0
+    calls: int = 0  # HTTP requests sent, retries included
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------- prompts
+
+
+@dataclass
+class Prompt:
+    version: str  # e.g. generate_v1
+    stage: str  # chunk | merge
+    text: str  # the user message, with {text} and {max_themes}
+    system: str | None
+    sha256: str  # of the file
+
+    def messages(self, text: str, max_themes: int) -> list[dict]:
+        user = self.text.replace("{max_themes}", str(max_themes)).replace("{text}", text)
+        msgs = [{"role": "system", "content": self.system}] if self.system else []
+        return msgs + [{"role": "user", "content": user}]
+
+
+def prompt_paths(name: str) -> dict[str, Path]:
+    """The chunk and merge prompt files of a version name, or of a path prefix."""
+    base = Path(name) if os.sep in name else PROMPT_DIR / name
+    return {stage: base.with_name(f"{base.name}_{stage}.txt") for stage in STAGES}
+
+
+def load_prompts(name: str) -> dict[str, Prompt]:
+    prompts = {}
+    for stage, path in prompt_paths(name).items():
+        if not path.is_file():
+            versions = sorted({p.stem.rsplit("_", 1)[0] for p in PROMPT_DIR.glob("generate_*")})
+            raise InputError(
+                f"generate_themes prompt {name!r}",
+                f"{path} does not exist",
+                f"Use one of {versions}, or a path prefix P with files P_chunk.txt and "
+                "P_merge.txt holding {text} and {max_themes}",
+            )
+        raw = path.read_text(encoding="utf-8")
+        text, system = llm.split_roles(raw.split("\n"), path)
+        for slot in SLOTS:
+            if slot not in text:
+                raise InputError(str(path), f"the prompt has no {slot} slot", "Add it")
+        sha = hashlib.sha256(raw.encode()).hexdigest()
+        prompts[stage] = Prompt(Path(name).name, stage, text, system, sha)
+    return prompts
+
+
+def theme_schema(max_themes: int) -> dict:
+    theme = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "keywords": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["name", "description", "keywords"],
+    }
+    themes = {"type": "array", "items": theme, "minItems": 1, "maxItems": max_themes}
+    return {"type": "object", "properties": {"themes": themes}, "required": ["themes"]}
+
+
+# ---------------------------------------------------------------- chunking
+
+
+def approx_tokens(text: str, chars_per_token: float) -> int:
+    return math.ceil(len(text) / chars_per_token)
+
+
+def text_budget(prompt: Prompt, settings: GenerateSettings, n_themes: int) -> int:
+    """Tokens left for the {text} slot: n_ctx minus the prompt, the answer and a margin."""
+    overhead = sum(
+        approx_tokens(m["content"], settings.chars_per_token) + 8  # + role markup
+        for m in prompt.messages("", n_themes)
+    )
+    budget = settings.n_ctx - overhead - settings.max_tokens - 32
+    if budget < 64:
+        raise InputError(
+            "generate_themes settings",
+            f"n_ctx={settings.n_ctx} leaves {budget} tokens for the text after the prompt "
+            f"(~{overhead}) and the answer (max_tokens={settings.max_tokens})",
+            "Raise n_ctx or lower max_tokens",
+        )
+    return budget
+
+
+def _split_long(line: str, budget: int, cpt: float) -> list[str]:
+    """Cut a line longer than the budget at sentence ends, else at spaces, else anywhere."""
+    if approx_tokens(line, cpt) <= budget:
+        return [line]
+    max_chars = int(budget * cpt)
+    parts: list[str] = []
+    current = ""
+    for piece in re.split(r"(?<=[.!?])\s+|\s+", line):
+        while len(piece) > max_chars:  # a "word" longer than the budget
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(piece[:max_chars])
+            piece = piece[max_chars:]
+        joined = f"{current} {piece}" if current else piece
+        if len(joined) <= max_chars:
+            current = joined
+        else:
+            parts.append(current)
+            current = piece
+    if current:
+        parts.append(current)
+    return parts
+
+
+def segment_lines(segments: pd.DataFrame) -> list[tuple[str, str]]:
+    """(transcript, "Speaker: text") per segment, in transcript and segment order."""
+    seg = segments.sort_values(["transcript", "segment"], kind="stable")
+    out = []
+    for transcript, speaker, text in zip(
+        seg["transcript"], seg["speaker"], seg["text"], strict=True
+    ):
+        text = " ".join(str(text).split())
+        if text:
+            out.append((str(transcript), f"{speaker}: {text}" if speaker else text))
+    return out
+
+
+def chunk_transcripts(lines: list[tuple[str, str]], budget: int, chars_per_token: float):
+    """Pack (transcript, line) pairs into texts of at most `budget` approximate tokens.
+
+    Lines stay whole and in order unless one alone exceeds the budget; each chunk names the
+    transcript its lines come from with a header line.
+    """
+    chunks: list[str] = []
+    current: list[str] = []
+    used, where = 0, None
+
+    def size(s: str) -> int:
+        return approx_tokens(s + "\n", chars_per_token)
+
+    for transcript, line in lines:
+        header = f"[Interview {transcript}]"
+        header_cost = size(header) + 1  # + the blank line before a later header
+        for piece in _split_long(line, budget - header_cost - 1, chars_per_token):
+            need = size(piece) + (header_cost if transcript != where else 0)
+            if current and used + need > budget:
+                chunks.append("\n".join(current).strip())
+                current, used, where = [], 0, None
+                need = size(piece) + header_cost
+            if transcript != where:
+                current += ["", header] if current else [header]
+                where = transcript
+            current.append(piece)
+            used += need
+    if current:
+        chunks.append("\n".join(current).strip())
+    return chunks
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _keywords(value) -> list[str]:
+    if isinstance(value, str):
+        value = re.split(r"[,;]", value)
+    if not isinstance(value, list):
+        return []
+    return [" ".join(str(k).split()) for k in value if str(k).strip()]
+
+
+def parse_themes(text: str) -> list[dict]:
+    """Themes of a JSON answer: `{"themes": [...]}` or a bare list of theme objects.
+
+    Keeps themes with a non-empty name and description (case-insensitively distinct names);
+    raises ValueError when the answer holds no JSON or no such theme.
+    """
+    text = text or ""
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        raise ValueError("no JSON in the answer")
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[min(starts) :])
+    except json.JSONDecodeError as e:
+        raise ValueError(f"invalid JSON ({e.msg} at char {e.pos})") from e
+    if isinstance(data, dict):
+        items = data.get("themes")
+        if items is None:
+            lists = [v for v in data.values() if isinstance(v, list)]
+            items = lists[0] if len(lists) == 1 else None
+    else:
+        items = data
+    if not isinstance(items, list):
+        raise ValueError('no "themes" list in the answer')
+    themes, seen = [], set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        name = " ".join(str(item.get("name") or item.get("theme") or "").split())
+        desc = " ".join(str(item.get("description") or "").split())
+        if not name or not desc or name.casefold() in seen:
+            continue
+        seen.add(name.casefold())
+        themes.append(
+            {"name": name, "description": desc, "keywords": _keywords(item.get("keywords"))}
+        )
+    if not themes:
+        raise ValueError(f"none of the {len(items)} items has a name and a description")
+    return themes
+
+
+def candidate_lines(themes: list[dict]) -> list[str]:
+    return [
+        f"- {t['name']}: {t['description']}"
+        + (f" (keywords: {', '.join(t['keywords'])})" if t["keywords"] else "")
+        for t in themes
+    ]
+
+
+def pack_lines(lines: list[str], budget: int, chars_per_token: float) -> list[list[str]]:
+    """Consecutive groups of lines, each within the budget (a longer line goes alone)."""
+    groups: list[list[str]] = []
+    used = 0
+    for line in lines:
+        cost = approx_tokens(line + "\n", chars_per_token)
+        if groups and used + cost <= budget:
+            groups[-1].append(line)
+            used += cost
+        else:
+            groups.append([line])
+            used = cost
+    return groups
+
+
+# ---------------------------------------------------------------- cache
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS generations (
+    key TEXT PRIMARY KEY,          -- sha256 of canonical JSON of everything that changes the answer
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    prompt_sha256 TEXT NOT NULL,
+    stage TEXT NOT NULL,           -- chunk | merge
+    seed INTEGER NOT NULL,         -- the run's seed (a retry after an unusable answer reseeds)
+    text TEXT NOT NULL,            -- what filled the prompt's {text} slot
+    settings TEXT NOT NULL,        -- JSON: temperature, max_tokens, max_themes of the call
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    themes TEXT,                   -- JSON list of {name, description, keywords}; NULL if failed
+    raw_response TEXT,             -- the answer text, or the last error body
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    error TEXT,
+    attempts INTEGER,
+    seconds REAL,
+    updated_at TEXT NOT NULL
+)
+"""
+
+
+@dataclass
+class _Call:
+    stage: str
+    seed: int
+    text: str
+    n_themes: int
+    label: str  # for logs and errors, e.g. "run generated_run1 (seed 1), chunk 2 of 4"
+
+
+class _Generator:
+    """The calls of one generation job: cache first, then the endpoint (started on demand)."""
+
+    def __init__(self, settings: GenerateSettings, cache_path, stack: ExitStack):
+        self.s = settings
+        self.prompts = load_prompts(settings.prompt)
+        self.model = llm.endpoint_model(settings.base_url, settings.model)
+        self.key = llm.api_key(settings.api_key_env, "generate_themes settings")
+        self.redact = llm.Redactor(self.key)
+        self.cache_path = cache_path
+        self.con = llm.open_sqlite(cache_path, SCHEMA)
+        stack.callback(self.con.close)
+        self.stack = stack
+        self.url: str | None = None
+        self.state = llm.CallState()
+        self.stats = GenerateStats()
+
+    def answer_settings(self, call: _Call) -> dict:
+        return {
+            "temperature": self.s.temperature,
+            "max_tokens": self.s.max_tokens,
+            "max_themes": call.n_themes,
+        }
+
+    def cache_key(self, call: _Call) -> str:
+        p = self.prompts[call.stage]
+        return llm.canonical_key(
+            {
+                "model": self.model,
+                "prompt_version": p.version,
+                "prompt_sha256": p.sha256,
+                "stage": call.stage,
+                "seed": call.seed,
+                "text": call.text,
+                **self.answer_settings(call),
+            }
+        )
+
+    def _endpoint_url(self) -> str:
+        if self.url is None:
+            base = self.stack.enter_context(
+                llm.endpoint(
+                    self.s.base_url, n_ctx=self.s.n_ctx, threads=self.s.threads, label="generate"
+                )
+            )
+            self.url = f"{base}/chat/completions"
+        return self.url
+
+    def themes(self, call: _Call) -> list[dict]:
+        self.stats.requests += 1
+        key = self.cache_key(call)
+        row = self.con.execute(
+            "SELECT themes FROM generations WHERE key = ? AND status = 'ok'", (key,)
+        ).fetchone()
+        if row is not None:
+            self.stats.cached += 1
+            return json.loads(row[0])
+        url = self._endpoint_url()
+        prompt = self.prompts[call.stage]
+        messages = prompt.messages(call.text, call.n_themes)
+        headers = llm.auth_headers(self.key)
+        usage_seen: list[dict] = []
+        raw_seen: list[str] = []
+
+        def attempt(use_rf: bool, answer_failures: int) -> list[dict]:
+            body = {
+                "model": self.model,
+                "messages": messages,
+                "temperature": self.s.temperature,
+                "max_tokens": self.s.max_tokens,
+                "seed": call.seed + RESEED * answer_failures,
+            }
+            if use_rf:
+                body["response_format"] = {
+                    "type": "json_object",
+                    "schema": theme_schema(call.n_themes),
+                }
+            choice, usage = llm.post_chat(url, headers, body, self.s.timeout_s, self.redact)
+            usage_seen.append(usage)
+            raw = self.redact((choice.get("message") or {}).get("content") or "")
+            raw_seen.append(raw)
+            try:
+                themes = parse_themes(raw)
+            except ValueError as e:
+                cut = " (cut off at max_tokens)" if choice.get("finish_reason") == "length" else ""
+                raise llm.Retry(f"unparsable answer{cut}: {e}", raw=raw, fatal=False) from e
+            return themes[: call.n_themes]
+
+        res = llm.with_retries(
+            attempt,
+            self.state,
+            max_retries=self.s.max_retries,
+            backoff_s=self.s.backoff_s,
+            backoff_max_s=self.s.backoff_max_s,
+            redact=self.redact,
+            label=f"generate {call.label}",
+        )
+        self.stats.calls = self.state.calls
+        p_tok = sum(int(u.get("prompt_tokens") or 0) for u in usage_seen)
+        c_tok = sum(int(u.get("completion_tokens") or 0) for u in usage_seen)
+        self.stats.prompt_tokens += p_tok
+        self.stats.completion_tokens += c_tok
+        error = None if res.ok else self.redact(str(res.error))
+        raw = res.error.raw if res.error is not None else raw_seen[-1]
+        self._store(key, call, res, raw, p_tok, c_tok, error)
+        if not res.ok:
+            self._fail(call, res, raw, error)
+        self.stats.done += 1
+        log.info(
+            "generate %s: %d themes (%d prompt + %d completion tokens, %d attempt(s), %.1f s)",
+            call.label,
+            len(res.value),
+            p_tok,
+            c_tok,
+            res.attempts,
+            res.seconds,
+        )
+        return res.value
+
+    def _store(self, key, call: _Call, res, raw, p_tok, c_tok, error) -> None:
+        p = self.prompts[call.stage]
+        self.con.execute(
+            "INSERT OR REPLACE INTO generations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                key,
+                self.model,
+                p.version,
+                p.sha256,
+                call.stage,
+                call.seed,
+                call.text,
+                json.dumps(self.answer_settings(call), sort_keys=True),
+                "ok" if res.ok else "failed",
+                json.dumps(res.value, ensure_ascii=False) if res.ok else None,
+                raw,
+                p_tok,
+                c_tok,
+                error,
+                res.attempts,
+                res.seconds,
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
+        )
+        self.con.commit()
+
+    def _fail(self, call: _Call, res, raw, error) -> None:
+        what = error or "the run was stopped"
+        answer = f"; last answer: {_snip(raw, 300)}" if raw else ""
+        if what.startswith("HTTP 400"):
+            answer += (
+                ". If the server says the prompt exceeds its context, set n_ctx to the "
+                "server's context or lower chars_per_token"
+            )
+        ok = self.stats.cached + self.stats.done
+        raise GenerateError(
+            self.redact(
+                f"theme generation, {call.label} ({call.stage} prompt): {what} after "
+                f"{res.attempts} attempt(s){answer}. The {ok} answers before it are cached in "
+                f"{self.cache_path}; rerunning resumes from there. An answer the model cannot "
+                "put into the JSON form may need a larger max_tokens or another model."
+            )
+        )
+
+
+def _snip(text: str, n: int) -> str:
+    one = " ".join(str(text).split())
+    return repr(one if len(one) <= n else one[: n - 1] + "…")
+
+
+# ---------------------------------------------------------------- runs
+
+
+def generate_runs(
+    segments: pd.DataFrame,
+    seeds: dict[str, int],
+    settings: GenerateSettings,
+    cache_path: str | Path,
+) -> tuple[dict[str, list[dict]], GenerateStats]:
+    """Themes of each run (run name -> seed): per-chunk themes, then one consolidation.
+
+    Calls go chunk by chunk across runs, so a local server reuses the chunk's evaluated prompt
+    for every seed. Raises GenerateError (answers so far cached) when a call keeps failing.
+    """
+    t0 = time.monotonic()
+    if not seeds:
+        raise InputError("generate_themes", "no runs", "Set runs ≥ 1")
+    lines = segment_lines(segments)
+    if not lines:
+        raise InputError(
+            "generate_themes",
+            "the transcripts hold no text",
+            "List transcript files under transcripts: in the config",
+        )
+    with ExitStack() as stack:
+        gen = _Generator(settings, cache_path, stack)
+        cpt = settings.chars_per_token
+        chunks = chunk_transcripts(
+            lines, text_budget(gen.prompts["chunk"], settings, settings.chunk_themes), cpt
+        )
+        gen.stats.chunks = len(chunks)
+        log.info("generate: %d transcript lines in %d chunks", len(lines), len(chunks))
+        candidates: dict[str, list[dict]] = {run: [] for run in seeds}
+        for i, chunk in enumerate(chunks, start=1):
+            for run, seed in seeds.items():
+                label = f"run {run} (seed {seed}), chunk {i} of {len(chunks)}"
+                call = _Call("chunk", seed, chunk, settings.chunk_themes, label)
+                candidates[run] += gen.themes(call)
+        merge_budget = text_budget(gen.prompts["merge"], settings, settings.max_themes)
+        out = {
+            run: _consolidate(gen, run, seed, candidates[run], merge_budget)
+            for run, seed in seeds.items()
+        }
+        gen.stats.seconds = time.monotonic() - t0
+        log.info("generate: %s", asdict(gen.stats))
+        return out, gen.stats
+
+
+def _consolidate(gen: _Generator, run: str, seed: int, themes: list[dict], budget: int):
+    """Merge a run's candidates in calls that fit the context, until one call holds them all."""
+    cpt, n = gen.s.chars_per_token, gen.s.max_themes
+    level = 1
+    while True:
+        groups = pack_lines(candidate_lines(themes), budget, cpt)
+        merged: list[dict] = []
+        for j, group in enumerate(groups, start=1):
+            part = f", part {j} of {len(groups)}" if len(groups) > 1 else ""
+            label = f"run {run} (seed {seed}), merge {level}{part}"
+            merged += gen.themes(_Call("merge", seed, "\n".join(group), n, label))
+        if len(groups) == 1:
+            return merged
+        if len(merged) >= len(themes):
+            raise InputError(
+                "generate_themes settings",
+                f"the {len(themes)} candidate themes of run {run} do not shrink when merged "
+                f"in groups that fit n_ctx={gen.s.n_ctx}",
+                "Raise n_ctx, or lower max_themes or chunk_themes",
+            )
+        themes, level = merged, level + 1
+
+
+def write_theme_csv(themes: list[dict], path, id_prefix: str = "T") -> None:
+    """id,name,description,keywords (keywords joined with "; "), readable as a theme set."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for i, t in enumerate(themes, start=1):
+            keywords = "; ".join(k.replace(";", ",") for k in t["keywords"])
+            w.writerow([f"{id_prefix}{i:02d}", t["name"], t["description"], keywords])

@@ -1,0 +1,249 @@
+"""OpenAI-compatible chat-completions plumbing shared by the LLM judge and theme generation.
+
+The API key comes from an environment variable *named* in the settings and is scrubbed from
+every message; one request is retried with exponential backoff on 429/5xx/timeouts/unusable
+answers; answers are cached in SQLite files keyed by a hash of everything that changes them;
+with no base URL a local llama.cpp server with the packaged model serves the calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+from .errors import InputError
+
+log = logging.getLogger("themesim.llm")
+
+RETRY_STATUS = {429, 500, 502, 503, 504}
+
+
+class Retry(Exception):
+    """A failure worth another attempt.
+
+    fatal: the endpoint is failing (not this request's answer), so other requests should stop.
+    """
+
+    def __init__(self, message: str, raw: str | None = None, fatal: bool = True):
+        super().__init__(message)
+        self.raw = raw
+        self.fatal = fatal
+
+
+class GiveUp(Retry):
+    """A failure another attempt will not fix (401, 404, a rejected request)."""
+
+
+def api_key(env_name: str | None, where: str) -> str | None:
+    """The key held by the environment variable env_name (None when no variable is named)."""
+    if not env_name:
+        return None
+    key = os.environ.get(env_name)
+    if not key:
+        raise InputError(
+            where,
+            f"environment variable {env_name} is empty or not set",
+            f"export {env_name}=… before the run",
+        )
+    return key
+
+
+class Redactor:
+    def __init__(self, secret: str | None):
+        self.secret = secret
+
+    def __call__(self, text: str | None) -> str | None:
+        if text is None or not self.secret:
+            return text
+        return text.replace(self.secret, "***")
+
+
+def split_roles(lines: list[str], path: Path) -> tuple[str, str | None]:
+    """(user text, system text) of a prompt file's lines.
+
+    A line `system:` first starts the system message and a line `user:` the user message;
+    without them the whole text is the user message.
+    """
+    system = None
+    if lines and lines[0].strip() == "system:":
+        try:
+            cut = next(i for i, line in enumerate(lines) if line.strip() == "user:")
+        except StopIteration:
+            raise InputError(
+                str(path), 'a "system:" section without a "user:" line', "Add it"
+            ) from None
+        system = "\n".join(lines[1:cut]).strip()
+        lines = lines[cut + 1 :]
+    return "\n".join(lines), system
+
+
+def auth_headers(key: str | None) -> dict:
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def canonical_key(fields: dict) -> str:
+    """sha256 of the canonical JSON of fields: the cache key of one request."""
+    canon = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def open_sqlite(path: str | Path, schema: str) -> sqlite3.Connection:
+    """A cache file in WAL mode (safe for parallel jobs) with its table created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path, timeout=60)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute(schema)
+    con.commit()
+    return con
+
+
+_local = threading.local()
+
+
+def session() -> requests.Session:
+    if not hasattr(_local, "session"):
+        _local.session = requests.Session()
+    return _local.session
+
+
+def post_chat(url: str, headers: dict, body: dict, timeout_s: float, redact) -> tuple[dict, dict]:
+    """(first choice, usage) of one chat completion; raises Retry / GiveUp."""
+    try:
+        r = session().post(url, json=body, headers=headers, timeout=timeout_s)
+    except requests.Timeout as e:
+        raise Retry(f"no answer within timeout_s={timeout_s:g} s") from e
+    except requests.ConnectionError as e:
+        raise Retry(f"cannot connect to {url} ({type(e).__name__})") from e
+    text = redact(r.text[:2000])
+    if r.status_code in RETRY_STATUS or r.status_code >= 500:
+        raise Retry(f"HTTP {r.status_code} from the server", raw=text)
+    if r.status_code != 200:
+        # 401/403/404: every request would fail the same way; 400/413/422: maybe only this one.
+        raise GiveUp(
+            f"HTTP {r.status_code} from the server",
+            raw=text,
+            fatal=r.status_code in (401, 403, 404, 405),
+        )
+    try:
+        data = r.json()
+        return data["choices"][0], data.get("usage") or {}
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        raise Retry("the server's reply is not a chat completion", raw=text, fatal=False) from e
+
+
+@dataclass
+class CallState:
+    """Shared by the requests of one run: response_format support, call count, abort flag."""
+
+    use_response_format: bool = True
+    calls: int = 0
+    abort: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class Attempted:
+    value: object = None  # what attempt() returned, when ok
+    ok: bool = False
+    skipped: bool = False  # not (fully) attempted: the run was aborted
+    attempts: int = 0
+    error: Retry | None = None
+    seconds: float = 0.0
+
+
+def with_retries(
+    attempt: Callable[[bool, int], object],
+    state: CallState,
+    *,
+    max_retries: int,
+    backoff_s: float,
+    backoff_max_s: float,
+    redact,
+    label: str,
+    sends_response_format: bool = True,
+) -> Attempted:
+    """Call attempt(use_response_format, answer_failures) until it returns, with backoff.
+
+    answer_failures counts earlier non-fatal failures (unusable answers), so a caller can vary
+    its seed instead of asking the same sampled question again. A server that rejects
+    response_format with HTTP 400 is asked once more without it, and the run remembers that.
+    """
+    t0 = time.monotonic()
+    attempts, answer_failures, last = 0, 0, None
+    rf_fallback_used = False
+    while attempts <= max_retries:
+        if state.abort.is_set():
+            return Attempted(skipped=True, attempts=attempts, seconds=time.monotonic() - t0)
+        use_rf = sends_response_format and state.use_response_format
+        attempts += 1
+        with state.lock:
+            state.calls += 1
+        try:
+            value = attempt(use_rf, answer_failures)
+            return Attempted(value, ok=True, attempts=attempts, seconds=time.monotonic() - t0)
+        except GiveUp as e:
+            if use_rf and e.args[0].startswith("HTTP 400") and not rf_fallback_used:
+                rf_fallback_used = True
+                attempts -= 1  # the retry without response_format is not a failure retry
+                with state.lock:
+                    if state.use_response_format:
+                        state.use_response_format = False
+                        log.warning(
+                            "%s: the server rejected response_format (HTTP 400); "
+                            "asking without it from now on",
+                            label,
+                        )
+                continue
+            last = e
+            break
+        except Retry as e:
+            last = e
+            answer_failures += not e.fatal
+            if attempts > max_retries:
+                break
+            delay = min(backoff_s * 2 ** (attempts - 1), backoff_max_s)
+            log.warning(
+                "%s: %s; retry %d/%d in %.2g s", label, redact(str(e)), attempts, max_retries, delay
+            )
+            if state.abort.wait(delay):
+                return Attempted(skipped=True, attempts=attempts, seconds=time.monotonic() - t0)
+    if last.fatal:
+        state.abort.set()  # the endpoint is failing: do not start the other requests
+    return Attempted(error=last, attempts=attempts, seconds=time.monotonic() - t0)
+
+
+def endpoint_model(base_url: str | None, model: str | None) -> str:
+    """The model id requests (and cache keys) name: the packaged GGUF when no URL is given."""
+    if base_url is None:
+        from .llama_server import packaged_model_name
+
+        return packaged_model_name()
+    return model
+
+
+@contextmanager
+def endpoint(
+    base_url: str | None, *, n_ctx: int = 2048, threads: int | None = None, label: str = "llm"
+) -> Iterator[str]:
+    """The base URL to call: base_url itself, or a local llama.cpp server for the block."""
+    if base_url is not None:
+        yield base_url.rstrip("/")
+        return
+    from .llama_server import LlamaServer, packaged_model_name, packaged_model_path
+
+    log.info("%s: starting a local llama.cpp server with %s", label, packaged_model_name())
+    with LlamaServer(packaged_model_path(), n_ctx=n_ctx, threads=threads) as srv:
+        yield srv.base_url

@@ -1,0 +1,105 @@
+"""generate_themes in the workflow: generated runs join the study (fake endpoint, TF-IDF only)."""
+
+import pandas as pd
+import pytest
+import yaml
+from test_generate import good
+from test_judge import FakeLLM
+from test_pipeline import HUMAN, TRANSCRIPT, job_counts, snakemake
+
+from themesim.config import prepare
+from themesim.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def fake():
+    srv = FakeLLM(good)
+    yield srv
+    srv.close()
+
+
+def config(url: str, **gen) -> dict:
+    return {
+        "theme_sets": ["data/human.csv"],
+        "transcripts": ["data/*.txt"],
+        "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "generate_themes": {
+            "active": True,
+            "runs": 2,
+            "seeds": [7, 8],
+            "base_url": url,
+            "model": "fake-model",
+            "n_ctx": 1024,
+            "max_tokens": 256,
+        }
+        | gen,
+        "methods": {"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+    }
+
+
+@pytest.fixture(scope="module")
+def generated(fake, tmp_path_factory):
+    root = tmp_path_factory.mktemp("gen_study")
+    (root / "data").mkdir()
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "sam.txt").write_text(TRANSCRIPT)
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(config(fake.url)))
+    targets = ["results/metrics/tfidf/comparisons.csv", "results/metrics/tfidf/runs.csv"]
+    snakemake(root, "--cores", "1", *targets)
+    return root
+
+
+def test_generated_runs_are_compared_and_in_run_consistency(generated, fake):
+    root = generated
+    assert fake.calls == 4  # one chunk and one merge per run
+    assert [b["seed"] for b in fake.bodies] == [7, 8, 7, 8]
+    run1 = pd.read_csv(root / "results/generated/generated_run1.csv")
+    assert list(run1.columns) == ["id", "name", "description", "keywords"]
+    assert run1["name"].tolist() == [f"merge 7 3 {i}" for i in range(3)]
+    comparisons = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
+    assert sorted(set(zip(comparisons["set_a"], comparisons["set_b"], strict=True))) == [
+        ("human", "generated_run1"),
+        ("human", "generated_run2"),
+    ]
+    runs = pd.read_csv(root / "results/metrics/tfidf/runs.csv")
+    assert {"generated_run1", "generated_run2"} <= set(runs.astype(str).stack())
+
+
+def test_forced_rerun_is_answered_from_the_cache(generated, fake):
+    before = fake.calls
+    snakemake(generated, "--cores", "1", "--forcerun", "generate_themes", "generate_themes")
+    assert fake.calls == before
+    log = (generated / "logs/generate/themes.log").read_text()
+    assert "4 answers (4 cached, 0 new), 0 calls" in log
+
+
+def test_a_new_threshold_never_regenerates(generated):
+    cfg = yaml.safe_load((generated / "config/config.yaml").read_text())
+    cfg["methods"]["tfidf"]["thresholds"] = [0.3]
+    (generated / "config/config.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(generated, "-n", "--cores", "1", "results/metrics/tfidf/comparisons.csv")
+    assert "generate_themes" not in job_counts(out.stdout)
+
+
+def test_config_checks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "h.csv").write_text(HUMAN)
+    (tmp_path / "t.txt").write_text(TRANSCRIPT)
+    base = {"theme_sets": ["h.csv"], "transcripts": ["t.txt"], "methods": {"tfidf": {}}}
+    study = prepare(base | {"generate_themes": {"active": True, "runs": 2}})
+    assert study.generated == {"generated_run1": 1, "generated_run2": 2}
+    assert study.sets["generated_run2"] == "results/generated/generated_run2.csv"
+    assert study.runs == ["generated_run1", "generated_run2"] and study.reference == "h"
+    with pytest.raises(InputError, match="at least two theme sets"):
+        prepare(base)
+    with pytest.raises(InputError, match="distinct seeds"):
+        prepare(base | {"generate_themes": {"active": True, "runs": 2, "seeds": [1]}})
+    with pytest.raises(InputError, match="also a theme set"):
+        clash = [{"path": "h.csv", "name": "generated_run1"}, "h.csv"]
+        prepare(base | {"theme_sets": clash, "generate_themes": {"active": True}})
+    with pytest.raises(InputError, match="no transcripts"):
+        prepare(base | {"transcripts": [], "generate_themes": {"active": True}})
+    off = prepare(base | {"theme_sets": [{"path": "h.csv", "name": "x"}, "h.csv"]})
+    assert off.generated == {} and list(off.sets) == ["x", "h"]

@@ -1,0 +1,23 @@
+# LLM theme generation (generate_themes, off unless active): one job writes every run, so one
+# local server serves all of them and each chunk's prompt is evaluated once for every seed.
+if STUDY.generated:
+
+    rule generate_themes:
+        input:
+            segments="results/transcripts/segments.parquet",
+            prompts=generate_prompt_files(),
+            code=code("generate.py", "llm.py", "llama_server.py"),
+        output:
+            generated_files(),
+        log:
+            "logs/generate/themes.log",
+        threads: 2
+        resources:
+            mem_mb=4000,
+        params:
+            runs=STUDY.generated,
+            settings=STUDY.generate,
+            # An accumulating cache, not an output: a failed job must never delete it.
+            cache="results/cache/generate.sqlite",
+        script:
+            "../../scripts/generate_themes.py"
