@@ -46,6 +46,11 @@ def embed_settings(method):
     return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
 
 
+def embedding_cache():
+    """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
+    return config.get("embedding_cache")
+
+
 def kind(method):
     return STUDY.methods[method]["kind"]
 

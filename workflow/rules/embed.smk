@@ -15,6 +15,7 @@ rule embed:
         mem_mb=4000,
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
     script:
         "../../scripts/embed.py"
 
@@ -36,6 +37,7 @@ rule embed_null:
         mem_mb=4000,
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
         k=STUDY.metrics["null_model"]["k"],
         seed=STUDY.metrics["null_model"]["seed"],
     script:
@@ -57,6 +59,7 @@ rule embed_keywords:
         mem_mb=4000,
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
         top_k=STUDY.metrics["quality"]["keywords_top_k"],
     script:
         "../../scripts/embed_keywords.py"
@@ -79,5 +82,6 @@ rule embed_segments:
         mem_mb=4000,
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
     script:
         "../../scripts/embed_segments.py"
