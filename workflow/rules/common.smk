@@ -46,6 +46,17 @@ def embed_settings(method):
     return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
 
 
+def method_gpus(method):
+    """GPUs an embedding job asks a cluster for: one when the method runs on cuda."""
+    return int(str(STUDY.methods[method].get("device") or "cpu").startswith("cuda"))
+
+
+def embed_mem_mb(method):
+    """Host memory of an embedding job; a GPU model (sentence-T5-xxl: 4.9e9 parameters,
+    9.7 GB in float16) passes its weights through host memory while loading."""
+    return 32000 if method_gpus(method) else 4000
+
+
 def embedding_cache():
     """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
     return config.get("embedding_cache")

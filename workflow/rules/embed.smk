@@ -12,7 +12,8 @@ rule embed:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
         cache=embedding_cache(),
@@ -34,7 +35,8 @@ rule embed_null:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
         cache=embedding_cache(),
@@ -56,7 +58,8 @@ rule embed_keywords:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
         cache=embedding_cache(),
@@ -79,7 +82,8 @@ rule embed_segments:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
         cache=embedding_cache(),
