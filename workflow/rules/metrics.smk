@@ -31,6 +31,8 @@ rule metrics:
         splits="results/metrics/{method}/transport/splits_joins.csv",
     log:
         "logs/metrics/{method}.log",
+    benchmark:
+        "benchmarks/metrics/{method}.tsv"
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         sets=list(STUDY.sets),
@@ -63,6 +65,8 @@ rule set_quality:
         themes="results/metrics/{method}/sets_themes.csv",
     log:
         "logs/metrics/{method}_sets.log",
+    benchmark:
+        "benchmarks/set_quality/{method}.tsv"
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         sets=list(STUDY.sets),
@@ -88,6 +92,8 @@ rule runs:
         matrix="results/metrics/{method}/runs_matrix.parquet",
     log:
         "logs/metrics/{method}_runs.log",
+    benchmark:
+        "benchmarks/runs/{method}.tsv"
     wildcard_constraints:
         method=methods_regex("sentence_transformer", "tfidf"),
     params:

@@ -22,6 +22,8 @@ rule plots:
         ),
     log:
         "logs/plots/{method}.log",
+    benchmark:
+        "benchmarks/plots/{method}.tsv"
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
