@@ -11,4 +11,5 @@ run(
     spec=dict(sm.params.settings),
     top_k=sm.params.top_k,
     threads=sm.threads,
+    cache=sm.params.cache,
 )

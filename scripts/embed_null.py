@@ -12,4 +12,5 @@ run(
     k=sm.params.k,
     seed=sm.params.seed,
     threads=sm.threads,
+    cache=sm.params.cache,
 )

@@ -10,4 +10,5 @@ run(
     method=sm.wildcards.method,
     spec=dict(sm.params.settings),
     threads=sm.threads,
+    cache=sm.params.cache,
 )

@@ -8,7 +8,7 @@ run(
     method=sm.wildcards.method,
     pairs=[tuple(p) for p in sm.params.pairs],
     themes=dict(zip(sm.params.sets, sm.input.themes, strict=True)),
-    similarities=list(sm.input.similarity),
+    similarities=list(sm.params.similarity_paths),
     sweep_csv=sm.input.sweep,
     thresholds=list(sm.params.thresholds),
     op=sm.params.op,

@@ -9,7 +9,7 @@ run(
     method=sm.wildcards.method,
     kind=sm.params.kind,
     themes=dict(zip(sets, sm.input.themes, strict=True)),
-    within=dict(zip(sm.params.within_sets, sm.input.within, strict=True)),
+    within=dict(zip(sm.params.within_sets, sm.params.within_paths, strict=True)),
     embeddings=dict(zip(sm.params.embedded_sets, sm.input.embeddings, strict=True)),
     keyword_embeddings=dict(zip(sm.params.embedded_sets, sm.input.keywords, strict=True)),
     segment_embeddings=sm.input.segment_embeddings[0] if sm.input.segment_embeddings else None,

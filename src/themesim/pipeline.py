@@ -46,31 +46,39 @@ def _themes(path) -> pd.DataFrame:
     return read_themes_parquet(path)
 
 
-def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1) -> None:
+def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, cache=False) -> None:
     from .embed import write_embeddings
 
     themes = _themes(themes_path)
-    emb, source = _encode_with(spec, themes["text"].tolist(), threads)
+    emb, source = _encode_with(spec, themes["text"].tolist(), threads, cache=cache, what=method)
     write_embeddings(out, themes, emb, source, method)
     log.info("%s: %d texts embedded with %s (%s)", method, len(themes), source.model, source.path)
 
 
-def _encode_with(spec: dict, texts: list[str], threads: int):
-    from .embed import encode, resolve_model
+def _encode_with(spec: dict, texts: list[str], threads, *, cache=False, what: str = "embed"):
+    """Vectors of `texts` with the method's model; `cache` is the config's `embedding_cache`
+    (None = the default folder, False = no cache, else a folder)."""
+    from .embed import embed_texts, resolve_model
+    from .embed_cache import cache_dir
 
     source = resolve_model(spec["model"], spec.get("path"))
-    emb = encode(
+    root = cache_dir(cache)
+    emb, stats = embed_texts(
         texts,
         source,
-        batch_size=spec.get("batch_size", 32),
-        device=spec.get("device", "cpu"),
-        dtype=spec.get("dtype", "float32"),
+        cache_root=root,
+        batch_size=spec.get("batch_size") or 32,
+        device=spec.get("device") or "cpu",
+        dtype=spec.get("dtype") or "float32",
         threads=threads,
     )
+    log.info("%s: %s (cache: %s)", what, stats, root or "off")
     return emb, source
 
 
-def embed_null_set(themes_path, out, *, method: str, spec: dict, k: int, seed: int, threads=1):
+def embed_null_set(
+    themes_path, out, *, method: str, spec: dict, k: int, seed: int, threads=1, cache=False
+):
     """K word-salad versions of a set, embedded like the set itself (METRICS.md null model)."""
     from dataclasses import asdict
 
@@ -80,7 +88,11 @@ def embed_null_set(themes_path, out, *, method: str, spec: dict, k: int, seed: i
     themes = _themes(themes_path)
     salads = word_salad_sets(themes["text"].tolist(), k, seed) if k else []
     texts = [t for salad in salads for t in salad]
-    emb, source = _encode_with(spec, texts, threads) if texts else (np.zeros((0, 0)), None)
+    emb, source = (
+        _encode_with(spec, texts, threads, cache=cache, what=f"{method} nulls")
+        if texts
+        else (np.zeros((0, 0)), None)
+    )
     n = len(themes)
     columns = {
         "null_index": [i for i in range(len(salads)) for _ in range(n)],
@@ -105,7 +117,9 @@ def theme_keywords(themes: pd.DataFrame, top_k: int) -> list[list[str]]:
     return [g or f for g, f in zip(given, fallback, strict=True)]
 
 
-def embed_keywords_set(themes_path, out, *, method: str, spec: dict, top_k: int, threads=1):
+def embed_keywords_set(
+    themes_path, out, *, method: str, spec: dict, top_k: int, threads=1, cache=False
+):
     from dataclasses import asdict
 
     from .embed import write_vector_table
@@ -114,21 +128,25 @@ def embed_keywords_set(themes_path, out, *, method: str, spec: dict, top_k: int,
     keywords = theme_keywords(themes, top_k)
     ids = [t for t, kws in zip(themes["theme_id"], keywords, strict=True) for _ in kws]
     words = [w for kws in keywords for w in kws]
-    emb, source = _encode_with(spec, words, threads)
+    emb, source = _encode_with(spec, words, threads, cache=cache, what=f"{method} keywords")
     write_vector_table(
         out, {"theme_id": ids, "keyword": words}, emb, asdict(source) | {"method": method}
     )
     log.info("%s: %d keywords of %d themes embedded", method, len(words), len(themes))
 
 
-def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1):
+def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, cache=False):
     from dataclasses import asdict
 
     from .embed import write_vector_table
 
     seg = pd.read_parquet(segments_path)
     texts = seg["text"].tolist()
-    emb, source = _encode_with(spec, texts, threads) if texts else (np.zeros((0, 0)), None)
+    emb, source = (
+        _encode_with(spec, texts, threads, cache=cache, what=f"{method} segments")
+        if texts
+        else (np.zeros((0, 0)), None)
+    )
     meta = {"method": method} | (asdict(source) if source else {})
     columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
     write_vector_table(out, columns, emb, meta)

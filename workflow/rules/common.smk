@@ -46,6 +46,22 @@ def embed_settings(method):
     return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
 
 
+def method_gpus(method):
+    """GPUs an embedding job asks a cluster for: one when the method runs on cuda."""
+    return int(str(STUDY.methods[method].get("device") or "cpu").startswith("cuda"))
+
+
+def embed_mem_mb(method):
+    """Host memory of an embedding job; a GPU model (sentence-T5-xxl: 4.9e9 parameters,
+    9.7 GB in float16) passes its weights through host memory while loading."""
+    return 32000 if method_gpus(method) else 4000
+
+
+def embedding_cache():
+    """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
+    return config.get("embedding_cache")
+
+
 def kind(method):
     return STUDY.methods[method]["kind"]
 
@@ -61,6 +77,14 @@ def judge_settings(method):
 
     spec = STUDY.methods[method]
     return {k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None}
+
+
+def similarity_done(method):
+    """The first file of a method's similarity job; consumers depend on it and get every
+    pair's path as a param. Thousands of per-pair inputs (all pairs of 200 sets) would make
+    the DAG build grow with pairs squared: each lookup scans all of the rule's outputs.
+    """
+    return similarity_files(method, STUDY.pairs[:1])
 
 
 def within_files(method):
@@ -178,7 +202,7 @@ def get_final_output():
         "results/report/headline.tex",
     ]
     for m in STUDY.methods:
-        out += similarity_files(m, STUDY.method_pairs(m))
+        out += similarity_done(m)
         out += expand(
             "results/metrics/{method}/{table}.csv",
             method=m,
@@ -186,10 +210,9 @@ def get_final_output():
         )
         if kind(m) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2:
             out.append(f"results/metrics/{m}/runs.csv")
-        out += heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots += list(method_plot_files(m).values())
-        out += list(method_plot_files(m).values()) + svg_of(plots)
+        out += plots + svg_of(plots)
     out += ["results/report/summary.html", "results/report/summary.md"]
     return out
 
@@ -209,6 +232,7 @@ def archive_results():
     """The final outputs plus the side tables and theme embeddings their rules also write."""
     out = [f for f in get_final_output() if f.startswith("results/")]
     for m in STUDY.methods:
+        out += similarity_files(m, STUDY.method_pairs(m))
         out += [
             f"results/metrics/{m}/sets_themes.csv",
             f"results/metrics/{m}/transport/splits_joins.csv",

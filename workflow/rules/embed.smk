@@ -12,9 +12,11 @@ rule embed:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
     script:
         "../../scripts/embed.py"
 
@@ -33,9 +35,11 @@ rule embed_null:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
         k=STUDY.metrics["null_model"]["k"],
         seed=STUDY.metrics["null_model"]["seed"],
     script:
@@ -54,9 +58,11 @@ rule embed_keywords:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
         top_k=STUDY.metrics["quality"]["keywords_top_k"],
     script:
         "../../scripts/embed_keywords.py"
@@ -76,8 +82,10 @@ rule embed_segments:
         method=methods_regex("sentence_transformer"),
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=lambda wc: embed_mem_mb(wc.method),
+        gpu=lambda wc: method_gpus(wc.method),
     params:
         settings=lambda wc: embed_settings(wc.method),
+        cache=embedding_cache(),
     script:
         "../../scripts/embed_segments.py"

@@ -1,7 +1,6 @@
 rule metrics:
     input:
-        similarity=lambda wc: similarity_files(wc.method),
-        within=lambda wc: within_files(wc.method),
+        similarity=lambda wc: similarity_done(wc.method),
         nulls=lambda wc: null_files(wc.method),
         embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
@@ -31,11 +30,15 @@ rule metrics:
         splits="results/metrics/{method}/transport/splits_joins.csv",
     log:
         "logs/metrics/{method}.log",
+    benchmark:
+        "benchmarks/metrics/{method}.tsv"
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
+        similarity_paths=lambda wc: similarity_files(wc.method),
         within_sets=lambda wc: within_sets(wc.method),
+        within_paths=lambda wc: within_files(wc.method),
         null_sets=lambda wc: null_sets(wc.method),
         embedded_sets=lambda wc: embedded_sets(wc.method, reference_sides()),
         settings=lambda wc: family_settings(wc.method),
@@ -47,7 +50,7 @@ rule metrics:
 rule set_quality:
     input:
         themes=theme_parquets(),
-        within=lambda wc: within_files(wc.method),
+        within=lambda wc: similarity_done(wc.method) if within_sets(wc.method) else [],
         embeddings=lambda wc: embedding_files(wc.method, list(STUDY.sets)),
         keywords=lambda wc: keyword_files(wc.method),
         segment_embeddings=lambda wc: segment_embedding_files(wc.method),
@@ -63,10 +66,13 @@ rule set_quality:
         themes="results/metrics/{method}/sets_themes.csv",
     log:
         "logs/metrics/{method}_sets.log",
+    benchmark:
+        "benchmarks/set_quality/{method}.tsv"
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         sets=list(STUDY.sets),
         within_sets=lambda wc: within_sets(wc.method),
+        within_paths=lambda wc: within_files(wc.method),
         embedded_sets=lambda wc: embedded_sets(wc.method, list(STUDY.sets)),
         settings=STUDY.metrics["quality"],
     script:
@@ -88,6 +94,8 @@ rule runs:
         matrix="results/metrics/{method}/runs_matrix.parquet",
     log:
         "logs/metrics/{method}_runs.log",
+    benchmark:
+        "benchmarks/runs/{method}.tsv"
     wildcard_constraints:
         method=methods_regex("sentence_transformer", "tfidf"),
     params:

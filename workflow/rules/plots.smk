@@ -2,7 +2,7 @@ rule plots:
     input:
         comparisons="results/metrics/{method}/comparisons.csv",
         sweep="results/metrics/{method}/sweep.csv",
-        similarity=lambda wc: similarity_files(wc.method),
+        similarity=lambda wc: similarity_done(wc.method),
         themes=theme_parquets(),
         code=code("plots.py"),
     output:
@@ -27,9 +27,12 @@ rule plots:
         sweep_svg="results/plots/{method}/sweep.svg",
     log:
         "logs/plots/{method}.log",
+    benchmark:
+        "benchmarks/plots/{method}.tsv"
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
+        similarity_paths=lambda wc: similarity_files(wc.method),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
     script:

@@ -17,6 +17,8 @@ rule similarity_embedding:
         ),
     log:
         "logs/similarity/{method}.log",
+    benchmark:
+        "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
         method=methods_regex("sentence_transformer"),
     params:
@@ -38,6 +40,8 @@ rule similarity_tfidf:
         ),
     log:
         "logs/similarity/{method}.log",
+    benchmark:
+        "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
         method=methods_regex("tfidf"),
     params:
@@ -88,6 +92,8 @@ rule similarity_abtt:
         ),
     log:
         "logs/similarity/{method}.log",
+    benchmark:
+        "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
         method=methods_regex("abtt"),
     params:

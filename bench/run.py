@@ -1,0 +1,350 @@
+"""Speed and scale figures of the workflow (issue 6, P1-P5). A benchmark, not a test: it
+prints each figure and ratio and asserts nothing about time.
+
+    PYTHONPATH=src .venv/bin/python bench/run.py [--only P1,P2,P3,P4,P5] [--workdir DIR]
+
+P1  full run of a copy of the demo study (null k and bootstrap n made small, see --null-k,
+    --bootstrap), then a threshold change: jobs per rule of the rerun (no embed*, no
+    similarity*) and its wall time as a fraction of the full run.
+P2  throughput of the pipeline's embed step (themesim.pipeline.embed_set: read themes,
+    encode, write parquet; no cache) / a bare SentenceTransformer.encode of the same texts,
+    same packaged MiniLM, same batch size and threads, one process, alternating rounds.
+P3  after P1's run, one theme set added to the study: how many texts each of its embedding
+    jobs encoded and how many it took from the embedding cache.
+P4  200 synthetic theme sets x 3 methods (minilm, mpnet, tfidf): `snakemake --dry-run` wall
+    time and job count, reference-vs-each and all pairs, at 50/100/200 sets.
+P5  a real run at 200 synthetic sets (--p5-methods, default tfidf), then the peak memory
+    (max_rss of Snakemake's benchmark files) of each rule's largest job.
+Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+LAST_CPU = [0.0]
+WORDS = (
+    "care carer family parent mother father work job shift money cost budget benefit health "
+    "sleep pain stress anxiety guilt duty respite support service nurse doctor hospital "
+    "appointment time isolation friend loneliness home dementia memory safety night travel "
+    "distance sibling conflict grief loss identity role future plan housing paperwork "
+    "assessment council agency staff training skill confidence relief gratitude humour faith"
+).split()
+
+
+def env(cache: Path) -> dict:
+    e = dict(os.environ, HF_HUB_OFFLINE="1", THEMESIM_EMBED_CACHE=str(cache))
+    e["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), e.get("PYTHONPATH", "")]).strip(":")
+    return e
+
+
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def snakemake(root: Path, cache: Path, *args) -> tuple[float, str]:
+    """Wall time and output of one snakemake run; LAST_CPU holds its CPU seconds (a shared
+    machine stretches wall times, CPU time much less)."""
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
+    t, c = time.perf_counter(), child_cpu()
+    proc = subprocess.run(cmd + list(args), capture_output=True, text=True, env=env(cache))
+    wall = time.perf_counter() - t
+    LAST_CPU[0] = child_cpu() - c
+    if proc.returncode != 0:
+        tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        sys.exit(f"snakemake {' '.join(args)} failed:\n{tail}")
+    return wall, proc.stdout + proc.stderr
+
+
+def job_counts(out: str) -> dict[str, int]:
+    counts = {}
+    for line in out.split("Job stats:", 1)[-1].splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if m and m.group(1) != "total":
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+def show(label: str, value) -> None:
+    print(f"  {label:<58} {value}")
+
+
+# ---------------------------------------------------------------- studies
+
+
+def demo_study(work: Path, null_k: int, bootstrap: int) -> Path:
+    root = work / "demo"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(REPO / "data", root / "data")
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    cfg["metrics"]["null_model"]["k"] = null_k
+    cfg["metrics"]["bootstrap"]["n"] = bootstrap
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return root
+
+
+def synthetic_sets(folder: Path, n_sets: int, n_themes: int = 5, seed: int = 0) -> list[str]:
+    """n_sets CSV theme files of n_themes seeded word-list themes each."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for s in range(n_sets):
+        path = folder / f"run{s:03d}.csv"
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["id", "name", "description"])
+            for t in range(n_themes):
+                name = " ".join(rng.choice(WORDS, size=3)).capitalize()
+                desc = " ".join(rng.choice(WORDS, size=int(rng.integers(8, 25))))
+                w.writerow([f"T{t + 1}", name, desc.capitalize()])
+        paths.append(str(path.relative_to(folder.parent)))
+    return paths
+
+
+METHODS = {
+    "minilm": {"kind": "sentence_transformer", "thresholds": [0.56]},
+    "mpnet": {"kind": "sentence_transformer", "thresholds": [0.62]},
+    "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+}
+
+
+def synthetic_study(root: Path, n_sets: int, methods: list[str], **cfg) -> Path:
+    if root.exists():
+        shutil.rmtree(root)
+    paths = synthetic_sets(root / "data", n_sets)
+    config = {
+        "study": {"name": f"synthetic-{n_sets}"},
+        "theme_sets": [{"path": p} for p in paths],
+        "methods": {m: METHODS[m] for m in methods},
+    } | cfg
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return root
+
+
+# ---------------------------------------------------------------- P1-P5
+
+
+def p1(a, state) -> None:
+    print(f"P1  threshold change after a full demo run (k {a.null_k}, bootstrap {a.bootstrap})")
+    root = demo_study(a.workdir, a.null_k, a.bootstrap)
+    cache = a.workdir / "cache-demo"
+    shutil.rmtree(cache, ignore_errors=True)
+    full, out = snakemake(root, cache, "--cores", str(a.cores))
+    state["demo"] = (root, cache)
+    show("full run: jobs", sum(job_counts(out).values()))
+    show("full run: wall time (s)", f"{full:.1f} ({LAST_CPU[0]:.0f} s CPU)")
+    cfg_path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["methods"]["minilm"]["thresholds"] = [0.5, 0.6]
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    _, dry = snakemake(root, cache, "--dry-run", "--cores", str(a.cores))
+    counts = job_counts(dry)
+    show("rerun jobs per rule", counts)
+    show("rerun embedding jobs", sum(v for k, v in counts.items() if k.startswith("embed")))
+    show("rerun similarity jobs", sum(v for k, v in counts.items() if k.startswith("similarity")))
+    rerun, _ = snakemake(root, cache, "--cores", str(a.cores))
+    show("rerun wall time (s)", f"{rerun:.1f} ({LAST_CPU[0]:.0f} s CPU)")
+    show("rerun / full run", f"{rerun / full:.3f}")
+
+
+def p2(a, state) -> None:
+    print(f"P2  embed step vs bare SentenceTransformer.encode ({a.texts} texts, batch 64)")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import pandas as pd
+    import torch
+
+    from themesim import embed, pipeline
+    from themesim.nulls import word_salad_sets
+    from themesim.themes import read_theme_file, write_themes_parquet
+
+    human = read_theme_file(REPO / "data/demo/themes/human.csv", set_name="human")
+    k = a.texts // len(human) + 1
+    texts = [t for s in word_salad_sets(human["text"].tolist(), k, seed=7) for t in s]
+    texts = list(dict.fromkeys(texts))[: a.texts]
+    table = pd.DataFrame({c: [human[c].iloc[0]] * len(texts) for c in human.columns})
+    table["theme_id"] = [f"T{i}" for i in range(len(texts))]
+    table["text"] = texts
+    tmp = Path(tempfile.mkdtemp(dir=a.workdir))
+    write_themes_parquet(table, tmp / "themes.parquet")
+
+    torch.set_num_threads(a.threads)
+    source = embed.resolve_model(embed.MINILM)
+    t = time.perf_counter()
+    model = embed.load_model(source)  # the pipeline's one load per job (memoised)
+    load = time.perf_counter() - t
+    from sentence_transformers import SentenceTransformer
+
+    bare_model = SentenceTransformer(source.path, device="cpu")
+    spec = {"model": embed.MINILM, "batch_size": 64}
+    model.encode(texts[:64], batch_size=64)  # warm both code paths once
+    bare_model.encode(texts[:64], batch_size=64)
+
+    def bare():
+        bare_model.encode(
+            texts,
+            batch_size=64,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+    def step():
+        pipeline.embed_set(
+            tmp / "themes.parquet",
+            tmp / "emb.parquet",
+            method="minilm",
+            spec=spec,
+            threads=a.threads,
+            cache=False,
+        )
+
+    times = {"bare": [], "step": []}
+    for r in range(a.rounds):
+        for name, fn in (("bare", bare), ("step", step))[:: 1 if r % 2 == 0 else -1]:
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    bare_s, step_s = statistics.median(times["bare"]), statistics.median(times["step"])
+    show("model load, once per job (s)", f"{load:.2f}")
+    n = len(texts)
+    show(f"bare encode, median of {a.rounds} (s)", f"{bare_s:.2f} ({n / bare_s:.0f} texts/s)")
+    show(f"embed step, median of {a.rounds} (s)", f"{step_s:.2f} ({n / step_s:.0f} texts/s)")
+    show("throughput ratio step / bare", f"{bare_s / step_s:.3f}")
+    show("token lengths (distinct)", len(set(embed.token_lengths(model, texts))))
+
+
+def p3(a, state) -> None:
+    print("P3  one theme set added to the demo study after its full run")
+    if "demo" not in state:
+        root = demo_study(a.workdir, a.null_k, a.bootstrap)
+        cache = a.workdir / "cache-demo"
+        shutil.rmtree(cache, ignore_errors=True)
+        snakemake(root, cache, "--cores", str(a.cores))
+    else:
+        root, cache = state["demo"]
+    # Three themes copied from llm_paraphrase, one reworded, one new.
+    from themesim.themes import read_theme_file
+
+    base = read_theme_file(root / "data/demo/themes/llm_paraphrase.yaml", set_name="x")
+    rows = [(r["name"], r["description"]) for _, r in base.head(3).iterrows()]
+    rows[2] = (rows[2][0], rows[2][1] + " Reworded for the new run.")
+    rows.append(("Pets as companions", "Carers mention the family dog as company and comfort."))
+    new = root / "data/demo/themes/llm_run5.csv"
+    with open(new, "w", newline="") as f:
+        csv.writer(f).writerows([["name", "description"], *rows])
+    cfg_path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["theme_sets"].append({"path": "data/demo/themes/llm_run5.csv"})
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    _, dry = snakemake(root, cache, "--dry-run", "--cores", str(a.cores))
+    show("jobs per rule", job_counts(dry))
+    snakemake(root, cache, "--cores", str(a.cores))
+    show("new set: themes (2 unchanged, 1 reworded, 1 new)", len(rows))
+    for log in sorted((root / "logs/embed").glob("*/*llm_run5.log")):
+        for line in log.read_text().splitlines():
+            if " encoded, " in line:
+                show(f"{log.parent.name}/{log.name}", line.split(": ", 1)[1].split(" (cache")[0])
+
+
+def p4(a, state) -> None:
+    print("P4  snakemake --dry-run over synthetic sets x 3 methods (minilm, mpnet, tfidf)")
+    methods = ["minilm", "mpnet", "tfidf"]
+    for all_pairs in (False, True):
+        for n in a.p4_sets:
+            root = synthetic_study(
+                a.workdir / f"p4-{n}", n, methods, comparisons={"all_pairs": all_pairs}
+            )
+            wall, out = snakemake(root, a.workdir / "cache-p4", "--dry-run", "--cores", "2")
+            counts = job_counts(out)
+            total = sum(counts.values())
+            pairs = n * (n - 1) // 2 if all_pairs else n - 1
+            label = f"{n} sets, {'all pairs' if all_pairs else 'ref vs each'} ({pairs} pairs)"
+            per = total / (n * len(methods))
+            cpu = LAST_CPU[0]
+            show(
+                label,
+                f"{total} jobs, {wall:.1f} s ({cpu:.1f} s CPU), jobs/(sets x methods) {per:.2f}",
+            )
+            if n == max(a.p4_sets):
+                show("  jobs per rule", counts)
+
+
+def p5(a, state) -> None:
+    methods = a.p5_methods
+    print(f"P5  peak memory per rule, real run at {a.p5_sets} synthetic sets ({','.join(methods)})")
+    root = synthetic_study(
+        a.workdir / "p5",
+        a.p5_sets,
+        methods,
+        metrics={"bootstrap": {"n": a.bootstrap, "seed": 0}, "null_model": {"k": a.null_k}},
+    )
+    cache = a.workdir / "cache-p5"
+    shutil.rmtree(cache, ignore_errors=True)
+    wall, out = snakemake(root, cache, "--cores", str(a.cores))
+    show("jobs", sum(job_counts(out).values()))
+    show("wall time (s)", f"{wall:.1f}")
+    peak: dict[str, tuple[float, str]] = {}
+    for tsv in (root / "benchmarks").rglob("*.tsv"):
+        rows = list(csv.DictReader(open(tsv), delimiter="\t"))
+        rss = max(float(r["max_rss"]) for r in rows if r["max_rss"] not in ("", "-"))
+        rule = tsv.relative_to(root / "benchmarks").parts[0]
+        if rss > peak.get(rule, (0, ""))[0]:
+            peak[rule] = (rss, str(tsv.relative_to(root / "benchmarks")))
+    for rule, (rss, where) in sorted(peak.items(), key=lambda kv: -kv[1][0]):
+        show(f"{rule} (largest: {where})", f"{rss:.0f} MB max_rss")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--only", default="P1,P2,P3,P4,P5", help="comma-separated parts")
+    ap.add_argument("--workdir", type=Path, help="kept; default a temporary folder, removed")
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--null-k", type=int, default=5, help="word-salad sets (P1, P3, P5)")
+    ap.add_argument("--bootstrap", type=int, default=100, help="bootstrap draws (P1, P3, P5)")
+    ap.add_argument("--texts", type=int, default=2000, help="texts encoded in P2")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads in P2")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating timing rounds in P2")
+    ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
+    ap.add_argument("--p4-sets", type=ints, default=[50, 100, 200])
+    ap.add_argument("--p5-sets", type=int, default=200)
+    ap.add_argument("--p5-methods", type=lambda s: s.split(","), default=["tfidf"])
+    a = ap.parse_args()
+    parts = [p.strip().upper() for p in a.only.split(",")]
+    keep = a.workdir is not None
+    a.workdir = (a.workdir or Path(tempfile.mkdtemp(prefix="themesim-bench-"))).resolve()
+    a.workdir.mkdir(parents=True, exist_ok=True)
+    print(f"work folder {a.workdir}; {time.strftime('%Y-%m-%d %H:%M %Z')}; {os.cpu_count()} CPUs")
+    state: dict = {}
+    try:
+        for name, fn in (("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5)):
+            if name in parts:
+                t = time.perf_counter()
+                fn(a, state)
+                print(f"  ({name} took {time.perf_counter() - t:.0f} s)\n", flush=True)
+    finally:
+        if not keep:
+            shutil.rmtree(a.workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

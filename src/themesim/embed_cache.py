@@ -1,0 +1,158 @@
+"""Content-addressed cache of embedding vectors, shared by every set, job and study.
+
+A vector is found by the model key (model, weights version or folder fingerprint, the
+library versions and every setting that changes vectors) and the sha256 of the text. Each
+vector is one small .npy file (exact float32) in a folder per model key, sharded by the first
+two hex digits of the text hash. Files are written to a temporary name and renamed, so a
+reader never sees half a vector and parallel jobs (also on a cluster's shared file system)
+need no lock: two jobs writing the same text write the same bytes. The folder lives outside
+Snakemake's outputs, so a failed or killed job never deletes it.
+
+Vectors do not depend on which other texts were encoded with them (see embed.encode), so a
+run that takes vectors from the cache writes the same bytes as one that encodes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+ENV = "THEMESIM_EMBED_CACHE"
+# Bump when the way vectors are computed changes (the batching rule in embed.encode).
+SCHEME = "equal-token-length-batches/1"
+_HEAD = 1 << 20  # bytes of a large weight file hashed at each end
+
+
+def default_dir() -> Path:
+    return Path(os.environ.get(ENV) or Path.home() / ".cache" / "themesim" / "embeddings")
+
+
+def cache_dir(setting) -> Path | None:
+    """The folder the config's `embedding_cache` names: null = default, false = no cache."""
+    if setting is None or setting is True:
+        return default_dir()
+    if setting is False or setting == "":
+        return None
+    return Path(os.path.expandvars(str(setting))).expanduser()
+
+
+def _dist_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def folder_fingerprint(path) -> str:
+    """sha256 over every file's relative path, size and content (large files: both ends).
+
+    Hashing the ends of multi-GB weight files keeps this to a second; any re-download,
+    conversion or fine-tune changes the size or the safetensors header at the start.
+    """
+    h = hashlib.sha256()
+    root = Path(path)
+    for p in sorted(q for q in root.rglob("*") if q.is_file()):
+        size = p.stat().st_size
+        h.update(f"{p.relative_to(root).as_posix()}\0{size}\0".encode())
+        with open(p, "rb") as f:
+            if size <= 2 * _HEAD:
+                h.update(f.read())
+            else:
+                h.update(f.read(_HEAD))
+                f.seek(-_HEAD, os.SEEK_END)
+                h.update(f.read(_HEAD))
+    return h.hexdigest()
+
+
+def model_key(source, *, device: str = "cpu", dtype: str = "float32") -> dict:
+    """Everything that changes a text's vector; thresholds and batch size are not among it."""
+    if source.package:
+        weights = f"{source.package}=={source.package_version}"
+    else:
+        weights = f"folder-sha256:{folder_fingerprint(source.path)}"
+    return {
+        "model": source.model,
+        "weights": weights,
+        "sentence_transformers": _dist_version("sentence-transformers"),
+        "transformers": _dist_version("transformers"),
+        "torch": _dist_version("torch"),
+        "device": str(device).split(":")[0],  # cuda:0 and cuda:1 compute alike
+        "dtype": dtype,
+        "normalized": True,
+        "scheme": SCHEME,
+    }
+
+
+def key_name(key: dict) -> str:
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", key["model"]).strip("_")[-60:]
+    return f"{slug}-{digest}"
+
+
+class EmbeddingCache:
+    """Vectors of one model key under `root/<model>-<key hash>/`."""
+
+    def __init__(self, root, key: dict):
+        self.key = key
+        self.dir = Path(root) / key_name(key)
+
+    def _path(self, sha: str) -> Path:
+        return self.dir / sha[:2] / f"{sha}.npy"
+
+    def get(self, shas) -> dict[str, np.ndarray]:
+        """The cached vectors among `shas`; a missing or unreadable file is a miss."""
+        found = {}
+        for sha in shas:
+            p = self._path(sha)
+            try:
+                v = np.load(p, allow_pickle=False)
+            except (OSError, ValueError, EOFError):
+                continue
+            if v.dtype == np.float32 and v.ndim == 1:
+                found[sha] = v
+        return found
+
+    def put(self, vectors: dict[str, np.ndarray]) -> int:
+        """Store new vectors (temporary file + rename); returns how many files were written."""
+        if not vectors:
+            return 0
+        self.dir.mkdir(parents=True, exist_ok=True)
+        about = self.dir / "key.json"
+        if not about.exists():
+            self._write(about, json.dumps(self.key, indent=1, sort_keys=True).encode())
+        written = 0
+        for sha, v in vectors.items():
+            p = self._path(sha)
+            if p.exists():
+                continue
+            p.parent.mkdir(exist_ok=True)
+            buf = _npy_bytes(np.ascontiguousarray(v, dtype=np.float32))
+            self._write(p, buf)
+            written += 1
+        return written
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _npy_bytes(v: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, v, allow_pickle=False)
+    return buf.getvalue()
