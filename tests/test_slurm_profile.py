@@ -44,7 +44,7 @@ def test_every_job_carries_its_resources(tmp_path):
         "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
         "st5xxl": {
             "kind": "sentence_transformer",
-            "path": "models/sentence-t5-xxl",  # never loaded in a dry run
+            "path": "models/sentence-t5-xxl",
             "device": "cuda",
             "dtype": "float16",
             "thresholds": [0.81],
@@ -52,6 +52,10 @@ def test_every_job_carries_its_resources(tmp_path):
         "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
     }
     write_config(root, [0.5], methods=methods)
+    # The folder is checked when the workflow is parsed, never loaded in a dry run.
+    model_dir = root / "models" / "sentence-t5-xxl"
+    model_dir.mkdir(parents=True)
+    (model_dir / "modules.json").write_text("[]")
     profile = yaml.safe_load((PROFILE / "config.yaml").read_text())
     del profile["executor"]  # the local executor instead of the plugin
     profile["cores"] = 2

@@ -186,6 +186,22 @@ def diagonal_order(S, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], list
     return rows + rest_rows, cols + rest_cols
 
 
+def _annotate_cells(ax, M: np.ndarray, cmap, norm, size: float) -> None:
+    """Each finite value in its cell, black on light colours and white on dark ones."""
+    for i, j in zip(*np.nonzero(np.isfinite(M)), strict=True):
+        r, g, b, _ = cmap(norm(M[i, j]))
+        light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5  # relative luminance
+        ax.text(
+            j,
+            i,
+            f"{M[i, j]:.2f}",
+            ha="center",
+            va="center",
+            fontsize=size,
+            color="black" if light else "white",
+        )
+
+
 def heatmap_figure(
     S,
     a_labels: Sequence,
@@ -270,22 +286,7 @@ def heatmap_figure(
 
     if n_a <= 25 and n_b <= 25:
         size = 9 if max(n_a, n_b) <= 10 else 8 if max(n_a, n_b) <= 18 else 6.5
-        for i in range(n_a):
-            for j in range(n_b):
-                v = S[i, j]
-                if not np.isfinite(v):
-                    continue
-                r, g, b, _ = cmap(norm(v))
-                light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5
-                ax.text(
-                    j,
-                    i,
-                    f"{v:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=size,
-                    color="black" if light else "white",
-                )
+        _annotate_cells(ax, S, cmap, norm, size)
 
     # A white halo keeps outlines visible on both dark and light cells.
     halo = [pe.withStroke(linewidth=2.6, foreground="white")]
@@ -1027,22 +1028,7 @@ def runs_heatmap_figure(
     ax.set_yticks(range(n), rows, fontsize=size)
     ax.tick_params(length=0)
     if n <= 25:
-        for i in range(n):
-            for j in range(n):
-                v = M[i, j]
-                if not np.isfinite(v):
-                    continue
-                r, g, b, _ = cmap(norm(v))
-                light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5
-                ax.text(
-                    j,
-                    i,
-                    f"{v:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=9 if n <= 10 else 7,
-                    color="black" if light else "white",
-                )
+        _annotate_cells(ax, M, cmap, norm, 9 if n <= 10 else 7)
     return fig
 
 
