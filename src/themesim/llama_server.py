@@ -7,13 +7,16 @@ bound to 127.0.0.1 only, on a free port, for the lifetime of a `with LlamaServer
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -107,6 +110,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: the server is killed when the job that started it dies, even by SIGKILL."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _raise_exit(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _tail(path: Path, n: int = 30) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
@@ -184,9 +200,18 @@ class LlamaServer:
             os.close(fd)
             self.log_path = Path(name)
         self.port = _free_port()
+        # A job cancelled with SIGTERM (Snakemake, SLURM) unwinds through stop(); one killed
+        # outright takes the server with it (Linux). Either way no orphan holds the model.
+        self._old_sigterm = None
+        if threading.current_thread() is threading.main_thread():
+            self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.command(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         try:
             self._wait_ready()
@@ -226,6 +251,9 @@ class LlamaServer:
                 self.proc.wait(timeout=15)
         self.proc = None
         self.port = None
+        if getattr(self, "_old_sigterm", None) is not None:
+            signal.signal(signal.SIGTERM, self._old_sigterm)
+            self._old_sigterm = None
 
     def __exit__(self, *exc) -> None:
         self.stop()

@@ -1,0 +1,78 @@
+"""The local server never outlives the job that started it: SIGTERM and SIGKILL of the job."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+
+# A job that starts LlamaServer with a stand-in server (a tiny HTTP server answering /v1/models
+# like llama.cpp's), prints the server's pid, then waits to be signalled.
+JOB = textwrap.dedent(
+    """
+    import sys, time
+    from themesim import llama_server
+
+    STAND_IN = '''
+    import http.server, sys
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200); self.end_headers(); self.wfile.write(b'{"data": []}')
+        def log_message(self, *a):
+            pass
+    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+    '''
+
+    class StandIn(llama_server.LlamaServer):
+        def command(self):
+            return [sys.executable, "-c", STAND_IN, str(self.port)]
+
+    with StandIn(sys.argv[1], start_timeout_s=30) as srv:
+        print(srv.proc.pid, flush=True)
+        time.sleep(120)
+    """
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for our purpose: it holds no memory and no port.
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(")")[-1].split()[0] != "Z"
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_server_stops_with_its_job(tmp_path, sig):
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    job = subprocess.Popen(
+        [sys.executable, "-c", JOB, str(model)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        server_pid = int(job.stdout.readline())
+        assert _alive(server_pid)
+        job.send_signal(sig)
+        code = job.wait(timeout=30)
+        assert code == (128 + sig if sig == signal.SIGTERM else -sig)
+        assert _gone_within(server_pid, 10), f"server {server_pid} outlived its job ({sig.name})"
+    finally:
+        job.kill()
+        job.wait()
