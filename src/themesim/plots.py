@@ -186,6 +186,13 @@ def diagonal_order(S, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], list
     return rows + rest_rows, cols + rest_cols
 
 
+def _legend_below(fig: Figure, handles, ncols: int, **kw) -> None:
+    """The figure's legend in the space below its axes, as every plot here has it."""
+    fig.legend(
+        handles=handles, loc="outside lower center", ncols=ncols, fontsize=8, frameon=False, **kw
+    )
+
+
 def _annotate_cells(ax, M: np.ndarray, cmap, norm, size: float) -> None:
     """Each finite value in its cell, black on light colours and white on dark ones."""
     for i, j in zip(*np.nonzero(np.isfinite(M)), strict=True):
@@ -345,7 +352,7 @@ def heatmap_figure(
         )
     # Stacked under narrow matrices, so the legend does not set the figure width.
     ncols = len(handles) if n_b >= 8 else 1
-    fig.legend(handles=handles, loc="outside lower center", ncols=ncols, fontsize=8, frameon=False)
+    _legend_below(fig, handles, ncols)
     return fig
 
 
@@ -477,13 +484,7 @@ def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], tit
         for lab, c, d, lw in SWEEP_METRICS.values()
     ]
     handles.append(Line2D([], [], **THRESHOLD_STYLE, label="configured threshold"))
-    fig.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncols=min(3, len(handles)),
-        fontsize=8,
-        frameon=False,
-    )
+    _legend_below(fig, handles, min(3, len(handles)))
     return fig
 
 
@@ -574,13 +575,7 @@ def methods_side_by_side_figure(
         for lab, (c, d) in style.items()
     ]
     handles.append(Line2D([], [], **THRESHOLD_STYLE, label="configured threshold(s)"))
-    fig.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncols=min(3, len(handles)),
-        fontsize=8,
-        frameon=False,
-    )
+    _legend_below(fig, handles, min(3, len(handles)))
     return fig
 
 
@@ -766,12 +761,10 @@ def distributions_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: 
         Patch(facecolor="white", edgecolor=SIDE_COLOURS["b"], label="themes of B"),
         Line2D([], [], **THRESHOLD_STYLE, label=f"θ (left), γ = {gamma:g} (right)"),
     ]
-    fig.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncols=4,
-        fontsize=8,
-        frameon=False,
+    _legend_below(
+        fig,
+        handles,
+        4,
         title="box: quartiles and median; whiskers: min and max; dots: every value",
         title_fontsize=7,
     )
@@ -854,7 +847,7 @@ def confidence_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str
         Patch(facecolor=c, hatch=h, edgecolor="white", label=f"{lab} ({rules[k]})")
         for k, (lab, c, h, _) in CATEGORY_STYLE.items()
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    _legend_below(fig, handles, 2)
     if not bars:
         ax.text(0.5, 0.5, "no comparisons", ha="center", va="center", transform=ax.transAxes)
     return fig
@@ -960,13 +953,7 @@ def theme_map_figure(
     ax.set_aspect("equal", adjustable="datalim")
     handles, _ = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], color="0.45", linewidth=1.0, label=link_label))
-    fig.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncols=min(4, len(handles)),
-        fontsize=8,
-        frameon=False,
-    )
+    _legend_below(fig, handles, min(4, len(handles)))
     if not n:
         ax.text(0.5, 0.5, "no themes", ha="center", va="center", transform=ax.transAxes)
     return fig
