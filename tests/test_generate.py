@@ -7,7 +7,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
-from test_judge import FakeLLM, completion
+from test_judge import completion, fake_servers
 
 from themesim.errors import InputError
 from themesim.generate import (
@@ -184,15 +184,7 @@ def good(n, body, headers):
 
 @pytest.fixture
 def fake():
-    servers = []
-
-    def start(behave=good):
-        servers.append(FakeLLM(behave))
-        return servers[-1]
-
-    yield start
-    for s in servers:
-        s.close()
+    yield from fake_servers(good)
 
 
 def settings(url, **kw):

@@ -109,17 +109,22 @@ class FakeLLM:
         self.httpd.server_close()
 
 
-@pytest.fixture
-def serve():
+def fake_servers(default):
+    """A fixture's body: start(behave) runs a FakeLLM; every one started is closed after."""
     servers = []
 
-    def start(behave=good):
+    def start(behave=default):
         servers.append(FakeLLM(behave))
         return servers[-1]
 
     yield start
     for s in servers:
         s.close()
+
+
+@pytest.fixture
+def serve():
+    yield from fake_servers(good)
 
 
 def settings(url, **kw) -> JudgeSettings:
