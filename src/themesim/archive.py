@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .errors import InputError
+from .fileio import sha256_file, sha256_stream
 
 SUMS = "SHA256SUMS"
 WITHHELD = "WITHHELD.sha256"
@@ -52,11 +53,6 @@ def archive_name(study_name: str) -> str:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def sha256_path(path) -> str:
-    with open(path, "rb") as f:
-        return _hash_stream(f)
 
 
 def environment_lock() -> str:
@@ -316,7 +312,7 @@ def provenance_info(code_version: str | None) -> dict:
 
 
 def _digest(data: bytes | Path) -> str:
-    return sha256_bytes(data) if isinstance(data, bytes) else sha256_path(data)
+    return sha256_bytes(data) if isinstance(data, bytes) else sha256_file(data)
 
 
 def sha256sums(entries: dict[str, bytes | Path]) -> str:
@@ -398,7 +394,7 @@ def build_archive(
         if name is None or not name.startswith("results/") or name.startswith("results/archive/"):
             continue  # only the run folder's results; never an earlier archive
         if confidential and name.startswith(TEXT_RESULTS):
-            withheld[name] = sha256_path(r)
+            withheld[name] = sha256_file(r)
         else:
             put(name, Path(r))
 
@@ -412,7 +408,7 @@ def build_archive(
     )
     for name, src in sorted(placed.files.items()):
         if confidential:
-            withheld[name] = sha256_path(src)
+            withheld[name] = sha256_file(src)
         else:
             put(name, Path(src))
 
@@ -480,13 +476,6 @@ def parse_sums(text: str, where: str) -> dict[str, str]:
     return sums
 
 
-def _hash_stream(f) -> str:
-    h = hashlib.sha256()
-    for chunk in iter(lambda: f.read(1 << 20), b""):
-        h.update(chunk)
-    return h.hexdigest()
-
-
 def _zip_members(path) -> tuple[dict[str, str], bytes | None, list[str]]:
     """sha256 of every file in a zip (None when unreadable), the SUMS text, duplicated names."""
     import zlib
@@ -508,7 +497,7 @@ def _zip_members(path) -> tuple[dict[str, str], bytes | None, list[str]]:
                 if info.filename == SUMS:
                     sums = zf.read(info)
                 with zf.open(info) as f:
-                    hashes[info.filename] = _hash_stream(f)
+                    hashes[info.filename] = sha256_stream(f)
             except (zipfile.BadZipFile, zlib.error, OSError):  # bad CRC: the bytes were changed
                 hashes[info.filename] = None
     return hashes, sums, dups
@@ -517,7 +506,7 @@ def _zip_members(path) -> tuple[dict[str, str], bytes | None, list[str]]:
 def _folder_members(path) -> tuple[dict[str, str], bytes | None]:
     root = Path(path)
     hashes = {
-        p.relative_to(root).as_posix(): sha256_path(p)
+        p.relative_to(root).as_posix(): sha256_file(p)
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,3 +35,16 @@ def atomic_path(out) -> Iterator[str]:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def sha256_stream(f) -> str:
+    """sha256 of a binary stream, read in 1 MiB chunks (large files never sit in memory)."""
+    h = hashlib.sha256()
+    for chunk in iter(lambda: f.read(1 << 20), b""):
+        h.update(chunk)
+    return h.hexdigest()
+
+
+def sha256_file(path) -> str:
+    with open(path, "rb") as f:
+        return sha256_stream(f)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .fileio import sha256_file
 
 log = logging.getLogger("themesim")
 
@@ -587,16 +588,6 @@ def headline_tables(*, methods, comparisons, out_csv, out_tex) -> None:
 
     df = headline_frame(dict(zip(methods, comparisons, strict=True)))
     write_headline(df, out_csv=out_csv, out_tex=out_tex)
-
-
-def sha256_file(path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def folder_sha256(folder) -> str | None:
