@@ -6,7 +6,7 @@ rule archive:
         results=archive_results(),
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
-        precomputed=[f for files in precomputed_inputs().values() for f in files],
+        precomputed=precomputed_files(),
         code=list(archive_code().values()),
     output:
         archive_zip(),

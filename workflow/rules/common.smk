@@ -182,11 +182,7 @@ def method_plot_files(method):
 
 def precomputed_files():
     """Score matrices read by the precomputed methods (hashed in the report's inputs)."""
-    return [
-        precomputed_csv(STUDY.methods[m], a, b)
-        for m in STUDY.methods_of("precomputed")
-        for a, b in STUDY.method_pairs(m)
-    ]
+    return [f for files in precomputed_inputs().values() for f in files]
 
 
 def svg_of(png_files):
