@@ -204,7 +204,7 @@ def get_final_output():
             method=m,
             table=["comparisons", "themes", "sweep", "sets"],
         )
-        if kind(m) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2:
+        if has_runs(m):
             out.append(f"results/metrics/{m}/runs.csv")
         plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots += list(method_plot_files(m).values())
@@ -237,7 +237,7 @@ def archive_results():
             f"results/metrics/{m}/transport/{p}.parquet"
             for p in pair_names(STUDY.pairs)
         ]
-        if f"results/metrics/{m}/runs.csv" in out:
+        if has_runs(m):
             out.append(f"results/metrics/{m}/runs_matrix.parquet")
         out += embedding_files(m, STUDY.sets)
     return list(dict.fromkeys(out))
