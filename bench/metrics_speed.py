@@ -20,9 +20,9 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from themesim.bootstrap import bootstrap_table
-from themesim.distinctiveness import gap_summary
-from themesim.metrics import score, threshold_grid
+from themesim.metrics.bootstrap import bootstrap_table
+from themesim.metrics.coverage import score, threshold_grid
+from themesim.metrics.distinctiveness import gap_summary
 
 
 def diagonal_heavy(n: int, seed: int) -> np.ndarray:

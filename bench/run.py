@@ -6,7 +6,7 @@ prints each figure and ratio and asserts nothing about time.
 P1  full run of a copy of the demo study (null k and bootstrap n made small, see --null-k,
     --bootstrap), then a threshold change: jobs per rule of the rerun (no embed*, no
     similarity*) and its wall time as a fraction of the full run.
-P2  throughput of the pipeline's embed step (themesim.pipeline.embed_set: read themes,
+P2  throughput of the pipeline's embed step (themesim.steps.embed.embed_set: read themes,
     encode, write parquet; no cache) / a bare SentenceTransformer.encode of the same texts,
     same packaged MiniLM, same batch size and threads, one process, alternating rounds.
 P3  after P1's run, one theme set added to the study: how many texts each of its embedding
@@ -173,9 +173,10 @@ def p2(a, state) -> None:
     import pandas as pd
     import torch
 
-    from themesim import embed, pipeline
-    from themesim.nulls import word_salad_sets
-    from themesim.themes import read_theme_file, write_themes_parquet
+    from themesim.embed import encode as embed
+    from themesim.io.themes import read_theme_file, write_themes_parquet
+    from themesim.metrics.nulls import word_salad_sets
+    from themesim.steps import embed as embed_step
 
     human = read_theme_file(REPO / "data/demo/themes/human.csv", set_name="human")
     k = a.texts // len(human) + 1
@@ -209,7 +210,7 @@ def p2(a, state) -> None:
         )
 
     def step():
-        pipeline.embed_set(
+        embed_step.embed_set(
             tmp / "themes.parquet",
             tmp / "emb.parquet",
             method="minilm",
@@ -243,7 +244,7 @@ def p3(a, state) -> None:
     else:
         root, cache = state["demo"]
     # Three themes copied from llm_paraphrase, one reworded, one new.
-    from themesim.themes import read_theme_file
+    from themesim.io.themes import read_theme_file
 
     base = read_theme_file(root / "data/demo/themes/llm_paraphrase.yaml", set_name="x")
     rows = [(r["name"], r["description"]) for _, r in base.head(3).iterrows()]

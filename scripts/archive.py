@@ -1,5 +1,5 @@
-from themesim.archive import build_archive
-from themesim.runner import run
+from themesim.archive.bundle import build_archive
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 p = sm.params

@@ -1,5 +1,5 @@
-from themesim.pipeline import embed_null_set
-from themesim.runner import run
+from themesim.steps.embed import embed_null_set
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 run(

@@ -1,5 +1,5 @@
-from themesim.pipeline import embed_segments
-from themesim.runner import run
+from themesim.steps.embed import embed_segments
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 run(

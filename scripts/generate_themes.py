@@ -1,5 +1,5 @@
-from themesim.pipeline import generate_theme_runs
-from themesim.runner import run
+from themesim.steps.generate import generate_theme_runs
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runs = dict(sm.params.runs)  # run name -> seed, in output order

@@ -1,5 +1,5 @@
-from themesim.pipeline import ingest_themes
-from themesim.runner import run
+from themesim.steps.ingest import ingest_themes
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 run(

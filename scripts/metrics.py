@@ -1,5 +1,5 @@
-from themesim.pipeline import metric_tables
-from themesim.runner import run
+from themesim.steps.metrics import metric_tables
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 p = sm.params

@@ -1,5 +1,5 @@
-from themesim.pipeline import distribution_plots
-from themesim.runner import run
+from themesim.steps.plots import distribution_plots
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 run(

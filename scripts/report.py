@@ -1,5 +1,5 @@
-from themesim.pipeline import summary_report
-from themesim.runner import run
+from themesim.steps.report import summary_report
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 run(

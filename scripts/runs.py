@@ -1,5 +1,5 @@
-from themesim.pipeline import runs_tables
-from themesim.runner import run
+from themesim.steps.runner import run
+from themesim.steps.runs import runs_tables
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runs = list(sm.params.runs)

@@ -1,5 +1,5 @@
-from themesim.pipeline import set_quality_table
-from themesim.runner import run
+from themesim.steps.quality import set_quality_table
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 sets = list(sm.params.sets)

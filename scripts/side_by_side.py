@@ -1,5 +1,5 @@
-from themesim.pipeline import side_by_side
-from themesim.runner import run
+from themesim.steps.plots import side_by_side
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 run(

@@ -1,5 +1,5 @@
-from themesim.pipeline import similarity_pairs
-from themesim.runner import run
+from themesim.steps.runner import run
+from themesim.steps.similarity import similarity_pairs
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 sets = list(sm.params.sets)

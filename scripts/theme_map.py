@@ -1,5 +1,5 @@
-from themesim.pipeline import theme_map_plot
-from themesim.runner import run
+from themesim.steps.plots import theme_map_plot
+from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 sets = list(sm.params.sets)

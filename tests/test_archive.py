@@ -12,7 +12,7 @@ import pytest
 import yaml
 from test_pipeline import HUMAN, LLM, TRANSCRIPT, snakemake
 
-from themesim.archive import (
+from themesim.archive.bundle import (
     SUMS,
     WITHHELD,
     archive_name,

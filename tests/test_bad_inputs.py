@@ -14,11 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from themesim import pipeline
 from themesim.config import check_schema, prepare
 from themesim.errors import ThemesimError
-from themesim.fileio import atomic_path
+from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
+from themesim.steps import embed, ingest, similarity
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "tests" / "bad_inputs"
@@ -46,7 +46,7 @@ def ingest_shared(results: Path) -> dict[str, str]:
     out = {}
     for s in ("a", "b"):
         out[s] = str(results / "themes" / f"{s}.parquet")
-        pipeline.ingest_themes(
+        ingest.ingest_themes(
             f"_shared/{s}.csv", out[s], set_name=s, template="{name}: {description}"
         )
     return out
@@ -58,7 +58,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
     if entry == "themes":
         path = Path(case["input"])
         out = results / "themes" / "case.parquet"
-        pipeline.ingest_themes(
+        ingest.ingest_themes(
             str(path),
             str(out),
             set_name=None if " " in path.stem else "case",
@@ -66,9 +66,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
         )
         return pq.read_table(out).to_pandas()
     if entry == "transcripts":
-        pipeline.ingest_transcripts(
-            case["inputs"], str(results / "transcripts" / "segments.parquet")
-        )
+        ingest.ingest_transcripts(case["inputs"], str(results / "transcripts" / "segments.parquet"))
         return None
     if entry in ("precomputed", "judge"):
         themes = ingest_shared(results)
@@ -76,7 +74,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
         spec = {"kind": "precomputed"}
         if entry == "judge":
             spec = {"kind": "llm_judge", "base_url": closed_port_url()} | case["judge"]
-        pipeline.similarity_pairs(
+        similarity.similarity_pairs(
             method="m",
             spec=spec,
             pairs=[("a", "b")],
@@ -99,12 +97,12 @@ def run_entry(case: dict, results: Path, monkeypatch):
                     raise metadata.PackageNotFoundError(dist)
                 return real(dist)
 
-            monkeypatch.setattr("themesim.embed.metadata.version", version)
+            monkeypatch.setattr("themesim.embed.encode.metadata.version", version)
         check_schema(config, SCHEMA)
         return prepare(config)
     if entry == "embed":
         themes = results / "themes" / "case.parquet"
-        pipeline.ingest_themes(
+        ingest.ingest_themes(
             case["input"], str(themes), set_name="case", template="{name}: {description}"
         )
         out = results / "embeddings" / "minilm" / "case.parquet"
@@ -112,7 +110,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
             k: DEFAULT_METHODS["minilm"][k]
             for k in ("model", "path", "batch_size", "device", "dtype")
         }
-        pipeline.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
+        embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
     raise AssertionError(f"unknown entry {entry}")
 

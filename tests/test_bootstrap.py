@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from themesim import bootstrap
-from themesim.bootstrap import CI_COLUMNS, CI_METRICS, bootstrap_ci, bootstrap_table
-from themesim.distinctiveness import GAP_COLUMNS, gap_summary
-from themesim.metrics import matches, max_cardinality_count, score
+from themesim.metrics import bootstrap
+from themesim.metrics.bootstrap import CI_COLUMNS, CI_METRICS, bootstrap_ci, bootstrap_table
+from themesim.metrics.coverage import matches, max_cardinality_count, score
+from themesim.metrics.distinctiveness import GAP_COLUMNS, gap_summary
 
 
 def diagonal_ish(n: int, seed: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from seed_examples import EX4
 
-from themesim.comparison import Settings, comparison_rows, on_scale, theme_rows
+from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
 
 
 def random_case(seed=0, n_a=6, n_b=7):
@@ -102,8 +102,8 @@ def test_cli_score_families_and_baselines(tmp_path):
 
 
 def test_vectorised_baseline_summary_matches_baselines_module():
-    from themesim.baselines import baseline_summary, within_baselines
-    from themesim.comparison import _baseline_resamples
+    from themesim.metrics.baselines import baseline_summary, within_baselines
+    from themesim.metrics.comparison import _baseline_resamples
 
     S, W_a, _ = random_case(seed=4)
     W_a[0, 1:] = W_a[1:, 0] = 0.2  # a theme with zero spread gets a flag and NaN z

@@ -4,7 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from seed_examples import EX4
 
-from themesim.distinctiveness import (
+from themesim.metrics.coverage import score
+from themesim.metrics.distinctiveness import (
     CATEGORIES,
     GAP_COLUMNS,
     THEME_GAP_COLUMNS,
@@ -13,7 +14,6 @@ from themesim.distinctiveness import (
     gap_summary,
     theme_gaps,
 )
-from themesim.metrics import score
 
 
 def test_seed_angles():

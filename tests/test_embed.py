@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from themesim.embed import (
+from themesim.embed.encode import (
     MINILM,
     MPNET,
     encode,

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from themesim.embed import MINILM, embed_texts, encode, resolve_model, text_sha256
-from themesim.embed_cache import EmbeddingCache, cache_dir, key_name, model_key
+from themesim.embed.cache import EmbeddingCache, cache_dir, key_name, model_key
+from themesim.embed.encode import MINILM, embed_texts, encode, resolve_model, text_sha256
 
 TEXTS = [
     "Caring while working: fitting shifts around a parent",

@@ -10,7 +10,8 @@ import pytest
 from test_judge import completion, fake_servers
 
 from themesim.errors import InputError
-from themesim.generate import (
+from themesim.io.themes import read_theme_file
+from themesim.llm.generate import (
     GenerateError,
     GenerateSettings,
     approx_tokens,
@@ -23,7 +24,6 @@ from themesim.generate import (
     text_budget,
     write_theme_csv,
 )
-from themesim.themes import read_theme_file
 
 # ---------------------------------------------------------------- chunking
 

@@ -7,8 +7,8 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from themesim import llama_server
-from themesim.generate import GenerateSettings, approx_tokens, generate_runs, load_prompts
+from themesim.llm import server as llama_server
+from themesim.llm.generate import GenerateSettings, approx_tokens, generate_runs, load_prompts
 
 TURNS = [
     ("Interviewer", "How do you manage work and caring for your mother?"),

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from themesim.isotropy import abtt, default_d, remove_top_directions
+from themesim.embed.isotropy import abtt, default_d, remove_top_directions
 
 
 def unit(X):

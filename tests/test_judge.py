@@ -13,9 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from themesim import llama_server
 from themesim.errors import InputError
-from themesim.judge import (
+from themesim.llm import server as llama_server
+from themesim.llm.judge import (
     JudgeError,
     JudgeSettings,
     judge_matrix,

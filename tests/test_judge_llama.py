@@ -5,8 +5,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from themesim.judge import JudgeSettings, judge_matrix
-from themesim.llama_server import LlamaServer, packaged_model_name, packaged_model_path
+from themesim.llm.judge import JudgeSettings, judge_matrix
+from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 
 A = [
     "Sleep loss: carers lose sleep and are exhausted by caring at night",

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Li
 JOB = textwrap.dedent(
     """
     import sys, time
-    from themesim import llama_server
+    from themesim.llm import server as llama_server
 
     STAND_IN = '''
     import http.server, sys

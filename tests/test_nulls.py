@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
-from themesim.nulls import (
+from themesim.metrics.nulls import (
     NULL_TABLE_COLUMNS,
     bh_qvalues,
     null_pvalues,

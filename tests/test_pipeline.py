@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from themesim.embed import read_embeddings
-from themesim.metrics import METRIC_COLUMNS, score
+from themesim.embed.encode import read_embeddings
+from themesim.metrics.coverage import METRIC_COLUMNS, score
 from themesim.similarity import read_similarity
 
 REPO = Path(__file__).resolve().parents[1]
@@ -321,7 +321,7 @@ def test_every_plot_is_a_sensible_png_with_an_svg_beside_it(study):
 
 
 def test_distribution_plot_data_match_the_metric_quartiles(study):
-    from themesim.plots import matched_similarities
+    from themesim.report.plots import matched_similarities
 
     r = study / "results" / "metrics" / "minilm"
     comp = pd.read_csv(r / "comparisons.csv").set_index("set_b")
@@ -335,7 +335,7 @@ def test_distribution_plot_data_match_the_metric_quartiles(study):
 
 
 def test_headline_table_equals_the_metric_csvs(study):
-    from themesim.report import HEADLINE_COLUMNS
+    from themesim.report.summary import HEADLINE_COLUMNS
 
     r = study / "results"
     head = pd.read_csv(r / "report/headline.csv")
@@ -354,7 +354,7 @@ def test_headline_table_equals_the_metric_csvs(study):
 
 
 def test_report_has_every_section_and_no_outside_address(study):
-    from themesim.report import HEADINGS
+    from themesim.report.summary import HEADINGS
 
     html = (study / "results/report/summary.html").read_text()
     md = (study / "results/report/summary.md").read_text()

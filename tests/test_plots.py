@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from themesim import plots
+from themesim.report import plots
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SWEEP_METRICS = ["raza_jaccard", "hit_rate", "f1", "hungarian_f1", "true_jaccard"]
@@ -294,7 +294,7 @@ def test_plotting_never_imports_pyplot(tmp_path):
     # Own Agg canvas: no pyplot global state, whatever backend the user has.
     out = tmp_path / "p.png"
     code = (
-        "import sys, numpy as np; from themesim import plots; "
+        "import sys, numpy as np; from themesim.report import plots; "
         "plots.heatmap(np.eye(2), ['a', 'b'], ['c', 'd'], threshold=0.5, op='ge', title='t', "
         f"out_png=r'{out}'); "
         "assert 'matplotlib.pyplot' not in sys.modules"

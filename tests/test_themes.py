@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from themesim.errors import InputError
-from themesim.themes import (
+from themesim.io.themes import (
     TEXT_TEMPLATE_DEFAULT,
     read_theme_file,
     read_themes_parquet,

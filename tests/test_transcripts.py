@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from themesim.errors import InputError
-from themesim.transcripts import (
+from themesim.io.transcripts import (
     read_segments_parquet,
     read_transcript,
     read_transcripts,

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from themesim.transport import (
+from themesim.metrics.transport import (
     PLAN_LONG_COLUMNS,
     SPLIT_JOIN_COLUMNS,
     SUMMARY_KEYS,

@@ -8,9 +8,9 @@ import json
 import math
 import sys
 
-from . import __version__
-from .errors import InputError, ThemesimError
-from .methods import DEFAULT_METHODS
+from themesim import __version__
+from themesim.errors import InputError, ThemesimError
+from themesim.methods import DEFAULT_METHODS
 
 FORMATS = ("json", "csv", "text")
 
@@ -29,7 +29,7 @@ def _records(table) -> list[dict]:
 
 
 def _render(table, fmt: str, op: str) -> str:
-    from .textblock import format_text_block
+    from themesim.report.textblock import format_text_block
 
     if fmt == "json":
         return json.dumps(_records(table), indent=2) + "\n"
@@ -42,14 +42,14 @@ def _render(table, fmt: str, op: str) -> str:
 
 
 def cmd_score(args) -> int:
-    from .metrics import score
-    from .similarity import align_matrix, read_matrix_csv
+    from themesim.metrics.coverage import score
+    from themesim.similarity import align_matrix, read_matrix_csv
 
     S, rows, cols = read_matrix_csv(args.matrix)
     if not (args.families or args.within_a or args.within_b):
         table = score(S, args.threshold, args.op)
     else:
-        from .comparison import Settings, comparison_rows
+        from themesim.metrics.comparison import Settings, comparison_rows
 
         within = {}
         for side, path, names in (("a", args.within_a, rows), ("b", args.within_b, cols)):
@@ -68,9 +68,9 @@ def cmd_score(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from .metrics import score
-    from .pipeline import similarity_for
-    from .themes import read_theme_file
+    from themesim.io.themes import read_theme_file
+    from themesim.metrics.coverage import score
+    from themesim.steps.similarity import similarity_for
 
     usable = sorted(m for m, s in DEFAULT_METHODS.items() if s["kind"] != "precomputed")
     if args.method not in usable:
@@ -90,7 +90,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .archive import format_verification, verify
+    from themesim.archive.bundle import format_verification, verify
 
     result = verify(args.archive)
     sys.stdout.write(format_verification(args.archive, result, verbose=args.verbose))

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
-from .methods import KINDS, method_defaults, metrics_settings
+from themesim.errors import InputError
+from themesim.methods import KINDS, method_defaults, metrics_settings
 
 # Threshold ranges per kind on the cosine scale; angular similarity and the judge's score
 # lie in [0, 1]. Precomputed scores may use any scale, so their thresholds are not checked.
@@ -28,7 +28,7 @@ SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 PAIR_SEP = "__vs__"
 GENERATED_DIR = "results/generated"
-# Keys of generate_themes that reach themesim.generate.GenerateSettings.
+# Keys of generate_themes that reach themesim.llm.generate.GenerateSettings.
 GENERATE_KEYS = (
     "base_url",
     "model",
@@ -197,7 +197,7 @@ def _check_sweep(sweep: dict) -> dict:
 
 def _check_model(name: str, spec: dict) -> None:
     """A sentence-transformer model that cannot load fails now, not in the embedding job."""
-    from .embed import check_model
+    from themesim.embed.encode import check_model
 
     try:
         check_model(spec.get("model"), spec.get("path"))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import copy
 
-from .embed import MINILM, MPNET
+from themesim.embed.encode import MINILM, MPNET
 
 KINDS = ("sentence_transformer", "tfidf", "precomputed", "abtt", "llm_judge")
-# Settings of an llm_judge method that reach the judge (themesim.judge.JudgeSettings).
+# Settings of an llm_judge method that reach the judge (themesim.llm.judge.JudgeSettings).
 JUDGE_KEYS = (
     "base_url",
     "model",

@@ -12,8 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import InputError
-from .fileio import atomic_path
+from themesim.errors import InputError
+from themesim.io.files import atomic_path
 
 SIMILARITY_META_KEY = b"themesim.similarity"
 

@@ -2,11 +2,11 @@ import re
 from pathlib import Path
 
 from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
-from themesim.pipeline import git_commit
+from themesim.deps import script_code
+from themesim.provenance import git_commit
 
 STUDY = prepare(config)
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
-# Modules each step depends on: editing one reruns its steps (Snakemake cannot see imports).
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 
@@ -15,8 +15,10 @@ wildcard_constraints:
     set=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
 
 
-def code(*modules):
-    return [str(SRC / m) for m in modules]
+def code(script):
+    """The package files a rule's script runs, derived from its imports (themesim.deps):
+    Snakemake cannot see an edit to an imported module, so they are inputs of the rule."""
+    return script_code(Path(workflow.basedir) / "scripts" / script, SRC)
 
 
 def methods_regex(*kinds):
@@ -219,7 +221,7 @@ def archive_settings():
 
 
 def archive_zip():
-    from themesim.archive import archive_name
+    from themesim.archive.bundle import archive_name
 
     return f"results/archive/{archive_name(STUDY.name)}.zip"
 
@@ -263,7 +265,7 @@ def generate_cache():
 
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
-    from themesim.archive import code_files
+    from themesim.archive.bundle import code_files
 
     return {name: str(p) for name, p in code_files(workflow.basedir).items()}
 
@@ -274,7 +276,7 @@ def generated_files():
 
 
 def generate_prompt_files():
-    from themesim.generate import prompt_paths
+    from themesim.llm.generate import prompt_paths
 
     return [
         str(p)

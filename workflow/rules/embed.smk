@@ -24,7 +24,7 @@ rule embed:
 rule embed_null:
     input:
         themes="results/themes/{set}.parquet",
-        code=code("embed.py", "nulls.py"),
+        code=code("embed_null.py"),
     output:
         "results/nulls/{method}/{set}.parquet",
     log:
@@ -49,7 +49,7 @@ rule embed_null:
 rule embed_keywords:
     input:
         themes="results/themes/{set}.parquet",
-        code=code("embed.py", "quality.py"),
+        code=code("embed_keywords.py"),
     output:
         "results/keyword_embeddings/{method}/{set}.parquet",
     log:
@@ -71,7 +71,7 @@ rule embed_keywords:
 rule embed_segments:
     input:
         segments="results/transcripts/segments.parquet",
-        code=code("embed.py"),
+        code=code("embed_segments.py"),
     output:
         "results/segment_embeddings/{method}.parquet",
     log:

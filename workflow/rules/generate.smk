@@ -6,7 +6,7 @@ if STUDY.generated:
         input:
             segments="results/transcripts/segments.parquet",
             prompts=generate_prompt_files(),
-            code=code("generate.py", "llm.py", "llama_server.py"),
+            code=code("generate_themes.py"),
         output:
             generated_files(),
         log:

@@ -1,7 +1,7 @@
 rule ingest_themes:
     input:
         src=lambda wc: STUDY.sets[wc.set],
-        code=code("themes.py"),
+        code=code("ingest_themes.py"),
     output:
         "results/themes/{set}.parquet",
     log:
@@ -15,7 +15,7 @@ rule ingest_themes:
 rule ingest_transcripts:
     input:
         transcripts=STUDY.transcripts,
-        code=code("transcripts.py"),
+        code=code("ingest_transcripts.py"),
     output:
         "results/transcripts/segments.parquet",
     log:

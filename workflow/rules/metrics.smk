@@ -4,16 +4,7 @@ rule metrics:
         nulls=lambda wc: null_files(wc.method),
         embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
-        code=code(
-            "metrics.py",
-            "comparison.py",
-            "distinctiveness.py",
-            "baselines.py",
-            "bootstrap.py",
-            "nulls.py",
-            "transport.py",
-            "pipeline.py",
-        ),
+        code=code("metrics.py"),
     output:
         comparisons=report(
             "results/metrics/{method}/comparisons.csv",
@@ -55,7 +46,7 @@ rule set_quality:
         keywords=lambda wc: keyword_files(wc.method),
         segment_embeddings=lambda wc: segment_embedding_files(wc.method),
         segments="results/transcripts/segments.parquet",
-        code=code("quality.py", "pipeline.py"),
+        code=code("set_quality.py"),
     output:
         sets=report(
             "results/metrics/{method}/sets.csv",
@@ -83,7 +74,7 @@ rule runs:
     input:
         themes=expand("results/themes/{set}.parquet", set=STUDY.runs),
         embeddings=lambda wc: embedding_files(wc.method, STUDY.runs),
-        code=code("runs.py", "pipeline.py"),
+        code=code("runs.py"),
     output:
         table=report(
             "results/metrics/{method}/runs.csv",

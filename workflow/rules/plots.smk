@@ -42,7 +42,7 @@ rule plots:
 rule methods_side_by_side:
     input:
         sweeps=expand("results/metrics/{method}/sweep.csv", method=STUDY.methods),
-        code=code("plots.py"),
+        code=code("side_by_side.py"),
     output:
         report(
             "results/plots/methods_side_by_side.png",
@@ -62,7 +62,7 @@ rule methods_side_by_side:
 rule plot_distributions:
     input:
         themes="results/metrics/{method}/themes.csv",
-        code=code("plots.py"),
+        code=code("plot_distributions.py"),
     output:
         distributions=report(
             "results/plots/{method}/distributions.png",
@@ -92,7 +92,7 @@ rule theme_map:
         themes=theme_parquets(),
         embeddings=lambda wc: theme_map_embeddings(wc.method),
         theme_table="results/metrics/{method}/themes.csv",
-        code=code("plots.py", "isotropy.py"),
+        code=code("theme_map.py"),
     output:
         png=report(
             "results/plots/{method}/theme_map.png",
@@ -118,7 +118,7 @@ rule plot_runs:
     input:
         table="results/metrics/{method}/runs.csv",
         matrix="results/metrics/{method}/runs_matrix.parquet",
-        code=code("plots.py"),
+        code=code("plot_runs.py"),
     output:
         png=report(
             "results/plots/{method}/run_consistency.png",

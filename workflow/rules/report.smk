@@ -24,7 +24,7 @@ rule summary_report:
         segments="results/transcripts/segments.parquet",
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
-        code=code("report.py", "textblock.py"),
+        code=code("report.py"),
     output:
         html=report(
             "results/report/summary.html",
@@ -74,7 +74,7 @@ rule headline_table:
         comparisons=expand(
             "results/metrics/{method}/comparisons.csv", method=STUDY.methods
         ),
-        code=code("report.py"),
+        code=code("headline.py"),
     output:
         csv=report(
             "results/report/headline.csv",

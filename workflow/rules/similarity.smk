@@ -84,7 +84,7 @@ rule similarity_abtt:
             method=STUDY.embeddings_of(wc.method),
             set=STUDY.sets,
         ),
-        code=code("similarity.py", "isotropy.py"),
+        code=code("similarity.py"),
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",
@@ -108,7 +108,7 @@ rule similarity_abtt:
 rule similarity_judge:
     input:
         themes=theme_parquets(),
-        code=code("judge.py", "llama_server.py"),
+        code=code("similarity.py"),
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",

@@ -19,8 +19,8 @@ import pandas as pd
 import yaml
 
 from themesim.errors import InputError
-from themesim.fileio import atomic_path
-from themesim.textblock import format_text_block
+from themesim.io.files import atomic_path
+from themesim.report.textblock import format_text_block
 
 TEMPLATES = Path(__file__).parent / "templates"
 DASH = "–"  # shown for NaN / not applicable

@@ -26,8 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from .distinctiveness import GAP_COLUMNS, _side_summary
-from .metrics import (
+from themesim.metrics.coverage import (
     METRIC_COLUMNS,
     _check_op,
     _count_matching,
@@ -35,6 +34,7 @@ from .metrics import (
     _maxcard_sweep,
     check_matrix,
 )
+from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
 
 SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if c not in ("n_a", "n_b")]
 CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS

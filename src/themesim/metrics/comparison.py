@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .methods import DEFAULT_METRICS
-from .metrics import hungarian_pairs, score, theme_table
+from themesim.methods import DEFAULT_METRICS
+from themesim.metrics.coverage import hungarian_pairs, score, theme_table
 
 
 @dataclass
@@ -34,7 +34,7 @@ def on_scale(S, settings: Settings) -> np.ndarray | None:
     """The matrix on the scale the thresholds refer to (angular, clamped or as is)."""
     if S is None:
         return None
-    from .distinctiveness import angular_sim
+    from themesim.metrics.distinctiveness import angular_sim
 
     S = np.asarray(S, dtype=np.float64)
     if settings.clamp:
@@ -60,10 +60,10 @@ def comparison_rows(
 
     S, W_a, W_b and null_best must already be on the method's scale (see on_scale).
     """
-    from .baselines import baseline_summary, symmetric_baselines, within_baselines
-    from .distinctiveness import gap_summary
-    from .nulls import null_table, significant_match_rate
-    from .transport import transport_summary, unbalanced_plan
+    from themesim.metrics.baselines import baseline_summary, symmetric_baselines, within_baselines
+    from themesim.metrics.distinctiveness import gap_summary
+    from themesim.metrics.nulls import null_table, significant_match_rate
+    from themesim.metrics.transport import transport_summary, unbalanced_plan
 
     thresholds = settings.thresholds if thresholds is None else thresholds
     op = settings.op
@@ -94,7 +94,7 @@ def comparison_rows(
 
     boot = settings.bootstrap
     if with_bootstrap and boot["n"] > 0:
-        from .bootstrap import bootstrap_table
+        from themesim.metrics.bootstrap import bootstrap_table
 
         ci = bootstrap_table(
             S, thresholds, op, n_boot=boot["n"], seed=boot["seed"], gamma=settings.gamma
@@ -121,9 +121,9 @@ def theme_rows(
     null_best=None,
 ) -> pd.DataFrame:
     """One row per theme of A and of B: best match, gaps, category, baselines, null p-value."""
-    from .baselines import symmetric_baselines, within_baselines
-    from .distinctiveness import theme_gaps
-    from .nulls import null_table
+    from themesim.metrics.baselines import symmetric_baselines, within_baselines
+    from themesim.metrics.distinctiveness import theme_gaps
+    from themesim.metrics.nulls import null_table
 
     base = theme_table(S, a["theme_id"], a["name"], b["theme_id"], b["name"])
     theta = settings.thresholds[0]
@@ -190,9 +190,9 @@ def theme_level_intervals(
     bootstrap_table while each theme's value stays as computed on the full sets: the
     interval shows how much the figure depends on which themes are in the sets.
     """
-    from .baselines import symmetric_baselines, within_baselines
-    from .bootstrap import _intervals, _resample_indices
-    from .transport import _shares, _substantial
+    from themesim.metrics.baselines import symmetric_baselines, within_baselines
+    from themesim.metrics.bootstrap import _intervals, _resample_indices
+    from themesim.metrics.transport import _shares, _substantial
 
     boot = settings.bootstrap
     n_a, n_b = S.shape

@@ -351,3 +351,12 @@ def set_quality(
         "n_segments_assigned": int(assigned.size),
     }
     return set_dict, per_theme[THEME_QUALITY_COLUMNS]
+
+
+def theme_keywords(themes: pd.DataFrame, top_k: int) -> list[list[str]]:
+    """Keywords from the theme file, or the top TF-IDF terms of the theme's text."""
+    given = [list(k) for k in themes["keywords"]]
+    if all(given):
+        return given
+    fallback = top_tfidf_terms(themes["text"].tolist(), k=top_k)
+    return [g or f for g, f in zip(given, fallback, strict=True)]

@@ -6,7 +6,7 @@ import logging
 import sys
 from pathlib import Path
 
-from .errors import ThemesimError
+from themesim.errors import ThemesimError
 
 
 def run(log_path, fn, *args, **kwargs) -> None:

@@ -22,9 +22,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import __version__
-from .errors import InputError
-from .fileio import atomic_path
+from themesim import __version__
+from themesim.errors import InputError
+from themesim.io.files import atomic_path
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 MPNET = "sentence-transformers/all-mpnet-base-v2"
@@ -240,7 +240,7 @@ def embed_texts(
 
     The model is loaded only when some text is missing from the cache.
     """
-    from .embed_cache import EmbeddingCache, model_key
+    from themesim.embed.cache import EmbeddingCache, model_key
 
     texts = list(texts)
     shas = [text_sha256(t) for t in texts]
@@ -344,3 +344,23 @@ def read_embeddings(path) -> tuple[list[str], np.ndarray, dict]:
     """Theme ids, the embedding matrix and the provenance metadata of one parquet file."""
     columns, emb, meta = read_vector_table(path)
     return columns["theme_id"].tolist(), emb, meta
+
+
+def encode_with(spec: dict, texts: list[str], threads, *, cache=False, what: str = "embed"):
+    """Vectors of `texts` with the method's model; `cache` is the config's `embedding_cache`
+    (None = the default folder, False = no cache, else a folder)."""
+    from themesim.embed.cache import cache_dir
+
+    source = resolve_model(spec["model"], spec.get("path"))
+    root = cache_dir(cache)
+    emb, stats = embed_texts(
+        texts,
+        source,
+        cache_root=root,
+        batch_size=spec.get("batch_size") or 32,
+        device=spec.get("device") or "cpu",
+        dtype=spec.get("dtype") or "float32",
+        threads=threads,
+    )
+    log.info("%s: %s (cache: %s)", what, stats, root or "off")
+    return emb, source

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from themesim.errors import InputError
-from themesim.fileio import atomic_path
+from themesim.io.files import atomic_path
 
 TEXT_TEMPLATE_DEFAULT = "{name}: {description}"
 THEME_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".md", ".markdown")

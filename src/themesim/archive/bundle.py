@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .errors import InputError
-from .fileio import sha256_file, sha256_stream
+from themesim.errors import InputError
+from themesim.io.files import sha256_file, sha256_stream
 
 SUMS = "SHA256SUMS"
 WITHHELD = "WITHHELD.sha256"
@@ -200,7 +200,7 @@ def citation(*, study: dict, authors, code_version: str | None) -> str:
     """CITATION.cff (format 1.2.0) for the study's results."""
     import yaml
 
-    from . import __version__
+    from themesim import __version__
 
     people = []
     for a in authors or []:
@@ -300,7 +300,7 @@ def readme(*, study: dict, archive_file: str, confidential: bool, provenance: di
 def provenance_info(code_version: str | None) -> dict:
     import platform
 
-    from . import __version__
+    from themesim import __version__
 
     return {
         "git_commit": code_version,

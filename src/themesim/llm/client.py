@@ -22,9 +22,9 @@ from pathlib import Path
 
 import requests
 
-from .errors import InputError
+from themesim.errors import InputError
 
-log = logging.getLogger("themesim.llm")
+log = logging.getLogger("themesim.llm.client")
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
 
@@ -228,7 +228,7 @@ def with_retries(
 def endpoint_model(base_url: str | None, model: str | None) -> str:
     """The model id requests (and cache keys) name: the packaged GGUF when no URL is given."""
     if base_url is None:
-        from .llama_server import packaged_model_name
+        from themesim.llm.server import packaged_model_name
 
         return packaged_model_name()
     return model
@@ -242,7 +242,7 @@ def endpoint(
     if base_url is not None:
         yield base_url.rstrip("/")
         return
-    from .llama_server import LlamaServer, packaged_model_name, packaged_model_path
+    from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 
     log.info("%s: starting a local llama.cpp server with %s", label, packaged_model_name())
     with LlamaServer(packaged_model_path(), n_ctx=n_ctx, threads=threads) as srv:

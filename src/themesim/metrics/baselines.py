@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import percentileofscore
 
-from .metrics import check_matrix
+from themesim.metrics.coverage import check_matrix
 
 MIN_WITHIN = 3
 _ZERO = 1e-12

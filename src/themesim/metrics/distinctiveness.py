@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .metrics import _best_two, _check_op, check_matrix, matches
+from themesim.metrics.coverage import _best_two, _check_op, check_matrix, matches
 
 CATEGORIES = ("confident_unique", "ambiguous", "clear_but_poor", "no_good_match")
 THEME_GAP_COLUMNS = [

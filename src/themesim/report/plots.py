@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from .fileio import atomic_path
+from themesim.io.files import atomic_path
 
 DPI = 150
 LABEL_WIDTH = 28

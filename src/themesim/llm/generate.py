@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import llm
-from .errors import InputError, StepError
+from themesim.errors import InputError, StepError
+from themesim.llm import client as llm
 
-log = logging.getLogger("themesim.generate")
+log = logging.getLogger("themesim.llm.generate")
 
 PROMPT_DIR = Path(__file__).with_name("prompts")
 STAGES = ("chunk", "merge")

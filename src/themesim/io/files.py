@@ -48,3 +48,19 @@ def sha256_stream(f) -> str:
 def sha256_file(path) -> str:
     with open(path, "rb") as f:
         return sha256_stream(f)
+
+
+def write_csv(df, out) -> None:
+    """A metric table as CSV, atomically; a fixed float format keeps identical inputs'
+    tables byte-identical."""
+    with atomic_path(out) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
+
+
+def write_parquet(df, out) -> None:
+    """A table as parquet, atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with atomic_path(out) as tmp:
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)

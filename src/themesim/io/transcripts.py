@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from themesim.errors import InputError
-from themesim.fileio import atomic_path
-from themesim.themes import check_input_file, read_checked_parquet, read_text_file, split_lines
+from themesim.io.files import atomic_path
+from themesim.io.themes import check_input_file, read_checked_parquet, read_text_file, split_lines
 
 TRANSCRIPT_SUFFIXES = (".txt", ".vtt", ".srt", ".docx", ".json")
 _COLUMNS = ["transcript", "segment", "speaker", "text", "start", "end"]

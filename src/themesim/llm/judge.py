@@ -27,15 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import llm
-from .errors import InputError
-from .llm import RETRY_STATUS, canonical_key, open_sqlite, post_chat, with_retries  # noqa: F401
-from .llm import CallState as _RunState
-from .llm import GiveUp as _GiveUp  # noqa: F401
-from .llm import Redactor as _Redactor
-from .llm import Retry as _Retry
+from themesim.errors import InputError
+from themesim.llm import client as llm
+from themesim.llm.client import RETRY_STATUS, canonical_key, open_sqlite, post_chat, with_retries  # noqa: F401
+from themesim.llm.client import CallState as _RunState
+from themesim.llm.client import GiveUp as _GiveUp  # noqa: F401
+from themesim.llm.client import Redactor as _Redactor
+from themesim.llm.client import Retry as _Retry
 
-log = logging.getLogger("themesim.judge")
+log = logging.getLogger("themesim.llm.judge")
 
 PROMPT_DIR = Path(__file__).with_name("prompts")
 SCORE_SCHEMA = {

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from themesim.errors import InputError
 
 RUNS_TABLE_COLUMNS = [
     "method",

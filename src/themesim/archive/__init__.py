@@ -1,0 +1,1 @@
+"""The archive bundle of a study and its verification."""

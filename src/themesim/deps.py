@@ -1,0 +1,143 @@
+"""Which package files a workflow script runs: a rule's exact code dependencies.
+
+Snakemake cannot see an edit to an imported module, so every rule lists the files of
+``themesim`` its script uses as ``code=`` inputs. They are derived here from the imports,
+never typed: the step function the script imports, the module-level helpers it calls, and the
+full import closure of every other ``themesim`` module reached (imports inside functions
+count, as do the ``__init__.py`` files of the packages on the way).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "themesim"
+
+
+def _module_file(src: Path, module: str) -> Path | None:
+    """The file of a dotted module name under `src` (the package folder), or None."""
+    parts = module.split(".")[1:]
+    base = src.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package_inits(src: Path, module: str) -> list[Path]:
+    parts = module.split(".")[1:]
+    return [
+        src.joinpath(*parts[:k], "__init__.py")
+        for k in range(len(parts))
+        if src.joinpath(*parts[:k], "__init__.py").is_file()
+    ]
+
+
+def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str | None:
+    if not node.level:
+        return node.module
+    base = module.split(".")
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(nodes, src: Path, module: str, is_package: bool) -> set[str]:
+    """Dotted ``themesim`` modules imported by the statements under `nodes`."""
+    found = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(node, module, is_package)
+                if target is None:
+                    continue
+                # `from themesim.report import plots` imports a module, not a name.
+                names = [target] + [
+                    f"{target}.{a.name}"
+                    for a in node.names
+                    if _module_file(src, f"{target}.{a.name}") is not None
+                ]
+            else:
+                continue
+            found |= {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+    return {n for n in found if _module_file(src, n) is not None}
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def module_closure(src: Path, module: str, seen: set[str] | None = None) -> set[str]:
+    """`module` and every ``themesim`` module it imports, anywhere in its code, recursively."""
+    seen = set() if seen is None else seen
+    if module in seen:
+        return seen
+    seen.add(module)
+    path = _module_file(src, module)
+    for parent in _package_inits(src, module):
+        rel = parent.relative_to(src).parent.parts
+        module_closure(src, ".".join((PACKAGE, *rel)), seen)
+    for dep in _imports([_tree(path)], src, module, path.name == "__init__.py"):
+        module_closure(src, dep, seen)
+    return seen
+
+
+def _function_imports(src: Path, module: str, names: set[str]) -> set[str]:
+    """Modules used by the functions `names` of `module` (following module-level helpers),
+    plus the module's top-level imports, which run whenever it is imported."""
+    path = _module_file(src, module)
+    tree = _tree(path)
+    defs = {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    todo, used = [n for n in names if n in defs], set()
+    while todo:
+        name = todo.pop()
+        if name in used:
+            continue
+        used.add(name)
+        for node in ast.walk(defs[name]):
+            if isinstance(node, ast.Name) and node.id in defs and node.id not in used:
+                todo.append(node.id)
+    top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    return _imports(top + [defs[n] for n in used], src, module, path.name == "__init__.py")
+
+
+def script_modules(script, src) -> list[str]:
+    """Dotted ``themesim`` modules a workflow script runs, sorted."""
+    src = Path(src)
+    tree = _tree(Path(script))
+    seen: set[str] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        if not (node.module == PACKAGE or node.module.startswith(PACKAGE + ".")):
+            continue
+        if _module_file(src, node.module) is None:
+            continue
+        functions = {
+            a.name for a in node.names if _module_file(src, f"{node.module}.{a.name}") is None
+        }
+        seen.add(node.module)
+        for parent in _package_inits(src, node.module):
+            rel = parent.relative_to(src).parent.parts
+            module_closure(src, ".".join((PACKAGE, *rel)), seen)
+        for dep in _function_imports(src, node.module, functions):
+            module_closure(src, dep, seen)
+        for a in node.names:
+            if _module_file(src, f"{node.module}.{a.name}") is not None:
+                module_closure(src, f"{node.module}.{a.name}", seen)
+    return sorted(seen)
+
+
+def script_code(script, src) -> list[str]:
+    """The files of :func:`script_modules`, as paths under `src` (the package folder)."""
+    src = Path(src)
+    return [str(_module_file(src, m)) for m in script_modules(script, src)]

@@ -1,0 +1,1 @@
+"""Models, the content-addressed vector cache, encoding and isotropy correction."""

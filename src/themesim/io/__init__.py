@@ -1,0 +1,1 @@
+"""Reading the study's inputs (theme files, transcripts) and writing files atomically."""

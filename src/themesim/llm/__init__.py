@@ -1,0 +1,1 @@
+"""The OpenAI-compatible client, the local llama.cpp server, the judge and generation."""

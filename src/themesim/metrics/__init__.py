@@ -1,0 +1,1 @@
+"""The metric families of docs/metrics.md, one family per module."""

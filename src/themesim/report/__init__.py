@@ -1,0 +1,1 @@
+"""Plots, tables and the summary report."""

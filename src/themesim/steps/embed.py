@@ -1,0 +1,89 @@
+"""Embedding rules: theme sets, word-salad nulls, keywords and transcript segments."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from themesim.embed.encode import encode_with
+from themesim.io.themes import read_themes_parquet
+
+log = logging.getLogger("themesim")
+
+
+def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, cache=False) -> None:
+    from themesim.embed.encode import write_embeddings
+
+    themes = read_themes_parquet(themes_path)
+    emb, source = encode_with(spec, themes["text"].tolist(), threads, cache=cache, what=method)
+    write_embeddings(out, themes, emb, source, method)
+    log.info("%s: %d texts embedded with %s (%s)", method, len(themes), source.model, source.path)
+
+
+def embed_null_set(
+    themes_path, out, *, method: str, spec: dict, k: int, seed: int, threads=1, cache=False
+):
+    """K word-salad versions of a set, embedded like the set itself (METRICS.md null model)."""
+    from dataclasses import asdict
+
+    from themesim.embed.encode import write_vector_table
+    from themesim.metrics.nulls import word_salad_sets
+
+    themes = read_themes_parquet(themes_path)
+    salads = word_salad_sets(themes["text"].tolist(), k, seed) if k else []
+    texts = [t for salad in salads for t in salad]
+    emb, source = (
+        encode_with(spec, texts, threads, cache=cache, what=f"{method} nulls")
+        if texts
+        else (np.zeros((0, 0)), None)
+    )
+    n = len(themes)
+    columns = {
+        "null_index": [i for i in range(len(salads)) for _ in range(n)],
+        "theme_id": themes["theme_id"].tolist() * len(salads),
+        "text": texts,
+    }
+    meta = {"method": method, "k": k, "seed": seed}
+    if source is not None:
+        meta |= asdict(source)
+    write_vector_table(out, columns, emb, meta)
+    log.info("%s: %d word-salad sets of %d themes embedded", method, k, n)
+
+
+def embed_keywords_set(
+    themes_path, out, *, method: str, spec: dict, top_k: int, threads=1, cache=False
+):
+    from dataclasses import asdict
+
+    from themesim.embed.encode import write_vector_table
+    from themesim.metrics.quality import theme_keywords
+
+    themes = read_themes_parquet(themes_path)
+    keywords = theme_keywords(themes, top_k)
+    ids = [t for t, kws in zip(themes["theme_id"], keywords, strict=True) for _ in kws]
+    words = [w for kws in keywords for w in kws]
+    emb, source = encode_with(spec, words, threads, cache=cache, what=f"{method} keywords")
+    write_vector_table(
+        out, {"theme_id": ids, "keyword": words}, emb, asdict(source) | {"method": method}
+    )
+    log.info("%s: %d keywords of %d themes embedded", method, len(words), len(themes))
+
+
+def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, cache=False):
+    from dataclasses import asdict
+
+    from themesim.embed.encode import write_vector_table
+
+    seg = pd.read_parquet(segments_path)
+    texts = seg["text"].tolist()
+    emb, source = (
+        encode_with(spec, texts, threads, cache=cache, what=f"{method} segments")
+        if texts
+        else (np.zeros((0, 0)), None)
+    )
+    meta = {"method": method} | (asdict(source) if source else {})
+    columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
+    write_vector_table(out, columns, emb, meta)
+    log.info("%s: %d transcript segments embedded", method, len(texts))

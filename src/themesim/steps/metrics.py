@@ -1,0 +1,109 @@
+"""The metrics rule: comparisons.csv, themes.csv, sweep.csv and transport plans."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from themesim.io.files import write_csv, write_parquet
+from themesim.io.themes import read_themes_parquet
+
+log = logging.getLogger("themesim")
+
+
+def _null_best(kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, scale, emb_a):
+    """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None."""
+    from themesim.embed.encode import read_vector_table
+    from themesim.metrics.nulls import word_salad_sets
+    from themesim.similarity import cosine, tfidf
+
+    if not k:
+        return None
+    if kind == "sentence_transformer" and null_file:
+        cols, emb, meta = read_vector_table(null_file)
+        n_b = len(b)
+        return np.stack(
+            [scale(cosine(emb_a, emb[i * n_b : (i + 1) * n_b])).max(axis=1) for i in range(k)]
+        )
+    if kind == "tfidf":
+        salads = word_salad_sets(b["text"].tolist(), k, seed)
+        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
+    return None  # no null model for precomputed scores or abtt variants
+
+
+def metric_tables(
+    *,
+    method: str,
+    kind: str,
+    pairs,
+    themes: dict,
+    similarities,
+    within: dict,
+    nulls: dict,
+    embeddings: dict,
+    settings: dict,
+    sweep: dict,
+    out_comparisons,
+    out_themes,
+    out_sweep,
+    out_transport,
+    out_splits,
+) -> None:
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans."""
+    from themesim.embed.encode import read_embeddings
+    from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
+    from themesim.metrics.coverage import threshold_grid
+    from themesim.metrics.transport import plan_long, splits_and_joins
+    from themesim.similarity import read_similarity
+
+    st = Settings(**settings)
+    grid = threshold_grid(sweep["start"], sweep["stop"], sweep["step"])
+    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    W = {
+        s: on_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]), st)
+        for s, p in within.items()
+    }
+    comp, swp, per_theme, splits = [], [], [], []
+    for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
+        ta, tb = tables[a], tables[b]
+        S = on_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]), st)
+        emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
+        null_best = _null_best(
+            kind,
+            ta,
+            tb,
+            nulls.get(b),
+            st.null_model["k"],
+            st.null_model["seed"],
+            lambda M: on_scale(M, st),
+            emb_a,
+        )
+        head = {"method": method, "set_a": a, "set_b": b}
+        rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
+        comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
+        sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
+        swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
+        tt = theme_rows(S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
+        per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
+        plan = extra["plan"]
+        write_parquet(plan_long(plan, ta["theme_id"].tolist(), tb["theme_id"].tolist()), out_plan)
+        sj = splits_and_joins(
+            plan,
+            ta["theme_id"].tolist(),
+            tb["theme_id"].tolist(),
+            min_share=st.transport["min_share"],
+        )
+        splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
+    for frames, out in (
+        (comp, out_comparisons),
+        (swp, out_sweep),
+        (per_theme, out_themes),
+        (splits, out_splits),
+    ):
+        df = pd.concat(frames, ignore_index=True)
+        if "threshold" in df:
+            df.insert(df.columns.get_loc("threshold") + 1, "op", st.op)
+        write_csv(df, out)
+    log.info("%s: metrics for %d comparisons", method, len(pairs))

@@ -1,0 +1,215 @@
+"""The plot rules: heatmaps, sweeps, distributions, theme maps, run consistency."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from themesim.errors import InputError
+from themesim.io.themes import read_themes_parquet
+
+
+def _label(theme_id: str, name: str) -> str:
+    return f"{theme_id} {name}"
+
+
+def method_plots(
+    *,
+    method: str,
+    pairs,
+    themes: dict,
+    similarities,
+    sweep_csv,
+    thresholds,
+    op: str,
+    out_heatmaps,
+    out_sweep,
+    out_heatmaps_svg=None,
+    out_sweep_svg=None,
+) -> None:
+    """Heatmap per comparison (at the first configured threshold) and the sweep curves.
+
+    With the ``*_svg`` outputs each figure is also written as SVG beside its PNG.
+    """
+    from themesim.metrics.coverage import hungarian_pairs
+    from themesim.report import plots
+    from themesim.similarity import read_similarity
+
+    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
+    for (a, b), path, out, svg in zip(pairs, similarities, out_heatmaps, svgs, strict=True):
+        ta, tb = tables[a], tables[b]
+        S = read_similarity(path, ta["theme_id"], tb["theme_id"])
+        rows, cols = hungarian_pairs(S)
+        plots.heatmap(
+            S,
+            [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
+            [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
+            threshold=thresholds[0],
+            op=op,
+            title=f"{method}: {a} (rows) vs {b} (columns)",
+            out_png=out,
+            out_svg=svg,
+            pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
+        )
+    plots.sweep_curves(
+        pd.read_csv(sweep_csv),
+        thresholds=list(thresholds),
+        title=f"{method}: metrics across thresholds",
+        out_png=out_sweep,
+        out_svg=out_sweep_svg,
+    )
+
+
+def side_by_side(*, methods, sweeps, thresholds: dict, out_png, out_svg=None) -> None:
+    from themesim.report import plots
+
+    plots.methods_side_by_side(
+        {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},
+        thresholds={m: list(thresholds[m]) for m in methods},
+        metric="hungarian_f1",
+        out_png=out_png,
+        out_svg=out_svg,
+    )
+
+
+def _theme_table(path) -> pd.DataFrame:
+    """themes.csv as text (a set or theme called "NA" stays a name); plots parse numbers."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def distribution_plots(
+    *,
+    method: str,
+    themes_csv,
+    op: str,
+    gamma: float,
+    out_distributions,
+    out_confidence,
+    out_distributions_svg=None,
+    out_confidence_svg=None,
+) -> None:
+    """Matched-similarity and gap distributions, and the four-way confidence profile."""
+    from themesim.report import plots
+
+    themes = _theme_table(themes_csv)
+    plots.distributions(
+        themes,
+        op=op,
+        gamma=gamma,
+        title=f"{method}: matched similarity and gap per comparison",
+        out_png=out_distributions,
+        out_svg=out_distributions_svg,
+    )
+    plots.confidence_profile(
+        themes,
+        op=op,
+        gamma=gamma,
+        title=f"{method}: how confidently each theme is matched",
+        out_png=out_confidence,
+        out_svg=out_confidence_svg,
+    )
+
+
+def theme_vectors(kind: str, tables: dict, embeddings: dict, d=None) -> dict:
+    """Set name -> one vector per theme, in the method's own space.
+
+    Embedding methods: their stored vectors (abtt: corrected over all sets together, as
+    its similarity step does). TF-IDF: one vectoriser fitted on every set's texts (seed 002).
+    """
+    from themesim.embed.encode import read_embeddings
+
+    names = list(tables)
+    if kind == "tfidf":
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        texts = [t for s in names for t in tables[s]["text"].tolist()]
+        try:
+            X = TfidfVectorizer().fit_transform(texts).toarray()
+        except ValueError as e:  # every text was a stop word or punctuation
+            raise InputError(
+                "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+            ) from e
+        bounds = np.cumsum([0] + [len(tables[s]) for s in names])
+        return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
+    vectors = {}
+    for s in names:
+        ids, emb, _ = read_embeddings(embeddings[s])
+        if ids != tables[s]["theme_id"].tolist():
+            raise InputError(
+                str(embeddings[s]),
+                "theme ids differ from the theme table",
+                "Delete results/embeddings and rerun",
+            )
+        vectors[s] = emb.astype(np.float64)
+    if kind == "abtt":
+        from themesim.embed.isotropy import abtt
+
+        vectors = dict(zip(names, abtt([vectors[s] for s in names], d=d), strict=True))
+    return vectors
+
+
+def theme_map_plot(
+    *,
+    method: str,
+    kind: str,
+    themes: dict,
+    embeddings: dict,
+    themes_csv,
+    op: str,
+    d=None,
+    out_png,
+    out_svg=None,
+) -> None:
+    """2-D PCA of every theme of every set (seed 002); one-to-one matches joined."""
+    from themesim.report import plots
+
+    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+    vectors = theme_vectors(kind, tables, embeddings, d)
+    X = np.vstack([vectors[s] for s in tables]) if tables else np.zeros((0, 2))
+    coords, ratio = plots.pca_2d(X)
+    points = pd.DataFrame(
+        {
+            "set": [s for s in tables for _ in range(len(tables[s]))],
+            "theme_id": [i for s in tables for i in tables[s]["theme_id"]],
+            "x": coords[:, 0],
+            "y": coords[:, 1],
+        }
+    )
+    per_theme = _theme_table(themes_csv)
+    links = plots.matched_pairs(per_theme, op)
+    rule = f"S {plots.op_symbol(op)} {plots.thresholds_text(per_theme)}"
+    plots.theme_map(
+        points,
+        links,
+        explained=ratio,
+        title=f"{method}: every theme on the first two principal components",
+        link_label=f"one-to-one match ({rule})",
+        out_png=out_png,
+        out_svg=out_svg,
+    )
+
+
+def runs_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
+    """Run-consistency heatmap of one method from its runs.csv and runs_matrix.parquet."""
+    from themesim.report import plots
+
+    table = pd.read_csv(runs_csv, dtype={"run": str}, keep_default_na=False)
+    names = table["run"].tolist()
+    long = pd.read_parquet(runs_matrix)
+    M = (
+        long.assign(run_a=long["run_a"].astype(str), run_b=long["run_b"].astype(str))
+        .pivot(index="run_a", columns="run_b", values="similarity")
+        .reindex(index=names, columns=names)
+        .to_numpy(float)
+    )
+    score = pd.to_numeric(table["run_consistency"], errors="coerce")
+    plots.runs_heatmap(
+        names,
+        M,
+        ncs=pd.to_numeric(table["ncs"], errors="coerce").tolist(),
+        score=float(score.iloc[0]) if len(score) else float("nan"),
+        title=f"{method}: similarity between runs",
+        out_png=out_png,
+        out_svg=out_svg,
+    )

@@ -1,0 +1,76 @@
+"""The set_quality rule: sets.csv (seed 001) per method."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from themesim.io.files import write_csv
+from themesim.io.themes import read_themes_parquet
+from themesim.metrics.quality import theme_keywords
+
+
+def set_quality_table(
+    *,
+    method: str,
+    kind: str,
+    themes: dict,
+    within: dict,
+    embeddings: dict,
+    keyword_embeddings: dict,
+    segment_embeddings,
+    segments,
+    settings: dict,
+    out_sets,
+    out_themes,
+) -> None:
+    """sets.csv: SC, SD, SemDiv and NPMI per theme set (seed 001), on this method's vectors.
+
+    SC and SemDiv need embeddings; for other kinds only SD (from the within-set matrix) and
+    NPMI (keyword co-occurrence in transcript segments) are defined, the rest is NaN.
+    """
+    from themesim.embed.encode import read_embeddings, read_vector_table
+    from themesim.metrics.quality import (
+        SET_QUALITY_KEYS,
+        npmi_keywords,
+        semantic_distinctiveness,
+        set_quality,
+    )
+    from themesim.similarity import read_similarity
+
+    seg = pd.read_parquet(segments)
+    seg_emb = read_vector_table(segment_embeddings)[1] if segment_embeddings else None
+    rows, theme_frames = [], []
+    for s, path in themes.items():
+        t = read_themes_parquet(path)
+        keywords = theme_keywords(t, settings["keywords_top_k"])
+        if kind == "sentence_transformer":
+            kw_cols, kw_emb, _ = read_vector_table(keyword_embeddings[s])
+            per_theme = [kw_emb[(kw_cols["theme_id"] == i).to_numpy()] for i in t["theme_id"]]
+            emb = read_embeddings(embeddings[s])[1]
+            quality, qt = set_quality(
+                keywords,
+                per_theme,
+                emb,
+                seg_emb if seg_emb is not None and len(seg) else np.zeros((0, emb.shape[1])),
+                seg["text"].tolist(),
+                theme_names=t["theme_id"].tolist(),
+                alpha=settings["alpha"],
+                beta=settings["beta"],
+            )
+            theme_frames.append(qt.rename(columns={"theme": "theme_id"}).assign(set=s))
+        else:
+            quality = dict.fromkeys(SET_QUALITY_KEYS, np.nan) | {"n_themes": len(t)}
+            if s in within:
+                W = read_similarity(within[s], t["theme_id"], t["theme_id"])
+                quality["sd_mean"] = semantic_distinctiveness(W)[1]
+            npmi = [npmi_keywords(k, seg["text"].tolist()) for k in keywords]
+            quality["npmi_mean"] = float(np.nanmean(npmi)) if not np.isnan(npmi).all() else np.nan
+        rows.append({"method": method, "set": s} | quality)
+    write_csv(pd.DataFrame(rows), out_sets)
+    cols = ["method", "set", "theme_id", "n_keywords", "sc", "npmi", "n_segments"]
+    frames = [f.assign(method=method) for f in theme_frames]
+    write_csv(
+        pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols),
+        out_themes,
+    )
