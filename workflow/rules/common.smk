@@ -17,7 +17,8 @@ wildcard_constraints:
 
 def code(script):
     """The package files a rule's script runs, derived from its imports (themesim.deps):
-    Snakemake cannot see an edit to an imported module, so they are inputs of the rule."""
+    Snakemake cannot see an edit to an imported module, so they are inputs of the rule.
+    """
     return script_code(Path(workflow.basedir) / "scripts" / script, SRC)
 
 
