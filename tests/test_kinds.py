@@ -151,3 +151,29 @@ def test_a_method_of_a_kind_gets_that_kinds_defaults(tmp_path):
     }
     assert study.method_pairs("tf") == [("a", "b"), ("a", "a"), ("b", "b")]
     assert study.methods_with("runs") == ["tf"]
+
+
+def test_config_readme_table_names_each_keys_kinds():
+    """config/README.md's per-method table: every key, and the kinds it applies to."""
+    import re
+
+    text = (REPO / "config" / "README.md").read_text()
+    table = text.split("Per method:")[1].split("\n\n")[1]
+    applies: dict[str, set] = {}
+    for row in table.splitlines()[2:]:
+        first, where = row.split("|")[1:3]
+        for key in re.findall(r"`([a-z_]+)`", first):
+            named = set(kinds.KINDS) if where.strip() == "all" else set(where.strip().split(", "))
+            applies.setdefault(key, set()).update(named)
+    assert applies == {k: {n for n, kd in kinds.KINDS.items() if k in kd.accepts} for k in METHOD}
+
+
+def test_demo_config_repeats_the_builtin_defaults_exactly():
+    """config/config.yaml lists the built-in methods with their defaults written out: they
+    must be the registry's values, so the demo never silently overrides a default."""
+    demo = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["methods"]
+    assert set(demo) == set(kinds.DEFAULT_METHODS)
+    for name, spec in demo.items():
+        builtin = kinds.DEFAULT_METHODS[name]
+        for key, value in spec.items():
+            assert builtin[key] == value, f"{name}.{key}"
