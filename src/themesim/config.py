@@ -15,7 +15,6 @@ from pathlib import Path
 from themesim.errors import InputError
 from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
-from themesim.kinds.precomputed import matrix_csv as precomputed_csv  # noqa: F401 (used by the workflow)
 from themesim.metrics.settings import metrics_settings
 
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

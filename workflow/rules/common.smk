@@ -1,7 +1,7 @@
 import re
 from pathlib import Path
 
-from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
+from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import script_code
 from themesim import kinds
 from themesim.provenance import git_commit
@@ -88,6 +88,11 @@ def kind_of(method):
 def within_sets(method):
     """Sets whose within-set matrix the method has."""
     return list(STUDY.sets) if kind_of(method).within_set_matrices else []
+
+
+def matrix_files(method, pairs):
+    """Score matrices made elsewhere that the method reads for those pairs."""
+    return kind_of(method).matrix_files(STUDY.methods[method], pairs)
 
 
 def similarity_spec(method):
@@ -198,7 +203,7 @@ def method_plot_files(method):
 
 
 def precomputed_files():
-    """Score matrices read by the precomputed methods (hashed in the report's inputs)."""
+    """Score matrices made elsewhere that methods read (hashed in the report's inputs)."""
     return [f for files in precomputed_inputs().values() for f in files]
 
 
@@ -261,9 +266,9 @@ def archive_results():
 
 
 def precomputed_inputs():
-    """Per precomputed method, the matrix files it reads."""
+    """Per method that reads score matrices made elsewhere, the files it reads."""
     return {
-        m: [precomputed_csv(STUDY.methods[m], a, b) for a, b in STUDY.method_pairs(m)]
+        m: matrix_files(m, STUDY.method_pairs(m))
         for m in STUDY.methods_with("reads_matrices")
     }
 

@@ -53,9 +53,7 @@ rule similarity_tfidf:
 rule similarity_precomputed:
     input:
         themes=theme_parquets(),
-        matrices=lambda wc: [
-            precomputed_csv(STUDY.methods[wc.method], a, b) for a, b in STUDY.pairs
-        ],
+        matrices=lambda wc: matrix_files(wc.method, STUDY.pairs),
         code=code("similarity.py"),
     output:
         expand(

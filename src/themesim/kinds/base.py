@@ -64,6 +64,10 @@ class Kind:
         """The pairs a method writes similarity files for."""
         return pairs + within if self.within_set_matrices else list(pairs)
 
+    def matrix_files(self, spec: dict, pairs) -> list[str]:
+        """Score matrices made elsewhere that the method reads for those pairs."""
+        return []
+
     def embeddings_of(self, name: str, spec: dict) -> str:
         """The method whose embedding files this one reads."""
         return name

@@ -47,6 +47,9 @@ class Precomputed(Kind):
                     "Add that CSV (rows = A theme names, header = B theme names)",
                 )
 
+    def matrix_files(self, spec, pairs):
+        return [matrix_csv(spec, a, b) for a, b in pairs]
+
     def study_pairs(self, spec, pairs, within):
         return [p for p in pairs + within if Path(matrix_csv(spec, *p)).is_file()]
 
