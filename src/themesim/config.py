@@ -67,9 +67,6 @@ class Study:
         spec = self.methods[method]
         return get_kind(spec["kind"]).study_pairs(spec, self.pairs, self.within)
 
-    def methods_of(self, *kinds: str) -> list[str]:
-        return [m for m, s in self.methods.items() if s["kind"] in kinds]
-
     def methods_with(self, capability: str) -> list[str]:
         """Active methods whose kind has that capability (a flag of themesim.kinds.Kind)."""
         return [m for m, s in self.methods.items() if getattr(get_kind(s["kind"]), capability)]
