@@ -222,7 +222,7 @@ def archive_settings():
 
 
 def archive_zip():
-    from themesim.archive.bundle import archive_name
+    from themesim.archive.build import archive_name
 
     return f"results/archive/{archive_name(STUDY.name)}.zip"
 
@@ -266,7 +266,7 @@ def generate_cache():
 
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
-    from themesim.archive.bundle import code_files
+    from themesim.archive.build import code_files
 
     return {name: str(p) for name, p in code_files(workflow.basedir).items()}
 
