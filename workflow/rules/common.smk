@@ -277,7 +277,7 @@ def generated_files():
 
 
 def generate_prompt_files():
-    from themesim.llm.generate import prompt_paths
+    from themesim.llm.prompts import prompt_paths
 
     return [
         str(p)
