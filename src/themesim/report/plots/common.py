@@ -164,6 +164,23 @@ def comparisons(df: pd.DataFrame) -> list[tuple[str, str]]:
     return list(seen)
 
 
+def small_multiples(n: int, title: str) -> tuple[Figure, list, int]:
+    """A figure of n panels (at most 3 a row) sharing both axes: (figure, axes, columns)."""
+    nrows, ncols = panel_grid(n)
+    fig = new_figure(4.2 * ncols, 3.2 * nrows + 1.0)
+    fig.suptitle(title, fontsize=11)
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
+    for ax in axes[n:]:
+        fig.delaxes(ax)
+    return fig, axes, ncols
+
+
+def comparison_rows(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """The sweep rows of comparison (a, b), by threshold."""
+    rows = df[(df["set_a"].astype(str) == a) & (df["set_b"].astype(str) == b)]
+    return rows.sort_values("threshold", kind="stable")
+
+
 def panel_grid(n: int, max_cols: int = 3) -> tuple[int, int]:
     ncols = max(1, min(max_cols, n))
     return math.ceil(max(n, 1) / ncols), ncols

@@ -12,14 +12,14 @@ from themesim.report.plots.common import (
     LINE_COLOURS,
     LINE_STYLES,
     THRESHOLD_STYLE,
+    comparison_rows,
     comparisons,
     legend_below,
     mark_thresholds,
-    new_figure,
     op_of,
-    panel_grid,
     require_columns,
     save_png,
+    small_multiples,
     style_panel,
     threshold_xlabel,
 )
@@ -60,18 +60,13 @@ def methods_side_by_side_figure(
         )
         for i, lab in enumerate(labels)
     }
-    nrows, ncols = panel_grid(len(sweeps))
-    fig = new_figure(4.2 * ncols, 3.2 * nrows + 1.0)
     pretty = METRIC_LABELS.get(metric, metric)
-    fig.suptitle(f"{pretty} by threshold: each method on its own (never averaged)", fontsize=11)
-    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
-    for ax in axes[len(sweeps) :]:
-        fig.delaxes(ax)
+    title = f"{pretty} by threshold: each method on its own (never averaged)"
+    fig, axes, ncols = small_multiples(len(sweeps), title)
     for k, (ax, (name, df)) in enumerate(zip(axes[: len(sweeps)], sweeps.items(), strict=True)):
         mark_thresholds(ax, thresholds.get(name, []))
         for a, b in comparisons(df):
-            rows = df[(df["set_a"].astype(str) == a) & (df["set_b"].astype(str) == b)]
-            rows = rows.sort_values("threshold", kind="stable")
+            rows = comparison_rows(df, a, b)
             lab = f"{a} vs {b}"
             colour, dash = style[lab]
             ax.plot(

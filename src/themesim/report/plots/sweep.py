@@ -12,14 +12,14 @@ from matplotlib.lines import Line2D
 from themesim.report.plots.common import (
     OKABE_ITO,
     THRESHOLD_STYLE,
+    comparison_rows,
     comparisons,
     legend_below,
     mark_thresholds,
-    new_figure,
     op_of,
-    panel_grid,
     require_columns,
     save_png,
+    small_multiples,
     style_panel,
     threshold_xlabel,
 )
@@ -42,20 +42,14 @@ SWEEP_METRICS = {
 def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], title: str) -> Figure:
     require_columns(sweep, ["set_a", "set_b", "threshold", *SWEEP_METRICS], "sweep table")
     comps = comparisons(sweep)
-    nrows, ncols = panel_grid(len(comps))
-    fig = new_figure(4.2 * ncols, 3.2 * nrows + 1.0)
-    fig.suptitle(title, fontsize=11)
-    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
-    for ax in axes[len(comps) :]:
-        fig.delaxes(ax)
+    fig, axes, ncols = small_multiples(len(comps), title)
     xlabel = threshold_xlabel(op_of(sweep))
     if not comps:
         axes[0].text(
             0.5, 0.5, "no sweep rows", ha="center", va="center", transform=axes[0].transAxes
         )
     for k, (ax, (a, b)) in enumerate(zip(axes[: len(comps)], comps, strict=True)):
-        rows = sweep[(sweep["set_a"].astype(str) == a) & (sweep["set_b"].astype(str) == b)]
-        rows = rows.sort_values("threshold", kind="stable")
+        rows = comparison_rows(sweep, a, b)
         mark_thresholds(ax, thresholds)
         for col, (label, colour, dash, lw) in SWEEP_METRICS.items():
             ax.plot(
