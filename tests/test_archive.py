@@ -418,7 +418,7 @@ def test_rule_archives_the_study(study, capsys):
         "workflow/rules/archive.smk",
         "workflow/schemas/config.schema.yaml",
         "scripts/archive.py",
-        "src/themesim/archive.py",
+        "src/themesim/archive/build.py",
         "environment/pip-freeze.txt",
         "CITATION.cff",
         "README.md",
