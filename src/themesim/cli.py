@@ -91,7 +91,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from themesim.archive.bundle import format_verification, verify
+    from themesim.archive.verify import format_verification, verify
 
     result = verify(args.archive)
     sys.stdout.write(format_verification(args.archive, result, verbose=args.verbose))

@@ -241,7 +241,7 @@ def archive_settings():
 
 
 def archive_zip():
-    from themesim.archive.bundle import archive_name
+    from themesim.archive.build import archive_name
 
     return f"results/archive/{archive_name(STUDY.name)}.zip"
 
@@ -285,7 +285,7 @@ def generate_cache():
 
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
-    from themesim.archive.bundle import code_files
+    from themesim.archive.build import code_files
 
     return {name: str(p) for name, p in code_files(workflow.basedir).items()}
 
@@ -296,7 +296,7 @@ def generated_files():
 
 
 def generate_prompt_files():
-    from themesim.llm.generate import prompt_paths
+    from themesim.llm.prompts import prompt_paths
 
     return [
         str(p)
