@@ -138,6 +138,8 @@ def test_bad_input(case, tmp_path, monkeypatch, caplog):
         with pytest.raises(ThemesimError) as err:
             run_entry(case, results, monkeypatch)
         message = str(err.value)
+        if case["entry"] == "config":  # parse-time errors are one line
+            assert "\n" not in message, f"not one line:\n{message}"
         for fragment in case["expect"]:
             assert fragment in message, f"{fragment!r} not in:\n{message}"
         # Inputs that were read fine stay; the failing step wrote nothing, not even a temp file.

@@ -24,8 +24,8 @@ THRESHOLD_RANGE = {
     "llm_judge": (0.0, 1.0),
 }
 
-SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # fullmatch: "$" passes a final "\n"
+METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 PAIR_SEP = "__vs__"
 GENERATED_DIR = "results/generated"
 # Keys of generate_themes that reach themesim.llm.generate.GenerateSettings.
@@ -217,7 +217,7 @@ def _set_entries(config: dict) -> dict[str, str]:
         path = entry["path"]
         name = entry.get("name") or Path(path).stem
         where = f"config theme_sets[{i}] ({path})"
-        if not SET_NAME.match(name) or PAIR_SEP in name:
+        if not SET_NAME.fullmatch(name) or PAIR_SEP in name:
             raise InputError(
                 where,
                 f"set name {name!r} is not usable in file names",
@@ -251,7 +251,7 @@ def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
     prefix = gen.get("name", "generated_run")
     generated = {f"{prefix}{i}": seed for i, seed in enumerate(seeds, start=1)}
     for run in generated:
-        if not SET_NAME.match(run) or PAIR_SEP in run:
+        if not SET_NAME.fullmatch(run) or PAIR_SEP in run:
             raise InputError(
                 f"{where}.name", f"run name {run!r} is not usable in file names", "Rename"
             )
@@ -308,7 +308,7 @@ def _methods(config: dict) -> dict[str, dict]:
         if not spec.get("active", True):
             continue
         where = f"config methods.{name}"
-        if not METHOD_NAME.match(name):
+        if not METHOD_NAME.fullmatch(name):
             raise InputError(where, "method name has unusable characters", "Rename the method")
         if spec.get("kind") not in KINDS:
             raise InputError(

@@ -733,7 +733,7 @@ def _env(autoescape: bool) -> jinja2.Environment:
     env.globals["md_table"] = _md_table
     env.globals["md_fence"] = _md_fence
     env.filters["mdlink"] = _md_link_target
-    env.tests["numeric"] = lambda v: bool(_NUMERIC.match(str(v)))
+    env.tests["numeric"] = lambda v: bool(_NUMERIC.fullmatch(str(v)))
     return env
 
 
