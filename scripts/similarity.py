@@ -9,7 +9,8 @@ run(
     sm.log[0],
     similarity_pairs,
     method=sm.wildcards.method,
-    spec={"kind": kind, "d": sm.params.get("d")} | dict(sm.params.get("judge") or {}),
+    spec={"kind": kind, "d": sm.params.get("d"), "clamp": sm.params.get("clamp", False)}
+    | dict(sm.params.get("judge") or {}),
     pairs=pairs,
     themes=dict(zip(sets, sm.input.themes, strict=True)),
     outputs=list(sm.output),

@@ -71,7 +71,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
     if entry in ("precomputed", "judge"):
         themes = ingest_shared(results)
         out = results / "similarity" / "m" / "a__vs__b.parquet"
-        spec = {"kind": "precomputed"}
+        spec = {"kind": "precomputed"} | case.get("spec", {})
         if entry == "judge":
             spec = {"kind": "llm_judge", "base_url": closed_port_url()} | case["judge"]
         similarity.similarity_pairs(

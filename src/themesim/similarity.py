@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -43,8 +44,18 @@ def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -
     return np.clip(cosine_similarity(X[:n], X[n:] if texts_b is not None else X), -1.0, 1.0)
 
 
-def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
-    """A matrix CSV: header = B names (first cell ignored), first column = A names."""
+# Precomputed scores are on the cosine scale (an angular method converts them afterwards).
+SCORE_RANGE = (-1.0, 1.0)
+
+
+def read_matrix_csv(
+    path, *, score_range: tuple[float, float] | None = None, clamp: bool = False
+) -> tuple[np.ndarray, list[str], list[str]]:
+    """A matrix CSV: header = B names (first cell ignored), first column = A names.
+
+    score_range: a score outside it is an error naming file, row and column, or with
+    clamp=True is clipped into it with a warning; None reads any finite number.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), "file not found", "Check the path in the command or config")
@@ -63,6 +74,7 @@ def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
         )
     b_names = [c.strip() for c in rows[0][1:]]
     a_names, values = [], []
+    clipped, first = 0, ""
     for line_no, r in enumerate(rows[1:], start=2):
         if len(r) != len(b_names) + 1:
             raise InputError(
@@ -83,8 +95,29 @@ def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
                     f"score {cell.strip()!r} is not a finite number",
                     "Fill every cell with a number; remove NaN, inf and blanks",
                 )
+            if score_range and not score_range[0] <= v <= score_range[1]:
+                low, high = score_range
+                at = f"{path}, row {line_no} ({r[0].strip()!r}), column {name!r}"
+                if not clamp:
+                    raise InputError(
+                        at,
+                        f"score {cell.strip()} is outside [{low:g}, {high:g}], the cosine scale",
+                        f"Rescale the scores to [{low:g}, {high:g}] (e.g. divide 0-5 ratings "
+                        "by 5), or set clamp: true on the method to clip them",
+                    )
+                clipped += 1
+                first = first or f"{at}: {cell.strip()}"
+                v = min(max(v, low), high)
             row.append(v)
         values.append(row)
+    if clipped:
+        logging.getLogger("themesim").warning(
+            "%s: %d score(s) outside [%g, %g] clipped (clamp: true); first at %s",
+            path,
+            clipped,
+            *score_range,
+            first,
+        )
     for names, side in ((a_names, "row"), (b_names, "column")):
         seen = set()
         for n in names:

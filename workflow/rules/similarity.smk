@@ -72,6 +72,7 @@ rule similarity_precomputed:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
         kind="precomputed",
+        clamp=lambda wc: bool(STUDY.methods[wc.method].get("clamp", False)),
     script:
         "../../scripts/similarity.py"
 

@@ -80,7 +80,14 @@ def similarity_pairs(
 ) -> None:
     """Write one long-form similarity file per (a, b) pair of one method."""
     from themesim.embed.encode import read_embeddings
-    from themesim.similarity import align_matrix, cosine, read_matrix_csv, tfidf, write_similarity
+    from themesim.similarity import (
+        SCORE_RANGE,
+        align_matrix,
+        cosine,
+        read_matrix_csv,
+        tfidf,
+        write_similarity,
+    )
 
     tables = {name: read_themes_parquet(p) for name, p in themes.items()}
     emb, model = {}, None
@@ -115,7 +122,9 @@ def similarity_pairs(
             S = tfidf(ta["text"].tolist(), None if a == b else tb["text"].tolist())
         else:
             src = matrices[(a, b)]
-            raw, rows, cols = read_matrix_csv(src)
+            raw, rows, cols = read_matrix_csv(
+                src, score_range=SCORE_RANGE, clamp=bool(spec.get("clamp"))
+            )
             S = align_matrix(raw, rows, cols, ta["name"].tolist(), tb["name"].tolist(), str(src))
             meta["source"] = str(src)
         write_similarity(out, S, ta["theme_id"].tolist(), tb["theme_id"].tolist(), meta)
