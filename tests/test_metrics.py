@@ -184,3 +184,37 @@ def test_max_cardinality_at_least_max_sum(S, t, op):
     assert r["maxcard_n_matched"] >= r["hungarian_n_matched"]
     rows, _ = metrics.max_cardinality_pairs(S, t, op)
     assert len(rows) == r["maxcard_n_matched"]
+
+
+# Five texts whose TF-IDF self-cosines come out 0.9999999999999999 / ...97 before snapping.
+COPY_TEXTS = [
+    "household and carers household carers shifts",
+    "carers guilt money",
+    "carers budget carers and costs of work sleep",
+    "patience strain strain of money sleep",
+    "sleep household health of family",
+]
+
+
+def test_a_set_and_its_copy_match_at_threshold_one_tfidf():
+    # Regression (issue 15): the copy scored hungarian_f1 0.6 at 1.0 and the sweep dipped.
+    from themesim.similarity import tfidf
+
+    S = tfidf(COPY_TEXTS, list(COPY_TEXTS))
+    assert np.diag(S).tolist() == [1.0] * 5
+    sweep = score(S, metrics.threshold_grid(0.0, 1.0, 0.1))
+    assert sweep["threshold"].iloc[-1] == 1.0
+    assert sweep["hungarian_f1"].tolist() == [1.0] * 11
+
+
+def test_a_set_and_its_copy_match_at_threshold_one_embeddings():
+    from themesim.similarity import cosine
+
+    rng = np.random.default_rng(7)
+    E = rng.normal(size=(6, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)  # float32 unit rows: norms 1 +- 1e-7
+    S = cosine(E, E.copy())
+    assert np.diag(S).tolist() == [1.0] * 6
+    assert (S[~np.eye(6, dtype=bool)] < 0.5).all()  # distinct vectors are not snapped
+    assert score(S, [1.0])["hungarian_f1"].tolist() == [1.0]
+    assert cosine(E[:1], -E[:1]).tolist() == [[-1.0]]

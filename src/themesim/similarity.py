@@ -19,10 +19,28 @@ from themesim.io.files import atomic_path
 SIMILARITY_META_KEY = b"themesim.similarity"
 
 
+# Cosines this close to +-1 are +-1: identical texts must reach a threshold of 1.0, which
+# rounding (TF-IDF 0.9999999999999991) missed. Distinct texts never come this close.
+UNIT_TOL = 1e-9
+
+
+def snap_unit(S) -> np.ndarray:
+    """Cosines clipped to [-1, 1], with those within UNIT_TOL of +-1 set to exactly +-1."""
+    S = np.clip(np.asarray(S, dtype=np.float64), -1.0, 1.0)
+    S[S > 1.0 - UNIT_TOL] = 1.0
+    S[S < UNIT_TOL - 1.0] = -1.0
+    return S
+
+
+def _unit_rows(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms > 0, norms, 1.0)
+
+
 def cosine(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
-    """Cosine of L2-normalised rows, in float64, clipped to [-1, 1] against rounding."""
-    S = np.asarray(emb_a, dtype=np.float64) @ np.asarray(emb_b, dtype=np.float64).T
-    return np.clip(S, -1.0, 1.0)
+    """Cosine of the rows, renormalised in float64 (float32 unit vectors are 1 +- 1e-7 long)."""
+    return snap_unit(_unit_rows(emb_a) @ _unit_rows(emb_b).T)
 
 
 def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -> np.ndarray:
@@ -41,7 +59,7 @@ def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -
             "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
         ) from e
     n = len(texts_a)
-    return np.clip(cosine_similarity(X[:n], X[n:] if texts_b is not None else X), -1.0, 1.0)
+    return snap_unit(cosine_similarity(X[:n], X[n:] if texts_b is not None else X))
 
 
 # Precomputed scores are on the cosine scale (an angular method converts them afterwards).
