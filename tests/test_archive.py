@@ -485,3 +485,38 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
         {"given-names": "A.", "family-names": "B"}
     ]
     assert run_verify(zip_of(study), capsys=capsys)[0] == 0
+
+
+def test_verify_refuses_unsafe_entry_names(built, tmp_path, capsys):
+    # Regression (issue 15): '../../x' and '/abs/x', listed with their true sums, were OK.
+    bad = tmp_path / "unsafe.zip"
+
+    def add(files):
+        for name, data in (("../../x", b"escape\n"), ("/abs/x", b"absolute\n")):
+            files[name] = data
+            files["SHA256SUMS"] += f"{sha(data)}  {name}\n".encode()
+
+    rewrite(built, bad, add)
+    assert {"../../x", "/abs/x"} <= {i.filename for i in zipfile.ZipFile(bad).infolist()}
+    rc, out = run_verify(bad, "--verbose", capsys=capsys)
+    assert rc == 1, out
+    assert "UNSAFE    ../../x" in out and "UNSAFE    /abs/x" in out
+    assert "OK        ../../x" not in out and "OK        /abs/x" not in out
+    assert "2 unsafe names (absolute or '..'" in out
+    v = verify(bad)
+    assert v.unsafe == ["../../x", "/abs/x"] and not v.ok and "../../x" not in v.matched
+
+
+def test_verify_refuses_a_huge_checksum_list(built, tmp_path, capsys):
+    # Regression (issue 15): SHA256SUMS was read whole (a 1 GiB entry took 2.2 GB of memory).
+    files = read_zip(built)
+    big = tmp_path / "big.zip"
+    files["SHA256SUMS"] += b"#" * ((8 << 20) + 1)
+    write_zip(big, files)
+    assert main(["verify", str(big)]) == 2
+    err = capsys.readouterr().err
+    assert "SHA256SUMS" in err and "is larger than 8 MiB" in err
+    folder = tmp_path / "unpacked"
+    zipfile.ZipFile(big).extractall(folder)
+    assert main(["verify", str(folder)]) == 2
+    assert "is larger than 8 MiB" in capsys.readouterr().err
