@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -372,6 +373,43 @@ LLM_SMALL = """themes:
 """
 
 
+# A colon inside a sentence once made its first half a "speaker" named in the report.
+CONFIDENTIAL = """Interviewer: Who else knows about it?
+Ana: Only my family and one friend.
+My neighbour has been HIV positive since 2019: he told me before anyone else.
+Interviewer: Did that help you decide?
+Ana: Yes, talking to him made the clinic feel less frightening.
+"""
+
+
+def sentences(text: str) -> list[str]:
+    """Every sentence or colon-separated clause of four words or more, speaker labels dropped."""
+    out = []
+    for line in text.splitlines():
+        for part in re.split(r"(?<=[.?!:])\s+", line):
+            words = part.strip(" .?!:").split()
+            if len(words) >= 4:
+                out.append(" ".join(words))
+    return out
+
+
+def entry_text(name: str, data: bytes) -> str:
+    """An archive entry as searchable text; parquet is compressed, so read its values."""
+    if name.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(pa_buffer(data))
+        meta = str(table.schema.metadata or "")
+        return meta + "\n".join(str(v) for col in table.columns for v in col.to_pylist())
+    return data.decode("utf-8", "replace")
+
+
+def pa_buffer(data: bytes):
+    import pyarrow as pa
+
+    return pa.BufferReader(data)
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("archived")
@@ -379,6 +417,7 @@ def study(tmp_path_factory):
     (root / "data" / "human.csv").write_text(HUMAN)
     (root / "data" / "llm.yaml").write_text(LLM_SMALL)
     (root / "data" / "sam.txt").write_text(TRANSCRIPT)
+    (root / "data" / "ana.txt").write_text(CONFIDENTIAL)
     cfg = {
         "study": {"name": "tiny archive", "description": "archive test"},
         "reference": "human",
@@ -485,6 +524,17 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
         {"given-names": "A.", "family-names": "B"}
     ]
     assert run_verify(zip_of(study), capsys=capsys)[0] == 0
+    # Regression (issue 15): no transcript text, not even a speaker name, in any entry.
+    said = sentences(TRANSCRIPT) + sentences(CONFIDENTIAL)
+    assert "My neighbour has been HIV positive since 2019" in said and len(said) >= 8
+    for name, data in files.items():
+        text = " ".join(entry_text(name, data).split())
+        leaked = [x for x in said if x in text]
+        assert not leaked, (name, leaked)
+        if not name.startswith(("src/", "scripts/", "workflow/")):
+            assert not re.search(r"\b(Ana|Sam|Interviewer)\b", text), name
+    md = files["results/report/summary.md"].decode()
+    assert "2 (names withheld: archive.confidential)" in md
 
 
 def test_verify_refuses_unsafe_entry_names(built, tmp_path, capsys):
