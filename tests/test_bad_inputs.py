@@ -209,6 +209,10 @@ def test_bad_input_in_workflow(case, tiny_study, tmp_path):
     for fragment in case["expect"]:
         assert fragment in out, f"{fragment!r} not in:\n{out[-3000:]}"
     assert "Traceback" not in out
+    if case.get("dry_run"):  # a parse-time error: its one line is the last thing shown
+        last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
+        assert last.startswith("Error: config"), proc.stderr[-3000:]
+        assert all(fragment in last for fragment in case["expect"]), last
     results = root / "results"
     left = files_in(results) if results.exists() else set()
     assert not [f for f in left if f.startswith("similarity/") or ".tmp" in f], left
