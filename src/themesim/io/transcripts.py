@@ -304,6 +304,13 @@ def read_transcript(path) -> pd.DataFrame:
         segments, hint = _docx_segments(check_input_file(p), where)
     else:
         text = read_text_file(p)
+        if "\0" in text:  # valid UTF-8, yet no transcript: a binary file saved as text
+            line = text.count("\n", 0, text.index("\0")) + 1
+            raise InputError(
+                f"{where}, line {line}",
+                "contains NUL bytes, so it is a binary file, not text",
+                "Export the transcript as plain text (UTF-8), .vtt, .srt, .docx or .json",
+            )
         if suffix == ".txt":
             segments = _text_segments(split_lines(text))
         elif suffix == ".vtt":
