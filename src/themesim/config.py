@@ -150,6 +150,24 @@ def check_schema(config: dict, schema_path) -> None:
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
         example = {"array": "a list, e.g. [0.5]", "object": "a mapping of keys"}.get(want, want)
+        if isinstance(error.instance, str) and {"number", "integer"} & set(want.split(" or ")):
+            try:
+                number = float(error.instance)
+            except ValueError:
+                number = None
+            mantissa, _, exponent = error.instance.strip().lower().partition("e")
+            if number is not None and exponent and "." not in mantissa:
+                # YAML 1.1 (PyYAML) reads 1e-20, with no '.', as text
+                raise InputError(
+                    where,
+                    f"{error.instance!r} is text, not a number (YAML reads e-notation "
+                    "without a decimal point as text)",
+                    f"Write it as {mantissa}.0e{exponent}",
+                )
+            if number is not None:
+                raise InputError(
+                    where, f"{error.instance!r} is text, not a number", "Remove the quotes"
+                )
         raise InputError(
             where, f"{error.instance!r} is not of type {want}", f"Write it as {example}"
         )
