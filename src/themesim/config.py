@@ -192,6 +192,13 @@ def _check_thresholds(name: str, spec: dict) -> None:
                 f"Give thresholds between {low:g} and {high:g} (a percentage such as 56 "
                 "is written 0.56)",
             )
+    seen = set()
+    for t in spec["thresholds"]:
+        if t in seen:  # each threshold is a row of the metric tables: twice would repeat it
+            raise InputError(
+                where, f"{t:g} is listed twice", "List each threshold once, e.g. [0.5, 0.6]"
+            )
+        seen.add(t)
 
 
 MAX_SWEEP_POINTS = 10_001  # step 0.0001 over [0, 1]; more only costs time and memory
