@@ -376,7 +376,7 @@ LLM_SMALL = """themes:
 # A colon inside a sentence once made its first half a "speaker" named in the report.
 CONFIDENTIAL = """Interviewer: Who else knows about it?
 Ana: Only my family and one friend.
-My neighbour has been HIV positive since 2019: he told me before anyone else.
+My neighbour is HIV positive: he told me before anyone else.
 Interviewer: Did that help you decide?
 Ana: Yes, talking to him made the clinic feel less frightening.
 """
@@ -526,7 +526,7 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
     assert run_verify(zip_of(study), capsys=capsys)[0] == 0
     # Regression (issue 15): no transcript text, not even a speaker name, in any entry.
     said = sentences(TRANSCRIPT) + sentences(CONFIDENTIAL)
-    assert "My neighbour has been HIV positive since 2019" in said and len(said) >= 8
+    assert "My neighbour is HIV positive" in said and len(said) >= 8
     for name, data in files.items():
         text = " ".join(entry_text(name, data).split())
         leaked = [x for x in said if x in text]
