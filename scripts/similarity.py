@@ -10,7 +10,8 @@ run(
     similarity_pairs,
     method=sm.wildcards.method,
     spec={"kind": kind, "d": sm.params.get("d"), "clamp": sm.params.get("clamp", False)}
-    | dict(sm.params.get("judge") or {}),
+    | dict(sm.params.get("judge") or {})
+    | dict(sm.params.get("tfidf") or {}),
     pairs=pairs,
     themes=dict(zip(sets, sm.input.themes, strict=True)),
     outputs=list(sm.output),

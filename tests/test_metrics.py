@@ -218,3 +218,44 @@ def test_a_set_and_its_copy_match_at_threshold_one_embeddings():
     assert (S[~np.eye(6, dtype=bool)] < 0.5).all()  # distinct vectors are not snapped
     assert score(S, [1.0])["hungarian_f1"].tolist() == [1.0]
     assert cosine(E[:1], -E[:1]).tolist() == [[-1.0]]
+
+
+CHINESE_A = ["照顾父母影响工作", "照顾费用让家庭经济紧张"]
+CHINESE_B = ["工作与照顾父母的冲突", "家庭经济压力很大"]
+
+
+def test_tfidf_warns_on_chinese_words_and_char_ngrams_score_it(caplog):
+    # Regression (issue 15): Chinese text scored 0 with no warning (a phrase is one word term).
+    from themesim.similarity import tfidf, tfidf_options
+
+    S = tfidf(CHINESE_A, CHINESE_B)
+    assert (S == 0).all()
+    assert "4 of 4 texts are in a script without spaces" in caplog.text
+    assert "analyzer: char_wb" in caplog.text
+    caplog.clear()
+    options = tfidf_options({"kind": "tfidf", "analyzer": "char_wb"})
+    assert options == {"analyzer": "char_wb", "ngram_range": (1, 3)}
+    S = tfidf(CHINESE_A, CHINESE_B, **options)
+    assert S[0, 0] > 0.3 and S[1, 1] > 0.25  # shared characters: 照顾父母 / 工作, 家庭经济
+    assert S[0, 0] > S[0, 1] and S[1, 1] > S[1, 0]
+    assert "without spaces" not in caplog.text
+
+
+def test_tfidf_warns_on_a_text_without_terms(caplog):
+    from themesim.similarity import tfidf
+
+    S = tfidf(["money worries", "a !"], ["money and costs"])
+    assert S[1, 0] == 0.0
+    assert "1 of 3 texts have no terms and score 0 against every theme (first: 'a !')" in (
+        caplog.text
+    )
+
+
+def test_tfidf_ngram_range_must_be_min_max():
+    from themesim.errors import InputError
+    from themesim.similarity import tfidf_options
+
+    assert tfidf_options({}) == {"analyzer": "word", "ngram_range": (1, 1)}
+    assert tfidf_options({"analyzer": "word", "ngram_range": [1, 2]})["ngram_range"] == (1, 2)
+    with pytest.raises(InputError, match=r"methods.t.ngram_range: \[3, 1\] is not \[min, max\]"):
+        tfidf_options({"ngram_range": [3, 1]}, "methods.t")

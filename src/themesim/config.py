@@ -342,6 +342,10 @@ def _methods(config: dict) -> dict[str, dict]:
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_thresholds(name, spec)
+        if spec["kind"] == "tfidf":
+            from themesim.similarity import tfidf_options
+
+            tfidf_options(spec, where)
         if spec["kind"] == "sentence_transformer":
             _check_model(name, spec)
         if spec["kind"] == "precomputed" and not (spec.get("dir") and Path(spec["dir"]).is_dir()):

@@ -6,6 +6,7 @@ import csv
 import json
 import logging
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,21 +44,61 @@ def cosine(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
     return snap_unit(_unit_rows(emb_a) @ _unit_rows(emb_b).T)
 
 
+# Scripts written without spaces between words: word TF-IDF sees a whole phrase as one term.
+_NO_SPACES = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+CHAR_NGRAMS = (1, 3)
+
+
+def tfidf_options(spec: dict, where: str = "tfidf") -> dict:
+    """TfidfVectorizer options of a tfidf method (`analyzer`, `ngram_range`)."""
+    analyzer = spec.get("analyzer") or "word"
+    low, high = spec.get("ngram_range") or ((1, 1) if analyzer == "word" else CHAR_NGRAMS)
+    if not 1 <= low <= high:
+        raise InputError(
+            f"{where}.ngram_range", f"[{low}, {high}] is not [min, max]", "Write e.g. [1, 3]"
+        )
+    return {"analyzer": analyzer, "ngram_range": (int(low), int(high))}
+
+
 def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -> np.ndarray:
     """Cosine of TF-IDF vectors fitted on the union of both sets (seed 002).
 
-    texts_b None: within-set similarity, fitted on set A alone.
+    texts_b None: within-set similarity, fitted on set A alone. Warns when a text has no
+    terms (it then scores 0 against everything) and when word terms meet text without spaces.
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
+    texts = list(texts_a) + list(texts_b or [])
     vec = TfidfVectorizer(**vectorizer_options)
+    hint = "set analyzer: char_wb on the method for text without spaces (e.g. Chinese)"
     try:
-        X = vec.fit_transform(list(texts_a) + list(texts_b or []))
-    except ValueError as e:  # every text was a stop word or punctuation
+        X = vec.fit_transform(texts)
+    except ValueError as e:  # every text was a stop word, punctuation or a single letter
         raise InputError(
-            "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+            "tfidf", f"cannot build a vocabulary ({e})", f"Give the themes longer texts, or {hint}"
         ) from e
+    log = logging.getLogger("themesim")
+    empty = np.flatnonzero(np.diff(X.indptr) == 0)
+    if len(empty):
+        log.warning(
+            "tfidf: %d of %d texts have no terms and score 0 against every theme (first: %r); %s",
+            len(empty),
+            len(texts),
+            texts[empty[0]][:80],
+            hint,
+        )
+    if vectorizer_options.get("analyzer", "word") == "word":
+        spaceless = [t for t in texts if _NO_SPACES.search(t)]
+        if spaceless:
+            log.warning(
+                "tfidf: %d of %d texts are in a script without spaces between words (first: "
+                "%r), so word terms are whole phrases and scores are near 0; %s",
+                len(spaceless),
+                len(texts),
+                spaceless[0][:80],
+                hint,
+            )
     n = len(texts_a)
     return snap_unit(cosine_similarity(X[:n], X[n:] if texts_b is not None else X))
 

@@ -5,6 +5,7 @@ from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
 from themesim.deps import script_code
 from themesim.errors import exit_on_error
 from themesim.provenance import git_commit
+from themesim.similarity import tfidf_options
 
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report

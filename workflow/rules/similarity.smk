@@ -48,6 +48,7 @@ rule similarity_tfidf:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
         kind="tfidf",
+        tfidf=lambda wc: tfidf_options(STUDY.methods[wc.method]),
     script:
         "../../scripts/similarity.py"
 

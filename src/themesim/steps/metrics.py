@@ -13,7 +13,9 @@ from themesim.io.themes import read_themes_parquet
 log = logging.getLogger("themesim")
 
 
-def _null_best(kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, scale, emb_a):
+def _null_best(
+    kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, scale, emb_a, options=None
+):
     """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None."""
     from themesim.embed.encode import read_vector_table
     from themesim.metrics.nulls import word_salad_sets
@@ -29,7 +31,8 @@ def _null_best(kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, 
         )
     if kind == "tfidf":
         salads = word_salad_sets(b["text"].tolist(), k, seed)
-        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
+        texts = a["text"].tolist()
+        return np.stack([scale(tfidf(texts, x, **(options or {}))).max(axis=1) for x in salads])
     return None  # no null model for precomputed scores or abtt variants
 
 
@@ -50,8 +53,12 @@ def metric_tables(
     out_sweep,
     out_transport,
     out_splits,
+    tfidf: dict | None = None,
 ) -> None:
-    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans."""
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
+
+    tfidf: TfidfVectorizer options of a tfidf method, for its word-salad null model.
+    """
     from themesim.embed.encode import read_embeddings
     from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
     from themesim.metrics.coverage import threshold_grid
@@ -79,6 +86,7 @@ def metric_tables(
             st.null_model["seed"],
             lambda M: on_scale(M, st),
             emb_a,
+            tfidf,
         )
         head = {"method": method, "set_a": a, "set_b": b}
         rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_best=null_best)

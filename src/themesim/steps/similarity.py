@@ -16,10 +16,10 @@ log = logging.getLogger("themesim")
 
 def similarity_for(spec: dict, a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
     """S for two theme tables with an embedding or TF-IDF method (no files involved)."""
-    from themesim.similarity import cosine, tfidf
+    from themesim.similarity import cosine, tfidf, tfidf_options
 
     if spec["kind"] == "tfidf":
-        return tfidf(a["text"].tolist(), b["text"].tolist())
+        return tfidf(a["text"].tolist(), b["text"].tolist(), **tfidf_options(spec))
     if spec["kind"] == "sentence_transformer":
         emb, _ = encode_with(spec, a["text"].tolist() + b["text"].tolist(), threads=None)
         return cosine(emb[: len(a)], emb[len(a) :])
@@ -86,6 +86,7 @@ def similarity_pairs(
         cosine,
         read_matrix_csv,
         tfidf,
+        tfidf_options,
         write_similarity,
     )
 
@@ -119,7 +120,8 @@ def similarity_pairs(
             meta["model"] = model
             S = cosine(emb[a], emb[b])
         elif spec["kind"] == "tfidf":
-            S = tfidf(ta["text"].tolist(), None if a == b else tb["text"].tolist())
+            texts_b = None if a == b else tb["text"].tolist()
+            S = tfidf(ta["text"].tolist(), texts_b, **tfidf_options(spec, f"methods.{method}"))
         else:
             src = matrices[(a, b)]
             raw, rows, cols = read_matrix_csv(
