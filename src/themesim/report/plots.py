@@ -24,6 +24,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from themesim.io.files import atomic_path
+from themesim.report.fonts import use_fallback_fonts
+
+use_fallback_fonts()  # CJK names and emoji draw as glyphs, not empty boxes
 
 DPI = 150
 LABEL_WIDTH = 28
