@@ -533,8 +533,10 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
         assert not leaked, (name, leaked)
         if not name.startswith(("src/", "scripts/", "workflow/")):
             assert not re.search(r"\b(Ana|Sam|Interviewer)\b", text), name
+    html = files["results/report/summary.html"].decode()
+    assert "<td>2 (names withheld: archive.confidential)</td>" in html
     md = files["results/report/summary.md"].decode()
-    assert "2 (names withheld: archive.confidential)" in md
+    assert r"| 2 \(names withheld: archive.confidential\) |" in md
 
 
 def test_verify_refuses_unsafe_entry_names(built, tmp_path, capsys):
