@@ -17,8 +17,8 @@ from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
 from themesim.metrics.settings import metrics_settings
 
-SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # fullmatch: "$" passes a final "\n"
+METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 PAIR_SEP = "__vs__"
 GENERATED_DIR = "results/generated"
 # Keys of generate_themes that reach themesim.llm.generate.GenerateSettings.
@@ -140,6 +140,24 @@ def check_schema(config: dict, schema_path) -> None:
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
         example = {"array": "a list, e.g. [0.5]", "object": "a mapping of keys"}.get(want, want)
+        if isinstance(error.instance, str) and {"number", "integer"} & set(want.split(" or ")):
+            try:
+                number = float(error.instance)
+            except ValueError:
+                number = None
+            mantissa, _, exponent = error.instance.strip().lower().partition("e")
+            if number is not None and exponent and "." not in mantissa:
+                # YAML 1.1 (PyYAML) reads 1e-20, with no '.', as text
+                raise InputError(
+                    where,
+                    f"{error.instance!r} is text, not a number (YAML reads e-notation "
+                    "without a decimal point as text)",
+                    f"Write it as {mantissa}.0e{exponent}",
+                )
+            if number is not None:
+                raise InputError(
+                    where, f"{error.instance!r} is text, not a number", "Remove the quotes"
+                )
         raise InputError(
             where, f"{error.instance!r} is not of type {want}", f"Write it as {example}"
         )
@@ -165,6 +183,13 @@ def _check_thresholds(name: str, spec: dict) -> None:
                 f"Give thresholds between {low:g} and {high:g} (a percentage such as 56 "
                 "is written 0.56)",
             )
+    seen = set()
+    for t in spec["thresholds"]:
+        if t in seen:  # each threshold is a row of the metric tables: twice would repeat it
+            raise InputError(
+                where, f"{t:g} is listed twice", "List each threshold once, e.g. [0.5, 0.6]"
+            )
+        seen.add(t)
 
 
 MAX_SWEEP_POINTS = 10_001  # step 0.0001 over [0, 1]; more only costs time and memory
@@ -194,7 +219,7 @@ def _set_entries(config: dict) -> dict[str, str]:
         path = entry["path"]
         name = entry.get("name") or Path(path).stem
         where = f"config theme_sets[{i}] ({path})"
-        if not SET_NAME.match(name) or PAIR_SEP in name:
+        if not SET_NAME.fullmatch(name) or PAIR_SEP in name:
             raise InputError(
                 where,
                 f"set name {name!r} is not usable in file names",
@@ -228,7 +253,7 @@ def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
     prefix = gen.get("name", "generated_run")
     generated = {f"{prefix}{i}": seed for i, seed in enumerate(seeds, start=1)}
     for run in generated:
-        if not SET_NAME.match(run) or PAIR_SEP in run:
+        if not SET_NAME.fullmatch(run) or PAIR_SEP in run:
             raise InputError(
                 f"{where}.name", f"run name {run!r} is not usable in file names", "Rename"
             )
@@ -298,7 +323,7 @@ def _methods(config: dict) -> dict[str, dict]:
         if not spec.get("active", True):
             continue
         where = f"config methods.{name}"
-        if not METHOD_NAME.match(name):
+        if not METHOD_NAME.fullmatch(name):
             raise InputError(where, "method name has unusable characters", "Rename the method")
         if spec.get("kind") not in KINDS:
             raise InputError(

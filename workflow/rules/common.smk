@@ -4,9 +4,11 @@ from pathlib import Path
 from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import script_code
 from themesim import kinds
+from themesim.errors import exit_on_error
 from themesim.provenance import git_commit
+from themesim.similarity import tfidf_options
 
-STUDY = prepare(config)
+STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method

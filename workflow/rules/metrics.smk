@@ -34,6 +34,11 @@ rule metrics:
         embedded_sets=lambda wc: embedded_sets(wc.method, reference_sides()),
         settings=lambda wc: family_settings(wc.method),
         sweep=STUDY.sweep,
+        tfidf=lambda wc: (
+            tfidf_options(STUDY.methods[wc.method])
+            if STUDY.methods[wc.method]["kind"] == "tfidf"
+            else None
+        ),
     script:
         "../../scripts/metrics.py"
 

@@ -65,6 +65,7 @@ rule summary_report:
             "headline_csv": "results/report/headline.csv",
             "headline_tex": "results/report/headline.tex",
         },
+        confidential=archive_settings()["confidential"],
     script:
         "../../scripts/report.py"
 

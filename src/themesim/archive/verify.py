@@ -5,6 +5,7 @@ Reads only the archive and its SHA256SUMS, so it needs none of the code that wro
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -16,6 +17,28 @@ from themesim.io.files import sha256_file, sha256_stream
 SUMS = "SHA256SUMS"
 
 SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+# Ours lists a few thousand files (~100 bytes a line); a bigger list is not a themesim archive.
+MAX_SUMS_BYTES = 8 << 20
+
+
+def unsafe_name(name: str) -> bool:
+    """An absolute or '..' name: unpacked, it would land outside the archive's folder."""
+    p = name.replace("\\", "/")
+    drive = len(p) > 1 and p[1] == ":" and p[0].isalpha()
+    return p.startswith("/") or drive or ".." in p.split("/") or "\0" in p
+
+
+def _read_sums(f, size: int, where: str) -> bytes:
+    """The SHA256SUMS bytes, refusing a list larger than MAX_SUMS_BYTES (checked before reading,
+    and again while reading, as a zip's stated size can lie)."""
+    data = f.read(MAX_SUMS_BYTES + 1) if size <= MAX_SUMS_BYTES else None
+    if data is None or len(data) > MAX_SUMS_BYTES:
+        raise InputError(
+            where,
+            f"is larger than {MAX_SUMS_BYTES >> 20} MiB, far more than a themesim archive lists",
+            "This is not a themesim checksum list; get the archive again from its source",
+        )
+    return data
 
 
 @dataclass
@@ -27,10 +50,11 @@ class Verification:
     missing: list[str] = field(default_factory=list)
     unlisted: list[str] = field(default_factory=list)
     duplicated: list[str] = field(default_factory=list)
+    unsafe: list[str] = field(default_factory=list)  # absolute or '..' names: never OK
 
     @property
     def ok(self) -> bool:
-        return not (self.differ or self.missing or self.unlisted or self.duplicated)
+        return not (self.differ or self.missing or self.unlisted or self.duplicated or self.unsafe)
 
     @property
     def problems(self) -> list[tuple[str, str]]:
@@ -38,6 +62,7 @@ class Verification:
         out += [("MISSING", n) for n in self.missing]
         out += [("UNLISTED", n) for n in self.unlisted]
         out += [("DUPLICATE", n) for n in self.duplicated]
+        out += [("UNSAFE", n) for n in self.unsafe]
         return sorted(out, key=lambda x: (x[1], x[0]))
 
 
@@ -46,7 +71,7 @@ def parse_sums(text: str, where: str) -> dict[str, str]:
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        m = SUM_LINE.match(line)
+        m = SUM_LINE.fullmatch(line)
         if not m:
             raise InputError(
                 f"{where} line {i}",
@@ -75,10 +100,12 @@ def _zip_members(path) -> tuple[dict[str, str], bytes | None, list[str]]:
             if info.filename in hashes:
                 dups.append(info.filename)
             try:
-                if info.filename == SUMS:
-                    sums = zf.read(info)
                 with zf.open(info) as f:
-                    hashes[info.filename] = sha256_stream(f)
+                    if info.filename == SUMS:
+                        sums = _read_sums(f, info.file_size, f"{path}: {SUMS}")
+                        hashes[SUMS] = hashlib.sha256(sums).hexdigest()
+                    else:
+                        hashes[info.filename] = sha256_stream(f)
             except (zipfile.BadZipFile, zlib.error, OSError):  # bad CRC: the bytes were changed
                 hashes[info.filename] = None
     return hashes, sums, dups
@@ -92,7 +119,10 @@ def _folder_members(path) -> tuple[dict[str, str], bytes | None]:
         if p.is_file()
     }
     sums = root / SUMS
-    return hashes, sums.read_bytes() if sums.is_file() else None
+    if not sums.is_file():
+        return hashes, None
+    with open(sums, "rb") as f:
+        return hashes, _read_sums(f, sums.stat().st_size, str(sums))
 
 
 def verify(path) -> Verification:
@@ -112,14 +142,15 @@ def verify(path) -> Verification:
     hashes.pop(SUMS)
     sums = parse_sums(sums_text.decode("utf-8", "replace"), f"{path}: {SUMS}")
     v = Verification(duplicated=sorted(set(dups)))
-    for name in sorted(sums):
+    v.unsafe = sorted(n for n in set(sums) | set(hashes) if unsafe_name(n))
+    for name in sorted(set(sums) - set(v.unsafe)):
         if name not in hashes:
             v.missing.append(name)
         elif hashes[name] == sums[name]:
             v.matched.append(name)
         else:
             v.differ.append(name)
-    v.unlisted = sorted(set(hashes) - set(sums))
+    v.unlisted = sorted(set(hashes) - set(sums) - set(v.unsafe))
     return v
 
 
@@ -138,6 +169,7 @@ def format_verification(path, v: Verification, *, verbose: bool = False) -> str:
                 (v.missing, "missing"),
                 (v.unlisted, "not listed"),
                 (v.duplicated, "duplicated"),
+                (v.unsafe, "unsafe names (absolute or '..': refused, never unpack this archive)"),
             )
             if x
         ]

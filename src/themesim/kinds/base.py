@@ -98,7 +98,7 @@ class Kind:
         """Similarity between whole runs (seeds 002-004)."""
         raise NotImplementedError(f"{self.name} has no run consistency")
 
-    def null_best(self, a, b, null_file, k: int, seed: int, scale, emb_a):
+    def null_best(self, a, b, null_file, k: int, seed: int, scale, emb_a, options=None):
         """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None."""
         return None
 

@@ -29,6 +29,7 @@ class Precomputed(Kind):
     similarity_rule = "similarity_precomputed"
     within_set_matrices = False  # within-set files are read when they exist
     reads_matrices = True
+    similarity_keys = ("clamp",)  # out-of-range scores: an error, or clipped with clamp: true
 
     def check(self, name, spec):
         if not (spec.get("dir") and Path(spec["dir"]).is_dir()):
@@ -54,11 +55,13 @@ class Precomputed(Kind):
         return [p for p in pairs + within if Path(matrix_csv(spec, *p)).is_file()]
 
     def similarity(self, spec, pairs, tables, *, matrices=None, **_):
-        from themesim.similarity import align_matrix, read_matrix_csv
+        from themesim.similarity import SCORE_RANGE, align_matrix, read_matrix_csv
 
         for a, b in pairs:
             src = matrices[(a, b)]
-            raw, rows, cols = read_matrix_csv(src)
+            raw, rows, cols = read_matrix_csv(
+                src, score_range=SCORE_RANGE, clamp=bool(spec.get("clamp"))
+            )
             names_a, names_b = tables[a]["name"].tolist(), tables[b]["name"].tolist()
             S = align_matrix(raw, rows, cols, names_a, names_b, str(src))
             yield (a, b), S, {"source": str(src)}

@@ -87,7 +87,7 @@ class SentenceTransformer(Kind):
 
         return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
 
-    def null_best(self, a, b, null_file, k, seed, scale, emb_a):
+    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
         from themesim.embed.encode import read_vector_table
         from themesim.similarity import cosine
 

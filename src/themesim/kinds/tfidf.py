@@ -23,18 +23,27 @@ class Tfidf(Kind):
     nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
     runs = True
     theme_vectors = True
+    keys = frozenset({"analyzer", "ngram_range"})
+    similarity_keys = ("analyzer", "ngram_range")
+
+    def check(self, name, spec):
+        from themesim.similarity import tfidf_options
+
+        tfidf_options(spec, f"config methods.{name}")
 
     def similarity(self, spec, pairs, tables, **_):
-        from themesim.similarity import tfidf
+        from themesim.similarity import tfidf, tfidf_options
 
+        options = tfidf_options(spec)
         for a, b in pairs:
             ta, tb = tables[a], tables[b]
-            yield (a, b), tfidf(ta["text"].tolist(), None if a == b else tb["text"].tolist()), {}
+            texts_b = None if a == b else tb["text"].tolist()
+            yield (a, b), tfidf(ta["text"].tolist(), texts_b, **options), {}
 
     def similarity_for(self, spec, a, b):
-        from themesim.similarity import tfidf
+        from themesim.similarity import tfidf, tfidf_options
 
-        return tfidf(a["text"].tolist(), b["text"].tolist())
+        return tfidf(a["text"].tolist(), b["text"].tolist(), **tfidf_options(spec))
 
     def vectors(self, spec, tables, embeddings):
         """One vectoriser fitted on every set's texts (seed 002)."""
@@ -56,14 +65,15 @@ class Tfidf(Kind):
 
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
 
-    def null_best(self, a, b, null_file, k, seed, scale, emb_a):
+    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
         from themesim.metrics.nulls import word_salad_sets
         from themesim.similarity import tfidf
 
         if not k:
             return None
         salads = word_salad_sets(b["text"].tolist(), k, seed)
-        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
+        texts = a["text"].tolist()
+        return np.stack([scale(tfidf(texts, x, **(options or {}))).max(axis=1) for x in salads])
 
 
 KIND = Tfidf()

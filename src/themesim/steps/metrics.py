@@ -30,8 +30,12 @@ def metric_tables(
     out_sweep,
     out_transport,
     out_splits,
+    tfidf: dict | None = None,
 ) -> None:
-    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans."""
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
+
+    tfidf: TfidfVectorizer options of a tfidf method, for its word-salad null model.
+    """
     from themesim.embed.encode import read_embeddings
     from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
     from themesim.metrics.coverage import threshold_grid
@@ -58,6 +62,7 @@ def metric_tables(
             st.null_model["seed"],
             lambda M: on_scale(M, st),
             emb_a,
+            options=tfidf,
         )
         head = {"method": method, "set_a": a, "set_b": b}
         rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_best=null_best)

@@ -15,6 +15,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from themesim.io.files import atomic_path
+from themesim.report.fonts import use_fallback_fonts
+
+use_fallback_fonts()  # CJK names and emoji draw as glyphs, not empty boxes
 
 DPI = 150
 LABEL_WIDTH = 28
