@@ -145,6 +145,8 @@ def test_a_method_of_a_kind_gets_that_kinds_defaults(tmp_path):
     study = _study(tmp_path, {"tf": {"kind": "tfidf"}, "j": {"kind": "llm_judge", "active": False}})
     assert study.methods["tf"] == {
         "kind": "tfidf",
+        "analyzer": "word",
+        "ngram_range": None,
         "thresholds": [0.2],
         "description": "tf (tfidf)",
         "active": True,

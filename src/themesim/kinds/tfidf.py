@@ -10,7 +10,7 @@ from themesim.kinds.base import Kind
 
 class Tfidf(Kind):
     name = "tfidf"
-    defaults = {"thresholds": [0.2]}
+    defaults = {"analyzer": "word", "ngram_range": None, "thresholds": [0.2]}
     builtins = {
         "tfidf": {
             "active": True,
