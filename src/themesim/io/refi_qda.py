@@ -217,3 +217,16 @@ def write_texts(project: QdpxProject, folder) -> list[Path]:
             Path(tmp).write_text(text, encoding="utf-8")
         out.append(path)
     return out
+
+
+def theme_table(project: QdpxProject, set_name: str, template: str, where: str) -> pd.DataFrame:
+    """The project's codes as a theme table (`themes.theme_columns()`), ids = code guids."""
+    from themesim.io.themes import _assemble, _Theme, check_set_name, check_text_template
+
+    check_text_template(template, where)
+    check_set_name(set_name, where)
+    themes = [
+        _Theme(row=i, where=f"{where}, code {name!r}", id=g, name=name, description=d)
+        for i, (g, name, d, _parent) in enumerate(project.themes.itertuples(index=False), 1)
+    ]
+    return _assemble(themes, "code", where, ".csv", set_name, template)

@@ -1,0 +1,70 @@
+# Agreement grounded in the transcripts (docs/grounding.md): per method and set, the labels on
+# transcript segments; per method, the grounded metrics of every comparison. Thresholds and
+# `grounding:` settings are params, so changing them never re-embeds.
+
+
+rule segment_labels:
+    input:
+        themes="results/themes/{set}.parquet",
+        segments="results/transcripts/segments.parquet",
+        transcripts=STUDY.transcripts,
+        coded=lambda wc: [STUDY.segments[wc.set]] if wc.set in STUDY.segments else [],
+        embeddings=lambda wc: (
+            embedding_files(wc.method, [wc.set]) if assigns(wc.method, wc.set) else []
+        ),
+        segment_embeddings=lambda wc: (
+            segment_embedding_files(wc.method) if assigns(wc.method, wc.set) else []
+        ),
+        code=code("segment_labels.py"),
+    output:
+        labels="results/segments/{method}/{set}.parquet",
+        quotes="results/segments/{method}/{set}.quotes.csv",
+    log:
+        "logs/grounding/{method}/{set}.log",
+    wildcard_constraints:
+        method="|".join(re.escape(m) for m in STUDY.methods),
+    params:
+        kind=lambda wc: kind(wc.method),
+        level=lambda wc: STUDY.levels.get(wc.set, "all"),
+        assign=STUDY.grounding.get("assign", "uncoded"),
+        assign_threshold=lambda wc: (
+            assign_threshold(wc.method) if assigns(wc.method, wc.set) else None
+        ),
+        quote_cutoff=STUDY.grounding.get("quote_cutoff", 90.0),
+    script:
+        "../../scripts/segment_labels.py"
+
+
+rule grounding:
+    input:
+        similarity=lambda wc: similarity_done(wc.method),
+        themes=theme_parquets(),
+        labels=lambda wc: label_files(wc.method),
+        quotes=lambda wc: quote_files(wc.method),
+        segments="results/transcripts/segments.parquet",
+        code=code("grounding.py"),
+    output:
+        table=report(
+            "results/metrics/{method}/grounding.csv",
+            caption="../report/grounding.rst",
+            category="Metric tables",
+            subcategory="{method}",
+        ),
+        pairs="results/metrics/{method}/grounding_pairs.csv",
+        long=expand(
+            "results/metrics/{{method}}/grounding/{pair}.parquet",
+            pair=pair_names(STUDY.pairs),
+        ),
+    log:
+        "logs/grounding/{method}.log",
+    benchmark:
+        "benchmarks/grounding/{method}.tsv"
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs,
+        similarity_paths=lambda wc: similarity_files(wc.method),
+        threshold=lambda wc: STUDY.methods[wc.method]["thresholds"][0],
+        op=lambda wc: method_op(wc.method),
+        settings=grounding_settings(),
+    script:
+        "../../scripts/grounding.py"
