@@ -315,7 +315,7 @@ def grounding_settings():
     return {
         "min_iou": g["min_iou"],
         "seed": g["seed"],
-        "bootstrap": {"n": STUDY.metrics["bootstrap"]["n"]},
+        "bootstrap": {"n": g["bootstrap"]},
     }
 
 
@@ -330,7 +330,28 @@ def quote_files(method):
 def grounding_outputs(method):
     if not has_grounding():
         return []
+    plots = [
+        f"results/plots/{method}/grounding/{p}_iou" for p in pair_names(STUDY.pairs)
+    ]
+    plots.append(f"results/plots/{method}/grounding/text_vs_data")
     return [
         f"results/metrics/{method}/grounding.csv",
         f"results/metrics/{method}/grounding_pairs.csv",
-    ]
+    ] + [f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
+
+
+def grounding_report_files(method):
+    """What the report's grounding section reads of a method (none without grounding)."""
+    if not has_grounding():
+        return {}
+    return {
+        "grounding_csv": f"results/metrics/{method}/grounding.csv",
+        "grounding_dir": f"results/metrics/{method}/grounding",
+        "segments_dir": f"results/segments/{method}",
+        "segments_parquet": "results/transcripts/segments.parquet",
+        "grounding_heatmaps": {
+            p: f"results/plots/{method}/grounding/{p}_iou.png"
+            for p in pair_names(STUDY.pairs)
+        },
+        "grounding_scatter_png": f"results/plots/{method}/grounding/text_vs_data.png",
+    }

@@ -68,3 +68,43 @@ rule grounding:
         settings=grounding_settings(),
     script:
         "../../scripts/grounding.py"
+
+
+rule grounding_plots:
+    input:
+        table="results/metrics/{method}/grounding.csv",
+        long=lambda wc: expand(
+            "results/metrics/{method}/grounding/{pair}.parquet",
+            method=wc.method,
+            pair=pair_names(STUDY.pairs),
+        ),
+        themes=theme_parquets(),
+        code=code("grounding_plots.py"),
+    output:
+        heatmaps=report(
+            expand(
+                "results/plots/{{method}}/grounding/{pair}_iou.png",
+                pair=pair_names(STUDY.pairs),
+            ),
+            caption="../report/grounding_iou.rst",
+            category="Grounding",
+            subcategory="{method}",
+        ),
+        heatmaps_svg=expand(
+            "results/plots/{{method}}/grounding/{pair}_iou.svg",
+            pair=pair_names(STUDY.pairs),
+        ),
+        scatter=report(
+            "results/plots/{method}/grounding/text_vs_data.png",
+            caption="../report/grounding_scatter.rst",
+            category="Grounding",
+            subcategory="{method}",
+        ),
+        scatter_svg="results/plots/{method}/grounding/text_vs_data.svg",
+    log:
+        "logs/grounding/{method}_plots.log",
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs,
+    script:
+        "../../scripts/grounding_plots.py"

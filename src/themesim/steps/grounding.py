@@ -225,3 +225,32 @@ def grounding_tables(
             r["grounded_hungarian_f1"],
             r["ami"],
         )
+
+
+def grounding_plots(
+    *, method: str, pairs, themes: dict, table, pair_tables, out_heatmaps, out_scatter
+):
+    """Per comparison the IoU heatmap (PNG + SVG), per method the text-vs-data scatter."""
+    from themesim.io.themes import read_themes_parquet
+    from themesim.report.grounding_plots import iou_heatmap, text_vs_data
+
+    names = {}
+    for s, p in themes.items():
+        t = read_themes_parquet(p)
+        names[s] = dict(zip(t["theme_id"], t["name"], strict=True))
+    longs = []
+    for (a, b), path, out in zip(pairs, pair_tables, out_heatmaps, strict=True):
+        long = pd.read_parquet(path)
+        longs.append(long)
+        iou_heatmap(long, names[a], names[b], f"{method}: {a} vs {b} — segment IoU", out, _svg(out))
+    text_vs_data(
+        pd.concat(longs, ignore_index=True),
+        pd.read_csv(table),
+        method,
+        out_scatter,
+        _svg(out_scatter),
+    )
+
+
+def _svg(png) -> str:
+    return str(png)[: -len(".png")] + ".svg"
