@@ -1,11 +1,14 @@
 """Coded segments: reading exports and mapping spans onto transcript segments."""
 
+import logging
+
 import pandas as pd
 import pytest
 
 from themesim.errors import InputError
 from themesim.io.coded import coded_labels, read_coded_file
 from themesim.io.spans import normalise, segment_offsets, transcript_texts
+from themesim.io.themes import read_theme_file
 from themesim.io.transcripts import read_transcripts
 
 TRANSCRIPT = (
@@ -108,3 +111,19 @@ def test_missing_column(tmp_path):
     p = _write(tmp_path, "document,text\namira,x\n")
     with pytest.raises(InputError, match="no theme column"):
         read_coded_file(p, THEMES)
+
+
+def test_theme_file_export_columns_parent_kept_others_warned(tmp_path, caplog):
+    p = tmp_path / "t.csv"
+    p.write_text(
+        "name,description,parent,colour,frequency\n"
+        "Work,Jobs,,#ff0000,12\n"
+        "Shifts,Shift work,Work,#00ff00,3\n"
+    )
+    with caplog.at_level(logging.WARNING):
+        df = read_theme_file(p)
+    assert df["name"].tolist() == ["Work", "Shifts"]
+    msgs = " ".join(r.getMessage() for r in caplog.records)
+    assert (
+        "'colour' is not a theme field" in msgs and "'frequency'" in msgs and "parent" not in msgs
+    )
