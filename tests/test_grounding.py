@@ -17,6 +17,7 @@ from themesim.metrics.grounding import (
     grounding,
     iou_matrix,
     kappa,
+    kappa_counts,
     label_matrix,
     top1,
 )
@@ -56,6 +57,13 @@ def test_iou_and_kappa_by_hand(data):
     # a1 vs b3: p_o = 4/6, p_e = .5*(1/6) + .5*(5/6) = 1/2 -> κ = 1/3
     assert kappa(A[:, 0], B[:, 2]) == pytest.approx(1 / 3)
     assert math.isnan(kappa(np.zeros(4, bool), np.zeros(4, bool)))
+    # statsmodels on the 2x2 table (used for every pair and resample) equals scikit-learn
+    both, n_a, n_b, _ = iou_matrix(A, B)
+    for i in range(2):
+        for j in range(3):
+            want = kappa(A[:, i], B[:, j])
+            assert kappa_counts(both[i, j], n_a[i], n_b[j], 6) == pytest.approx(want)
+    assert math.isnan(kappa_counts(0, 0, 0, 6)) and math.isnan(kappa_counts(6, 6, 6, 6))
 
 
 def test_krippendorff_alpha_by_hand(data):

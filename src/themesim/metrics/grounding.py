@@ -20,6 +20,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import spearmanr
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
 
 from themesim.metrics.coverage import hungarian_pairs, matches
 
@@ -110,6 +111,18 @@ def kappa(x: np.ndarray, y: np.ndarray) -> float:
         return float(cohen_kappa_score(x, y, labels=[False, True]))
 
 
+def kappa_counts(n_both: int, n_a: int, n_b: int, n: int) -> float:
+    """Cohen's κ of two binary labelings from their 2×2 table (statsmodels `cohens_kappa`;
+    equal to scikit-learn's on the same labelings, much cheaper per call): both, only A,
+    only B, neither. NaN when both labelings are constant and equal (κ undefined)."""
+    table = np.array([[n_both, n_a - n_both], [n_b - n_both, n - n_a - n_b + n_both]], float)
+    if (table > 0).sum() == 1 and (table[0, 0] > 0 or table[1, 1] > 0):
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(cohens_kappa(table).kappa)
+
+
 def text_pairs(S: np.ndarray, threshold: float | None, op: str = "ge") -> list[tuple[int, int]]:
     """The text-based Hungarian pairs: max-sum assignment on S, kept when S passes
     `threshold` (all assigned pairs when None)."""
@@ -180,13 +193,16 @@ def _summary(
     both, n_a, n_b, iou = iou_matrix(A, B)
     ami, ari, n_both = _partition(top_a, top_b)
     g = grounded_hungarian(iou, min_iou)
-    kappas = np.array([kappa(A[:, i], B[:, j]) for i, j in tpairs], dtype=float)
+    n = len(A)
+    kappas = np.array(
+        [kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), n) for i, j in tpairs],
+        dtype=float,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         med = (
             float(np.nanmedian(kappas)) if len(kappas) and not np.isnan(kappas).all() else math.nan
         )
-    n = len(A)
     row = {
         "n_segments": n,
         "n_both_labelled": n_both,
@@ -250,7 +266,7 @@ def grounding(
                 int(n_b[j]),
                 int(both[i, j]),
                 float(iou[i, j]),
-                kappa(A[:, i], B[:, j]),
+                kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), len(A)),
                 float(S[i, j]),
                 (i, j) in tp,
             )
