@@ -78,7 +78,7 @@ def test_grounding_tables(study):
     long = pd.read_parquet(study / "results/metrics/minilm/grounding/human__vs__llm.parquet")
     assert len(long) == 12 and "text_pair" in long.columns
     judge = pd.read_csv(study / "results/metrics/judge/grounding.csv")
-    assert judge["data_coverage_b"].tolist() == [0.0]
+    assert judge["data_coverage_b"].tolist() == [0.0, 0.0]
 
 
 def test_grounding_settings_rerun_no_embedding(study):
