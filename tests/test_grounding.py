@@ -139,3 +139,67 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate(data):
     assert r1["data_coverage_b_ci_low"] == r1["data_coverage_b_ci_high"] == 1.0
     r3, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **{**kw, "seed": 4})
     assert r3 != r1
+
+
+def test_report_section_lists_shared_and_single_passages(tmp_path):
+    from themesim.report.grounding_section import grounding_view
+    from themesim.report.summary import _env
+
+    seg = pd.DataFrame(
+        {
+            "transcript": ["t"] * 3,
+            "segment": [0, 1, 2],
+            "speaker": ["S"] * 3,
+            "text": ["<b>work</b> shifts", "bills " * 60, "sleep"],
+            "start": [float("nan")] * 3,
+            "end": [float("nan")] * 3,
+        }
+    )
+    seg.to_parquet(tmp_path / "segments.parquet")
+    (tmp_path / "seg").mkdir()
+    (tmp_path / "g").mkdir()
+    la = pd.DataFrame({"transcript": "t", "segment": [0, 1], "theme_id": ["a1", "a1"]})
+    lb = pd.DataFrame({"transcript": "t", "segment": [0, 2], "theme_id": ["b1", "b1"]})
+    la.to_parquet(tmp_path / "seg" / "A.parquet")
+    lb.to_parquet(tmp_path / "seg" / "B.parquet")
+    long = pd.DataFrame(
+        {
+            "a_id": ["a1"],
+            "b_id": ["b1"],
+            "iou": [1 / 3],
+            "kappa": [0.0],
+            "similarity": [0.8],
+            "text_pair": [True],
+        }
+    )
+    long.to_parquet(tmp_path / "g" / "A__vs__B.parquet")
+    row = {
+        c: 0.5
+        for c in [
+            "text_hungarian_f1",
+            "grounded_hungarian_f1",
+            "ami",
+            "text_pairs_median_kappa",
+            "text_pairs_krippendorff_alpha",
+            "text_data_spearman",
+            "data_coverage_a",
+            "data_coverage_b",
+        ]
+    }
+    pd.DataFrame([{"set_a": "A", "set_b": "B"} | row]).to_csv(tmp_path / "g.csv", index=False)
+    spec = {
+        "grounding_csv": tmp_path / "g.csv",
+        "grounding_dir": tmp_path / "g",
+        "segments_dir": tmp_path / "seg",
+        "segments_parquet": tmp_path / "segments.parquet",
+    }
+    view = grounding_view({"m": spec}, tmp_path, tmp_path, lambda *a: None)
+    assert view["rows"][0][:4] == ["m", "A vs B", "0.50", "0.50"]
+    (p,) = view["methods"][0]["comparisons"][0]["pairs"]
+    assert p["n"] == [1, 1, 1] and p["iou"] == "0.33"
+    assert p["both"] == ["t #0: <b>work</b> shifts"]
+    assert p["only_b"] == ["t #2: sleep"]
+    assert len(p["only_a"][0]) == 160 and p["only_a"][0].endswith("…")
+    # the HTML template escapes the excerpts
+    html = _env(True).from_string("{% for x in xs %}{{ x }}{% endfor %}").render(xs=p["both"])
+    assert "&lt;b&gt;work&lt;/b&gt;" in html
