@@ -19,6 +19,7 @@ run(
     assign=p.assign,
     assign_threshold=p.assign_threshold,
     quote_cutoff=p.quote_cutoff,
+    exclude_speakers=list(p.exclude_speakers),
     out=sm.output.labels,
     out_quotes=sm.output.quotes,
 )

@@ -241,6 +241,7 @@ GROUNDING_DEFAULTS = {
     "min_iou": 0.2,
     "assign": "uncoded",
     "quote_cutoff": 90.0,
+    "exclude_speakers": ["Interviewer"],
     "bootstrap": 200,
     "seed": 0,
 }

@@ -31,6 +31,7 @@ rule segment_labels:
             assign_threshold(wc.method) if assigns(wc.method, wc.set) else None
         ),
         quote_cutoff=STUDY.grounding.get("quote_cutoff", 90.0),
+        exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
     script:
         "../../scripts/segment_labels.py"
 

@@ -72,6 +72,7 @@ def segment_labels(
     assign: str = "uncoded",
     assign_threshold: float | None = None,
     quote_cutoff: float = 90.0,
+    exclude_speakers=(),
     out,
     out_quotes,
 ) -> None:
@@ -81,7 +82,8 @@ def segment_labels(
     coded: the set's coded-segments file or .qdpx (source `coded`, score 1); quotes in the
     theme file are located (source `quote`, score 1); `assign` (uncoded|always|never) adds
     each segment's themes with similarity ≥ assign_threshold (source `assigned`, score =
-    similarity) for a set without coded data, or always.
+    similarity) for a set without coded data, or always; segments of `exclude_speakers`
+    (e.g. the interviewer) are never assigned.
     """
     from themesim.io.coded import coded_labels, read_coded_file
     from themesim.io.quotes import locate_quotes
@@ -110,6 +112,10 @@ def segment_labels(
     if do_assign and assign_threshold is not None:
         S = theme_segment_similarity(kind, themes, segments, theme_embeddings, segment_embeddings)
         if S is not None:
+            # Interviewer questions name the topics and would take most assigned labels.
+            skip = {str(x).casefold() for x in exclude_speakers}
+            asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
+            S = np.where(asked[None, :], -np.inf, S)
             ti, si = np.nonzero(S >= assign_threshold)
             for i, j in zip(ti, si, strict=True):
                 rows.append(
