@@ -130,3 +130,13 @@ def test_wrong_namespace(tmp_path):
     xml = project_xml(B_INTERNAL).replace("urn:QDA-XML:project:1.0", "urn:other")
     with pytest.raises(InputError, match="not a urn:QDA-XML:project:1.0 Project"):
         read_qdpx(make_qdpx(tmp_path, xml))
+
+
+def test_theme_table_from_codes(tmp_path):
+    from themesim.io.refi_qda import theme_table
+
+    proj = read_qdpx(make_qdpx(tmp_path, project_xml(B_INTERNAL)), level="all")
+    df = theme_table(proj, "caqdas", "{name}: {description}", "proj.qdpx")
+    assert df["theme_id"].tolist() == ["c-work", "c-hours", "c-health"]
+    assert df["text"].tolist() == ["Work: Paid work and caring", "Cutting hours", "Own health"]
+    assert (df["set"] == "caqdas").all()

@@ -226,7 +226,7 @@ def theme_table(project: QdpxProject, set_name: str, template: str, where: str) 
     check_text_template(template, where)
     check_set_name(set_name, where)
     themes = [
-        _Theme(row=i, where=f"{where}, code {name!r}", id=g, name=name, description=d)
-        for i, (g, name, d, _parent) in enumerate(project.themes.itertuples(index=False), 1)
+        _Theme(row=i, where=f"{where}, code {name!r}", id=g, name=name, description=d, parent=par)
+        for i, (g, name, d, par) in enumerate(project.themes.itertuples(index=False), 1)
     ]
     return _assemble(themes, "code", where, ".csv", set_name, template)
