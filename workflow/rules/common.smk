@@ -287,7 +287,7 @@ def generate_prompt_files():
 
 
 # Grounding (workflow/rules/grounding.smk): theme sets' labels on the transcript segments.
-ASSIGN_DEFAULTS = {"sentence_transformer": 0.4, "tfidf": 0.1}
+ASSIGN_DEFAULTS = {"sentence_transformer": 0.3, "tfidf": 0.1}
 
 
 def has_grounding():
