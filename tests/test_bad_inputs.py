@@ -112,6 +112,24 @@ def run_entry(case: dict, results: Path, monkeypatch):
         }
         embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
+    if entry == "coded":  # the segment labels of set a from a coded-segments file
+        from themesim.steps.grounding import segment_labels
+
+        themes = ingest_shared(results)
+        work = results.parent / "work"  # inputs read fine live outside results/
+        ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
+        segment_labels(
+            method="m",
+            kind="precomputed",
+            set_name="a",
+            themes_path=themes["a"],
+            segments_path=str(work / "segments.parquet"),
+            transcripts=["_shared/sam.txt"],
+            coded=case["input"],
+            out=str(results / "segments" / "m" / "a.parquet"),
+            out_quotes=str(results / "segments" / "m" / "a.quotes.csv"),
+        )
+        return pq.read_table(results / "segments" / "m" / "a.parquet").to_pandas()
     raise AssertionError(f"unknown entry {entry}")
 
 

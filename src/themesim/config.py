@@ -57,6 +57,9 @@ class Study:
     pairs: list[tuple[str, str]] = field(default_factory=list)  # cross-set comparisons
     generated: dict[str, int] = field(default_factory=dict)  # LLM-generated run -> its seed
     generate: dict = field(default_factory=dict)  # settings of the generation (GENERATE_KEYS)
+    segments: dict[str, str] = field(default_factory=dict)  # set -> coded file or .qdpx
+    levels: dict[str, str] = field(default_factory=dict)  # .qdpx set -> top|leaf|all
+    grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -235,6 +238,38 @@ def _set_entries(config: dict) -> dict[str, str]:
     return sets
 
 
+GROUNDING_DEFAULTS = {
+    "active": True,
+    "min_iou": 0.2,
+    "assign": "uncoded",
+    "quote_cutoff": 90.0,
+    "exclude_speakers": ["Interviewer"],
+    "bootstrap": 200,
+    "seed": 0,
+}
+
+
+def _set_segments(config: dict, sets: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(set -> coded-segments file, .qdpx set -> level) of the theme_sets entries."""
+    segments, levels = {}, {}
+    by_path = {v: k for k, v in sets.items()}
+    for i, entry in enumerate(config.get("theme_sets") or []):
+        entry = {"path": entry} if isinstance(entry, str) else entry
+        name = by_path.get(entry["path"]) if not entry.get("name") else entry["name"]
+        if Path(entry["path"]).suffix.lower() == ".qdpx":
+            segments[name] = entry["path"]
+            levels[name] = entry.get("level") or "all"
+        if entry.get("segments"):
+            if not Path(entry["segments"]).is_file():
+                raise InputError(
+                    f"config theme_sets[{i}].segments ({entry['segments']})",
+                    "file not found",
+                    "Check the path of the coded-segments file (relative to the run folder)",
+                )
+            segments[name] = entry["segments"]
+    return segments, levels
+
+
 def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
     """(run -> seed, settings) of generate_themes; ({}, {}) unless it is active."""
     gen = config.get("generate_themes") or {}
@@ -381,6 +416,8 @@ def prepare(config: dict) -> Study:
         generated=generated,
         generate=generate,
     )
+    study.segments, study.levels = _set_segments(config, sets)
+    study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, pairs)
     return study

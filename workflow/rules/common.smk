@@ -230,6 +230,7 @@ def get_final_output():
         )
         if has_runs(m):
             out.append(f"results/metrics/{m}/runs.csv")
+        out += grounding_outputs(m)
         plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots += list(method_plot_files(m).values())
         out += plots + svg_of(plots)
@@ -304,3 +305,74 @@ def generate_prompt_files():
         str(p)
         for p in prompt_paths(STUDY.generate.get("prompt", "generate_v1")).values()
     ]
+
+
+# Grounding (workflow/rules/grounding.smk): theme sets' labels on the transcript segments.
+ASSIGN_DEFAULTS = {"sentence_transformer": 0.3, "tfidf": 0.1}
+
+
+def has_grounding():
+    return bool(STUDY.grounding.get("active", True) and STUDY.transcripts)
+
+
+def assign_threshold(method):
+    """Theme-segment similarity at which a segment gets a theme; None: the kind never assigns."""
+    k = kind(method)
+    if k not in ASSIGN_DEFAULTS or STUDY.grounding["assign"] == "never":
+        return None
+    return STUDY.methods[method].get("assign_threshold", ASSIGN_DEFAULTS[k])
+
+
+def assigns(method, set_name):
+    """Does the set get assigned labels under this method (so it needs embeddings)?"""
+    if assign_threshold(method) is None:
+        return False
+    return STUDY.grounding["assign"] == "always" or set_name not in STUDY.segments
+
+
+def grounding_settings():
+    """What the grounding metrics read: `grounding:` and the bootstrap size."""
+    g = STUDY.grounding
+    return {
+        "min_iou": g["min_iou"],
+        "seed": g["seed"],
+        "bootstrap": {"n": g["bootstrap"]},
+    }
+
+
+def label_files(method):
+    return [f"results/segments/{method}/{s}.parquet" for s in STUDY.sets]
+
+
+def quote_files(method):
+    return [f"results/segments/{method}/{s}.quotes.csv" for s in STUDY.sets]
+
+
+def grounding_outputs(method):
+    if not has_grounding():
+        return []
+    plots = [
+        f"results/plots/{method}/grounding/{p}_iou" for p in pair_names(STUDY.pairs)
+    ]
+    plots.append(f"results/plots/{method}/grounding/text_vs_data")
+    return [
+        f"results/metrics/{method}/grounding.csv",
+        f"results/metrics/{method}/grounding_pairs.csv",
+    ] + [f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
+
+
+def grounding_report_files(method):
+    """What the report's grounding section reads of a method (none without grounding)."""
+    if not has_grounding():
+        return {}
+    return {
+        "grounding_csv": f"results/metrics/{method}/grounding.csv",
+        "grounding_dir": f"results/metrics/{method}/grounding",
+        "segments_dir": f"results/segments/{method}",
+        "segments_parquet": "results/transcripts/segments.parquet",
+        "grounding_heatmaps": {
+            p: f"results/plots/{method}/grounding/{p}_iou.png"
+            for p in pair_names(STUDY.pairs)
+        },
+        "grounding_scatter_png": f"results/plots/{method}/grounding/text_vs_data.png",
+    }

@@ -24,6 +24,7 @@ rule summary_report:
         segments="results/transcripts/segments.parquet",
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
+        grounding=[f for m in STUDY.methods for f in grounding_outputs(m)],
         code=code("report.py"),
     output:
         html=report(
@@ -59,6 +60,7 @@ rule summary_report:
             m: method_plot_files(m)
             | {"sets_csv": f"results/metrics/{m}/sets.csv"}
             | ({"runs_csv": f"results/metrics/{m}/runs.csv"} if has_runs(m) else {})
+            | grounding_report_files(m)
             for m in STUDY.methods
         },
         headline={

@@ -10,6 +10,7 @@ import csv
 import datetime as dt
 import io
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,19 @@ _ALIASES = {
     "keywords": "keywords",
     "codes": "codes",
     "quotes": "quotes",
+}
+# Columns CAQDAS code-book exports carry beside the theme's own fields: `parent` is kept on the
+# theme (its place in a hierarchy), the others are ignored with a warning.
+_EXPORT_EXTRAS = {
+    "parent": "parent",
+    "colour": "_extra",
+    "color": "_extra",
+    "frequency": "_extra",
+    "count": "_extra",
+    "memo": "_extra",
+    "created": "_extra",
+    "modified": "_extra",
+    "author": "_extra",
 }
 _ACCEPTED = (
     "id or theme_id; name, theme, title or label (only one); description; keywords; codes; quotes"
@@ -66,6 +80,7 @@ class ThemeRecord:
     keywords: list[str] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
     quotes: list[str] = field(default_factory=list)
+    parent: str = ""  # the parent theme's name or id in an exported hierarchy
 
 
 def _split_items(value: str) -> list[str]:
@@ -79,6 +94,14 @@ def _map_keys(keys: Iterable, where: str, what: str) -> dict:
     unknown = []
     for key in keys:
         canon = _ALIASES.get(str(key).strip().casefold())
+        extra = _EXPORT_EXTRAS.get(str(key).strip().casefold())
+        if canon is None and extra is not None:
+            if extra == "_extra":
+                logging.getLogger("themesim").warning(
+                    "%s: %s %r is not a theme field and is ignored", where, what, key
+                )
+            mapping[key] = extra
+            continue
         if canon is None:
             unknown.append(key)
             continue
@@ -149,6 +172,8 @@ def parse_csv(text: str, where: str, delimiter: str) -> tuple[list[ThemeRecord],
                     )
                 continue
             canon, value = mapping[named[i]], cell.strip()
+            if canon == "_extra":
+                continue
             if canon == "id":
                 t.id = value or None
             elif canon in LIST_FIELDS:
@@ -216,6 +241,11 @@ def _from_mapping(obj, row: int, where: str) -> ThemeRecord:
     t = ThemeRecord(row, where)
     for key, canon in _map_keys(obj.keys(), where, "key").items():
         value = obj[key]
+        if canon == "_extra":
+            continue
+        if canon == "parent":
+            t.parent = "" if value is None else str(value).strip()
+            continue
         if canon == "id":
             t.id = _id_value(value, where)
         elif canon in LIST_FIELDS:

@@ -625,7 +625,14 @@ def _context(
             ],
         },
         "config_yaml": yaml.safe_dump(_plain(config or {}), sort_keys=False, allow_unicode=True),
+        "grounding": _grounding_view(methods, html_dir, md_dir),
     }
+
+
+def _grounding_view(methods, html_dir: Path, md_dir: Path):
+    from themesim.report.grounding_section import grounding_view
+
+    return grounding_view(methods, html_dir, md_dir, _image)
 
 
 # ---------------------------------------------------------------------------
