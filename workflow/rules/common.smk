@@ -308,19 +308,15 @@ def generate_prompt_files():
 
 
 # Grounding (workflow/rules/grounding.smk): theme sets' labels on the transcript segments.
-ASSIGN_DEFAULTS = {"sentence_transformer": 0.3, "tfidf": 0.1}
-
-
 def has_grounding():
     return bool(STUDY.grounding.get("active", True) and STUDY.transcripts)
 
 
 def assign_threshold(method):
     """Theme-segment similarity at which a segment gets a theme; None: the kind never assigns."""
-    k = kind(method)
-    if k not in ASSIGN_DEFAULTS or STUDY.grounding["assign"] == "never":
+    if STUDY.grounding["assign"] == "never":
         return None
-    return STUDY.methods[method].get("assign_threshold", ASSIGN_DEFAULTS[k])
+    return STUDY.methods[method].get("assign_threshold")  # a kind's default, or absent
 
 
 def assigns(method, set_name):

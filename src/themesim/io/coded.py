@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError
+from themesim.io.inputs import check_input_file, read_text_file
 from themesim.io.spans import find_normalised, norm, overlapping
-from themesim.io.themes import check_input_file, read_text_file
 
 CODED_SUFFIXES = (".csv", ".tsv", ".xlsx")
 CODED_COLUMNS = ["document", "theme_id", "text", "start", "end", "coder", "row"]

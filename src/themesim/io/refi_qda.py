@@ -22,7 +22,7 @@ from defusedxml.ElementTree import ParseError, fromstring
 
 from themesim.errors import InputError
 from themesim.io.coded import CODED_COLUMNS
-from themesim.io.themes import check_input_file
+from themesim.io.inputs import check_input_file
 
 NS = "urn:QDA-XML:project:1.0"
 LEVELS = ("top", "leaf", "all")
@@ -221,12 +221,15 @@ def write_texts(project: QdpxProject, folder) -> list[Path]:
 
 def theme_table(project: QdpxProject, set_name: str, template: str, where: str) -> pd.DataFrame:
     """The project's codes as a theme table (`themes.theme_columns()`), ids = code guids."""
-    from themesim.io.themes import _assemble, _Theme, check_set_name, check_text_template
+    from themesim.io.theme_formats import ThemeRecord
+    from themesim.io.themes import _assemble, check_set_name, check_text_template
 
     check_text_template(template, where)
     check_set_name(set_name, where)
     themes = [
-        _Theme(row=i, where=f"{where}, code {name!r}", id=g, name=name, description=d, parent=par)
+        ThemeRecord(
+            row=i, where=f"{where}, code {name!r}", id=g, name=name, description=d, parent=par
+        )
         for i, (g, name, d, par) in enumerate(project.themes.itertuples(index=False), 1)
     ]
     return _assemble(themes, "code", where, ".csv", set_name, template)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.io.themes import read_text_file
+from themesim.io.inputs import read_text_file
 
 # Typographic quotes and dashes that exports and LLMs swap freely.
 _CHAR_MAP = str.maketrans(

@@ -20,6 +20,7 @@ class SentenceTransformer(Kind):
         "batch_size": 64,
         "device": "cpu",
         "dtype": "float32",
+        "assign_threshold": 0.3,  # grounding: a segment gets a theme at this similarity
     }
     builtins = {
         "minilm": {"active": True, "description": "all-MiniLM-L6-v2 cosine similarity"},
@@ -41,7 +42,7 @@ class SentenceTransformer(Kind):
         },
     }
     threshold_range = (-1.0, 1.0)
-    keys = frozenset(EMBED_KEYS)
+    keys = frozenset(EMBED_KEYS) | {"assign_threshold"}
     similarity_rule = "similarity_embedding"
     own_embeddings = True
     reads_embeddings = True

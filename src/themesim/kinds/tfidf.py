@@ -10,7 +10,12 @@ from themesim.kinds.base import Kind
 
 class Tfidf(Kind):
     name = "tfidf"
-    defaults = {"analyzer": "word", "ngram_range": None, "thresholds": [0.2]}
+    defaults = {
+        "analyzer": "word",
+        "ngram_range": None,
+        "thresholds": [0.2],
+        "assign_threshold": 0.1,
+    }
     builtins = {
         "tfidf": {
             "active": True,
@@ -23,7 +28,7 @@ class Tfidf(Kind):
     nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
     runs = True
     theme_vectors = True
-    keys = frozenset({"analyzer", "ngram_range"})
+    keys = frozenset({"analyzer", "ngram_range", "assign_threshold"})
     similarity_keys = ("analyzer", "ngram_range")
 
     def check(self, name, spec):
