@@ -1,6 +1,6 @@
 """The tiny study on a real SLURM cluster, through snakemake-executor-plugin-slurm.
 
-Skipped unless a SLURM node is idle (`sinfo`) or THEMESIM_SLURM=1 is set by root on Debian,
+Skipped unless a SLURM node is up (`sinfo`) or THEMESIM_SLURM=1 is set by root on Debian,
 in which case tools/slurm-local/up.sh starts a single-node cluster for the session and
 tools/slurm-local/down.sh stops it afterwards. Select with `pytest -m slurm`.
 
@@ -38,11 +38,13 @@ METHODS = {
 }
 
 
-def _node_idle() -> bool:
+def _node_up() -> bool:
+    """A node that takes jobs: idle, or busy with other jobs (mix, alloc, comp)."""
     if shutil.which("sinfo") is None:
         return False
     proc = subprocess.run(["sinfo", "-h", "-o", "%t"], capture_output=True, text=True)
-    return proc.returncode == 0 and "idle" in proc.stdout.split()
+    states = {s.rstrip("*~#!%$@^-") for s in proc.stdout.split()}
+    return proc.returncode == 0 and bool(states & {"idle", "mix", "alloc", "comp"})
 
 
 @pytest.fixture(scope="session")
@@ -51,10 +53,10 @@ def slurm_cluster():
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
         pytest.skip("snakemake-executor-plugin-slurm is not installed (pip install '.[slurm]')")
     started = False
-    if not _node_idle():
+    if not _node_up():
         if os.environ.get("THEMESIM_SLURM") != "1":
             pytest.skip(
-                "no idle SLURM node (sinfo); start one with tools/slurm-local/up.sh "
+                "no SLURM node up (sinfo); start one with tools/slurm-local/up.sh "
                 "or set THEMESIM_SLURM=1 to let the tests start it"
             )
         if os.geteuid() != 0 or shutil.which("apt-get") is None:
