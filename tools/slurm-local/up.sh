@@ -9,12 +9,16 @@ set -euo pipefail
 CONF=/etc/slurm/slurm.conf
 MARK="# written by themesim tools/slurm-local/up.sh"
 PARTITION=${SLURM_LOCAL_PARTITION:-local}
-TIMEOUT=${SLURM_LOCAL_TIMEOUT:-60}  # seconds to wait for the node to turn idle
+TIMEOUT=${SLURM_LOCAL_TIMEOUT:-60}  # seconds to wait for the node to come up
 
 [ "$(id -u)" -eq 0 ] || { echo "up.sh: run as root (it installs packages and starts daemons)" >&2; exit 1; }
 
-if command -v sinfo >/dev/null && sinfo -h -o '%t' 2>/dev/null | grep -qx idle; then
-    echo "up.sh: a SLURM node is already idle; nothing to do"
+up() {  # a node that answers and takes jobs (idle, or busy: mix, alloc, comp)
+    sinfo -h -o '%t' 2>/dev/null | grep -qxE 'idle|mix|alloc|comp'
+}
+
+if command -v sinfo >/dev/null && up; then
+    echo "up.sh: a SLURM node is already up; nothing to do"
     sinfo
     exit 0
 fi
@@ -83,13 +87,13 @@ munge -n </dev/null | unmunge >/dev/null || { echo "up.sh: munged did not start"
 [ -s /run/slurmd.pid ] && kill -0 "$(cat /run/slurmd.pid)" 2>/dev/null || slurmd
 
 for _ in $(seq "$TIMEOUT"); do
-    if sinfo -h -o '%t' 2>/dev/null | grep -qx idle; then
+    if up; then
         sinfo
         exit 0
     fi
     sleep 1
 done
-echo "up.sh: the node did not turn idle within ${TIMEOUT}s; see /var/log/slurm/*.log" >&2
+echo "up.sh: the node did not come up within ${TIMEOUT}s; see /var/log/slurm/*.log" >&2
 sinfo -N -l >&2 || true
 tail -n 20 /var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log >&2 || true
 exit 1
