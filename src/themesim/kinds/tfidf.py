@@ -20,7 +20,7 @@ class Tfidf(Kind):
     }
     threshold_range = (0.0, 1.0)
     similarity_rule = "similarity_tfidf"
-    nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
+    nulls = "in_job"  # the word-salad pool is vectorised inside the metrics job
     runs = True
     theme_vectors = True
 
@@ -56,14 +56,14 @@ class Tfidf(Kind):
 
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
 
-    def null_best(self, a, b, null_file, k, seed, scale, emb_a):
-        from themesim.metrics.nulls import word_salad_sets
+    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a):
+        from themesim.metrics.nulls import word_salad_pool
         from themesim.similarity import tfidf
 
-        if not k:
+        if not pool:
             return None
-        salads = word_salad_sets(b["text"].tolist(), k, seed)
-        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
+        texts, _ = word_salad_pool(b["text"].tolist(), pool, seed)
+        return scale(tfidf(a["text"].tolist(), texts))
 
 
 KIND = Tfidf()
