@@ -63,7 +63,12 @@ class Tfidf(Kind):
         if not pool:
             return None
         texts, _ = word_salad_pool(b["text"].tolist(), pool, seed)
-        return scale(tfidf(a["text"].tolist(), texts))
+        # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
+        # B's words would get a far lower IDF than in the real comparison, and so would S.
+        n_b, a_texts = len(b), a["text"].tolist()
+        return np.hstack(
+            [scale(tfidf(a_texts, texts[i : i + n_b])) for i in range(0, len(texts), n_b)]
+        )
 
 
 KIND = Tfidf()
