@@ -193,7 +193,7 @@ def tiny_study(tmp_path_factory):
     config = {
         "theme_sets": ["data/a.csv", "data/b.csv"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
         "methods": {
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
             "scores": {"kind": "precomputed", "dir": "data/scores", "thresholds": [0.5]},

@@ -85,7 +85,7 @@ def write_config(root: Path, minilm_thresholds, **extra):
         ],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.05},
-        "metrics": {"bootstrap": {"n": 50, "seed": 1}, "null_model": {"k": 5, "seed": 2}},
+        "metrics": {"bootstrap": {"n": 50, "seed": 1}, "null_model": {"pool": 20, "seed": 2}},
         "methods": {
             "minilm": {"kind": "sentence_transformer", "thresholds": minilm_thresholds},
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
@@ -178,6 +178,29 @@ def test_embeddings_file(study):
     )
 
 
+def test_null_pool_file_and_p_values(study):
+    """embed_null embeds P = 20 salad texts per B set (not K whole sets); null_p follows
+    from the pool by the formula of docs/nulls.md."""
+    from themesim.embed.encode import read_embeddings, read_vector_table
+    from themesim.metrics.nulls import null_pvalues
+    from themesim.similarity import cosine
+
+    r = study / "results"
+    cols, pool, meta = read_vector_table(r / "nulls/minilm/llm.parquet")
+    llm = pd.read_parquet(r / "themes/llm.parquet")
+    assert list(cols.columns) == ["pool_index", "theme_id", "text"] and pool.shape[0] == 20
+    assert meta["pool"] == 20 and meta["seed"] == 2
+    lengths = dict(zip(llm["theme_id"], llm["text"].str.split().str.len(), strict=True))
+    assert [len(t.split()) for t in cols["text"]] == [lengths[t] for t in cols["theme_id"]]
+    assert "a pool of 20 word-salad texts" in (study / "logs/embed/minilm/null_llm.log").read_text()
+    _, human, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
+    _, emb_llm, _ = read_embeddings(r / "embeddings/minilm/llm.parquet")
+    expected = null_pvalues(cosine(human, emb_llm).max(axis=1), cosine(human, pool), len(llm))
+    themes = pd.read_csv(r / "metrics/minilm/themes.csv")
+    got = themes[(themes.side == "a") & (themes.set_b == "llm")]["null_p"].to_numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-12)
+
+
 def test_similarity_and_metrics_agree_with_numpy(study):
     r = study / "results"
     ids_a, ea, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
@@ -248,7 +271,6 @@ def test_family_columns_and_values(study):
         "no_good_match",
     }
     assert ((a["null_p"] > 0) & (a["null_p"] <= 1)).all()
-    assert a["null_p"].min() >= 1 / 6  # K = 5 word-salad sets
     np.testing.assert_allclose(a["gap_abs"], a["best_similarity"] - a["second_similarity"])
     plan = pd.read_parquet(r / "metrics/minilm/transport/human__vs__llm.parquet")
     assert list(plan.columns) == ["a_id", "b_id", "mass", "share_of_a", "share_of_b"]
@@ -408,12 +430,16 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
 
     # New family settings rerun the metrics; only a new null model needs new embeddings.
     write_config(
-        study, [0.5], metrics={"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 5, "seed": 2}}
+        study,
+        [0.5],
+        metrics={"bootstrap": {"n": 20, "seed": 1}, "null_model": {"pool": 20, "seed": 2}},
     )
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
     assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
     write_config(
-        study, [0.5], metrics={"bootstrap": {"n": 50, "seed": 1}, "null_model": {"k": 6, "seed": 2}}
+        study,
+        [0.5],
+        metrics={"bootstrap": {"n": 50, "seed": 1}, "null_model": {"pool": 30, "seed": 2}},
     )
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
     assert counts["embed_null"] == 2 and "embed" not in counts

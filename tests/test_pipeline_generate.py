@@ -23,7 +23,7 @@ def config(url: str, **gen) -> dict:
         "theme_sets": ["data/human.csv"],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
         "generate_themes": {
             "active": True,
             "runs": 2,

@@ -21,7 +21,7 @@ def judged(tmp_path_factory):
     cfg = {
         "theme_sets": ["data/a.csv", "data/b.csv"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
         "methods": {"judge": {"kind": "llm_judge", "max_tokens": 16, "thresholds": [0.5]}},
     }
     (root / "config").mkdir()

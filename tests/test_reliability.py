@@ -113,7 +113,7 @@ STUDY = {
     "theme_sets": ["data/human.csv", "data/llm.yaml", "data/llm2.json"],
     "transcripts": ["data/*.txt"],
     "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-    "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 2, "seed": 2}},
+    "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
     "methods": {
         "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
         "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
