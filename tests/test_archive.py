@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_pipeline import HUMAN, LLM, TRANSCRIPT, snakemake
+from helpers import HUMAN, LLM, TRANSCRIPT, snakemake
 
 from themesim.archive.bundle import (
     SUMS,

@@ -6,12 +6,10 @@ are the ones the plugin would turn into sbatch flags.
 """
 
 import re
-from pathlib import Path
 
 import yaml
-from test_pipeline import make_study, snakemake, write_config
+from helpers import REPO, make_study, snakemake, write_config
 
-REPO = Path(__file__).resolve().parents[1]
 PROFILE = REPO / "profiles" / "slurm"
 
 
