@@ -1,7 +1,7 @@
 """`snakemake --lint` finds nothing but the per-rule conda/container suggestion.
 
 The project installs one venv for every rule (Makefile, environment.yml), so "Specify a conda
-environment or container for each rule." is the only lint we accept (STYLE.md, convention 9).
+environment or container for each rule." is the only lint we accept.
 Any other finding, for a rule or for a Snakefile, fails the test, and so does a lint run that
 cannot parse the workflow.
 """
