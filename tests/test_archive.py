@@ -12,19 +12,17 @@ import pytest
 import yaml
 from helpers import HUMAN, LLM, TRANSCRIPT, snakemake
 
-from themesim.archive.bundle import (
-    SUMS,
+from themesim.archive.build import (
     WITHHELD,
     archive_name,
     build_archive,
     code_files,
     environment_lock,
     place_inputs,
-    read_zip,
     sha256sums,
-    verify,
     write_zip,
 )
+from themesim.archive.verify import SUMS, read_zip, verify
 from themesim.cli import main
 
 LOCK = "numpy==2.4.6\n"  # a fixed lock, so unit tests do not depend on the environment
@@ -420,7 +418,7 @@ def test_rule_archives_the_study(study, capsys):
         "workflow/rules/archive.smk",
         "workflow/schemas/config.schema.yaml",
         "scripts/archive.py",
-        "src/themesim/archive.py",
+        "src/themesim/archive/build.py",
         "environment/pip-freeze.txt",
         "CITATION.cff",
         "README.md",

@@ -299,7 +299,10 @@ def test_plotting_never_imports_pyplot(tmp_path):
         f"out_png=r'{out}'); "
         "assert 'matplotlib.pyplot' not in sys.modules"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(plots.__file__).parents[1])}
+    import themesim
+
+    # The source tree under test, not whichever copy is installed.
+    env = {**os.environ, "PYTHONPATH": str(Path(themesim.__file__).parents[1])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     assert png_size(out)[0] > 100
 

@@ -13,16 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from themesim.errors import InputError
-from themesim.methods import KINDS, method_defaults, metrics_settings
-
-# Threshold ranges per kind on the cosine scale; angular similarity and the judge's score
-# lie in [0, 1]. Precomputed scores may use any scale, so their thresholds are not checked.
-THRESHOLD_RANGE = {
-    "sentence_transformer": (-1.0, 1.0),
-    "abtt": (-1.0, 1.0),
-    "tfidf": (0.0, 1.0),
-    "llm_judge": (0.0, 1.0),
-}
+from themesim.kinds import KINDS, method_defaults
+from themesim.kinds import get as get_kind
+from themesim.metrics.settings import metrics_settings
 
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -72,14 +65,11 @@ class Study:
     def method_pairs(self, method: str) -> list[tuple[str, str]]:
         """The pairs a method writes similarity files for."""
         spec = self.methods[method]
-        if spec["kind"] == "llm_judge":
-            return self.pairs  # n_a * n_b calls per comparison; within-set would add n^2 more
-        if spec["kind"] != "precomputed":
-            return self.pairs + self.within
-        return [p for p in self.pairs + self.within if Path(precomputed_csv(spec, *p)).is_file()]
+        return get_kind(spec["kind"]).study_pairs(spec, self.pairs, self.within)
 
-    def methods_of(self, *kinds: str) -> list[str]:
-        return [m for m, s in self.methods.items() if s["kind"] in kinds]
+    def methods_with(self, capability: str) -> list[str]:
+        """Active methods whose kind has that capability (a flag of themesim.kinds.Kind)."""
+        return [m for m, s in self.methods.items() if getattr(get_kind(s["kind"]), capability)]
 
     @property
     def runs(self) -> list[str]:
@@ -94,7 +84,7 @@ class Study:
     def embeddings_of(self, method: str) -> str:
         """The method whose embedding files a method reads (itself, or an abtt's base)."""
         spec = self.methods[method]
-        return spec["base"] if spec["kind"] == "abtt" else method
+        return get_kind(spec["kind"]).embeddings_of(method, spec)
 
 
 def _key_path(path) -> str:
@@ -158,7 +148,9 @@ def check_schema(config: dict, schema_path) -> None:
 
 def _check_thresholds(name: str, spec: dict) -> None:
     where = f"config methods.{name}.thresholds"
-    low, high = THRESHOLD_RANGE.get(spec["kind"], (-math.inf, math.inf))
+    kind = get_kind(spec["kind"])
+    low, high = kind.threshold_range or (-math.inf, math.inf)
+    scores = spec.get("scale", "cosine") if kind.score_name == "cosine" else kind.score_name
     if spec.get("scale") == "angular" or (spec.get("clamp") and low < 0):
         low, high = 0.0, 1.0
     for t in spec["thresholds"]:
@@ -169,8 +161,7 @@ def _check_thresholds(name: str, spec: dict) -> None:
         if not low <= t <= high:
             raise InputError(
                 where,
-                f"{t:g} is outside [{low:g}, {high:g}], the range of this method's "
-                f"{spec.get('scale', 'cosine') if spec['kind'] != 'llm_judge' else 'judge'} scores",
+                f"{t:g} is outside [{low:g}, {high:g}], the range of this method's {scores} scores",
                 f"Give thresholds between {low:g} and {high:g} (a percentage such as 56 "
                 "is written 0.56)",
             )
@@ -193,20 +184,6 @@ def _check_sweep(sweep: dict) -> dict:
             f"Use a step > 0 giving at most {MAX_SWEEP_POINTS} thresholds, e.g. 0.01",
         )
     return {"start": start, "stop": stop, "step": step}
-
-
-def _check_model(name: str, spec: dict) -> None:
-    """A sentence-transformer model that cannot load fails now, not in the embedding job."""
-    from themesim.embed.encode import check_model
-
-    try:
-        check_model(spec.get("model"), spec.get("path"))
-    except InputError as e:
-        raise InputError(f"config methods.{name}: {e.where}", e.problem, e.fix) from e
-
-
-def precomputed_csv(spec: dict, a: str, b: str) -> str:
-    return str(Path(spec["dir"]) / f"{pair_name(a, b)}.csv")
 
 
 def _set_entries(config: dict) -> dict[str, str]:
@@ -301,6 +278,19 @@ def _transcripts(config: dict) -> list[str]:
     return files
 
 
+def _check_keys(name: str, spec: dict) -> None:
+    """A setting of another kind (e.g. dir: on an embedding method) is a mistake, not noise."""
+    kind = get_kind(spec["kind"])
+    for key in spec:
+        if key not in kind.accepts:
+            owners = [k for k, other in KINDS.items() if key in other.accepts]
+            raise InputError(
+                f"config methods.{name}.{key}",
+                f"{key!r} is a setting of kind {' or '.join(owners)}, not of {kind.name}",
+                f"Remove {key}: from {name}, or set kind: to {owners[0]}",
+            )
+
+
 def _methods(config: dict) -> dict[str, dict]:
     methods = {}
     for name, spec in (config.get("methods") or {}).items():
@@ -316,25 +306,12 @@ def _methods(config: dict) -> dict[str, dict]:
             )
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
+        _check_keys(name, spec)
         _check_thresholds(name, spec)
-        if spec["kind"] == "sentence_transformer":
-            _check_model(name, spec)
-        if spec["kind"] == "precomputed" and not (spec.get("dir") and Path(spec["dir"]).is_dir()):
-            raise InputError(
-                f"{where}.dir",
-                f"folder {spec.get('dir')!r} not found",
-                "Point dir: at a folder of {a}__vs__{b}.csv matrices",
-            )
+        get_kind(spec["kind"]).check(name, spec)
         methods[name] = spec
     for name, spec in methods.items():
-        if spec["kind"] == "abtt":
-            base = methods.get(spec.get("base"))
-            if base is None or base["kind"] != "sentence_transformer":
-                raise InputError(
-                    f"config methods.{name}.base",
-                    f"{spec.get('base')!r} is not an active sentence_transformer method",
-                    "Name an active embedding method, e.g. base: minilm",
-                )
+        get_kind(spec["kind"]).check_study(name, spec, methods)
     if not methods:
         raise InputError("config methods", "no method is active", "Set active: true on one")
     return methods
@@ -379,13 +356,6 @@ def prepare(config: dict) -> Study:
         generated=generated,
         generate=generate,
     )
-    for m in study.methods_of("precomputed"):
-        spec = study.methods[m]
-        for a, b in pairs:
-            if not Path(precomputed_csv(spec, a, b)).is_file():
-                raise InputError(
-                    f"config methods.{m}",
-                    f"no matrix for {a} vs {b}: {precomputed_csv(spec, a, b)} not found",
-                    "Add that CSV (rows = A theme names, header = B theme names)",
-                )
+    for m, spec in study.methods.items():
+        get_kind(spec["kind"]).check_pairs(m, spec, pairs)
     return study

@@ -1,8 +1,9 @@
 import re
 from pathlib import Path
 
-from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
+from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import script_code
+from themesim import kinds
 from themesim.provenance import git_commit
 
 STUDY = prepare(config)
@@ -22,8 +23,18 @@ def code(script):
     return script_code(Path(workflow.basedir) / "scripts" / script, SRC)
 
 
-def methods_regex(*kinds):
-    return "|".join(re.escape(m) for m in STUDY.methods_of(*kinds)) or NOTHING
+def regex_of(methods):
+    return "|".join(re.escape(m) for m in methods) or NOTHING
+
+
+def methods_with(capability):
+    """Wildcard pattern of the methods whose kind has a capability (themesim.kinds.Kind)."""
+    return regex_of(STUDY.methods_with(capability))
+
+
+def similarity_methods(rule):
+    """Wildcard pattern of the methods whose kind writes its similarity files by that rule."""
+    return regex_of(m for m in STUDY.methods if kind_of(m).similarity_rule == rule)
 
 
 def pair_names(pairs):
@@ -69,17 +80,24 @@ def kind(method):
     return STUDY.methods[method]["kind"]
 
 
+def kind_of(method):
+    """What the method's kind does (themesim.kinds): its capabilities and settings."""
+    return kinds.get(kind(method))
+
+
 def within_sets(method):
-    """Sets whose within-set matrix the method has (precomputed and judge scores have none)."""
-    return [] if kind(method) in ("precomputed", "llm_judge") else list(STUDY.sets)
+    """Sets whose within-set matrix the method has."""
+    return list(STUDY.sets) if kind_of(method).within_set_matrices else []
 
 
-def judge_settings(method):
-    """What reaches the judge; thresholds are not among them, so they never re-judge."""
-    from themesim.methods import JUDGE_KEYS
+def matrix_files(method, pairs):
+    """Score matrices made elsewhere that the method reads for those pairs."""
+    return kind_of(method).matrix_files(STUDY.methods[method], pairs)
 
-    spec = STUDY.methods[method]
-    return {k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None}
+
+def similarity_spec(method):
+    """What the similarity step reads of the method; thresholds never re-score."""
+    return kind_of(method).similarity_spec(STUDY.methods[method])
 
 
 def similarity_done(method):
@@ -95,9 +113,9 @@ def within_files(method):
 
 
 def null_sets(method):
-    """B sets with embedded word-salad nulls (TF-IDF builds its nulls inside the job)."""
+    """B sets with embedded word-salad nulls (others build theirs in the metrics job)."""
     has_null = (
-        kind(method) == "sentence_transformer" and STUDY.metrics["null_model"]["k"] > 0
+        kind_of(method).nulls == "embedded" and STUDY.metrics["null_model"]["k"] > 0
     )
     return STUDY.b_sets if has_null else []
 
@@ -112,7 +130,7 @@ def reference_sides():
 
 
 def embedded_sets(method, sets):
-    return list(sets) if kind(method) == "sentence_transformer" else []
+    return list(sets) if kind_of(method).own_embeddings else []
 
 
 def embedding_files(method, sets):
@@ -129,7 +147,7 @@ def keyword_files(method):
 
 
 def segment_embedding_files(method):
-    has = kind(method) == "sentence_transformer" and STUDY.transcripts
+    has = kind_of(method).own_embeddings and STUDY.transcripts
     return [f"results/segment_embeddings/{method}.parquet"] if has else []
 
 
@@ -155,17 +173,18 @@ def heatmaps(method):
 
 
 def has_runs(method):
-    """Run consistency (seeds 002-004): embedding and TF-IDF methods, two or more runs."""
-    return kind(method) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2
+    """Run consistency (seeds 002-004): kinds that have it, two or more runs."""
+    return kind_of(method).runs and len(STUDY.runs) >= 2
 
 
 def has_theme_map(method):
-    """Methods with theme vectors for a 2-D map (precomputed and judge scores have none)."""
-    return kind(method) in ("sentence_transformer", "abtt", "tfidf")
+    """Methods with theme vectors for a 2-D map."""
+    return kind_of(method).theme_vectors
 
 
 def theme_map_embeddings(method):
-    """Embedding files a theme map reads (an abtt variant corrects its base's vectors)."""
+    """Embedding files a method's similarity and theme map read (an abtt variant corrects
+    its base's vectors); none for a kind that reads no embeddings."""
     return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
 
 
@@ -184,7 +203,7 @@ def method_plot_files(method):
 
 
 def precomputed_files():
-    """Score matrices read by the precomputed methods (hashed in the report's inputs)."""
+    """Score matrices made elsewhere that methods read (hashed in the report's inputs)."""
     return [f for files in precomputed_inputs().values() for f in files]
 
 
@@ -222,7 +241,7 @@ def archive_settings():
 
 
 def archive_zip():
-    from themesim.archive.bundle import archive_name
+    from themesim.archive.build import archive_name
 
     return f"results/archive/{archive_name(STUDY.name)}.zip"
 
@@ -247,16 +266,16 @@ def archive_results():
 
 
 def precomputed_inputs():
-    """Per precomputed method, the matrix files it reads."""
+    """Per method that reads score matrices made elsewhere, the files it reads."""
     return {
-        m: [precomputed_csv(STUDY.methods[m], a, b) for a, b in STUDY.method_pairs(m)]
-        for m in STUDY.methods_of("precomputed")
+        m: matrix_files(m, STUDY.method_pairs(m))
+        for m in STUDY.methods_with("reads_matrices")
     }
 
 
 def judge_cache():
     """The judge's cache when a judge method runs (an accumulating file, not a rule output)."""
-    return "results/cache/judge.sqlite" if STUDY.methods_of("llm_judge") else None
+    return "results/cache/judge.sqlite" if STUDY.methods_with("judge_cache") else None
 
 
 def generate_cache():
@@ -266,7 +285,7 @@ def generate_cache():
 
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
-    from themesim.archive.bundle import code_files
+    from themesim.archive.build import code_files
 
     return {name: str(p) for name, p in code_files(workflow.basedir).items()}
 
@@ -277,7 +296,7 @@ def generated_files():
 
 
 def generate_prompt_files():
-    from themesim.llm.generate import prompt_paths
+    from themesim.llm.prompts import prompt_paths
 
     return [
         str(p)

@@ -88,7 +88,7 @@ rule runs:
     benchmark:
         "benchmarks/runs/{method}.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer", "tfidf"),
+        method=methods_with("runs"),
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         runs=STUDY.runs,

@@ -19,7 +19,7 @@ rule summary_report:
         headline=["results/report/headline.csv", "results/report/headline.tex"],
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
-            for m in STUDY.methods_of("sentence_transformer")
+            for m in STUDY.methods_with("own_embeddings")
         ],
         segments="results/transcripts/segments.parquet",
         theme_files=list(STUDY.sets.values()),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -15,7 +14,13 @@ import pyarrow.parquet as pq
 
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
-from themesim.io.themes import check_input_file, read_checked_parquet, read_text_file, split_lines
+from themesim.io.inputs import (
+    check_input_file,
+    parse_json,
+    read_checked_parquet,
+    read_text_file,
+    split_lines,
+)
 
 TRANSCRIPT_SUFFIXES = (".txt", ".vtt", ".srt", ".docx", ".json")
 _COLUMNS = ["transcript", "segment", "speaker", "text", "start", "end"]
@@ -201,14 +206,7 @@ def _time_value(value, key: str, where: str) -> float:
 
 
 def _json_segments(text: str, where: str) -> list[_Segment]:
-    try:
-        data = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError as e:
-        raise InputError(
-            f"{where}, line {e.lineno}, column {e.colno}",
-            f"invalid JSON ({e.msg})",
-            "Fix the syntax there; a missing comma or quote, or a trailing comma, is typical.",
-        ) from e
+    data = parse_json(text, where, [])
     if isinstance(data, dict):
         extra = [k for k in data if k != "segments"]
         if "segments" not in data or extra:

@@ -33,6 +33,7 @@ from themesim.metrics.coverage import (
     _harmonic,
     _maxcard_sweep,
     check_matrix,
+    check_thresholds,
 )
 from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
 
@@ -292,11 +293,7 @@ def bootstrap_table(
     _check_op(op)
     S = check_matrix(S)
     _check_args(n_boot, level)
-    t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
-    if t.size == 0:
-        raise ValueError("at least one threshold is needed")
-    if not np.isfinite(t).all():
-        raise ValueError(f"thresholds must be finite numbers, got {list(thresholds)}")
+    t = check_thresholds(thresholds)
     all_rows, all_cols = _resample_indices(*S.shape, n_boot, seed)
     values = np.empty((n_boot, t.size, len(CI_METRICS)))
     # Per resample: the resampled matrix and its two masked copies, plus (T, n) boolean work.

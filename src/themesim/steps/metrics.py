@@ -4,33 +4,13 @@ from __future__ import annotations
 
 import logging
 
-import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
+from themesim.kinds import get as get_kind
 
 log = logging.getLogger("themesim")
-
-
-def _null_best(kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, scale, emb_a):
-    """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None."""
-    from themesim.embed.encode import read_vector_table
-    from themesim.metrics.nulls import word_salad_sets
-    from themesim.similarity import cosine, tfidf
-
-    if not k:
-        return None
-    if kind == "sentence_transformer" and null_file:
-        cols, emb, meta = read_vector_table(null_file)
-        n_b = len(b)
-        return np.stack(
-            [scale(cosine(emb_a, emb[i * n_b : (i + 1) * n_b])).max(axis=1) for i in range(k)]
-        )
-    if kind == "tfidf":
-        salads = word_salad_sets(b["text"].tolist(), k, seed)
-        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
-    return None  # no null model for precomputed scores or abtt variants
 
 
 def metric_tables(
@@ -70,8 +50,7 @@ def metric_tables(
         ta, tb = tables[a], tables[b]
         S = on_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]), st)
         emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
-        null_best = _null_best(
-            kind,
+        null_best = get_kind(kind).null_best(
             ta,
             tb,
             nulls.get(b),

@@ -1,0 +1,69 @@
+"""tfidf: cosine of TF-IDF vectors fitted on the union of the two sets (seed 002)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from themesim.errors import InputError
+from themesim.kinds.base import Kind
+
+
+class Tfidf(Kind):
+    name = "tfidf"
+    defaults = {"thresholds": [0.2]}
+    builtins = {
+        "tfidf": {
+            "active": True,
+            "description": "TF-IDF cosine similarity, fitted on the union of the two sets "
+            "(seed 002)",
+        }
+    }
+    threshold_range = (0.0, 1.0)
+    similarity_rule = "similarity_tfidf"
+    nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
+    runs = True
+    theme_vectors = True
+
+    def similarity(self, spec, pairs, tables, **_):
+        from themesim.similarity import tfidf
+
+        for a, b in pairs:
+            ta, tb = tables[a], tables[b]
+            yield (a, b), tfidf(ta["text"].tolist(), None if a == b else tb["text"].tolist()), {}
+
+    def similarity_for(self, spec, a, b):
+        from themesim.similarity import tfidf
+
+        return tfidf(a["text"].tolist(), b["text"].tolist())
+
+    def vectors(self, spec, tables, embeddings):
+        """One vectoriser fitted on every set's texts (seed 002)."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        names = list(tables)
+        texts = [t for s in names for t in tables[s]["text"].tolist()]
+        try:
+            X = TfidfVectorizer().fit_transform(texts).toarray()
+        except ValueError as e:  # every text was a stop word or punctuation
+            raise InputError(
+                "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+            ) from e
+        bounds = np.cumsum([0] + [len(tables[s]) for s in names])
+        return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
+
+    def run_matrix(self, runs, tables, embeddings):
+        from themesim.metrics.runs import run_similarity_tfidf
+
+        return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
+
+    def null_best(self, a, b, null_file, k, seed, scale, emb_a):
+        from themesim.metrics.nulls import word_salad_sets
+        from themesim.similarity import tfidf
+
+        if not k:
+            return None
+        salads = word_salad_sets(b["text"].tolist(), k, seed)
+        return np.stack([scale(tfidf(a["text"].tolist(), x)).max(axis=1) for x in salads])
+
+
+KIND = Tfidf()
