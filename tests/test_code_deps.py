@@ -152,7 +152,7 @@ def test_copy_imports_its_own_package(workflow_copy):
 
 
 def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
-    counts = job_counts(after_change(*workflow_copy, "report/plots.py"))
+    counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
     assert set(counts) == PLOT_RULES | {"summary_report", "all"}, counts
     assert counts["plots"] == 2 and counts["theme_map"] == 2  # one job per method
     assert counts["plot_runs"] == 2 and counts["summary_report"] == 1
