@@ -17,7 +17,27 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import FakeLLM, snakemake, snakemake_cmd, snakemake_env, themes_in, write_data
+from helpers import FakeLLM, snakemake, snakemake_cmd, snakemake_env, themes_in
+
+HUMAN = """id,name,description
+H1,Caring while working,Fitting shifts and meetings around looking after a parent
+H2,Own health suffers,Carers lose sleep and neglect their own health
+H3,Money worries,The costs of care strain the household budget
+H4,Guilt,Feeling guilty about respite or about losing patience
+"""
+LLM = """- {name: Employment and caregiving conflict, description: Balancing a job with caring}
+- {name: Financial strain, description: Paying for care puts pressure on family finances}
+- {name: Gardening as escape, description: Tending plants offers a break from daily routine}
+"""
+LLM2 = """[{"name": "Work and care", "description": "Jobs squeezed around caring"},
+ {"name": "Costs", "description": "Care is expensive", "keywords": ["money", "costs"]}]
+"""
+TRANSCRIPT = """Interviewer: How do you manage work?
+Sam: I changed my shifts so I can be with Mum in the mornings.
+Interviewer: And money?
+Sam: The care bills are a worry.
+"""
+
 
 # One thread per embedding job, so two of them run at once on 2 cores: their start-up (imports,
 # model load) dominates on a tiny study. Every run here uses the same settings.
@@ -61,7 +81,11 @@ def resume(root: Path, *targets: str) -> None:
 
 
 def write_study(root: Path, config: dict) -> Path:
-    write_data(root)
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM)
+    (root / "data" / "llm2.json").write_text(LLM2)
+    (root / "data" / "sam.txt").write_text(TRANSCRIPT)
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return root
