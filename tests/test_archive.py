@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_pipeline import HUMAN, LLM, TRANSCRIPT, snakemake
+from helpers import HUMAN, LLM, TRANSCRIPT, snakemake
 
 from themesim.archive.build import (
     WITHHELD,

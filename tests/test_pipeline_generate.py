@@ -3,9 +3,7 @@
 import pandas as pd
 import pytest
 import yaml
-from test_generate import good
-from test_judge import FakeLLM
-from test_pipeline import HUMAN, TRANSCRIPT, job_counts, snakemake
+from helpers import HUMAN, TRANSCRIPT, FakeLLM, generated_themes, job_counts, snakemake
 
 from themesim.config import prepare
 from themesim.errors import InputError
@@ -13,7 +11,7 @@ from themesim.errors import InputError
 
 @pytest.fixture(scope="module")
 def fake():
-    srv = FakeLLM(good)
+    srv = FakeLLM(generated_themes)
     yield srv
     srv.close()
 

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 import yaml
-from test_pipeline import job_counts, make_study, snakemake, write_config
+from helpers import job_counts, make_study, snakemake, write_config
 
 # Offsets in sam.txt: "Interviewer: How do you manage work?\n" is 37 characters, so Sam's
 # first turn starts at 37; "I changed my shifts" starts 5 characters later at 42.

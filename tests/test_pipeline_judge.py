@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from test_pipeline import job_counts, snakemake
+from helpers import job_counts, snakemake
 
 A = "name,description\nWork and caring,Fitting a job around caring for a parent\nMoney,Care costs\n"
 B = "name,description\nJob versus care,Balancing employment with caregiving\nGardening,Plants\n"
