@@ -106,7 +106,7 @@ def workflow_copy(tmp_path_factory):
     write_config(
         study,
         [0.5],
-        metrics={"bootstrap": {"n": 10, "seed": 1}, "null_model": {"k": 2, "seed": 2}},
+        metrics={"bootstrap": {"n": 10, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
         methods={
             "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
