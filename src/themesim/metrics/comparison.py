@@ -185,10 +185,9 @@ def theme_level_intervals(
 ) -> dict[str, float]:
     """`<metric>_ci_low/_ci_high` of the baseline, null and transport columns.
 
-    These columns aggregate per-theme values (a theme's z, its q-value, its row of the
-    transport plan), so the themes are resampled with the same seeded draws as
-    bootstrap_table while each theme's value stays as computed on the full sets: the
-    interval shows how much the figure depends on which themes are in the sets.
+    The theme-level bootstrap of METRICS.md: each theme's value (its z, its q-value, its
+    row of the transport plan) is computed once on the full sets and the themes are
+    resampled with the same seeded draws as bootstrap.bootstrap_table.
     """
     from themesim.metrics.baselines import symmetric_baselines, within_baselines
     from themesim.metrics.bootstrap import _intervals, _resample_indices
