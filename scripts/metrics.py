@@ -21,4 +21,6 @@ run(
     out_sweep=sm.output.sweep,
     out_transport=list(sm.output.transport),
     out_splits=sm.output.splits,
+    out_decisions=sm.output.decisions,
+    decision=dict(p.decision),
 )

@@ -159,7 +159,9 @@ def check_schema(config: dict, schema_path) -> None:
 def _check_thresholds(name: str, spec: dict) -> None:
     where = f"config methods.{name}.thresholds"
     low, high = THRESHOLD_RANGE.get(spec["kind"], (-math.inf, math.inf))
-    if spec.get("scale") == "angular" or (spec.get("clamp") and low < 0):
+    if spec.get("scale") == "z":  # standard deviations, unbounded
+        low, high = -math.inf, math.inf
+    elif spec.get("scale") == "angular" or (spec.get("clamp") and low < 0):
         low, high = 0.0, 1.0
     for t in spec["thresholds"]:
         if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
@@ -317,6 +319,12 @@ def _methods(config: dict) -> dict[str, dict]:
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_thresholds(name, spec)
+        if spec.get("scale") == "z" and spec["kind"] in ("precomputed", "llm_judge"):
+            raise InputError(
+                f"{where}.scale",
+                f"scale z needs within-set similarities, which a {spec['kind']} method lacks",
+                "Use scale: cosine for this method",
+            )
         if spec["kind"] == "sentence_transformer":
             _check_model(name, spec)
         if spec["kind"] == "precomputed" and not (spec.get("dir") and Path(spec["dir"]).is_dir()):

@@ -124,5 +124,7 @@ def method_defaults(name: str, spec: dict) -> dict:
         base = next((copy.deepcopy(s) for s in DEFAULT_METHODS.values() if s["kind"] == kind), {})
         base["description"] = f"{name} ({kind})"
     base["active"] = True
+    if spec.get("scale") == "z" and "thresholds" not in spec:
+        base["thresholds"] = [2.0]  # z above both within-set spreads (docs/thresholds.md)
     base.update(spec)
     return base

@@ -150,6 +150,22 @@ def family_settings(method):
     }
 
 
+def decision_thresholds(method):
+    """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
+    a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
+    any other method's against metrics.baseline_z."""
+    from themesim.methods import method_defaults
+
+    spec = STUDY.methods[method]
+    if spec.get("scale") == "z":
+        raw = (
+            spec.get("raw_thresholds")
+            or method_defaults(method, {"kind": spec["kind"]})["thresholds"]
+        )
+        return {"raw": list(raw), "z": list(spec["thresholds"])}
+    return {"raw": list(spec["thresholds"]), "z": [STUDY.metrics["baseline_z"]]}
+
+
 def heatmaps(method):
     return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
 
@@ -235,6 +251,7 @@ def archive_results():
         out += [
             f"results/metrics/{m}/sets_themes.csv",
             f"results/metrics/{m}/transport/splits_joins.csv",
+            f"results/metrics/{m}/decision_changes.csv",
         ]
         out += [
             f"results/metrics/{m}/transport/{p}.parquet"

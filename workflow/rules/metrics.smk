@@ -19,6 +19,7 @@ rule metrics:
             pair=pair_names(STUDY.pairs),
         ),
         splits="results/metrics/{method}/transport/splits_joins.csv",
+        decisions="results/metrics/{method}/decision_changes.csv",
     log:
         "logs/metrics/{method}.log",
     benchmark:
@@ -33,6 +34,7 @@ rule metrics:
         null_sets=lambda wc: null_sets(wc.method),
         embedded_sets=lambda wc: embedded_sets(wc.method, reference_sides()),
         settings=lambda wc: family_settings(wc.method),
+        decision=lambda wc: decision_thresholds(wc.method),
         sweep=STUDY.sweep,
     script:
         "../../scripts/metrics.py"

@@ -12,6 +12,9 @@ rule summary_report:
         side_by_side="results/plots/methods_side_by_side.png",
         method_plots=[f for m in STUDY.methods for f in method_plot_files(m).values()],
         sets_tables=expand("results/metrics/{method}/sets.csv", method=STUDY.methods),
+        decision_tables=expand(
+            "results/metrics/{method}/decision_changes.csv", method=STUDY.methods
+        ),
         runs_tables=[
             f"results/metrics/{m}/runs.csv" for m in STUDY.methods if has_runs(m)
         ],
@@ -58,6 +61,7 @@ rule summary_report:
         method_files={
             m: method_plot_files(m)
             | {"sets_csv": f"results/metrics/{m}/sets.csv"}
+            | {"decisions_csv": f"results/metrics/{m}/decision_changes.csv"}
             | ({"runs_csv": f"results/metrics/{m}/runs.csv"} if has_runs(m) else {})
             for m in STUDY.methods
         },

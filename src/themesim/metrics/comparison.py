@@ -31,7 +31,11 @@ class Settings:
 
 
 def on_scale(S, settings: Settings) -> np.ndarray | None:
-    """The matrix on the scale the thresholds refer to (angular, clamped or as is)."""
+    """The matrix on the scale the thresholds refer to (angular, clamped or as is).
+
+    Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
+    within-set matrices too (metrics.scales.z_scale).
+    """
     if S is None:
         return None
     from themesim.metrics.distinctiveness import angular_sim

@@ -107,6 +107,20 @@ SETS_TABLE = [
     ("SemDiv", "semdiv"),
     ("NPMI (mean)", "npmi_mean"),
 ]
+# Raw-versus-z decision table (metrics.scales.decision_changes).
+DECISIONS_TABLE = [
+    ("A", "set_a"),
+    ("B", "set_b"),
+    ("Raw θ", "raw_threshold"),
+    ("z θ", "z_threshold"),
+    ("Both", "n_both"),
+    ("Only raw", "n_only_raw"),
+    ("Only z", "n_only_z"),
+    ("Share changed", "share_changed"),
+    ("Pairs only raw keeps", "only_raw_pairs"),
+    ("Pairs only z keeps", "only_z_pairs"),
+]
+DECISIONS_TEXT = ("method", "set_a", "set_b", "only_raw_pairs", "only_z_pairs", "z_flag")
 RUNS_TABLE = [
     ("Run", "run"),
     ("NCS", "ncs"),
@@ -450,6 +464,13 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
     runs = _optional_table(
         spec.get("runs_csv"), f"runs CSV of method {name!r}", name, RUNS_TABLE, ("method", "run")
     )
+    decisions = _optional_table(
+        spec.get("decisions_csv"),
+        f"decision-change CSV of method {name!r}",
+        name,
+        DECISIONS_TABLE,
+        DECISIONS_TEXT,
+    )
     runs_score = DASH
     if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
         runs_score = fmt(runs["frame"]["run_consistency"].iloc[0])
@@ -478,6 +499,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "sets": sets,
         "runs": runs,
         "runs_score": runs_score,
+        "decisions": decisions if decisions is not None and decisions["rows"] else None,
     }
 
 
