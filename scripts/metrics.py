@@ -23,4 +23,5 @@ run(
     out_splits=sm.output.splits,
     out_decisions=sm.output.decisions,
     decision=dict(p.decision),
+    calibration=list(sm.input.calibration),
 )

@@ -161,9 +161,11 @@ def _check_thresholds(name: str, spec: dict) -> None:
     low, high = THRESHOLD_RANGE.get(spec["kind"], (-math.inf, math.inf))
     if spec.get("scale") == "z":  # standard deviations, unbounded
         low, high = -math.inf, math.inf
-    elif spec.get("scale") == "angular" or (spec.get("clamp") and low < 0):
+    elif spec.get("scale") in ("angular", "calibrated") or (spec.get("clamp") and low < 0):
         low, high = 0.0, 1.0
     for t in spec["thresholds"]:
+        if t == "calibrated":  # resolved from the calibration output (docs/thresholds.md)
+            continue
         if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
             raise InputError(
                 where, f"{t!r} is not a number", "Give thresholds as numbers, e.g. [0.5]"
@@ -195,6 +197,25 @@ def _check_sweep(sweep: dict) -> dict:
             f"Use a step > 0 giving at most {MAX_SWEEP_POINTS} thresholds, e.g. 0.01",
         )
     return {"start": start, "stop": stop, "step": step}
+
+
+def _check_calibrated(name: str, spec: dict, config: dict) -> None:
+    """`calibrated` needs rated pairs and a method kind that can score them."""
+    where = f"config methods.{name}"
+    if not (config.get("calibration") or {}).get("pairs"):
+        raise InputError(
+            where,
+            "uses calibrated but calibration.pairs is not set",
+            "Set calibration: {pairs: data/rated_pairs.csv} (docs/thresholds.md)",
+        )
+    if spec["kind"] not in ("sentence_transformer", "tfidf", "abtt"):
+        raise InputError(
+            where,
+            f"a {spec['kind']} method cannot be calibrated yet",
+            "Give this method numeric thresholds",
+        )
+    if spec.get("scale") == "z":
+        raise InputError(where, "calibrated thresholds are not z scores", "Use scale: cosine")
 
 
 def _check_model(name: str, spec: dict) -> None:
@@ -319,6 +340,8 @@ def _methods(config: dict) -> dict[str, dict]:
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_thresholds(name, spec)
+        if "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated":
+            _check_calibrated(name, spec, config)
         if spec.get("scale") == "z" and spec["kind"] in ("precomputed", "llm_judge"):
             raise InputError(
                 f"{where}.scale",

@@ -166,6 +166,77 @@ def decision_thresholds(method):
     return {"raw": list(spec["thresholds"]), "z": [STUDY.metrics["baseline_z"]]}
 
 
+CALIBRATION_DEFAULTS = {
+    "pairs": None,
+    "positive_from": None,
+    "bootstrap": {"n": 1000, "seed": 0},
+}
+
+
+def calibration_settings():
+    """config `calibration:` with its defaults (docs/thresholds.md)."""
+    return CALIBRATION_DEFAULTS | (config.get("calibration") or {})
+
+
+def has_calibration(method):
+    """Rated pairs are configured and the method can score them."""
+    from themesim.steps.calibration import CALIBRATED_KINDS
+
+    return bool(calibration_settings()["pairs"]) and kind(method) in CALIBRATED_KINDS
+
+
+def uses_calibration(method):
+    spec = STUDY.methods[method]
+    return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
+
+
+def calibration_files(method):
+    """What the metrics rule reads to resolve `calibrated` (nothing when unused)."""
+    if not uses_calibration(method):
+        return []
+    return [
+        f"results/calibration/{method}.csv",
+        f"results/calibration/{method}/isotonic.csv",
+    ]
+
+
+def calibration_spec(method):
+    """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
+    spec = STUDY.methods[method]
+    if kind(method) == "abtt":
+        return embed_settings(STUDY.embeddings_of(method)) | {"d": spec.get("d")}
+    if kind(method) == "sentence_transformer":
+        return embed_settings(method)
+    return {}
+
+
+def calibration_embeddings(method):
+    """An abtt variant's correction is fitted on the study's pooled theme vectors."""
+    if kind(method) != "abtt":
+        return []
+    return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
+
+
+def workbook_tables():
+    """Sheet title -> metric table of results/report/tables.xlsx, one sheet each."""
+    out = {"headline": "results/report/headline.csv"}
+    for m in STUDY.methods:
+        d = f"results/metrics/{m}"
+        out |= {
+            f"{m} comparisons": f"{d}/comparisons.csv",
+            f"{m} themes": f"{d}/themes.csv",
+            f"{m} sweep": f"{d}/sweep.csv",
+            f"{m} sets": f"{d}/sets.csv",
+            f"{m} decision changes": f"{d}/decision_changes.csv",
+            f"{m} splits joins": f"{d}/transport/splits_joins.csv",
+        }
+        if has_runs(m):
+            out[f"{m} runs"] = f"{d}/runs.csv"
+        if has_calibration(m):
+            out[f"{m} calibration"] = f"results/calibration/{m}.csv"
+    return out
+
+
 def heatmaps(method):
     return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
 
@@ -215,6 +286,9 @@ def get_final_output():
         "results/plots/methods_side_by_side.svg",
         "results/report/headline.csv",
         "results/report/headline.tex",
+        "results/report/headline_intervals.png",
+        "results/report/headline_intervals.svg",
+        "results/report/tables.xlsx",
     ]
     for m in STUDY.methods:
         out += similarity_done(m)
@@ -229,6 +303,12 @@ def get_final_output():
         plots += list(method_plot_files(m).values())
         out += plots + svg_of(plots)
     out += ["results/report/summary.html", "results/report/summary.md"]
+    for m in STUDY.methods:
+        if has_calibration(m):
+            out += [
+                f"results/calibration/{m}.csv",
+                f"results/calibration/{m}/calibration.png",
+            ]
     return out
 
 

@@ -4,6 +4,7 @@ rule metrics:
         nulls=lambda wc: null_files(wc.method),
         embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
+        calibration=lambda wc: calibration_files(wc.method),
         code=code("metrics.py"),
     output:
         comparisons=report(

@@ -20,6 +20,7 @@ rule summary_report:
         ],
         precomputed=precomputed_files(),
         headline=["results/report/headline.csv", "results/report/headline.tex"],
+        intervals="results/report/headline_intervals.png",
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
             for m in STUDY.methods_of("sentence_transformer")
@@ -86,9 +87,29 @@ rule headline_table:
             category="Summary",
         ),
         tex="results/report/headline.tex",
+        png=report(
+            "results/report/headline_intervals.png",
+            caption="../report/headline_intervals.rst",
+            category="Summary",
+        ),
+        svg="results/report/headline_intervals.svg",
     log:
         "logs/report/headline.log",
     params:
         methods=list(STUDY.methods),
     script:
         "../../scripts/headline.py"
+
+
+rule tables_workbook:
+    input:
+        tables=list(workbook_tables().values()),
+        code=code("tables_workbook.py"),
+    output:
+        "results/report/tables.xlsx",
+    log:
+        "logs/report/tables_workbook.log",
+    params:
+        titles=list(workbook_tables()),
+    script:
+        "../../scripts/tables_workbook.py"

@@ -46,6 +46,20 @@ def _null_best(
     return None  # no null model for precomputed scores or abtt variants
 
 
+def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.DataFrame | None]:
+    """Settings with `calibrated` thresholds resolved from the calibration output
+    ([summary csv, isotonic csv]), each threshold's source, and the fit under
+    scale: calibrated."""
+    if not calibration:
+        return settings, None, None
+    from themesim.metrics.calibration import resolve_thresholds
+
+    summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
+    fit = pd.read_csv(calibration[1]) if settings.get("scale") == "calibrated" else None
+    settings["thresholds"], source = resolve_thresholds(settings["thresholds"], summary, fit)
+    return settings, source, fit
+
+
 def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
     """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN."""
     n_a, n_b = S.shape
@@ -71,24 +85,34 @@ def metric_tables(
     out_splits,
     out_decisions,
     decision: dict | None = None,
+    calibration=(),
 ) -> None:
     """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans."""
     from themesim.embed.encode import read_embeddings
+    from themesim.metrics.calibration import map_calibrated
     from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
     from themesim.metrics.coverage import threshold_grid
     from themesim.metrics.scales import Z_SWEEP, decision_changes, z_scale
     from themesim.metrics.transport import plan_long, splits_and_joins
     from themesim.similarity import read_similarity
 
+    settings, source, fit = _calibrated(dict(settings), calibration)
     st = Settings(**settings)
     on_z = st.scale == "z"
+    if decision and not on_z:
+        decision = dict(decision) | {"raw": st.thresholds}  # `calibrated` resolved
+
+    def to_scale(M):
+        M = on_scale(M, st)
+        return M if fit is None else map_calibrated(M, fit)
+
     if on_z:
         sweep = Z_SWEEP
     grid = threshold_grid(sweep["start"], sweep["stop"], sweep["step"])
     tables = {name: read_themes_parquet(p) for name, p in themes.items()}
     # Within-set matrices on the base scale (cosine, clamped or angular; cosine under z).
     W0 = {
-        s: on_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]), st)
+        s: to_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]))
         for s, p in within.items()
     }
     # Under z the within-set families see each set standardised against itself.
@@ -96,7 +120,7 @@ def metric_tables(
     comp, swp, per_theme, splits, changes = [], [], [], [], []
     for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
         ta, tb = tables[a], tables[b]
-        S0 = on_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]), st)
+        S0 = to_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]))
         head = {"method": method, "set_a": a, "set_b": b}
         ids_a, ids_b = ta["theme_id"].tolist(), tb["theme_id"].tolist()
         flag = ""
@@ -121,7 +145,7 @@ def metric_tables(
             nulls.get(b),
             st.null_model["k"],
             st.null_model["seed"],
-            lambda M: on_scale(M, st),
+            to_scale,
             emb_a,
             W0[a] if on_z else None,
         )
@@ -130,6 +154,8 @@ def metric_tables(
         rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
         if on_z:
             rows["scale_flag"] = flag
+        if calibration:
+            rows.insert(1, "threshold_source", source)
         comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
         sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
         swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
