@@ -154,3 +154,26 @@ def tables_workbook(*, tables: dict, out) -> None:
 
             fixed = datetime(2000, 1, 1)
             xl.book.properties.created = xl.book.properties.modified = fixed
+        _fix_zip_times(Path(tmp))
+
+
+def _fix_zip_times(path: Path) -> None:
+    """Rewrite a zip with every entry dated 1980-01-01 and the workbook's modified date
+    fixed (openpyxl stamps it on save), so reruns are byte-identical."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        entries = [(info.filename, z.read(info)) for info in z.infolist()]
+    stamp = rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)"
+    entries = [
+        (n, re.sub(stamp, rb"\g<1>2000-01-01T00:00:00Z\g<2>", d) if n == "docProps/core.xml" else d)
+        for n, d in entries
+    ]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries:
+            z.writestr(
+                zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)),
+                data,
+                compress_type=zipfile.ZIP_DEFLATED,
+            )
