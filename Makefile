@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.themesim-installed
 CORES ?= 8
 
-.PHONY: install browser study test lint clean
+.PHONY: install browser fonts study test lint clean
 
 # Reinstalls only when the pins change; otherwise a no-op that takes a second.
 # llama.cpp is compiled once (about 5 minutes on 2 cores; pip keeps the wheel) as a portable
@@ -25,6 +25,13 @@ install: $(STAMP)
 browser:
 	command -v chromium >/dev/null || { apt-get install -y --no-install-recommends chromium \
 		|| { apt-get update && apt-get install -y --no-install-recommends chromium; }; }
+
+# Plot fonts for CJK theme names (WenQuanYi Micro Hei, 1.6 MB) and emoji (Symbola, 1.3 MB);
+# src/themesim/report/fonts.py falls back to them. fonts-noto-cjk would be 56 MB.
+fonts:
+	fc-list | grep -q wqy-microhei || { apt-get install -y --no-install-recommends \
+		fonts-wqy-microhei fonts-symbola || { apt-get update && apt-get install -y \
+		--no-install-recommends fonts-wqy-microhei fonts-symbola; }; }
 
 study: install
 	HF_HUB_OFFLINE=1 $(BIN)/snakemake --cores $(CORES)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 from themesim.config import check_schema
+from themesim.errors import exit_on_error
 
 min_version("9.0")
 
@@ -12,7 +13,9 @@ configfile: "config/config.yaml"
 
 
 # One line naming the key (typos get a "did you mean"), then Snakemake's check and defaults.
-check_schema(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+exit_on_error(
+    check_schema, config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+)
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
@@ -23,6 +26,7 @@ include: "workflow/rules/embed.smk"
 include: "workflow/rules/similarity.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/calibration.smk"
+include: "workflow/rules/grounding.smk"
 include: "workflow/rules/plots.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/archive.smk"

@@ -1,4 +1,4 @@
-from themesim.archive.bundle import build_archive
+from themesim.archive.build import build_archive
 from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -9,4 +9,5 @@ run(
     sm.output[0],
     set_name=sm.wildcards.set,
     template=sm.params.template,
+    level=sm.params.get("level", "all"),
 )

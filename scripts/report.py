@@ -24,6 +24,7 @@ run(
     precomputed=list(sm.input.precomputed),
     headline=dict(sm.params.headline),
     intervals_png=sm.input.intervals,
+    confidential=bool(sm.params.confidential),
     out_html=sm.output.html,
     out_md=sm.output.md,
 )

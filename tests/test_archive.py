@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,19 +13,17 @@ import pytest
 import yaml
 from test_pipeline import HUMAN, LLM, TRANSCRIPT, snakemake
 
-from themesim.archive.bundle import (
-    SUMS,
+from themesim.archive.build import (
     WITHHELD,
     archive_name,
     build_archive,
     code_files,
     environment_lock,
     place_inputs,
-    read_zip,
     sha256sums,
-    verify,
     write_zip,
 )
+from themesim.archive.verify import SUMS, read_zip, verify
 from themesim.cli import main
 
 LOCK = "numpy==2.4.6\n"  # a fixed lock, so unit tests do not depend on the environment
@@ -372,6 +371,43 @@ LLM_SMALL = """themes:
 """
 
 
+# A colon inside a sentence once made its first half a "speaker" named in the report.
+CONFIDENTIAL = """Interviewer: Who else knows about it?
+Ana: Only my family and one friend.
+My neighbour is HIV positive: he told me before anyone else.
+Interviewer: Did that help you decide?
+Ana: Yes, talking to him made the clinic feel less frightening.
+"""
+
+
+def sentences(text: str) -> list[str]:
+    """Every sentence or colon-separated clause of four words or more, speaker labels dropped."""
+    out = []
+    for line in text.splitlines():
+        for part in re.split(r"(?<=[.?!:])\s+", line):
+            words = part.strip(" .?!:").split()
+            if len(words) >= 4:
+                out.append(" ".join(words))
+    return out
+
+
+def entry_text(name: str, data: bytes) -> str:
+    """An archive entry as searchable text; parquet is compressed, so read its values."""
+    if name.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(pa_buffer(data))
+        meta = str(table.schema.metadata or "")
+        return meta + "\n".join(str(v) for col in table.columns for v in col.to_pylist())
+    return data.decode("utf-8", "replace")
+
+
+def pa_buffer(data: bytes):
+    import pyarrow as pa
+
+    return pa.BufferReader(data)
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("archived")
@@ -379,6 +415,7 @@ def study(tmp_path_factory):
     (root / "data" / "human.csv").write_text(HUMAN)
     (root / "data" / "llm.yaml").write_text(LLM_SMALL)
     (root / "data" / "sam.txt").write_text(TRANSCRIPT)
+    (root / "data" / "ana.txt").write_text(CONFIDENTIAL)
     cfg = {
         "study": {"name": "tiny archive", "description": "archive test"},
         "reference": "human",
@@ -420,7 +457,7 @@ def test_rule_archives_the_study(study, capsys):
         "workflow/rules/archive.smk",
         "workflow/schemas/config.schema.yaml",
         "scripts/archive.py",
-        "src/themesim/archive.py",
+        "src/themesim/archive/build.py",
         "environment/pip-freeze.txt",
         "CITATION.cff",
         "README.md",
@@ -485,3 +522,51 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
         {"given-names": "A.", "family-names": "B"}
     ]
     assert run_verify(zip_of(study), capsys=capsys)[0] == 0
+    # Regression (issue 15): no transcript text, not even a speaker name, in any entry.
+    said = sentences(TRANSCRIPT) + sentences(CONFIDENTIAL)
+    assert "My neighbour is HIV positive" in said and len(said) >= 8
+    for name, data in files.items():
+        text = " ".join(entry_text(name, data).split())
+        leaked = [x for x in said if x in text]
+        assert not leaked, (name, leaked)
+        if not name.startswith(("src/", "scripts/", "workflow/")):
+            assert not re.search(r"\b(Ana|Sam|Interviewer)\b", text), name
+    html = files["results/report/summary.html"].decode()
+    assert "<td>2 (names withheld: archive.confidential)</td>" in html
+    md = files["results/report/summary.md"].decode()
+    assert r"| 2 \(names withheld: archive.confidential\) |" in md
+
+
+def test_verify_refuses_unsafe_entry_names(built, tmp_path, capsys):
+    # Regression (issue 15): '../../x' and '/abs/x', listed with their true sums, were OK.
+    bad = tmp_path / "unsafe.zip"
+
+    def add(files):
+        for name, data in (("../../x", b"escape\n"), ("/abs/x", b"absolute\n")):
+            files[name] = data
+            files["SHA256SUMS"] += f"{sha(data)}  {name}\n".encode()
+
+    rewrite(built, bad, add)
+    assert {"../../x", "/abs/x"} <= {i.filename for i in zipfile.ZipFile(bad).infolist()}
+    rc, out = run_verify(bad, "--verbose", capsys=capsys)
+    assert rc == 1, out
+    assert "UNSAFE    ../../x" in out and "UNSAFE    /abs/x" in out
+    assert "OK        ../../x" not in out and "OK        /abs/x" not in out
+    assert "2 unsafe names (absolute or '..'" in out
+    v = verify(bad)
+    assert v.unsafe == ["../../x", "/abs/x"] and not v.ok and "../../x" not in v.matched
+
+
+def test_verify_refuses_a_huge_checksum_list(built, tmp_path, capsys):
+    # Regression (issue 15): SHA256SUMS was read whole (a 1 GiB entry took 2.2 GB of memory).
+    files = read_zip(built)
+    big = tmp_path / "big.zip"
+    files["SHA256SUMS"] += b"#" * ((8 << 20) + 1)
+    write_zip(big, files)
+    assert main(["verify", str(big)]) == 2
+    err = capsys.readouterr().err
+    assert "SHA256SUMS" in err and "is larger than 8 MiB" in err
+    folder = tmp_path / "unpacked"
+    zipfile.ZipFile(big).extractall(folder)
+    assert main(["verify", str(folder)]) == 2
+    assert "is larger than 8 MiB" in capsys.readouterr().err

@@ -71,7 +71,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
     if entry in ("precomputed", "judge"):
         themes = ingest_shared(results)
         out = results / "similarity" / "m" / "a__vs__b.parquet"
-        spec = {"kind": "precomputed"}
+        spec = {"kind": "precomputed"} | case.get("spec", {})
         if entry == "judge":
             spec = {"kind": "llm_judge", "base_url": closed_port_url()} | case["judge"]
         similarity.similarity_pairs(
@@ -112,6 +112,24 @@ def run_entry(case: dict, results: Path, monkeypatch):
         }
         embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
+    if entry == "coded":  # the segment labels of set a from a coded-segments file
+        from themesim.steps.grounding import segment_labels
+
+        themes = ingest_shared(results)
+        work = results.parent / "work"  # inputs read fine live outside results/
+        ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
+        segment_labels(
+            method="m",
+            kind="precomputed",
+            set_name="a",
+            themes_path=themes["a"],
+            segments_path=str(work / "segments.parquet"),
+            transcripts=["_shared/sam.txt"],
+            coded=case["input"],
+            out=str(results / "segments" / "m" / "a.parquet"),
+            out_quotes=str(results / "segments" / "m" / "a.quotes.csv"),
+        )
+        return pq.read_table(results / "segments" / "m" / "a.parquet").to_pandas()
     raise AssertionError(f"unknown entry {entry}")
 
 
@@ -138,6 +156,8 @@ def test_bad_input(case, tmp_path, monkeypatch, caplog):
         with pytest.raises(ThemesimError) as err:
             run_entry(case, results, monkeypatch)
         message = str(err.value)
+        if case["entry"] == "config":  # parse-time errors are one line
+            assert "\n" not in message, f"not one line:\n{message}"
         for fragment in case["expect"]:
             assert fragment in message, f"{fragment!r} not in:\n{message}"
         # Inputs that were read fine stay; the failing step wrote nothing, not even a temp file.
@@ -207,6 +227,10 @@ def test_bad_input_in_workflow(case, tiny_study, tmp_path):
     for fragment in case["expect"]:
         assert fragment in out, f"{fragment!r} not in:\n{out[-3000:]}"
     assert "Traceback" not in out
+    if case.get("dry_run"):  # a parse-time error: its one line is the last thing shown
+        last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
+        assert last.startswith("Error: config"), proc.stderr[-3000:]
+        assert all(fragment in last for fragment in case["expect"]), last
     results = root / "results"
     left = files_in(results) if results.exists() else set()
     assert not [f for f in left if f.startswith("similarity/") or ".tmp" in f], left

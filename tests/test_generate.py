@@ -11,19 +11,21 @@ from test_judge import completion, fake_servers
 
 from themesim.errors import InputError
 from themesim.io.themes import read_theme_file
+from themesim.llm.chunks import (
+    approx_tokens,
+    chunk_transcripts,
+    pack_lines,
+    segment_lines,
+    text_budget,
+)
 from themesim.llm.generate import (
     GenerateError,
     GenerateSettings,
-    approx_tokens,
-    chunk_transcripts,
     generate_runs,
-    load_prompts,
-    pack_lines,
     parse_themes,
-    segment_lines,
-    text_budget,
     write_theme_csv,
 )
+from themesim.llm.prompts import load_prompts
 
 # ---------------------------------------------------------------- chunking
 

@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from themesim.llm import server as llama_server
-from themesim.llm.generate import GenerateSettings, approx_tokens, generate_runs, load_prompts
+from themesim.llm.chunks import approx_tokens
+from themesim.llm.generate import GenerateSettings, generate_runs
+from themesim.llm.prompts import load_prompts
 
 TURNS = [
     ("Interviewer", "How do you manage work and caring for your mother?"),

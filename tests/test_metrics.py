@@ -184,3 +184,78 @@ def test_max_cardinality_at_least_max_sum(S, t, op):
     assert r["maxcard_n_matched"] >= r["hungarian_n_matched"]
     rows, _ = metrics.max_cardinality_pairs(S, t, op)
     assert len(rows) == r["maxcard_n_matched"]
+
+
+# Five texts whose TF-IDF self-cosines come out 0.9999999999999999 / ...97 before snapping.
+COPY_TEXTS = [
+    "household and carers household carers shifts",
+    "carers guilt money",
+    "carers budget carers and costs of work sleep",
+    "patience strain strain of money sleep",
+    "sleep household health of family",
+]
+
+
+def test_a_set_and_its_copy_match_at_threshold_one_tfidf():
+    # Regression (issue 15): the copy scored hungarian_f1 0.6 at 1.0 and the sweep dipped.
+    from themesim.similarity import tfidf
+
+    S = tfidf(COPY_TEXTS, list(COPY_TEXTS))
+    assert np.diag(S).tolist() == [1.0] * 5
+    sweep = score(S, metrics.threshold_grid(0.0, 1.0, 0.1))
+    assert sweep["threshold"].iloc[-1] == 1.0
+    assert sweep["hungarian_f1"].tolist() == [1.0] * 11
+
+
+def test_a_set_and_its_copy_match_at_threshold_one_embeddings():
+    from themesim.similarity import cosine
+
+    rng = np.random.default_rng(7)
+    E = rng.normal(size=(6, 384)).astype(np.float32)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)  # float32 unit rows: norms 1 +- 1e-7
+    S = cosine(E, E.copy())
+    assert np.diag(S).tolist() == [1.0] * 6
+    assert (S[~np.eye(6, dtype=bool)] < 0.5).all()  # distinct vectors are not snapped
+    assert score(S, [1.0])["hungarian_f1"].tolist() == [1.0]
+    assert cosine(E[:1], -E[:1]).tolist() == [[-1.0]]
+
+
+CHINESE_A = ["照顾父母影响工作", "照顾费用让家庭经济紧张"]
+CHINESE_B = ["工作与照顾父母的冲突", "家庭经济压力很大"]
+
+
+def test_tfidf_warns_on_chinese_words_and_char_ngrams_score_it(caplog):
+    # Regression (issue 15): Chinese text scored 0 with no warning (a phrase is one word term).
+    from themesim.similarity import tfidf, tfidf_options
+
+    S = tfidf(CHINESE_A, CHINESE_B)
+    assert (S == 0).all()
+    assert "4 of 4 texts are in a script without spaces" in caplog.text
+    assert "analyzer: char_wb" in caplog.text
+    caplog.clear()
+    options = tfidf_options({"kind": "tfidf", "analyzer": "char_wb"})
+    assert options == {"analyzer": "char_wb", "ngram_range": (1, 3)}
+    S = tfidf(CHINESE_A, CHINESE_B, **options)
+    assert S[0, 0] > 0.3 and S[1, 1] > 0.25  # shared characters: 照顾父母 / 工作, 家庭经济
+    assert S[0, 0] > S[0, 1] and S[1, 1] > S[1, 0]
+    assert "without spaces" not in caplog.text
+
+
+def test_tfidf_warns_on_a_text_without_terms(caplog):
+    from themesim.similarity import tfidf
+
+    S = tfidf(["money worries", "a !"], ["money and costs"])
+    assert S[1, 0] == 0.0
+    assert "1 of 3 texts have no terms and score 0 against every theme (first: 'a !')" in (
+        caplog.text
+    )
+
+
+def test_tfidf_ngram_range_must_be_min_max():
+    from themesim.errors import InputError
+    from themesim.similarity import tfidf_options
+
+    assert tfidf_options({}) == {"analyzer": "word", "ngram_range": (1, 1)}
+    assert tfidf_options({"analyzer": "word", "ngram_range": [1, 2]})["ngram_range"] == (1, 2)
+    with pytest.raises(InputError, match=r"methods.t.ngram_range: \[3, 1\] is not \[min, max\]"):
+        tfidf_options({"ngram_range": [3, 1]}, "methods.t")

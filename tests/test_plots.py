@@ -299,7 +299,10 @@ def test_plotting_never_imports_pyplot(tmp_path):
         f"out_png=r'{out}'); "
         "assert 'matplotlib.pyplot' not in sys.modules"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(plots.__file__).parents[1])}
+    import themesim
+
+    # The source tree under test, not whichever copy is installed.
+    env = {**os.environ, "PYTHONPATH": str(Path(themesim.__file__).parents[1])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     assert png_size(out)[0] > 100
 
@@ -540,3 +543,30 @@ def test_runs_heatmap_labels_and_score(tmp_path):
     )  # fmt: skip
     assert png_size(out)[0] > 500
     svg_root(tmp_path / "r.svg")
+
+
+def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
+    # Regression (issue 15): CJK glyphs and emoji drew as empty boxes ("missing from font").
+    import warnings
+
+    from themesim.report.fonts import font_family
+
+    family = font_family()
+    cjk = [f for f in family if "CJK" in f or "WenQuanYi" in f or "Droid" in f]
+    if not cjk:
+        pytest.skip("no CJK font installed: `make fonts` installs Debian's fonts-wqy-microhei")
+    names = ["照顾父母", "家庭经济压力"] + (["Care 😀"] if "Symbola" in family else [])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plots.heatmap(
+            matrix(len(names), 2),
+            names,
+            ["工作", "睡眠"],
+            threshold=0.5,
+            op="ge",
+            title="人类 vs LLM",
+            out_png=tmp_path / "cjk.png",
+        )
+    missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
+    assert not missing, missing
+    assert family[0] == "DejaVu Sans" and cjk[0] in family

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -598,3 +599,17 @@ def test_report_renders_in_headless_chromium_without_errors_or_requests(study, t
     assert len(np.unique(rgb.reshape(-1, 3), axis=0)) > 50
     # Readable on a phone: the body text does not overflow the right edge.
     assert (rgb[:, -6:, :].sum(axis=2) < 700).mean() < 0.2
+
+
+def test_markdown_syntax_in_names_is_escaped(study):
+    # Regression (issue 15): link and emphasis syntax in a theme name reached summary.md as is.
+    themes = Path(study["methods"]["minilm"]["themes_csv"])
+    text = themes.read_text(encoding="utf-8")
+    name = "[Guilt](http://evil.example) *and* obligation_x"
+    themes.write_text(text.replace("Guilt and obligation", name), encoding="utf-8")
+    write_report(**study)
+    md = study["out_md"].read_text(encoding="utf-8")
+    assert r"H01 \[Guilt\]\(http://evil.example\) \*and\* obligation\_x" in md
+    assert "[Guilt](" not in md and "*and*" not in md
+    html = study["out_html"].read_text(encoding="utf-8")
+    assert "*and* obligation_x" in html and r"\*and\*" not in html  # HTML only escapes HTML

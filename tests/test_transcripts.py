@@ -56,6 +56,8 @@ def test_txt_turns(tmp_path):
         "Participant 3: I agree: too long.\n"
         "Dr. O’Neil: Noted.\n"
         "Émilie: Merci.\n"
+        "Dr. O’Neil: Thanks.\n"
+        "Émilie: De rien.\n"
     )
     df = read_transcript(write(tmp_path, "int04.txt", text))
     assert list(df.columns) == segment_columns()
@@ -67,15 +69,54 @@ def test_txt_turns(tmp_path):
         ("int04", 3, "Participant 3", "I agree: too long."),
         ("int04", 4, "Dr. O’Neil", "Noted."),
         ("int04", 5, "Émilie", "Merci."),
+        ("int04", 6, "Dr. O’Neil", "Thanks."),
+        ("int04", 7, "Émilie", "De rien."),
     ]
     assert df["start"].isna().all() and df["end"].isna().all()
     assert df["segment"].dtype == "int64" and df["start"].dtype == "float64"
 
 
+def test_speakers_are_short_name_like_and_repeated(tmp_path):
+    # Regression (issue 15): any text before ': ' used to become a "speaker" and reach the report.
+    text = (
+        "Interviewer: Tell me about your family.\n"
+        "My neighbour is HIV positive: he told me\n"
+        "Sam: My sister lives with us.\n"
+        "Our landlord: never fixes anything\n"
+        "the nurse said: rest more\n"
+        "Interviewer: And work?\n"
+        "Sam: Part time now.\n"
+    )
+    df = read_transcript(write(tmp_path, "t.txt", text))
+    assert rows(df, "speaker", "text") == [
+        (
+            "Interviewer",
+            "Tell me about your family. My neighbour is HIV positive: he told me",
+        ),
+        (
+            "Sam",
+            "My sister lives with us. Our landlord: never fixes anything the nurse said: rest more",
+        ),
+        ("Interviewer", "And work?"),
+        ("Sam", "Part time now."),
+    ]
+    assert set(df["speaker"]) == {"Interviewer", "Sam"}
+
+
+def test_speaker_shape_limits(tmp_path):
+    # Five words or a lower-case start are text; a role label counts even when it speaks once.
+    text = "Ann Bea Cy Di Ed: one\nAnn Bea Cy Di Ed: two\nbob: three\nbob: four\nP7: five\n"
+    df = read_transcript(write(tmp_path, "t.txt", text))
+    assert rows(df, "speaker", "text") == [
+        ("", "Ann Bea Cy Di Ed: one Ann Bea Cy Di Ed: two bob: three bob: four"),
+        ("P7", "five"),
+    ]
+
+
 def test_txt_bom_and_crlf(tmp_path):
-    path = write(tmp_path, "a.txt", "\ufeffA: one\r\ntwo\r\nB: three\r\n")
+    path = write(tmp_path, "a.txt", "\ufeffA: one\r\ntwo\r\nBo: three\r\nBo: four\r\n")
     df = read_transcript(path)
-    assert rows(df, "speaker", "text") == [("A", "one two"), ("B", "three")]
+    assert rows(df, "speaker", "text") == [("A", "one two"), ("Bo", "three"), ("Bo", "four")]
 
 
 def test_txt_latin1(tmp_path):
@@ -159,14 +200,16 @@ def test_vtt_end_before_start(tmp_path):
 def test_srt(tmp_path):
     text = (
         "1\r\n00:00:01,000 --> 00:00:02,500\r\nAnna: Hi <i>you</i>\r\nover there\r\n\r\n"
-        "2\r\n00:01:02,250 --> 00:01:03,000\r\n{\\an8}Bye\r\n"
+        "2\r\n00:01:02,250 --> 00:01:03,000\r\n{\\an8}Bye\r\n\r\n"
+        "3\r\n00:01:04,000 --> 00:01:05,000\r\nAnna: See you\r\n"
     )
     df = read_transcript(write(tmp_path, "s1.srt", text))
     assert rows(df, "transcript", "segment", "speaker", "text") == [
         ("s1", 0, "Anna", "Hi you over there"),
         ("s1", 1, "", "Bye"),
+        ("s1", 2, "Anna", "See you"),
     ]
-    assert times(df) == [(1.0, 2.5), (62.25, 63.0)]
+    assert times(df) == [(1.0, 2.5), (62.25, 63.0), (64.0, 65.0)]
 
 
 def test_srt_malformed_timestamp(tmp_path):
@@ -298,13 +341,13 @@ def test_missing_file_and_directory(tmp_path):
 
 
 def test_read_transcripts_sorted(tmp_path):
-    b = write(tmp_path, "b.txt", "A: one\nB: two\n")
-    a = write(tmp_path, "a.srt", "1\n00:00:01,000 --> 00:00:02,000\nZ: zed\n")
+    b = write(tmp_path, "b.txt", "A: one\nP2: two\n")
+    a = write(tmp_path, "a.srt", "1\n00:00:01,000 --> 00:00:02,000\nR: zed\n")
     df = read_transcripts([b, a])
     assert rows(df, "transcript", "segment", "speaker", "text") == [
-        ("a", 0, "Z", "zed"),
+        ("a", 0, "R", "zed"),
         ("b", 0, "A", "one"),
-        ("b", 1, "B", "two"),
+        ("b", 1, "P2", "two"),
     ]
     assert list(df.index) == [0, 1, 2]
 

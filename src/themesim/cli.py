@@ -10,7 +10,8 @@ import sys
 
 from themesim import __version__
 from themesim.errors import InputError, ThemesimError
-from themesim.methods import DEFAULT_METHODS
+from themesim.kinds import DEFAULT_METHODS
+from themesim.kinds import get as get_kind
 
 FORMATS = ("json", "csv", "text")
 
@@ -72,7 +73,7 @@ def cmd_compare(args) -> int:
     from themesim.metrics.coverage import score
     from themesim.steps.similarity import similarity_for
 
-    usable = sorted(m for m, s in DEFAULT_METHODS.items() if s["kind"] != "precomputed")
+    usable = sorted(m for m, s in DEFAULT_METHODS.items() if not get_kind(s["kind"]).reads_matrices)
     if args.method not in usable:
         raise InputError(f"--method {args.method}", "is not usable here", f"Use one of {usable}")
     spec = DEFAULT_METHODS[args.method]
@@ -90,7 +91,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from themesim.archive.bundle import format_verification, verify
+    from themesim.archive.verify import format_verification, verify
 
     result = verify(args.archive)
     sys.stdout.write(format_verification(args.archive, result, verbose=args.verbose))

@@ -13,19 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from themesim.errors import InputError
-from themesim.methods import KINDS, method_defaults, metrics_settings
+from themesim.kinds import KINDS, method_defaults
+from themesim.kinds import get as get_kind
+from themesim.metrics.settings import metrics_settings
 
-# Threshold ranges per kind on the cosine scale; angular similarity and the judge's score
-# lie in [0, 1]. Precomputed scores may use any scale, so their thresholds are not checked.
-THRESHOLD_RANGE = {
-    "sentence_transformer": (-1.0, 1.0),
-    "abtt": (-1.0, 1.0),
-    "tfidf": (0.0, 1.0),
-    "llm_judge": (0.0, 1.0),
-}
-
-SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # fullmatch: "$" passes a final "\n"
+METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 PAIR_SEP = "__vs__"
 GENERATED_DIR = "results/generated"
 # Keys of generate_themes that reach themesim.llm.generate.GenerateSettings.
@@ -64,6 +57,9 @@ class Study:
     pairs: list[tuple[str, str]] = field(default_factory=list)  # cross-set comparisons
     generated: dict[str, int] = field(default_factory=dict)  # LLM-generated run -> its seed
     generate: dict = field(default_factory=dict)  # settings of the generation (GENERATE_KEYS)
+    segments: dict[str, str] = field(default_factory=dict)  # set -> coded file or .qdpx
+    levels: dict[str, str] = field(default_factory=dict)  # .qdpx set -> top|leaf|all
+    grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -72,14 +68,11 @@ class Study:
     def method_pairs(self, method: str) -> list[tuple[str, str]]:
         """The pairs a method writes similarity files for."""
         spec = self.methods[method]
-        if spec["kind"] == "llm_judge":
-            return self.pairs  # n_a * n_b calls per comparison; within-set would add n^2 more
-        if spec["kind"] != "precomputed":
-            return self.pairs + self.within
-        return [p for p in self.pairs + self.within if Path(precomputed_csv(spec, *p)).is_file()]
+        return get_kind(spec["kind"]).study_pairs(spec, self.pairs, self.within)
 
-    def methods_of(self, *kinds: str) -> list[str]:
-        return [m for m, s in self.methods.items() if s["kind"] in kinds]
+    def methods_with(self, capability: str) -> list[str]:
+        """Active methods whose kind has that capability (a flag of themesim.kinds.Kind)."""
+        return [m for m, s in self.methods.items() if getattr(get_kind(s["kind"]), capability)]
 
     @property
     def runs(self) -> list[str]:
@@ -94,7 +87,7 @@ class Study:
     def embeddings_of(self, method: str) -> str:
         """The method whose embedding files a method reads (itself, or an abtt's base)."""
         spec = self.methods[method]
-        return spec["base"] if spec["kind"] == "abtt" else method
+        return get_kind(spec["kind"]).embeddings_of(method, spec)
 
 
 def _key_path(path) -> str:
@@ -150,6 +143,24 @@ def check_schema(config: dict, schema_path) -> None:
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
         example = {"array": "a list, e.g. [0.5]", "object": "a mapping of keys"}.get(want, want)
+        if isinstance(error.instance, str) and {"number", "integer"} & set(want.split(" or ")):
+            try:
+                number = float(error.instance)
+            except ValueError:
+                number = None
+            mantissa, _, exponent = error.instance.strip().lower().partition("e")
+            if number is not None and exponent and "." not in mantissa:
+                # YAML 1.1 (PyYAML) reads 1e-20, with no '.', as text
+                raise InputError(
+                    where,
+                    f"{error.instance!r} is text, not a number (YAML reads e-notation "
+                    "without a decimal point as text)",
+                    f"Write it as {mantissa}.0e{exponent}",
+                )
+            if number is not None:
+                raise InputError(
+                    where, f"{error.instance!r} is text, not a number", "Remove the quotes"
+                )
         raise InputError(
             where, f"{error.instance!r} is not of type {want}", f"Write it as {example}"
         )
@@ -158,7 +169,9 @@ def check_schema(config: dict, schema_path) -> None:
 
 def _check_thresholds(name: str, spec: dict) -> None:
     where = f"config methods.{name}.thresholds"
-    low, high = THRESHOLD_RANGE.get(spec["kind"], (-math.inf, math.inf))
+    kind = get_kind(spec["kind"])
+    low, high = kind.threshold_range or (-math.inf, math.inf)
+    scores = spec.get("scale", "cosine") if kind.score_name == "cosine" else kind.score_name
     if spec.get("scale") == "z":  # standard deviations, unbounded
         low, high = -math.inf, math.inf
     elif spec.get("scale") in ("angular", "calibrated") or (spec.get("clamp") and low < 0):
@@ -173,11 +186,18 @@ def _check_thresholds(name: str, spec: dict) -> None:
         if not low <= t <= high:
             raise InputError(
                 where,
-                f"{t:g} is outside [{low:g}, {high:g}], the range of this method's "
-                f"{spec.get('scale', 'cosine') if spec['kind'] != 'llm_judge' else 'judge'} scores",
+                f"{t:g} is outside [{low:g}, {high:g}], the range of this method's {scores} scores",
                 f"Give thresholds between {low:g} and {high:g} (a percentage such as 56 "
                 "is written 0.56)",
             )
+    seen = set()
+    for t in spec["thresholds"]:
+        if t in seen:  # each threshold is a row of the metric tables: twice would repeat it
+            shown = t if isinstance(t, str) else f"{t:g}"
+            raise InputError(
+                where, f"{shown} is listed twice", "List each threshold once, e.g. [0.5, 0.6]"
+            )
+        seen.add(t)
 
 
 MAX_SWEEP_POINTS = 10_001  # step 0.0001 over [0, 1]; more only costs time and memory
@@ -208,7 +228,7 @@ def _check_calibrated(name: str, spec: dict, config: dict) -> None:
             "uses calibrated but calibration.pairs is not set",
             "Set calibration: {pairs: data/rated_pairs.csv} (docs/thresholds.md)",
         )
-    if spec["kind"] not in ("sentence_transformer", "tfidf", "abtt"):
+    if not get_kind(spec["kind"]).calibrates:
         raise InputError(
             where,
             f"a {spec['kind']} method cannot be calibrated yet",
@@ -216,20 +236,6 @@ def _check_calibrated(name: str, spec: dict, config: dict) -> None:
         )
     if spec.get("scale") == "z":
         raise InputError(where, "calibrated thresholds are not z scores", "Use scale: cosine")
-
-
-def _check_model(name: str, spec: dict) -> None:
-    """A sentence-transformer model that cannot load fails now, not in the embedding job."""
-    from themesim.embed.encode import check_model
-
-    try:
-        check_model(spec.get("model"), spec.get("path"))
-    except InputError as e:
-        raise InputError(f"config methods.{name}: {e.where}", e.problem, e.fix) from e
-
-
-def precomputed_csv(spec: dict, a: str, b: str) -> str:
-    return str(Path(spec["dir"]) / f"{pair_name(a, b)}.csv")
 
 
 def _set_entries(config: dict) -> dict[str, str]:
@@ -240,7 +246,7 @@ def _set_entries(config: dict) -> dict[str, str]:
         path = entry["path"]
         name = entry.get("name") or Path(path).stem
         where = f"config theme_sets[{i}] ({path})"
-        if not SET_NAME.match(name) or PAIR_SEP in name:
+        if not SET_NAME.fullmatch(name) or PAIR_SEP in name:
             raise InputError(
                 where,
                 f"set name {name!r} is not usable in file names",
@@ -254,6 +260,38 @@ def _set_entries(config: dict) -> dict[str, str]:
             raise InputError(where, "file not found", "Check the path (relative to the run folder)")
         sets[name] = path
     return sets
+
+
+GROUNDING_DEFAULTS = {
+    "active": True,
+    "min_iou": 0.2,
+    "assign": "uncoded",
+    "quote_cutoff": 90.0,
+    "exclude_speakers": ["Interviewer"],
+    "bootstrap": 200,
+    "seed": 0,
+}
+
+
+def _set_segments(config: dict, sets: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(set -> coded-segments file, .qdpx set -> level) of the theme_sets entries."""
+    segments, levels = {}, {}
+    by_path = {v: k for k, v in sets.items()}
+    for i, entry in enumerate(config.get("theme_sets") or []):
+        entry = {"path": entry} if isinstance(entry, str) else entry
+        name = by_path.get(entry["path"]) if not entry.get("name") else entry["name"]
+        if Path(entry["path"]).suffix.lower() == ".qdpx":
+            segments[name] = entry["path"]
+            levels[name] = entry.get("level") or "all"
+        if entry.get("segments"):
+            if not Path(entry["segments"]).is_file():
+                raise InputError(
+                    f"config theme_sets[{i}].segments ({entry['segments']})",
+                    "file not found",
+                    "Check the path of the coded-segments file (relative to the run folder)",
+                )
+            segments[name] = entry["segments"]
+    return segments, levels
 
 
 def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
@@ -274,7 +312,7 @@ def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
     prefix = gen.get("name", "generated_run")
     generated = {f"{prefix}{i}": seed for i, seed in enumerate(seeds, start=1)}
     for run in generated:
-        if not SET_NAME.match(run) or PAIR_SEP in run:
+        if not SET_NAME.fullmatch(run) or PAIR_SEP in run:
             raise InputError(
                 f"{where}.name", f"run name {run!r} is not usable in file names", "Rename"
             )
@@ -324,6 +362,19 @@ def _transcripts(config: dict) -> list[str]:
     return files
 
 
+def _check_keys(name: str, spec: dict) -> None:
+    """A setting of another kind (e.g. dir: on an embedding method) is a mistake, not noise."""
+    kind = get_kind(spec["kind"])
+    for key in spec:
+        if key not in kind.accepts:
+            owners = [k for k, other in KINDS.items() if key in other.accepts]
+            raise InputError(
+                f"config methods.{name}.{key}",
+                f"{key!r} is a setting of kind {' or '.join(owners)}, not of {kind.name}",
+                f"Remove {key}: from {name}, or set kind: to {owners[0]}",
+            )
+
+
 def _methods(config: dict) -> dict[str, dict]:
     methods = {}
     for name, spec in (config.get("methods") or {}).items():
@@ -331,7 +382,7 @@ def _methods(config: dict) -> dict[str, dict]:
         if not spec.get("active", True):
             continue
         where = f"config methods.{name}"
-        if not METHOD_NAME.match(name):
+        if not METHOD_NAME.fullmatch(name):
             raise InputError(where, "method name has unusable characters", "Rename the method")
         if spec.get("kind") not in KINDS:
             raise InputError(
@@ -339,33 +390,20 @@ def _methods(config: dict) -> dict[str, dict]:
             )
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
+        _check_keys(name, spec)
         _check_thresholds(name, spec)
         if "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated":
             _check_calibrated(name, spec, config)
-        if spec.get("scale") == "z" and spec["kind"] in ("precomputed", "llm_judge"):
+        if spec.get("scale") == "z" and not get_kind(spec["kind"]).within_set_matrices:
             raise InputError(
                 f"{where}.scale",
                 f"scale z needs within-set similarities, which a {spec['kind']} method lacks",
                 "Use scale: cosine for this method",
             )
-        if spec["kind"] == "sentence_transformer":
-            _check_model(name, spec)
-        if spec["kind"] == "precomputed" and not (spec.get("dir") and Path(spec["dir"]).is_dir()):
-            raise InputError(
-                f"{where}.dir",
-                f"folder {spec.get('dir')!r} not found",
-                "Point dir: at a folder of {a}__vs__{b}.csv matrices",
-            )
+        get_kind(spec["kind"]).check(name, spec)
         methods[name] = spec
     for name, spec in methods.items():
-        if spec["kind"] == "abtt":
-            base = methods.get(spec.get("base"))
-            if base is None or base["kind"] != "sentence_transformer":
-                raise InputError(
-                    f"config methods.{name}.base",
-                    f"{spec.get('base')!r} is not an active sentence_transformer method",
-                    "Name an active embedding method, e.g. base: minilm",
-                )
+        get_kind(spec["kind"]).check_study(name, spec, methods)
     if not methods:
         raise InputError("config methods", "no method is active", "Set active: true on one")
     return methods
@@ -410,13 +448,8 @@ def prepare(config: dict) -> Study:
         generated=generated,
         generate=generate,
     )
-    for m in study.methods_of("precomputed"):
-        spec = study.methods[m]
-        for a, b in pairs:
-            if not Path(precomputed_csv(spec, a, b)).is_file():
-                raise InputError(
-                    f"config methods.{m}",
-                    f"no matrix for {a} vs {b}: {precomputed_csv(spec, a, b)} not found",
-                    "Add that CSV (rows = A theme names, header = B theme names)",
-                )
+    study.segments, study.levels = _set_segments(config, sets)
+    study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
+    for m, spec in study.methods.items():
+        get_kind(spec["kind"]).check_pairs(m, spec, pairs)
     return study

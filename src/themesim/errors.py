@@ -17,3 +17,17 @@ class InputError(ThemesimError, ValueError):
         self.problem = problem
         self.fix = fix
         super().__init__(f"{where}: {problem}. {fix}")
+
+
+def exit_on_error(fn, *args, **kwargs):
+    """fn(*args, **kwargs); a ThemesimError ends the program with its one line on stderr.
+
+    For workflow parse time: Snakemake would print its own stack after the message.
+    """
+    import sys
+
+    try:
+        return fn(*args, **kwargs)
+    except ThemesimError as e:
+        print(f"Error: {e}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,33 +20,101 @@ from themesim.io.files import atomic_path
 SIMILARITY_META_KEY = b"themesim.similarity"
 
 
+# Cosines this close to +-1 are +-1: identical texts must reach a threshold of 1.0, which
+# rounding (TF-IDF 0.9999999999999991) missed. Distinct texts never come this close.
+UNIT_TOL = 1e-9
+
+
+def snap_unit(S) -> np.ndarray:
+    """Cosines clipped to [-1, 1], with those within UNIT_TOL of +-1 set to exactly +-1."""
+    S = np.clip(np.asarray(S, dtype=np.float64), -1.0, 1.0)
+    S[S > 1.0 - UNIT_TOL] = 1.0
+    S[S < UNIT_TOL - 1.0] = -1.0
+    return S
+
+
+def _unit_rows(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms > 0, norms, 1.0)
+
+
 def cosine(emb_a: np.ndarray, emb_b: np.ndarray) -> np.ndarray:
-    """Cosine of L2-normalised rows, in float64, clipped to [-1, 1] against rounding."""
-    S = np.asarray(emb_a, dtype=np.float64) @ np.asarray(emb_b, dtype=np.float64).T
-    return np.clip(S, -1.0, 1.0)
+    """Cosine of the rows, renormalised in float64 (float32 unit vectors are 1 +- 1e-7 long)."""
+    return snap_unit(_unit_rows(emb_a) @ _unit_rows(emb_b).T)
+
+
+# Scripts written without spaces between words: word TF-IDF sees a whole phrase as one term.
+_NO_SPACES = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+CHAR_NGRAMS = (1, 3)
+
+
+def tfidf_options(spec: dict, where: str = "tfidf") -> dict:
+    """TfidfVectorizer options of a tfidf method (`analyzer`, `ngram_range`)."""
+    analyzer = spec.get("analyzer") or "word"
+    low, high = spec.get("ngram_range") or ((1, 1) if analyzer == "word" else CHAR_NGRAMS)
+    if not 1 <= low <= high:
+        raise InputError(
+            f"{where}.ngram_range", f"[{low}, {high}] is not [min, max]", "Write e.g. [1, 3]"
+        )
+    return {"analyzer": analyzer, "ngram_range": (int(low), int(high))}
 
 
 def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -> np.ndarray:
     """Cosine of TF-IDF vectors fitted on the union of both sets (seed 002).
 
-    texts_b None: within-set similarity, fitted on set A alone.
+    texts_b None: within-set similarity, fitted on set A alone. Warns when a text has no
+    terms (it then scores 0 against everything) and when word terms meet text without spaces.
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
+    texts = list(texts_a) + list(texts_b or [])
     vec = TfidfVectorizer(**vectorizer_options)
+    hint = "set analyzer: char_wb on the method for text without spaces (e.g. Chinese)"
     try:
-        X = vec.fit_transform(list(texts_a) + list(texts_b or []))
-    except ValueError as e:  # every text was a stop word or punctuation
+        X = vec.fit_transform(texts)
+    except ValueError as e:  # every text was a stop word, punctuation or a single letter
         raise InputError(
-            "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+            "tfidf", f"cannot build a vocabulary ({e})", f"Give the themes longer texts, or {hint}"
         ) from e
+    log = logging.getLogger("themesim")
+    empty = np.flatnonzero(np.diff(X.indptr) == 0)
+    if len(empty):
+        log.warning(
+            "tfidf: %d of %d texts have no terms and score 0 against every theme (first: %r); %s",
+            len(empty),
+            len(texts),
+            texts[empty[0]][:80],
+            hint,
+        )
+    if vectorizer_options.get("analyzer", "word") == "word":
+        spaceless = [t for t in texts if _NO_SPACES.search(t)]
+        if spaceless:
+            log.warning(
+                "tfidf: %d of %d texts are in a script without spaces between words (first: "
+                "%r), so word terms are whole phrases and scores are near 0; %s",
+                len(spaceless),
+                len(texts),
+                spaceless[0][:80],
+                hint,
+            )
     n = len(texts_a)
-    return np.clip(cosine_similarity(X[:n], X[n:] if texts_b is not None else X), -1.0, 1.0)
+    return snap_unit(cosine_similarity(X[:n], X[n:] if texts_b is not None else X))
 
 
-def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
-    """A matrix CSV: header = B names (first cell ignored), first column = A names."""
+# Precomputed scores are on the cosine scale (an angular method converts them afterwards).
+SCORE_RANGE = (-1.0, 1.0)
+
+
+def read_matrix_csv(
+    path, *, score_range: tuple[float, float] | None = None, clamp: bool = False
+) -> tuple[np.ndarray, list[str], list[str]]:
+    """A matrix CSV: header = B names (first cell ignored), first column = A names.
+
+    score_range: a score outside it is an error naming file, row and column, or with
+    clamp=True is clipped into it with a warning; None reads any finite number.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), "file not found", "Check the path in the command or config")
@@ -63,6 +133,7 @@ def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
         )
     b_names = [c.strip() for c in rows[0][1:]]
     a_names, values = [], []
+    clipped, first = 0, ""
     for line_no, r in enumerate(rows[1:], start=2):
         if len(r) != len(b_names) + 1:
             raise InputError(
@@ -83,8 +154,29 @@ def read_matrix_csv(path) -> tuple[np.ndarray, list[str], list[str]]:
                     f"score {cell.strip()!r} is not a finite number",
                     "Fill every cell with a number; remove NaN, inf and blanks",
                 )
+            if score_range and not score_range[0] <= v <= score_range[1]:
+                low, high = score_range
+                at = f"{path}, row {line_no} ({r[0].strip()!r}), column {name!r}"
+                if not clamp:
+                    raise InputError(
+                        at,
+                        f"score {cell.strip()} is outside [{low:g}, {high:g}], the cosine scale",
+                        f"Rescale the scores to [{low:g}, {high:g}] (e.g. divide 0-5 ratings "
+                        "by 5), or set clamp: true on the method to clip them",
+                    )
+                clipped += 1
+                first = first or f"{at}: {cell.strip()}"
+                v = min(max(v, low), high)
             row.append(v)
         values.append(row)
+    if clipped:
+        logging.getLogger("themesim").warning(
+            "%s: %d score(s) outside [%g, %g] clipped (clamp: true); first at %s",
+            path,
+            clipped,
+            *score_range,
+            first,
+        )
     for names, side in ((a_names, "row"), (b_names, "column")):
         seen = set()
         for n in names:

@@ -21,7 +21,7 @@ rule calibration:
     benchmark:
         "benchmarks/calibration/{method}.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer", "tfidf", "abtt"),
+        method=methods_with("calibrates"),
     threads: 2
     params:
         kind=lambda wc: kind(wc.method),

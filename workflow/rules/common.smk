@@ -1,11 +1,14 @@
 import re
 from pathlib import Path
 
-from themesim.config import generated_csv, pair_name, precomputed_csv, prepare
+from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import script_code
+from themesim import kinds
+from themesim.errors import exit_on_error
 from themesim.provenance import git_commit
+from themesim.similarity import tfidf_options
 
-STUDY = prepare(config)
+STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
@@ -22,8 +25,18 @@ def code(script):
     return script_code(Path(workflow.basedir) / "scripts" / script, SRC)
 
 
-def methods_regex(*kinds):
-    return "|".join(re.escape(m) for m in STUDY.methods_of(*kinds)) or NOTHING
+def regex_of(methods):
+    return "|".join(re.escape(m) for m in methods) or NOTHING
+
+
+def methods_with(capability):
+    """Wildcard pattern of the methods whose kind has a capability (themesim.kinds.Kind)."""
+    return regex_of(STUDY.methods_with(capability))
+
+
+def similarity_methods(rule):
+    """Wildcard pattern of the methods whose kind writes its similarity files by that rule."""
+    return regex_of(m for m in STUDY.methods if kind_of(m).similarity_rule == rule)
 
 
 def pair_names(pairs):
@@ -69,17 +82,24 @@ def kind(method):
     return STUDY.methods[method]["kind"]
 
 
+def kind_of(method):
+    """What the method's kind does (themesim.kinds): its capabilities and settings."""
+    return kinds.get(kind(method))
+
+
 def within_sets(method):
-    """Sets whose within-set matrix the method has (precomputed and judge scores have none)."""
-    return [] if kind(method) in ("precomputed", "llm_judge") else list(STUDY.sets)
+    """Sets whose within-set matrix the method has."""
+    return list(STUDY.sets) if kind_of(method).within_set_matrices else []
 
 
-def judge_settings(method):
-    """What reaches the judge; thresholds are not among them, so they never re-judge."""
-    from themesim.methods import JUDGE_KEYS
+def matrix_files(method, pairs):
+    """Score matrices made elsewhere that the method reads for those pairs."""
+    return kind_of(method).matrix_files(STUDY.methods[method], pairs)
 
-    spec = STUDY.methods[method]
-    return {k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None}
+
+def similarity_spec(method):
+    """What the similarity step reads of the method; thresholds never re-score."""
+    return kind_of(method).similarity_spec(STUDY.methods[method])
 
 
 def similarity_done(method):
@@ -95,9 +115,9 @@ def within_files(method):
 
 
 def null_sets(method):
-    """B sets with embedded word-salad nulls (TF-IDF builds its nulls inside the job)."""
+    """B sets with embedded word-salad nulls (others build theirs in the metrics job)."""
     has_null = (
-        kind(method) == "sentence_transformer" and STUDY.metrics["null_model"]["k"] > 0
+        kind_of(method).nulls == "embedded" and STUDY.metrics["null_model"]["k"] > 0
     )
     return STUDY.b_sets if has_null else []
 
@@ -112,7 +132,7 @@ def reference_sides():
 
 
 def embedded_sets(method, sets):
-    return list(sets) if kind(method) == "sentence_transformer" else []
+    return list(sets) if kind_of(method).own_embeddings else []
 
 
 def embedding_files(method, sets):
@@ -129,7 +149,7 @@ def keyword_files(method):
 
 
 def segment_embedding_files(method):
-    has = kind(method) == "sentence_transformer" and STUDY.transcripts
+    has = kind_of(method).own_embeddings and STUDY.transcripts
     return [f"results/segment_embeddings/{method}.parquet"] if has else []
 
 
@@ -154,35 +174,26 @@ def decision_thresholds(method):
     """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
     a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
     any other method's against metrics.baseline_z."""
-    from themesim.methods import method_defaults
-
     spec = STUDY.methods[method]
     if spec.get("scale") == "z":
         raw = (
             spec.get("raw_thresholds")
-            or method_defaults(method, {"kind": spec["kind"]})["thresholds"]
+            or kinds.method_defaults(method, {"kind": spec["kind"]})["thresholds"]
         )
         return {"raw": list(raw), "z": list(spec["thresholds"])}
     return {"raw": list(spec["thresholds"]), "z": [STUDY.metrics["baseline_z"]]}
 
 
-CALIBRATION_DEFAULTS = {
-    "pairs": None,
-    "positive_from": None,
-    "bootstrap": {"n": 1000, "seed": 0},
-}
-
-
 def calibration_settings():
-    """config `calibration:` with its defaults (docs/thresholds.md)."""
-    return CALIBRATION_DEFAULTS | (config.get("calibration") or {})
+    """config `calibration:` with its defaults (metrics.settings, docs/thresholds.md)."""
+    from themesim.metrics.settings import calibration_settings as merged
+
+    return merged(config.get("calibration"))
 
 
 def has_calibration(method):
-    """Rated pairs are configured and the method can score them."""
-    from themesim.steps.calibration import CALIBRATED_KINDS
-
-    return bool(calibration_settings()["pairs"]) and kind(method) in CALIBRATED_KINDS
+    """Rated pairs are configured and the method's kind can score them."""
+    return bool(calibration_settings()["pairs"]) and kind_of(method).calibrates
 
 
 def uses_calibration(method):
@@ -203,16 +214,14 @@ def calibration_files(method):
 def calibration_spec(method):
     """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
     spec = STUDY.methods[method]
-    if kind(method) == "abtt":
-        return embed_settings(STUDY.embeddings_of(method)) | {"d": spec.get("d")}
-    if kind(method) == "sentence_transformer":
-        return embed_settings(method)
-    return {}
+    k = kind_of(method)
+    embed = embed_settings(k.embeddings_of(method, spec)) if k.reads_embeddings else {}
+    return embed | k.similarity_spec(spec)
 
 
 def calibration_embeddings(method):
-    """An abtt variant's correction is fitted on the study's pooled theme vectors."""
-    if kind(method) != "abtt":
+    """A kind whose pair scores need the study's theme vectors (abtt's correction)."""
+    if not kind_of(method).pairs_read_study_embeddings:
         return []
     return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
 
@@ -242,17 +251,18 @@ def heatmaps(method):
 
 
 def has_runs(method):
-    """Run consistency (seeds 002-004): embedding and TF-IDF methods, two or more runs."""
-    return kind(method) in ("sentence_transformer", "tfidf") and len(STUDY.runs) >= 2
+    """Run consistency (seeds 002-004): kinds that have it, two or more runs."""
+    return kind_of(method).runs and len(STUDY.runs) >= 2
 
 
 def has_theme_map(method):
-    """Methods with theme vectors for a 2-D map (precomputed and judge scores have none)."""
-    return kind(method) in ("sentence_transformer", "abtt", "tfidf")
+    """Methods with theme vectors for a 2-D map."""
+    return kind_of(method).theme_vectors
 
 
 def theme_map_embeddings(method):
-    """Embedding files a theme map reads (an abtt variant corrects its base's vectors)."""
+    """Embedding files a method's similarity and theme map read (an abtt variant corrects
+    its base's vectors); none for a kind that reads no embeddings."""
     return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
 
 
@@ -271,7 +281,7 @@ def method_plot_files(method):
 
 
 def precomputed_files():
-    """Score matrices read by the precomputed methods (hashed in the report's inputs)."""
+    """Score matrices made elsewhere that methods read (hashed in the report's inputs)."""
     return [f for files in precomputed_inputs().values() for f in files]
 
 
@@ -299,6 +309,7 @@ def get_final_output():
         )
         if has_runs(m):
             out.append(f"results/metrics/{m}/runs.csv")
+        out += grounding_outputs(m)
         plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots += list(method_plot_files(m).values())
         out += plots + svg_of(plots)
@@ -318,7 +329,7 @@ def archive_settings():
 
 
 def archive_zip():
-    from themesim.archive.bundle import archive_name
+    from themesim.archive.build import archive_name
 
     return f"results/archive/{archive_name(STUDY.name)}.zip"
 
@@ -344,16 +355,16 @@ def archive_results():
 
 
 def precomputed_inputs():
-    """Per precomputed method, the matrix files it reads."""
+    """Per method that reads score matrices made elsewhere, the files it reads."""
     return {
-        m: [precomputed_csv(STUDY.methods[m], a, b) for a, b in STUDY.method_pairs(m)]
-        for m in STUDY.methods_of("precomputed")
+        m: matrix_files(m, STUDY.method_pairs(m))
+        for m in STUDY.methods_with("reads_matrices")
     }
 
 
 def judge_cache():
     """The judge's cache when a judge method runs (an accumulating file, not a rule output)."""
-    return "results/cache/judge.sqlite" if STUDY.methods_of("llm_judge") else None
+    return "results/cache/judge.sqlite" if STUDY.methods_with("judge_cache") else None
 
 
 def generate_cache():
@@ -363,7 +374,7 @@ def generate_cache():
 
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
-    from themesim.archive.bundle import code_files
+    from themesim.archive.build import code_files
 
     return {name: str(p) for name, p in code_files(workflow.basedir).items()}
 
@@ -374,9 +385,76 @@ def generated_files():
 
 
 def generate_prompt_files():
-    from themesim.llm.generate import prompt_paths
+    from themesim.llm.prompts import prompt_paths
 
     return [
         str(p)
         for p in prompt_paths(STUDY.generate.get("prompt", "generate_v1")).values()
     ]
+
+
+# Grounding (workflow/rules/grounding.smk): theme sets' labels on the transcript segments.
+def has_grounding():
+    return bool(STUDY.grounding.get("active", True) and STUDY.transcripts)
+
+
+def assign_threshold(method):
+    """Theme-segment similarity at which a segment gets a theme; None: the kind never assigns."""
+    if STUDY.grounding["assign"] == "never":
+        return None
+    return STUDY.methods[method].get("assign_threshold")  # a kind's default, or absent
+
+
+def assigns(method, set_name):
+    """Does the set get assigned labels under this method (so it needs embeddings)?"""
+    if assign_threshold(method) is None:
+        return False
+    return STUDY.grounding["assign"] == "always" or set_name not in STUDY.segments
+
+
+def grounding_settings():
+    """What the grounding metrics read: `grounding:` and the bootstrap size."""
+    g = STUDY.grounding
+    return {
+        "min_iou": g["min_iou"],
+        "seed": g["seed"],
+        "bootstrap": {"n": g["bootstrap"]},
+    }
+
+
+def label_files(method):
+    return [f"results/segments/{method}/{s}.parquet" for s in STUDY.sets]
+
+
+def quote_files(method):
+    return [f"results/segments/{method}/{s}.quotes.csv" for s in STUDY.sets]
+
+
+def grounding_outputs(method):
+    if not has_grounding():
+        return []
+    plots = [
+        f"results/plots/{method}/grounding/{p}_iou" for p in pair_names(STUDY.pairs)
+    ]
+    plots.append(f"results/plots/{method}/grounding/text_vs_data")
+    return [
+        f"results/metrics/{method}/grounding.csv",
+        f"results/metrics/{method}/grounding_pairs.csv",
+    ] + [f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
+
+
+def grounding_report_files(method):
+    """What the report's grounding section reads of a method (none without grounding)."""
+    if not has_grounding():
+        return {}
+    return {
+        "grounding_csv": f"results/metrics/{method}/grounding.csv",
+        "grounding_dir": f"results/metrics/{method}/grounding",
+        "segments_dir": f"results/segments/{method}",
+        "segments_parquet": "results/transcripts/segments.parquet",
+        "grounding_heatmaps": {
+            p: f"results/plots/{method}/grounding/{p}_iou.png"
+            for p in pair_names(STUDY.pairs)
+        },
+        "grounding_scatter_png": f"results/plots/{method}/grounding/text_vs_data.png",
+    }

@@ -9,7 +9,7 @@ rule embed:
     benchmark:
         "benchmarks/embed/{method}/{set}.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer"),
+        method=methods_with("own_embeddings"),
     threads: 2
     resources:
         mem_mb=lambda wc: embed_mem_mb(wc.method),
@@ -32,7 +32,7 @@ rule embed_null:
     benchmark:
         "benchmarks/embed/{method}/null_{set}.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer"),
+        method=methods_with("own_embeddings"),
     threads: 2
     resources:
         mem_mb=lambda wc: embed_mem_mb(wc.method),
@@ -55,7 +55,7 @@ rule embed_keywords:
     log:
         "logs/embed/{method}/keywords_{set}.log",
     wildcard_constraints:
-        method=methods_regex("sentence_transformer"),
+        method=methods_with("own_embeddings"),
     threads: 2
     resources:
         mem_mb=lambda wc: embed_mem_mb(wc.method),
@@ -79,7 +79,7 @@ rule embed_segments:
     benchmark:
         "benchmarks/embed/{method}/segments.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer"),
+        method=methods_with("own_embeddings"),
     threads: 2
     resources:
         mem_mb=lambda wc: embed_mem_mb(wc.method),

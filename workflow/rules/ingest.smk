@@ -8,6 +8,7 @@ rule ingest_themes:
         "logs/ingest/themes_{set}.log",
     params:
         template=lambda wc: STUDY.template,
+        level=lambda wc: STUDY.levels.get(wc.set, "all"),
     script:
         "../../scripts/ingest_themes.py"
 

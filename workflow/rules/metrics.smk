@@ -37,6 +37,11 @@ rule metrics:
         settings=lambda wc: family_settings(wc.method),
         decision=lambda wc: decision_thresholds(wc.method),
         sweep=STUDY.sweep,
+        tfidf=lambda wc: (
+            tfidf_options(STUDY.methods[wc.method])
+            if STUDY.methods[wc.method]["kind"] == "tfidf"
+            else None
+        ),
     script:
         "../../scripts/metrics.py"
 
@@ -91,7 +96,7 @@ rule runs:
     benchmark:
         "benchmarks/runs/{method}.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer", "tfidf"),
+        method=methods_with("runs"),
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         runs=STUDY.runs,

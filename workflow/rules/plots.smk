@@ -107,7 +107,7 @@ rule theme_map:
     log:
         "logs/plots/{method}_theme_map.log",
     wildcard_constraints:
-        method=methods_regex("sentence_transformer", "abtt", "tfidf"),
+        method=methods_with("theme_vectors"),
     params:
         kind=lambda wc: kind(wc.method),
         sets=list(STUDY.sets),
@@ -133,6 +133,6 @@ rule plot_runs:
     log:
         "logs/plots/{method}_runs.log",
     wildcard_constraints:
-        method=methods_regex("sentence_transformer", "tfidf"),
+        method=methods_with("runs"),
     script:
         "../../scripts/plot_runs.py"

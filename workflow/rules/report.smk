@@ -23,11 +23,12 @@ rule summary_report:
         intervals="results/report/headline_intervals.png",
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
-            for m in STUDY.methods_of("sentence_transformer")
+            for m in STUDY.methods_with("own_embeddings")
         ],
         segments="results/transcripts/segments.parquet",
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
+        grounding=[f for m in STUDY.methods for f in grounding_outputs(m)],
         code=code("report.py"),
     output:
         html=report(
@@ -64,12 +65,14 @@ rule summary_report:
             | {"sets_csv": f"results/metrics/{m}/sets.csv"}
             | {"decisions_csv": f"results/metrics/{m}/decision_changes.csv"}
             | ({"runs_csv": f"results/metrics/{m}/runs.csv"} if has_runs(m) else {})
+            | grounding_report_files(m)
             for m in STUDY.methods
         },
         headline={
             "headline_csv": "results/report/headline.csv",
             "headline_tex": "results/report/headline.tex",
         },
+        confidential=archive_settings()["confidential"],
     script:
         "../../scripts/report.py"
 

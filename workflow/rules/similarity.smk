@@ -1,14 +1,12 @@
 # One job per method computes every pair, so the DAG grows with methods, not pairs.
+# Each kind names the rule that writes its files (themesim.kinds: similarity_rule); the
+# rules differ only in what they read and write, the step asks the kind how to score.
 
 
 rule similarity_embedding:
     input:
         themes=theme_parquets(),
-        embeddings=lambda wc: expand(
-            "results/embeddings/{method}/{set}.parquet",
-            method=wc.method,
-            set=STUDY.sets,
-        ),
+        embeddings=lambda wc: theme_map_embeddings(wc.method),
         code=code("similarity.py"),
     output:
         expand(
@@ -20,11 +18,11 @@ rule similarity_embedding:
     benchmark:
         "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
-        method=methods_regex("sentence_transformer"),
+        method=similarity_methods("similarity_embedding"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
-        kind="sentence_transformer",
+        spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
 
@@ -43,11 +41,11 @@ rule similarity_tfidf:
     benchmark:
         "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
-        method=methods_regex("tfidf"),
+        method=similarity_methods("similarity_tfidf"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
-        kind="tfidf",
+        spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
 
@@ -55,9 +53,7 @@ rule similarity_tfidf:
 rule similarity_precomputed:
     input:
         themes=theme_parquets(),
-        matrices=lambda wc: [
-            precomputed_csv(STUDY.methods[wc.method], a, b) for a, b in STUDY.pairs
-        ],
+        matrices=lambda wc: matrix_files(wc.method, STUDY.pairs),
         code=code("similarity.py"),
     output:
         expand(
@@ -67,11 +63,11 @@ rule similarity_precomputed:
     log:
         "logs/similarity/{method}.log",
     wildcard_constraints:
-        method=methods_regex("precomputed"),
+        method=similarity_methods("similarity_precomputed"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
-        kind="precomputed",
+        spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
 
@@ -79,11 +75,7 @@ rule similarity_precomputed:
 rule similarity_abtt:
     input:
         themes=theme_parquets(),
-        embeddings=lambda wc: expand(
-            "results/embeddings/{method}/{set}.parquet",
-            method=STUDY.embeddings_of(wc.method),
-            set=STUDY.sets,
-        ),
+        embeddings=lambda wc: theme_map_embeddings(wc.method),
         code=code("similarity.py"),
     output:
         expand(
@@ -95,12 +87,11 @@ rule similarity_abtt:
     benchmark:
         "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
-        method=methods_regex("abtt"),
+        method=similarity_methods("similarity_abtt"),
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
-        kind="abtt",
-        d=lambda wc: STUDY.methods[wc.method].get("d"),
+        spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
 
@@ -117,15 +108,14 @@ rule similarity_judge:
     log:
         "logs/similarity/{method}.log",
     wildcard_constraints:
-        method=methods_regex("llm_judge"),
+        method=similarity_methods("similarity_judge"),
     threads: 2
     resources:
         mem_mb=4000,
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
-        kind="llm_judge",
-        judge=lambda wc: judge_settings(wc.method),
+        spec=lambda wc: similarity_spec(wc.method),
         # An accumulating cache, not an output: a failed job must never delete it.
         cache="results/cache/judge.sqlite",
     script:

@@ -1,1 +1,1 @@
-"""The archive bundle of a study and its verification."""
+"""The archive of a study: `build` writes the zip, `verify` rechecks its checksums."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -15,7 +14,13 @@ import pyarrow.parquet as pq
 
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
-from themesim.io.themes import check_input_file, read_checked_parquet, read_text_file, split_lines
+from themesim.io.inputs import (
+    check_input_file,
+    parse_json,
+    read_checked_parquet,
+    read_text_file,
+    split_lines,
+)
 
 TRANSCRIPT_SUFFIXES = (".txt", ".vtt", ".srt", ".docx", ".json")
 _COLUMNS = ["transcript", "segment", "speaker", "text", "start", "end"]
@@ -35,6 +40,16 @@ NAN = float("nan")
 # "Interviewer: ...", "P1: ...", "Participant 3: ...". The first character may be any
 # letter (not only A-Z) so names such as "Émilie:" are speakers too.
 _SPEAKER_LINE = re.compile(r"([^\W\d_][\w .'’-]{0,40}?):\s+(.+)")
+# Role labels count as speakers even when they speak once; any other name must lead at least
+# MIN_TURNS lines, so a sentence with a colon ("My neighbour ...: he told me") stays text.
+_ROLE_LABEL = re.compile(
+    r"(?:interviewer|interviewee|participant|respondent|moderator|facilitator|speaker"
+    r"|researcher|[PRIQA])(?:[ .-]?\d{1,3})?",
+    re.IGNORECASE,
+)
+MAX_SPEAKER_WORDS = 4
+MAX_SPEAKER_CHARS = 40
+MIN_TURNS = 2
 _TIMING = re.compile(r"(\S+)[ \t]+-->[ \t]+(\S+)(?:[ \t].*)?")
 _VTT_TIME = re.compile(r"(?:(\d+):)?([0-5]\d):([0-5]\d)\.(\d{3})")
 _SRT_TIME = re.compile(r"(?:(\d+):)?([0-5]\d):([0-5]\d)[,.](\d{3})")
@@ -49,20 +64,45 @@ def segment_columns() -> list[str]:
     return list(_COLUMNS)
 
 
-def _split_speaker(text: str) -> tuple[str, str]:
-    if m := _SPEAKER_LINE.fullmatch(text):
-        return m.group(1).strip(), m.group(2).strip()
+def _candidate(text: str) -> tuple[str, str] | None:
+    """(label, rest) when `text` looks like 'Label: words' with a short, name-like label."""
+    m = _SPEAKER_LINE.fullmatch(text)
+    if not m:
+        return None
+    label = " ".join(m.group(1).split())
+    if len(label) > MAX_SPEAKER_CHARS or len(label.split()) > MAX_SPEAKER_WORDS:
+        return None
+    if not (label[0].isupper() or _ROLE_LABEL.fullmatch(label)):
+        return None
+    return label, m.group(2).strip()
+
+
+def _speakers(texts: Iterable[str]) -> set[str]:
+    """Labels that are speakers in this transcript: role labels, or names leading >= 2 lines."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        if c := _candidate(text):
+            counts[c[0]] = counts.get(c[0], 0) + 1
+    return {s for s, n in counts.items() if n >= MIN_TURNS or _ROLE_LABEL.fullmatch(s)}
+
+
+def _split_speaker(text: str, speakers: set[str]) -> tuple[str, str]:
+    c = _candidate(text)
+    if c and c[0] in speakers:
+        return c
     return "", text
 
 
 def _text_segments(lines: Iterable[str]) -> list[_Segment]:
+    lines = [line.strip() for line in lines]
+    speakers = _speakers(lines)
     turns: list[tuple[str, list[str]]] = []
-    for line in lines:
-        text = line.strip()
+    for text in lines:
         if not text:
             continue
-        if m := _SPEAKER_LINE.fullmatch(text):
-            turns.append((m.group(1).strip(), [m.group(2).strip()]))
+        speaker, words = _split_speaker(text, speakers)
+        if speaker:
+            turns.append((speaker, [words]))
         elif turns:
             turns[-1][1].append(text)
         else:
@@ -144,27 +184,29 @@ def _vtt_segments(text: str, where: str) -> list[_Segment]:
                 "Put a blank line after the header.",
             )
     cue_blocks = [b for b in blocks[1:] if not re.match(r"(NOTE|STYLE|REGION)(\s|$)", b[0][1])]
-    segments = []
+    cues = []
     for _, start, end, payload in _cues(cue_blocks, where, _VTT_TIME, "00:01:02.500"):
         raw = " ".join(payload)
         voice = _VOICE.search(raw)
         words = " ".join(html.unescape(_TAG.sub("", raw)).split())
-        if voice:
-            speaker = voice.group(1).strip()
-        else:
-            speaker, words = _split_speaker(words)
+        cues.append((voice.group(1).strip() if voice else None, words, start, end))
+    speakers = _speakers(words for voice, words, _, _ in cues if voice is None)
+    segments = []
+    for voice, words, start, end in cues:
+        # A <v Name> voice tag names its speaker explicitly; else 'Name: ...' as in .txt.
+        speaker, words = (voice, words) if voice is not None else _split_speaker(words, speakers)
         segments.append((speaker, words, start, end))
     return segments
 
 
 def _srt_segments(text: str, where: str) -> list[_Segment]:
     blocks = _blocks(split_lines(text))
-    segments = []
-    for _, start, end, payload in _cues(blocks, where, _SRT_TIME, "00:01:02,500"):
-        words = " ".join(html.unescape(_TAG.sub("", " ".join(payload))).split())
-        speaker, words = _split_speaker(words)
-        segments.append((speaker, words, start, end))
-    return segments
+    cues = [
+        (" ".join(html.unescape(_TAG.sub("", " ".join(payload))).split()), start, end)
+        for _, start, end, payload in _cues(blocks, where, _SRT_TIME, "00:01:02,500")
+    ]
+    speakers = _speakers(words for words, _, _ in cues)
+    return [(*_split_speaker(words, speakers), start, end) for words, start, end in cues]
 
 
 def _docx_segments(path: Path, where: str) -> tuple[list[_Segment], str]:
@@ -201,14 +243,7 @@ def _time_value(value, key: str, where: str) -> float:
 
 
 def _json_segments(text: str, where: str) -> list[_Segment]:
-    try:
-        data = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError as e:
-        raise InputError(
-            f"{where}, line {e.lineno}, column {e.colno}",
-            f"invalid JSON ({e.msg})",
-            "Fix the syntax there; a missing comma or quote, or a trailing comma, is typical.",
-        ) from e
+    data = parse_json(text, where, [])
     if isinstance(data, dict):
         extra = [k for k in data if k != "segments"]
         if "segments" not in data or extra:
@@ -267,6 +302,13 @@ def read_transcript(path) -> pd.DataFrame:
         segments, hint = _docx_segments(check_input_file(p), where)
     else:
         text = read_text_file(p)
+        if "\0" in text:  # valid UTF-8, yet no transcript: a binary file saved as text
+            line = text.count("\n", 0, text.index("\0")) + 1
+            raise InputError(
+                f"{where}, line {line}",
+                "contains NUL bytes, so it is a binary file, not text",
+                "Export the transcript as plain text (UTF-8), .vtt, .srt, .docx or .json",
+            )
         if suffix == ".txt":
             segments = _text_segments(split_lines(text))
         elif suffix == ".vtt":

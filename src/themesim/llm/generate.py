@@ -13,11 +13,8 @@ docs/generate.md.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import logging
-import math
-import os
 import re
 import time
 from contextlib import ExitStack
@@ -29,12 +26,16 @@ import pandas as pd
 
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
+from themesim.llm.chunks import (
+    chunk_transcripts,
+    pack_lines,
+    segment_lines,
+    text_budget,
+)
+from themesim.llm.prompts import load_prompts
 
 log = logging.getLogger("themesim.llm.generate")
 
-PROMPT_DIR = Path(__file__).with_name("prompts")
-STAGES = ("chunk", "merge")
-SLOTS = ("{text}", "{max_themes}")
 RESEED = 1000  # the k-th retry after an unusable answer samples with seed + k * RESEED
 CSV_COLUMNS = ["id", "name", "description", "keywords"]
 
@@ -88,50 +89,6 @@ class GenerateStats:
     seconds: float = 0.0
 
 
-# ---------------------------------------------------------------- prompts
-
-
-@dataclass
-class Prompt:
-    version: str  # e.g. generate_v1
-    stage: str  # chunk | merge
-    text: str  # the user message, with {text} and {max_themes}
-    system: str | None
-    sha256: str  # of the file
-
-    def messages(self, text: str, max_themes: int) -> list[dict]:
-        user = self.text.replace("{max_themes}", str(max_themes)).replace("{text}", text)
-        msgs = [{"role": "system", "content": self.system}] if self.system else []
-        return msgs + [{"role": "user", "content": user}]
-
-
-def prompt_paths(name: str) -> dict[str, Path]:
-    """The chunk and merge prompt files of a version name, or of a path prefix."""
-    base = Path(name) if os.sep in name else PROMPT_DIR / name
-    return {stage: base.with_name(f"{base.name}_{stage}.txt") for stage in STAGES}
-
-
-def load_prompts(name: str) -> dict[str, Prompt]:
-    prompts = {}
-    for stage, path in prompt_paths(name).items():
-        if not path.is_file():
-            versions = sorted({p.stem.rsplit("_", 1)[0] for p in PROMPT_DIR.glob("generate_*")})
-            raise InputError(
-                f"generate_themes prompt {name!r}",
-                f"{path} does not exist",
-                f"Use one of {versions}, or a path prefix P with files P_chunk.txt and "
-                "P_merge.txt holding {text} and {max_themes}",
-            )
-        raw = path.read_text(encoding="utf-8")
-        text, system = llm.split_roles(raw.split("\n"), path)
-        for slot in SLOTS:
-            if slot not in text:
-                raise InputError(str(path), f"the prompt has no {slot} slot", "Add it")
-        sha = hashlib.sha256(raw.encode()).hexdigest()
-        prompts[stage] = Prompt(Path(name).name, stage, text, system, sha)
-    return prompts
-
-
 def theme_schema(max_themes: int) -> dict:
     theme = {
         "type": "object",
@@ -144,100 +101,6 @@ def theme_schema(max_themes: int) -> dict:
     }
     themes = {"type": "array", "items": theme, "minItems": 1, "maxItems": max_themes}
     return {"type": "object", "properties": {"themes": themes}, "required": ["themes"]}
-
-
-# ---------------------------------------------------------------- chunking
-
-
-def approx_tokens(text: str, chars_per_token: float) -> int:
-    return math.ceil(len(text) / chars_per_token)
-
-
-def text_budget(prompt: Prompt, settings: GenerateSettings, n_themes: int) -> int:
-    """Tokens left for the {text} slot: n_ctx minus the prompt, the answer and a margin."""
-    overhead = sum(
-        approx_tokens(m["content"], settings.chars_per_token) + 8  # + role markup
-        for m in prompt.messages("", n_themes)
-    )
-    budget = settings.n_ctx - overhead - settings.max_tokens - 32
-    if budget < 64:
-        raise InputError(
-            "generate_themes settings",
-            f"n_ctx={settings.n_ctx} leaves {budget} tokens for the text after the prompt "
-            f"(~{overhead}) and the answer (max_tokens={settings.max_tokens})",
-            "Raise n_ctx or lower max_tokens",
-        )
-    return budget
-
-
-def _split_long(line: str, budget: int, cpt: float) -> list[str]:
-    """Cut a line longer than the budget at sentence ends, else at spaces, else anywhere."""
-    if approx_tokens(line, cpt) <= budget:
-        return [line]
-    max_chars = int(budget * cpt)
-    parts: list[str] = []
-    current = ""
-    for piece in re.split(r"(?<=[.!?])\s+|\s+", line):
-        while len(piece) > max_chars:  # a "word" longer than the budget
-            if current:
-                parts.append(current)
-                current = ""
-            parts.append(piece[:max_chars])
-            piece = piece[max_chars:]
-        joined = f"{current} {piece}" if current else piece
-        if len(joined) <= max_chars:
-            current = joined
-        else:
-            parts.append(current)
-            current = piece
-    if current:
-        parts.append(current)
-    return parts
-
-
-def segment_lines(segments: pd.DataFrame) -> list[tuple[str, str]]:
-    """(transcript, "Speaker: text") per segment, in transcript and segment order."""
-    seg = segments.sort_values(["transcript", "segment"], kind="stable")
-    out = []
-    for transcript, speaker, text in zip(
-        seg["transcript"], seg["speaker"], seg["text"], strict=True
-    ):
-        text = " ".join(str(text).split())
-        if text:
-            out.append((str(transcript), f"{speaker}: {text}" if speaker else text))
-    return out
-
-
-def chunk_transcripts(lines: list[tuple[str, str]], budget: int, chars_per_token: float):
-    """Pack (transcript, line) pairs into texts of at most `budget` approximate tokens.
-
-    Lines stay whole and in order unless one alone exceeds the budget; each chunk names the
-    transcript its lines come from with a header line.
-    """
-    chunks: list[str] = []
-    current: list[str] = []
-    used, where = 0, None
-
-    def size(s: str) -> int:
-        return approx_tokens(s + "\n", chars_per_token)
-
-    for transcript, line in lines:
-        header = f"[Interview {transcript}]"
-        header_cost = size(header) + 1  # + the blank line before a later header
-        for piece in _split_long(line, budget - header_cost - 1, chars_per_token):
-            need = size(piece) + (header_cost if transcript != where else 0)
-            if current and used + need > budget:
-                chunks.append("\n".join(current).strip())
-                current, used, where = [], 0, None
-                need = size(piece) + header_cost
-            if transcript != where:
-                current += ["", header] if current else [header]
-                where = transcript
-            current.append(piece)
-            used += need
-    if current:
-        chunks.append("\n".join(current).strip())
-    return chunks
 
 
 # ---------------------------------------------------------------- parsing
@@ -297,21 +160,6 @@ def candidate_lines(themes: list[dict]) -> list[str]:
         + (f" (keywords: {', '.join(t['keywords'])})" if t["keywords"] else "")
         for t in themes
     ]
-
-
-def pack_lines(lines: list[str], budget: int, chars_per_token: float) -> list[list[str]]:
-    """Consecutive groups of lines, each within the budget (a longer line goes alone)."""
-    groups: list[list[str]] = []
-    used = 0
-    for line in lines:
-        cost = approx_tokens(line + "\n", chars_per_token)
-        if groups and used + cost <= budget:
-            groups[-1].append(line)
-            used += cost
-        else:
-            groups.append([line])
-            used = cost
-    return groups
 
 
 # ---------------------------------------------------------------- cache

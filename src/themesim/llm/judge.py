@@ -11,11 +11,9 @@ the Authorization header and is scrubbed from every message, log line and stored
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
-import os
 import re
 import sqlite3
 import time
@@ -34,15 +32,9 @@ from themesim.llm.client import CallState as _RunState
 from themesim.llm.client import GiveUp as _GiveUp  # noqa: F401
 from themesim.llm.client import Redactor as _Redactor
 from themesim.llm.client import Retry as _Retry
+from themesim.llm.prompts import JudgePrompt, load_prompt
 
 log = logging.getLogger("themesim.llm.judge")
-
-PROMPT_DIR = Path(__file__).with_name("prompts")
-SCORE_SCHEMA = {
-    "type": "object",
-    "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}},
-    "required": ["score"],
-}
 
 
 class JudgeError(RuntimeError):
@@ -115,26 +107,6 @@ class JudgeStats:
 
 
 @dataclass
-class _Prompt:
-    version: str
-    text: str  # the user message (the whole file for a prompt without headers)
-    sha256: str  # of the whole file
-    system: str | None = None  # the system message, if the file has a "system:" section
-    scale: int = 1  # json mode: the model answers an integer 0..scale, divided by scale
-
-    def messages(self, text_a: str, text_b: str) -> list[dict]:
-        user = self.text.replace("{theme_a}", text_a).replace("{theme_b}", text_b)
-        msgs = [{"role": "system", "content": self.system}] if self.system else []
-        return msgs + [{"role": "user", "content": user}]
-
-    def schema(self) -> dict:
-        if self.scale == 1:
-            return SCORE_SCHEMA
-        score = {"type": "integer", "minimum": 0, "maximum": self.scale}
-        return {"type": "object", "properties": {"score": score}, "required": ["score"]}
-
-
-@dataclass
 class _Outcome:
     status: str  # "ok" | "failed" | "skipped"
     score: float | None = None
@@ -148,46 +120,6 @@ class _Outcome:
 
 
 # ---------------------------------------------------------------- prompts and keys
-
-
-def load_prompt(name: str, score_mode: str = "json") -> _Prompt:
-    """A packaged prompt by version name ("judge_v1"), or a path to a .txt file."""
-    if name.endswith(".txt") or os.sep in name:
-        path = Path(name)
-    else:
-        path = PROMPT_DIR / (f"{name}_logprob.txt" if score_mode == "logprob" else f"{name}.txt")
-    if not path.is_file():
-        raise InputError(
-            f"judge prompt {name!r}",
-            f"{path} does not exist",
-            f"Use one of {sorted(p.stem for p in PROMPT_DIR.glob('*.txt'))} "
-            "or a path to a .txt prompt with {theme_a} and {theme_b}",
-        )
-    raw = path.read_text(encoding="utf-8")
-    text, system, scale = _split_prompt(raw, path)
-    for slot in ("{theme_a}", "{theme_b}"):
-        if slot not in text:
-            raise InputError(str(path), f"the prompt has no {slot} slot", "Add it")
-    return _Prompt(path.stem, text, hashlib.sha256(raw.encode()).hexdigest(), system, scale)
-
-
-def _split_prompt(raw: str, path: Path) -> tuple[str, str | None, int]:
-    """(user text, system text, scale) of a prompt file.
-
-    Optional headers: a first line `score_scale: N` (json mode: the model answers an integer
-    0..N, divided by N), then a line `system:` starting the system message and a line `user:`
-    starting the user message. A file without them is one user message on a 0–1 scale.
-    """
-    lines = raw.split("\n")
-    scale = 1
-    m = re.fullmatch(r"score_scale:\s*(\d+)\s*", lines[0]) if lines else None
-    if m:
-        scale = int(m.group(1))
-        lines = lines[1:]
-        if scale < 1:
-            raise InputError(str(path), "score_scale must be ≥ 1", "Fix the first line")
-    text, system = llm.split_roles(lines, path)
-    return text, system, scale
 
 
 def _api_key(settings: JudgeSettings) -> str | None:
@@ -229,7 +161,7 @@ def _answer_settings(settings: JudgeSettings) -> dict:
 
 
 def cache_key(
-    model: str, prompt: _Prompt, text_a: str, text_b: str, settings: JudgeSettings
+    model: str, prompt: JudgePrompt, text_a: str, text_b: str, settings: JudgeSettings
 ) -> str:
     return canonical_key(
         {
@@ -331,7 +263,7 @@ def parse_logprob_score(top: dict[str, float]) -> float:
 # ---------------------------------------------------------------- one judgement
 
 
-def _request_body(settings, model, prompt: _Prompt, text_a, text_b, use_rf: bool) -> dict:
+def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: bool) -> dict:
     body = {
         "model": model,
         "messages": prompt.messages(text_a, text_b),

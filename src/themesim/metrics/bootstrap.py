@@ -39,6 +39,7 @@ from themesim.metrics.coverage import (
     _check_op,
     _harmonic,
     check_matrix,
+    check_thresholds,
     hungarian_pairs,
     matches,
     max_cardinality_pairs,
@@ -126,11 +127,7 @@ def theme_values(S, thresholds: Sequence[float], op: str = "ge", gamma: float = 
     """Every per-theme value the bootstrap resamples, computed once on the full matrix."""
     _check_op(op)
     S = check_matrix(S)
-    t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
-    if t.size == 0:
-        raise ValueError("at least one threshold is needed")
-    if not np.isfinite(t).all():
-        raise ValueError(f"thresholds must be finite numbers, got {list(thresholds)}")
+    t = check_thresholds(thresholds)
     n_a, n_b = S.shape
     M = np.stack([matches(S, x, op) for x in t])  # (T, n_a, n_b)
     rows, cols = hungarian_pairs(S)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from themesim.methods import DEFAULT_METRICS
 from themesim.metrics.coverage import hungarian_pairs, score, theme_table
+from themesim.metrics.settings import DEFAULT_METRICS
 
 
 @dataclass

@@ -62,6 +62,16 @@ def check_matrix(S) -> np.ndarray:
     return S
 
 
+def check_thresholds(thresholds: Sequence[float]) -> np.ndarray:
+    """The thresholds as a 1-D float64 array: at least one, all finite."""
+    t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+    if t.size == 0:
+        raise ValueError("at least one threshold is needed")
+    if not np.isfinite(t).all():
+        raise ValueError(f"thresholds must be finite numbers, got {list(thresholds)}")
+    return t
+
+
 def _check_op(op: str) -> None:
     if op not in OPS:
         raise ValueError(f"op must be one of {OPS}, got {op!r}")
@@ -170,11 +180,7 @@ def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
     """
     _check_op(op)
     S = check_matrix(S)
-    t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
-    if t.size == 0:
-        raise ValueError("at least one threshold is needed")
-    if not np.isfinite(t).all():
-        raise ValueError(f"thresholds must be finite numbers, got {list(thresholds)}")
+    t = check_thresholds(thresholds)
     n_a, n_b = S.shape
 
     # Coverage family.

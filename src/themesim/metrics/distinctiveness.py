@@ -23,7 +23,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import _best_two, _check_op, check_matrix, matches
+from themesim.metrics.coverage import (
+    _best_two,
+    _check_op,
+    check_matrix,
+    check_thresholds,
+    matches,
+)
 
 CATEGORIES = ("confident_unique", "ambiguous", "clear_but_poor", "no_good_match")
 THEME_GAP_COLUMNS = [
@@ -139,11 +145,7 @@ def gap_summary(
     """
     _check_op(op)
     S = check_matrix(S)
-    t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
-    if t.size == 0:
-        raise ValueError("at least one threshold is needed")
-    if not np.isfinite(t).all():
-        raise ValueError(f"thresholds must be finite numbers, got {list(thresholds)}")
+    t = check_thresholds(thresholds)
     blocks = []
     for M in (S, S.T):
         _, best, second = _best_two(M)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.errors import InputError
+from themesim.similarity import snap_unit
 
 RUNS_TABLE_COLUMNS = [
     "method",
@@ -65,7 +66,7 @@ def run_similarity_tfidf(run_texts: Sequence[str], **vectorizer_options) -> np.n
         raise InputError(
             "runs", f"cannot build a TF-IDF vocabulary ({e})", "Give the themes longer texts"
         ) from e
-    M = np.clip(cosine_similarity(X), -1.0, 1.0)
+    M = snap_unit(cosine_similarity(X))
     np.fill_diagonal(M, 1.0)
     return M
 
@@ -100,7 +101,7 @@ def run_similarity_embedding(
     (seed 004).
     """
     V = run_vectors(run_embeddings)
-    M = np.clip(V @ V.T, -1.0, 1.0)
+    M = snap_unit(V @ V.T)
     np.fill_diagonal(M, 1.0)  # exactly 1, not 1 - 1e-16
     return clamp(M) if clamped else M
 

@@ -177,9 +177,14 @@ def _label(theme_id, name) -> str:
     return name or theme_id or DASH
 
 
+# Markdown syntax in a name ("[click](x)", "*new*", "__init__") must show as typed.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()!~#])")
+
+
 def _md_text(value) -> str:
-    """User text in Markdown: no raw HTML gets through."""
-    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """User text in Markdown: no raw HTML, no link, emphasis or code syntax gets through."""
+    text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 def _md_cell(value) -> str:
@@ -660,7 +665,14 @@ def _context(
             ],
         },
         "config_yaml": yaml.safe_dump(_plain(config or {}), sort_keys=False, allow_unicode=True),
+        "grounding": _grounding_view(methods, html_dir, md_dir),
     }
+
+
+def _grounding_view(methods, html_dir: Path, md_dir: Path):
+    from themesim.report.grounding_section import grounding_view
+
+    return grounding_view(methods, html_dir, md_dir, _image)
 
 
 # ---------------------------------------------------------------------------
@@ -783,7 +795,7 @@ def _env(autoescape: bool) -> jinja2.Environment:
     env.globals["md_table"] = _md_table
     env.globals["md_fence"] = _md_fence
     env.filters["mdlink"] = _md_link_target
-    env.tests["numeric"] = lambda v: bool(_NUMERIC.match(str(v)))
+    env.tests["numeric"] = lambda v: bool(_NUMERIC.fullmatch(str(v)))
     return env
 
 

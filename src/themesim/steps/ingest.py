@@ -9,10 +9,15 @@ import pandas as pd
 log = logging.getLogger("themesim")
 
 
-def ingest_themes(src, out, *, set_name: str, template: str) -> None:
+def ingest_themes(src, out, *, set_name: str, template: str, level: str = "all") -> None:
     from themesim.io.themes import read_theme_file, write_themes_parquet
 
-    df = read_theme_file(src, set_name=set_name, text_template=template)
+    if str(src).lower().endswith(".qdpx"):  # a REFI-QDA project: its codes are the themes
+        from themesim.io.refi_qda import read_qdpx, theme_table
+
+        df = theme_table(read_qdpx(src, level), set_name, template, str(src))
+    else:
+        df = read_theme_file(src, set_name=set_name, text_template=template)
     write_themes_parquet(df, out)
     log.info("%s: %d themes from %s", set_name, len(df), src)
     if len(df) <= 3:  # not an error, but the NaNs it causes must not be silent

@@ -9,41 +9,9 @@ import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
+from themesim.kinds import get as get_kind
 
 log = logging.getLogger("themesim")
-
-
-def _null_best(
-    kind: str, a: pd.DataFrame, b: pd.DataFrame, null_file, k, seed, scale, emb_a, W_a_z=None
-):
-    """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None.
-
-    W_a_z: on the z scale, A's within-set matrix; each null set is standardised against its
-    own within-set spread, as a real B set is.
-    """
-    from themesim.embed.encode import read_vector_table
-    from themesim.metrics.scales import z_scale
-    from themesim.similarity import cosine, tfidf
-
-    def on(M, W_null):
-        M = scale(M)
-        return M if W_a_z is None else z_scale(M, W_a_z, scale(W_null))[0]
-
-    if not k:
-        return None
-    if kind == "sentence_transformer" and null_file:
-        cols, emb, meta = read_vector_table(null_file)
-        n_b = len(b)
-        sets = [emb[i * n_b : (i + 1) * n_b] for i in range(k)]
-        return np.stack([on(cosine(emb_a, x), cosine(x, x)).max(axis=1) for x in sets])
-    if kind == "tfidf":
-        from themesim.metrics.nulls import word_salad_sets
-
-        salads = word_salad_sets(b["text"].tolist(), k, seed)
-        return np.stack(
-            [on(tfidf(a["text"].tolist(), x), tfidf(x, None)).max(axis=1) for x in salads]
-        )
-    return None  # no null model for precomputed scores or abtt variants
 
 
 def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.DataFrame | None]:
@@ -86,8 +54,12 @@ def metric_tables(
     out_decisions,
     decision: dict | None = None,
     calibration=(),
+    tfidf: dict | None = None,
 ) -> None:
-    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans."""
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
+
+    tfidf: TfidfVectorizer options of a tfidf method, for its word-salad null model.
+    """
     from themesim.embed.encode import read_embeddings
     from themesim.metrics.calibration import map_calibrated
     from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
@@ -138,16 +110,22 @@ def metric_tables(
             write_parquet(plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan)
             continue
         emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
-        null_best = _null_best(
-            kind,
+
+        def null_scale(M, W_null, W_a=W0[a] if on_z else None):
+            # Under z each null set is standardised against its own within-set spread,
+            # as a real B set is.
+            M = to_scale(M)
+            return M if W_a is None else z_scale(M, W_a, to_scale(W_null))[0]
+
+        null_best = get_kind(kind).null_best(
             ta,
             tb,
             nulls.get(b),
             st.null_model["k"],
             st.null_model["seed"],
-            to_scale,
+            null_scale,
             emb_a,
-            W0[a] if on_z else None,
+            options=tfidf,
         )
         if null_best is not None and not np.isfinite(null_best).all():
             null_best = None  # a null set too small for a spread: no null on the z scale

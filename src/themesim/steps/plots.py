@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.errors import InputError
 from themesim.io.themes import read_themes_parquet
+from themesim.kinds import get as get_kind
 
 
 def _label(theme_id: str, name: str) -> str:
@@ -120,44 +120,6 @@ def distribution_plots(
     )
 
 
-def theme_vectors(kind: str, tables: dict, embeddings: dict, d=None) -> dict:
-    """Set name -> one vector per theme, in the method's own space.
-
-    Embedding methods: their stored vectors (abtt: corrected over all sets together, as
-    its similarity step does). TF-IDF: one vectoriser fitted on every set's texts (seed 002).
-    """
-    from themesim.embed.encode import read_embeddings
-
-    names = list(tables)
-    if kind == "tfidf":
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        texts = [t for s in names for t in tables[s]["text"].tolist()]
-        try:
-            X = TfidfVectorizer().fit_transform(texts).toarray()
-        except ValueError as e:  # every text was a stop word or punctuation
-            raise InputError(
-                "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
-            ) from e
-        bounds = np.cumsum([0] + [len(tables[s]) for s in names])
-        return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
-    vectors = {}
-    for s in names:
-        ids, emb, _ = read_embeddings(embeddings[s])
-        if ids != tables[s]["theme_id"].tolist():
-            raise InputError(
-                str(embeddings[s]),
-                "theme ids differ from the theme table",
-                "Delete results/embeddings and rerun",
-            )
-        vectors[s] = emb.astype(np.float64)
-    if kind == "abtt":
-        from themesim.embed.isotropy import abtt
-
-        vectors = dict(zip(names, abtt([vectors[s] for s in names], d=d), strict=True))
-    return vectors
-
-
 def theme_map_plot(
     *,
     method: str,
@@ -174,7 +136,7 @@ def theme_map_plot(
     from themesim.report import plots
 
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
-    vectors = theme_vectors(kind, tables, embeddings, d)
+    vectors = get_kind(kind).vectors({"d": d}, tables, embeddings)
     X = np.vstack([vectors[s] for s in tables]) if tables else np.zeros((0, 2))
     coords, ratio = plots.pca_2d(X)
     points = pd.DataFrame(

@@ -30,6 +30,7 @@ def set_quality_table(
     NPMI (keyword co-occurrence in transcript segments) are defined, the rest is NaN.
     """
     from themesim.embed.encode import read_embeddings, read_vector_table
+    from themesim.kinds import get as get_kind
     from themesim.metrics.quality import (
         SET_QUALITY_KEYS,
         npmi_keywords,
@@ -44,7 +45,7 @@ def set_quality_table(
     for s, path in themes.items():
         t = read_themes_parquet(path)
         keywords = theme_keywords(t, settings["keywords_top_k"])
-        if kind == "sentence_transformer":
+        if get_kind(kind).own_embeddings:  # keyword and segment embeddings exist
             kw_cols, kw_emb, _ = read_vector_table(keyword_embeddings[s])
             per_theme = [kw_emb[(kw_cols["theme_id"] == i).to_numpy()] for i in t["theme_id"]]
             emb = read_embeddings(embeddings[s])[1]

@@ -45,6 +45,7 @@ def summary_report(
     precomputed=(),
     headline: dict | None = None,
     intervals_png=None,
+    confidential: bool = False,
 ) -> None:
     """Both summary reports.
 
@@ -52,6 +53,8 @@ def summary_report(
     ``theme_map_png``, ``runs_png``, ``sets_csv``, ``runs_csv``); precomputed: the score
     matrices read by precomputed methods (listed with their sha256 among the inputs);
     headline: paths of headline.csv / headline.tex, mentioned beside the glance table.
+    confidential: `archive.confidential`; speakers are then counted, never named, as the
+    archive keeps the report.
     """
     from themesim.io.themes import read_theme_file
     from themesim.provenance import provenance
@@ -114,7 +117,7 @@ def summary_report(
                 {
                     "transcript": t,
                     "n_segments": len(g),
-                    "speakers": sorted(s for s in g["speaker"].unique() if s),
+                    "speakers": _speakers(g["speaker"], confidential),
                 }
                 for t, g in counts
             ],
@@ -177,3 +180,10 @@ def _fix_zip_times(path: Path) -> None:
                 data,
                 compress_type=zipfile.ZIP_DEFLATED,
             )
+
+
+def _speakers(speakers: pd.Series, confidential: bool) -> list[str]:
+    names = sorted(s for s in speakers.unique() if s)
+    if confidential:  # names come from the transcripts: none may reach a confidential archive
+        return [f"{len(names)} (names withheld: archive.confidential)"] if names else []
+    return names

@@ -18,22 +18,12 @@ def runs_tables(
     out_matrix,
 ) -> None:
     """Run consistency (seeds 002-004) over every non-reference set, in one job per method."""
-    from themesim.embed.encode import read_embeddings
-    from themesim.metrics.runs import (
-        clamp as clamp_matrix,
-    )
-    from themesim.metrics.runs import (
-        run_consistency,
-        run_similarity_embedding,
-        run_similarity_tfidf,
-        runs_matrix_long,
-        runs_table,
-    )
+    from themesim.kinds import get as get_kind
+    from themesim.metrics.runs import clamp as clamp_matrix
+    from themesim.metrics.runs import run_consistency, runs_matrix_long, runs_table
 
-    if kind == "tfidf":
-        M = run_similarity_tfidf(["\n".join(read_themes_parquet(themes[r])["text"]) for r in runs])
-    else:
-        M = run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
+    tables = {r: read_themes_parquet(themes[r]) for r in runs}
+    M = get_kind(kind).run_matrix(runs, tables, embeddings)
     if clamp:
         M = clamp_matrix(M)
     table = runs_table(runs, M, method=method)

@@ -1,0 +1,22 @@
+from themesim.steps.grounding import grounding_tables
+from themesim.steps.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+p = sm.params
+run(
+    sm.log[0],
+    grounding_tables,
+    method=sm.wildcards.method,
+    pairs=[tuple(x) for x in p.pairs],
+    themes=dict(zip(p.sets, sm.input.themes, strict=True)),
+    labels=dict(zip(p.sets, sm.input.labels, strict=True)),
+    quotes=dict(zip(p.sets, sm.input.quotes, strict=True)),
+    segments_path=sm.input.segments,
+    similarities=list(p.similarity_paths),
+    threshold=p.threshold,
+    op=p.op,
+    settings=dict(p.settings),
+    out_csv=sm.output.table,
+    out_pairs=sm.output.pairs,
+    out_long=list(sm.output.long),
+)

@@ -1,0 +1,231 @@
+"""Coded segments: a CAQDAS export (MAXQDA, NVivo, ATLAS.ti, QualCoder) of which passage of
+which transcript carries which theme, mapped onto the transcript segments it overlaps.
+
+Columns (any case): `document` (transcript stem), `theme` (theme id or name), `text` (the coded
+passage), optional `start`/`end` (character offsets in the transcript's plain text, end
+exclusive), optional `coder`. CSV, TSV or XLSX.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from themesim.errors import InputError
+from themesim.io.inputs import check_input_file, read_text_file
+from themesim.io.spans import find_normalised, norm, overlapping
+
+CODED_SUFFIXES = (".csv", ".tsv", ".xlsx")
+CODED_COLUMNS = ["document", "theme_id", "text", "start", "end", "coder", "row"]
+LABEL_COLUMNS = ["transcript", "segment", "theme_id", "source"]
+_REQUIRED = ("document", "theme", "text")
+_OPTIONAL = ("start", "end", "coder")
+# Names the common exports use for the same columns.
+_ALIASES = {
+    "document": "document",
+    "document name": "document",
+    "transcript": "document",
+    "source": "document",
+    "file": "document",
+    "theme": "theme",
+    "code": "theme",
+    "theme_id": "theme",
+    "text": "text",
+    "segment": "text",
+    "coded segment": "text",
+    "quote": "text",
+    "start": "start",
+    "begin": "start",
+    "end": "end",
+    "coder": "coder",
+    "user": "coder",
+}
+
+
+def _records(path: Path, where: str) -> list[list]:
+    suffix = path.suffix.lower()
+    if suffix == ".xlsx":
+        import openpyxl
+
+        try:
+            wb = openpyxl.load_workbook(check_input_file(path), read_only=True, data_only=True)
+        except Exception as e:  # openpyxl raises many types for a damaged file
+            raise InputError(
+                where,
+                f"is not a readable .xlsx workbook ({type(e).__name__})",
+                "Open it in Excel and save it again as .xlsx, or export it as CSV UTF-8.",
+            ) from e
+        try:
+            ws = wb.worksheets[0]
+            return [["" if v is None else v for v in row] for row in ws.iter_rows(values_only=True)]
+        finally:
+            wb.close()
+    text = read_text_file(path)
+    delimiter = "\t" if suffix == ".tsv" else ","
+    try:
+        return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+    except csv.Error as e:
+        raise InputError(
+            where,
+            f"is not valid {'TSV' if delimiter == chr(9) else 'CSV'} ({e})",
+            "A cell with a quote or separator must be wrapped in double quotes.",
+        ) from e
+
+
+def _offset(value, key: str, at: str) -> int | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        f = math.nan
+    if math.isnan(f) or f != int(f) or f < 0:
+        raise InputError(
+            at, f"{key} is {value!r}, not a character offset", f"Give {key} as a whole number ≥ 0."
+        )
+    return int(f)
+
+
+def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
+    """The coded segments of `path` as CODED_COLUMNS; `theme` resolved to the set's theme_id.
+
+    `themes` is the set's theme table (theme_id, name). `row` is the file's row number
+    (header = 1).
+    """
+    where = str(path)
+    p = check_input_file(path)
+    if p.suffix.lower() not in CODED_SUFFIXES:
+        raise InputError(
+            where,
+            f"unsupported coded-segments file type {p.suffix or '(no extension)'!r}",
+            f"Use one of: {', '.join(CODED_SUFFIXES)}.",
+        )
+    records = [r for r in _records(p, where) if any(str(v).strip() for v in r)]
+    if not records:
+        raise InputError(where, "contains no coded segments", "Export the coded segments again.")
+    header = [str(h).strip().casefold() for h in records[0]]
+    col: dict[str, int] = {}
+    for i, h in enumerate(header):
+        canon = _ALIASES.get(h)
+        if canon is not None and canon not in col:
+            col[canon] = i
+    missing = [c for c in _REQUIRED if c not in col]
+    if missing:
+        raise InputError(
+            where,
+            f"no {', '.join(missing)} column",
+            "Columns: document (transcript name), theme (id or name), text (the coded passage), "
+            "optional start, end (character offsets) and coder.",
+        )
+    by_id = {str(t).casefold(): str(t) for t in themes["theme_id"]}
+    by_name = {_key(n): str(t) for t, n in zip(themes["theme_id"], themes["name"], strict=True)}
+    rows = []
+    for n, rec in enumerate(records[1:], start=2):
+        at = f"{where}, row {n}"
+
+        def cell(key, rec=rec):
+            i = col.get(key)
+            return rec[i] if i is not None and i < len(rec) else ""
+
+        theme = str(cell("theme")).strip()
+        tid = by_id.get(theme.casefold()) or by_name.get(_key(theme))
+        if tid is None:
+            raise InputError(
+                at,
+                f"theme {theme!r} is not in the theme set",
+                f"Use a theme id or name of the set ({', '.join(sorted(by_id.values())[:8])}"
+                f"{', ...' if len(by_id) > 8 else ''}), or add the theme to the theme file.",
+            )
+        text = str(cell("text"))
+        if not text.strip():
+            raise InputError(at, "has no coded text", "Give the coded passage in the text column.")
+        start, end = _offset(cell("start"), "start", at), _offset(cell("end"), "end", at)
+        if (start is None) != (end is None):
+            raise InputError(at, "has only one of start and end", "Give both offsets or neither.")
+        if start is not None and end <= start:
+            raise InputError(at, f"end ({end}) is not after start ({start})", "Fix the offsets.")
+        rows.append(
+            (str(cell("document")).strip(), tid, text, start, end, str(cell("coder")).strip(), n)
+        )
+    df = pd.DataFrame(rows, columns=CODED_COLUMNS)
+    df["start"] = pd.array(df["start"], dtype="Int64")
+    df["end"] = pd.array(df["end"], dtype="Int64")
+    return df
+
+
+def coded_labels(
+    coded: pd.DataFrame,
+    texts: dict[str, str],
+    offsets: pd.DataFrame,
+    where: str,
+    source: str = "coded",
+) -> pd.DataFrame:
+    """LABEL_COLUMNS: one row per (segment, theme) a coded span overlaps, sorted, no duplicates.
+
+    `texts` is each transcript's plain text and `offsets` its segments' spans
+    (`spans.transcript_texts`, `spans.segment_offsets`). A span with offsets must show its
+    text there (compared after normalising); a span without is located by its text.
+    """
+    rows = []
+    for doc, tid, text, start, end, _coder, n in coded[CODED_COLUMNS].itertuples(index=False):
+        at = f"{where}, row {n}"
+        if doc not in texts:
+            stem = Path(doc).stem
+            if stem in texts:
+                doc = stem
+            else:
+                raise InputError(
+                    at,
+                    f"document {doc!r} is not a transcript of the study",
+                    f"Use a transcript's file name without extension "
+                    f"({', '.join(sorted(texts)[:6])}{', ...' if len(texts) > 6 else ''}), "
+                    "or add the transcript to `transcripts:`.",
+                )
+        full = texts[doc]
+        if pd.isna(start):
+            hit = find_normalised(text, full)
+            if hit is None:
+                raise InputError(
+                    at,
+                    f"text {_short(text)!r} is not found in transcript {doc!r}",
+                    "Copy the passage exactly from the transcript, or give start and end.",
+                )
+            start, end = hit
+        else:
+            start, end = int(start), int(end)
+            if end > len(full):
+                raise InputError(
+                    at,
+                    f"offsets {start}-{end} lie outside transcript {doc!r} "
+                    f"({len(full)} characters)",
+                    "Offsets count characters of the transcript's text from 0; re-export them "
+                    "for this transcript, or leave start and end empty.",
+                )
+            if norm(text) not in norm(full[start:end]) and norm(full[start:end]) not in norm(text):
+                raise InputError(
+                    at,
+                    f"text {_short(text)!r} is not at offsets {start}-{end} of {doc!r} "
+                    f"(found {_short(full[start:end])!r})",
+                    "Re-export the offsets with the transcript as imported, "
+                    "or leave start and end empty to locate the text.",
+                )
+        for s in overlapping(offsets, doc, start, end):
+            rows.append((doc, s, tid, source))
+    out = pd.DataFrame(rows, columns=LABEL_COLUMNS).drop_duplicates()
+    out = out.sort_values(["transcript", "segment", "theme_id"], kind="stable")
+    return out.astype({"segment": "int64"}).reset_index(drop=True)
+
+
+def _key(name) -> str:
+    return " ".join(str(name).casefold().split())
+
+
+def _short(text: str, n: int = 40) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,0 +1,87 @@
+"""Reading an input file: it exists, is UTF-8, splits into numbered lines, parses as JSON;
+and a parquet table themesim wrote, with a clear error for anything else."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from themesim.errors import InputError
+
+RESAVE_UTF8 = (
+    "Re-save the file as UTF-8 (exports from Excel and other Windows tools are often "
+    "latin-1/Windows-1252; in Excel use Save As > 'CSV UTF-8')."
+)
+
+
+def check_input_file(path) -> Path:
+    """The path as a Path, or an InputError if it is missing or a directory."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(str(path), "file not found", "Check the path and the file name.")
+    if p.is_dir():
+        raise InputError(str(path), "is a directory, not a file", "Point to a file inside it.")
+    return p
+
+
+def read_text_file(path) -> str:
+    """The file's text as UTF-8 (a leading BOM is dropped)."""
+    p = check_input_file(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise InputError(
+            str(path), f"cannot be read ({e.strerror})", "Check the file's permissions."
+        ) from e
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError(str(path), "file is UTF-16 encoded, not UTF-8", RESAVE_UTF8)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(
+            str(path),
+            f"file is not UTF-8: byte 0x{raw[e.start]:02X} at byte offset {e.start} "
+            f"(line {line}) is not valid UTF-8",
+            RESAVE_UTF8,
+        ) from e
+
+
+def split_lines(text: str) -> list[str]:
+    # Not str.splitlines: it also splits on form feeds etc., which would shift line numbers.
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def parse_json(text: str, where: str, empty):
+    """The JSON value of `text` (`empty` when it is blank); a syntax error names line and column."""
+    try:
+        return json.loads(text) if text.strip() else empty
+    except json.JSONDecodeError as e:
+        raise InputError(
+            f"{where}, line {e.lineno}, column {e.colno}",
+            f"invalid JSON ({e.msg})",
+            "Fix the syntax there; a missing comma or quote, or a trailing comma, is typical.",
+        ) from e
+
+
+def read_checked_parquet(path, columns: list[str], what: str) -> pd.DataFrame:
+    """The given columns of a parquet file themesim wrote; a clear error for anything else."""
+    p = check_input_file(path)
+    try:
+        table = pq.read_table(str(p))
+    except (pa.ArrowException, OSError) as e:
+        raise InputError(
+            str(path), f"is not a readable parquet file ({e})", "Re-create it with themesim."
+        ) from e
+    missing = [c for c in columns if c not in table.column_names]
+    if missing:
+        raise InputError(
+            str(path),
+            f"is not a {what} table (missing columns {', '.join(missing)})",
+            f"Point to a {what}s parquet file written by themesim.",
+        )
+    return table.select(columns).to_pandas()

@@ -1,0 +1,235 @@
+"""REFI-QDA projects (.qdpx, the CAQDAS exchange standard 1.5): codes become themes, plain-text
+selections coded with them become coded segments, text sources become transcripts.
+
+A .qdpx is a zip holding `project.qde` (XML, namespace `urn:QDA-XML:project:1.0`) and the
+sources under `sources/`. The XML is parsed with defusedxml (no entities, no external
+references) and a zip entry is read only when its normalised path stays inside `sources/`.
+
+`level` picks the themes: `top` — codes without a parent, each taking its descendants'
+codings; `leaf` — codes without children; `all` — every code with its own codings.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import ParseError, fromstring
+
+from themesim.errors import InputError
+from themesim.io.coded import CODED_COLUMNS
+from themesim.io.inputs import check_input_file
+
+NS = "urn:QDA-XML:project:1.0"
+LEVELS = ("top", "leaf", "all")
+THEME_COLUMNS = ["theme_id", "name", "description", "parent"]
+_Q = {"q": NS}
+_MAX_ENTRY = 200 << 20  # a source larger than 200 MB is not an interview transcript
+
+
+@dataclass
+class QdpxProject:
+    themes: pd.DataFrame  # THEME_COLUMNS, in code-book order
+    coded: pd.DataFrame  # CODED_COLUMNS; `row` numbers the selections in file order
+    texts: dict[str, str]  # transcript stem -> plain text
+
+
+def _bad(where: str, problem: str) -> InputError:
+    return InputError(
+        where,
+        problem,
+        "Export the project again from your QDA software as a REFI-QDA project (.qdpx).",
+    )
+
+
+def _read_entry(zf: zipfile.ZipFile, name: str, where: str) -> bytes:
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise _bad(where, f"has no entry {name!r}") from None
+    if info.file_size > _MAX_ENTRY:
+        raise _bad(where, f"entry {name!r} is {info.file_size} bytes, too large")
+    return zf.read(info)
+
+
+def _source_entry(path: str, where: str) -> str:
+    """The zip entry of an `internal://` plain-text path; nothing outside `sources/`."""
+    if not path.startswith("internal://"):
+        raise InputError(
+            where,
+            f"plain text {path!r} lies outside the project",
+            "Export the project with its sources embedded (internal://), "
+            "or give the transcripts in `transcripts:`.",
+        )
+    rel = path[len("internal://") :].replace("\\", "/")
+    entry = posixpath.normpath(posixpath.join("sources", rel))
+    if rel.startswith("/") or not entry.startswith("sources/") or ".." in entry.split("/"):
+        raise _bad(where, f"source path {path!r} leaves the project's sources folder")
+    return entry
+
+
+def _decode(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise _bad(where, f"has a source that is not UTF-8 text ({e.reason})") from e
+
+
+def _codes(root, where: str) -> list[tuple[str, str, str, str | None, bool]]:
+    """(guid, name, description, parent guid, has children) in code-book order."""
+    out: list[tuple[str, str, str, str | None, bool]] = []
+
+    def walk(el, parent):
+        for code in el.findall("q:Code", _Q):
+            guid = code.get("guid")
+            name = (code.get("name") or "").strip()
+            if not guid or not name:
+                raise _bad(where, "has a Code without a guid or a name")
+            desc = code.find("q:Description", _Q)
+            children = code.findall("q:Code", _Q)
+            out.append(
+                (
+                    guid,
+                    name,
+                    " ".join((desc.text or "").split()) if desc is not None else "",
+                    parent,
+                    bool(children),
+                )
+            )
+            walk(code, guid)
+
+    codes = root.find("q:CodeBook/q:Codes", _Q)
+    if codes is None:
+        raise _bad(where, "has no CodeBook/Codes")
+    walk(codes, None)
+    if not out:
+        raise _bad(where, "has no codes")
+    return out
+
+
+def read_qdpx(path, level: str = "all") -> QdpxProject:
+    """Themes, coded segments and source texts of a REFI-QDA project."""
+    where = str(path)
+    if level not in LEVELS:
+        raise InputError(where, f"level {level!r} is not one of {', '.join(LEVELS)}", "Fix it.")
+    p = check_input_file(path)
+    try:
+        zf = zipfile.ZipFile(p)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise _bad(where, f"is not a readable .qdpx (not a zip archive: {e})") from e
+    with zf:
+        raw = _read_entry(zf, "project.qde", where)
+        try:
+            root = fromstring(raw, forbid_dtd=True)
+        except (ParseError, DefusedXmlException) as e:
+            raise _bad(
+                where, f"project.qde is not valid REFI-QDA XML ({type(e).__name__}: {e})"
+            ) from e
+        if root.tag != f"{{{NS}}}Project":
+            raise _bad(where, f"project.qde's root is {root.tag!r}, not a {NS} Project")
+        codes = _codes(root, f"{where}: project.qde")
+        texts: dict[str, str] = {}
+        selections = []
+        for n, src in enumerate(root.findall("q:Sources/q:TextSource", _Q), start=1):
+            at = f"{where}: project.qde, TextSource {n}"
+            name = Path((src.get("name") or "").replace("\\", "/")).stem
+            if not name:
+                raise _bad(at, "has no name")
+            if name in texts:
+                raise _bad(at, f"has the same name {name!r} as another source")
+            content = src.find("q:PlainTextContent", _Q)
+            if content is not None and content.text is not None:
+                text = content.text
+            elif src.get("plainTextPath"):
+                text = _decode(
+                    _read_entry(zf, _source_entry(src.get("plainTextPath"), at), where), at
+                )
+            else:
+                raise _bad(at, f"source {name!r} has neither PlainTextContent nor plainTextPath")
+            texts[name] = text.replace("\r\n", "\n").replace("\r", "\n")
+            for sel in src.findall("q:PlainTextSelection", _Q):
+                selections.append((name, sel, at))
+
+    by_guid = {c[0]: c for c in codes}
+    top = {}
+    for guid, _name, _d, parent, _k in codes:
+        top[guid] = top[parent] if parent is not None else guid
+    if level == "top":
+        chosen = [c for c in codes if c[3] is None]
+    elif level == "leaf":
+        chosen = [c for c in codes if not c[4]]
+    else:
+        chosen = list(codes)
+    chosen_ids = {c[0] for c in chosen}
+    themes = pd.DataFrame(
+        [(g, name, d, by_guid[par][1] if par else "") for g, name, d, par, _k in chosen],
+        columns=THEME_COLUMNS,
+    )
+    rows = []
+    for k, (doc, sel, at) in enumerate(selections, start=1):
+        text = texts[doc]
+        try:
+            start, end = int(sel.get("startPosition")), int(sel.get("endPosition"))
+        except (TypeError, ValueError):
+            raise _bad(at, "has a PlainTextSelection without whole-number positions") from None
+        if not 0 <= start < end <= len(text):
+            raise InputError(
+                at,
+                f"selection {start}-{end} lies outside source {doc!r} ({len(text)} characters)",
+                "Export the project again; the selection does not fit its text.",
+            )
+        for coding in sel.findall("q:Coding", _Q):
+            ref = coding.find("q:CodeRef", _Q)
+            guid = ref.get("targetGUID") if ref is not None else None
+            if guid not in by_guid:
+                raise _bad(at, f"has a Coding of unknown code {guid!r}")
+            tid = top[guid] if level == "top" else guid
+            if tid in chosen_ids:
+                rows.append(
+                    (
+                        doc,
+                        tid,
+                        text[start:end],
+                        start,
+                        end,
+                        coding.get("creatingUser") or sel.get("creatingUser") or "",
+                        k,
+                    )
+                )
+    coded = pd.DataFrame(rows, columns=CODED_COLUMNS)
+    coded["start"] = pd.array(coded["start"], dtype="Int64")
+    coded["end"] = pd.array(coded["end"], dtype="Int64")
+    return QdpxProject(themes=themes, coded=coded, texts=texts)
+
+
+def write_texts(project: QdpxProject, folder) -> list[Path]:
+    """The project's sources as `{name}.txt` transcripts in `folder`."""
+    from themesim.io.files import atomic_path
+
+    out = []
+    for name, text in sorted(project.texts.items()):
+        path = Path(folder) / f"{name}.txt"
+        with atomic_path(path) as tmp:
+            Path(tmp).write_text(text, encoding="utf-8")
+        out.append(path)
+    return out
+
+
+def theme_table(project: QdpxProject, set_name: str, template: str, where: str) -> pd.DataFrame:
+    """The project's codes as a theme table (`themes.theme_columns()`), ids = code guids."""
+    from themesim.io.theme_formats import ThemeRecord
+    from themesim.io.themes import _assemble, check_set_name, check_text_template
+
+    check_text_template(template, where)
+    check_set_name(set_name, where)
+    themes = [
+        ThemeRecord(
+            row=i, where=f"{where}, code {name!r}", id=g, name=name, description=d, parent=par
+        )
+        for i, (g, name, d, par) in enumerate(project.themes.itertuples(index=False), 1)
+    ]
+    return _assemble(themes, "code", where, ".csv", set_name, template)

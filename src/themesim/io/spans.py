@@ -1,0 +1,149 @@
+"""Character spans in transcripts: each transcript's plain text, its segments' offsets in that
+text, a normalised search, and the segments a span overlaps.
+
+A transcript's plain text is the file's own text for `.txt` (what CAQDAS tools count offsets
+in); for other formats it is the segments written out as `Speaker: text` lines.
+"""
+
+from __future__ import annotations
+
+import bisect
+from pathlib import Path
+
+import pandas as pd
+
+from themesim.io.inputs import read_text_file
+
+# Typographic quotes and dashes that exports and LLMs swap freely.
+_CHAR_MAP = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u00a0": " ",
+    }
+)
+SPAN_COLUMNS = ["transcript", "segment", "char_start", "char_end"]
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """Text with whitespace runs collapsed, lower case and plain quotes, and for each of its
+    characters the index of the original character it came from."""
+    out: list[str] = []
+    index: list[int] = []
+    space = True  # drops leading whitespace
+    for i, ch in enumerate(text):
+        if ch.isspace() or ch == "\u00a0":
+            if not space:
+                out.append(" ")
+                index.append(i)
+            space = True
+            continue
+        space = False
+        for c in ch.translate(_CHAR_MAP).lower():
+            out.append(c)
+            index.append(i)
+    if out and out[-1] == " ":
+        out.pop()
+        index.pop()
+    return "".join(out), index
+
+
+def norm(text: str) -> str:
+    return normalise(text)[0]
+
+
+def find_normalised(needle: str, text: str, start: int = 0) -> tuple[int, int] | None:
+    """(start, end) in `text` of the first match of `needle` at or after `start`, comparing
+    after `normalise`; None when absent or when `needle` normalises to nothing."""
+    hay, index = normalise(text)
+    return find_in(norm(needle), hay, index, start)
+
+
+def find_in(n: str, hay: str, index: list[int], start: int) -> tuple[int, int] | None:
+    if not n:
+        return None
+    pos = bisect.bisect_left(index, start)
+    k = hay.find(n, pos)
+    if k < 0:
+        return None
+    return index[k], index[k + len(n) - 1] + 1
+
+
+def rendered_text(segments: pd.DataFrame) -> str:
+    """One transcript's segments as `Speaker: text` lines."""
+    lines = [
+        f"{s}: {t}" if s else t for s, t in zip(segments["speaker"], segments["text"], strict=True)
+    ]
+    return "\n".join(lines)
+
+
+def transcript_texts(segments: pd.DataFrame, paths=()) -> dict[str, str]:
+    """Plain text per transcript: the file's text for a `.txt` among `paths`, else rendered."""
+    files = {Path(p).stem: Path(p) for p in paths}
+    texts = {}
+    for name, seg in segments.groupby("transcript", sort=True):
+        p = files.get(name)
+        if p is not None and p.suffix.lower() == ".txt":
+            texts[name] = read_text_file(p).replace("\r\n", "\n").replace("\r", "\n")
+        else:
+            texts[name] = rendered_text(seg)
+    return texts
+
+
+def segment_offsets(segments: pd.DataFrame, texts: dict[str, str]) -> pd.DataFrame:
+    """transcript, segment, char_start, char_end: each segment's span in its plain text.
+
+    A segment starts where its speaker label starts (or its words when it has none) and runs
+    to the start of the next segment, so every character belongs to one segment. A segment
+    not found in the file's text (after normalising) falls back to the rendered text.
+    """
+    rows = []
+    for name, seg in segments.groupby("transcript", sort=True):
+        seg = seg.sort_values("segment")
+        text = texts[name]
+        starts = _starts(seg, text)
+        if starts is None:
+            text = texts[name] = rendered_text(seg)
+            starts = _starts(seg, text)
+        ends = starts[1:] + [len(text)]
+        for s, a, b in zip(seg["segment"], starts, ends, strict=True):
+            rows.append((name, int(s), a, b))
+    return pd.DataFrame(rows, columns=SPAN_COLUMNS).astype(
+        {"segment": "int64", "char_start": "int64", "char_end": "int64"}
+    )
+
+
+def _starts(seg: pd.DataFrame, text: str) -> list[int] | None:
+    hay, index = normalise(text)
+    starts = []
+    cursor = 0
+    for speaker, words in zip(seg["speaker"], seg["text"], strict=True):
+        head = f"{speaker}:" if speaker else words
+        hit = find_in(norm(head), hay, index, cursor)
+        if hit is None:
+            return None
+        body = find_in(norm(words), hay, index, hit[1] if speaker else hit[0])
+        if body is None:
+            return None
+        starts.append(hit[0])
+        cursor = body[1]
+    if starts:
+        starts[0] = 0
+    return starts
+
+
+def overlapping(offsets: pd.DataFrame, transcript: str, start: int, end: int) -> list[int]:
+    """Segments of `transcript` whose span overlaps [start, end)."""
+    o = offsets[offsets["transcript"] == transcript]
+    hit = (o["char_start"] < end) & (o["char_end"] > start)
+    return [int(s) for s in o.loc[hit, "segment"]]

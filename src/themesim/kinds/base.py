@@ -1,0 +1,136 @@
+"""The contract every method kind meets: its settings, what it produces, how it scores.
+
+A kind answers two sorts of question. Capability flags (class attributes) tell the
+workflow which files a method of the kind has; the methods compute them. Each kind lives
+in its own module of themesim.kinds and is registered in themesim.kinds.KINDS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from themesim.errors import InputError
+
+# Settings every method accepts, whatever its kind.
+COMMON_KEYS = frozenset(
+    {"kind", "active", "description", "thresholds", "op", "scale", "clamp", "raw_thresholds"}
+)
+
+
+class Kind:
+    """One way of making a similarity matrix; subclasses override what differs."""
+
+    name: str = ""
+    # Settings a method of this kind starts from (a built-in method adds its own).
+    defaults: dict = {}
+    # Built-in methods of this kind: name -> settings beyond `defaults`.
+    builtins: dict = {}
+    # Range of thresholds on the cosine scale; None: any number (scores made elsewhere).
+    threshold_range: tuple[float, float] | None = None
+    score_name: str = "cosine"  # what its scores are, for the threshold error
+    keys: frozenset = frozenset()  # settings of this kind beyond COMMON_KEYS
+    # The settings its similarity step reads (rule params: a change reruns that step only).
+    similarity_keys: tuple = ()
+    # The workflow rule that writes its similarity files (rules differ in inputs).
+    similarity_rule: str = ""
+    own_embeddings: bool = False  # embeds its themes, keywords and transcript segments
+    reads_embeddings: bool = False  # its similarity reads embedding files (own or a base's)
+    within_set_matrices: bool = True  # writes S of every set against itself
+    nulls: str | None = None  # "embedded": embed_null files; "in_job": built by metrics
+    runs: bool = False  # run consistency (seeds 002-004) over two or more runs
+    theme_vectors: bool = False  # one vector per theme, for the 2-D theme map
+    reads_matrices: bool = False  # reads score matrices made elsewhere (hashed, archived)
+    judge_cache: bool = False  # keeps judgements in results/cache/judge.sqlite
+    calibrates: bool = False  # scores rated text pairs itself (pair_scores: calibration)
+    # Its pair scores need the study's embedding files (abtt: the correction is fitted there).
+    pairs_read_study_embeddings: bool = False
+
+    @property
+    def accepts(self) -> frozenset:
+        return COMMON_KEYS | self.keys
+
+    def similarity_spec(self, spec: dict) -> dict:
+        """What the similarity step needs of a method's settings; never its thresholds."""
+        keys = self.similarity_keys
+        return {"kind": self.name} | {k: spec[k] for k in keys if spec.get(k) is not None}
+
+    def check(self, name: str, spec: dict) -> None:
+        """Parse-time checks of one method's settings beyond the schema."""
+
+    def check_study(self, name: str, spec: dict, methods: dict) -> None:
+        """Checks that need the other active methods (e.g. an abtt's base)."""
+
+    def check_pairs(self, name: str, spec: dict, pairs: list) -> None:
+        """Checks of the comparisons a method must score (e.g. a matrix per pair)."""
+
+    def study_pairs(self, spec: dict, pairs: list, within: list) -> list:
+        """The pairs a method writes similarity files for."""
+        return pairs + within if self.within_set_matrices else list(pairs)
+
+    def matrix_files(self, spec: dict, pairs) -> list[str]:
+        """Score matrices made elsewhere that the method reads for those pairs."""
+        return []
+
+    def embeddings_of(self, name: str, spec: dict) -> str:
+        """The method whose embedding files this one reads."""
+        return name
+
+    def similarity(
+        self,
+        spec: dict,
+        pairs,
+        tables: dict,
+        *,
+        embeddings=None,
+        matrices=None,
+        cache=None,
+        threads=None,
+    ) -> Iterator[tuple[tuple[str, str], np.ndarray, dict]]:
+        """((a, b), S, metadata) for every pair; S is n_a x n_b."""
+        raise NotImplementedError(self.name)
+
+    def similarity_for(self, spec: dict, a, b) -> np.ndarray:
+        """S of two theme tables with no files involved (themesim compare)."""
+        raise InputError(f"method kind {self.name!r}", "needs files", "Run it in a study")
+
+    def vectors(self, spec: dict, tables: dict, embeddings: dict) -> dict:
+        """Set name -> one vector per theme, in the method's own space."""
+        raise NotImplementedError(f"{self.name} has no theme vectors")
+
+    def run_matrix(self, runs: list, tables: dict, embeddings: dict) -> np.ndarray:
+        """Similarity between whole runs (seeds 002-004)."""
+        raise NotImplementedError(f"{self.name} has no run consistency")
+
+    def pair_scores(
+        self, spec: dict, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None
+    ) -> np.ndarray:
+        """The score of every rated pair (texts_a[i], texts_b[i]), made as the method makes
+        its matrices (calibration)."""
+        raise NotImplementedError(f"{self.name} cannot score rated pairs")
+
+    def null_best(self, a, b, null_file, k: int, seed: int, scale, emb_a, options=None):
+        """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None.
+
+        scale(S, W): scores of A against one null set, given S and the null set's own
+        within-set matrix W (the z scale standardises against it).
+        """
+        return None
+
+
+def read_checked_embeddings(embeddings: dict, tables: dict) -> tuple[dict, str | None]:
+    """Set -> float vectors of its embedding file, checked against the theme table."""
+    from themesim.embed.encode import read_embeddings
+
+    out, model = {}, None
+    for s, path in embeddings.items():
+        ids, out[s], meta = read_embeddings(path)
+        model = meta.get("model")
+        if ids != tables[s]["theme_id"].tolist():
+            raise InputError(
+                str(path),
+                "theme ids differ from the theme table",
+                "Delete results/embeddings and rerun",
+            )
+    return out, model

@@ -1,0 +1,97 @@
+"""llm_judge: an LLM's score of conceptual overlap for every pair of themes."""
+
+from __future__ import annotations
+
+import logging
+
+from themesim.kinds.base import Kind
+
+log = logging.getLogger("themesim")
+
+# The settings that reach the judge (themesim.llm.judge.JudgeSettings, whose defaults
+# tests/test_kinds.py holds equal to these).
+JUDGE_DEFAULTS = {
+    "base_url": None,
+    "model": None,
+    "api_key_env": None,
+    "prompt": "judge_v2",
+    "score_mode": "json",
+    "temperature": 0.0,
+    "max_tokens": 24,
+    "both_orders": False,
+    "concurrency": 2,
+    "max_retries": 4,
+    "timeout_s": 120.0,
+    "seed": 0,
+    "n_ctx": 2048,
+}
+JUDGE_KEYS = tuple(JUDGE_DEFAULTS)
+
+
+class LlmJudge(Kind):
+    name = "llm_judge"
+    defaults = JUDGE_DEFAULTS | {"thresholds": [0.5]}
+    builtins = {
+        "judge": {
+            "active": False,
+            "description": "LLM judge of conceptual overlap (local llama.cpp server by default)",
+        }
+    }
+    threshold_range = (0.0, 1.0)
+    score_name = "judge"
+    keys = frozenset(JUDGE_KEYS)
+    similarity_keys = JUDGE_KEYS
+    similarity_rule = "similarity_judge"
+    # n_a * n_b calls per comparison; within-set would add n^2 more
+    within_set_matrices = False
+    judge_cache = True
+
+    def similarity(self, spec, pairs, tables, *, cache=None, threads=None, **_):
+        from dataclasses import asdict, replace
+
+        from themesim.llm.judge import JudgeSettings
+
+        settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
+        if settings.base_url is not None:
+            judged = _judge_all(settings, pairs, tables, cache)
+        else:
+            from themesim.llm.server import (
+                LlamaServer,
+                packaged_model_name,
+                packaged_model_path,
+            )
+
+            # One local server for the whole job; the cache key names the model, not the port.
+            with LlamaServer(packaged_model_path(), n_ctx=settings.n_ctx, threads=threads) as srv:
+                local = replace(settings, base_url=srv.base_url, model=packaged_model_name())
+                judged = _judge_all(local, pairs, tables, cache)
+            shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
+            shown |= {"model": packaged_model_name()}
+            judged = {pair: (S, shown) for pair, (S, _) in judged.items()}
+        for pair in pairs:
+            S, shown = judged[pair]
+            yield pair, S, {"judge": shown}
+
+
+def _judge_all(settings, pairs, tables: dict, cache) -> dict:
+    """Judge every pair of every comparison; a failure names the pair and keeps the cache."""
+    from dataclasses import asdict
+
+    from themesim.errors import StepError
+    from themesim.llm.judge import JudgeError, judge_matrix
+
+    shown = {k: v for k, v in asdict(settings).items() if k not in ("api_key_env", "base_url")}
+    out = {}
+    for a, b in pairs:
+        try:
+            S, stats = judge_matrix(
+                tables[a]["text"].tolist(), tables[b]["text"].tolist(), settings, cache
+            )
+        except JudgeError as e:
+            raise StepError(f"judging {a} vs {b}: {e}") from e
+        log.info("judge %s vs %s: %s", a, b, stats)
+        out[(a, b)] = (S, shown)
+    return out
+
+
+KIND = LlmJudge()

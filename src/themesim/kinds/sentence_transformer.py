@@ -1,0 +1,119 @@
+"""sentence_transformer: cosine of sentence-transformers embeddings (Raza et al. 2025)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from themesim.embed.encode import MINILM, MPNET
+from themesim.errors import InputError
+from themesim.kinds.base import Kind, read_checked_embeddings
+
+EMBED_KEYS = ("model", "path", "batch_size", "device", "dtype")
+
+
+class SentenceTransformer(Kind):
+    name = "sentence_transformer"
+    defaults = {
+        "model": MINILM,
+        "path": None,
+        "thresholds": [0.56],
+        "batch_size": 64,
+        "device": "cpu",
+        "dtype": "float32",
+        "assign_threshold": 0.3,  # grounding: a segment gets a theme at this similarity
+    }
+    builtins = {
+        "minilm": {"active": True, "description": "all-MiniLM-L6-v2 cosine similarity"},
+        "mpnet": {
+            "active": True,
+            "description": "all-mpnet-base-v2 cosine similarity",
+            "model": MPNET,
+            "thresholds": [0.62],
+            "batch_size": 32,
+        },
+        "st5xxl": {
+            "active": False,
+            "description": "sentence-T5-xxl cosine similarity (needs a GPU and a local copy)",
+            "model": "sentence-transformers/sentence-t5-xxl",
+            "thresholds": [0.81],
+            "batch_size": 8,
+            "device": "cuda",
+            "dtype": "float16",
+        },
+    }
+    threshold_range = (-1.0, 1.0)
+    keys = frozenset(EMBED_KEYS) | {"assign_threshold"}
+    similarity_rule = "similarity_embedding"
+    own_embeddings = True
+    reads_embeddings = True
+    nulls = "embedded"
+    runs = True
+    theme_vectors = True
+    calibrates = True
+
+    def check(self, name, spec):
+        """A model that cannot load fails now, not in the embedding job."""
+        from themesim.embed.encode import check_model
+
+        try:
+            check_model(spec.get("model"), spec.get("path"))
+        except InputError as e:
+            raise InputError(f"config methods.{name}: {e.where}", e.problem, e.fix) from e
+
+    def similarity(self, spec, pairs, tables, *, embeddings=None, **_):
+        from themesim.similarity import cosine
+
+        emb, model = read_checked_embeddings(embeddings, tables)
+        emb = self.correct(spec, emb)
+        for a, b in pairs:
+            yield (a, b), cosine(emb[a], emb[b]), {"model": model}
+
+    def correct(self, spec, emb: dict) -> dict:
+        """The vectors the method scores with (abtt overrides: isotropy correction)."""
+        return emb
+
+    def pair_scores(self, spec, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None):
+        """The method's model through the embedding cache; rowwise cosine of each pair."""
+        from themesim.embed.encode import encode_with
+
+        a, b = list(texts_a), list(texts_b)
+        emb, _ = encode_with(spec, a + b, threads, cache=cache, what="calibration pairs")
+        emb = self.correct_pairs(spec, np.asarray(emb, dtype=np.float64), study_embeddings)
+        X = emb[: len(a)] / np.linalg.norm(emb[: len(a)], axis=1, keepdims=True)
+        Y = emb[len(a) :] / np.linalg.norm(emb[len(a) :], axis=1, keepdims=True)
+        return np.einsum("ij,ij->i", X, Y)
+
+    def correct_pairs(self, spec, emb: np.ndarray, study_embeddings) -> np.ndarray:
+        """Rated pairs' vectors as the method scores them (abtt overrides)."""
+        return emb
+
+    def similarity_for(self, spec, a, b):
+        from themesim.embed.encode import encode_with
+        from themesim.similarity import cosine
+
+        emb, _ = encode_with(spec, a["text"].tolist() + b["text"].tolist(), threads=None)
+        return cosine(emb[: len(a)], emb[len(a) :])
+
+    def vectors(self, spec, tables, embeddings):
+        emb, _ = read_checked_embeddings({s: embeddings[s] for s in tables}, tables)
+        return self.correct(spec, {s: v.astype(np.float64) for s, v in emb.items()})
+
+    def run_matrix(self, runs, tables, embeddings):
+        from themesim.embed.encode import read_embeddings
+        from themesim.metrics.runs import run_similarity_embedding
+
+        return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
+
+    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
+        from themesim.embed.encode import read_vector_table
+        from themesim.similarity import cosine
+
+        if not k or not null_file:
+            return None
+        _, emb, _ = read_vector_table(null_file)
+        n_b = len(b)
+        sets = [emb[i * n_b : (i + 1) * n_b] for i in range(k)]
+        return np.stack([scale(cosine(emb_a, x), cosine(x, x)).max(axis=1) for x in sets])
+
+
+KIND = SentenceTransformer()

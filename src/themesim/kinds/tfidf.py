@@ -1,0 +1,102 @@
+"""tfidf: cosine of TF-IDF vectors fitted on the union of the two sets (seed 002)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from themesim.errors import InputError
+from themesim.kinds.base import Kind
+
+
+class Tfidf(Kind):
+    name = "tfidf"
+    defaults = {
+        "analyzer": "word",
+        "ngram_range": None,
+        "thresholds": [0.2],
+        "assign_threshold": 0.1,
+    }
+    builtins = {
+        "tfidf": {
+            "active": True,
+            "description": "TF-IDF cosine similarity, fitted on the union of the two sets "
+            "(seed 002)",
+        }
+    }
+    threshold_range = (0.0, 1.0)
+    similarity_rule = "similarity_tfidf"
+    nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
+    runs = True
+    theme_vectors = True
+    calibrates = True
+    keys = frozenset({"analyzer", "ngram_range", "assign_threshold"})
+    similarity_keys = ("analyzer", "ngram_range")
+
+    def check(self, name, spec):
+        from themesim.similarity import tfidf_options
+
+        tfidf_options(spec, f"config methods.{name}")
+
+    def similarity(self, spec, pairs, tables, **_):
+        from themesim.similarity import tfidf, tfidf_options
+
+        options = tfidf_options(spec)
+        for a, b in pairs:
+            ta, tb = tables[a], tables[b]
+            texts_b = None if a == b else tb["text"].tolist()
+            yield (a, b), tfidf(ta["text"].tolist(), texts_b, **options), {}
+
+    def similarity_for(self, spec, a, b):
+        from themesim.similarity import tfidf, tfidf_options
+
+        return tfidf(a["text"].tolist(), b["text"].tolist(), **tfidf_options(spec))
+
+    def pair_scores(self, spec, texts_a, texts_b, **_):
+        """One vectoriser, with the method's analyzer, fitted on every text of the pairs."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from themesim.similarity import tfidf_options
+
+        a, b = list(texts_a), list(texts_b)
+        vec = TfidfVectorizer(**tfidf_options(spec)).fit(a + b)
+        X, Y = vec.transform(a), vec.transform(b)
+        return np.asarray(X.multiply(Y).sum(axis=1)).ravel()  # rows are L2-normalised
+
+    def vectors(self, spec, tables, embeddings):
+        """One vectoriser fitted on every set's texts (seed 002)."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        names = list(tables)
+        texts = [t for s in names for t in tables[s]["text"].tolist()]
+        try:
+            X = TfidfVectorizer().fit_transform(texts).toarray()
+        except ValueError as e:  # every text was a stop word or punctuation
+            raise InputError(
+                "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
+            ) from e
+        bounds = np.cumsum([0] + [len(tables[s]) for s in names])
+        return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
+
+    def run_matrix(self, runs, tables, embeddings):
+        from themesim.metrics.runs import run_similarity_tfidf
+
+        return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
+
+    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
+        from themesim.metrics.nulls import word_salad_sets
+        from themesim.similarity import tfidf
+
+        if not k:
+            return None
+        salads = word_salad_sets(b["text"].tolist(), k, seed)
+        texts = a["text"].tolist()
+        options = options or {}
+        return np.stack(
+            [
+                scale(tfidf(texts, x, **options), tfidf(x, None, **options)).max(axis=1)
+                for x in salads
+            ]
+        )
+
+
+KIND = Tfidf()

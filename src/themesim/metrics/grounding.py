@@ -1,0 +1,298 @@
+"""Grounded agreement: do two theme sets label the same transcript segments?
+
+The unit is the transcript segment. Each set's labels are rows (transcript, segment, theme_id,
+source[, score]); a segment may carry several themes. Its top-1 theme is the one with the
+highest `score` (coded and quote labels score 1, assigned labels their similarity), ties to the
+theme listed first in the set. Every statistic comes from a library: scikit-learn (AMI, ARI,
+Cohen's κ), krippendorff (α), scipy (Hungarian assignment, Spearman). Formulas:
+docs/grounding.md.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import krippendorff
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+from scipy.stats import spearmanr
+from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from themesim.metrics.coverage import hungarian_pairs, matches
+
+KAPPA_GOOD = 0.4  # "moderate" agreement (Landis & Koch) — the share of pairs reaching it
+PAIR_COLUMNS = ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa", "similarity", "text_pair"]
+METRIC_COLUMNS = [
+    "n_segments",
+    "n_both_labelled",
+    "data_coverage_a",
+    "data_coverage_b",
+    "ami",
+    "ari",
+    "grounded_hungarian_n_matched",
+    "grounded_hungarian_f1",
+    "text_hungarian_f1",
+    "text_pairs",
+    "text_pairs_median_kappa",
+    "text_pairs_share_kappa_ge_0_4",
+    "text_pairs_krippendorff_alpha",
+    "text_data_spearman",
+]
+CI_METRICS = [
+    "data_coverage_a",
+    "data_coverage_b",
+    "ami",
+    "ari",
+    "grounded_hungarian_f1",
+    "text_pairs_median_kappa",
+    "text_pairs_krippendorff_alpha",
+    "text_data_spearman",
+]
+
+
+def label_matrix(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
+    """Boolean segments × themes: does theme j label segment i? Rows follow `segments`."""
+    pos = {
+        (t, int(s)): i
+        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
+    }
+    col = {t: j for j, t in enumerate(ids)}
+    X = np.zeros((len(segments), len(ids)), dtype=bool)
+    for t, s, tid in zip(labels["transcript"], labels["segment"], labels["theme_id"], strict=True):
+        i, j = pos.get((t, int(s))), col.get(tid)
+        if i is None or j is None:
+            raise ValueError(f"label ({t}, {s}, {tid}) is not a known segment and theme")
+        X[i, j] = True
+    return X
+
+
+def top1(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
+    """Index into `ids` of each segment's top-1 theme, -1 for an unlabelled segment."""
+    pos = {
+        (t, int(s)): i
+        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
+    }
+    col = {t: j for j, t in enumerate(ids)}
+    score = labels["score"] if "score" in labels.columns else pd.Series(1.0, index=labels.index)
+    best = np.full(len(segments), -1)
+    best_score = np.full(len(segments), -np.inf)
+    for t, s, tid, sc in zip(
+        labels["transcript"], labels["segment"], labels["theme_id"], score, strict=True
+    ):
+        i, j = pos[(t, int(s))], col[tid]
+        sc = float(sc)
+        if sc > best_score[i] or (sc == best_score[i] and j < best[i]):
+            best[i], best_score[i] = j, sc
+    return best
+
+
+def iou_matrix(
+    A: np.ndarray, B: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(n_both, n_a, n_b, IoU) per theme pair; IoU is 0 when neither theme labels a segment."""
+    Ai, Bi = A.astype(np.int64), B.astype(np.int64)
+    both = Ai.T @ Bi
+    n_a, n_b = Ai.sum(axis=0), Bi.sum(axis=0)
+    union = n_a[:, None] + n_b[None, :] - both
+    with np.errstate(divide="ignore", invalid="ignore"):
+        iou = np.where(union > 0, both / np.where(union > 0, union, 1), 0.0)
+    return both, n_a, n_b, iou
+
+
+def kappa(x: np.ndarray, y: np.ndarray) -> float:
+    """Cohen's κ of two binary labelings (scikit-learn); NaN when both are constant and equal
+    (chance agreement 1: κ undefined)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sklearn warns on the undefined case it sets to NaN
+        return float(cohen_kappa_score(x, y, labels=[False, True]))
+
+
+def kappa_counts(n_both: int, n_a: int, n_b: int, n: int) -> float:
+    """Cohen's κ of two binary labelings from their 2×2 table (statsmodels `cohens_kappa`;
+    equal to scikit-learn's on the same labelings, much cheaper per call): both, only A,
+    only B, neither. NaN when both labelings are constant and equal (κ undefined)."""
+    table = np.array([[n_both, n_a - n_both], [n_b - n_both, n - n_a - n_b + n_both]], float)
+    if (table > 0).sum() == 1 and (table[0, 0] > 0 or table[1, 1] > 0):
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(cohens_kappa(table).kappa)
+
+
+def text_pairs(S: np.ndarray, threshold: float | None, op: str = "ge") -> list[tuple[int, int]]:
+    """The text-based Hungarian pairs: max-sum assignment on S, kept when S passes
+    `threshold` (all assigned pairs when None)."""
+    rows, cols = hungarian_pairs(S)
+    if threshold is None:
+        return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
+    M = matches(S, threshold, op)
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if M[r, c]]
+
+
+def grounded_hungarian(iou: np.ndarray, min_iou: float) -> list[tuple[int, int]]:
+    """Max-sum assignment on the IoU matrix; pairs with IoU ≥ min_iou."""
+    rows, cols = linear_sum_assignment(iou, maximize=True)
+    return [
+        (int(r), int(c))
+        for r, c in zip(rows, cols, strict=True)
+        if iou[r, c] >= min_iou and iou[r, c] > 0
+    ]
+
+
+def _f1(k: int, n_a: int, n_b: int) -> float:
+    return 2 * k / (n_a + n_b) if n_a + n_b else math.nan
+
+
+def alpha_mapped(top_a: np.ndarray, top_b: np.ndarray, pairs: list[tuple[int, int]]) -> float:
+    """Krippendorff's α (nominal) of A's and B's top-1 labels, B's mapped through the pairs
+    onto A's themes; a B theme outside the pairs stays its own category. Unlabelled segments
+    are missing values."""
+    n_a = int(max(top_a.max(initial=-1), max((a for a, _ in pairs), default=-1))) + 1
+    mapped = {b: a for a, b in pairs}
+    a = np.where(top_a >= 0, top_a, np.nan).astype(float)
+    b = np.array(
+        [np.nan if v < 0 else mapped.get(int(v), n_a + int(v)) for v in top_b], dtype=float
+    )
+    both = ~np.isnan(a) & ~np.isnan(b)
+    if both.sum() < 1 or len(set(np.concatenate([a[both], b[both]]).tolist())) < 2:
+        return math.nan  # α needs pairable values of at least two categories
+    return float(
+        krippendorff.alpha(reliability_data=np.vstack([a, b]), level_of_measurement="nominal")
+    )
+
+
+def _partition(top_a: np.ndarray, top_b: np.ndarray) -> tuple[float, float, int]:
+    both = (top_a >= 0) & (top_b >= 0)
+    n = int(both.sum())
+    if n < 2:
+        return math.nan, math.nan, n
+    x, y = top_a[both], top_b[both]
+    return float(adjusted_mutual_info_score(x, y)), float(adjusted_rand_score(x, y)), n
+
+
+def _spearman(S: np.ndarray, iou: np.ndarray) -> float:
+    x, y = S.ravel(), iou.ravel()
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan  # constant ranks: no correlation defined
+    return float(spearmanr(x, y).statistic)
+
+
+def _summary(
+    A: np.ndarray,
+    B: np.ndarray,
+    top_a: np.ndarray,
+    top_b: np.ndarray,
+    S: np.ndarray,
+    tpairs: list[tuple[int, int]],
+    min_iou: float,
+) -> tuple[dict, np.ndarray]:
+    both, n_a, n_b, iou = iou_matrix(A, B)
+    ami, ari, n_both = _partition(top_a, top_b)
+    g = grounded_hungarian(iou, min_iou)
+    n = len(A)
+    kappas = np.array(
+        [kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), n) for i, j in tpairs],
+        dtype=float,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        med = (
+            float(np.nanmedian(kappas)) if len(kappas) and not np.isnan(kappas).all() else math.nan
+        )
+    row = {
+        "n_segments": n,
+        "n_both_labelled": n_both,
+        "data_coverage_a": float(A.any(axis=1).mean()) if n else math.nan,
+        "data_coverage_b": float(B.any(axis=1).mean()) if n else math.nan,
+        "ami": ami,
+        "ari": ari,
+        "grounded_hungarian_n_matched": len(g),
+        "grounded_hungarian_f1": _f1(len(g), A.shape[1], B.shape[1]),
+        "text_pairs": len(tpairs),
+        "text_pairs_median_kappa": med,
+        "text_pairs_share_kappa_ge_0_4": float((kappas >= KAPPA_GOOD).mean())
+        if len(kappas)
+        else math.nan,
+        "text_pairs_krippendorff_alpha": alpha_mapped(top_a, top_b, tpairs),
+        "text_data_spearman": _spearman(S, iou),
+    }
+    return row, iou
+
+
+def grounding(
+    A: np.ndarray,
+    B: np.ndarray,
+    top_a: np.ndarray,
+    top_b: np.ndarray,
+    S: np.ndarray,
+    a_ids: Sequence[str],
+    b_ids: Sequence[str],
+    *,
+    min_iou: float,
+    threshold: float | None,
+    op: str = "ge",
+    n_boot: int = 0,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[dict, pd.DataFrame]:
+    """(metrics row, pair table) of one comparison.
+
+    A, B: boolean segments × themes label matrices over every segment; top_a, top_b: top-1
+    indices (-1 = unlabelled); S: the method's text similarity (A themes × B themes);
+    threshold/op: the method's first threshold, for the text Hungarian pairs and F1.
+    n_boot > 0 adds `<metric>_ci_low/_ci_high` from resampling segments with replacement.
+    """
+    S = np.asarray(S, dtype=float)
+    if S.shape != (A.shape[1], B.shape[1]):
+        raise ValueError(
+            f"similarity shape {S.shape} does not match themes {A.shape[1]}×{B.shape[1]}"
+        )
+    tpairs = text_pairs(S, threshold, op)
+    row, iou = _summary(A, B, top_a, top_b, S, tpairs, min_iou)
+    row["text_hungarian_f1"] = _f1(len(tpairs), S.shape[0], S.shape[1])
+    row = {k: row[k] for k in METRIC_COLUMNS}
+    both, n_a, n_b, _ = iou_matrix(A, B)
+    tp = set(tpairs)
+    pairs = pd.DataFrame(
+        [
+            (
+                a_ids[i],
+                b_ids[j],
+                int(n_a[i]),
+                int(n_b[j]),
+                int(both[i, j]),
+                float(iou[i, j]),
+                kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), len(A)),
+                float(S[i, j]),
+                (i, j) in tp,
+            )
+            for i in range(len(a_ids))
+            for j in range(len(b_ids))
+        ],
+        columns=PAIR_COLUMNS,
+    )
+    if n_boot:
+        row.update(_bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level))
+    return row, pairs
+
+
+def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> dict:
+    rng = np.random.default_rng(seed)
+    n = len(A)
+    values = np.full((n_boot, len(CI_METRICS)), np.nan)
+    for r in range(n_boot):
+        idx = rng.integers(0, n, size=n)
+        res, _ = _summary(A[idx], B[idx], top_a[idx], top_b[idx], S, tpairs, min_iou)
+        values[r] = [res[m] for m in CI_METRICS]
+    q = [50 * (1 - level), 50 * (1 + level)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(values, q, axis=0)
+    out = {}
+    for m, a, b in zip(CI_METRICS, lo, hi, strict=True):
+        out[f"{m}_ci_low"], out[f"{m}_ci_high"] = float(a), float(b)
+    return out

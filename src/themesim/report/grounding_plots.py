@@ -1,0 +1,95 @@
+"""Grounding plots: per comparison the segment-IoU heatmap with the text Hungarian pairs
+outlined, per method text similarity against segment IoU over every theme pair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from themesim.report.plots import HEATMAP_CMAP, OKABE_ITO, save_png, wrap_label
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def iou_heatmap_figure(pairs: pd.DataFrame, a_names: dict, b_names: dict, title: str) -> Figure:
+    """pairs: one comparison's long table (a_id, b_id, iou, text_pair); rows = A themes."""
+    a_ids = list(dict.fromkeys(pairs["a_id"]))
+    b_ids = list(dict.fromkeys(pairs["b_id"]))
+    M = pairs.pivot(index="a_id", columns="b_id", values="iou").loc[a_ids, b_ids].to_numpy()
+    text = pairs.pivot(index="a_id", columns="b_id", values="text_pair").loc[a_ids, b_ids]
+    n_a, n_b = M.shape
+    fig = _figure(2.5 + 0.55 * n_b, 1.6 + 0.4 * n_a)
+    ax = fig.add_subplot()
+    im = ax.imshow(M, cmap=HEATMAP_CMAP, vmin=0, vmax=1, aspect="auto")
+    for i in range(n_a):
+        for j in range(n_b):
+            ax.text(
+                j,
+                i,
+                f"{M[i, j]:.2f}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if M[i, j] < 0.5 else "black",
+            )
+            if bool(text.iat[i, j]):
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.2, edgecolor=OKABE_ITO["orange"]
+                    )
+                )
+    ax.set_xticks(
+        range(n_b),
+        [wrap_label(str(b_names.get(b, b))) for b in b_ids],
+        rotation=60,
+        ha="right",
+        fontsize=7,
+    )
+    ax.set_yticks(range(n_a), [wrap_label(str(a_names.get(a, a))) for a in a_ids], fontsize=7)
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(im, ax=ax, label="segment IoU (outlined: text Hungarian pairs)", shrink=0.8)
+    return fig
+
+
+def iou_heatmap(pairs, a_names, b_names, title, out_png, out_svg=None):
+    return save_png(iou_heatmap_figure(pairs, a_names, b_names, title), out_png, out_svg)
+
+
+def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: str) -> Figure:
+    """Every theme pair of every comparison: text similarity (x) against segment IoU (y)."""
+    comps = list(dict.fromkeys(zip(pairs["set_a"], pairs["set_b"], strict=True)))
+    colours = list(OKABE_ITO.values())
+    fig = _figure(6.0, 4.2)
+    ax = fig.add_subplot()
+    for k, (a, b) in enumerate(comps):
+        sub = pairs[(pairs["set_a"] == a) & (pairs["set_b"] == b)]
+        row = grounding[(grounding["set_a"] == a) & (grounding["set_b"] == b)]
+        rho = float(row["text_data_spearman"].iloc[0]) if len(row) else np.nan
+        c = colours[k % len(colours)]
+        ax.scatter(
+            sub["similarity"],
+            sub["iou"],
+            s=14,
+            alpha=0.7,
+            color=c,
+            label=f"{b} (ρ = {rho:.2f})" if np.isfinite(rho) else f"{b} (ρ undefined)",
+        )
+        tp = sub[sub["text_pair"]]
+        ax.scatter(tp["similarity"], tp["iou"], s=40, facecolors="none", edgecolors=c, lw=1.2)
+    ax.set_xlabel("text similarity")
+    ax.set_ylabel("segment IoU")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"{method}: text vs data (rings: text Hungarian pairs)", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", frameon=False)
+    return fig
+
+
+def text_vs_data(pairs, grounding, method, out_png, out_svg=None):
+    return save_png(text_vs_data_figure(pairs, grounding, method), out_png, out_svg)

@@ -1,0 +1,88 @@
+"""Threshold sweep of one method: every metric against θ, one panel per comparison."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from themesim.report.plots.common import (
+    OKABE_ITO,
+    THRESHOLD_STYLE,
+    comparison_rows,
+    comparisons,
+    legend_below,
+    mark_thresholds,
+    op_of,
+    require_columns,
+    save_png,
+    small_multiples,
+    style_panel,
+    threshold_xlabel,
+)
+
+# Sweep metrics: the headline (Hungarian F1) drawn heaviest; colour *and* dash differ.
+SWEEP_METRICS = {
+    "hungarian_f1": ("Hungarian F1 (one-to-one)", OKABE_ITO["blue"], "-", 2.4),
+    "true_jaccard": ("True Jaccard", OKABE_ITO["green"], "--", 1.6),
+    "f1": ("Coverage F1", OKABE_ITO["orange"], "-.", 1.6),
+    "hit_rate": ("Hit rate (A covered)", OKABE_ITO["purple"], ":", 1.9),
+    "raza_jaccard": (
+        "Raza Jaccard (for comparison)",
+        OKABE_ITO["vermillion"],
+        (0, (6, 2, 1, 2)),
+        1.4,
+    ),
+}
+
+
+def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], title: str) -> Figure:
+    require_columns(sweep, ["set_a", "set_b", "threshold", *SWEEP_METRICS], "sweep table")
+    comps = comparisons(sweep)
+    fig, axes, ncols = small_multiples(len(comps), title)
+    xlabel = threshold_xlabel(op_of(sweep))
+    if not comps:
+        axes[0].text(
+            0.5, 0.5, "no sweep rows", ha="center", va="center", transform=axes[0].transAxes
+        )
+    for k, (ax, (a, b)) in enumerate(zip(axes[: len(comps)], comps, strict=True)):
+        rows = comparison_rows(sweep, a, b)
+        mark_thresholds(ax, thresholds)
+        for col, (label, colour, dash, lw) in SWEEP_METRICS.items():
+            ax.plot(
+                rows["threshold"],
+                rows[col],
+                color=colour,
+                linestyle=dash,
+                linewidth=lw,
+                label=label,
+                zorder=2,
+            )
+        sizes = ""
+        if {"n_a", "n_b"} <= set(rows.columns) and len(rows):
+            sizes = f"  (A={int(rows['n_a'].iloc[0])}, B={int(rows['n_b'].iloc[0])})"
+        ax.set_title(f"{a} vs {b}{sizes}", fontsize=9)
+        style_panel(ax)
+        if k % ncols == 0:
+            ax.set_ylabel("score", fontsize=9)
+        if k >= len(comps) - ncols:  # lowest panel of its column
+            ax.set_xlabel(xlabel, fontsize=9)
+            ax.tick_params(labelbottom=True)
+    handles = [
+        Line2D([], [], color=c, linestyle=d, linewidth=lw, label=lab)
+        for lab, c, d, lw in SWEEP_METRICS.values()
+    ]
+    handles.append(Line2D([], [], **THRESHOLD_STYLE, label="configured threshold"))
+    legend_below(fig, handles, min(3, len(handles)))
+    return fig
+
+
+def sweep_curves(
+    sweep: pd.DataFrame, *, thresholds: list[float], title: str, out_png, out_svg=None
+) -> Path:
+    """Small multiples, one panel per (set_a, set_b): metrics vs threshold."""
+    fig = sweep_curves_figure(sweep, thresholds=thresholds, title=title)
+    return save_png(fig, out_png, out_svg)

@@ -1,0 +1,129 @@
+"""Coded segments: reading exports and mapping spans onto transcript segments."""
+
+import logging
+
+import pandas as pd
+import pytest
+
+from themesim.errors import InputError
+from themesim.io.coded import coded_labels, read_coded_file
+from themesim.io.spans import normalise, segment_offsets, transcript_texts
+from themesim.io.themes import read_theme_file
+from themesim.io.transcripts import read_transcripts
+
+TRANSCRIPT = (
+    "Interviewer: How is work?\n"
+    "Amira: Badly. I cut my hours.\n"
+    "\n"
+    "Interviewer: And sleep?\n"
+    "Amira: I never sleep   through.\n"
+)
+THEMES = pd.DataFrame({"theme_id": ["H01", "H02"], "name": ["Work", "Own health"]})
+
+
+@pytest.fixture
+def study(tmp_path):
+    p = tmp_path / "amira.txt"
+    p.write_text(TRANSCRIPT, encoding="utf-8")
+    seg = read_transcripts([p])
+    texts = transcript_texts(seg, [p])
+    return seg, texts, segment_offsets(seg, texts)
+
+
+def test_segment_offsets_are_the_speaker_turns(study):
+    _seg, texts, offsets = study
+    # "Interviewer: How is work?\n" = 26 chars; "Amira: Badly. I cut my hours.\n\n" = 31;
+    # "Interviewer: And sleep?\n" = 24; "Amira: I never sleep   through.\n" = 32, to the end (113).
+    assert offsets["char_start"].tolist() == [0, 26, 57, 81]
+    assert offsets["char_end"].tolist() == [26, 57, 81, 113]
+    assert len(texts["amira"]) == 113
+    assert texts["amira"][26:31] == "Amira"
+
+
+def test_normalise_maps_back_to_original_characters():
+    text, index = normalise("A  \u201cQuote\u201d\n here")
+    assert text == 'a "quote" here'
+    assert index == [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15]
+
+
+def _write(tmp_path, text, name="coded.csv"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_coded_spans_map_to_every_overlapped_segment(tmp_path, study):
+    _seg, texts, offsets = study
+    p = _write(
+        tmp_path,
+        "Document,Code,Segment,Begin,End,Coder\n"
+        "amira,Work,I cut my hours,40,54,ann\n"  # inside segment 1
+        "amira.txt,H02,i never SLEEP through,,,ann\n"  # located by text: segment 3
+        'amira,h02,"hours.\n\nInterviewer: And sleep",49,79,bob\n',  # spans segments 1 and 2
+    )
+    coded = read_coded_file(p, THEMES)
+    assert coded["theme_id"].tolist() == ["H01", "H02", "H02"]
+    assert coded["row"].tolist() == [2, 3, 4]
+    labels = coded_labels(coded, texts, offsets, str(p))
+    assert list(labels.itertuples(index=False, name=None)) == [
+        ("amira", 1, "H01", "coded"),
+        ("amira", 1, "H02", "coded"),
+        ("amira", 2, "H02", "coded"),
+        ("amira", 3, "H02", "coded"),
+    ]
+
+
+def test_coded_xlsx(tmp_path, study):
+    import openpyxl
+
+    _seg, texts, offsets = study
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["document", "theme", "text"])
+    ws.append(["amira", "Work", "Badly."])
+    p = tmp_path / "coded.xlsx"
+    wb.save(p)
+    labels = coded_labels(read_coded_file(p, THEMES), texts, offsets, str(p))
+    assert labels[["segment", "theme_id"]].values.tolist() == [[1, "H01"]]
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ("amira,Money,Badly.,,", "row 2: theme 'Money' is not in the theme set"),
+        ("bob,Work,Badly.,,", "row 2: document 'bob' is not a transcript of the study"),
+        ("amira,Work,Badly.,100,200", "row 2: offsets 100-200 lie outside transcript 'amira'"),
+        ("amira,Work,Badly.,0,10", "row 2: text 'Badly.' is not at offsets 0-10"),
+        ("amira,Work,Nicely.,,", "row 2: text 'Nicely.' is not found in transcript 'amira'"),
+        ("amira,Work,Badly.,5,", "row 2: has only one of start and end"),
+        ("amira,Work,Badly.,x,9", "row 2: start is 'x', not a character offset"),
+    ],
+)
+def test_bad_coded_rows_name_file_and_row(tmp_path, study, row, message):
+    _seg, texts, offsets = study
+    p = _write(tmp_path, "document,theme,text,start,end\n" + row + "\n")
+    with pytest.raises(InputError) as e:
+        coded_labels(read_coded_file(p, THEMES), texts, offsets, str(p))
+    assert str(e.value).startswith(f"{p}, {message}")
+
+
+def test_missing_column(tmp_path):
+    p = _write(tmp_path, "document,text\namira,x\n")
+    with pytest.raises(InputError, match="no theme column"):
+        read_coded_file(p, THEMES)
+
+
+def test_theme_file_export_columns_parent_kept_others_warned(tmp_path, caplog):
+    p = tmp_path / "t.csv"
+    p.write_text(
+        "name,description,parent,colour,frequency\n"
+        "Work,Jobs,,#ff0000,12\n"
+        "Shifts,Shift work,Work,#00ff00,3\n"
+    )
+    with caplog.at_level(logging.WARNING):
+        df = read_theme_file(p)
+    assert df["name"].tolist() == ["Work", "Shifts"]
+    msgs = " ".join(r.getMessage() for r in caplog.records)
+    assert (
+        "'colour' is not a theme field" in msgs and "'frequency'" in msgs and "parent" not in msgs
+    )

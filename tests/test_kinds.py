@@ -1,0 +1,182 @@
+"""The method-kind registry (themesim.kinds) is the one source of kinds, keys and defaults:
+the schema, the judge's settings and the metric defaults are held equal to it."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from themesim import kinds
+from themesim.config import check_schema, prepare
+from themesim.errors import InputError
+from themesim.kinds.base import COMMON_KEYS
+from themesim.llm.generate import GenerateSettings
+from themesim.llm.judge import JudgeSettings
+from themesim.metrics.settings import DEFAULT_METRICS
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
+METHOD = SCHEMA["properties"]["methods"]["additionalProperties"]["properties"]
+
+
+def schema_keys(kind: str) -> set[str]:
+    return {k for k, p in METHOD.items() if "x-kinds" not in p or kind in p["x-kinds"]}
+
+
+def schema_defaults(kind: str) -> dict:
+    return {k: p["x-kinds"][kind] for k, p in METHOD.items() if kind in p.get("x-kinds", {})}
+
+
+def test_schema_kind_enum_is_the_registry():
+    assert METHOD["kind"]["enum"] == list(kinds.KINDS)
+    assert set(kinds.KINDS) == {"sentence_transformer", "tfidf", "precomputed", "abtt", "llm_judge"}
+
+
+def test_every_x_kinds_names_a_registered_kind():
+    for key, p in METHOD.items():
+        assert set(p.get("x-kinds", {})) <= set(kinds.KINDS), key
+
+
+@pytest.mark.parametrize("name", list(kinds.KINDS))
+def test_kind_keys_and_defaults_equal_the_schema(name):
+    kind = kinds.get(name)
+    assert kind.name == name
+    assert set(kind.accepts) == schema_keys(name)
+    assert kind.defaults == schema_defaults(name)
+    assert set(kind.defaults) <= kind.accepts
+
+
+def test_common_keys_are_the_schema_keys_of_every_kind():
+    every = set(kinds.KINDS)
+    assert COMMON_KEYS == {k for k, p in METHOD.items() if set(p.get("x-kinds", every)) == every}
+
+
+def test_builtin_methods_use_only_their_kinds_keys():
+    assert set(kinds.DEFAULT_METHODS) == {
+        "minilm", "mpnet", "st5xxl", "tfidf", "minilm+abtt", "judge", "precomputed"
+    }  # fmt: skip
+    for name, spec in kinds.DEFAULT_METHODS.items():
+        assert set(spec) <= kinds.get(spec["kind"]).accepts, name
+    assert kinds.DEFAULT_METHODS["mpnet"]["thresholds"] == [0.62]
+    assert kinds.DEFAULT_METHODS["mpnet"]["device"] == "cpu"  # the kind's default
+    assert kinds.DEFAULT_METHODS["st5xxl"]["dtype"] == "float16"
+    assert kinds.DEFAULT_METHODS["minilm+abtt"]["base"] == "minilm"
+
+
+def test_judge_settings_defaults_equal_the_llm_judge_kind():
+    judge = kinds.get("llm_judge")
+    fields = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
+    for key in judge.keys:
+        assert fields[key] == judge.defaults[key], key
+    assert set(judge.keys) <= set(fields)
+
+
+def test_schema_metric_defaults_equal_the_metrics_source():
+    props = SCHEMA["properties"]["metrics"]["properties"]
+    for key, default in DEFAULT_METRICS.items():
+        if isinstance(default, dict):
+            assert {k: props[key]["properties"][k]["default"] for k in default} == default, key
+        else:
+            assert props[key]["default"] == default, key
+
+
+def test_schema_generate_defaults_equal_generate_settings():
+    props = SCHEMA["properties"]["generate_themes"]["properties"]
+    fields = {f.name: f.default for f in dataclasses.fields(GenerateSettings)}
+    shared = set(props) & set(fields)
+    assert {"prompt", "max_themes", "temperature", "n_ctx"} <= shared
+    for key in shared:
+        assert props[key]["default"] == fields[key], key
+
+
+def test_capabilities_answer_the_workflow_questions():
+    has = {name: k for name, k in kinds.KINDS.items()}
+    assert [n for n, k in has.items() if k.own_embeddings] == ["sentence_transformer"]
+    assert [n for n, k in has.items() if not k.within_set_matrices] == ["precomputed", "llm_judge"]
+    assert {n: k.nulls for n, k in has.items() if k.nulls} == {
+        "sentence_transformer": "embedded",
+        "tfidf": "in_job",
+    }
+    assert [n for n, k in has.items() if k.runs] == ["sentence_transformer", "tfidf"]
+    maps = [n for n, k in has.items() if k.theme_vectors]
+    assert maps == ["sentence_transformer", "tfidf", "abtt"]
+    assert kinds.get("abtt").embeddings_of("v", {"base": "minilm"}) == "minilm"
+    assert kinds.get("tfidf").threshold_range == (0.0, 1.0)
+    assert kinds.get("precomputed").threshold_range is None
+
+
+def test_similarity_spec_holds_no_thresholds():
+    judge = kinds.DEFAULT_METHODS["judge"] | {"thresholds": [0.7], "max_tokens": 40}
+    spec = kinds.get("llm_judge").similarity_spec(judge)
+    assert spec["kind"] == "llm_judge" and spec["max_tokens"] == 40 and "thresholds" not in spec
+    assert kinds.get("abtt").similarity_spec({"d": 3, "base": "minilm"}) == {"kind": "abtt", "d": 3}
+
+
+def test_tfidf_similarity_of_a_hand_computed_pair():
+    import pandas as pd
+
+    a = pd.DataFrame({"text": ["trust staff", "cost"]})
+    b = pd.DataFrame({"text": ["staff trust", "waiting times"]})
+    S = kinds.get("tfidf").similarity_for({}, a, b)
+    assert S.shape == (2, 2)
+    assert S[0, 0] == pytest.approx(1.0)  # same words, same vector
+    assert S[1, 0] == pytest.approx(0.0) and S[1, 1] == pytest.approx(0.0)
+
+
+def _study(tmp_path, methods):
+    for s in ("a", "b"):
+        (tmp_path / f"{s}.csv").write_text("name,description\nTrust,staff trust\nCost,money\n")
+    config = {"theme_sets": [str(tmp_path / "a.csv"), str(tmp_path / "b.csv")], "methods": methods}
+    check_schema(config, SCHEMA_PATH)
+    return prepare(config)
+
+
+def test_key_of_another_kind_is_a_one_line_config_error(tmp_path):
+    with pytest.raises(InputError) as e:
+        _study(tmp_path, {"tf": {"kind": "tfidf", "base": "minilm"}})
+    msg = str(e.value)
+    assert "config methods.tf.base" in msg and "'base' is a setting of kind abtt" in msg
+    assert "\n" not in msg
+
+
+def test_a_method_of_a_kind_gets_that_kinds_defaults(tmp_path):
+    study = _study(tmp_path, {"tf": {"kind": "tfidf"}, "j": {"kind": "llm_judge", "active": False}})
+    assert study.methods["tf"] == {
+        "kind": "tfidf",
+        "analyzer": "word",
+        "ngram_range": None,
+        "thresholds": [0.2],
+        "assign_threshold": 0.1,
+        "description": "tf (tfidf)",
+        "active": True,
+    }
+    assert study.method_pairs("tf") == [("a", "b"), ("a", "a"), ("b", "b")]
+    assert study.methods_with("runs") == ["tf"]
+
+
+def test_config_readme_table_names_each_keys_kinds():
+    """config/README.md's per-method table: every key, and the kinds it applies to."""
+    import re
+
+    text = (REPO / "config" / "README.md").read_text()
+    table = text.split("Per method:")[1].split("\n\n")[1]
+    applies: dict[str, set] = {}
+    for row in table.splitlines()[2:]:
+        first, where = row.split("|")[1:3]
+        for key in re.findall(r"`([a-z_]+)`", first):
+            named = set(kinds.KINDS) if where.strip() == "all" else set(where.strip().split(", "))
+            applies.setdefault(key, set()).update(named)
+    assert applies == {k: {n for n, kd in kinds.KINDS.items() if k in kd.accepts} for k in METHOD}
+
+
+def test_demo_config_repeats_the_builtin_defaults_exactly():
+    """config/config.yaml lists the built-in methods with their defaults written out: they
+    must be the registry's values, so the demo never silently overrides a default."""
+    demo = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["methods"]
+    assert set(demo) == set(kinds.DEFAULT_METHODS)
+    for name, spec in demo.items():
+        builtin = kinds.DEFAULT_METHODS[name]
+        for key, value in spec.items():
+            assert builtin[key] == value, f"{name}.{key}"

@@ -1,0 +1,90 @@
+"""Grounding on the tiny study of test_pipeline: a coded human set, assigned LLM sets."""
+
+import pandas as pd
+import pytest
+import yaml
+from test_pipeline import job_counts, make_study, snakemake, write_config
+
+# Offsets in sam.txt: "Interviewer: How do you manage work?\n" is 37 characters, so Sam's
+# first turn starts at 37; "I changed my shifts" starts 5 characters later at 42.
+CODED = """document,theme,text,start,end,coder
+sam,Caring while working,I changed my shifts,42,61,ann
+sam,H3,the care bills are a worry,,,ann
+"""
+TARGETS = [
+    "results/metrics/minilm/grounding.csv",
+    "results/metrics/tfidf/grounding.csv",
+    "results/metrics/judge/grounding.csv",
+]
+
+
+def configure(root, assign_threshold=None, **grounding):
+    extra = {"grounding": grounding} if grounding else {}
+    write_config(root, [0.5], **extra)
+    path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["theme_sets"][0]["segments"] = "data/human_coded.csv"
+    if assign_threshold is not None:
+        cfg["methods"]["tfidf"]["assign_threshold"] = assign_threshold
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = make_study(tmp_path_factory.mktemp("grounding"))
+    (root / "data" / "human_coded.csv").write_text(CODED)
+    configure(root)
+    snakemake(root, "--cores", "2", *TARGETS)
+    return root
+
+
+def test_labels_are_the_coded_segments(study):
+    labels = pd.read_parquet(study / "results/segments/minilm/human.parquet")
+    # segment 1 is Sam's first turn, segment 3 the second
+    assert labels[["segment", "theme_id", "source"]].values.tolist() == [
+        [1, "H1", "coded"],
+        [3, "H3", "coded"],
+    ]
+    llm = pd.read_parquet(study / "results/segments/minilm/llm.parquet")
+    assert set(llm["source"]) <= {"assigned"}
+    assert (llm["score"] >= 0.3).all()  # the default assign_threshold
+    assert not set(llm["segment"]) & {0, 2}  # interviewer questions are never assigned
+    judge = pd.read_parquet(study / "results/segments/judge/llm.parquet")
+    assert judge.empty  # the judge never assigns and llm has no quotes
+
+
+def test_grounding_tables(study):
+    g = pd.read_csv(study / "results/metrics/minilm/grounding.csv")
+    assert g[["set_a", "set_b"]].values.tolist() == [["human", "llm"], ["human", "llm2"]]
+    assert (g["n_segments"] == 4).all()
+    assert (g["data_coverage_a"] == 0.5).all()  # 2 of 4 segments coded
+    assert g["sources_a"].tolist() == ["coded", "coded"]
+    pairs = pd.read_csv(study / "results/metrics/minilm/grounding_pairs.csv")
+    assert list(pairs.columns) == [
+        "method",
+        "set_a",
+        "set_b",
+        "a_id",
+        "b_id",
+        "n_a",
+        "n_b",
+        "n_both",
+        "iou",
+        "kappa",
+    ]
+    assert len(pairs) == 4 * 3 + 4 * 2
+    h1 = pairs[(pairs.set_b == "llm") & (pairs.a_id == "H1")]
+    assert h1["n_a"].tolist() == [1, 1, 1]
+    assert (h1["iou"] == h1["n_both"] / (h1["n_a"] + h1["n_b"] - h1["n_both"])).all()
+    long = pd.read_parquet(study / "results/metrics/minilm/grounding/human__vs__llm.parquet")
+    assert len(long) == 12 and "text_pair" in long.columns
+    judge = pd.read_csv(study / "results/metrics/judge/grounding.csv")
+    assert judge["data_coverage_b"].tolist() == [0.0, 0.0]
+
+
+def test_grounding_settings_rerun_no_embedding(study):
+    configure(study, assign_threshold=0.05, min_iou=0.5, assign="always")
+    counts = job_counts(snakemake(study, "-n", "--cores", "2", *TARGETS).stdout)
+    assert not any(k.startswith(("embed", "similarity", "ingest")) for k in counts), counts
+    assert counts["grounding"] == 3 and counts["segment_labels"] >= 1
+    configure(study)

@@ -1,0 +1,142 @@
+"""REFI-QDA projects built from the 1.5 spec's elements in a temporary folder."""
+
+import zipfile
+
+import pytest
+
+from themesim.errors import InputError
+from themesim.io.refi_qda import read_qdpx, write_texts
+
+TEXT_A = "Interviewer: How is work?\nAmira: Badly. I cut my hours.\n"
+TEXT_B = "Dennis: I never sleep through.\n"
+
+
+def project_xml(b_source: str, extra: str = "") -> str:
+    return f"""<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="demo" origin="test">
+  <CodeBook><Codes>
+    <Code guid="c-work" name="Work" isCodable="true">
+      <Description>Paid work and caring</Description>
+      <Code guid="c-hours" name="Cutting hours" isCodable="true"/>
+    </Code>
+    <Code guid="c-health" name="Own health" isCodable="true"/>
+  </Codes></CodeBook>
+  <Sources>
+    <TextSource guid="s1" name="amira.txt">
+      <PlainTextContent>{TEXT_A}</PlainTextContent>
+      <PlainTextSelection guid="p1" startPosition="40" endPosition="54" creatingUser="u1">
+        <Coding guid="k1" creatingUser="u1"><CodeRef targetGUID="c-hours"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p2" startPosition="33" endPosition="39">
+        <Coding guid="k2"><CodeRef targetGUID="c-work"/></Coding>
+        <Coding guid="k3"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+    {b_source}
+  </Sources>{extra}
+</Project>"""
+
+
+B_INTERNAL = """<TextSource guid="s2" name="dennis" plainTextPath="internal://s2.txt">
+      <PlainTextSelection guid="p3" startPosition="8" endPosition="29">
+        <Coding guid="k4"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+    </TextSource>"""
+
+
+def make_qdpx(tmp_path, xml, entries=None, name="proj.qdpx"):
+    p = tmp_path / name
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("project.qde", xml)
+        for k, v in (entries or {"sources/s2.txt": TEXT_B}).items():
+            z.writestr(k, v)
+    return p
+
+
+def test_codes_selections_and_sources(tmp_path):
+    p = make_qdpx(tmp_path, project_xml(B_INTERNAL))
+    proj = read_qdpx(p, level="all")
+    assert proj.themes.values.tolist() == [
+        ["c-work", "Work", "Paid work and caring", ""],
+        ["c-hours", "Cutting hours", "", "Work"],
+        ["c-health", "Own health", "", ""],
+    ]
+    assert proj.texts == {"amira": TEXT_A, "dennis": TEXT_B}
+    rows = proj.coded[["document", "theme_id", "text", "start", "end", "row"]].values.tolist()
+    assert rows == [
+        ["amira", "c-hours", "I cut my hours", 40, 54, 1],
+        ["amira", "c-work", "Badly.", 33, 39, 2],
+        ["amira", "c-health", "Badly.", 33, 39, 2],
+        ["dennis", "c-health", "I never sleep through", 8, 29, 3],
+    ]
+    assert proj.coded["coder"].tolist()[0] == "u1"
+    (tmp_path / "tx").mkdir()
+    written = write_texts(proj, tmp_path / "tx")
+    assert [w.name for w in written] == ["amira.txt", "dennis.txt"]
+    assert written[1].read_text(encoding="utf-8") == TEXT_B
+
+
+def test_levels_roll_codings_up_to_top_codes(tmp_path):
+    p = make_qdpx(tmp_path, project_xml(B_INTERNAL))
+    top = read_qdpx(p, level="top")
+    assert top.themes["theme_id"].tolist() == ["c-work", "c-health"]
+    assert top.coded["theme_id"].tolist() == ["c-work", "c-work", "c-health", "c-health"]
+    leaf = read_qdpx(p, level="leaf")
+    assert leaf.themes["theme_id"].tolist() == ["c-hours", "c-health"]
+    assert leaf.coded["theme_id"].tolist() == ["c-hours", "c-health", "c-health"]
+
+
+@pytest.mark.parametrize(
+    "b_source, entries, message",
+    [
+        (B_INTERNAL.replace("s2.txt", "../../etc/passwd"), None, "leaves the project's sources"),
+        (
+            B_INTERNAL.replace("internal://s2.txt", "/home/x/s2.txt"),
+            None,
+            "lies outside the project",
+        ),
+        (
+            B_INTERNAL.replace('endPosition="29"', 'endPosition="99"'),
+            None,
+            "selection 8-99 lies outside",
+        ),
+        (B_INTERNAL.replace("c-health", "c-nope"), None, "Coding of unknown code 'c-nope'"),
+        (B_INTERNAL, {"other.txt": "x"}, "has no entry 'sources/s2.txt'"),
+    ],
+)
+def test_bad_projects(tmp_path, b_source, entries, message):
+    p = make_qdpx(tmp_path, project_xml(b_source), entries)
+    with pytest.raises(InputError, match=message):
+        read_qdpx(p)
+
+
+def test_entities_are_refused(tmp_path):
+    xml = project_xml(B_INTERNAL).replace(
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<?xml version="1.0"?><!DOCTYPE p [<!ENTITY x "boom">]>',
+    )
+    with pytest.raises(InputError, match="not valid REFI-QDA XML"):
+        read_qdpx(make_qdpx(tmp_path, xml))
+
+
+def test_not_a_zip(tmp_path):
+    p = tmp_path / "x.qdpx"
+    p.write_text("hello")
+    with pytest.raises(InputError, match=r"x.qdpx: is not a readable .qdpx"):
+        read_qdpx(p)
+
+
+def test_wrong_namespace(tmp_path):
+    xml = project_xml(B_INTERNAL).replace("urn:QDA-XML:project:1.0", "urn:other")
+    with pytest.raises(InputError, match="not a urn:QDA-XML:project:1.0 Project"):
+        read_qdpx(make_qdpx(tmp_path, xml))
+
+
+def test_theme_table_from_codes(tmp_path):
+    from themesim.io.refi_qda import theme_table
+
+    proj = read_qdpx(make_qdpx(tmp_path, project_xml(B_INTERNAL)), level="all")
+    df = theme_table(proj, "caqdas", "{name}: {description}", "proj.qdpx")
+    assert df["theme_id"].tolist() == ["c-work", "c-hours", "c-health"]
+    assert df["text"].tolist() == ["Work: Paid work and caring", "Cutting hours", "Own health"]
+    assert (df["set"] == "caqdas").all()

@@ -1,0 +1,111 @@
+# Agreement grounded in the transcripts (docs/grounding.md): per method and set, the labels on
+# transcript segments; per method, the grounded metrics of every comparison. Thresholds and
+# `grounding:` settings are params, so changing them never re-embeds.
+
+
+rule segment_labels:
+    input:
+        themes="results/themes/{set}.parquet",
+        segments="results/transcripts/segments.parquet",
+        transcripts=STUDY.transcripts,
+        coded=lambda wc: [STUDY.segments[wc.set]] if wc.set in STUDY.segments else [],
+        embeddings=lambda wc: (
+            embedding_files(wc.method, [wc.set]) if assigns(wc.method, wc.set) else []
+        ),
+        segment_embeddings=lambda wc: (
+            segment_embedding_files(wc.method) if assigns(wc.method, wc.set) else []
+        ),
+        code=code("segment_labels.py"),
+    output:
+        labels="results/segments/{method}/{set}.parquet",
+        quotes="results/segments/{method}/{set}.quotes.csv",
+    log:
+        "logs/grounding/{method}/{set}.log",
+    wildcard_constraints:
+        method="|".join(re.escape(m) for m in STUDY.methods),
+    params:
+        kind=lambda wc: kind(wc.method),
+        level=lambda wc: STUDY.levels.get(wc.set, "all"),
+        assign=STUDY.grounding.get("assign", "uncoded"),
+        assign_threshold=lambda wc: (
+            assign_threshold(wc.method) if assigns(wc.method, wc.set) else None
+        ),
+        quote_cutoff=STUDY.grounding.get("quote_cutoff", 90.0),
+        exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
+    script:
+        "../../scripts/segment_labels.py"
+
+
+rule grounding:
+    input:
+        similarity=lambda wc: similarity_done(wc.method),
+        themes=theme_parquets(),
+        labels=lambda wc: label_files(wc.method),
+        quotes=lambda wc: quote_files(wc.method),
+        segments="results/transcripts/segments.parquet",
+        code=code("grounding.py"),
+    output:
+        table=report(
+            "results/metrics/{method}/grounding.csv",
+            caption="../report/grounding.rst",
+            category="Metric tables",
+            subcategory="{method}",
+        ),
+        pairs="results/metrics/{method}/grounding_pairs.csv",
+        long=expand(
+            "results/metrics/{{method}}/grounding/{pair}.parquet",
+            pair=pair_names(STUDY.pairs),
+        ),
+    log:
+        "logs/grounding/{method}.log",
+    benchmark:
+        "benchmarks/grounding/{method}.tsv"
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs,
+        similarity_paths=lambda wc: similarity_files(wc.method),
+        threshold=lambda wc: STUDY.methods[wc.method]["thresholds"][0],
+        op=lambda wc: method_op(wc.method),
+        settings=grounding_settings(),
+    script:
+        "../../scripts/grounding.py"
+
+
+rule grounding_plots:
+    input:
+        table="results/metrics/{method}/grounding.csv",
+        long=lambda wc: expand(
+            "results/metrics/{method}/grounding/{pair}.parquet",
+            method=wc.method,
+            pair=pair_names(STUDY.pairs),
+        ),
+        themes=theme_parquets(),
+        code=code("grounding_plots.py"),
+    output:
+        heatmaps=report(
+            expand(
+                "results/plots/{{method}}/grounding/{pair}_iou.png",
+                pair=pair_names(STUDY.pairs),
+            ),
+            caption="../report/grounding_iou.rst",
+            category="Grounding",
+            subcategory="{method}",
+        ),
+        heatmaps_svg=expand(
+            "results/plots/{{method}}/grounding/{pair}_iou.svg",
+            pair=pair_names(STUDY.pairs),
+        ),
+        scatter=report(
+            "results/plots/{method}/grounding/text_vs_data.png",
+            caption="../report/grounding_scatter.rst",
+            category="Grounding",
+            subcategory="{method}",
+        ),
+        scatter_svg="results/plots/{method}/grounding/text_vs_data.svg",
+    log:
+        "logs/grounding/{method}_plots.log",
+    params:
+        sets=list(STUDY.sets),
+        pairs=STUDY.pairs,
+    script:
+        "../../scripts/grounding_plots.py"
