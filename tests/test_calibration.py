@@ -71,3 +71,48 @@ def test_bad_pairs_files(tmp_path, text, message):
     with pytest.raises(InputError, match=message):
         read_rated_pairs(p)
     assert isinstance(pd.read_csv(p), pd.DataFrame)
+
+
+def test_schema_calibration_defaults_equal_the_settings_source():
+    from pathlib import Path
+
+    import yaml
+
+    from themesim.metrics.settings import DEFAULT_CALIBRATION, calibration_settings
+
+    schema = yaml.safe_load(
+        (Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text()
+    )
+    props = schema["properties"]["calibration"]["properties"]
+    assert props["pairs"]["default"] == DEFAULT_CALIBRATION["pairs"]
+    assert props["positive_from"]["default"] == DEFAULT_CALIBRATION["positive_from"]
+    assert props["bootstrap"]["default"] == DEFAULT_CALIBRATION["bootstrap"]
+    # A partial bootstrap keeps the other default (one level deep).
+    assert calibration_settings({"bootstrap": {"n": 5}})["bootstrap"] == {"n": 5, "seed": 0}
+
+
+def test_kinds_that_score_rated_pairs():
+    from themesim import kinds
+
+    assert [n for n, k in kinds.KINDS.items() if k.calibrates] == [
+        "sentence_transformer",
+        "tfidf",
+        "abtt",
+    ]
+    assert [n for n, k in kinds.KINDS.items() if k.pairs_read_study_embeddings] == ["abtt"]
+    with pytest.raises(NotImplementedError):
+        kinds.get("precomputed").pair_scores({}, ["a"], ["b"])
+
+
+def test_tfidf_pair_scores_hand_computed():
+    from themesim.steps.calibration import pair_scores
+
+    # Same words in another order: cosine 1; no shared term: 0.
+    s = pair_scores("tfidf", {}, ["staff trust", "cost"], ["trust staff", "waiting"])
+    assert s == pytest.approx([1.0, 0.0])
+    # Character n-grams (the kind's analyzer setting) find the shared stem that words miss.
+    words = pair_scores("tfidf", {}, ["waiting"], ["waited"])
+    chars = pair_scores("tfidf", {"analyzer": "char_wb"}, ["waiting"], ["waited"])
+    assert words == pytest.approx([0.0]) and chars[0] > 0.3
+    with pytest.raises(ValueError, match="no calibration"):
+        pair_scores("llm_judge", {}, ["a"], ["b"])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from themesim.errors import InputError
-from themesim.methods import method_defaults
+from themesim.kinds import method_defaults
 from themesim.metrics.comparison import Settings, comparison_rows
 from themesim.metrics.scales import decision_changes, within_spread, z_scale
 
