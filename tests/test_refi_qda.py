@@ -140,3 +140,20 @@ def test_theme_table_from_codes(tmp_path):
     assert df["theme_id"].tolist() == ["c-work", "c-hours", "c-health"]
     assert df["text"].tolist() == ["Work: Paid work and caring", "Cutting hours", "Own health"]
     assert (df["set"] == "caqdas").all()
+
+
+def test_sources_of_two_projects_become_one_transcript_each(tmp_path):
+    from themesim.io.refi_qda import project_texts, source_transcripts
+
+    a = make_qdpx(tmp_path, project_xml(B_INTERNAL), name="coder1.qdpx")
+    b = make_qdpx(tmp_path, project_xml(""), name="coder2.qdpx")  # amira only, same text
+    assert project_texts([a, b]) == {"amira": TEXT_A, "dennis": TEXT_B}
+    assert source_transcripts([b, a]) == [
+        "results/transcripts/sources/amira.txt",
+        "results/transcripts/sources/dennis.txt",
+    ]
+    changed = {"sources/s2.txt": "Dennis: I always sleep through.\n"}
+    other = make_qdpx(tmp_path, project_xml(B_INTERNAL), changed, "c3.qdpx")
+    with pytest.raises(InputError) as e:
+        project_texts([a, other])
+    assert "c3.qdpx: source 'dennis'" in str(e.value) and "coder1.qdpx" in str(e.value)
