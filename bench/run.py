@@ -87,13 +87,13 @@ def show(label: str, value) -> None:
 # ---------------------------------------------------------------- studies
 
 
-def demo_study(work: Path, null_k: int, bootstrap: int) -> Path:
+def demo_study(work: Path, null_pool: int, bootstrap: int) -> Path:
     root = work / "demo"
     if root.exists():
         shutil.rmtree(root)
     shutil.copytree(REPO / "data", root / "data")
     cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    cfg["metrics"]["null_model"]["k"] = null_k
+    cfg["metrics"]["null_model"]["pool"] = null_pool
     cfg["metrics"]["bootstrap"]["n"] = bootstrap
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -145,8 +145,8 @@ def synthetic_study(root: Path, n_sets: int, methods: list[str], **cfg) -> Path:
 
 
 def p1(a, state) -> None:
-    print(f"P1  threshold change after a full demo run (k {a.null_k}, bootstrap {a.bootstrap})")
-    root = demo_study(a.workdir, a.null_k, a.bootstrap)
+    print(f"P1  threshold change after a full demo run (pool {a.null_pool}, boot {a.bootstrap})")
+    root = demo_study(a.workdir, a.null_pool, a.bootstrap)
     cache = a.workdir / "cache-demo"
     shutil.rmtree(cache, ignore_errors=True)
     full, out = snakemake(root, cache, "--cores", str(a.cores))
@@ -237,7 +237,7 @@ def p2(a, state) -> None:
 def p3(a, state) -> None:
     print("P3  one theme set added to the demo study after its full run")
     if "demo" not in state:
-        root = demo_study(a.workdir, a.null_k, a.bootstrap)
+        root = demo_study(a.workdir, a.null_pool, a.bootstrap)
         cache = a.workdir / "cache-demo"
         shutil.rmtree(cache, ignore_errors=True)
         snakemake(root, cache, "--cores", str(a.cores))
@@ -297,7 +297,7 @@ def p5(a, state) -> None:
         a.workdir / "p5",
         a.p5_sets,
         methods,
-        metrics={"bootstrap": {"n": a.bootstrap, "seed": 0}, "null_model": {"k": a.null_k}},
+        metrics={"bootstrap": {"n": a.bootstrap, "seed": 0}, "null_model": {"pool": a.null_pool}},
     )
     cache = a.workdir / "cache-p5"
     shutil.rmtree(cache, ignore_errors=True)
@@ -320,7 +320,7 @@ def main() -> None:
     ap.add_argument("--only", default="P1,P2,P3,P4,P5", help="comma-separated parts")
     ap.add_argument("--workdir", type=Path, help="kept; default a temporary folder, removed")
     ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--null-k", type=int, default=5, help="word-salad sets (P1, P3, P5)")
+    ap.add_argument("--null-pool", type=int, default=50, help="word-salad pool texts (P1, P3, P5)")
     ap.add_argument("--bootstrap", type=int, default=100, help="bootstrap draws (P1, P3, P5)")
     ap.add_argument("--texts", type=int, default=2000, help="texts encoded in P2")
     ap.add_argument("--threads", type=int, default=2, help="torch threads in P2")

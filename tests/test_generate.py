@@ -7,7 +7,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
-from test_judge import completion, fake_servers
+from helpers import completion, generated_themes
 
 from themesim.errors import InputError
 from themesim.io.themes import read_theme_file
@@ -163,30 +163,10 @@ SEG = segments(
 )
 
 
-def fake_themes(n, body):
-    """Distinct themes depending on the stage, the seed and the request."""
-    user = body["messages"][-1]["content"]
-    stage = "merge" if "Consolidate" in user else "chunk"
-    k = int(re.search(r"at most (\d+)", user).group(1))
-    return {
-        "themes": [
-            {
-                "name": f"{stage} {body['seed']} {n} {i}",
-                "description": f"What participants say ({i}).",
-                "keywords": ["care", stage],
-            }
-            for i in range(min(k, 3))
-        ]
-    }
-
-
-def good(n, body, headers):
-    return 200, completion(json.dumps(fake_themes(n, body))), 0
-
-
 @pytest.fixture
-def fake():
-    yield from fake_servers(good)
+def fake(fake_llm):
+    """fake(behave=generated_themes) runs a fake generation server for this test."""
+    return lambda behave=generated_themes: fake_llm(behave)
 
 
 def settings(url, **kw):
@@ -257,7 +237,7 @@ def test_garbage_is_retried_with_another_seed(fake, tmp_path):
             return 200, "<html>not json</html>", 0
         if n == 2:
             return 200, completion("The themes are money and guilt."), 0
-        return good(n, body, headers)
+        return generated_themes(n, body, headers)
 
     srv = fake(behave)
     out, stats = generate_runs(SEG.iloc[:3], {"r": 5}, settings(srv.url), tmp_path / "c.sqlite")
@@ -270,7 +250,7 @@ def test_garbage_always_is_a_clear_error_never_an_empty_set(fake, tmp_path, capl
     def behave(n, body, headers):
         if "Consolidate" in body["messages"][-1]["content"]:
             return 200, completion('{"themes": []}'), 0
-        return good(n, body, headers)
+        return generated_themes(n, body, headers)
 
     srv = fake(behave)
     cache = tmp_path / "c.sqlite"
@@ -317,7 +297,7 @@ def test_api_key_is_sent_but_never_stored(fake, tmp_path, monkeypatch):
         assert headers.get("Authorization") == f"Bearer {secret}"
         if n == 1:
             return 200, completion(f"no themes, but your key is {secret}"), 0
-        return good(n, body, headers)
+        return generated_themes(n, body, headers)
 
     srv = fake(behave)
     cache = tmp_path / "c.sqlite"

@@ -6,12 +6,11 @@ import math
 import re
 import socket
 import sqlite3
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from helpers import completion, themes_in
 
 from themesim.errors import InputError
 from themesim.llm import server as llama_server
@@ -34,97 +33,14 @@ def expected(a: str, b: str) -> float:
     return (int(a[-1]) * 3 + int(b[-1])) / 10
 
 
-def themes_in(body: dict) -> tuple[str, str]:
-    text = body["messages"][-1]["content"]
-    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)\n\n", text, re.S)
-    return m.group(1), m.group(2)
-
-
-def completion(content: str, logprobs=None) -> dict:
-    choice = {"index": 0, "message": {"role": "assistant", "content": content}}
-    if logprobs is not None:
-        choice["logprobs"] = logprobs
-    return {
-        "choices": [choice],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107},
-    }
-
-
 def good(n, body, headers):
     return 200, completion(json.dumps({"score": expected(*themes_in(body))})), 0
 
 
-class FakeLLM:
-    """A chat-completions endpoint on 127.0.0.1 whose answers `behave(n, body, headers)` picks.
-
-    behave returns (status, payload dict or raw str, delay in seconds); n counts requests from 1.
-    """
-
-    def __init__(self, behave=good):
-        self.behave = behave
-        self.bodies: list[dict] = []
-        self.headers: list[dict] = []
-        self.lock = threading.Lock()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with fake.lock:
-                    fake.bodies.append(body)
-                    fake.headers.append(dict(self.headers))
-                    n = len(fake.bodies)
-                status, payload, delay = fake.behave(n, body, dict(self.headers))
-                time.sleep(delay)
-                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass  # the client gave up (timeout test)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.thread.start()
-
-    @property
-    def calls(self) -> int:
-        return len(self.bodies)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def fake_servers(default):
-    """A fixture's body: start(behave) runs a FakeLLM; every one started is closed after."""
-    servers = []
-
-    def start(behave=default):
-        servers.append(FakeLLM(behave))
-        return servers[-1]
-
-    yield start
-    for s in servers:
-        s.close()
-
-
 @pytest.fixture
-def serve():
-    yield from fake_servers(good)
+def serve(fake_llm):
+    """serve(behave=good) runs a fake judge server for this test."""
+    return lambda behave=good: fake_llm(behave)
 
 
 def settings(url, **kw) -> JudgeSettings:

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 import yaml
-from test_pipeline import job_counts, make_study, snakemake, write_config
+from helpers import job_counts, make_study, snakemake, write_config
 
 # Offsets in sam.txt: "Interviewer: How do you manage work?\n" is 37 characters, so Sam's
 # first turn starts at 37; "I changed my shifts" starts 5 characters later at 42.
@@ -93,8 +93,7 @@ def test_grounding_settings_rerun_no_embedding(study):
 def test_qdpx_sources_become_the_transcripts(tmp_path):
     """A .qdpx set and no `transcripts:`: the project's sources are the transcripts, and its
     selections land on the segments of those texts."""
-    from test_pipeline import LLM
-    from test_refi_qda import B_INTERNAL, TEXT_A, TEXT_B, make_qdpx, project_xml
+    from helpers import B_INTERNAL, LLM, TEXT_A, TEXT_B, make_qdpx, project_xml
 
     (tmp_path / "data").mkdir()
     # Amira leads two lines, so the transcript reader takes her name for a speaker.

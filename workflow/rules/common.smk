@@ -115,9 +115,9 @@ def within_files(method):
 
 
 def null_sets(method):
-    """B sets with embedded word-salad nulls (others build theirs in the metrics job)."""
+    """B sets with embedded word-salad pools (others build theirs in the metrics job)."""
     has_null = (
-        kind_of(method).nulls == "embedded" and STUDY.metrics["null_model"]["k"] > 0
+        kind_of(method).nulls == "embedded" and STUDY.metrics["null_model"]["pool"] > 0
     )
     return STUDY.b_sets if has_null else []
 

@@ -55,7 +55,7 @@ class Abtt(SentenceTransformer):
     def similarity_for(self, spec, a, b):
         return super(SentenceTransformer, self).similarity_for(spec, a, b)
 
-    def null_best(self, *args, **kwargs):
+    def null_pool(self, *args, **kwargs):
         return None
 
 

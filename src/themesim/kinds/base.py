@@ -36,7 +36,7 @@ class Kind:
     own_embeddings: bool = False  # embeds its themes, keywords and transcript segments
     reads_embeddings: bool = False  # its similarity reads embedding files (own or a base's)
     within_set_matrices: bool = True  # writes S of every set against itself
-    nulls: str | None = None  # "embedded": embed_null files; "in_job": built by metrics
+    nulls: str | None = None  # "embedded": embed_null pools; "in_job": built by metrics
     runs: bool = False  # run consistency (seeds 002-004) over two or more runs
     theme_vectors: bool = False  # one vector per theme, for the 2-D theme map
     reads_matrices: bool = False  # reads score matrices made elsewhere (hashed, archived)
@@ -98,8 +98,8 @@ class Kind:
         """Similarity between whole runs (seeds 002-004)."""
         raise NotImplementedError(f"{self.name} has no run consistency")
 
-    def null_best(self, a, b, null_file, k: int, seed: int, scale, emb_a, options=None):
-        """Per word-salad set, the best similarity of each A theme to it (K x n_a), or None."""
+    def null_pool(self, a, b, null_file, pool: int, seed: int, scale, emb_a, options=None):
+        """Each A theme's similarity to every text of B's word-salad pool (n_a x P), or None."""
         return None
 
     def segment_scores(

@@ -88,17 +88,14 @@ class SentenceTransformer(Kind):
 
         return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
 
-    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
+    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
         from themesim.embed.encode import read_vector_table
         from themesim.similarity import cosine
 
-        if not k or not null_file:
+        if not pool or not null_file:
             return None
         _, emb, _ = read_vector_table(null_file)
-        n_b = len(b)
-        return np.stack(
-            [scale(cosine(emb_a, emb[i * n_b : (i + 1) * n_b])).max(axis=1) for i in range(k)]
-        )
+        return scale(cosine(emb_a, emb))
 
     def segment_scores(
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None

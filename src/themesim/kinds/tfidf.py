@@ -25,7 +25,7 @@ class Tfidf(Kind):
     }
     threshold_range = (0.0, 1.0)
     similarity_rule = "similarity_tfidf"
-    nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
+    nulls = "in_job"  # the word-salad pool is vectorised inside the metrics job
     runs = True
     theme_vectors = True
     keys = frozenset({"analyzer", "ngram_range", "assign_threshold"})
@@ -70,15 +70,22 @@ class Tfidf(Kind):
 
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
 
-    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
-        from themesim.metrics.nulls import word_salad_sets
+    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
+        from themesim.metrics.nulls import word_salad_pool
         from themesim.similarity import tfidf
 
-        if not k:
+        if not pool:
             return None
-        salads = word_salad_sets(b["text"].tolist(), k, seed)
-        texts = a["text"].tolist()
-        return np.stack([scale(tfidf(texts, x, **(options or {}))).max(axis=1) for x in salads])
+        texts, _ = word_salad_pool(b["text"].tolist(), pool, seed)
+        # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
+        # B's words would get a far lower IDF than in the real comparison, and so would S.
+        n_b, a_texts = len(b), a["text"].tolist()
+        return np.hstack(
+            [
+                scale(tfidf(a_texts, texts[i : i + n_b], **(options or {})))
+                for i in range(0, len(texts), n_b)
+            ]
+        )
 
     def segment_scores(
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None

@@ -54,22 +54,22 @@ def metric_tables(
         ta, tb = tables[a], tables[b]
         S = on_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]), st)
         emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
-        null_best = get_kind(kind).null_best(
+        null_pool = get_kind(kind).null_pool(
             ta,
             tb,
             nulls.get(b),
-            st.null_model["k"],
+            st.null_model["pool"],
             st.null_model["seed"],
             lambda M: on_scale(M, st),
             emb_a,
             options=tfidf,
         )
         head = {"method": method, "set_a": a, "set_b": b}
-        rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
+        rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool)
         comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
         sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
         swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
-        tt = theme_rows(S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_best=null_best)
+        tt = theme_rows(S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool)
         per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
         plan = extra["plan"]
         write_parquet(plan_long(plan, ta["theme_id"].tolist(), tb["theme_id"].tolist()), out_plan)
