@@ -60,6 +60,8 @@ class Study:
     segments: dict[str, str] = field(default_factory=dict)  # set -> coded file or .qdpx
     levels: dict[str, str] = field(default_factory=dict)  # .qdpx set -> top|leaf|all
     grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
+    # .qdpx theme sets whose sources are the transcripts (the config lists none)
+    transcript_projects: list[str] = field(default_factory=list)
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -413,6 +415,11 @@ def prepare(config: dict) -> Study:
     """Check the config beyond its schema and work out the sets and comparisons."""
     sets = _set_entries(config)
     transcripts = _transcripts(config)
+    projects = [] if transcripts else [p for p in sets.values() if p.lower().endswith(".qdpx")]
+    if projects:  # issue 12: the sources' text becomes the transcripts when none are given
+        from themesim.io.refi_qda import source_transcripts
+
+        transcripts = source_transcripts(projects)
     generated, generate = _generated(config, sets, transcripts)
     sets |= {run: generated_csv(run) for run in generated}  # made by the generate rule
     if len(sets) < 2:
@@ -450,6 +457,7 @@ def prepare(config: dict) -> Study:
     )
     study.segments, study.levels = _set_segments(config, sets)
     study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
+    study.transcript_projects = projects if transcripts else []
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, pairs)
     return study

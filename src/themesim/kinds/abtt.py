@@ -29,6 +29,11 @@ class Abtt(SentenceTransformer):
     def check(self, name, spec):
         pass  # no model of its own to load
 
+    def segment_scores(self, spec, themes, segments, *embedding_files):
+        """None: the correction is fitted on theme vectors only, so segments have no place in
+        its space (and it embeds no segments of its own)."""
+        return None
+
     def check_study(self, name, spec, methods):
         base = methods.get(spec.get("base"))
         if base is None or base["kind"] != "sentence_transformer":

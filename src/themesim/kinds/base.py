@@ -118,6 +118,14 @@ class Kind:
         """
         return None
 
+    def segment_scores(
+        self, spec: dict, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ) -> np.ndarray | None:
+        """Themes x transcript segments similarity for grounding's `assigned` labels (rows in
+        the order of themes, columns in the order of segments), or None: the kind assigns
+        nothing."""
+        return None
+
 
 def read_checked_embeddings(embeddings: dict, tables: dict) -> tuple[dict, str | None]:
     """Set -> float vectors of its embedding file, checked against the theme table."""

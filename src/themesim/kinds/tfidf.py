@@ -100,5 +100,16 @@ class Tfidf(Kind):
             ]
         )
 
+    def segment_scores(
+        self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ):
+        """TF-IDF cosine fitted on the set's theme texts and the segments together."""
+        from themesim.similarity import tfidf, tfidf_options
+
+        if not len(segments):
+            return None
+        texts = segments["text"].tolist()
+        return tfidf(themes["text"].tolist(), texts, **tfidf_options(spec))
+
 
 KIND = Tfidf()
