@@ -133,6 +133,7 @@ def settings(url, **kw) -> JudgeSettings:
         base_url=url,
         model="fake-model",
         prompt="judge_v1",  # the fake answers on judge_v1's 0–1 scale
+        score_mode="json",  # the fake answers {"score": S}; logprob tests say so
         concurrency=1,
         max_retries=2,
         timeout_s=5,

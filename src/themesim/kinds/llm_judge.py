@@ -15,7 +15,7 @@ JUDGE_DEFAULTS = {
     "model": None,
     "api_key_env": None,
     "prompt": "judge_v3",
-    "score_mode": "json",
+    "score_mode": "logprob",
     "temperature": 0.0,
     "max_tokens": 24,
     "both_orders": False,

@@ -55,7 +55,7 @@ class JudgeSettings:
     model: str | None = None  # name sent to the endpoint; None with base_url None: packaged model
     api_key_env: str | None = None  # NAME of the env var holding the key, never the key
     prompt: str = "judge_v3"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
-    score_mode: str = "json"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
+    score_mode: str = "logprob"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
     temperature: float = 0.0
     max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
     both_orders: bool = False  # judge (A, B) and (B, A); the score is the mean of the two
