@@ -165,7 +165,7 @@ def completion(content: str, logprobs=None) -> dict:
 def themes_in(body: dict) -> tuple[str, str]:
     """The two theme texts of a judge request."""
     text = body["messages"][-1]["content"]
-    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)\n\n", text, re.S)
+    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)(?:\n\n|\s*\Z)", text, re.S)
     return m.group(1), m.group(2)
 
 
