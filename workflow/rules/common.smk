@@ -170,8 +170,40 @@ def family_settings(method):
     }
 
 
+def reference_pairs():
+    """Pairs with a heatmap file each (rule plots): the reference vs each set, which is
+    every pair of a study without `comparisons.all_pairs`."""
+    return [p for p in STUDY.pairs if p[0] == STUDY.reference]
+
+
+def other_pairs():
+    """The rest of all pairs: their heatmaps go to one folder output per method, so the
+    DAG does not declare (and look up) pairs-squared files."""
+    return [p for p in STUDY.pairs if p[0] != STUDY.reference]
+
+
 def heatmaps(method):
-    return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
+    return [
+        f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(reference_pairs())
+    ]
+
+
+def heatmap_folder(method):
+    """The folder of the other pairs' heatmaps; none without `comparisons.all_pairs`."""
+    return [f"results/plots/{method}/heatmaps"] if other_pairs() else []
+
+
+def heatmap_paths(method):
+    """Every pair's heatmap PNG, in STUDY.pairs order (what the report links)."""
+    folder = f"results/plots/{method}/heatmaps"
+    return [
+        (
+            f"results/plots/{method}/{p}_heatmap.png"
+            if a == STUDY.reference
+            else f"{folder}/{p}_heatmap.png"
+        )
+        for (a, _), p in zip(STUDY.pairs, pair_names(STUDY.pairs))
+    ]
 
 
 def has_runs(method):
@@ -233,7 +265,7 @@ def get_final_output():
         out += grounding_outputs(m)
         plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots += list(method_plot_files(m).values())
-        out += plots + svg_of(plots)
+        out += plots + svg_of(plots) + heatmap_folder(m)
     out += ["results/report/summary.html", "results/report/summary.md"]
     return out
 
