@@ -43,6 +43,13 @@ def pair_names(pairs):
     return [pair_name(a, b) for a, b in pairs]
 
 
+def rule_pairs(rule, pairs):
+    """Pair names a similarity rule declares: one only when no method uses the rule, so
+    the unused rules add no pairs-squared outputs to parse and search."""
+    used = any(kind_of(m).similarity_rule == rule for m in STUDY.methods)
+    return pair_names(pairs if used else pairs[:1])
+
+
 def theme_parquets():
     return [f"results/themes/{s}.parquet" for s in STUDY.sets]
 
@@ -342,6 +349,13 @@ def generate_prompt_files():
 # Grounding (workflow/rules/grounding.smk): theme sets' labels on the transcript segments.
 def has_grounding():
     return bool(STUDY.grounding.get("active", True) and STUDY.transcripts)
+
+
+def grounding_pairs():
+    """Pair names of the grounding rules' per-pair files; none when grounding is off, so
+    an all-pairs study without transcripts declares no pairs-squared files it never makes.
+    """
+    return pair_names(STUDY.pairs) if has_grounding() else []
 
 
 def assign_threshold(method):
