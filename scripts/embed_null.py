@@ -9,7 +9,7 @@ run(
     sm.output[0],
     method=sm.wildcards.method,
     spec=dict(sm.params.settings),
-    k=sm.params.k,
+    pool=sm.params.pool,
     seed=sm.params.seed,
     threads=sm.threads,
     cache=sm.params.cache,

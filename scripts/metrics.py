@@ -22,4 +22,7 @@ run(
     out_sweep=sm.output.sweep,
     out_transport=list(sm.output.transport),
     out_splits=sm.output.splits,
+    out_decisions=sm.output.decisions,
+    decision=dict(p.decision),
+    calibration=list(sm.input.calibration),
 )

@@ -12,4 +12,5 @@ run(
     thresholds=list(sm.params.thresholds),
     op=sm.params.op,
     out_dir=sm.output[0],
+    comparisons_csv=sm.input.comparisons,
 )

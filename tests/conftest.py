@@ -4,6 +4,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest  # noqa: E402
+from helpers import FakeLLM  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -13,3 +14,17 @@ def _own_embedding_cache(tmp_path_factory):
     mp.setenv("THEMESIM_EMBED_CACHE", str(tmp_path_factory.mktemp("embed-cache")))
     yield
     mp.undo()
+
+
+@pytest.fixture
+def fake_llm():
+    """start(behave) runs a FakeLLM (tests/helpers.py); every one started is closed after."""
+    servers = []
+
+    def start(behave):
+        servers.append(FakeLLM(behave))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()

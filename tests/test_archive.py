@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_pipeline import HUMAN, LLM, TRANSCRIPT, snakemake
+from helpers import HUMAN, LLM, TRANSCRIPT, snakemake
 
 from themesim.archive.build import (
     WITHHELD,
@@ -457,7 +457,7 @@ def study(tmp_path_factory):
         "theme_sets": ["data/human.csv", "data/llm.yaml"],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 10, "seed": 1}, "null_model": {"k": 2, "seed": 2}},
+        "metrics": {"bootstrap": {"n": 10, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
         "methods": {
             "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
@@ -504,7 +504,7 @@ def test_rule_archives_the_study(study, capsys):
     cfg = yaml.safe_load(files["config/config.yaml"])
     assert cfg["study"]["name"] == "tiny archive"
     assert cfg["archive"] == {"confidential": False, "authors": []}  # schema defaults filled in
-    assert cfg["metrics"]["null_model"] == {"k": 2, "seed": 2, "alpha": 0.05}
+    assert cfg["metrics"]["null_model"] == {"pool": 10, "seed": 2, "alpha": 0.05}
     rc, out = run_verify(zip_of(study), capsys=capsys)
     assert rc == 0, out
 

@@ -6,13 +6,12 @@ import logging
 import os
 import shutil
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from helpers import REPO, snakemake
 
 from themesim.config import check_schema, prepare
 from themesim.errors import ThemesimError
@@ -20,7 +19,6 @@ from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
 from themesim.steps import embed, ingest, similarity
 
-REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "tests" / "bad_inputs"
 CASES = yaml.safe_load((CORPUS / "cases.yaml").read_text())
 TEMPLATE = "{name}: {description}"
@@ -120,7 +118,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
         ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
         segment_labels(
             method="m",
-            kind="precomputed",
+            spec={"kind": "precomputed"},
             set_name="a",
             themes_path=themes["a"],
             segments_path=str(work / "segments.parquet"),
@@ -193,7 +191,7 @@ def tiny_study(tmp_path_factory):
     config = {
         "theme_sets": ["data/a.csv", "data/b.csv"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
         "methods": {
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
             "scores": {"kind": "precomputed", "dir": "data/scores", "thresholds": [0.5]},
@@ -202,12 +200,6 @@ def tiny_study(tmp_path_factory):
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     return root, config
-
-
-def snakemake(root: Path, *args) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=env)
 
 
 @pytest.mark.parametrize("case", WORKFLOW_CASES, ids=[c["id"] for c in WORKFLOW_CASES])
@@ -221,7 +213,7 @@ def test_bad_input_in_workflow(case, tiny_study, tmp_path):
     if "matrix" in case:
         shutil.copy(CORPUS / case["matrix"], root / "data" / "scores" / "a__vs__b.csv")
     args = ["--cores", "1"] + (["-n"] if case.get("dry_run") else [])
-    proc = snakemake(root, *args, "results/similarity/scores/a__vs__b.parquet")
+    proc = snakemake(root, *args, "results/similarity/scores/a__vs__b.parquet", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     for fragment in case["expect"]:

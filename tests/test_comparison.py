@@ -34,12 +34,12 @@ def test_set_level_metrics_invariant_to_theme_order():
 
 def test_rows_carry_every_family():
     S, W_a, W_b = random_case()
-    null_best = np.random.default_rng(1).uniform(0, 0.6, (19, 6))
+    null_pool = np.random.default_rng(1).uniform(0, 0.6, (6, 200))
     st = Settings(thresholds=[0.6], bootstrap={"n": 30, "seed": 3})
-    rows, extra = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_best=null_best)
+    rows, extra = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_pool=null_pool)
     r = rows.iloc[0]
     assert r["hungarian_n_matched"] == 6 and r["unique_match_rate_a"] > 0
-    # Every planted match beats all 19 nulls: p = 1/20, and BH keeps them at 0.05.
+    # Every planted match beats all 200 pool texts by far: the tail gives p < 0.05 / 6.
     assert r["significant_match_rate"] == 1.0
     assert r["hungarian_f1_ci_low"] <= r["hungarian_f1_ci_high"]
     assert extra["plan"].shape == (6, 7) and r["ot_total_mass"] > 0
@@ -116,9 +116,9 @@ def test_vectorised_baseline_summary_matches_baselines_module():
 
 def test_theme_level_intervals_contain_the_estimate():
     S, W_a, W_b = random_case(seed=7, n_a=12, n_b=12)
-    null_best = np.random.default_rng(2).uniform(0, 0.9, (49, 12))
+    null_pool = np.random.default_rng(2).uniform(0, 0.9, (12, 200))
     st = Settings(thresholds=[0.6], bootstrap={"n": 400, "seed": 11})
-    rows, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_best=null_best)
+    rows, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_pool=null_pool)
     r = rows.iloc[0]
     for m in (
         "significant_match_rate",
@@ -130,7 +130,7 @@ def test_theme_level_intervals_contain_the_estimate():
         "ot_n_splits",
     ):
         assert r[f"{m}_ci_low"] <= r[m] <= r[f"{m}_ci_high"], m
-    again, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_best=null_best)
+    again, _ = comparison_rows(S, st, W_a=W_a, W_b=W_b, null_pool=null_pool)
     assert again.equals(rows)  # seeded
 
 

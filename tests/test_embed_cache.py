@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers import make_study, snakemake, write_config
 
 from themesim.embed.cache import EmbeddingCache, cache_dir, key_name, model_key
 from themesim.embed.encode import MINILM, embed_texts, encode, resolve_model, text_sha256
@@ -92,8 +93,6 @@ def test_cache_folder_setting(monkeypatch, tmp_path):
 
 
 def test_workflow_new_set_encodes_only_its_new_texts(tmp_path):
-    from test_pipeline import make_study, snakemake, write_config
-
     root = make_study(tmp_path / "study")
     (root / "data" / "llm3.csv").write_text(
         "name,description\n"

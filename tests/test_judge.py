@@ -3,15 +3,15 @@
 import json
 import logging
 import math
+import os
 import re
 import socket
 import sqlite3
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from helpers import completion, themes_in
 
 from themesim.errors import InputError
 from themesim.llm import server as llama_server
@@ -34,97 +34,14 @@ def expected(a: str, b: str) -> float:
     return (int(a[-1]) * 3 + int(b[-1])) / 10
 
 
-def themes_in(body: dict) -> tuple[str, str]:
-    text = body["messages"][-1]["content"]
-    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)\n\n", text, re.S)
-    return m.group(1), m.group(2)
-
-
-def completion(content: str, logprobs=None) -> dict:
-    choice = {"index": 0, "message": {"role": "assistant", "content": content}}
-    if logprobs is not None:
-        choice["logprobs"] = logprobs
-    return {
-        "choices": [choice],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107},
-    }
-
-
 def good(n, body, headers):
     return 200, completion(json.dumps({"score": expected(*themes_in(body))})), 0
 
 
-class FakeLLM:
-    """A chat-completions endpoint on 127.0.0.1 whose answers `behave(n, body, headers)` picks.
-
-    behave returns (status, payload dict or raw str, delay in seconds); n counts requests from 1.
-    """
-
-    def __init__(self, behave=good):
-        self.behave = behave
-        self.bodies: list[dict] = []
-        self.headers: list[dict] = []
-        self.lock = threading.Lock()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with fake.lock:
-                    fake.bodies.append(body)
-                    fake.headers.append(dict(self.headers))
-                    n = len(fake.bodies)
-                status, payload, delay = fake.behave(n, body, dict(self.headers))
-                time.sleep(delay)
-                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass  # the client gave up (timeout test)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.thread.start()
-
-    @property
-    def calls(self) -> int:
-        return len(self.bodies)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def fake_servers(default):
-    """A fixture's body: start(behave) runs a FakeLLM; every one started is closed after."""
-    servers = []
-
-    def start(behave=default):
-        servers.append(FakeLLM(behave))
-        return servers[-1]
-
-    yield start
-    for s in servers:
-        s.close()
-
-
 @pytest.fixture
-def serve():
-    yield from fake_servers(good)
+def serve(fake_llm):
+    """serve(behave=good) runs a fake judge server for this test."""
+    return lambda behave=good: fake_llm(behave)
 
 
 def settings(url, **kw) -> JudgeSettings:
@@ -132,6 +49,7 @@ def settings(url, **kw) -> JudgeSettings:
         base_url=url,
         model="fake-model",
         prompt="judge_v1",  # the fake answers on judge_v1's 0–1 scale
+        score_mode="json",  # the fake answers {"score": S}; logprob tests say so
         concurrency=1,
         max_retries=2,
         timeout_s=5,
@@ -388,6 +306,44 @@ def test_prompt_has_no_example_score():
         assert not re.search(r"\d\.\d", text), "an example number makes small models copy it"
         assert "{theme_a}" in text and "{theme_b}" in text
     assert "specific" in load_prompt("judge_v1").text
+
+
+@pytest.mark.parametrize("mode", ["json", "logprob"])
+def test_v3_prompts_share_everything_up_to_theme_b(mode):
+    """A-major requests reuse the server's KV cache of all but Theme B and the chat tail."""
+    p = load_prompt("judge_v3", mode)
+    one, two = (p.messages(A[0], b)[-1]["content"] for b in B)
+    shared = len(os.path.commonprefix([one, two]))
+    assert one[:shared].endswith("Theme B:\n" + os.path.commonprefix(B))
+    assert one[shared:].rstrip("\n") == B[0][len(os.path.commonprefix(B)) :]  # B comes last
+    assert p.messages(A[0], B[0])[0]["role"] == "system"
+    old = load_prompt("judge_v2", mode).text  # v2 stays, so its cached answers stay valid
+    assert old.index("{theme_b}") < len(old) - 20  # its question comes after the themes
+
+
+def test_requests_go_out_a_major(serve, tmp_path):
+    srv = serve()
+    a = [A[2], A[0], A[1]]  # not sorted: the order of the A set
+    judge_matrix(a, B, settings(srv.url), tmp_path / "c.sqlite", progress=False)
+    assert [themes_in(b) for b in srv.bodies] == [(x, y) for x in a for y in B]
+    srv2 = serve()
+    judge_matrix(a[:2], B, settings(srv2.url, both_orders=True), tmp_path / "d.sqlite")
+    sent = [themes_in(b) for b in srv2.bodies]
+    assert sent == [(x, y) for x in a[:2] for y in B] + [(y, x) for y in B for x in a[:2]]
+
+
+def test_local_server_threads_and_logits(monkeypatch):
+    cmd = llama_server.LlamaServer("m.gguf", threads=3, logits_all=False)
+    cmd.port = 1
+    args = cmd.command()
+    assert args[args.index("--n_threads") + 1] == "3"
+    assert args[args.index("--n_threads_batch") + 1] == "3"
+    assert args[args.index("--logits_all") + 1] == "false"
+    monkeypatch.setattr(llama_server.os, "sched_getaffinity", lambda pid: {0, 5})
+    default = llama_server.LlamaServer("m.gguf")
+    default.port = 1
+    args = default.command()
+    assert args[args.index("--n_threads") + 1] == "2" and "--logits_all" not in args
 
 
 # ---------------------------------------------------------------- the API key

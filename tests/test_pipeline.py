@@ -1,120 +1,17 @@
 """The whole workflow on a tiny study in a temp folder, with the real packaged MiniLM."""
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-import yaml
+from helpers import LLM, job_counts, make_study, snakemake, write_config
 
 from themesim.embed.encode import read_embeddings
 from themesim.metrics.coverage import METRIC_COLUMNS, score
 from themesim.similarity import read_similarity
-
-REPO = Path(__file__).resolve().parents[1]
-
-HUMAN = """id,name,description,keywords
-H1,Caring while working,Fitting shifts and meetings around looking after a parent,work;shifts
-H2,Own health suffers,Carers lose sleep and neglect their own health,sleep;health
-H3,Money worries,The costs of care strain the household budget,money;costs
-H4,Guilt,Feeling guilty about respite or about losing patience,guilt
-"""
-LLM = """themes:
-  - id: L1
-    name: Employment and caregiving conflict
-    description: Balancing a job with caring duties for an older parent
-  - id: L2
-    name: Financial strain
-    description: Paying for care puts pressure on family finances
-  - id: L3
-    name: Gardening as escape
-    description: Tending plants offers a break from daily routine
-"""
-LLM2 = """{"themes": [
-  {"name": "Work and care", "description": "Jobs squeezed around caring", "keywords": ["work"]},
-  {"name": "Costs", "description": "Care is expensive", "keywords": ["money", "costs"]}
-]}
-"""
-TRANSCRIPT = """Interviewer: How do you manage work?
-Sam: I changed my shifts so I can be with Mum in the mornings.
-It is hard.
-Interviewer: And money?
-Sam: The care bills are a worry.
-"""
-
-
-def make_study(root: Path, thresholds=(0.5,)) -> Path:
-    (root / "data").mkdir(parents=True)
-    (root / "data" / "human.csv").write_text(HUMAN)
-    (root / "data" / "llm.yaml").write_text(LLM)
-    (root / "data" / "llm2.json").write_text(LLM2)
-    (root / "data" / "sam.txt").write_text(TRANSCRIPT)
-    pre = root / "data" / "judge"
-    pre.mkdir()
-    (pre / "human__vs__llm.csv").write_text(
-        ",Employment and caregiving conflict,Financial strain,Gardening as escape\n"
-        "Caring while working,0.9,0.1,0.0\n"
-        "Own health suffers,0.2,0.1,0.3\n"
-        "Money worries,0.1,0.8,0.0\n"
-        "Guilt,0.5,0.0,0.1\n"
-    )
-    (pre / "human__vs__llm2.csv").write_text(
-        ",Work and care,Costs\n"
-        "Caring while working,0.8,0.1\n"
-        "Own health suffers,0.1,0.1\n"
-        "Money worries,0.1,0.9\n"
-        "Guilt,0.2,0.0\n"
-    )
-    write_config(root, list(thresholds))
-    return root
-
-
-def write_config(root: Path, minilm_thresholds, **extra):
-    cfg = {
-        "study": {"name": "tiny", "description": "pipeline test"},
-        "reference": "human",
-        "theme_sets": [
-            {"path": "data/human.csv"},
-            {"path": "data/llm.yaml", "name": "llm"},
-            {"path": "data/llm2.json"},
-        ],
-        "transcripts": ["data/*.txt"],
-        "sweep": {"start": 0.0, "stop": 1.0, "step": 0.05},
-        "metrics": {"bootstrap": {"n": 50, "seed": 1}, "null_model": {"k": 5, "seed": 2}},
-        "methods": {
-            "minilm": {"kind": "sentence_transformer", "thresholds": minilm_thresholds},
-            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
-            "minilm+abtt": {"kind": "abtt", "base": "minilm", "d": 1, "thresholds": [0.3]},
-            "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
-        },
-    } | extra
-    (root / "config").mkdir(exist_ok=True)
-    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-
-
-def snakemake(root: Path, *args, check=True) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
-    proc = subprocess.run(cmd + list(args), capture_output=True, text=True, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
-    return proc
-
-
-def job_counts(dry_run_output: str) -> dict[str, int]:
-    """Job stats table of `snakemake -n`: rule name -> job count."""
-    counts = {}
-    block = dry_run_output.split("Job stats:", 1)[-1]
-    for line in block.splitlines():
-        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
-        if m and m.group(1) != "total":
-            counts[m.group(1)] = int(m.group(2))
-    return counts
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +73,29 @@ def test_embeddings_file(study):
     assert table.column("text")[0].as_py() == (
         "Caring while working: Fitting shifts and meetings around looking after a parent"
     )
+
+
+def test_null_pool_file_and_p_values(study):
+    """embed_null embeds P = 20 salad texts per B set (not K whole sets); null_p follows
+    from the pool by the formula of docs/nulls.md."""
+    from themesim.embed.encode import read_embeddings, read_vector_table
+    from themesim.metrics.nulls import null_pvalues
+    from themesim.similarity import cosine
+
+    r = study / "results"
+    cols, pool, meta = read_vector_table(r / "nulls/minilm/llm.parquet")
+    llm = pd.read_parquet(r / "themes/llm.parquet")
+    assert list(cols.columns) == ["pool_index", "theme_id", "text"] and pool.shape[0] == 20
+    assert meta["pool"] == 20 and meta["seed"] == 2
+    lengths = dict(zip(llm["theme_id"], llm["text"].str.split().str.len(), strict=True))
+    assert [len(t.split()) for t in cols["text"]] == [lengths[t] for t in cols["theme_id"]]
+    assert "a pool of 20 word-salad texts" in (study / "logs/embed/minilm/null_llm.log").read_text()
+    _, human, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
+    _, emb_llm, _ = read_embeddings(r / "embeddings/minilm/llm.parquet")
+    expected = null_pvalues(cosine(human, emb_llm).max(axis=1), cosine(human, pool), len(llm))
+    themes = pd.read_csv(r / "metrics/minilm/themes.csv")
+    got = themes[(themes.side == "a") & (themes.set_b == "llm")]["null_p"].to_numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-12)
 
 
 def test_similarity_and_metrics_agree_with_numpy(study):
@@ -248,7 +168,6 @@ def test_family_columns_and_values(study):
         "no_good_match",
     }
     assert ((a["null_p"] > 0) & (a["null_p"] <= 1)).all()
-    assert a["null_p"].min() >= 1 / 6  # K = 5 word-salad sets
     np.testing.assert_allclose(a["gap_abs"], a["best_similarity"] - a["second_similarity"])
     plan = pd.read_parquet(r / "metrics/minilm/transport/human__vs__llm.parquet")
     assert list(plan.columns) == ["a_id", "b_id", "mass", "share_of_a", "share_of_b"]
@@ -311,6 +230,9 @@ def test_every_plot_is_a_sensible_png_with_an_svg_beside_it(study):
             expected.append(f"{m}/theme_map.png")
         if m in ("minilm", "tfidf"):  # two runs: llm and llm2
             expected.append(f"{m}/run_consistency.png")
+        # The study has transcripts: grounding (docs/grounding.md) plots every method.
+        expected += [f"{m}/grounding/{p}_iou.png" for p in ("human__vs__llm", "human__vs__llm2")]
+        expected.append(f"{m}/grounding/text_vs_data.png")
     assert not (plots / "judge/theme_map.png").exists()
     assert not (plots / "minilm+abtt/run_consistency.png").exists()
     produced = sorted(str(p.relative_to(plots)) for p in plots.rglob("*.png"))
@@ -408,12 +330,16 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
 
     # New family settings rerun the metrics; only a new null model needs new embeddings.
     write_config(
-        study, [0.5], metrics={"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 5, "seed": 2}}
+        study,
+        [0.5],
+        metrics={"bootstrap": {"n": 20, "seed": 1}, "null_model": {"pool": 20, "seed": 2}},
     )
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
     assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
     write_config(
-        study, [0.5], metrics={"bootstrap": {"n": 50, "seed": 1}, "null_model": {"k": 6, "seed": 2}}
+        study,
+        [0.5],
+        metrics={"bootstrap": {"n": 50, "seed": 1}, "null_model": {"pool": 30, "seed": 2}},
     )
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
     assert counts["embed_null"] == 2 and "embed" not in counts

@@ -3,9 +3,7 @@
 import pandas as pd
 import pytest
 import yaml
-from test_generate import good
-from test_judge import FakeLLM
-from test_pipeline import HUMAN, TRANSCRIPT, job_counts, snakemake
+from helpers import HUMAN, TRANSCRIPT, FakeLLM, generated_themes, job_counts, snakemake
 
 from themesim.config import prepare
 from themesim.errors import InputError
@@ -13,7 +11,7 @@ from themesim.errors import InputError
 
 @pytest.fixture(scope="module")
 def fake():
-    srv = FakeLLM(good)
+    srv = FakeLLM(generated_themes)
     yield srv
     srv.close()
 
@@ -23,7 +21,7 @@ def config(url: str, **gen) -> dict:
         "theme_sets": ["data/human.csv"],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
         "generate_themes": {
             "active": True,
             "runs": 2,

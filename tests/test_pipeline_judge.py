@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from test_pipeline import job_counts, snakemake
+from helpers import job_counts, snakemake
 
 A = "name,description\nWork and caring,Fitting a job around caring for a parent\nMoney,Care costs\n"
 B = "name,description\nJob versus care,Balancing employment with caregiving\nGardening,Plants\n"
@@ -21,7 +21,7 @@ def judged(tmp_path_factory):
     cfg = {
         "theme_sets": ["data/a.csv", "data/b.csv"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"k": 0, "seed": 0}},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
         "methods": {"judge": {"kind": "llm_judge", "max_tokens": 16, "thresholds": [0.5]}},
     }
     (root / "config").mkdir()

@@ -11,16 +11,13 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
-from test_judge import FakeLLM, themes_in
-
-REPO = Path(__file__).resolve().parents[1]
+from helpers import FakeLLM, snakemake, snakemake_cmd, snakemake_env, themes_in
 
 HUMAN = """id,name,description
 H1,Caring while working,Fitting shifts and meetings around looking after a parent
@@ -51,26 +48,13 @@ CORES = (
 )
 
 
-def snakemake_cmd(root: Path, *args) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
-
-
-def run(root: Path, *args) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    proc = subprocess.run(snakemake_cmd(root) + list(args), capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise AssertionError(f"snakemake failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
-    return proc
-
-
 def start(root: Path, *args) -> subprocess.Popen:
     """Snakemake in its own process group, so one killpg reaches every job it started."""
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
     return subprocess.Popen(
         snakemake_cmd(root) + list(args),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=env,
+        env=snakemake_env(),
         start_new_session=True,
     )
 
@@ -92,8 +76,8 @@ def wait_group_gone(pgid: int) -> None:
 
 
 def resume(root: Path, *targets: str) -> None:
-    run(root, "--unlock")  # the killed run could not release its lock
-    run(root, *CORES, "--rerun-incomplete", *targets)
+    snakemake(root, "--unlock")  # the killed run could not release its lock
+    snakemake(root, *CORES, "--rerun-incomplete", *targets)
 
 
 def write_study(root: Path, config: dict) -> Path:
@@ -113,7 +97,7 @@ STUDY = {
     "theme_sets": ["data/human.csv", "data/llm.yaml", "data/llm2.json"],
     "transcripts": ["data/*.txt"],
     "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
-    "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 2, "seed": 2}},
+    "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
     "methods": {
         "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
         "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
@@ -134,7 +118,7 @@ def result_files(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory):
     root = write_study(tmp_path_factory.mktemp("run1"), STUDY)
-    run(root, *CORES)
+    snakemake(root, *CORES)
     return root
 
 
@@ -205,6 +189,7 @@ def judge_study(root: Path, url: str) -> Path:
                 "base_url": url,
                 "model": "fake-model",
                 "prompt": "judge_v1",
+                "score_mode": "json",
                 "concurrency": 1,
                 "max_retries": 0,
                 "timeout_s": 30,
@@ -261,7 +246,7 @@ def test_kill_during_judging_then_rerun_asks_no_finished_pair_again(tmp_path):
 
         clean = judge_study(tmp_path / "clean", srv.url)
         before = srv.calls
-        run(clean, "--cores", "1", target)
+        snakemake(clean, "--cores", "1", target)
         assert srv.calls - before == N * N
     finally:
         srv.close()

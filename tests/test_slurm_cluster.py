@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_pipeline import REPO, make_study, write_config
+from helpers import REPO, make_study, write_config
 
 pytestmark = pytest.mark.slurm
 

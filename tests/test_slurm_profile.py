@@ -6,12 +6,10 @@ tests/test_slurm_cluster.py runs the study on a real (local) cluster.
 """
 
 import re
-from pathlib import Path
 
 import yaml
-from test_pipeline import make_study, snakemake, write_config
+from helpers import REPO, make_study, snakemake, write_config
 
-REPO = Path(__file__).resolve().parents[1]
 PROFILE = REPO / "profiles" / "slurm"
 
 

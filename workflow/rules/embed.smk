@@ -40,7 +40,7 @@ rule embed_null:
     params:
         settings=lambda wc: embed_settings(wc.method),
         cache=embedding_cache(),
-        k=STUDY.metrics["null_model"]["k"],
+        pool=STUDY.metrics["null_model"]["pool"],
         seed=STUDY.metrics["null_model"]["seed"],
     script:
         "../../scripts/embed_null.py"

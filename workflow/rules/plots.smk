@@ -42,6 +42,7 @@ rule plots:
 # comparisons.all_pairs: the heatmaps of the pairs without the reference, in one folder.
 rule pair_heatmaps:
     input:
+        comparisons="results/metrics/{method}/comparisons.csv",
         similarity=lambda wc: similarity_done(wc.method),
         themes=theme_parquets(),
         code=code("pair_heatmaps.py"),
@@ -70,6 +71,9 @@ rule pair_heatmaps:
 rule methods_side_by_side:
     input:
         sweeps=expand("results/metrics/{method}/sweep.csv", method=STUDY.methods),
+        comparisons=expand(
+            "results/metrics/{method}/comparisons.csv", method=STUDY.methods
+        ),
         code=code("side_by_side.py"),
     output:
         report(

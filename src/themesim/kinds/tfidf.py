@@ -25,9 +25,10 @@ class Tfidf(Kind):
     }
     threshold_range = (0.0, 1.0)
     similarity_rule = "similarity_tfidf"
-    nulls = "in_job"  # word-salad sets re-vectorised inside the metrics job
+    nulls = "in_job"  # the word-salad pool is vectorised inside the metrics job
     runs = True
     theme_vectors = True
+    calibrates = True
     keys = frozenset({"analyzer", "ngram_range", "assign_threshold"})
     similarity_keys = ("analyzer", "ngram_range")
 
@@ -50,6 +51,17 @@ class Tfidf(Kind):
 
         return tfidf(a["text"].tolist(), b["text"].tolist(), **tfidf_options(spec))
 
+    def pair_scores(self, spec, texts_a, texts_b, **_):
+        """One vectoriser, with the method's analyzer, fitted on every text of the pairs."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from themesim.similarity import tfidf_options
+
+        a, b = list(texts_a), list(texts_b)
+        vec = TfidfVectorizer(**tfidf_options(spec)).fit(a + b)
+        X, Y = vec.transform(a), vec.transform(b)
+        return np.asarray(X.multiply(Y).sum(axis=1)).ravel()  # rows are L2-normalised
+
     def vectors(self, spec, tables, embeddings):
         """One vectoriser fitted on every set's texts (seed 002)."""
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -70,15 +82,34 @@ class Tfidf(Kind):
 
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
 
-    def null_best(self, a, b, null_file, k, seed, scale, emb_a, options=None):
-        from themesim.metrics.nulls import word_salad_sets
+    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
+        from themesim.metrics.nulls import word_salad_pool
         from themesim.similarity import tfidf
 
-        if not k:
+        if not pool:
             return None
-        salads = word_salad_sets(b["text"].tolist(), k, seed)
-        texts = a["text"].tolist()
-        return np.stack([scale(tfidf(texts, x, **(options or {}))).max(axis=1) for x in salads])
+        texts, _ = word_salad_pool(b["text"].tolist(), pool, seed)
+        # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
+        # B's words would get a far lower IDF than in the real comparison, and so would S.
+        n_b, a_texts = len(b), a["text"].tolist()
+        options = options or {}
+        return np.hstack(
+            [
+                scale(tfidf(a_texts, x, **options), tfidf(x, None, **options))
+                for x in (texts[i : i + n_b] for i in range(0, len(texts), n_b))
+            ]
+        )
+
+    def segment_scores(
+        self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ):
+        """TF-IDF cosine fitted on the set's theme texts and the segments together."""
+        from themesim.similarity import tfidf, tfidf_options
+
+        if not len(segments):
+            return None
+        texts = segments["text"].tolist()
+        return tfidf(themes["text"].tolist(), texts, **tfidf_options(spec))
 
 
 KIND = Tfidf()

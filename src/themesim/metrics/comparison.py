@@ -31,7 +31,11 @@ class Settings:
 
 
 def on_scale(S, settings: Settings) -> np.ndarray | None:
-    """The matrix on the scale the thresholds refer to (angular, clamped or as is)."""
+    """The matrix on the scale the thresholds refer to (angular, clamped or as is).
+
+    Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
+    within-set matrices too (metrics.scales.z_scale).
+    """
     if S is None:
         return None
     from themesim.metrics.distinctiveness import angular_sim
@@ -53,12 +57,12 @@ def comparison_rows(
     thresholds=None,
     W_a=None,
     W_b=None,
-    null_best=None,
+    null_pool=None,
     with_bootstrap: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """One row per threshold: every set-level metric. Also returns the transport plan etc.
 
-    S, W_a, W_b and null_best must already be on the method's scale (see on_scale).
+    S, W_a, W_b and null_pool (n_a x P) must already be on the method's scale (see on_scale).
     """
     from themesim.metrics.baselines import baseline_summary, symmetric_baselines, within_baselines
     from themesim.metrics.distinctiveness import gap_summary
@@ -79,8 +83,8 @@ def comparison_rows(
         sym = symmetric_baselines(S, W_a, W_b, hungarian_pairs(S), z_min=settings.baseline_z)
         extra |= baseline_summary(sym)
     null_q = None
-    if null_best is not None and len(null_best):
-        nt = null_table(S.max(axis=1), null_best, settings.null_model["alpha"])
+    if null_pool is not None and len(null_pool):
+        nt = null_table(S.max(axis=1), null_pool, S.shape[1], settings.null_model["alpha"])
         null_q = nt["null_q"].to_numpy()
         extra["significant_match_rate"] = significant_match_rate(
             null_q, settings.null_model["alpha"]
@@ -118,7 +122,7 @@ def theme_rows(
     *,
     W_a=None,
     W_b=None,
-    null_best=None,
+    null_pool=None,
 ) -> pd.DataFrame:
     """One row per theme of A and of B: best match, gaps, category, baselines, null p-value."""
     from themesim.metrics.baselines import symmetric_baselines, within_baselines
@@ -135,8 +139,8 @@ def theme_rows(
         g.insert(0, "category_threshold", theta)
         if W is not None:
             g = pd.concat([g, within_baselines(M, W).drop(columns=["best_cross"])], axis=1)
-        if side == "a" and null_best is not None and len(null_best):
-            nt = null_table(M.max(axis=1), null_best, settings.null_model["alpha"])
+        if side == "a" and null_pool is not None and len(null_pool):
+            nt = null_table(M.max(axis=1), null_pool, M.shape[1], settings.null_model["alpha"])
             g = pd.concat([g, nt], axis=1)
         parts.append(g)
     out = pd.concat([base, pd.concat(parts, ignore_index=True)], axis=1)
@@ -185,10 +189,9 @@ def theme_level_intervals(
 ) -> dict[str, float]:
     """`<metric>_ci_low/_ci_high` of the baseline, null and transport columns.
 
-    These columns aggregate per-theme values (a theme's z, its q-value, its row of the
-    transport plan), so the themes are resampled with the same seeded draws as
-    bootstrap_table while each theme's value stays as computed on the full sets: the
-    interval shows how much the figure depends on which themes are in the sets.
+    The theme-level bootstrap of METRICS.md: each theme's value (its z, its q-value, its
+    row of the transport plan) is computed once on the full sets and the themes are
+    resampled with the same seeded draws as bootstrap.bootstrap_table.
     """
     from themesim.metrics.baselines import symmetric_baselines, within_baselines
     from themesim.metrics.bootstrap import _intervals, _resample_indices

@@ -7,23 +7,78 @@ by tests/test_kinds.py.
 from __future__ import annotations
 
 import copy
+import logging
+
+log = logging.getLogger("themesim")
+
+MIN_NULL_POOL = 10  # fewest salad texts whose upper tail can be fitted (metrics/nulls.py)
 
 DEFAULT_METRICS: dict = {
     "gamma": 0.15,
     "baseline_z": 2.0,
     "bootstrap": {"n": 1000, "seed": 0},
-    "null_model": {"k": 100, "seed": 0, "alpha": 0.05},
+    "null_model": {"pool": 200, "seed": 0, "alpha": 0.05},
     "transport": {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2},
     "quality": {"alpha": 0.5, "beta": 0.5, "keywords_top_k": 5},
 }
 
+# Default threshold of a method on the within-set z scale (docs/thresholds.md).
+Z_THRESHOLD = 2.0
 
-def metrics_settings(user: dict | None) -> dict:
-    """DEFAULT_METRICS with the user's values merged in, one level deep."""
-    out = copy.deepcopy(DEFAULT_METRICS)
+# Rated pairs that calibrate methods (docs/thresholds.md); the schema's calibration:
+# defaults are held equal to these by tests/test_calibration.py.
+DEFAULT_CALIBRATION: dict = {
+    "pairs": None,
+    "positive_from": None,
+    "bootstrap": {"n": 1000, "seed": 0},
+}
+
+
+def _merged(defaults: dict, user: dict | None) -> dict:
+    out = copy.deepcopy(defaults)
     for key, value in (user or {}).items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key].update(value)
         else:
             out[key] = value
+    return out
+
+
+def _deprecated_null_k(null_model: dict) -> None:
+    """metrics.null_model.k (K whole salad sets) is read for one release: 0 still turns the
+    null model off; any other K is ignored in favour of `pool`."""
+    if "k" not in null_model:
+        return
+    k = null_model.pop("k")
+    if k == 0:
+        null_model["pool"] = 0
+        what = "k: 0 is read as pool: 0 (null model off)"
+    else:
+        what = f"k: {k} is ignored; the pool has {null_model['pool']} texts"
+    log.warning(
+        "config metrics.null_model.k is deprecated and will be removed in the next release "
+        "(the null model now embeds one pool of word-salad texts per B set): %s. "
+        "Write metrics.null_model.pool instead (default 200; 0 = off).",
+        what,
+    )
+
+
+def calibration_settings(user: dict | None) -> dict:
+    """DEFAULT_CALIBRATION with the user's `calibration:` merged in, one level deep."""
+    return _merged(DEFAULT_CALIBRATION, user)
+
+
+def metrics_settings(user: dict | None) -> dict:
+    """DEFAULT_METRICS with the user's values merged in, one level deep."""
+    out = _merged(DEFAULT_METRICS, user)
+    _deprecated_null_k(out["null_model"])
+    pool = out["null_model"]["pool"]
+    if 0 < pool < MIN_NULL_POOL:
+        from themesim.errors import InputError
+
+        raise InputError(
+            "config metrics.null_model.pool",
+            f"{pool} word-salad texts are too few to fit the null's upper tail",
+            f"Give at least {MIN_NULL_POOL} (default 200), or 0 to turn the null model off",
+        )
     return out

@@ -23,33 +23,30 @@ def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, ca
 
 
 def embed_null_set(
-    themes_path, out, *, method: str, spec: dict, k: int, seed: int, threads=1, cache=False
+    themes_path, out, *, method: str, spec: dict, pool: int, seed: int, threads=1, cache=False
 ):
-    """K word-salad versions of a set, embedded like the set itself (METRICS.md null model)."""
+    """The set's pool of P word-salad texts, embedded like the set itself (docs/nulls.md)."""
     from dataclasses import asdict
 
     from themesim.embed.encode import write_vector_table
-    from themesim.metrics.nulls import word_salad_sets
+    from themesim.metrics.nulls import word_salad_pool
 
     themes = read_themes_parquet(themes_path)
-    salads = word_salad_sets(themes["text"].tolist(), k, seed) if k else []
-    texts = [t for salad in salads for t in salad]
+    texts, like = word_salad_pool(themes["text"].tolist(), pool, seed) if pool else ([], [])
     emb, source = (
         encode_with(spec, texts, threads, cache=cache, what=f"{method} nulls")
         if texts
         else (np.zeros((0, 0)), None)
     )
-    n = len(themes)
-    columns = {
-        "null_index": [i for i in range(len(salads)) for _ in range(n)],
-        "theme_id": themes["theme_id"].tolist() * len(salads),
-        "text": texts,
-    }
-    meta = {"method": method, "k": k, "seed": seed}
+    ids = themes["theme_id"].tolist()
+    # theme_id: the B theme whose word count the salad text has.
+    columns = {"pool_index": list(range(len(texts))), "theme_id": [ids[i] for i in like]}
+    columns["text"] = texts
+    meta = {"method": method, "pool": pool, "seed": seed}
     if source is not None:
         meta |= asdict(source)
     write_vector_table(out, columns, emb, meta)
-    log.info("%s: %d word-salad sets of %d themes embedded", method, k, n)
+    log.info("%s: a pool of %d word-salad texts of %d themes", method, len(texts), len(ids))
 
 
 def embed_keywords_set(

@@ -26,13 +26,16 @@ def method_plots(
     out_sweep,
     out_heatmaps_svg=None,
     out_sweep_svg=None,
+    comparisons_csv=None,
 ) -> None:
     """Heatmap per comparison (at the first configured threshold) and the sweep curves.
 
     With the ``*_svg`` outputs each figure is also written as SVG beside its PNG.
     """
+    from themesim.metrics.calibration import shown_thresholds
     from themesim.report import plots
 
+    thresholds = shown_thresholds(thresholds, comparisons_csv)
     svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
     _heatmaps(method, pairs, themes, similarities, thresholds[0], op, out_heatmaps, svgs)
     plots.sweep_curves(
@@ -69,13 +72,24 @@ def _heatmaps(method, pairs, themes: dict, similarities, threshold, op, outs, sv
 
 
 def pair_heatmaps(
-    *, method: str, pairs, themes: dict, similarities, thresholds, op: str, out_dir
+    *,
+    method: str,
+    pairs,
+    themes: dict,
+    similarities,
+    thresholds,
+    op: str,
+    out_dir,
+    comparisons_csv=None,
 ) -> None:
     """`comparisons.all_pairs`: the heatmaps of the pairs without the reference, as
     ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps)."""
     from pathlib import Path
 
     from themesim.config import pair_name
+    from themesim.metrics.calibration import shown_thresholds
+
+    thresholds = shown_thresholds(thresholds, comparisons_csv)
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -85,8 +99,14 @@ def pair_heatmaps(
     _heatmaps(method, pairs, themes, similarities, thresholds[0], op, pngs, svgs)
 
 
-def side_by_side(*, methods, sweeps, thresholds: dict, out_png, out_svg=None) -> None:
+def side_by_side(
+    *, methods, sweeps, thresholds: dict, out_png, out_svg=None, comparisons=None
+) -> None:
+    from themesim.metrics.calibration import shown_thresholds
     from themesim.report import plots
+
+    comp = dict(zip(methods, comparisons or [None] * len(methods), strict=True))
+    thresholds = {m: shown_thresholds(thresholds[m], comp[m]) for m in methods}
 
     plots.methods_side_by_side(
         {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},

@@ -1,0 +1,294 @@
+"""What several test files share: the tiny study, running Snakemake on a study folder, the
+`snakemake -n` job stats, a fake OpenAI-compatible server (no model) and small REFI-QDA projects.
+
+Test files import from here (conftest.py puts this folder on the path), never from each other.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+# ---------------------------------------------------------------- the tiny study
+
+HUMAN = """id,name,description,keywords
+H1,Caring while working,Fitting shifts and meetings around looking after a parent,work;shifts
+H2,Own health suffers,Carers lose sleep and neglect their own health,sleep;health
+H3,Money worries,The costs of care strain the household budget,money;costs
+H4,Guilt,Feeling guilty about respite or about losing patience,guilt
+"""
+LLM = """themes:
+  - id: L1
+    name: Employment and caregiving conflict
+    description: Balancing a job with caring duties for an older parent
+  - id: L2
+    name: Financial strain
+    description: Paying for care puts pressure on family finances
+  - id: L3
+    name: Gardening as escape
+    description: Tending plants offers a break from daily routine
+"""
+LLM2 = """{"themes": [
+  {"name": "Work and care", "description": "Jobs squeezed around caring", "keywords": ["work"]},
+  {"name": "Costs", "description": "Care is expensive", "keywords": ["money", "costs"]}
+]}
+"""
+TRANSCRIPT = """Interviewer: How do you manage work?
+Sam: I changed my shifts so I can be with Mum in the mornings.
+It is hard.
+Interviewer: And money?
+Sam: The care bills are a worry.
+"""
+
+
+def write_data(root: Path) -> Path:
+    """The three theme sets (human.csv, llm.yaml, llm2.json) and one transcript under data/."""
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM)
+    (root / "data" / "llm2.json").write_text(LLM2)
+    (root / "data" / "sam.txt").write_text(TRANSCRIPT)
+    return root
+
+
+def make_study(root: Path, thresholds=(0.5,)) -> Path:
+    """The tiny study with every method kind that needs no server: MiniLM, TF-IDF, ABTT and
+    precomputed matrices (data/judge)."""
+    write_data(root)
+    pre = root / "data" / "judge"
+    pre.mkdir()
+    (pre / "human__vs__llm.csv").write_text(
+        ",Employment and caregiving conflict,Financial strain,Gardening as escape\n"
+        "Caring while working,0.9,0.1,0.0\n"
+        "Own health suffers,0.2,0.1,0.3\n"
+        "Money worries,0.1,0.8,0.0\n"
+        "Guilt,0.5,0.0,0.1\n"
+    )
+    (pre / "human__vs__llm2.csv").write_text(
+        ",Work and care,Costs\n"
+        "Caring while working,0.8,0.1\n"
+        "Own health suffers,0.1,0.1\n"
+        "Money worries,0.1,0.9\n"
+        "Guilt,0.2,0.0\n"
+    )
+    write_config(root, list(thresholds))
+    return root
+
+
+def write_config(root: Path, minilm_thresholds, **extra):
+    """config/config.yaml of the tiny study; `extra` replaces top-level keys."""
+    cfg = {
+        "study": {"name": "tiny", "description": "pipeline test"},
+        "reference": "human",
+        "theme_sets": [
+            {"path": "data/human.csv"},
+            {"path": "data/llm.yaml", "name": "llm"},
+            {"path": "data/llm2.json"},
+        ],
+        "transcripts": ["data/*.txt"],
+        "sweep": {"start": 0.0, "stop": 1.0, "step": 0.05},
+        "metrics": {"bootstrap": {"n": 50, "seed": 1}, "null_model": {"pool": 20, "seed": 2}},
+        "methods": {
+            "minilm": {"kind": "sentence_transformer", "thresholds": minilm_thresholds},
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "minilm+abtt": {"kind": "abtt", "base": "minilm", "d": 1, "thresholds": [0.3]},
+            "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
+        },
+    } | extra
+    (root / "config").mkdir(exist_ok=True)
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+
+
+# ---------------------------------------------------------------- running the workflow
+
+
+def snakemake_cmd(root: Path, snakefile: Path | None = None) -> list[str]:
+    """Snakemake on the study folder `root`, with this repository's Snakefile by default."""
+    snakefile = snakefile or REPO / "Snakefile"
+    return [sys.executable, "-m", "snakemake", "-s", str(snakefile), "-d", str(root)]
+
+
+def snakemake_env(**extra) -> dict[str, str]:
+    return dict(os.environ, HF_HUB_OFFLINE="1", **extra)
+
+
+def snakemake(
+    root: Path, *args, check=True, snakefile=None, env=None
+) -> subprocess.CompletedProcess:
+    """Run Snakemake to the end; with `check`, a failed run fails the test with its output."""
+    proc = subprocess.run(
+        snakemake_cmd(root, snakefile) + list(args),
+        capture_output=True,
+        text=True,
+        env=env or snakemake_env(),
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+    return proc
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """Job stats table of `snakemake -n`: rule name -> job count."""
+    counts = {}
+    block = dry_run_output.split("Job stats:", 1)[-1]
+    for line in block.splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if m and m.group(1) != "total":
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+# ---------------------------------------------------------------- a fake LLM server
+
+
+def completion(content: str, logprobs=None) -> dict:
+    """A chat-completions answer whose message is `content`."""
+    choice = {"index": 0, "message": {"role": "assistant", "content": content}}
+    if logprobs is not None:
+        choice["logprobs"] = logprobs
+    return {
+        "choices": [choice],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107},
+    }
+
+
+def themes_in(body: dict) -> tuple[str, str]:
+    """The two theme texts of a judge request."""
+    text = body["messages"][-1]["content"]
+    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)(?:\n\n|\s*\Z)", text, re.S)
+    return m.group(1), m.group(2)
+
+
+def fake_themes(n, body):
+    """Distinct themes depending on the stage, the seed and the request."""
+    user = body["messages"][-1]["content"]
+    stage = "merge" if "Consolidate" in user else "chunk"
+    k = int(re.search(r"at most (\d+)", user).group(1))
+    return {
+        "themes": [
+            {
+                "name": f"{stage} {body['seed']} {n} {i}",
+                "description": f"What participants say ({i}).",
+                "keywords": ["care", stage],
+            }
+            for i in range(min(k, 3))
+        ]
+    }
+
+
+def generated_themes(n, body, headers):
+    """A generation server's good answer: fake_themes as JSON."""
+    return 200, completion(json.dumps(fake_themes(n, body))), 0
+
+
+class FakeLLM:
+    """A chat-completions endpoint on 127.0.0.1 whose answers `behave(n, body, headers)` picks.
+
+    behave returns (status, payload dict or raw str, delay in seconds); n counts requests from 1.
+    """
+
+    def __init__(self, behave):
+        self.behave = behave
+        self.bodies: list[dict] = []
+        self.headers: list[dict] = []
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with fake.lock:
+                    fake.bodies.append(body)
+                    fake.headers.append(dict(self.headers))
+                    n = len(fake.bodies)
+                status, payload, delay = fake.behave(n, body, dict(self.headers))
+                time.sleep(delay)
+                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    pass  # the client gave up (timeout test)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def calls(self) -> int:
+        return len(self.bodies)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# ---------------------------------------------------------------- REFI-QDA projects (1.5 spec)
+
+TEXT_A = "Interviewer: How is work?\nAmira: Badly. I cut my hours.\n"
+TEXT_B = "Dennis: I never sleep through.\n"
+
+
+def project_xml(b_source: str, extra: str = "") -> str:
+    return f"""<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="demo" origin="test">
+  <CodeBook><Codes>
+    <Code guid="c-work" name="Work" isCodable="true">
+      <Description>Paid work and caring</Description>
+      <Code guid="c-hours" name="Cutting hours" isCodable="true"/>
+    </Code>
+    <Code guid="c-health" name="Own health" isCodable="true"/>
+  </Codes></CodeBook>
+  <Sources>
+    <TextSource guid="s1" name="amira.txt">
+      <PlainTextContent>{TEXT_A}</PlainTextContent>
+      <PlainTextSelection guid="p1" startPosition="40" endPosition="54" creatingUser="u1">
+        <Coding guid="k1" creatingUser="u1"><CodeRef targetGUID="c-hours"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p2" startPosition="33" endPosition="39">
+        <Coding guid="k2"><CodeRef targetGUID="c-work"/></Coding>
+        <Coding guid="k3"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+    {b_source}
+  </Sources>{extra}
+</Project>"""
+
+
+B_INTERNAL = """<TextSource guid="s2" name="dennis" plainTextPath="internal://s2.txt">
+      <PlainTextSelection guid="p3" startPosition="8" endPosition="29">
+        <Coding guid="k4"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+    </TextSource>"""
+
+
+def make_qdpx(tmp_path, xml, entries=None, name="proj.qdpx"):
+    p = tmp_path / name
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("project.qde", xml)
+        for k, v in (entries or {"sources/s2.txt": TEXT_B}).items():
+            z.writestr(k, v)
+    return p

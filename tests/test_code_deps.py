@@ -1,0 +1,173 @@
+"""Exact code dependencies: a rule's `code=` inputs are the package files its script runs
+(themesim.deps), so an edit to a module reruns exactly the rules that use it."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO, job_counts, snakemake, snakemake_env, write_config, write_data
+
+from themesim.deps import script_code, script_modules
+
+SRC = REPO / "src" / "themesim"
+SCRIPTS = REPO / "scripts"
+
+
+def modules(script: str) -> list[str]:
+    return script_modules(SCRIPTS / script, SRC)
+
+
+# ---------------------------------------------------------------- themesim.deps itself
+
+
+def test_embed_script_runs_no_plot_or_metric_module():
+    embed = modules("embed.py")
+    assert "themesim.steps.embed" in embed and "themesim.embed.encode" in embed
+    assert "themesim.report.plots" not in embed
+    assert "themesim.metrics.coverage" not in embed
+    assert not [m for m in embed if m.startswith(("themesim.report", "themesim.metrics"))]
+
+
+def test_plot_and_metric_scripts_run_their_modules():
+    assert "themesim.report.plots" in modules("plots.py")
+    assert "themesim.metrics.coverage" in modules("plots.py")  # the heatmap marks matches
+    metrics = modules("metrics.py")
+    assert "themesim.metrics.coverage" in metrics and "themesim.metrics.bootstrap" in metrics
+    assert "themesim.report.plots" not in metrics
+    for script in ("similarity.py", "ingest_themes.py", "embed_null.py", "embed_segments.py"):
+        assert "themesim.metrics.coverage" not in modules(script), script
+        assert "themesim.report.plots" not in modules(script), script
+
+
+def test_every_script_has_existing_code_files():
+    for script in sorted(SCRIPTS.glob("*.py")):
+        files = script_code(script, SRC)
+        assert files, script.name
+        assert all(Path(f).is_file() and Path(f).is_relative_to(SRC) for f in files), script.name
+        assert str(SRC / "__init__.py") in files  # the package's __init__ always runs
+
+
+def test_only_the_called_functions_count(tmp_path):
+    """A script that imports one step function depends on what that function (and the helpers
+    it calls) imports, including imports inside functions, not on its module's other steps."""
+    pkg = tmp_path / "themesim"
+    for sub in ("", "steps", "lib"):
+        (pkg / sub).mkdir(exist_ok=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "lib" / "used.py").write_text("from themesim.lib import deep\n")
+    (pkg / "lib" / "deep.py").write_text("X = 1\n")
+    (pkg / "lib" / "lazy.py").write_text("Y = 2\n")
+    (pkg / "lib" / "other.py").write_text("Z = 3\n")
+    (pkg / "lib" / "top.py").write_text("W = 4\n")
+    (pkg / "steps" / "stage.py").write_text(
+        "from themesim.lib import top\n\n"
+        "def _helper():\n    from themesim.lib import lazy\n    return lazy.Y\n\n"
+        "def step():\n    from themesim.lib.used import deep\n    return _helper()\n\n"
+        "def other_step():\n    from themesim.lib import other\n    return other.Z\n"
+    )
+    script = tmp_path / "script.py"
+    script.write_text("from themesim.steps.stage import step\nstep()\n")
+    assert script_modules(script, pkg) == [
+        "themesim",
+        "themesim.lib",
+        "themesim.lib.deep",
+        "themesim.lib.lazy",
+        "themesim.lib.top",
+        "themesim.lib.used",
+        "themesim.steps",
+        "themesim.steps.stage",
+    ]
+    both = tmp_path / "both.py"
+    both.write_text("from themesim.steps.stage import other_step, step\n")
+    assert "themesim.lib.other" in script_modules(both, pkg)
+
+
+# ---------------------------------------------------------------- in the workflow
+
+PLOT_RULES = {"plots", "methods_side_by_side", "plot_distributions", "theme_map", "plot_runs"}
+NOTHING = "Nothing to be done"
+
+
+@pytest.fixture(scope="module")
+def workflow_copy(tmp_path_factory):
+    """A copy of the workflow (Snakefile, rules, scripts, src, profiles) whose files the test
+    may edit, run once to the end on the tiny study with MiniLM and TF-IDF."""
+    tmp = tmp_path_factory.mktemp("code_deps")
+    repo = tmp / "repo"
+    repo.mkdir()
+    shutil.copy(REPO / "Snakefile", repo / "Snakefile")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("workflow", "scripts", "src", "profiles"):
+        shutil.copytree(REPO / folder, repo / folder, ignore=ignore)
+    study = write_data(tmp / "study")
+    write_config(
+        study,
+        [0.5],
+        metrics={"bootstrap": {"n": 10, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
+        methods={
+            "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+        },
+    )
+    # The copied package is the one imported, by the workflow and by its jobs.
+    env = snakemake_env(PYTHONPATH=str(repo / "src"))
+    snakemake(study, "--cores", "2", snakefile=repo / "Snakefile", env=env)
+    assert NOTHING in dry_run(repo, study, env)
+    return repo, study, env
+
+
+def dry_run(repo: Path, study: Path, env) -> str:
+    return snakemake(study, "-n", "--cores", "2", snakefile=repo / "Snakefile", env=env).stdout
+
+
+def after_change(repo: Path, study: Path, env, module: str, *, edit=True) -> str:
+    """`snakemake -n` after `module` (under src/themesim) gets a newer mtime and, with `edit`,
+    one more comment line; the file and its mtime are put back afterwards."""
+    path = repo / "src" / "themesim" / module
+    before, text = path.stat(), path.read_text()
+    newest = max(p.stat().st_mtime for p in (study / "results").rglob("*") if p.is_file())
+    if edit:
+        path.write_text(text + "\n# an edit\n")
+    os.utime(path, (newest + 60, newest + 60))
+    try:
+        return dry_run(repo, study, env)
+    finally:
+        path.write_text(text)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_copy_imports_its_own_package(workflow_copy):
+    repo, _, env = workflow_copy
+    out = subprocess.run(
+        [sys.executable, "-c", "import themesim; print(themesim.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(out) == repo / "src" / "themesim" / "__init__.py"
+
+
+def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
+    counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
+    assert set(counts) == PLOT_RULES | {"summary_report", "all"}, counts
+    assert counts["plots"] == 2 and counts["theme_map"] == 2  # one job per method
+    assert counts["plot_runs"] == 2 and counts["summary_report"] == 1
+
+
+def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
+    counts = job_counts(after_change(*workflow_copy, "metrics/coverage.py"))
+    # metrics and every rule that reads its tables; run consistency and set quality do not
+    # use coverage.py, and nothing upstream of the metrics reruns.
+    downstream = PLOT_RULES - {"plot_runs"} | {"summary_report", "headline_table", "all"}
+    assert set(counts) == {"metrics"} | downstream, counts
+    assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["summary_report"] == 1
+    assert not [r for r in counts if r.startswith(("embed", "similarity", "ingest"))]
+
+
+def test_a_touch_without_an_edit_reruns_nothing(workflow_copy):
+    """Snakemake reruns for a newer input only when its checksum changed too."""
+    assert NOTHING in after_change(*workflow_copy, "metrics/coverage.py", edit=False)
