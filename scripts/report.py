@@ -11,7 +11,7 @@ run(
     comparisons=list(sm.input.comparisons),
     themes_tables=list(sm.input.themes_tables),
     sweeps=list(sm.input.sweeps),
-    heatmaps=list(sm.input.heatmaps),
+    heatmaps=list(sm.params.heatmaps),
     sweep_plots=list(sm.input.sweep_plots),
     side_by_side_png=sm.input.side_by_side,
     embeddings=list(sm.input.embeddings),

@@ -201,6 +201,41 @@ def test_archive_layout(built, tmp_path):
     assert listed["data/human.csv"] == sha(HUMAN.encode())
 
 
+def test_a_folder_output_goes_in_file_by_file_without_snakemake_markers(tmp_path):
+    run = make_run(tmp_path / "run")
+    folder = run / "results/plots/m/heatmaps"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a__vs__b_heatmap.png").write_text("png")
+    (folder / "sub" / "b__vs__c_heatmap.svg").write_text("svg")
+    (folder / ".snakemake_timestamp").write_text("")
+    out = tmp_path / "z.zip"
+    cwd = os.getcwd()
+    os.chdir(run)
+    try:
+        build_archive(
+            out,
+            config=CONFIG,
+            study=CONFIG["study"],
+            sets={"human": "data/human.csv", "llm": "data/llm.yaml"},
+            transcripts=["data/tr/sam.txt"],
+            precomputed={},
+            results=["results/plots/m/sweep.png", "results/plots/m/heatmaps"],
+            judge_cache=None,
+            code=code_files(make_code(tmp_path / "code")),
+            code_version="abc123",
+            lock=LOCK,
+        )
+    finally:
+        os.chdir(cwd)
+    files = read_zip(out)
+    inside = sorted(n for n in files if n.startswith("results/plots/m/heatmaps"))
+    assert inside == [
+        "results/plots/m/heatmaps/a__vs__b_heatmap.png",
+        "results/plots/m/heatmaps/sub/b__vs__c_heatmap.svg",
+    ]
+    assert files[inside[0]] == b"png"
+
+
 def test_same_results_give_the_same_archive_bytes(tmp_path):
     run = make_run(tmp_path / "run")
     code = make_code(tmp_path / "code")

@@ -354,6 +354,32 @@ def test_metric_tables_are_byte_identical_on_rerun(study):
     assert before == after
 
 
+def test_all_pairs_heatmaps_go_to_one_folder_the_report_links(tmp_path):
+    root = make_study(tmp_path)
+    write_config(
+        root,
+        [0.5],
+        methods={"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+        comparisons={"all_pairs": True},
+    )
+    snakemake(root, "--cores", "2")
+    plots = root / "results/plots/tfidf"
+    # Pairs with the reference keep their own files; llm vs llm2 sits in the folder.
+    assert sorted(p.name for p in plots.glob("*_heatmap.*")) == sorted(
+        f"human__vs__{b}_heatmap.{ext}" for b in ("llm", "llm2") for ext in ("png", "svg")
+    )
+    in_folder = sorted(p.name for p in (plots / "heatmaps").iterdir() if p.name[0] != ".")
+    assert in_folder == ["llm__vs__llm2_heatmap.png", "llm__vs__llm2_heatmap.svg"]
+    # The DAG knows the folder as one output, not the pair files in it.
+    summary = snakemake(root, "--summary").stdout
+    declared = [line.split("\t")[0] for line in summary.splitlines() if "heatmap" in line]
+    assert "results/plots/tfidf/heatmaps" in declared
+    assert not [d for d in declared if "llm__vs__llm2" in d]
+    md = (root / "results/report/summary.md").read_text()
+    for link in ("human__vs__llm_heatmap.png", "heatmaps/llm__vs__llm2_heatmap.png"):
+        assert f"../plots/tfidf/{link}" in md
+
+
 def test_bad_theme_file_fails_clearly(tmp_path):
     root = make_study(tmp_path / "bad")
     (root / "data" / "llm.yaml").write_text(LLM.replace("id: L2", "id: L1"))

@@ -381,6 +381,65 @@ def test_diagonal_order_puts_pairs_on_the_diagonal():
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["b0", "b1", "b2", "b3"]
 
 
+def test_group_axis_and_block_max_by_hand():
+    from themesim.report.plots.blocks import Grouping, block_max, group_axis, group_labels
+
+    S = np.array([[0.1, 0.9, np.nan, 0.2], [0.4, 0.3, np.nan, 0.8], [0.0, 0.5, np.nan, 0.6]])
+    rows = Grouping([np.array([0]), np.array([1, 2])])
+    cols = Grouping([np.array([0, 1]), np.array([2]), np.array([3])])
+    M = block_max(S, rows, cols)
+    # Row group {1, 2} x column group {0, 1}: max(0.4, 0.3, 0.0, 0.5); column 2 is all NaN.
+    np.testing.assert_array_equal(M, [[0.9, np.nan, 0.2], [0.5, np.nan, 0.8]])
+    assert group_labels(["x", "y", "z"], rows, np.array([0.9, 0.8, 0.6])) == ["x", "[2] y"]
+    # Small axes stay one theme per cell; large ones are cut into at most 3 runs of
+    # (almost) equal size that together hold every theme once.
+    assert group_axis(S, max_cells=3).groups == [np.array([0]), np.array([1]), np.array([2])]
+    P = np.r_[np.full((4, 2), 0.9), np.full((3, 2), 0.1)] + np.arange(7)[:, None] * 1e-3
+    g = group_axis(P, max_cells=2).groups
+    assert sorted(len(x) for x in g) == [3, 4]
+    assert sorted(np.concatenate(g).tolist()) == list(range(7))
+    # The runs follow the clustering's leaf order, in which each far-apart clump is one run.
+    order = np.concatenate(g).tolist()
+    clump = [int(t >= 4) for t in order]
+    assert clump in ([0, 0, 0, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0, 0])
+
+
+def test_heatmap_of_10_x_2000_draws_groups_in_bounded_width(tmp_path):
+    from themesim.metrics.coverage import hungarian_pairs
+    from themesim.report.plots.blocks import MAX_CELLS
+
+    S = matrix(10, 2000, seed=3)
+    S[4, 1234] = 1.5  # one outstanding cell: its group must show it
+    rows, cols = hungarian_pairs(S)
+    fig = plots.heatmap_figure(
+        S,
+        labels("A", 10),
+        labels("B", 2000),
+        threshold=1.2,
+        op="ge",
+        title="m: a vs b",
+        pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
+        b_ids=[f"L{j:04d}" for j in range(2000)],
+    )
+    ax = fig.axes[0]
+    assert "columns: 2000 themes in 60 clustered groups" in ax.get_title()
+    xt = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(xt) == MAX_CELLS and len(ax.get_yticklabels()) == 10
+    # Group sizes add up to every column once: 2000 = 20 x 34 + 40 x 33.
+    sizes = [int(t.split("]")[0].lstrip("[")) for t in xt]
+    assert sum(sizes) == 2000 and set(sizes) == {33, 34}
+    drawn = ax.images[0].get_array()
+    assert drawn.shape == (10, MAX_CELLS) and drawn.max() == pytest.approx(1.5)
+    # The group holding L1234 is named after it (its best member) and is the only outlined one.
+    col = int(np.argmax(drawn[4]))
+    assert "L1234" in xt[col].replace("\n", " ")
+    outlined = [p for p in ax.patches if p.get_edgecolor()[:3] == (0.0, 0.0, 0.0)]
+    assert len(outlined) == 1 and outlined[0].get_xy() == pytest.approx((col - 0.5, 4 - 0.5))
+    out = plots.save_png(fig, tmp_path / "big.png")
+    w, h = png_size(out)
+    assert w < 4000 and h < 2000  # 76,524 px wide when drawn cell by cell
+
+
 # ---------------------------------------------------------------------------
 # distributions, confidence profile, theme map, run consistency
 

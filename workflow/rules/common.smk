@@ -43,6 +43,13 @@ def pair_names(pairs):
     return [pair_name(a, b) for a, b in pairs]
 
 
+def rule_pairs(rule, pairs):
+    """Pair names a similarity rule declares: one only when no method uses the rule, so
+    the unused rules add no pairs-squared outputs to parse and search."""
+    used = any(kind_of(m).similarity_rule == rule for m in STUDY.methods)
+    return pair_names(pairs if used else pairs[:1])
+
+
 def theme_parquets():
     return [f"results/themes/{s}.parquet" for s in STUDY.sets]
 
@@ -170,6 +177,18 @@ def family_settings(method):
     }
 
 
+def reference_pairs():
+    """Pairs with a heatmap file each (rule plots): the reference vs each set, which is
+    every pair of a study without `comparisons.all_pairs`."""
+    return [p for p in STUDY.pairs if p[0] == STUDY.reference]
+
+
+def other_pairs():
+    """The rest of all pairs: their heatmaps go to one folder output per method, so the
+    DAG does not declare (and look up) pairs-squared files."""
+    return [p for p in STUDY.pairs if p[0] != STUDY.reference]
+
+
 def decision_thresholds(method):
     """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
     a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
@@ -247,7 +266,27 @@ def workbook_tables():
 
 
 def heatmaps(method):
-    return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
+    return [
+        f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(reference_pairs())
+    ]
+
+
+def heatmap_folder(method):
+    """The folder of the other pairs' heatmaps; none without `comparisons.all_pairs`."""
+    return [f"results/plots/{method}/heatmaps"] if other_pairs() else []
+
+
+def heatmap_paths(method):
+    """Every pair's heatmap PNG, in STUDY.pairs order (what the report links)."""
+    folder = f"results/plots/{method}/heatmaps"
+    return [
+        (
+            f"results/plots/{method}/{p}_heatmap.png"
+            if a == STUDY.reference
+            else f"{folder}/{p}_heatmap.png"
+        )
+        for (a, _), p in zip(STUDY.pairs, pair_names(STUDY.pairs))
+    ]
 
 
 def has_runs(method):
@@ -312,7 +351,7 @@ def get_final_output():
         out += grounding_outputs(m)
         plots = heatmaps(m) + [f"results/plots/{m}/sweep.png"]
         plots += list(method_plot_files(m).values())
-        out += plots + svg_of(plots)
+        out += plots + svg_of(plots) + heatmap_folder(m)
     out += ["results/report/summary.html", "results/report/summary.md"]
     for m in STUDY.methods:
         if has_calibration(m):
@@ -396,6 +435,13 @@ def generate_prompt_files():
 # Grounding (workflow/rules/grounding.smk): theme sets' labels on the transcript segments.
 def has_grounding():
     return bool(STUDY.grounding.get("active", True) and STUDY.transcripts)
+
+
+def grounding_pairs():
+    """Pair names of the grounding rules' per-pair files; none when grounding is off, so
+    an all-pairs study without transcripts declares no pairs-squared files it never makes.
+    """
+    return pair_names(STUDY.pairs) if has_grounding() else []
 
 
 def assign_threshold(method):

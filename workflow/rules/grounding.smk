@@ -54,7 +54,7 @@ rule grounding:
         pairs="results/metrics/{method}/grounding_pairs.csv",
         long=expand(
             "results/metrics/{{method}}/grounding/{pair}.parquet",
-            pair=pair_names(STUDY.pairs),
+            pair=grounding_pairs(),
         ),
     log:
         "logs/grounding/{method}.log",
@@ -77,7 +77,7 @@ rule grounding_plots:
         long=lambda wc: expand(
             "results/metrics/{method}/grounding/{pair}.parquet",
             method=wc.method,
-            pair=pair_names(STUDY.pairs),
+            pair=grounding_pairs(),
         ),
         themes=theme_parquets(),
         code=code("grounding_plots.py"),
@@ -85,7 +85,7 @@ rule grounding_plots:
         heatmaps=report(
             expand(
                 "results/plots/{{method}}/grounding/{pair}_iou.png",
-                pair=pair_names(STUDY.pairs),
+                pair=grounding_pairs(),
             ),
             caption="../report/grounding_iou.rst",
             category="Grounding",
@@ -93,7 +93,7 @@ rule grounding_plots:
         ),
         heatmaps_svg=expand(
             "results/plots/{{method}}/grounding/{pair}_iou.svg",
-            pair=pair_names(STUDY.pairs),
+            pair=grounding_pairs(),
         ),
         scatter=report(
             "results/plots/{method}/grounding/text_vs_data.png",

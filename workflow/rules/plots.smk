@@ -9,7 +9,7 @@ rule plots:
         heatmaps=report(
             expand(
                 "results/plots/{{method}}/{pair}_heatmap.png",
-                pair=pair_names(STUDY.pairs),
+                pair=pair_names(reference_pairs()),
             ),
             caption="../report/heatmap.rst",
             category="Heatmaps",
@@ -22,7 +22,7 @@ rule plots:
         ),
         heatmaps_svg=expand(
             "results/plots/{{method}}/{pair}_heatmap.svg",
-            pair=pair_names(STUDY.pairs),
+            pair=pair_names(reference_pairs()),
         ),
         sweep_svg="results/plots/{method}/sweep.svg",
     log:
@@ -31,12 +31,41 @@ rule plots:
         "benchmarks/plots/{method}.tsv"
     params:
         sets=list(STUDY.sets),
-        pairs=STUDY.pairs,
-        similarity_paths=lambda wc: similarity_files(wc.method),
+        pairs=reference_pairs(),
+        similarity_paths=lambda wc: similarity_files(wc.method, reference_pairs()),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
     script:
         "../../scripts/plots.py"
+
+
+# comparisons.all_pairs: the heatmaps of the pairs without the reference, in one folder.
+rule pair_heatmaps:
+    input:
+        comparisons="results/metrics/{method}/comparisons.csv",
+        similarity=lambda wc: similarity_done(wc.method),
+        themes=theme_parquets(),
+        code=code("pair_heatmaps.py"),
+    output:
+        report(
+            directory("results/plots/{method}/heatmaps"),
+            patterns=["{pair}_heatmap.png"],
+            caption="../report/heatmap.rst",
+            category="Heatmaps",
+            subcategory="{method}",
+        ),
+    log:
+        "logs/plots/{method}_heatmaps.log",
+    benchmark:
+        "benchmarks/plot_heatmaps/{method}.tsv"
+    params:
+        sets=list(STUDY.sets),
+        pairs=other_pairs(),
+        similarity_paths=lambda wc: similarity_files(wc.method, other_pairs()),
+        thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
+        op=lambda wc: method_op(wc.method),
+    script:
+        "../../scripts/pair_heatmaps.py"
 
 
 rule methods_side_by_side:

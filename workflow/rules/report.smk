@@ -7,7 +7,7 @@ rule summary_report:
             "results/metrics/{method}/themes.csv", method=STUDY.methods
         ),
         sweeps=expand("results/metrics/{method}/sweep.csv", method=STUDY.methods),
-        heatmaps=[h for m in STUDY.methods for h in heatmaps(m)],
+        heatmaps=[h for m in STUDY.methods for h in heatmaps(m) + heatmap_folder(m)],
         sweep_plots=expand("results/plots/{method}/sweep.png", method=STUDY.methods),
         side_by_side="results/plots/methods_side_by_side.png",
         method_plots=[f for m in STUDY.methods for f in method_plot_files(m).values()],
@@ -57,6 +57,7 @@ rule summary_report:
             for m, s in STUDY.methods.items()
         },
         pairs=pair_names(STUDY.pairs),
+        heatmaps=[h for m in STUDY.methods for h in heatmap_paths(m)],
         sets=STUDY.sets,
         config=lambda wc: config,
         code_version=CODE_VERSION,

@@ -11,7 +11,7 @@ rule similarity_embedding:
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",
-            pair=pair_names(STUDY.pairs + STUDY.within),
+            pair=rule_pairs("similarity_embedding", STUDY.pairs + STUDY.within),
         ),
     log:
         "logs/similarity/{method}.log",
@@ -34,7 +34,7 @@ rule similarity_tfidf:
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",
-            pair=pair_names(STUDY.pairs + STUDY.within),
+            pair=rule_pairs("similarity_tfidf", STUDY.pairs + STUDY.within),
         ),
     log:
         "logs/similarity/{method}.log",
@@ -58,7 +58,7 @@ rule similarity_precomputed:
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",
-            pair=pair_names(STUDY.pairs),
+            pair=rule_pairs("similarity_precomputed", STUDY.pairs),
         ),
     log:
         "logs/similarity/{method}.log",
@@ -80,7 +80,7 @@ rule similarity_abtt:
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",
-            pair=pair_names(STUDY.pairs + STUDY.within),
+            pair=rule_pairs("similarity_abtt", STUDY.pairs + STUDY.within),
         ),
     log:
         "logs/similarity/{method}.log",
@@ -103,7 +103,7 @@ rule similarity_judge:
     output:
         expand(
             "results/similarity/{{method}}/{pair}.parquet",
-            pair=pair_names(STUDY.pairs),
+            pair=rule_pairs("similarity_judge", STUDY.pairs),
         ),
     log:
         "logs/similarity/{method}.log",

@@ -346,6 +346,11 @@ def write_zip(path, entries: dict[str, bytes | Path]) -> None:
     tmp.replace(path)
 
 
+def _folder_files(folder) -> list[Path]:
+    """A folder output's files, sorted; Snakemake's hidden marker files left out."""
+    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
 def build_archive(
     out,
     *,
@@ -386,7 +391,10 @@ def build_archive(
         put(name, Path(path))
 
     withheld: dict[str, str] = {}
-    result_files = list(results)
+    # A folder output (all-pairs heatmaps) goes in file by file.
+    result_files = [
+        str(f) for r in results for f in (_folder_files(r) if Path(r).is_dir() else [r])
+    ]
     # LLM caches (judge, theme generation) accumulate outside the rules' outputs.
     result_files += [c for c in (judge_cache, *caches) if c and Path(c).is_file()]
     for r in sorted(set(result_files)):

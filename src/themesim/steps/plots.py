@@ -33,28 +33,11 @@ def method_plots(
     With the ``*_svg`` outputs each figure is also written as SVG beside its PNG.
     """
     from themesim.metrics.calibration import shown_thresholds
-    from themesim.metrics.coverage import hungarian_pairs
     from themesim.report import plots
-    from themesim.similarity import read_similarity
 
     thresholds = shown_thresholds(thresholds, comparisons_csv)
-    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
     svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
-    for (a, b), path, out, svg in zip(pairs, similarities, out_heatmaps, svgs, strict=True):
-        ta, tb = tables[a], tables[b]
-        S = read_similarity(path, ta["theme_id"], tb["theme_id"])
-        rows, cols = hungarian_pairs(S)
-        plots.heatmap(
-            S,
-            [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
-            [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
-            threshold=thresholds[0],
-            op=op,
-            title=f"{method}: {a} (rows) vs {b} (columns)",
-            out_png=out,
-            out_svg=svg,
-            pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
-        )
+    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, out_heatmaps, svgs)
     plots.sweep_curves(
         pd.read_csv(sweep_csv),
         thresholds=list(thresholds),
@@ -62,6 +45,58 @@ def method_plots(
         out_png=out_sweep,
         out_svg=out_sweep_svg,
     )
+
+
+def _heatmaps(method, pairs, themes: dict, similarities, threshold, op, outs, svgs) -> None:
+    """One heatmap per comparison at ``threshold``, Hungarian pairs marked."""
+    from themesim.metrics.coverage import hungarian_pairs
+    from themesim.report import plots
+    from themesim.similarity import read_similarity
+
+    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    for (a, b), path, out, svg in zip(pairs, similarities, outs, svgs, strict=True):
+        ta, tb = tables[a], tables[b]
+        S = read_similarity(path, ta["theme_id"], tb["theme_id"])
+        rows, cols = hungarian_pairs(S)
+        plots.heatmap(
+            S,
+            [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
+            [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
+            threshold=threshold,
+            op=op,
+            title=f"{method}: {a} (rows) vs {b} (columns)",
+            out_png=out,
+            out_svg=svg,
+            pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
+        )
+
+
+def pair_heatmaps(
+    *,
+    method: str,
+    pairs,
+    themes: dict,
+    similarities,
+    thresholds,
+    op: str,
+    out_dir,
+    comparisons_csv=None,
+) -> None:
+    """`comparisons.all_pairs`: the heatmaps of the pairs without the reference, as
+    ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps)."""
+    from pathlib import Path
+
+    from themesim.config import pair_name
+    from themesim.metrics.calibration import shown_thresholds
+
+    thresholds = shown_thresholds(thresholds, comparisons_csv)
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = [pair_name(a, b) for a, b in pairs]
+    pngs = [out / f"{n}_heatmap.png" for n in names]
+    svgs = [out / f"{n}_heatmap.svg" for n in names]
+    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, pngs, svgs)
 
 
 def side_by_side(

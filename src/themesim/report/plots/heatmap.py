@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from themesim.report.plots.blocks import MAX_CELLS, block_max, group_axis, group_labels
 from themesim.report.plots.common import (
     HEATMAP_CMAP,
     OKABE_ITO,
@@ -23,6 +24,7 @@ from themesim.report.plots.common import (
     new_figure,
     op_symbol,
     save_png,
+    theme_label,
     theme_labels,
 )
 
@@ -55,6 +57,39 @@ def diagonal_order(S, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], list
     return rows + rest_rows, cols + rest_cols
 
 
+def _full_labels(labels: Sequence, ids: Sequence | None) -> list[str]:
+    if ids is None:
+        return [str(x) for x in labels]
+    if len(ids) != len(labels):
+        raise ValueError(f"{len(ids)} ids for {len(labels)} labels")
+    return [theme_label(i, x) for i, x in zip(ids, labels, strict=True)]
+
+
+def _grouped(S: np.ndarray, a_labels: list, b_labels: list, pair_meets: dict):
+    """The matrix of groups (blocks module), its labels, pairs and a line for the title."""
+    rows, cols = group_axis(S), group_axis(S.T)
+    best_a = np.nanmax(np.where(np.isfinite(S), S, -np.inf), axis=1)
+    best_b = np.nanmax(np.where(np.isfinite(S), S, -np.inf), axis=0)
+    row_of, col_of = rows.index_of(), cols.index_of()
+    meets: dict = {}
+    for (i, j), m in pair_meets.items():
+        key = (row_of[i], col_of[j])
+        meets[key] = meets.get(key, False) or m
+    axes = [
+        f"{name}: {n} themes in {len(g.groups)} clustered groups"
+        for name, n, g in (("rows", S.shape[0], rows), ("columns", S.shape[1], cols))
+        if g.grouped
+    ]
+    note = "; ".join(axes) + "; a group's cell is its highest S, [n] its size"
+    return (
+        block_max(S, rows, cols),
+        group_labels(a_labels, rows, best_a),
+        group_labels(b_labels, cols, best_b),
+        meets,
+        note,
+    )
+
+
 def heatmap_figure(
     S,
     a_labels: Sequence,
@@ -85,6 +120,15 @@ def heatmap_figure(
     for i, j in pairs:
         if not (0 <= i < n_a and 0 <= j < n_b):
             raise ValueError(f"pair {(i, j)} is outside the {n_a}×{n_b} matrix")
+    # Whether each pair meets the threshold, from its own cell (a group shows its best).
+    pair_meets = {p: bool(meets_threshold(S[p], threshold, op)) for p in pairs}
+    if max(n_a, n_b) > MAX_CELLS and min(n_a, n_b) > 0:
+        S, a_labels, b_labels, pair_meets, note = _grouped(
+            S, _full_labels(a_labels, a_ids), _full_labels(b_labels, b_ids), pair_meets
+        )
+        pairs, a_ids, b_ids, diagonal = list(pair_meets), None, None, False
+        title = f"{title}\n{note}"
+        n_a, n_b = S.shape
     if diagonal and pairs:
         rows, cols = diagonal_order(S, pairs)
         S = S[np.ix_(rows, cols)]
@@ -94,6 +138,7 @@ def heatmap_figure(
         new_row = {i: k for k, i in enumerate(rows)}
         new_col = {j: k for k, j in enumerate(cols)}
         pairs = [(new_row[i], new_col[j]) for i, j in pairs]
+        pair_meets = {(new_row[i], new_col[j]): m for (i, j), m in pair_meets.items()}
     ylabels, xlabels = theme_labels(a_labels, a_ids), theme_labels(b_labels, b_ids)
     big = max(n_a, n_b) > 30
     label_size = 6 if big else 8
@@ -150,11 +195,10 @@ def heatmap_figure(
         rect.set_path_effects(halo)
         ax.add_patch(rect)
     pair_colour = OKABE_ITO["vermillion"]
-    meets = meets_threshold(S, threshold, op)
     kinds = set()
     for i, j in pairs:
         # Assigned but below the threshold: dashed, since it does not count as a match.
-        dash = "solid" if meets[i, j] else (0, (2, 1.5))
+        dash = "solid" if pair_meets[i, j] else (0, (2, 1.5))
         kinds.add(dash == "solid")
         rect = Rectangle(
             (j - 0.42, i - 0.42),

@@ -1,0 +1,16 @@
+from themesim.steps.plots import pair_heatmaps
+from themesim.steps.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+run(
+    sm.log[0],
+    pair_heatmaps,
+    method=sm.wildcards.method,
+    pairs=[tuple(p) for p in sm.params.pairs],
+    themes=dict(zip(sm.params.sets, sm.input.themes, strict=True)),
+    similarities=list(sm.params.similarity_paths),
+    thresholds=list(sm.params.thresholds),
+    op=sm.params.op,
+    out_dir=sm.output[0],
+    comparisons_csv=sm.input.comparisons,
+)
