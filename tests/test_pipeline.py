@@ -263,7 +263,7 @@ def test_distribution_plot_data_match_the_metric_quartiles(study):
 
 
 def test_headline_table_equals_the_metric_csvs(study):
-    from themesim.report.summary import HEADLINE_COLUMNS
+    from themesim.report.headline import HEADLINE_COLUMNS
 
     r = study / "results"
     head = pd.read_csv(r / "report/headline.csv")

@@ -13,7 +13,8 @@ import pytest
 from markupsafe import escape
 
 from themesim.report import plots
-from themesim.report.summary import COMPARISON_COLUMNS, HEADINGS, THEME_COLUMNS, write_report
+from themesim.report.summary import HEADINGS, write_report
+from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
 from themesim.report.textblock import format_text_block
 
 NAN = float("nan")
@@ -368,7 +369,7 @@ def test_missing_column_is_named(study):
 
 
 def test_nan_formatting():
-    from themesim.report.summary import fmt
+    from themesim.report.format import fmt
 
     assert fmt(NAN) == "–" and fmt(None) == "–" and fmt(0.12345) == "0.123" and fmt(1) == "1.000"
     assert not math.isnan(float(fmt(0.5)))
@@ -379,7 +380,7 @@ def test_nan_formatting():
 
 
 def test_headline_table_equals_the_metric_csvs_and_the_glance_table(study, tmp_path):
-    from themesim.report.summary import HEADLINE_COLUMNS, headline_frame, write_headline
+    from themesim.report.headline import HEADLINE_COLUMNS, headline_frame, write_headline
 
     paths = {m: spec["comparisons_csv"] for m, spec in study["methods"].items()}
     df = headline_frame(paths)
@@ -417,7 +418,7 @@ def test_headline_table_equals_the_metric_csvs_and_the_glance_table(study, tmp_p
 
 
 def test_tex_escape():
-    from themesim.report.summary import tex_escape
+    from themesim.report.headline import tex_escape
 
     assert tex_escape("llm_v2 & 50% #1 {x} ~ ^ $ \\") == (
         r"llm\_v2 \& 50\% \#1 \{x\} \textasciitilde{} \textasciicircum{} \$ \textbackslash{}"

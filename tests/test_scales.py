@@ -106,7 +106,7 @@ def test_report_shows_the_decision_table(tmp_path):
     import pandas as pd
     from test_report import comparison_row, write_method
 
-    from themesim.report.summary import _method_view
+    from themesim.report.views import _method_view
 
     spec = write_method(tmp_path, "minilm", [comparison_row("minilm", "human", "llm", 0.5)])
     S = np.eye(4) * 0.5

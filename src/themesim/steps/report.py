@@ -12,7 +12,7 @@ from themesim.io.files import sha256_file
 def headline_tables(*, methods, comparisons, out_csv, out_tex, out_png=None, out_svg=None) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report."""
-    from themesim.report.summary import headline_frame, write_headline
+    from themesim.report.headline import headline_frame, write_headline
 
     df = headline_frame(dict(zip(methods, comparisons, strict=True)))
     write_headline(df, out_csv=out_csv, out_tex=out_tex)

@@ -1,0 +1,121 @@
+"""Formatting for the summary report: numbers, Markdown/HTML escaping, figure embedding.
+
+Display-ready strings only; no file is read here except figures to embed.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+DASH = "–"  # shown for NaN / not applicable
+OP_SYMBOL = {"ge": "≥", "gt": ">"}
+
+
+def _isnan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fmt(x, digits: int = 3) -> str:
+    """3 decimals; NaN/None as an en dash."""
+    if _isnan(x) or (isinstance(x, str) and not x.strip()):
+        return DASH
+    try:
+        return f"{float(x):.{digits}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def fmt_int(x) -> str:
+    return DASH if _isnan(x) else str(int(x))
+
+
+def fmt_threshold(t, op: str | None = None) -> str:
+    t = f"{float(t):g}"
+    return f"{OP_SYMBOL[op]} {t}" if op in OP_SYMBOL else t
+
+
+def _text(x) -> str:
+    return "" if _isnan(x) else str(x)
+
+
+def _label(theme_id, name) -> str:
+    theme_id, name = _text(theme_id).strip(), _text(name).strip()
+    if theme_id and name and not name.startswith(theme_id):
+        return f"{theme_id} {name}"
+    return name or theme_id or DASH
+
+
+# Markdown syntax in a name ("[click](x)", "*new*", "__init__") must show as typed.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()!~#])")
+
+
+def _md_text(value) -> str:
+    """User text in Markdown: no raw HTML, no link, emphasis or code syntax gets through."""
+    text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _md_cell(value) -> str:
+    """A Markdown table cell: pipes escaped, line breaks flattened."""
+    return re.sub(r"\s*\n\s*", " ", _md_text(value)).replace("|", r"\|")
+
+
+# Cells to right-align: "0.667", "≥ 0.5", "12 / 9", "0.61–0.78", "–".
+_NUMERIC = re.compile(r"^(?:[≥>] )?-?\d+(?:\.\d+)?(?:(?: / |–)-?\d+(?:\.\d+)?)?$|^–$")
+_URL_SCHEME = re.compile(r"(?i)\b(https?|ftp|wss?)://")
+
+
+def _defang_urls(html: str) -> str:
+    # Keep the HTML free of any literal URL (self-contained, offline-safe):
+    # the colon becomes an entity, so readers still see e.g. "https://…" as text.
+    return _URL_SCHEME.sub(lambda m: f"{m.group(1)}&#58;//", html)
+
+
+def _image(path, html_dir: Path, md_dir: Path) -> dict | None:
+    """A figure as data URI (HTML) and relative path (Markdown); None if not produced."""
+    if path is None or str(path) == "":
+        return None
+    p = Path(path)
+    if not p.is_file():
+        return None
+    mime = {
+        ".png": "image/png",
+        ".svg": "image/svg+xml",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+    }.get(p.suffix.lower(), "application/octet-stream")
+    return {
+        "data_uri": f"data:{mime};base64,{base64.b64encode(p.read_bytes()).decode('ascii')}",
+        "rel_md": _relpath(p, md_dir),
+    }
+
+
+def _relpath(p: Path, start: Path) -> str:
+    try:
+        rel = os.path.relpath(p.resolve(), start.resolve())
+    except ValueError:  # other drive on Windows
+        rel = str(p.resolve())
+    return rel.replace(os.sep, "/")
+
+
+def _md_table(headers: Sequence, rows: Sequence[Sequence]) -> str:
+    """A GitHub-flavoured Markdown table (no trailing newline)."""
+    lines = ["| " + " | ".join(_md_cell(h) for h in headers) + " |", "|" + " --- |" * len(headers)]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _md_fence(text: str, lang: str = "") -> str:
+    """A fenced code block whose fence is longer than any backtick run inside."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def _md_link_target(rel: str) -> str:
+    return f"<{rel}>" if re.search(r"[\s()<>]", rel) else rel

@@ -1,0 +1,90 @@
+"""The metric CSVs the report reads: their columns, reading them, row order; text output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from themesim.errors import InputError
+from themesim.io.files import atomic_path
+
+TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "threshold_source", "scale_flag")
+COMPARISON_COLUMNS = [
+    "method", "set_a", "set_b", "threshold", "op", "n_a", "n_b", "n_match_pairs", "raza_jaccard",
+    "hit_rate", "recall", "precision", "f1", "bidir_max_sim_a", "bidir_max_sim_b", "similarity_f1",
+    "hungarian_n_matched", "hungarian_coverage_a", "hungarian_coverage_b", "hungarian_f1",
+    "true_jaccard", "matched_sim_min", "matched_sim_q1", "matched_sim_median", "matched_sim_q3",
+    "matched_sim_max", "maxcard_n_matched", "maxcard_coverage_a", "maxcard_coverage_b",
+    "maxcard_f1", "maxcard_true_jaccard",
+]  # fmt: skip
+THEME_COLUMNS = [
+    "method", "set_a", "set_b", "side", "theme_id", "theme_name", "best_match_id",
+    "best_match_name", "best_similarity", "second_similarity", "hungarian_partner_id",
+    "hungarian_partner_name", "hungarian_similarity",
+]  # fmt: skip
+THEME_TEXT_COLUMNS = (*(c for c in THEME_COLUMNS if not c.endswith("similarity")), "category")
+
+
+def _need_file(path, what: str) -> Path:
+    if path is None or str(path) == "":
+        raise FileNotFoundError(f"{what}: no path given")
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{what} not found: {p}")
+    return p
+
+
+def _read_table(
+    path, what: str, columns: Sequence[str], text_columns: Sequence[str]
+) -> pd.DataFrame:
+    p = _need_file(path, what)
+    # All as text first, so theme names like "NA" or "None" stay names.
+    df = pd.read_csv(p, dtype=str, keep_default_na=False, encoding="utf-8")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(
+            str(p),
+            f"{what} lacks column(s) {', '.join(missing)}",
+            "Regenerate it with the themesim pipeline of the same version.",
+        )
+    for c in df.columns:
+        if c not in text_columns:
+            df[c] = pd.to_numeric(df[c].replace("", float("nan")), errors="coerce")
+    return df
+
+
+def _only_method(df: pd.DataFrame, method: str, path, what: str) -> pd.DataFrame:
+    """Keep the method's rows: a table of another method must never be mixed in."""
+    if "method" not in df.columns or df.empty:
+        return df
+    mine = df[df["method"] == method]
+    if mine.empty:
+        found = ", ".join(sorted(set(df["method"]))) or "none"
+        raise InputError(
+            str(path),
+            f"{what} has no rows for method {method!r} (methods found: {found})",
+            "Pass the file written for this method.",
+        )
+    return mine
+
+
+def _comparisons(df: pd.DataFrame) -> list[tuple[str, str]]:
+    return list(dict.fromkeys(zip(df["set_a"], df["set_b"], strict=True)))
+
+
+def _sorted_records(comp: pd.DataFrame) -> list[dict]:
+    """Rows in order of first appearance of each comparison, then by threshold."""
+    order = {c: i for i, c in enumerate(_comparisons(comp))}
+    comp = comp.assign(_order=[order[k] for k in zip(comp["set_a"], comp["set_b"], strict=True)])
+    return (
+        comp.sort_values(["_order", "threshold"], kind="stable")
+        .drop(columns="_order")
+        .to_dict("records")
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)

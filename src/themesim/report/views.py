@@ -1,0 +1,348 @@
+"""The report's views: per-method tables, per-theme rows, threshold changes, side by side.
+
+Each view is a dict of display-ready strings for the templates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from themesim.report.format import (
+    DASH,
+    OP_SYMBOL,
+    _image,
+    _isnan,
+    _label,
+    _relpath,
+    _text,
+    fmt,
+    fmt_int,
+    fmt_threshold,
+)
+from themesim.report.tables import (
+    COMPARISON_COLUMNS,
+    TEXT_COLUMNS,
+    THEME_COLUMNS,
+    THEME_TEXT_COLUMNS,
+    _comparisons,
+    _only_method,
+    _read_table,
+    _sorted_records,
+)
+from themesim.report.textblock import format_text_block
+
+# (header, column) of the per-method table: few enough columns for a phone.
+METHOD_TABLE = [
+    ("θ", None),
+    ("A / B themes", None),
+    ("One-to-one pairs", "hungarian_n_matched"),
+    ("Hungarian F1", "hungarian_f1"),
+    ("True Jaccard", "true_jaccard"),
+    ("Coverage F1", "f1"),
+    ("A covered (hit rate)", "hit_rate"),
+    ("B covered (precision)", "precision"),
+    ("Max-card. F1", "maxcard_f1"),
+    ("Raza Jaccard (for comparison)", "raza_jaccard"),
+]
+GLANCE_HEADERS = [
+    "Method",
+    "Comparison",
+    "θ",
+    "Hungarian F1",
+    "Hungarian F1 95 % CI",
+    "Coverage F1",
+    "Matched sim. median",
+    "Matched sim. IQR (Q1–Q3)",
+    "Hungarian coverage A",
+    "Hungarian coverage B",
+    "Raza Jaccard (for comparison)",
+    "Significant match rate",
+]
+THEME_HEADERS = ["Theme", "Best match", "Best", "Second", "Hungarian partner", "Partner sim."]
+PARTNER_NOTE = (
+    "Hungarian partner: the theme's partner in the one-to-one assignment; "
+    "the pair counts as matched only when its similarity meets the threshold θ."
+)
+
+# Per-theme table: gap and category are optional (older themes.csv files lack them).
+THEME_EXTRA_HEADERS = ["Gap", "Category"]
+CATEGORY_TEXT = {
+    "confident_unique": "confident unique",
+    "ambiguous": "ambiguous",
+    "clear_but_poor": "clear but poor",
+    "no_good_match": "no good match",
+}
+# "What changed across thresholds": these metrics, read from the sweep.
+CHANGE_METRICS = [
+    ("Hungarian F1", "hungarian_f1"),
+    ("Coverage F1", "f1"),
+    ("True Jaccard", "true_jaccard"),
+    ("A covered (hit rate)", "hit_rate"),
+    ("B covered (precision)", "precision"),
+    ("Raza Jaccard (for comparison)", "raza_jaccard"),
+]
+SETS_TABLE = [
+    ("Set", "set"),
+    ("Themes", "n_themes"),
+    ("Coherence SC (mean)", "sc_mean"),
+    ("Distinctiveness SD (mean)", "sd_mean"),
+    ("SemDiv", "semdiv"),
+    ("NPMI (mean)", "npmi_mean"),
+]
+# Raw-versus-z decision table (metrics.scales.decision_changes).
+DECISIONS_TABLE = [
+    ("A", "set_a"),
+    ("B", "set_b"),
+    ("Raw θ", "raw_threshold"),
+    ("z θ", "z_threshold"),
+    ("Both", "n_both"),
+    ("Only raw", "n_only_raw"),
+    ("Only z", "n_only_z"),
+    ("Share changed", "share_changed"),
+    ("Pairs only raw keeps", "only_raw_pairs"),
+    ("Pairs only z keeps", "only_z_pairs"),
+]
+DECISIONS_TEXT = ("method", "set_a", "set_b", "only_raw_pairs", "only_z_pairs", "z_flag")
+RUNS_TABLE = [
+    ("Run", "run"),
+    ("NCS", "ncs"),
+    ("Mean sim. to others", "mean_sim_to_others"),
+    ("Min", "min_sim_to_other"),
+    ("Max", "max_sim_to_other"),
+]
+
+
+def _glance_row(method: str, r: Mapping) -> list[str]:
+    q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
+    iqr = DASH if _isnan(q1) or _isnan(q3) else f"{fmt(q1)}–{fmt(q3)}"
+    return [
+        method,
+        f"{r['set_a']} vs {r['set_b']}",
+        fmt_threshold(r["threshold"], r.get("op")),
+        fmt(r["hungarian_f1"]),
+        _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")),
+        fmt(r["f1"]),
+        fmt(r["matched_sim_median"]),
+        iqr,
+        fmt(r["hungarian_coverage_a"]),
+        fmt(r["hungarian_coverage_b"]),
+        fmt(r["raza_jaccard"]),
+        fmt(r.get("significant_match_rate")),
+    ]
+
+
+def _interval(lo, hi) -> str:
+    return DASH if _isnan(lo) or _isnan(hi) else f"{fmt(lo)}–{fmt(hi)}"
+
+
+def _method_row(r: Mapping) -> list[str]:
+    cells = []
+    for _, col in METHOD_TABLE:
+        if col is None:
+            continue
+        cells.append(fmt_int(r[col]) if col.endswith("_n_matched") else fmt(r[col]))
+    return [
+        f"{r['set_a']} vs {r['set_b']}",
+        fmt_threshold(r["threshold"], r.get("op")),
+        f"{fmt_int(r['n_a'])} / {fmt_int(r['n_b'])}",
+        *cells,
+    ]
+
+
+def _theme_rows(themes: pd.DataFrame, side: str) -> list[list[str]]:
+    rows = []
+    for r in themes[themes["side"] == side].to_dict("records"):
+        partner = _label(r["hungarian_partner_id"], r["hungarian_partner_name"])
+        category = _text(r.get("category")).strip()
+        rows.append(
+            [
+                _label(r["theme_id"], r["theme_name"]),
+                _label(r["best_match_id"], r["best_match_name"]),
+                fmt(r["best_similarity"]),
+                fmt(r["second_similarity"]),
+                partner,
+                fmt(r["hungarian_similarity"]) if partner != DASH else DASH,
+                fmt(r.get("gap_abs")),
+                CATEGORY_TEXT.get(category, category) or DASH,
+            ]
+        )
+    return rows
+
+
+def _threshold_changes(sweep: pd.DataFrame | None, rows: list[dict]) -> dict:
+    """Per headline metric: value at each configured θ, and where the sweep keeps or loses it."""
+    headers = ["Metric"] + [fmt_threshold(r["threshold"], r.get("op")) for r in rows]
+    headers += ["Sweep maximum", "At its maximum up to θ", "Zero from θ"]
+    if sweep is None or sweep.empty:
+        return {"headers": headers[: 1 + len(rows)], "rows": [], "grid": ""}
+    sweep = sweep.sort_values("threshold", kind="stable")
+    t = sweep["threshold"].to_numpy(float)
+    out = []
+    for label, col in CHANGE_METRICS:
+        v = sweep[col].to_numpy(float)
+        finite = v[~pd.isna(v)]
+        best = float(finite.max()) if finite.size else float("nan")
+        # Largest θ still at the maximum; smallest θ from which the metric stays at 0.
+        at_max = [x for x, y in zip(t, v, strict=True) if not _isnan(best) and y >= best - 1e-12]
+        nonzero = [x for x, y in zip(t, v, strict=True) if not (y == 0)]
+        zero_from = [x for x in t if not nonzero or x > max(nonzero)]
+        out.append(
+            [label]
+            + [fmt(r[col]) for r in rows]
+            + [
+                fmt(best),
+                fmt_threshold(at_max[-1]) if at_max else DASH,
+                fmt_threshold(zero_from[0]) if zero_from else DASH,
+            ]
+        )
+    step = f"{t[1] - t[0]:g}" if len(t) > 1 else DASH
+    grid = f"θ from {t.min():g} to {t.max():g} (step {step}, {len(t)} values)"
+    return {"headers": headers, "rows": out, "grid": grid}
+
+
+def _optional_table(path, what: str, method: str, spec: list[tuple[str, str]], text_cols):
+    """Rows of an optional per-method CSV (sets.csv, runs.csv); None when not produced."""
+    if path is None or str(path) == "" or not Path(path).is_file():
+        return None
+    df = _read_table(path, what, [c for _, c in spec], text_cols)
+    df = _only_method(df, method, path, what)
+    rows = []
+    for r in df.to_dict("records"):
+        cells = []
+        for _, col in spec:
+            if col in text_cols:
+                cells.append(_text(r[col]))
+            elif col.startswith("n_"):
+                cells.append(fmt_int(r[col]))
+            else:
+                cells.append(fmt(r[col]))
+        rows.append(cells)
+    return {"headers": [h for h, _ in spec], "rows": rows, "frame": df}
+
+
+def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
+    comp_path = spec.get("comparisons_csv")
+    themes_path = spec.get("themes_csv")
+    comp = _read_table(
+        comp_path, f"comparisons CSV of method {name!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
+    )
+    comp = _only_method(comp, name, comp_path, "comparisons CSV")
+    themes = _read_table(
+        themes_path, f"themes CSV of method {name!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
+    )
+    themes = _only_method(themes, name, themes_path, "themes CSV")
+    sweep = None
+    sweep_path = spec.get("sweep_csv")
+    if sweep_path and Path(sweep_path).is_file():
+        sweep = _read_table(
+            sweep_path, f"sweep CSV of method {name!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
+        )
+        sweep = _only_method(sweep, name, sweep_path, "sweep CSV")
+
+    records = _sorted_records(comp)
+    heatmaps = spec.get("heatmaps") or {}
+
+    comparisons = []
+    for set_a, set_b in _comparisons(comp):
+        rows = [r for r in records if (r["set_a"], r["set_b"]) == (set_a, set_b)]
+        mine = themes[(themes["set_a"] == set_a) & (themes["set_b"] == set_b)]
+        swept = (
+            None if sweep is None else sweep[(sweep["set_a"] == set_a) & (sweep["set_b"] == set_b)]
+        )
+        comparisons.append(
+            {
+                "set_a": set_a,
+                "set_b": set_b,
+                "title": f"{set_a} vs {set_b}",
+                "blocks": [
+                    {
+                        "threshold": fmt_threshold(r["threshold"], r.get("op")),
+                        "text": format_text_block(r),
+                    }
+                    for r in rows
+                ],
+                "heatmap": _image(heatmaps.get(f"{set_a}__vs__{set_b}"), html_dir, md_dir),
+                "themes_a": _theme_rows(mine, "a"),
+                "themes_b": _theme_rows(mine, "b"),
+                "changes": _threshold_changes(swept, rows),
+            }
+        )
+    thresholds = spec.get("thresholds") or sorted(set(comp["threshold"]))
+    calibrated: set[float] = set()
+    if any(isinstance(t, str) for t in thresholds):  # `calibrated`: as the metrics resolved it
+        thresholds = list(pd.unique(comp["threshold"]))
+        if "threshold_source" in comp:
+            mask = comp["threshold_source"].astype(str).str.startswith("calibrated")
+            calibrated = set(comp.loc[mask, "threshold"].astype(float))
+    op = spec.get("op") or (records[0]["op"] if records else "ge")
+    sets = _optional_table(
+        spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
+    )
+    runs = _optional_table(
+        spec.get("runs_csv"), f"runs CSV of method {name!r}", name, RUNS_TABLE, ("method", "run")
+    )
+    decisions = _optional_table(
+        spec.get("decisions_csv"),
+        f"decision-change CSV of method {name!r}",
+        name,
+        DECISIONS_TABLE,
+        DECISIONS_TEXT,
+    )
+    runs_score = DASH
+    if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
+        runs_score = fmt(runs["frame"]["run_consistency"].iloc[0])
+    return {
+        "name": name,
+        "description": spec.get("description") or "",
+        "kind": spec.get("kind") or "",
+        "scale": spec.get("scale") or "cosine",
+        "clamp": bool(spec.get("clamp", False)),
+        "op": op,
+        "op_text": f"a pair matches when S {OP_SYMBOL.get(op, op)} θ",
+        "thresholds": ", ".join(
+            f"{float(t):g}" + (" (calibrated)" if float(t) in calibrated else "")
+            for t in thresholds
+        ),
+        "first_threshold": fmt_threshold(thresholds[0], op) if len(thresholds) else DASH,
+        "first_theta": float(thresholds[0]) if len(thresholds) else None,
+        "records": records,
+        "table_rows": [_method_row(r) for r in records],
+        "glance_rows": [_glance_row(name, r) for r in records],
+        "comparisons": comparisons,
+        "comparisons_csv_html": _relpath(Path(comp_path), html_dir),
+        "comparisons_csv_md": _relpath(Path(comp_path), md_dir),
+        "sweep": _image(spec.get("sweep_png"), html_dir, md_dir),
+        "distributions": _image(spec.get("distributions_png"), html_dir, md_dir),
+        "confidence": _image(spec.get("confidence_png"), html_dir, md_dir),
+        "theme_map": _image(spec.get("theme_map_png"), html_dir, md_dir),
+        "runs_plot": _image(spec.get("runs_png"), html_dir, md_dir),
+        "sets": sets,
+        "runs": runs,
+        "runs_score": runs_score,
+        "decisions": decisions if decisions is not None and decisions["rows"] else None,
+    }
+
+
+def _side_by_side_table(views: list[dict]) -> dict:
+    """Rows = comparisons, columns = methods: Hungarian F1 at each method's first θ."""
+    comps = list(dict.fromkeys((c["set_a"], c["set_b"]) for m in views for c in m["comparisons"]))
+    headers = ["Comparison"] + [f"{m['name']} ({m['first_threshold']})" for m in views]
+    rows = []
+    for a, b in comps:
+        cells = [f"{a} vs {b}"]
+        for m in views:
+            mine = [r for r in m["records"] if (r["set_a"], r["set_b"]) == (a, b)]
+            at_first = [
+                r
+                for r in mine
+                if m["first_theta"] is not None
+                and math.isclose(float(r["threshold"]), m["first_theta"], abs_tol=1e-12)
+            ]
+            first = (at_first or mine or [None])[0]
+            cells.append(DASH if first is None else fmt(first["hungarian_f1"]))
+        rows.append(cells)
+    return {"headers": headers, "rows": rows}
