@@ -87,7 +87,16 @@ def test_only_the_called_functions_count(tmp_path):
 
 # ---------------------------------------------------------------- in the workflow
 
-PLOT_RULES = {"plots", "methods_side_by_side", "plot_distributions", "theme_map", "plot_runs"}
+PLOT_RULES = {
+    "plots",
+    "methods_side_by_side",
+    "plot_distributions",
+    "theme_map",
+    "plot_runs",
+    "grounding_plots",
+}
+# The headline rule draws the interval figure, so it reads the plot modules too.
+REPORT_RULES = {"summary_report", "headline_table", "tables_workbook", "all"}
 NOTHING = "Nothing to be done"
 
 
@@ -153,17 +162,18 @@ def test_copy_imports_its_own_package(workflow_copy):
 
 def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
     counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
-    assert set(counts) == PLOT_RULES | {"summary_report", "all"}, counts
+    assert set(counts) == PLOT_RULES | REPORT_RULES, counts
     assert counts["plots"] == 2 and counts["theme_map"] == 2  # one job per method
     assert counts["plot_runs"] == 2 and counts["summary_report"] == 1
 
 
 def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
     counts = job_counts(after_change(*workflow_copy, "metrics/coverage.py"))
-    # metrics and every rule that reads its tables; run consistency and set quality do not
-    # use coverage.py, and nothing upstream of the metrics reruns.
-    downstream = PLOT_RULES - {"plot_runs"} | {"summary_report", "headline_table", "all"}
-    assert set(counts) == {"metrics"} | downstream, counts
+    # metrics and grounding (its text-Hungarian pairs), and every rule that reads their
+    # tables; run consistency and set quality do not use coverage.py, and nothing upstream of
+    # the metrics reruns.
+    downstream = PLOT_RULES - {"plot_runs"} | REPORT_RULES
+    assert set(counts) == {"metrics", "grounding"} | downstream, counts
     assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["summary_report"] == 1
     assert not [r for r in counts if r.startswith(("embed", "similarity", "ingest"))]
 
