@@ -44,7 +44,7 @@ def pair_names(pairs):
 
 
 def rule_pairs(rule, pairs):
-    """Pair names a similarity rule declares: one only when no method uses the rule, so
+    """Pair names declared by a similarity rule (one only when no method uses it), so
     the unused rules add no pairs-squared outputs to parse and search."""
     used = any(kind_of(m).similarity_rule == rule for m in STUDY.methods)
     return pair_names(pairs if used else pairs[:1])
@@ -178,7 +178,7 @@ def family_settings(method):
 
 
 def reference_pairs():
-    """Pairs with a heatmap file each (rule plots): the reference vs each set, which is
+    """Pairs with a heatmap file each (the plots rule): the reference vs each set, which is
     every pair of a study without `comparisons.all_pairs`."""
     return [p for p in STUDY.pairs if p[0] == STUDY.reference]
 
