@@ -65,7 +65,7 @@ def test_every_job_carries_its_resources(tmp_path):
     # Snakemake also applies the workflow profile profiles/default; it must not drop these.
     found = jobs(snakemake(root, "--dry-run", "--profile", str(local)).stdout)
     rules = {j["rule"] for j in found}
-    assert {"embed", "embed_null", "similarity_embedding", "metrics", "summary_report"} <= rules
+    assert {"embed", "similarity_embedding", "metrics", "summary_report"} <= rules
     runtimes = {r: v["runtime"] for r, v in profile["set-resources"].items()}
     for job in found:
         if job["rule"] == "all":
