@@ -33,7 +33,7 @@ def embed_null_set(
     from dataclasses import asdict
 
     from themesim.embed.encode import write_vector_table
-    from themesim.metrics.nulls import word_salad_pool
+    from themesim.embed.texts import word_salad_pool
 
     themes = read_themes_parquet(themes_path)
     texts, like = word_salad_pool(themes["text"].tolist(), pool, seed) if pool else ([], [])
@@ -59,7 +59,7 @@ def embed_keywords_set(
     from dataclasses import asdict
 
     from themesim.embed.encode import write_vector_table
-    from themesim.metrics.quality import theme_keywords
+    from themesim.embed.texts import theme_keywords
 
     themes = read_themes_parquet(themes_path)
     keywords = theme_keywords(themes, top_k)
@@ -116,8 +116,7 @@ def embed_method(
         write_embeddings,
         write_vector_table,
     )
-    from themesim.metrics.nulls import word_salad_pool
-    from themesim.metrics.quality import theme_keywords
+    from themesim.embed.texts import theme_keywords, word_salad_pool
 
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
     keywords = {s: theme_keywords(t, top_k) for s, t in tables.items()}
