@@ -90,7 +90,7 @@ def test_null_pool_file_and_p_values(study):
     lengths = dict(zip(llm["theme_id"], llm["text"].str.split().str.len(), strict=True))
     assert [len(t.split()) for t in cols["text"]] == [lengths[t] for t in cols["theme_id"]]
     assert (
-        "a pool of 20 word-salad texts of 4 themes (llm)"
+        f"a pool of 20 word-salad texts of {len(llm)} themes (llm)"
         in (study / "logs/embed/minilm.log").read_text()
     )
     _, human, _ = read_embeddings(r / "embeddings/minilm/human.parquet")
