@@ -170,8 +170,15 @@ def embed_threads():
     """An embedding job claims every core Snakemake was given, so nothing runs beside it;
     torch uses at most the CPUs the process may use (themesim.embed.encode.set_threads):
     --cores 8 on a 2-core machine runs one job with 2 threads, not four."""
-    cores = workflow.cores
-    return cores if isinstance(cores, int) and 0 < cores < 1 << 16 else 2
+    try:
+        cores = workflow.cores
+    except Exception:  # no --cores (--unlock, --report, a cluster executor)
+        cores = None
+    if isinstance(cores, int) and 0 < cores < 1 << 16:
+        return cores
+    import os
+
+    return os.cpu_count() or 1
 
 
 def family_settings(method):
