@@ -342,8 +342,8 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
         metrics={"bootstrap": {"n": 50, "seed": 1}, "null_model": {"pool": 30, "seed": 2}},
     )
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
-    # One embedding job per method (minilm, mpnet); the vector cache keeps the set's texts.
-    assert counts["embed"] == 2 and not any(k.startswith("embed_") for k in counts)
+    # One embedding job for minilm (minilm+abtt reads its files); the cache keeps the texts.
+    assert counts["embed"] == 1 and not any(k.startswith("embed_") for k in counts)
     write_config(study, [0.5])
 
 
