@@ -268,10 +268,10 @@ def p3(a, state) -> None:
     show("jobs per rule", job_counts(dry))
     snakemake(root, cache, "--cores", str(a.cores))
     show("new set: themes (2 unchanged, 1 reworded, 1 new)", len(rows))
-    for log in sorted((root / "logs/embed").glob("*/*llm_run5.log")):
+    for log in sorted((root / "logs/embed").glob("*.log")):  # one embedding job per method
         for line in log.read_text().splitlines():
             if " encoded, " in line:
-                show(f"{log.parent.name}/{log.name}", line.split(": ", 1)[1].split(" (cache")[0])
+                show(log.stem, line.split(": ", 1)[1].split(" (cache")[0])
 
 
 def p4(a, state) -> None:

@@ -1,14 +1,25 @@
-from themesim.steps.embed import embed_set
+from themesim.steps.embed import embed_method
 from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
+sets, null_sets = list(sm.params.sets), list(sm.params.null_sets)
 run(
     sm.log[0],
-    embed_set,
-    sm.input.themes,
-    sm.output[0],
+    embed_method,
+    dict(zip(sets, sm.input.themes, strict=True)),
+    {
+        "embeddings": dict(zip(sets, sm.output.embeddings, strict=True)),
+        "keywords": dict(zip(sets, sm.output.keywords, strict=True)),
+        "nulls": dict(zip(null_sets, sm.output.nulls, strict=True)),
+        "segments": sm.output.segments[0] if sm.output.segments else None,
+    },
     method=sm.wildcards.method,
     spec=dict(sm.params.settings),
+    null_sets=null_sets,
+    pool=sm.params.pool,
+    seed=sm.params.seed,
+    top_k=sm.params.top_k,
+    segments=sm.input.segments[0] if sm.input.segments else None,
     threads=sm.threads,
     cache=sm.params.cache,
 )

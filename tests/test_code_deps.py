@@ -37,7 +37,7 @@ def test_plot_and_metric_scripts_run_their_modules():
     metrics = modules("metrics.py")
     assert "themesim.metrics.coverage" in metrics and "themesim.metrics.bootstrap" in metrics
     assert "themesim.report.plots" not in metrics
-    for script in ("similarity.py", "ingest_themes.py", "embed_null.py", "embed_segments.py"):
+    for script in ("similarity.py", "ingest_themes.py", "embed.py"):
         assert "themesim.metrics.coverage" not in modules(script), script
         assert "themesim.report.plots" not in modules(script), script
 

@@ -65,3 +65,20 @@ def test_embeddings_parquet_round_trip(tmp_path):
     assert ids == ["a", "b"] and np.array_equal(back, emb)
     assert meta["method"] == "minilm" and meta["dim"] == 2 and meta["package_version"] == "0.1.0"
     assert text_sha256("z") == "594e519ae499312b29433b7dd8a97ff068defcba9755b6d5d00e84c524d67b06"
+
+
+def test_torch_threads_never_exceed_the_cpus_the_process_may_use():
+    import os
+
+    import torch
+
+    from themesim.embed.encode import set_threads
+
+    cpus = len(os.sched_getaffinity(0))
+    before = torch.get_num_threads()
+    try:
+        assert set_threads(cpus + 6) == cpus and torch.get_num_threads() == cpus
+        assert set_threads(1) == 1 and torch.get_num_threads() == 1
+        assert set_threads(None) is None and torch.get_num_threads() == 1  # left as it was
+    finally:
+        torch.set_num_threads(before)

@@ -33,6 +33,75 @@ def test_vector_does_not_depend_on_batch_mates(minilm):
     assert together.tobytes() == reordered[:6][::-1].tobytes()
 
 
+# One-token texts share a token length: "work" alone, then among others of its length.
+WORDS = ["work", "care", "money", "family", "sleep", "guilt", "shifts", "time", "help"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_word_vector_does_not_depend_on_its_batch(minilm, threads):
+    """On 2 threads a one-text batch gave "work" other last bits (1.2e-7) than a batch of
+    nine: the keyword's cached vector depended on which job encoded it first."""
+    alone = encode(WORDS[:1], minilm, threads=threads)
+    for n in (2, 3, 5, 9):
+        together = encode(WORDS[:n], minilm, threads=threads)
+        assert together[0].tobytes() == alone[0].tobytes(), n
+    big = encode(WORDS, minilm, batch_size=64, threads=threads)
+    assert big[0].tobytes() == alone[0].tobytes()
+
+
+def _set(root, name, rows):
+    """A theme parquet as ingest writes it, from (name, description) rows."""
+    from themesim.io.themes import read_theme_file, write_themes_parquet
+
+    csv = root / f"{name}.csv"
+    csv.write_text("name,description\n" + "".join(f"{n},{d}\n" for n, d in rows))
+    path = root / f"{name}.parquet"
+    write_themes_parquet(read_theme_file(csv), path)
+    return str(path)
+
+
+def _embed_files(root, themes, cache, segments=None):
+    from themesim.steps.embed import embed_method
+
+    out = {
+        "embeddings": {s: str(root / f"e_{s}.parquet") for s in themes},
+        "keywords": {s: str(root / f"k_{s}.parquet") for s in themes},
+        "nulls": {s: str(root / f"n_{s}.parquet") for s in themes},
+    }
+    spec = {"model": MINILM, "batch_size": 64}
+    embed_method(
+        themes, out, method="minilm", spec=spec, null_sets=list(themes), pool=6, seed=1,
+        top_k=3, threads=2, cache=cache,
+    )  # fmt: skip
+    return out
+
+
+def test_stored_vectors_do_not_depend_on_job_order(tmp_path):
+    """Two sets share the keyword "work". Whether the other set's job filled the cache first
+    or not, and whether the sets share one job, set B's files hold the same bytes."""
+    data = tmp_path / "data"
+    data.mkdir()
+    a = _set(data, "a", [("Work", "work work work stress"), ("Care", "care of a parent")])
+    b = _set(data, "b", [("Work", "work and money work"), ("Sleep", "lost sleep and guilt")])
+    runs = {}
+    # B alone, with a fresh cache.
+    runs["alone"] = _embed_files(tmp_path / "alone", {"b": b}, tmp_path / "c1")
+    # A first (it stores "work" in the cache), then B.
+    _embed_files(tmp_path / "afirst", {"a": a}, tmp_path / "c2")
+    runs["after_a"] = _embed_files(tmp_path / "after_a", {"b": b}, tmp_path / "c2")
+    # One job for both sets, in either order, no cache.
+    runs["both"] = _embed_files(tmp_path / "both", {"a": a, "b": b}, False)
+    runs["both_rev"] = _embed_files(tmp_path / "both_rev", {"b": b, "a": a}, False)
+    for kind in ("embeddings", "keywords", "nulls"):
+        want = (tmp_path / "alone" / f"{kind[0]}_b.parquet").read_bytes()
+        for name in ("after_a", "both", "both_rev"):
+            assert (tmp_path / name / f"{kind[0]}_b.parquet").read_bytes() == want, (kind, name)
+    from themesim.embed.encode import read_vector_table
+
+    cols, emb, _ = read_vector_table(tmp_path / "alone" / "k_b.parquet")
+    assert "work" in cols["keyword"].tolist() and emb.shape[1] == 384
+
+
 def test_hits_misses_and_identical_vectors(tmp_path, minilm):
     plain, stats = embed_texts(TEXTS[:4], minilm, cache_root=None)
     assert (stats.encoded, stats.cached) == (4, 0)
@@ -104,11 +173,35 @@ def test_workflow_new_set_encodes_only_its_new_texts(tmp_path):
     minilm = {"methods": {"minilm": {"kind": "sentence_transformer", "thresholds": [0.5]}}}
     write_config(root, [0.5], theme_sets=sets, embedding_cache=str(cache), **minilm)
     snakemake(root, "--cores", "2", "results/embeddings/minilm/llm.parquet")
-    log = (root / "logs/embed/minilm/llm.log").read_text()
-    assert "3 texts (3 unique): 3 encoded, 0 from the cache" in log
+    first = texts_of(root / "results")
+    log = (root / "logs/embed/minilm.log").read_text()
+    n = len(first)
+    assert f"{n} texts ({n} unique): {n} encoded, 0 from the cache" in log
 
     sets.append({"path": "data/llm3.csv"})
     write_config(root, [0.5], theme_sets=sets, embedding_cache=str(cache), **minilm)
     snakemake(root, "--cores", "2", "results/embeddings/minilm/llm3.parquet")
-    log = (root / "logs/embed/minilm/llm3.log").read_text()
-    assert "2 texts (2 unique): 1 encoded, 1 from the cache" in log
+    second = texts_of(root / "results")
+    new = second - first
+    # The new set's texts: one of its themes is llm's, the other and its salad pool are new.
+    assert "Respite: Short breaks let carers recover" in new
+    assert "Financial strain: Paying for care puts pressure on family finances" not in new
+    n = len(second)
+    log = (root / "logs/embed/minilm.log").read_text()
+    assert f"{n} texts ({n} unique): {len(new)} encoded, {n - len(new)} from the cache" in log
+
+
+def texts_of(results):
+    """Every distinct text the embedding job of minilm wrote a vector for."""
+    import pandas as pd
+
+    out = set()
+    for folder, col in (("embeddings", "text"), ("keyword_embeddings", "keyword")):
+        for f in (results / folder / "minilm").glob("*.parquet"):
+            out |= set(pd.read_parquet(f, columns=[col])[col])
+    for f in (results / "nulls" / "minilm").glob("*.parquet"):
+        out |= set(pd.read_parquet(f, columns=["text"])["text"])
+    seg = results / "segment_embeddings" / "minilm.parquet"
+    if seg.exists():
+        out |= set(pd.read_parquet(results / "transcripts" / "segments.parquet")["text"])
+    return out

@@ -39,13 +39,9 @@ Sam: The care bills are a worry.
 """
 
 
-# One thread per embedding job, so two of them run at once on 2 cores: their start-up (imports,
-# model load) dominates on a tiny study. Every run here uses the same settings.
-CORES = (
-    ["--cores", "2"]
-    + ["--set-threads"]
-    + [f"{rule}=1" for rule in ("embed", "embed_null", "embed_keywords", "embed_segments")]
-)
+# One thread per embedding job (one per method), so two run at once on 2 cores: their
+# start-up (imports, model load) dominates on a tiny study. Every run here uses the same settings.
+CORES = ["--cores", "2"] + ["--set-threads"] + ["embed=1"]
 
 
 def start(root: Path, *args) -> subprocess.Popen:
@@ -130,7 +126,7 @@ def interrupted_run(tmp_path_factory):
     """A second full run, killed (SIGKILL to snakemake and its jobs) while it embeds the
     reference set, then resumed as the docs say: --unlock, then --rerun-incomplete."""
     root = write_study(tmp_path_factory.mktemp("run2"), STUDY)
-    log = root / "logs/embed/minilm/human.log"
+    log = root / "logs/embed/minilm.log"
     proc = start(root, *CORES)
     for _ in range(6000):  # the job's log appears as its script starts, before the model loads
         if log.exists() or proc.poll() is not None:

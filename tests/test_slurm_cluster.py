@@ -155,7 +155,7 @@ def test_cluster_run_matches_local_run(tmp_path, slurm_cluster, local_tables):
     # Every job went through sbatch and ended COMPLETED.
     jobs = slurm_jobs(run_id(proc.stderr))
     rules = {c.split("_wildcards")[0].removeprefix("rule_") for _, _, c in jobs}
-    assert {"embed", "embed_null", "similarity_embedding", "similarity_tfidf", "metrics"} <= rules
+    assert {"embed", "similarity_embedding", "similarity_tfidf", "metrics"} <= rules
     assert {state for _, state, _ in jobs} == {"COMPLETED"}, jobs
 
 

@@ -26,6 +26,8 @@ def jobs(dry_run: str) -> list[dict]:
             if found:
                 pairs = (kv.split("=", 1) for kv in found.group(1).split(", "))
                 job[key] = {k: v for k, v in pairs}
+        threads = re.search(r"^\s+threads: (\d+)$", block, re.MULTILINE)
+        job["threads"] = int(threads.group(1)) if threads else 1
         out.append(job)
     return out
 
@@ -65,7 +67,7 @@ def test_every_job_carries_its_resources(tmp_path):
     # Snakemake also applies the workflow profile profiles/default; it must not drop these.
     found = jobs(snakemake(root, "--dry-run", "--profile", str(local)).stdout)
     rules = {j["rule"] for j in found}
-    assert {"embed", "embed_null", "similarity_embedding", "metrics", "summary_report"} <= rules
+    assert {"embed", "similarity_embedding", "metrics", "summary_report"} <= rules
     runtimes = {r: v["runtime"] for r, v in profile["set-resources"].items()}
     for job in found:
         if job["rule"] == "all":
@@ -80,5 +82,9 @@ def test_every_job_carries_its_resources(tmp_path):
             assert int(res["mem_mb"]) == (32000 if gpu else 4000), job
         else:
             assert int(res.get("gpu", 0)) == 0, job
+    # One embedding job per embedding method: the profile's 4 CPUs, capped by cores: 2.
+    embeds = [j for j in found if j["rule"] == "embed"]
+    assert sorted(j["wildcards"]["method"] for j in embeds) == ["minilm", "st5xxl"]
+    assert [j["threads"] for j in embeds] == [2, 2]
     metrics = [j for j in found if j["rule"] == "metrics"]
     assert len(metrics) == 3 and all(j["resources"]["mem_mb"] == "8000" for j in metrics)

@@ -160,6 +160,34 @@ def segment_embedding_files(method):
     return [f"results/segment_embeddings/{method}.parquet"] if has else []
 
 
+def embedded_null_sets():
+    """B sets whose word-salad pools the embedding job writes (null_sets of its methods)."""
+    return STUDY.b_sets if STUDY.metrics["null_model"]["pool"] > 0 else []
+
+
+def segment_parquets():
+    return ["results/transcripts/segments.parquet"] if STUDY.transcripts else []
+
+
+def segment_outputs():
+    return ["results/segment_embeddings/{method}.parquet"] if STUDY.transcripts else []
+
+
+def embed_threads():
+    """An embedding job claims every core Snakemake was given, so nothing runs beside it;
+    torch uses at most the CPUs the process may use (themesim.embed.encode.set_threads):
+    --cores 8 on a 2-core machine runs one job with 2 threads, not four."""
+    try:
+        cores = workflow.cores
+    except Exception:  # no --cores (--unlock, --report, a cluster executor)
+        cores = None
+    if isinstance(cores, int) and 0 < cores < 1 << 16:
+        return cores
+    import os
+
+    return os.cpu_count() or 1
+
+
 def family_settings(method):
     """What the metric families of one method read: thresholds, op, scale and `metrics:`."""
     spec = STUDY.methods[method]

@@ -8,8 +8,9 @@ reader never sees half a vector and parallel jobs (also on a cluster's shared fi
 need no lock: two jobs writing the same text write the same bytes. The folder lives outside
 Snakemake's outputs, so a failed or killed job never deletes it.
 
-Vectors do not depend on which other texts were encoded with them (see embed.encode), so a
-run that takes vectors from the cache writes the same bytes as one that encodes them.
+Vectors do not depend on which other texts were encoded with them (see embed.encode: every
+forward pass has a fixed number of rows of one token length), so a run that takes vectors
+from the cache writes the same bytes as one that encodes them, whichever job came first.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 ENV = "THEMESIM_EMBED_CACHE"
 # Bump when the way vectors are computed changes (the batching rule in embed.encode).
-SCHEME = "equal-token-length-batches/1"
+SCHEME = "equal-token-length-fixed-rows/2"
 _HEAD = 1 << 20  # bytes of a large weight file hashed at each end
 
 
@@ -71,8 +72,9 @@ def folder_fingerprint(path) -> str:
     return h.hexdigest()
 
 
-def model_key(source, *, device: str = "cpu", dtype: str = "float32") -> dict:
-    """Everything that changes a text's vector; thresholds and batch size are not among it."""
+def model_key(source, *, device: str = "cpu", dtype: str = "float32", rows: int = 8) -> dict:
+    """Everything that changes a text's vector; thresholds are not among it, and batch size
+    only through the rows per forward pass (embed.encode.batch_rows)."""
     if source.package:
         weights = f"{source.package}=={source.package_version}"
     else:
@@ -87,6 +89,7 @@ def model_key(source, *, device: str = "cpu", dtype: str = "float32") -> dict:
         "dtype": dtype,
         "normalized": True,
         "scheme": SCHEME,
+        "rows": rows,
     }
 
 

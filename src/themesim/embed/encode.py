@@ -171,45 +171,72 @@ def encode(
 ) -> np.ndarray:
     """L2-normalised float32 embeddings, one row per text, in the order given.
 
-    Length-sorted batching taken to the token: a batch holds only texts of the same token
-    length, so nothing is padded. Padding and batch size otherwise change a vector's last
-    bits (measured with MiniLM on CPU: up to 1.3e-7), which would make a text's vector depend
-    on the texts encoded with it, and a cached vector differ from a freshly encoded one.
+    A text's vector depends on the text alone, never on the texts encoded with it: every
+    forward pass holds `batch_rows(batch_size)` texts of one token length (a short batch is
+    filled with repeats of its own texts), so nothing is padded and every pass of a length
+    has one shape. Padding, and the batch's row count, otherwise change a vector's last bits
+    (measured with MiniLM on CPU, 2 threads: up to 1.5e-7, a one-text batch against larger
+    ones), which made a cached vector depend on which job or set encoded it first.
     """
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    if threads:
-        import torch
-
-        torch.set_num_threads(threads)
+    set_threads(threads)
     model = load_model(source, device=device, dtype=dtype)
     warn_truncated(model, texts, source.model)
     lengths = token_lengths(model, texts)
     order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
+    rows = batch_rows(batch_size)
     out = None
     start = 0
     while start < len(order):
         stop = start
         while (
             stop < len(order)
-            and stop - start < batch_size
+            and stop - start < rows
             and lengths[order[stop]] == lengths[order[start]]
         ):
             stop += 1
         idx = order[start:stop]
+        batch = [texts[i] for i in idx]
+        batch += [batch[k % len(batch)] for k in range(rows - len(batch))]
         emb = model.encode(
-            [texts[i] for i in idx],
-            batch_size=len(idx),
+            batch,
+            batch_size=rows,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
         )
         if out is None:
             out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
-        out[idx] = emb
+        out[idx] = emb[: len(idx)]
         start = stop
     return out
+
+
+CANON_ROWS = 8  # texts per forward pass; few texts share a token length, so keep it small
+
+
+def batch_rows(batch_size: int | None) -> int:
+    """Texts per forward pass: a fixed number (part of the cache key), lower only when the
+    method's batch_size asks for less (memory on a GPU)."""
+    return max(1, min(int(batch_size or CANON_ROWS), CANON_ROWS))
+
+
+def set_threads(threads: int | None) -> int | None:
+    """torch's thread count: the job's threads, never more than the CPUs this process may
+    use (so --cores 8 on a 2-core machine does not oversubscribe)."""
+    if not threads:
+        return None
+    try:
+        cpus = len(os.sched_getaffinity(0))  # a cluster job's allocation, not the node's
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    threads = max(1, min(int(threads), cpus))
+    import torch
+
+    torch.set_num_threads(threads)
+    return threads
 
 
 @dataclass
@@ -249,7 +276,8 @@ def embed_texts(
     cache = None
     found: dict[str, np.ndarray] = {}
     if cache_root is not None and unique:
-        cache = EmbeddingCache(cache_root, model_key(source, device=device, dtype=dtype))
+        key = model_key(source, device=device, dtype=dtype, rows=batch_rows(batch_size))
+        cache = EmbeddingCache(cache_root, key)
         found = cache.get(unique)
     missing = [sha for sha in unique if sha not in found]
     if missing:

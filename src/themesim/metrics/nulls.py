@@ -8,54 +8,16 @@ pool, so its p-value follows from the theme's similarities to the pool (docs/nul
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
+from themesim.embed.texts import word_salad_pool, word_salad_sets  # noqa: F401 (moved there)
 from themesim.metrics.settings import MIN_NULL_POOL as MIN_POOL
 
 NULL_TABLE_COLUMNS = ["null_p", "null_q", "null_significant", "null_best_median"]
 # Share of the pool above the tail threshold: the exceedances the tail is fitted on.
 TAIL_SHARE = 0.2
 MIN_TAIL = 10  # fewest exceedances a tail is fitted on
-
-
-def word_salad_sets(texts: list[str], k: int, seed: int) -> list[list[str]]:
-    """K null versions of a theme set: all whitespace tokens pooled and shuffled across themes.
-
-    Salad theme i keeps the word count of texts[i]. One generator (numpy default_rng(seed))
-    drives all K shuffles, so the K sets differ from one another and the whole list is
-    reproducible from the seed.
-    """
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    tokens = [str(t).split() for t in texts]
-    counts = [len(t) for t in tokens]
-    pool = np.array([w for t in tokens for w in t], dtype=object)
-    cuts = np.cumsum(counts)[:-1]
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(k):
-        shuffled = pool[rng.permutation(len(pool))]
-        out.append([" ".join(part) for part in np.split(shuffled, cuts)])
-    return out
-
-
-def word_salad_pool(texts: list[str], size: int, seed: int) -> tuple[list[str], list[int]]:
-    """P salad texts of a theme set and, for each, the index of the theme whose length it has.
-
-    The first ceil(P / n) salad sets of word_salad_sets, concatenated and cut at P: the pool
-    holds every theme length about equally often, made exactly as the whole salad sets are.
-    """
-    if size < 1:
-        raise ValueError(f"pool must be >= 1, got {size}")
-    if not texts:
-        raise ValueError("a word-salad pool needs at least one theme text")
-    n = len(texts)
-    sets = word_salad_sets(texts, math.ceil(size / n), seed)
-    pool = [t for salad in sets for t in salad][:size]
-    return pool, [i % n for i in range(size)]
 
 
 def _tail_fit(exceedances: np.ndarray) -> tuple[float, float] | None:

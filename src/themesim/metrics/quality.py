@@ -19,6 +19,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from themesim.embed.texts import theme_keywords, top_tfidf_terms  # noqa: F401 (moved there)
+
 SET_QUALITY_KEYS = [
     "n_themes",
     "sc_mean",
@@ -119,40 +121,6 @@ def semantic_coherence(keyword_emb, **options) -> float:
     if E.ndim != 2:
         raise ValueError(f"keyword embeddings must be 2-D (keywords x dims), got shape {E.shape}")
     return semantic_coherence_from_sim(_cosine(E, E), **options)
-
-
-def top_tfidf_terms(texts: Sequence[str], k: int = 5) -> list[list[str]]:
-    """Top-k TF-IDF terms of each text, TF-IDF fitted over all the texts of the set.
-
-    Used as keywords for themes that come without any. English stop words are dropped; ties
-    in score are broken alphabetically so the result is deterministic. A text with fewer than
-    k scoring terms gets fewer (possibly none); a set made only of stop words gets [] each.
-    """
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    texts = list(texts)
-    if not texts:
-        return []
-    vec = TfidfVectorizer(stop_words="english")
-    try:
-        X = vec.fit_transform(texts).tocsr()
-    except ValueError:  # empty vocabulary: nothing but stop words / punctuation
-        return [[] for _ in texts]
-    vocab = vec.get_feature_names_out()
-    out = []
-    for r in range(X.shape[0]):
-        cells = slice(X.indptr[r], X.indptr[r + 1])
-        # Sort by (-score, term): highest score first, alphabetical among equal scores.
-        pairs = sorted(
-            zip((-X.data[cells]).tolist(), vocab[X.indices[cells]].tolist(), strict=True)
-        )
-        out.append([term for _, term in pairs[:k]])
-    return out
-
-
-# --- distinctiveness and diversity -------------------------------------------------------
 
 
 def semantic_distinctiveness(theme_sim) -> tuple[np.ndarray, float]:
@@ -351,12 +319,3 @@ def set_quality(
         "n_segments_assigned": int(assigned.size),
     }
     return set_dict, per_theme[THEME_QUALITY_COLUMNS]
-
-
-def theme_keywords(themes: pd.DataFrame, top_k: int) -> list[list[str]]:
-    """Keywords from the theme file, or the top TF-IDF terms of the theme's text."""
-    given = [list(k) for k in themes["keywords"]]
-    if all(given):
-        return given
-    fallback = top_tfidf_terms(themes["text"].tolist(), k=top_k)
-    return [g or f for g, f in zip(given, fallback, strict=True)]

@@ -1,4 +1,8 @@
-"""Embedding rules: theme sets, word-salad nulls, keywords and transcript segments."""
+"""Embedding rules: theme sets, word-salad nulls, keywords and transcript segments.
+
+embed_method is the workflow's one embedding job per method: one model load, and every text
+the method needs encoded in one call (sorted, deduplicated, through the vector cache). The
+per-kind functions below it embed one file each (tests and single-file use)."""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ def embed_null_set(
     from dataclasses import asdict
 
     from themesim.embed.encode import write_vector_table
-    from themesim.metrics.nulls import word_salad_pool
+    from themesim.embed.texts import word_salad_pool
 
     themes = read_themes_parquet(themes_path)
     texts, like = word_salad_pool(themes["text"].tolist(), pool, seed) if pool else ([], [])
@@ -55,7 +59,7 @@ def embed_keywords_set(
     from dataclasses import asdict
 
     from themesim.embed.encode import write_vector_table
-    from themesim.metrics.quality import theme_keywords
+    from themesim.embed.texts import theme_keywords
 
     themes = read_themes_parquet(themes_path)
     keywords = theme_keywords(themes, top_k)
@@ -84,3 +88,92 @@ def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, ca
     columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
     write_vector_table(out, columns, emb, meta)
     log.info("%s: %d transcript segments embedded", method, len(texts))
+
+
+def embed_method(
+    themes: dict,
+    out: dict,
+    *,
+    method: str,
+    spec: dict,
+    null_sets=(),
+    pool: int = 0,
+    seed: int = 0,
+    top_k: int = 5,
+    segments=None,
+    threads=1,
+    cache=False,
+) -> None:
+    """Every file a method embeds, from one encode of its distinct texts.
+
+    themes: set -> theme parquet; out: {"embeddings"|"keywords"|"nulls": {set: path},
+    "segments": path or None}. The files are those the per-kind functions write.
+    """
+    from dataclasses import asdict
+
+    from themesim.embed.encode import (
+        text_sha256,
+        write_embeddings,
+        write_vector_table,
+    )
+    from themesim.embed.texts import theme_keywords, word_salad_pool
+
+    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+    keywords = {s: theme_keywords(t, top_k) for s, t in tables.items()}
+    salads = {
+        s: word_salad_pool(tables[s]["text"].tolist(), pool, seed) if pool else ([], [])
+        for s in null_sets
+    }
+    seg = pd.read_parquet(segments) if segments else None
+    texts = [t for table in tables.values() for t in table["text"]]
+    texts += [w for kws in keywords.values() for ws in kws for w in ws]
+    texts += [t for salad, _ in salads.values() for t in salad]
+    texts += seg["text"].tolist() if seg is not None else []
+    unique = sorted(set(texts))  # one order and composition, whatever the sets' order
+    emb, source = (
+        encode_with(spec, unique, threads, cache=cache, what=method)
+        if unique
+        else (np.zeros((0, 0)), None)
+    )
+    vectors = dict(zip(map(text_sha256, unique), emb, strict=True))
+    dim = emb.shape[1] if len(unique) else 0
+
+    def rows(items):
+        if not items:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([vectors[text_sha256(t)] for t in items])
+
+    meta = {"method": method} | (asdict(source) if source else {})
+    for s, path in out.get("embeddings", {}).items():
+        write_embeddings(path, tables[s], rows(tables[s]["text"].tolist()), source, method)
+    for s, path in out.get("keywords", {}).items():
+        kws = keywords[s]
+        ids = [t for t, ws in zip(tables[s]["theme_id"], kws, strict=True) for _ in ws]
+        words = [w for ws in kws for w in ws]
+        write_vector_table(path, {"theme_id": ids, "keyword": words}, rows(words), meta)
+    for s, path in out.get("nulls", {}).items():
+        salad, like = salads[s]
+        ids = tables[s]["theme_id"].tolist()
+        columns = {"pool_index": list(range(len(salad))), "theme_id": [ids[i] for i in like]}
+        columns["text"] = salad
+        null_meta = {"method": method, "pool": pool, "seed": seed} | (meta if salad else {})
+        emb_null = rows(salad) if salad else np.zeros((0, 0))
+        write_vector_table(path, columns, emb_null, null_meta)
+        log.info(
+            "%s: a pool of %d word-salad texts of %d themes (%s)", method, len(salad), len(ids), s
+        )
+    if out.get("segments"):
+        columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
+        texts_seg = seg["text"].tolist()
+        write_vector_table(
+            out["segments"], columns, rows(texts_seg) if texts_seg else np.zeros((0, 0)), meta
+        )
+    log.info(
+        "%s: %d sets, %d null pools of %d, %d transcript segments: %d distinct texts",
+        method,
+        len(out.get("embeddings", {})),
+        len(out.get("nulls", {})),
+        pool,
+        0 if seg is None else len(seg),
+        len(unique),
+    )
