@@ -97,6 +97,7 @@ rule runs:
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         runs=STUDY.runs,
+        groups=STUDY.run_groups,
         clamp=lambda wc: bool(STUDY.methods[wc.method].get("clamp", False)),
     script:
         "../../scripts/runs.py"

@@ -108,6 +108,7 @@ SETS_TABLE = [
     ("NPMI (mean)", "npmi_mean"),
 ]
 RUNS_TABLE = [
+    ("Group", "group"),
     ("Run", "run"),
     ("NCS", "ncs"),
     ("Mean sim. to others", "mean_sim_to_others"),
@@ -453,11 +454,20 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
     )
     runs = _optional_table(
-        spec.get("runs_csv"), f"runs CSV of method {name!r}", name, RUNS_TABLE, ("method", "run")
+        spec.get("runs_csv"),
+        f"runs CSV of method {name!r}",
+        name,
+        RUNS_TABLE,
+        ("method", "group", "run"),
     )
     runs_score = DASH
     if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
-        runs_score = fmt(runs["frame"]["run_consistency"].iloc[0])
+        # one score per run group: runs are never compared across groups
+        per_group = runs["frame"].drop_duplicates("group")
+        runs_score = "; ".join(
+            f"{g} {fmt(v)}"
+            for g, v in zip(per_group["group"], per_group["run_consistency"], strict=True)
+        )
     return {
         "name": name,
         "description": spec.get("description") or "",
