@@ -22,4 +22,6 @@ run(
     out_sweep=sm.output.sweep,
     out_transport=list(sm.output.transport),
     out_splits=sm.output.splits,
+    ceiling=sm.input.ceiling[0] if sm.input.ceiling else None,
+    reference=p.reference,
 )

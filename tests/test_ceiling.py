@@ -144,3 +144,89 @@ def test_bad_k_is_a_config_error():
 
     with pytest.raises(InputError, match="config ceiling.k"):
         ParaphraseSettings(k=0)
+
+
+# ---------------------------------------------------------------- in the workflow
+
+
+@pytest.fixture(scope="module")
+def ceiling_study(tmp_path_factory):
+    import yaml
+    from helpers import HUMAN, LLM, snakemake
+
+    srv = FakeLLM(paraphrase_answers)
+    root = tmp_path_factory.mktemp("ceiling_study")
+    (root / "data").mkdir()
+    (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM)
+    cfg = {
+        "theme_sets": ["data/human.csv", "data/llm.yaml"],
+        "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
+        "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 20, "seed": 3}},
+        "ceiling": {"active": True, "k": 2, "base_url": srv.url, "model": "fake"},
+        "methods": {
+            "tfidf": {"kind": "tfidf", "thresholds": [0.05]},
+            "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
+            "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
+        },
+    }
+    (root / "data" / "judge").mkdir()
+    (root / "data" / "judge" / "human__vs__llm.csv").write_text(
+        ",Employment and caregiving conflict,Financial strain,Gardening as escape\n"
+        "Caring while working,0.9,0.1,0.0\nOwn health suffers,0.2,0.1,0.3\n"
+        "Money worries,0.1,0.8,0.0\nGuilt,0.5,0.0,0.1\n"
+    )
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    targets = [f"results/metrics/{m}/comparisons.csv" for m in ("tfidf", "minilm", "judge")]
+    snakemake(root, "--cores", "2", *targets)
+    yield root, srv, cfg
+    srv.close()
+
+
+def test_ceiling_columns_in_the_workflow(ceiling_study):
+    from themesim.similarity import tfidf
+
+    root, srv, _ = ceiling_study
+    assert srv.calls == 4  # one call per reference theme, shared by every method
+    para = pd.read_csv(root / "results/ceiling/paraphrases.csv")
+    assert list(para.columns) == ["theme_id", "text", "paraphrase_index", "paraphrase"]
+    assert len(para) == 8 and para["paraphrase"].iloc[0].endswith("(paraphrase 0 seed 0)")
+    # TF-IDF: each theme against its own paraphrases, fitted on the three texts.
+    sims = pd.read_parquet(root / "results/ceiling/tfidf.parquet")
+    want = []
+    for _, rows in para.groupby("theme_id", sort=False):
+        want += tfidf([rows["text"].iloc[0]], rows["paraphrase"].tolist())[0].tolist()
+    np.testing.assert_allclose(sims["similarity"], want, atol=1e-12)
+    for m in ("tfidf", "minilm"):
+        comp = pd.read_csv(root / f"results/metrics/{m}/comparisons.csv").iloc[0]
+        themes = pd.read_csv(root / f"results/metrics/{m}/themes.csv")
+        s = pd.read_parquet(root / f"results/ceiling/{m}.parquet")
+        ceiling = float(np.median(s.groupby("theme_id", sort=False)["similarity"].median()))
+        null = float(themes[themes.side == "a"]["null_best_median"].median())
+        obs = comp["matched_sim_median"]
+        assert comp["hungarian_n_matched"] >= 1 and np.isfinite(obs)
+        assert comp["ceiling_median"] == pytest.approx(ceiling)
+        assert comp["matched_sim_pct_of_ceiling"] == pytest.approx(100 * obs / ceiling)
+        assert comp["normalised_alignment"] == pytest.approx((obs - null) / (ceiling - null))
+        assert 0 < ceiling <= 1 and null < ceiling
+    # Precomputed scores cannot score a paraphrase: no ceiling columns, no ceiling file.
+    judge = pd.read_csv(root / "results/metrics/judge/comparisons.csv")
+    assert "ceiling_median" not in judge.columns
+    assert not (root / "results/ceiling/judge.parquet").exists()
+
+
+def test_a_threshold_change_reruns_no_paraphrase_and_no_embedding(ceiling_study):
+    import yaml
+    from helpers import job_counts, snakemake
+
+    root, srv, cfg = ceiling_study
+    cfg = cfg | {
+        "methods": cfg["methods"]
+        | {"minilm": {"kind": "sentence_transformer", "thresholds": [0.4]}}
+    }
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(root, "-n", "--cores", "2", "results/metrics/minilm/comparisons.csv")
+    counts = job_counts(out.stdout)
+    assert counts.get("metrics") == 1
+    assert not any(k.startswith(("embed", "similarity", "paraphrase", "ceiling")) for k in counts)

@@ -62,6 +62,7 @@ class Study:
     levels: dict[str, str] = field(default_factory=dict)  # .qdpx set -> top|leaf|all
     grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
     run_groups: dict[str, list[str]] = field(default_factory=dict)  # group -> its runs (>= 2)
+    ceiling: dict = field(default_factory=dict)  # `ceiling:` (paraphrase ceiling), defaults in
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -238,6 +239,19 @@ def _set_entries(config: dict) -> dict[str, str]:
             raise InputError(where, "file not found", "Check the path (relative to the run folder)")
         sets[name] = path
     return sets
+
+
+CEILING_DEFAULTS = {"active": False, "k": 5}  # the rest: themesim.llm.paraphrase defaults
+
+
+def _ceiling(config: dict) -> dict:
+    """ceiling: with defaults, its paraphrase settings checked when it is active."""
+    ceiling = CEILING_DEFAULTS | (config.get("ceiling") or {})
+    if ceiling["active"]:
+        from themesim.llm.paraphrase import ParaphraseSettings
+
+        ParaphraseSettings(**{k: v for k, v in ceiling.items() if k != "active" and v is not None})
+    return ceiling
 
 
 GROUNDING_DEFAULTS = {
@@ -472,6 +486,7 @@ def prepare(config: dict) -> Study:
     study.segments, study.levels = _set_segments(config, sets)
     study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
     study.run_groups = _run_groups(config, sets, generated)
+    study.ceiling = _ceiling(config)
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, pairs)
     return study

@@ -4,6 +4,7 @@ rule metrics:
         nulls=lambda wc: null_files(wc.method),
         embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
+        ceiling=lambda wc: ceiling_files(wc.method),
         code=code("metrics.py"),
     output:
         comparisons=report(
@@ -39,6 +40,7 @@ rule metrics:
             if STUDY.methods[wc.method]["kind"] == "tfidf"
             else None
         ),
+        reference=STUDY.reference,
     script:
         "../../scripts/metrics.py"
 

@@ -94,3 +94,19 @@ def ceiling_columns(
     for c in CEILING_COLUMNS:
         out[c] = cols[c]
     return out
+
+
+SIMILARITY_COLUMNS = ["theme_id", "paraphrase_index", "similarity"]
+
+
+def join_ceiling(comparisons, themes, ceiling_path, reference: str, scale) -> pd.DataFrame:
+    """ceiling_columns from the ceiling rule's file (one row per theme and paraphrase, raw
+    similarity), put on the method's scale first so the ceiling and the matched median agree."""
+    from themesim.io.inputs import read_checked_parquet
+
+    long = read_checked_parquet(ceiling_path, SIMILARITY_COLUMNS, "paraphrase similarity")
+    per_theme = [
+        scale(rows["similarity"].to_numpy(np.float64)[None, :])[0]
+        for _, rows in long.groupby("theme_id", sort=False)
+    ]
+    return ceiling_columns(comparisons, themes, theme_ceilings(per_theme), reference)

@@ -31,10 +31,14 @@ def metric_tables(
     out_transport,
     out_splits,
     tfidf: dict | None = None,
+    ceiling=None,
+    reference: str | None = None,
 ) -> None:
     """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
 
     tfidf: TfidfVectorizer options of a tfidf method, for its word-salad null model.
+    ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
+    the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
     from themesim.embed.encode import read_embeddings
     from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
@@ -80,6 +84,14 @@ def metric_tables(
             min_share=st.transport["min_share"],
         )
         splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
+    if ceiling is not None:
+        from themesim.metrics.ceiling import join_ceiling
+
+        all_themes = pd.concat(per_theme, ignore_index=True)
+        scale = lambda M: on_scale(M, st)  # noqa: E731
+        comp = [
+            join_ceiling(pd.concat(comp, ignore_index=True), all_themes, ceiling, reference, scale)
+        ]
     for frames, out in (
         (comp, out_comparisons),
         (swp, out_sweep),
