@@ -230,3 +230,50 @@ def test_a_threshold_change_reruns_no_paraphrase_and_no_embedding(ceiling_study)
     counts = job_counts(out.stdout)
     assert counts.get("metrics") == 1
     assert not any(k.startswith(("embed", "similarity", "paraphrase", "ceiling")) for k in counts)
+
+
+# ---------------------------------------------------------------- the real packaged model
+
+
+@pytest.mark.slow
+def test_packaged_model_paraphrases_two_themes(tmp_path, monkeypatch):
+    """Qwen2.5-Coder-1.5B on a local llama.cpp server: k real paraphrases per theme, closer
+    to their own theme than to the other theme under MiniLM; a rerun starts no server."""
+    import importlib.util
+
+    from themesim.embed.encode import encode_with
+    from themesim.llm import server as llama_server
+    from themesim.llm.paraphrase import ParaphraseSettings, paraphrase_texts
+    from themesim.methods import DEFAULT_METHODS
+    from themesim.similarity import cosine
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.fail("llama-cpp-python is not installed: run `make install`")
+    texts = [
+        "Money worries: the costs of care strain the household budget",
+        "Own health suffers: carers lose sleep and neglect their own health",
+    ]
+    s = ParaphraseSettings(k=3, max_tokens=384)
+    cache = tmp_path / "paraphrase.sqlite"
+    out, stats = paraphrase_texts(texts, s, cache)
+    print(json.dumps(out, indent=1))
+    assert stats.done == 2 and stats.cached == 0
+    for t in texts:
+        assert len(out[t]) == 3 and len(set(out[t])) == 3
+        assert all(len(p.split()) >= 4 and p.casefold() != t.casefold() for p in out[t])
+    spec = {k: DEFAULT_METHODS["minilm"][k] for k in ("model", "path", "batch_size", "device")}
+    T, _ = encode_with(spec, texts, 2, cache=False)
+    ceilings = theme_ceilings_cosine(
+        T, [encode_with(spec, out[t], 2, cache=False)[0] for t in texts]
+    )
+    P0, _ = encode_with(spec, out[texts[0]], 2, cache=False)
+    other = float(np.median(cosine(T[1:2], P0)))  # theme 2 against theme 1's paraphrases
+    print("ceilings", ceilings, "cross", other)
+    assert (ceilings > 0.5).all() and ceilings[0] > other
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("a cached rerun must not start a server")
+
+    monkeypatch.setattr(llama_server.LlamaServer, "__enter__", no_server)
+    again, stats = paraphrase_texts(texts, s, cache)
+    assert again == out and stats.cached == 2 and stats.calls == 0
