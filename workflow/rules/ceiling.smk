@@ -1,30 +1,6 @@
 # The paraphrase ceiling (config ceiling:, docs/metrics.md): off unless ceiling.active.
 
 
-def has_ceiling(method):
-    """A paraphrase ceiling for this method: active, and a kind that can score paraphrases."""
-    from themesim.steps.ceiling import CEILING_KINDS
-
-    return bool(STUDY.ceiling.get("active")) and kind(method) in CEILING_KINDS
-
-
-def ceiling_files(method):
-    """The method's paraphrase similarities, an input of its metrics ([] when none)."""
-    return [f"results/ceiling/{method}.parquet"] if has_ceiling(method) else []
-
-
-def paraphrase_settings():
-    """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
-    return {k: v for k, v in STUDY.ceiling.items() if k != "active" and v is not None}
-
-
-def ceiling_spec(method):
-    """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
-    if kind(method) == "tfidf":
-        return tfidf_options(STUDY.methods[method])
-    return embed_settings(method)
-
-
 rule paraphrase_reference:
     input:
         themes=f"results/themes/{STUDY.reference}.parquet",

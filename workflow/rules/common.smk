@@ -180,6 +180,30 @@ def has_runs(method):
     return kind_of(method).runs and bool(STUDY.run_groups)
 
 
+def has_ceiling(method):
+    """A paraphrase ceiling for this method: active, and a kind that can score paraphrases."""
+    from themesim.steps.ceiling import CEILING_KINDS
+
+    return bool(STUDY.ceiling.get("active")) and kind(method) in CEILING_KINDS
+
+
+def ceiling_files(method):
+    """The method's paraphrase similarities, an input of its metrics ([] when none)."""
+    return [f"results/ceiling/{method}.parquet"] if has_ceiling(method) else []
+
+
+def paraphrase_settings():
+    """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
+    return {k: v for k, v in STUDY.ceiling.items() if k != "active" and v is not None}
+
+
+def ceiling_spec(method):
+    """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
+    if kind(method) == "tfidf":
+        return tfidf_options(STUDY.methods[method])
+    return embed_settings(method)
+
+
 def has_theme_map(method):
     """Methods with theme vectors for a 2-D map."""
     return kind_of(method).theme_vectors
