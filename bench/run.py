@@ -15,6 +15,12 @@ P4  200 synthetic theme sets x 3 methods (minilm, mpnet, tfidf): `snakemake --dr
     time and job count, reference-vs-each and all pairs, at 50/100/200 sets.
 P5  a real run at 200 synthetic sets (--p5-methods, default tfidf), then the peak memory
     (max_rss of Snakemake's benchmark files) of each rule's largest job.
+P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-1.5B on a local
+    llama.cpp server, json and logprob mode, the issue-13 settings ("before": prompt judge_v2,
+    llama.cpp's default threads, 2 requests at a time) next to today's defaults ("after").
+    The demo's human x llm_paraphrase themes (--p7-themes of each, default 10 x 10), a fresh
+    judge cache per run; also the AUC of each mode's scores for the ground-truth paraphrase
+    pairs (data/demo/README.md) against the unrelated pairs.
 Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
 """
 
@@ -33,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -315,6 +322,69 @@ def p5(a, state) -> None:
         show(f"{rule} (largest: {where})", f"{rss:.0f} MB max_rss")
 
 
+# Ground truth of data/demo/README.md: human theme -> its llm_paraphrase counterpart.
+PARAPHRASE = {
+    "H01": "P02", "H02": "P04", "H03": "P01", "H04": "P06", "H05": "P03",
+    "H06": "P08", "H07": "P05", "H08": "P10", "H09": "P09", "H10": "P07",
+}  # fmt: skip
+
+
+def p7(a, state) -> None:
+    from dataclasses import replace
+
+    from sklearn.metrics import roc_auc_score
+
+    from themesim.io.themes import read_theme_file
+    from themesim.llm.judge import JudgeSettings, judge_matrix
+    from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
+
+    themes = REPO / "data" / "demo" / "themes"
+    ta = read_theme_file(themes / "human.csv").head(a.p7_themes)
+    tb = read_theme_file(themes / "llm_paraphrase.yaml").head(a.p7_themes)
+    truth = [[PARAPHRASE[i] == j for j in tb["theme_id"]] for i in ta["theme_id"]]
+    n = len(ta) * len(tb)
+    print(f"P7  LLM judge, {len(ta)} x {len(tb)} demo themes (human x llm_paraphrase), {n} pairs")
+    new = JudgeSettings()
+    # (settings, server threads, logits of every prompt token); "before" as in issue 13 but
+    # for the threads: LlamaServer(threads=None) now means every available core.
+    runs = {
+        "before": (replace(new, prompt="judge_v2", concurrency=2), None, lambda mode: True),
+        "after": (new, a.cores, lambda mode: mode == "logprob"),
+    }
+    for label in a.p7_runs:
+        base, threads, logits_all = runs[label]
+        for mode in ("json", "logprob"):
+            with LlamaServer(
+                packaged_model_path(),
+                n_ctx=base.n_ctx,
+                threads=threads,
+                logits_all=logits_all(mode),
+            ) as srv:
+                s = replace(
+                    base, score_mode=mode, base_url=srv.base_url, model=packaged_model_name()
+                )
+                cache = a.workdir / f"p7-{label}-{mode}.sqlite"
+                cache.unlink(missing_ok=True)
+                load = os.getloadavg()[0]
+                t = time.perf_counter()
+                scores, stats = judge_matrix(
+                    ta["text"].tolist(), tb["text"].tolist(), s, cache, progress=False
+                )
+                wall = time.perf_counter() - t
+                import sqlite3
+
+                with sqlite3.connect(cache) as con:
+                    per = [r[0] for r in con.execute("SELECT seconds FROM judgements")]
+                auc = roc_auc_score(np.ravel(truth), np.ravel(scores))
+                show(
+                    f"{label} {mode} ({s.prompt}, threads {threads or 'default'}, "
+                    f"concurrency {s.concurrency})",
+                    f"{wall / n:.2f} s/judgement (wall {wall:.0f} s); median request "
+                    f"{statistics.median(per):.2f} s; AUC {auc:.3f}; load {load:.1f}",
+                )
+                state[f"p7-{label}-{mode}"] = scores
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--only", default="P1,P2,P3,P4,P5", help="comma-separated parts")
@@ -329,6 +399,8 @@ def main() -> None:
     ap.add_argument("--p4-sets", type=ints, default=[50, 100, 200])
     ap.add_argument("--p5-sets", type=int, default=200)
     ap.add_argument("--p5-methods", type=lambda s: s.split(","), default=["tfidf"])
+    ap.add_argument("--p7-themes", type=int, default=10, help="themes of each set in P7")
+    ap.add_argument("--p7-runs", type=lambda s: s.split(","), default=["before", "after"])
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
     keep = a.workdir is not None
@@ -337,7 +409,7 @@ def main() -> None:
     print(f"work folder {a.workdir}; {time.strftime('%Y-%m-%d %H:%M %Z')}; {os.cpu_count()} CPUs")
     state: dict = {}
     try:
-        for name, fn in (("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5)):
+        for name, fn in (("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5), ("P7", p7)):
             if name in parts:
                 t = time.perf_counter()
                 fn(a, state)

@@ -9,4 +9,6 @@ run(
     comparisons=list(sm.input.comparisons),
     out_csv=sm.output.csv,
     out_tex=sm.output.tex,
+    out_png=sm.output.png,
+    out_svg=sm.output.svg,
 )

@@ -24,4 +24,7 @@ run(
     out_splits=sm.output.splits,
     ceiling=sm.input.ceiling[0] if sm.input.ceiling else None,
     reference=p.reference,
+    out_decisions=sm.output.decisions,
+    decision=dict(p.decision),
+    calibration=list(sm.input.calibration),
 )

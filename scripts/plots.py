@@ -16,4 +16,5 @@ run(
     out_sweep=sm.output.sweep,
     out_heatmaps_svg=list(sm.output.heatmaps_svg),
     out_sweep_svg=sm.output.sweep_svg,
+    comparisons_csv=sm.input.comparisons,
 )

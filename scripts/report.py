@@ -23,6 +23,7 @@ run(
     method_files={m: dict(v) for m, v in dict(sm.params.method_files).items()},
     precomputed=list(sm.input.precomputed),
     headline=dict(sm.params.headline),
+    intervals_png=sm.input.intervals,
     confidential=bool(sm.params.confidential),
     out_html=sm.output.html,
     out_md=sm.output.md,

@@ -7,7 +7,7 @@ run(
     sm.log[0],
     segment_labels,
     method=sm.wildcards.method,
-    kind=p.kind,
+    spec=dict(p.spec),
     set_name=sm.wildcards.set,
     themes_path=sm.input.themes,
     segments_path=sm.input.segments,

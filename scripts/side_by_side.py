@@ -10,4 +10,5 @@ run(
     thresholds=dict(sm.params.thresholds),
     out_png=sm.output[0],
     out_svg=sm.output.svg,
+    comparisons=list(sm.input.comparisons),
 )

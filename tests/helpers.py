@@ -1,5 +1,5 @@
 """What several test files share: the tiny study, running Snakemake on a study folder, the
-`snakemake -n` job stats, and a fake OpenAI-compatible server (no model).
+`snakemake -n` job stats, a fake OpenAI-compatible server (no model) and small REFI-QDA projects.
 
 Test files import from here (conftest.py puts this folder on the path), never from each other.
 """
@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -165,7 +166,7 @@ def completion(content: str, logprobs=None) -> dict:
 def themes_in(body: dict) -> tuple[str, str]:
     """The two theme texts of a judge request."""
     text = body["messages"][-1]["content"]
-    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)\n\n", text, re.S)
+    m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)(?:\n\n|\s*\Z)", text, re.S)
     return m.group(1), m.group(2)
 
 
@@ -244,3 +245,51 @@ class FakeLLM:
     def close(self):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# ---------------------------------------------------------------- REFI-QDA projects (1.5 spec)
+
+TEXT_A = "Interviewer: How is work?\nAmira: Badly. I cut my hours.\n"
+TEXT_B = "Dennis: I never sleep through.\n"
+
+
+def project_xml(b_source: str, extra: str = "") -> str:
+    return f"""<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="demo" origin="test">
+  <CodeBook><Codes>
+    <Code guid="c-work" name="Work" isCodable="true">
+      <Description>Paid work and caring</Description>
+      <Code guid="c-hours" name="Cutting hours" isCodable="true"/>
+    </Code>
+    <Code guid="c-health" name="Own health" isCodable="true"/>
+  </Codes></CodeBook>
+  <Sources>
+    <TextSource guid="s1" name="amira.txt">
+      <PlainTextContent>{TEXT_A}</PlainTextContent>
+      <PlainTextSelection guid="p1" startPosition="40" endPosition="54" creatingUser="u1">
+        <Coding guid="k1" creatingUser="u1"><CodeRef targetGUID="c-hours"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p2" startPosition="33" endPosition="39">
+        <Coding guid="k2"><CodeRef targetGUID="c-work"/></Coding>
+        <Coding guid="k3"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+    {b_source}
+  </Sources>{extra}
+</Project>"""
+
+
+B_INTERNAL = """<TextSource guid="s2" name="dennis" plainTextPath="internal://s2.txt">
+      <PlainTextSelection guid="p3" startPosition="8" endPosition="29">
+        <Coding guid="k4"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+    </TextSource>"""
+
+
+def make_qdpx(tmp_path, xml, entries=None, name="proj.qdpx"):
+    p = tmp_path / name
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("project.qde", xml)
+        for k, v in (entries or {"sources/s2.txt": TEXT_B}).items():
+            z.writestr(k, v)
+    return p

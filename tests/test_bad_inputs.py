@@ -118,7 +118,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
         ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
         segment_labels(
             method="m",
-            kind="precomputed",
+            spec={"kind": "precomputed"},
             set_name="a",
             themes_path=themes["a"],
             segments_path=str(work / "segments.parquet"),

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import re
 import sqlite3
 
 import pandas as pd
@@ -317,3 +318,82 @@ def test_bad_settings_and_input():
         generate_runs(SEG.iloc[:0], {"r": 1}, settings("http://127.0.0.1:9/v1"), "unused.sqlite")
     with pytest.raises(InputError, match="generate_v9"):
         load_prompts("generate_v9")
+
+
+# ---------------------------------------------------------------- quotes (generate_v2)
+
+
+def quoting(n, body, headers):
+    """Chunk answers quote the excerpt's first participant line (and invent one quote); merge
+    answers pass on the candidates' quotes."""
+    user = body["messages"][-1]["content"]
+    assert '"quotes"' in user
+    if "Consolidate" in user:
+        quotes = re.findall(r"\(quotes: (.*)\)$", user, re.M)
+        picked = [json.loads(q.split(" | ")[0]) for q in quotes]
+        themes = [
+            {"name": f"merged {i}", "description": "Merged.", "keywords": ["m"], "quotes": [q]}
+            for i, q in enumerate(dict.fromkeys(picked))
+        ]
+    else:
+        line = next(ln for ln in user.split("\n") if ln.startswith(("Ann: ", "Bo: ")))
+        quote = line.split(": ", 1)[1]
+        themes = [
+            {
+                "name": f"chunk {n}",
+                "description": "What they say.",
+                "keywords": ["care"],
+                "quotes": [quote, "I was abducted by aliens during my night shift."],
+            }
+        ]
+    return 200, completion(json.dumps({"themes": themes})), 0
+
+
+def test_generate_v2_asks_for_quotes_and_writes_them(fake, tmp_path):
+    from themesim.io.quotes import locate_quotes, quote_grounding_rate
+
+    srv = fake(quoting)
+    cache = tmp_path / "generate.sqlite"
+    one = SEG.iloc[[0, 1, 40]]  # Ann's first two lines, Bo's first: one chunk
+    out, stats = generate_runs(one, {"r": 1}, settings(srv.url, prompt="generate_v2"), cache)
+    assert stats.chunks == 1 and srv.calls == 2
+    theme = srv.bodies[0]["response_format"]["schema"]["properties"]["themes"]["items"]
+    assert theme["required"] == ["name", "description", "keywords", "quotes"]
+    merge = srv.bodies[1]["messages"][-1]["content"]
+    first = "Sentence 0 about caring for my mother at night."
+    assert f'(quotes: "{first}" | "I was abducted by aliens during my night shift.")' in merge
+    assert out["r"] == [
+        {"name": "merged 0", "description": "Merged.", "keywords": ["m"], "quotes": [first]}
+    ]
+
+    path = tmp_path / "r.csv"
+    write_theme_csv(
+        out["r"] + [{**out["r"][0], "name": "other", "quotes": ["Made up; twice"]}], path
+    )
+    assert path.read_text().splitlines()[0] == "id,name,description,keywords,quotes"
+    df = read_theme_file(path, set_name="r", text_template="{name}: {description}")
+    assert [list(q) for q in df["quotes"]] == [[first], ["Made up, twice"]]
+    texts = {"p1": "Ann: " + "\nAnn: ".join(SEG["text"].iloc[:2])}
+    located, missing = locate_quotes(df, texts)
+    assert located["theme_id"].tolist() == ["T01"] and located["start"].tolist() == [5]
+    assert missing["quote"].tolist() == ["Made up, twice"]
+    assert quote_grounding_rate(located, missing) == 0.5
+
+
+def test_v1_is_unchanged_and_v2_answers_are_cached_apart(fake, tmp_path):
+    srv = fake()  # answers without quotes, whatever the prompt asks
+    cache = tmp_path / "generate.sqlite"
+    one = SEG.iloc[:3]
+    v1, _ = generate_runs(one, {"r": 1}, settings(srv.url), cache)
+    theme = srv.bodies[0]["response_format"]["schema"]["properties"]["themes"]["items"]
+    assert "quotes" not in theme["properties"] and all("quotes" not in t for t in v1["r"])
+    assert "(quotes:" not in srv.bodies[1]["messages"][-1]["content"]
+    path = tmp_path / "v1.csv"
+    write_theme_csv(v1["r"], path)
+    assert path.read_text().splitlines()[0] == "id,name,description,keywords"
+
+    v2, _ = generate_runs(one, {"r": 1}, settings(srv.url, prompt="generate_v2"), cache)
+    assert srv.calls == 4  # another prompt version: new answers, not the v1 ones
+    assert all(t["quotes"] == [] for t in v2["r"])  # asked for quotes, the answer gave none
+    again, stats = generate_runs(one, {"r": 1}, settings(srv.url), cache)
+    assert again == v1 and stats.calls == 0 and srv.calls == 4  # v1's cache still answers

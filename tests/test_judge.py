@@ -3,6 +3,7 @@
 import json
 import logging
 import math
+import os
 import re
 import socket
 import sqlite3
@@ -48,6 +49,7 @@ def settings(url, **kw) -> JudgeSettings:
         base_url=url,
         model="fake-model",
         prompt="judge_v1",  # the fake answers on judge_v1's 0–1 scale
+        score_mode="json",  # the fake answers {"score": S}; logprob tests say so
         concurrency=1,
         max_retries=2,
         timeout_s=5,
@@ -304,6 +306,44 @@ def test_prompt_has_no_example_score():
         assert not re.search(r"\d\.\d", text), "an example number makes small models copy it"
         assert "{theme_a}" in text and "{theme_b}" in text
     assert "specific" in load_prompt("judge_v1").text
+
+
+@pytest.mark.parametrize("mode", ["json", "logprob"])
+def test_v3_prompts_share_everything_up_to_theme_b(mode):
+    """A-major requests reuse the server's KV cache of all but Theme B and the chat tail."""
+    p = load_prompt("judge_v3", mode)
+    one, two = (p.messages(A[0], b)[-1]["content"] for b in B)
+    shared = len(os.path.commonprefix([one, two]))
+    assert one[:shared].endswith("Theme B:\n" + os.path.commonprefix(B))
+    assert one[shared:].rstrip("\n") == B[0][len(os.path.commonprefix(B)) :]  # B comes last
+    assert p.messages(A[0], B[0])[0]["role"] == "system"
+    old = load_prompt("judge_v2", mode).text  # v2 stays, so its cached answers stay valid
+    assert old.index("{theme_b}") < len(old) - 20  # its question comes after the themes
+
+
+def test_requests_go_out_a_major(serve, tmp_path):
+    srv = serve()
+    a = [A[2], A[0], A[1]]  # not sorted: the order of the A set
+    judge_matrix(a, B, settings(srv.url), tmp_path / "c.sqlite", progress=False)
+    assert [themes_in(b) for b in srv.bodies] == [(x, y) for x in a for y in B]
+    srv2 = serve()
+    judge_matrix(a[:2], B, settings(srv2.url, both_orders=True), tmp_path / "d.sqlite")
+    sent = [themes_in(b) for b in srv2.bodies]
+    assert sent == [(x, y) for x in a[:2] for y in B] + [(y, x) for y in B for x in a[:2]]
+
+
+def test_local_server_threads_and_logits(monkeypatch):
+    cmd = llama_server.LlamaServer("m.gguf", threads=3, logits_all=False)
+    cmd.port = 1
+    args = cmd.command()
+    assert args[args.index("--n_threads") + 1] == "3"
+    assert args[args.index("--n_threads_batch") + 1] == "3"
+    assert args[args.index("--logits_all") + 1] == "false"
+    monkeypatch.setattr(llama_server.os, "sched_getaffinity", lambda pid: {0, 5})
+    default = llama_server.LlamaServer("m.gguf")
+    default.port = 1
+    args = default.command()
+    assert args[args.index("--n_threads") + 1] == "2" and "--logits_all" not in args
 
 
 # ---------------------------------------------------------------- the API key

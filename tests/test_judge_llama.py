@@ -30,12 +30,13 @@ def server():
         yield srv
 
 
-def test_judge_separates_a_paraphrase_from_an_unrelated_pair(server, tmp_path):
+@pytest.mark.parametrize("mode", ["json", "logprob"])
+def test_judge_separates_a_paraphrase_from_an_unrelated_pair(server, tmp_path, mode):
     cache = tmp_path / "judge.sqlite"
     s = JudgeSettings(
-        base_url=server.base_url, model=packaged_model_name(), prompt="judge_v2", max_tokens=16
+        base_url=server.base_url, model=packaged_model_name(), max_tokens=16, score_mode=mode
     )
-    assert JudgeSettings().prompt == "judge_v2"  # the default
+    assert JudgeSettings().prompt == "judge_v3"  # the default
     scores, stats = judge_matrix(A, B, s, cache, progress=False)
     print("scores:\n", np.round(scores, 2), "\n", stats)
     assert scores.shape == (3, 3) and ((scores >= 0) & (scores <= 1)).all()

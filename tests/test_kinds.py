@@ -180,3 +180,69 @@ def test_demo_config_repeats_the_builtin_defaults_exactly():
         builtin = kinds.DEFAULT_METHODS[name]
         for key, value in spec.items():
             assert builtin[key] == value, f"{name}.{key}"
+
+
+def _segments(texts):
+    import pandas as pd
+
+    return pd.DataFrame(
+        {"transcript": ["t1"] * len(texts), "segment": list(range(len(texts))), "text": texts}
+    )
+
+
+def test_tfidf_segment_scores_of_a_hand_computed_pair():
+    import pandas as pd
+
+    themes = pd.DataFrame({"theme_id": ["x", "y"], "text": ["staff trust", "cost"]})
+    S = kinds.get("tfidf").segment_scores({}, themes, _segments(["trust staff", "waiting times"]))
+    assert S.shape == (2, 2)
+    assert S[0, 0] == pytest.approx(1.0)  # same words, same vector
+    assert S[0, 1] == S[1, 0] == S[1, 1] == pytest.approx(0.0)
+
+
+def test_embedding_segment_scores_follow_the_theme_and_segment_order(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    from themesim.embed.encode import write_vector_table
+
+    theme_file, seg_file = tmp_path / "themes.parquet", tmp_path / "segments.parquet"
+    # Files in another order than the tables: rows must be looked up by id, not position.
+    write_vector_table(theme_file, {"theme_id": ["y", "x"]}, np.array([[0.0, 1.0], [1.0, 0.0]]), {})
+    write_vector_table(
+        seg_file,
+        {"transcript": ["t1", "t1", "t1"], "segment": [2, 0, 1]},
+        np.array([[0.6, 0.8], [1.0, 0.0], [0.0, 1.0]]),
+        {},
+    )
+    themes = pd.DataFrame({"theme_id": ["x", "y"], "text": ["a", "b"]})
+    S = kinds.get("sentence_transformer").segment_scores(
+        {}, themes, _segments(["s0", "s1", "s2"]), str(theme_file), str(seg_file)
+    )
+    # x = (1, 0), y = (0, 1); segments 0 = (1, 0), 1 = (0, 1), 2 = (0.6, 0.8).
+    np.testing.assert_allclose(S, [[1.0, 0.0, 0.6], [0.0, 1.0, 0.8]], atol=1e-6)
+    assert kinds.get("sentence_transformer").segment_scores({}, themes, _segments(["s"])) is None
+
+
+@pytest.mark.parametrize("kind", ["abtt", "llm_judge", "precomputed"])
+def test_kinds_without_segment_scores_assign_nothing(kind, tmp_path):
+    import pandas as pd
+
+    themes = pd.DataFrame({"theme_id": ["x"], "text": ["a"]})
+    assert kinds.get(kind).segment_scores({}, themes, _segments(["s"]), "t", "s") is None
+
+
+def test_no_kind_literal_outside_the_registry():
+    import re
+
+    src = REPO / "src" / "themesim"
+    pattern = re.compile(r"""kind\w*\)?\s*[!=]=\s*["']""")
+    literal = re.compile(r"""["'](sentence_transformer|tfidf)["']\s*(==|in)""")
+    offenders = [
+        f"{p.relative_to(src)}:{n}"
+        for p in src.rglob("*.py")
+        if "kinds" not in p.relative_to(src).parts
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line) or literal.search(line)
+    ]
+    assert not offenders, offenders

@@ -171,7 +171,7 @@ def test_pool_same_seed_same_p_values():
     a = pd.DataFrame({"text": ["trust in clinicians", "family support at home", "stigma"]})
     b = pd.DataFrame({"text": TEXTS})
     kind = get_kind("tfidf")
-    sims = [kind.null_pool(a, b, None, 60, seed, lambda M: M, None) for seed in (5, 5, 6)]
+    sims = [kind.null_pool(a, b, None, 60, seed, lambda M, W: M, None) for seed in (5, 5, 6)]
     assert sims[0].shape == (3, 60)
     obs = np.array([0.6, 0.4, 0.2])
     p = [null_pvalues(obs, s, len(b)) for s in sims]

@@ -230,6 +230,9 @@ def test_every_plot_is_a_sensible_png_with_an_svg_beside_it(study):
             expected.append(f"{m}/theme_map.png")
         if m in ("minilm", "tfidf"):  # two runs: llm and llm2
             expected.append(f"{m}/run_consistency.png")
+        # The study has transcripts: grounding (docs/grounding.md) plots every method.
+        expected += [f"{m}/grounding/{p}_iou.png" for p in ("human__vs__llm", "human__vs__llm2")]
+        expected.append(f"{m}/grounding/text_vs_data.png")
     assert not (plots / "judge/theme_map.png").exists()
     assert not (plots / "minilm+abtt/run_consistency.png").exists()
     produced = sorted(str(p.relative_to(plots)) for p in plots.rglob("*.png"))

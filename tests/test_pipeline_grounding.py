@@ -88,3 +88,54 @@ def test_grounding_settings_rerun_no_embedding(study):
     assert not any(k.startswith(("embed", "similarity", "ingest")) for k in counts), counts
     assert counts["grounding"] == 3 and counts["segment_labels"] >= 1
     configure(study)
+
+
+def test_qdpx_sources_become_the_transcripts(tmp_path):
+    """A .qdpx set and no `transcripts:`: the project's sources are the transcripts, and its
+    selections land on the segments of those texts."""
+    from helpers import B_INTERNAL, LLM, TEXT_A, TEXT_B, make_qdpx, project_xml
+
+    (tmp_path / "data").mkdir()
+    # Amira leads two lines, so the transcript reader takes her name for a speaker.
+    text_a = TEXT_A + "Interviewer: And sleep?\nAmira: Never enough.\n"
+    xml = project_xml(B_INTERNAL).replace(TEXT_A, text_a)
+    make_qdpx(tmp_path / "data", xml, name="coded.qdpx")
+    (tmp_path / "data" / "llm.yaml").write_text(LLM)
+    cfg = {
+        "reference": "human",
+        "theme_sets": [
+            {"path": "data/coded.qdpx", "name": "human", "level": "all"},
+            {"path": "data/llm.yaml", "name": "llm"},
+        ],
+        "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 0, "seed": 2}},
+        "methods": {"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+        "grounding": {"bootstrap": 20},
+    }
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    target = "results/metrics/tfidf/grounding.csv"
+    counts = job_counts(snakemake(tmp_path, "-n", "--cores", "2", target).stdout)
+    assert counts["qdpx_transcripts"] == 1 and counts["ingest_transcripts"] == 1, counts
+    snakemake(tmp_path, "--cores", "2", target)
+    sources = tmp_path / "results" / "transcripts" / "sources"
+    assert sorted(p.name for p in sources.iterdir()) == ["amira.txt", "dennis.txt"]
+    assert (sources / "amira.txt").read_text(encoding="utf-8") == text_a
+    assert (sources / "dennis.txt").read_text(encoding="utf-8") == TEXT_B
+    segments = pd.read_parquet(tmp_path / "results/transcripts/segments.parquet")
+    assert segments[["transcript", "segment", "speaker"]].values.tolist() == [
+        ["amira", 0, "Interviewer"],
+        ["amira", 1, "Amira"],
+        ["amira", 2, "Interviewer"],
+        ["amira", 3, "Amira"],
+        ["dennis", 0, ""],  # one line: "Dennis:" is not taken for a speaker
+    ]
+    labels = pd.read_parquet(tmp_path / "results/segments/tfidf/human.parquet")
+    # "Badly." (33-39) and "I cut my hours" (40-54) lie in Amira's turn, which starts at 26.
+    assert labels[["transcript", "segment", "theme_id", "source"]].values.tolist() == [
+        ["amira", 1, "c-health", "coded"],
+        ["amira", 1, "c-hours", "coded"],
+        ["amira", 1, "c-work", "coded"],
+        ["dennis", 0, "c-health", "coded"],
+    ]
+    g = pd.read_csv(tmp_path / target)
+    assert g["n_segments"].tolist() == [5] and g["data_coverage_a"].tolist() == [2 / 5]

@@ -1,56 +1,10 @@
 """REFI-QDA projects built from the 1.5 spec's elements in a temporary folder."""
 
-import zipfile
-
 import pytest
+from helpers import B_INTERNAL, TEXT_A, TEXT_B, make_qdpx, project_xml
 
 from themesim.errors import InputError
 from themesim.io.refi_qda import read_qdpx, write_texts
-
-TEXT_A = "Interviewer: How is work?\nAmira: Badly. I cut my hours.\n"
-TEXT_B = "Dennis: I never sleep through.\n"
-
-
-def project_xml(b_source: str, extra: str = "") -> str:
-    return f"""<?xml version="1.0" encoding="utf-8"?>
-<Project xmlns="urn:QDA-XML:project:1.0" name="demo" origin="test">
-  <CodeBook><Codes>
-    <Code guid="c-work" name="Work" isCodable="true">
-      <Description>Paid work and caring</Description>
-      <Code guid="c-hours" name="Cutting hours" isCodable="true"/>
-    </Code>
-    <Code guid="c-health" name="Own health" isCodable="true"/>
-  </Codes></CodeBook>
-  <Sources>
-    <TextSource guid="s1" name="amira.txt">
-      <PlainTextContent>{TEXT_A}</PlainTextContent>
-      <PlainTextSelection guid="p1" startPosition="40" endPosition="54" creatingUser="u1">
-        <Coding guid="k1" creatingUser="u1"><CodeRef targetGUID="c-hours"/></Coding>
-      </PlainTextSelection>
-      <PlainTextSelection guid="p2" startPosition="33" endPosition="39">
-        <Coding guid="k2"><CodeRef targetGUID="c-work"/></Coding>
-        <Coding guid="k3"><CodeRef targetGUID="c-health"/></Coding>
-      </PlainTextSelection>
-    </TextSource>
-    {b_source}
-  </Sources>{extra}
-</Project>"""
-
-
-B_INTERNAL = """<TextSource guid="s2" name="dennis" plainTextPath="internal://s2.txt">
-      <PlainTextSelection guid="p3" startPosition="8" endPosition="29">
-        <Coding guid="k4"><CodeRef targetGUID="c-health"/></Coding>
-      </PlainTextSelection>
-    </TextSource>"""
-
-
-def make_qdpx(tmp_path, xml, entries=None, name="proj.qdpx"):
-    p = tmp_path / name
-    with zipfile.ZipFile(p, "w") as z:
-        z.writestr("project.qde", xml)
-        for k, v in (entries or {"sources/s2.txt": TEXT_B}).items():
-            z.writestr(k, v)
-    return p
 
 
 def test_codes_selections_and_sources(tmp_path):
@@ -140,3 +94,20 @@ def test_theme_table_from_codes(tmp_path):
     assert df["theme_id"].tolist() == ["c-work", "c-hours", "c-health"]
     assert df["text"].tolist() == ["Work: Paid work and caring", "Cutting hours", "Own health"]
     assert (df["set"] == "caqdas").all()
+
+
+def test_sources_of_two_projects_become_one_transcript_each(tmp_path):
+    from themesim.io.refi_qda import project_texts, source_transcripts
+
+    a = make_qdpx(tmp_path, project_xml(B_INTERNAL), name="coder1.qdpx")
+    b = make_qdpx(tmp_path, project_xml(""), name="coder2.qdpx")  # amira only, same text
+    assert project_texts([a, b]) == {"amira": TEXT_A, "dennis": TEXT_B}
+    assert source_transcripts([b, a]) == [
+        "results/transcripts/sources/amira.txt",
+        "results/transcripts/sources/dennis.txt",
+    ]
+    changed = {"sources/s2.txt": "Dennis: I always sleep through.\n"}
+    other = make_qdpx(tmp_path, project_xml(B_INTERNAL), changed, "c3.qdpx")
+    with pytest.raises(InputError) as e:
+        project_texts([a, other])
+    assert "c3.qdpx: source 'dennis'" in str(e.value) and "coder1.qdpx" in str(e.value)

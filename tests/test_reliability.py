@@ -189,6 +189,7 @@ def judge_study(root: Path, url: str) -> Path:
                 "base_url": url,
                 "model": "fake-model",
                 "prompt": "judge_v1",
+                "score_mode": "json",
                 "concurrency": 1,
                 "max_retries": 0,
                 "timeout_s": 30,

@@ -30,7 +30,8 @@ def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
     d = tmp_path / "out" / method
     d.mkdir(parents=True)
     comp = d / "comparisons.csv"
-    pd.DataFrame(rows, columns=COMPARISON_COLUMNS).to_csv(comp, index=False)
+    columns = list(dict.fromkeys(COMPARISON_COLUMNS + [k for r in rows for k in r]))
+    pd.DataFrame(rows, columns=columns).to_csv(comp, index=False)
     themes = d / "themes.csv"
     guilt, duty = ("H01", "Guilt and obligation"), ("L02", "Duty | care")
     theme_rows = [
@@ -91,6 +92,9 @@ def study(tmp_path):
             hungarian_n_matched=3,
             matched_sim_min=0.6,
             matched_sim_max=0.81,
+            hungarian_f1_ci_low=0.6,
+            hungarian_f1_ci_high=1.0,
+            significant_match_rate=0.75,
         ),
         comparison_row(
             "minilm",
@@ -216,10 +220,14 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
     rows = re.findall(r"<tr>(.*?)</tr>", section(glance, "<tbody>", "</tbody>"))
     assert len(rows) == 3  # (minilm, 0.5), (minilm, 0.9), (tfidf, 0.3)
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
-    expected = "minilm|human vs llm|≥ 0.5|0.857|0.720|0.681|0.612–0.778|0.750|1.000|0.250"
+    expected = (
+        "minilm|human vs llm|≥ 0.5|0.857|0.600–1.000|0.720|0.681|0.612–0.778|0.750|1.000|0.250"
+        "|0.750"
+    )
     assert cells[0] == expected.split("|")
-    assert cells[1][:7] == ["minilm", "human vs llm", "≥ 0.9", "0.000", "0.000", "–", "–"]
-    assert cells[2][0] == "tfidf" and cells[2][3] == "0.429" and cells[2][8] == "0.333"
+    assert cells[1][:8] == ["minilm", "human vs llm", "≥ 0.9", "0.000", "–", "0.000", "–", "–"]
+    assert cells[2][0] == "tfidf" and cells[2][3] == "0.429" and cells[2][9] == "0.333"
+    assert cells[2][4] == cells[2][11] == "–"  # no interval, no null model
 
     # Images embedded, decodable back to the files.
     uris = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
@@ -277,8 +285,8 @@ def test_markdown_numbers_images_and_code_blocks(study):
     for heading in HEADINGS.values():
         assert f"\n## {heading}\n" in md
     assert md.startswith("# Theme agreement report: Carers study\n")
-    glance = "| minilm | human vs llm | ≥ 0.5 | 0.857 | 0.720 | 0.681 | 0.612–0.778 |"
-    assert glance + " 0.750 | 1.000 | 0.250 |" in md
+    glance = "| minilm | human vs llm | ≥ 0.5 | 0.857 | 0.600–1.000 | 0.720 | 0.681 | 0.612–0.778 |"
+    assert glance + " 0.750 | 1.000 | 0.250 | 0.750 |" in md
     assert "| tfidf | human vs llm | ≥ 0.3 | 0.429 |" in md
     # Relative to the .md file's folder (out/), with <> around a path with spaces.
     assert "](minilm/heat.png)" in md
@@ -379,21 +387,24 @@ def test_headline_table_equals_the_metric_csvs_and_the_glance_table(study, tmp_p
     back = pd.read_csv(tmp_path / "headline.csv")
     assert list(back.columns) == HEADLINE_COLUMNS
     source = pd.concat([pd.read_csv(p) for p in paths.values()], ignore_index=True)
-    pd.testing.assert_frame_equal(back, source[HEADLINE_COLUMNS], check_exact=True)
+    # tfidf has no interval or null-model columns: NaN in the headline, never made up.
+    source = source.reindex(columns=HEADLINE_COLUMNS)
+    pd.testing.assert_frame_equal(back, source, check_exact=True)
 
     tex = (tmp_path / "headline.tex").read_text(encoding="utf-8")
     body = tex[tex.index("\\midrule\n") + len("\\midrule\n") : tex.index("\\bottomrule")]
     rows = [ln for ln in body.splitlines() if ln.endswith("\\\\")]
     assert len(rows) == 3 and body.count("\\addlinespace") == 1  # minilm (2 rows), tfidf
     assert rows[0] == (
-        r"minilm & human vs llm & $\geq$ 0.5 & 0.857 & 0.720 & 0.681 & 0.612--0.778"
-        r" & 0.750 & 1.000 & 0.250 \\"
+        r"minilm & human vs llm & $\geq$ 0.5 & 0.857 & 0.600--1.000 & 0.720 & 0.681"
+        r" & 0.612--0.778 & 0.750 & 1.000 & 0.250 & 0.750 \\"
     )
     # Method named once; no match -> dashes, never 0.
-    assert rows[1].startswith(r" & human vs llm & $\geq$ 0.9 & 0.000 & 0.000 & -- & -- & ")
-    assert rows[2].startswith(r"tfidf & human vs llm & $\geq$ 0.3 & 0.429 & 0.500 & 0.410 & ")
+    assert rows[1].startswith(r" & human vs llm & $\geq$ 0.9 & 0.000 & -- & 0.000 & -- & -- & ")
+    assert rows[2].startswith(r"tfidf & human vs llm & $\geq$ 0.3 & 0.429 & -- & 0.500 & 0.410 & ")
+    assert rows[2].endswith(r" & 0.083 & -- \\")  # no null model: no significance rate
     assert tex.count("\\toprule") == tex.count("\\bottomrule") == 1
-    assert "\\begin{tabular}{llrrrrlrrr}" in tex  # 10 columns
+    assert "\\begin{tabular}{llrrlrrlrrrr}" in tex  # 12 columns
 
     # The report's glance table shows the same numbers, 3 decimals.
     write_report(**study)
@@ -401,6 +412,7 @@ def test_headline_table_equals_the_metric_csvs_and_the_glance_table(study, tmp_p
     glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
     for r in df.to_dict("records"):
         assert f'<td class="num">{r["hungarian_f1"]:.3f}</td>' in glance
+    assert '<td class="num">0.600–1.000</td>' in glance  # the interval beside the F1
     assert "<code>../headline.csv</code>" not in glance  # only when the study names them
 
 

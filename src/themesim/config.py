@@ -63,6 +63,8 @@ class Study:
     grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
     run_groups: dict[str, list[str]] = field(default_factory=dict)  # group -> its runs (>= 2)
     ceiling: dict = field(default_factory=dict)  # `ceiling:` (paraphrase ceiling), defaults in
+    # .qdpx theme sets whose sources are the transcripts (the config lists none)
+    transcript_projects: list[str] = field(default_factory=list)
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -175,9 +177,13 @@ def _check_thresholds(name: str, spec: dict) -> None:
     kind = get_kind(spec["kind"])
     low, high = kind.threshold_range or (-math.inf, math.inf)
     scores = spec.get("scale", "cosine") if kind.score_name == "cosine" else kind.score_name
-    if spec.get("scale") == "angular" or (spec.get("clamp") and low < 0):
+    if spec.get("scale") == "z":  # standard deviations, unbounded
+        low, high = -math.inf, math.inf
+    elif spec.get("scale") in ("angular", "calibrated") or (spec.get("clamp") and low < 0):
         low, high = 0.0, 1.0
     for t in spec["thresholds"]:
+        if t == "calibrated":  # resolved from the calibration output (docs/thresholds.md)
+            continue
         if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
             raise InputError(
                 where, f"{t!r} is not a number", "Give thresholds as numbers, e.g. [0.5]"
@@ -192,8 +198,9 @@ def _check_thresholds(name: str, spec: dict) -> None:
     seen = set()
     for t in spec["thresholds"]:
         if t in seen:  # each threshold is a row of the metric tables: twice would repeat it
+            shown = t if isinstance(t, str) else f"{t:g}"
             raise InputError(
-                where, f"{t:g} is listed twice", "List each threshold once, e.g. [0.5, 0.6]"
+                where, f"{shown} is listed twice", "List each threshold once, e.g. [0.5, 0.6]"
             )
         seen.add(t)
 
@@ -215,6 +222,25 @@ def _check_sweep(sweep: dict) -> dict:
             f"Use a step > 0 giving at most {MAX_SWEEP_POINTS} thresholds, e.g. 0.01",
         )
     return {"start": start, "stop": stop, "step": step}
+
+
+def _check_calibrated(name: str, spec: dict, config: dict) -> None:
+    """`calibrated` needs rated pairs and a method kind that can score them."""
+    where = f"config methods.{name}"
+    if not (config.get("calibration") or {}).get("pairs"):
+        raise InputError(
+            where,
+            "uses calibrated but calibration.pairs is not set",
+            "Set calibration: {pairs: data/rated_pairs.csv} (docs/thresholds.md)",
+        )
+    if not get_kind(spec["kind"]).calibrates:
+        raise InputError(
+            where,
+            f"a {spec['kind']} method cannot be calibrated yet",
+            "Give this method numeric thresholds",
+        )
+    if spec.get("scale") == "z":
+        raise InputError(where, "calibrated thresholds are not z scores", "Use scale: cosine")
 
 
 def _set_entries(config: dict) -> dict[str, str]:
@@ -435,6 +461,14 @@ def _methods(config: dict) -> dict[str, dict]:
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_keys(name, spec)
         _check_thresholds(name, spec)
+        if "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated":
+            _check_calibrated(name, spec, config)
+        if spec.get("scale") == "z" and not get_kind(spec["kind"]).within_set_matrices:
+            raise InputError(
+                f"{where}.scale",
+                f"scale z needs within-set similarities, which a {spec['kind']} method lacks",
+                "Use scale: cosine for this method",
+            )
         get_kind(spec["kind"]).check(name, spec)
         methods[name] = spec
     for name, spec in methods.items():
@@ -448,6 +482,11 @@ def prepare(config: dict) -> Study:
     """Check the config beyond its schema and work out the sets and comparisons."""
     sets = _set_entries(config)
     transcripts = _transcripts(config)
+    projects = [] if transcripts else [p for p in sets.values() if p.lower().endswith(".qdpx")]
+    if projects:  # issue 12: the sources' text becomes the transcripts when none are given
+        from themesim.io.refi_qda import source_transcripts
+
+        transcripts = source_transcripts(projects)
     generated, generate = _generated(config, sets, transcripts)
     sets |= {run: generated_csv(run) for run in generated}  # made by the generate rule
     if len(sets) < 2:
@@ -487,6 +526,7 @@ def prepare(config: dict) -> Study:
     study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
     study.run_groups = _run_groups(config, sets, generated)
     study.ceiling = _ceiling(config)
+    study.transcript_projects = projects if transcripts else []
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, pairs)
     return study

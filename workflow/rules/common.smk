@@ -170,6 +170,82 @@ def family_settings(method):
     }
 
 
+def decision_thresholds(method):
+    """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
+    a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
+    any other method's against metrics.baseline_z."""
+    spec = STUDY.methods[method]
+    if spec.get("scale") == "z":
+        raw = (
+            spec.get("raw_thresholds")
+            or kinds.method_defaults(method, {"kind": spec["kind"]})["thresholds"]
+        )
+        return {"raw": list(raw), "z": list(spec["thresholds"])}
+    return {"raw": list(spec["thresholds"]), "z": [STUDY.metrics["baseline_z"]]}
+
+
+def calibration_settings():
+    """config `calibration:` with its defaults (metrics.settings, docs/thresholds.md)."""
+    from themesim.metrics.settings import calibration_settings as merged
+
+    return merged(config.get("calibration"))
+
+
+def has_calibration(method):
+    """Rated pairs are configured and the method's kind can score them."""
+    return bool(calibration_settings()["pairs"]) and kind_of(method).calibrates
+
+
+def uses_calibration(method):
+    spec = STUDY.methods[method]
+    return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
+
+
+def calibration_files(method):
+    """What the metrics rule reads to resolve `calibrated` (nothing when unused)."""
+    if not uses_calibration(method):
+        return []
+    return [
+        f"results/calibration/{method}.csv",
+        f"results/calibration/{method}/isotonic.csv",
+    ]
+
+
+def calibration_spec(method):
+    """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
+    spec = STUDY.methods[method]
+    k = kind_of(method)
+    embed = embed_settings(k.embeddings_of(method, spec)) if k.reads_embeddings else {}
+    return embed | k.similarity_spec(spec)
+
+
+def calibration_embeddings(method):
+    """A kind whose pair scores need the study's theme vectors (abtt's correction)."""
+    if not kind_of(method).pairs_read_study_embeddings:
+        return []
+    return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
+
+
+def workbook_tables():
+    """Sheet title -> metric table of results/report/tables.xlsx, one sheet each."""
+    out = {"headline": "results/report/headline.csv"}
+    for m in STUDY.methods:
+        d = f"results/metrics/{m}"
+        out |= {
+            f"{m} comparisons": f"{d}/comparisons.csv",
+            f"{m} themes": f"{d}/themes.csv",
+            f"{m} sweep": f"{d}/sweep.csv",
+            f"{m} sets": f"{d}/sets.csv",
+            f"{m} decision changes": f"{d}/decision_changes.csv",
+            f"{m} splits joins": f"{d}/transport/splits_joins.csv",
+        }
+        if has_runs(m):
+            out[f"{m} runs"] = f"{d}/runs.csv"
+        if has_calibration(m):
+            out[f"{m} calibration"] = f"results/calibration/{m}.csv"
+    return out
+
+
 def heatmaps(method):
     return [f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(STUDY.pairs)]
 
@@ -245,6 +321,9 @@ def get_final_output():
         "results/plots/methods_side_by_side.svg",
         "results/report/headline.csv",
         "results/report/headline.tex",
+        "results/report/headline_intervals.png",
+        "results/report/headline_intervals.svg",
+        "results/report/tables.xlsx",
     ]
     for m in STUDY.methods:
         out += similarity_done(m)
@@ -260,6 +339,12 @@ def get_final_output():
         plots += list(method_plot_files(m).values())
         out += plots + svg_of(plots)
     out += ["results/report/summary.html", "results/report/summary.md"]
+    for m in STUDY.methods:
+        if has_calibration(m):
+            out += [
+                f"results/calibration/{m}.csv",
+                f"results/calibration/{m}/calibration.png",
+            ]
     return out
 
 
@@ -282,6 +367,7 @@ def archive_results():
         out += [
             f"results/metrics/{m}/sets_themes.csv",
             f"results/metrics/{m}/transport/splits_joins.csv",
+            f"results/metrics/{m}/decision_changes.csv",
         ]
         out += [
             f"results/metrics/{m}/transport/{p}.parquet"

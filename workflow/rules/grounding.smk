@@ -24,7 +24,7 @@ rule segment_labels:
     wildcard_constraints:
         method="|".join(re.escape(m) for m in STUDY.methods),
     params:
-        kind=lambda wc: kind(wc.method),
+        spec=lambda wc: similarity_spec(wc.method),
         level=lambda wc: STUDY.levels.get(wc.set, "all"),
         assign=STUDY.grounding.get("assign", "uncoded"),
         assign_threshold=lambda wc: (

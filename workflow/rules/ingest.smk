@@ -13,6 +13,20 @@ rule ingest_themes:
         "../../scripts/ingest_themes.py"
 
 
+if STUDY.transcript_projects:
+
+    rule qdpx_transcripts:
+        input:
+            projects=STUDY.transcript_projects,
+            code=code("qdpx_transcripts.py"),
+        output:
+            STUDY.transcripts,
+        log:
+            "logs/ingest/qdpx_transcripts.log",
+        script:
+            "../../scripts/qdpx_transcripts.py"
+
+
 rule ingest_transcripts:
     input:
         transcripts=STUDY.transcripts,

@@ -5,6 +5,7 @@ rule metrics:
         embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
         ceiling=lambda wc: ceiling_files(wc.method),
+        calibration=lambda wc: calibration_files(wc.method),
         code=code("metrics.py"),
     output:
         comparisons=report(
@@ -20,6 +21,7 @@ rule metrics:
             pair=pair_names(STUDY.pairs),
         ),
         splits="results/metrics/{method}/transport/splits_joins.csv",
+        decisions="results/metrics/{method}/decision_changes.csv",
     log:
         "logs/metrics/{method}.log",
     benchmark:
@@ -34,6 +36,7 @@ rule metrics:
         null_sets=lambda wc: null_sets(wc.method),
         embedded_sets=lambda wc: embedded_sets(wc.method, reference_sides()),
         settings=lambda wc: family_settings(wc.method),
+        decision=lambda wc: decision_thresholds(wc.method),
         sweep=STUDY.sweep,
         tfidf=lambda wc: (
             tfidf_options(STUDY.methods[wc.method])

@@ -42,6 +42,9 @@ rule plots:
 rule methods_side_by_side:
     input:
         sweeps=expand("results/metrics/{method}/sweep.csv", method=STUDY.methods),
+        comparisons=expand(
+            "results/metrics/{method}/comparisons.csv", method=STUDY.methods
+        ),
         code=code("side_by_side.py"),
     output:
         report(

@@ -12,11 +12,15 @@ rule summary_report:
         side_by_side="results/plots/methods_side_by_side.png",
         method_plots=[f for m in STUDY.methods for f in method_plot_files(m).values()],
         sets_tables=expand("results/metrics/{method}/sets.csv", method=STUDY.methods),
+        decision_tables=expand(
+            "results/metrics/{method}/decision_changes.csv", method=STUDY.methods
+        ),
         runs_tables=[
             f"results/metrics/{m}/runs.csv" for m in STUDY.methods if has_runs(m)
         ],
         precomputed=precomputed_files(),
         headline=["results/report/headline.csv", "results/report/headline.tex"],
+        intervals="results/report/headline_intervals.png",
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
             for m in STUDY.methods_with("own_embeddings")
@@ -59,6 +63,7 @@ rule summary_report:
         method_files={
             m: method_plot_files(m)
             | {"sets_csv": f"results/metrics/{m}/sets.csv"}
+            | {"decisions_csv": f"results/metrics/{m}/decision_changes.csv"}
             | ({"runs_csv": f"results/metrics/{m}/runs.csv"} if has_runs(m) else {})
             | grounding_report_files(m)
             for m in STUDY.methods
@@ -85,9 +90,29 @@ rule headline_table:
             category="Summary",
         ),
         tex="results/report/headline.tex",
+        png=report(
+            "results/report/headline_intervals.png",
+            caption="../report/headline_intervals.rst",
+            category="Summary",
+        ),
+        svg="results/report/headline_intervals.svg",
     log:
         "logs/report/headline.log",
     params:
         methods=list(STUDY.methods),
     script:
         "../../scripts/headline.py"
+
+
+rule tables_workbook:
+    input:
+        tables=list(workbook_tables().values()),
+        code=code("tables_workbook.py"),
+    output:
+        "results/report/tables.xlsx",
+    log:
+        "logs/report/tables_workbook.log",
+    params:
+        titles=list(workbook_tables()),
+    script:
+        "../../scripts/tables_workbook.py"

@@ -206,12 +206,46 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
     return QdpxProject(themes=themes, coded=coded, texts=texts)
 
 
+# Where the sources' text goes when the config lists no transcripts (rule qdpx_transcripts).
+SOURCES_DIR = "results/transcripts/sources"
+
+
+def project_texts(paths) -> dict[str, str]:
+    """Source name -> plain text over the projects, by name. Two projects of the same interviews
+    (two coders) may share a source; the same name with another text is an error."""
+    texts: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    for path in paths:
+        for name, text in read_qdpx(path).texts.items():
+            if any(c in name for c in "{}*?"):
+                raise _bad(f"{path}: source {name!r}", "has a name unusable as a file name")
+            if name in texts and texts[name] != text:
+                raise InputError(
+                    f"{path}: source {name!r}",
+                    f"differs from the source of the same name in {origin[name]}",
+                    "List the transcripts under transcripts:, or rename one of the sources",
+                )
+            texts.setdefault(name, text)
+            origin.setdefault(name, str(path))
+    return dict(sorted(texts.items()))
+
+
+def source_transcripts(paths) -> list[str]:
+    """The transcript files the projects' sources become (written by rule qdpx_transcripts)."""
+    return [f"{SOURCES_DIR}/{name}.txt" for name in project_texts(paths)]
+
+
 def write_texts(project: QdpxProject, folder) -> list[Path]:
     """The project's sources as `{name}.txt` transcripts in `folder`."""
+    return write_source_texts(project.texts, folder)
+
+
+def write_source_texts(texts: dict[str, str], folder) -> list[Path]:
+    """`{name}.txt` per source in `folder`, UTF-8 with the project's (normalised) newlines."""
     from themesim.io.files import atomic_path
 
     out = []
-    for name, text in sorted(project.texts.items()):
+    for name, text in sorted(texts.items()):
         path = Path(folder) / f"{name}.txt"
         with atomic_path(path) as tmp:
             Path(tmp).write_text(text, encoding="utf-8")

@@ -48,6 +48,10 @@ def method_defaults(name: str, spec: dict) -> dict:
         base = {"kind": kind} | copy.deepcopy(KINDS[kind].defaults) if kind in KINDS else {}
         base["description"] = f"{name} ({kind})"
     base["active"] = True
+    if spec.get("scale") == "z" and "thresholds" not in spec:
+        from themesim.metrics.settings import Z_THRESHOLD
+
+        base["thresholds"] = [Z_THRESHOLD]  # z above both within-set spreads
     base.update(spec)
     return base
 

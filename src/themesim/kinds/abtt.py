@@ -24,9 +24,15 @@ class Abtt(SentenceTransformer):
     nulls = None  # no null model for a corrected variant
     runs = False
     theme_vectors = True
+    pairs_read_study_embeddings = True
 
     def check(self, name, spec):
         pass  # no model of its own to load
+
+    def segment_scores(self, spec, themes, segments, *embedding_files):
+        """None: the correction is fitted on theme vectors only, so segments have no place in
+        its space (and it embeds no segments of its own)."""
+        return None
 
     def check_study(self, name, spec, methods):
         base = methods.get(spec.get("base"))
@@ -46,6 +52,20 @@ class Abtt(SentenceTransformer):
         # One correction for the whole study: every set shares the same space.
         names = list(emb)
         return dict(zip(names, abtt([emb[n] for n in names], d=spec.get("d")), strict=True))
+
+    def correct_pairs(self, spec, emb, study_embeddings):
+        """The correction the method's matrices use: the mean and top directions of the
+        study's pooled theme vectors, applied to the pairs' vectors."""
+        import numpy as np
+
+        from themesim.embed.encode import read_embeddings
+        from themesim.embed.isotropy import default_d, remove_top_directions
+
+        pooled = np.vstack([read_embeddings(p)[1] for p in study_embeddings]).astype(np.float64)
+        d = spec.get("d") or default_d(pooled.shape[1])
+        _, U = remove_top_directions(pooled, d)
+        emb = emb - pooled.mean(axis=0)
+        return emb - (emb @ U.T) @ U
 
     def similarity_for(self, spec, a, b):
         return super(SentenceTransformer, self).similarity_for(spec, a, b)

@@ -14,7 +14,9 @@ import numpy as np
 from themesim.errors import InputError
 
 # Settings every method accepts, whatever its kind.
-COMMON_KEYS = frozenset({"kind", "active", "description", "thresholds", "op", "scale", "clamp"})
+COMMON_KEYS = frozenset(
+    {"kind", "active", "description", "thresholds", "op", "scale", "clamp", "raw_thresholds"}
+)
 
 
 class Kind:
@@ -41,6 +43,9 @@ class Kind:
     theme_vectors: bool = False  # one vector per theme, for the 2-D theme map
     reads_matrices: bool = False  # reads score matrices made elsewhere (hashed, archived)
     judge_cache: bool = False  # keeps judgements in results/cache/judge.sqlite
+    calibrates: bool = False  # scores rated text pairs itself (pair_scores: calibration)
+    # Its pair scores need the study's embedding files (abtt: the correction is fitted there).
+    pairs_read_study_embeddings: bool = False
 
     @property
     def accepts(self) -> frozenset:
@@ -98,8 +103,27 @@ class Kind:
         """Similarity between whole runs (seeds 002-004)."""
         raise NotImplementedError(f"{self.name} has no run consistency")
 
+    def pair_scores(
+        self, spec: dict, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None
+    ) -> np.ndarray:
+        """The score of every rated pair (texts_a[i], texts_b[i]), made as the method makes
+        its matrices (calibration)."""
+        raise NotImplementedError(f"{self.name} cannot score rated pairs")
+
     def null_pool(self, a, b, null_file, pool: int, seed: int, scale, emb_a, options=None):
-        """Each A theme's similarity to every text of B's word-salad pool (n_a x P), or None."""
+        """Each A theme's similarity to every text of B's word-salad pool (n_a x P), or None.
+
+        scale(S, W): scores of A against pool texts, given S and the pool texts' own
+        similarities W (the z scale standardises each pool text against the others).
+        """
+        return None
+
+    def segment_scores(
+        self, spec: dict, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ) -> np.ndarray | None:
+        """Themes x transcript segments similarity for grounding's `assigned` labels (rows in
+        the order of themes, columns in the order of segments), or None: the kind assigns
+        nothing."""
         return None
 
 

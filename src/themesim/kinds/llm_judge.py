@@ -14,8 +14,8 @@ JUDGE_DEFAULTS = {
     "base_url": None,
     "model": None,
     "api_key_env": None,
-    "prompt": "judge_v2",
-    "score_mode": "json",
+    "prompt": "judge_v3",
+    "score_mode": "logprob",
     "temperature": 0.0,
     "max_tokens": 24,
     "both_orders": False,
@@ -62,7 +62,13 @@ class LlmJudge(Kind):
             )
 
             # One local server for the whole job; the cache key names the model, not the port.
-            with LlamaServer(packaged_model_path(), n_ctx=settings.n_ctx, threads=threads) as srv:
+            # json mode needs no logprobs: the server then skips the logits of prompt tokens.
+            with LlamaServer(
+                packaged_model_path(),
+                n_ctx=settings.n_ctx,
+                threads=threads,
+                logits_all=settings.score_mode == "logprob",
+            ) as srv:
                 local = replace(settings, base_url=srv.base_url, model=packaged_model_name())
                 judged = _judge_all(local, pairs, tables, cache)
             shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}

@@ -49,6 +49,7 @@ class SentenceTransformer(Kind):
     nulls = "embedded"
     runs = True
     theme_vectors = True
+    calibrates = True
 
     def check(self, name, spec):
         """A model that cannot load fails now, not in the embedding job."""
@@ -69,6 +70,21 @@ class SentenceTransformer(Kind):
 
     def correct(self, spec, emb: dict) -> dict:
         """The vectors the method scores with (abtt overrides: isotropy correction)."""
+        return emb
+
+    def pair_scores(self, spec, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None):
+        """The method's model through the embedding cache; rowwise cosine of each pair."""
+        from themesim.embed.encode import encode_with
+
+        a, b = list(texts_a), list(texts_b)
+        emb, _ = encode_with(spec, a + b, threads, cache=cache, what="calibration pairs")
+        emb = self.correct_pairs(spec, np.asarray(emb, dtype=np.float64), study_embeddings)
+        X = emb[: len(a)] / np.linalg.norm(emb[: len(a)], axis=1, keepdims=True)
+        Y = emb[len(a) :] / np.linalg.norm(emb[len(a) :], axis=1, keepdims=True)
+        return np.einsum("ij,ij->i", X, Y)
+
+    def correct_pairs(self, spec, emb: np.ndarray, study_embeddings) -> np.ndarray:
+        """Rated pairs' vectors as the method scores them (abtt overrides)."""
         return emb
 
     def similarity_for(self, spec, a, b):
@@ -95,7 +111,27 @@ class SentenceTransformer(Kind):
         if not pool or not null_file:
             return None
         _, emb, _ = read_vector_table(null_file)
-        return scale(cosine(emb_a, emb))
+        return scale(cosine(emb_a, emb), cosine(emb, emb))
+
+    def segment_scores(
+        self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ):
+        """Cosine of the theme and segment vectors the method already wrote."""
+        from themesim.embed.encode import read_embeddings, read_vector_table
+        from themesim.similarity import cosine
+
+        if not theme_embeddings or not segment_embeddings:
+            return None
+        ids, emb_t, _ = read_embeddings(theme_embeddings)
+        cols, emb_s, _ = read_vector_table(segment_embeddings)
+        order = {t: i for i, t in enumerate(ids)}
+        pos = {
+            (t, int(s)): i
+            for i, (t, s) in enumerate(zip(cols["transcript"], cols["segment"], strict=True))
+        }
+        rows = [order[t] for t in themes["theme_id"]]
+        keys = zip(segments["transcript"], segments["segment"], strict=True)
+        return cosine(emb_t[rows], emb_s[[pos[(t, int(s))] for t, s in keys]])
 
 
 KIND = SentenceTransformer()

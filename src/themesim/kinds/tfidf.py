@@ -28,6 +28,7 @@ class Tfidf(Kind):
     nulls = "in_job"  # the word-salad pool is vectorised inside the metrics job
     runs = True
     theme_vectors = True
+    calibrates = True
     keys = frozenset({"analyzer", "ngram_range", "assign_threshold"})
     similarity_keys = ("analyzer", "ngram_range")
 
@@ -49,6 +50,17 @@ class Tfidf(Kind):
         from themesim.similarity import tfidf, tfidf_options
 
         return tfidf(a["text"].tolist(), b["text"].tolist(), **tfidf_options(spec))
+
+    def pair_scores(self, spec, texts_a, texts_b, **_):
+        """One vectoriser, with the method's analyzer, fitted on every text of the pairs."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from themesim.similarity import tfidf_options
+
+        a, b = list(texts_a), list(texts_b)
+        vec = TfidfVectorizer(**tfidf_options(spec)).fit(a + b)
+        X, Y = vec.transform(a), vec.transform(b)
+        return np.asarray(X.multiply(Y).sum(axis=1)).ravel()  # rows are L2-normalised
 
     def vectors(self, spec, tables, embeddings):
         """One vectoriser fitted on every set's texts (seed 002)."""
@@ -80,12 +92,24 @@ class Tfidf(Kind):
         # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
         # B's words would get a far lower IDF than in the real comparison, and so would S.
         n_b, a_texts = len(b), a["text"].tolist()
+        options = options or {}
         return np.hstack(
             [
-                scale(tfidf(a_texts, texts[i : i + n_b], **(options or {})))
-                for i in range(0, len(texts), n_b)
+                scale(tfidf(a_texts, x, **options), tfidf(x, None, **options))
+                for x in (texts[i : i + n_b] for i in range(0, len(texts), n_b))
             ]
         )
+
+    def segment_scores(
+        self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ):
+        """TF-IDF cosine fitted on the set's theme texts and the segments together."""
+        from themesim.similarity import tfidf, tfidf_options
+
+        if not len(segments):
+            return None
+        texts = segments["text"].tolist()
+        return tfidf(themes["text"].tolist(), texts, **tfidf_options(spec))
 
 
 KIND = Tfidf()

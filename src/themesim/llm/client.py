@@ -236,7 +236,12 @@ def endpoint_model(base_url: str | None, model: str | None) -> str:
 
 @contextmanager
 def endpoint(
-    base_url: str | None, *, n_ctx: int = 2048, threads: int | None = None, label: str = "llm"
+    base_url: str | None,
+    *,
+    n_ctx: int = 2048,
+    threads: int | None = None,
+    label: str = "llm",
+    logits_all: bool = True,
 ) -> Iterator[str]:
     """The base URL to call: base_url itself, or a local llama.cpp server for the block."""
     if base_url is not None:
@@ -245,5 +250,7 @@ def endpoint(
     from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 
     log.info("%s: starting a local llama.cpp server with %s", label, packaged_model_name())
-    with LlamaServer(packaged_model_path(), n_ctx=n_ctx, threads=threads) as srv:
+    with LlamaServer(
+        packaged_model_path(), n_ctx=n_ctx, threads=threads, logits_all=logits_all
+    ) as srv:
         yield srv.base_url

@@ -1,7 +1,8 @@
 """LLM theme generation (LLM-TA style) through any OpenAI-compatible chat endpoint.
 
 Transcript segments are packed into chunks that fit the model's context; per chunk and run the
-model proposes themes (name, description, keywords) as JSON; one consolidation call per run
+model proposes themes (name, description, keywords, and with a prompt that asks for them
+verbatim `quotes`) as JSON; one consolidation call per run
 merges the candidates into the run's theme list. Runs differ by their seed (sampling at
 temperature > 0). Every answer is cached in SQLite keyed by model, prompt version and sha256,
 stage, seed, the text filled in and the sampling settings: a rerun makes no call and starts no
@@ -38,6 +39,7 @@ log = logging.getLogger("themesim.llm.generate")
 
 RESEED = 1000  # the k-th retry after an unusable answer samples with seed + k * RESEED
 CSV_COLUMNS = ["id", "name", "description", "keywords"]
+QUOTES_KEY = '"quotes"'  # a prompt naming this JSON key asks for quotes (generate_v2)
 
 
 class GenerateError(StepError):
@@ -89,7 +91,12 @@ class GenerateStats:
     seconds: float = 0.0
 
 
-def theme_schema(max_themes: int) -> dict:
+def asks_quotes(prompts: dict) -> bool:
+    """Does the prompt version ask each theme for verbatim quotes (its JSON names "quotes")?"""
+    return all(QUOTES_KEY in p.text for p in prompts.values())
+
+
+def theme_schema(max_themes: int, quotes: bool = False) -> dict:
     theme = {
         "type": "object",
         "properties": {
@@ -99,6 +106,9 @@ def theme_schema(max_themes: int) -> dict:
         },
         "required": ["name", "description", "keywords"],
     }
+    if quotes:
+        theme["properties"]["quotes"] = {"type": "array", "items": {"type": "string"}}
+        theme["required"].append("quotes")
     themes = {"type": "array", "items": theme, "minItems": 1, "maxItems": max_themes}
     return {"type": "object", "properties": {"themes": themes}, "required": ["themes"]}
 
@@ -114,11 +124,21 @@ def _keywords(value) -> list[str]:
     return [" ".join(str(k).split()) for k in value if str(k).strip()]
 
 
-def parse_themes(text: str) -> list[dict]:
+def _quotes(value) -> list[str]:
+    """Quotes as given (whitespace collapsed: locating them ignores it anyway)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    return [" ".join(str(q).split()) for q in value if str(q).strip()]
+
+
+def parse_themes(text: str, quotes: bool = False) -> list[dict]:
     """Themes of a JSON answer: `{"themes": [...]}` or a bare list of theme objects.
 
     Keeps themes with a non-empty name and description (case-insensitively distinct names);
-    raises ValueError when the answer holds no JSON or no such theme.
+    raises ValueError when the answer holds no JSON or no such theme. quotes: keep each
+    theme's `quotes` (a prompt that asks for them); a theme without any keeps an empty list.
     """
     text = text or ""
     starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
@@ -146,18 +166,26 @@ def parse_themes(text: str) -> list[dict]:
         if not name or not desc or name.casefold() in seen:
             continue
         seen.add(name.casefold())
-        themes.append(
-            {"name": name, "description": desc, "keywords": _keywords(item.get("keywords"))}
-        )
+        theme = {"name": name, "description": desc, "keywords": _keywords(item.get("keywords"))}
+        if quotes:
+            theme["quotes"] = _quotes(item.get("quotes"))
+        themes.append(theme)
     if not themes:
         raise ValueError(f"none of the {len(items)} items has a name and a description")
     return themes
 
 
 def candidate_lines(themes: list[dict]) -> list[str]:
+    """One line per candidate for the merge prompt; quotes only for themes that have them, so
+    the merge text (and its cache key) of a prompt without quotes is unchanged."""
     return [
         f"- {t['name']}: {t['description']}"
         + (f" (keywords: {', '.join(t['keywords'])})" if t["keywords"] else "")
+        + (
+            f" (quotes: {' | '.join(json.dumps(q, ensure_ascii=False) for q in t['quotes'])})"
+            if t.get("quotes")
+            else ""
+        )
         for t in themes
     ]
 
@@ -203,6 +231,7 @@ class _Generator:
     def __init__(self, settings: GenerateSettings, cache_path, stack: ExitStack):
         self.s = settings
         self.prompts = load_prompts(settings.prompt)
+        self.quotes = asks_quotes(self.prompts)
         self.model = llm.endpoint_model(settings.base_url, settings.model)
         self.key = llm.api_key(settings.api_key_env, "generate_themes settings")
         self.redact = llm.Redactor(self.key)
@@ -272,14 +301,14 @@ class _Generator:
             if use_rf:
                 body["response_format"] = {
                     "type": "json_object",
-                    "schema": theme_schema(call.n_themes),
+                    "schema": theme_schema(call.n_themes, self.quotes),
                 }
             choice, usage = llm.post_chat(url, headers, body, self.s.timeout_s, self.redact)
             usage_seen.append(usage)
             raw = self.redact((choice.get("message") or {}).get("content") or "")
             raw_seen.append(raw)
             try:
-                themes = parse_themes(raw)
+                themes = parse_themes(raw, self.quotes)
             except ValueError as e:
                 cut = " (cut off at max_tokens)" if choice.get("finish_reason") == "length" else ""
                 raise llm.Retry(f"unparsable answer{cut}: {e}", raw=raw, fatal=False) from e
@@ -437,13 +466,20 @@ def _consolidate(gen: _Generator, run: str, seed: int, themes: list[dict], budge
         themes, level = merged, level + 1
 
 
+def _joined(items: list[str]) -> str:
+    """A list cell of a theme file: items joined with "; " (a ";" inside one becomes ",")."""
+    return "; ".join(k.replace(";", ",") for k in items)
+
+
 def write_theme_csv(themes: list[dict], path, id_prefix: str = "T") -> None:
-    """id,name,description,keywords (keywords joined with "; "), readable as a theme set."""
+    """id,name,description,keywords (keywords joined with "; "), readable as a theme set; a
+    `quotes` column (joined the same way) when the themes have quotes (generate_v2)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    quotes = any("quotes" in t for t in themes)
     with open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(CSV_COLUMNS)
+        w.writerow(CSV_COLUMNS + (["quotes"] if quotes else []))
         for i, t in enumerate(themes, start=1):
-            keywords = "; ".join(k.replace(";", ",") for k in t["keywords"])
-            w.writerow([f"{id_prefix}{i:02d}", t["name"], t["description"], keywords])
+            row = [f"{id_prefix}{i:02d}", t["name"], t["description"], _joined(t["keywords"])]
+            w.writerow(row + ([_joined(t.get("quotes", []))] if quotes else []))

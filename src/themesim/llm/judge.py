@@ -54,8 +54,8 @@ class JudgeSettings:
     base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
     model: str | None = None  # name sent to the endpoint; None with base_url None: packaged model
     api_key_env: str | None = None  # NAME of the env var holding the key, never the key
-    prompt: str = "judge_v2"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
-    score_mode: str = "json"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
+    prompt: str = "judge_v3"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
+    score_mode: str = "logprob"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
     temperature: float = 0.0
     max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
     both_orders: bool = False  # judge (A, B) and (B, A); the score is the mean of the two
@@ -66,7 +66,7 @@ class JudgeSettings:
     backoff_max_s: float = 30.0  # cap on one wait
     seed: int = 0
     n_ctx: int = 2048  # local server only
-    threads: int | None = None  # local server only; None: llama.cpp's default
+    threads: int | None = None  # local server only; None: the CPUs this process may use
 
     def __post_init__(self):
         if self.score_mode not in ("json", "logprob"):
@@ -341,6 +341,20 @@ def _snip(text: str, n: int = 60) -> str:
     return repr(one if len(one) <= n else one[: n - 1] + "…")
 
 
+def request_order(texts_a, texts_b, both_orders: bool = False) -> list[tuple[str, str]]:
+    """Distinct ordered judgements, every B of one A consecutively (A-major).
+
+    The prompts put Theme A before Theme B, and a llama.cpp server keeps the KV cache of the
+    longest prefix shared with the previous request, so each A's prompt prefix is evaluated
+    once, not once per B. Identical texts are asked once.
+    """
+    a_texts, b_texts = list(dict.fromkeys(texts_a)), list(dict.fromkeys(texts_b))
+    order = [(a, b) for a in a_texts for b in b_texts]
+    if both_orders:
+        order += [(b, a) for b in b_texts for a in a_texts]
+    return list(dict.fromkeys(order))
+
+
 def judge_matrix(
     texts_a: list[str],
     texts_b: list[str],
@@ -361,11 +375,10 @@ def judge_matrix(
     key = _api_key(settings)
     redact = _Redactor(key)
 
-    # Distinct ordered judgements; identical texts are asked once.
-    ordered = {(a, b) for a in texts_a for b in texts_b}
-    if settings.both_orders:
-        ordered |= {(b, a) for a, b in ordered}
-    jobs = {cache_key(model, prompt, a, b, settings): (a, b) for a, b in sorted(ordered)}
+    jobs = {
+        cache_key(model, prompt, a, b, settings): (a, b)
+        for a, b in request_order(texts_a, texts_b, settings.both_orders)
+    }
     stats = JudgeStats(judgements=len(jobs))
     con = open_cache(cache_path)
     try:
@@ -428,7 +441,11 @@ def _run_misses(
     with ExitStack() as stack:
         base_url = stack.enter_context(
             llm.endpoint(
-                settings.base_url, n_ctx=settings.n_ctx, threads=settings.threads, label="judge"
+                settings.base_url,
+                n_ctx=settings.n_ctx,
+                threads=settings.threads,
+                label="judge",
+                logits_all=settings.score_mode == "logprob",
             )
         )
         url = f"{base_url}/chat/completions"

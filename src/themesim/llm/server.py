@@ -104,6 +104,14 @@ def packaged_model_path() -> Path:
     return target
 
 
+def available_cores() -> int:
+    """The CPUs this process may run on (a job's cgroup or taskset), at least 1."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((HOST, 0))
@@ -146,12 +154,14 @@ class LlamaServer:
         host: str = HOST,
         start_timeout_s: float = 180.0,
         log_path: str | Path | None = None,
+        logits_all: bool = True,
     ):
         if host != HOST:
             raise ValueError(f"LlamaServer binds {HOST} only, not {host!r}")
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.threads = threads
+        self.logits_all = logits_all
         self.start_timeout_s = start_timeout_s
         self.log_path = Path(log_path) if log_path else None
         self.port: int | None = None
@@ -177,8 +187,13 @@ class LlamaServer:
             "--n_ctx",
             str(self.n_ctx),
         ]
-        if self.threads:
-            cmd += ["--n_threads", str(self.threads)]
+        # llama-cpp-python generates on cpu_count // 2 threads by default (1 on 2 cores).
+        threads = str(self.threads or available_cores())
+        cmd += ["--n_threads", threads, "--n_threads_batch", threads]
+        if not self.logits_all:
+            # Logits of the last token only: no vocabulary-wide output row per prompt token,
+            # but no logprobs either (the judge's json mode needs none).
+            cmd += ["--logits_all", "false"]
         return cmd
 
     def __enter__(self) -> LlamaServer:

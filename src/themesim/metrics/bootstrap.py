@@ -1,45 +1,58 @@
-"""Bootstrap percentile intervals for set-level metrics (METRICS.md "Corrections and nulls").
+"""Theme-level bootstrap percentile intervals for set-level metrics (METRICS.md "Bootstrap").
 
-One resample draws n_a themes of A (rows) and n_b themes of B (columns) with replacement from
-numpy.random.default_rng(seed): all row draws first, shape (n_boot, n_a), then all column
-draws, shape (n_boot, n_b). So bootstrap_ci and bootstrap_table see the same resamples for
-the same seed and shape.
+Every per-theme value is computed ONCE on the full matrix: for each theme of A its hit (any
+match in its row), its row match count, whether its Hungarian and max-cardinality partner
+matches and with what similarity, its best similarity and gap; the same for each theme of B.
+A resample draws n_a A-indices and n_b B-indices with replacement from
+numpy.random.default_rng(seed) (all row draws first, shape (n_boot, n_a), then all column
+draws, shape (n_boot, n_b)) and re-aggregates those values. No matching is ever recomputed
+on a resampled set: a drawn copy is not a new theme, and a resampled B lacks about 1/e of its
+themes, which would drag coverage down (a perfect diagonal gave Hungarian F1 1.0 with an
+interval of 0.4-0.9 under that earlier scheme).
 
-Read the intervals with care: resampling themes is not sampling from a population of
-themes, and matching metrics are biased under it. A theme of A whose only partner in B is
-not drawn (probability about 1/e per resample) loses its match, so for a clean diagonal
-matrix the resampled hit rate sits near 1 - 1/e = 0.63 while the estimate is 1.0, and the
-interval need not contain the estimate. The same holds for the one-to-one coverages and,
-more mildly, the max-similarity means. Pair-level means (raza_jaccard) and the quartiles
-do not have this problem.
+The interval answers "how far would this figure move had the analysts written another sample
+of themes, each matching as it does now". Drawing every theme once reproduces the estimate.
 
-Gap metrics in bootstrap_table: a drawn copy of a theme's best match is not its runner-up;
-the candidates are the distinct themes drawn (see _gap_batch).
+Aggregation (a * marks the drawn values):
+  hit_rate = recall = mean hit_i*, precision = mean hit_j*, f1 their harmonic mean;
+  n_match_pairs = sum r_i*, raza_jaccard = mean r_i* / n_b;
+  coverage_a = sum flag_i* / n_a, coverage_b = sum flag_j* / n_b (Hungarian and max-card),
+  their f1 the harmonic mean, true_jaccard = 1 / (1/cov_a + 1/cov_b - 1), 0 when either is 0;
+  n_matched = sum flag_i* (the A side: rows are the reference);
+  bidir_max_sim_a/_b = mean best*, similarity_f1 their harmonic mean;
+  matched_sim quartiles over the drawn A themes' matched similarities;
+  gap columns: distinctiveness._side_summary of the drawn (best, gap) of each side.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 
 from themesim.metrics.coverage import (
     METRIC_COLUMNS,
+    _best_two,
     _check_op,
-    _count_matching,
     _harmonic,
-    _maxcard_sweep,
     check_matrix,
     check_thresholds,
+    hungarian_pairs,
+    matches,
+    max_cardinality_pairs,
 )
 from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
 
 SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if c not in ("n_a", "n_b")]
 CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS
 CI_COLUMNS = [f"{m}_ci_{end}" for m in CI_METRICS for end in ("low", "high")]
+
+_Q = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+# Resamples per batch: about this many per-theme values in memory at once.
+_BATCH_VALUES = 4_000_000
 
 
 def _resample_indices(n_a: int, n_b: int, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,36 +76,6 @@ def _intervals(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray
     return lo, hi
 
 
-def bootstrap_ci(
-    S,
-    statistic: Callable[[np.ndarray], Mapping[str, float]],
-    *,
-    n_boot: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> dict[str, tuple[float, float]]:
-    """Percentile interval of every value `statistic` returns, over resampled matrices.
-
-    statistic(S_resampled) -> {name: float}; a name missing from some resamples counts as
-    NaN there. NaN values are ignored; a name that is NaN in every resample gets (nan, nan).
-    """
-    S = check_matrix(S)
-    _check_args(n_boot, level)
-    rows, cols = _resample_indices(*S.shape, n_boot, seed)
-    results = [statistic(S[np.ix_(r, c)]) for r, c in zip(rows, cols, strict=True)]
-    names = list(dict.fromkeys(k for res in results for k in res))
-    values = np.array([[float(res.get(k, np.nan)) for k in names] for res in results])
-    lo, hi = _intervals(values, level)
-    return {k: (float(a), float(b)) for k, a, b in zip(names, lo, hi, strict=True)}
-
-
-_Q = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
-# Resamples per batch: about this many matrix cells in memory at once.
-_BATCH_CELLS = 2_000_000
-# Up to this many cells the pure-Python incremental matching beats scipy's per-call cost.
-_KUHN_CELLS = 10_000
-
-
 def _top_quartiles(sorted_values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """np.percentile(top `count` values, [0, 25, 50, 75, 100]) per count; NaN for count 0.
 
@@ -108,172 +91,118 @@ def _top_quartiles(sorted_values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     hi = np.clip(m - n + np.minimum(prev.astype(np.int64) + 1, n - 1), 0, m - 1)
     rows = np.arange(sorted_values.shape[0])[:, None, None]
     a, b = sorted_values[rows, lo], sorted_values[rows, hi]
-    diff = b - a
-    out = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    with np.errstate(invalid="ignore"):  # -inf (no partner) only where count 0 masks it
+        diff = b - a
+        out = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
     return np.where(n > 0, out, np.nan)
 
 
-def _augment(root: int, adj: list, col_of: list, row_of: list, seen: list) -> bool:
-    """Kuhn's augmenting path from free row `root` (iterative depth-first search)."""
-    rows, ptr, cols = [root], [0], []
-    while rows:
-        nbrs = adj[rows[-1]]
-        while ptr[-1] < len(nbrs):
-            c = nbrs[ptr[-1]]
-            ptr[-1] += 1
-            if seen[c]:
-                continue
-            seen[c] = True
-            cols.append(c)
-            if row_of[c] == -1:
-                # Flip the path: rows[k] takes cols[k].
-                for r, cc in zip(rows, cols, strict=True):
-                    col_of[r], row_of[cc] = cc, r
-                return True
-            rows.append(row_of[c])
-            ptr.append(0)
-            break
-        else:
-            rows.pop()
-            ptr.pop()
-            if cols:
-                cols.pop()
-    return False
+@dataclass
+class ThemeValues:
+    """Per-theme values of one matrix at thresholds t (METRICS.md "Bootstrap").
 
-
-def _maxcard_counts(S: np.ndarray, t: np.ndarray, op: str) -> np.ndarray:
-    """metrics.max_cardinality_count(matches(S, t_i, op)) for every t_i, in one pass.
-
-    Edges are added from the highest threshold down; a matching stays valid when edges are
-    added, so it is only augmented (Kuhn: one pass over the free rows restores maximality).
-    Pure Python, for bootstrap-sized matrices, where scipy's per-call cost dominates.
+    Shapes: (T, n) for threshold-dependent flags and counts, (n,) otherwise.
+    hung_sim_a is the A theme's Hungarian similarity, -inf when it has no partner (so the
+    matching partners at t are exactly the drawn values `op t`).
     """
+
+    t: np.ndarray
+    op: str
+    gamma: float
+    hit_a: np.ndarray
+    hit_b: np.ndarray
+    row_count_a: np.ndarray
+    hung_a: np.ndarray
+    hung_b: np.ndarray
+    hung_sim_a: np.ndarray
+    maxcard_a: np.ndarray
+    maxcard_b: np.ndarray
+    best_a: np.ndarray
+    best_b: np.ndarray
+    gap_a: np.ndarray
+    gap_b: np.ndarray
+
+
+def theme_values(S, thresholds: Sequence[float], op: str = "ge", gamma: float = 0.15):
+    """Every per-theme value the bootstrap resamples, computed once on the full matrix."""
+    _check_op(op)
+    S = check_matrix(S)
+    t = check_thresholds(thresholds)
     n_a, n_b = S.shape
-    flat = S.ravel()
-    order = np.argsort(-flat, kind="stable")
-    n_edges = _count_matching(np.sort(flat), t, op)
-    edge_rows, edge_cols = (x.tolist() for x in np.divmod(order[: n_edges.max()], n_b))
-    adj: list[list[int]] = [[] for _ in range(n_a)]
-    col_of, row_of = [-1] * n_a, [-1] * n_b
-    size = added = 0
-    out = np.zeros(t.size, dtype=np.int64)
-    for idx in np.argsort(n_edges, kind="stable"):
-        if n_edges[idx] > added:
-            for k in range(added, n_edges[idx]):
-                adj[edge_rows[k]].append(edge_cols[k])
-            added = int(n_edges[idx])
-            seen = [False] * n_b
-            for r in range(n_a):
-                if col_of[r] == -1 and adj[r] and _augment(r, adj, col_of, row_of, seen):
-                    size += 1
-                    seen = [False] * n_b
-        out[idx] = size
-    return out
-
-
-def _count_batch(values: np.ndarray, t: np.ndarray, op: str) -> np.ndarray:
-    """(B, n) values -> (B, T) counts of `value op t`."""
-    v = values[:, None, :]
-    return (v >= t[:, None] if op == "ge" else v > t[:, None]).sum(axis=-1)
-
-
-def _score_batch(Sb: np.ndarray, t: np.ndarray, op: str) -> np.ndarray:
-    """metrics.score(Sb[i], t, op)[SCORE_CI_METRICS] for a stack Sb (B, n_a, n_b).
-
-    Same arithmetic as score(), value for value (tests check equality); (B, T, 25).
-    """
-    n_boot, n_a, n_b = Sb.shape
-    n_pairs = np.empty((n_boot, t.size), dtype=np.int64)
-    assigned = np.empty((n_boot, min(n_a, n_b)))
-    for b in range(n_boot):
-        n_pairs[b] = _count_matching(np.sort(Sb[b], axis=None), t, op)
-        r, c = linear_sum_assignment(Sb[b], maximize=True)
-        assigned[b] = Sb[b][r, c]
-    assigned.sort(axis=1)
-    row_max, col_max = Sb.max(axis=2), Sb.max(axis=1)
-    rows_hit, cols_hit = _count_batch(row_max, t, op), _count_batch(col_max, t, op)
-    recall, precision = rows_hit / n_a, cols_hit / n_b
-    bidir_a, bidir_b = row_max.mean(axis=1), col_max.mean(axis=1)
-    k = _count_batch(assigned, t, op)
-    quartiles = _top_quartiles(assigned, k)
-    # lower (a max-sum matching) <= maxcard <= upper: run a matching only where they differ.
-    maxcard = k.copy()
-    upper = np.minimum(rows_hit, cols_hit)
-    for b in np.flatnonzero((k < upper).any(axis=1)):
-        if n_a * n_b <= _KUHN_CELLS:
-            maxcard[b] = _maxcard_counts(Sb[b], t, op)
-        else:
-            maxcard[b] = _maxcard_sweep(Sb[b], t, op, lower=k[b], upper=upper[b])
-    per_set = np.broadcast_to(
-        np.stack([bidir_a, bidir_b, _harmonic(bidir_a, bidir_b)], axis=-1)[:, None, :],
-        (n_boot, t.size, 3),
-    )
-    return np.concatenate(
-        [
-            np.stack(
-                [
-                    n_pairs,
-                    n_pairs / (n_a * n_b),
-                    recall,
-                    recall,
-                    precision,
-                    _harmonic(precision, recall),
-                ],
-                axis=-1,
-            ),
-            per_set,
-            np.stack(
-                [k, k / n_a, k / n_b, _harmonic(k / n_a, k / n_b), k / (n_a + n_b - k)],
-                axis=-1,
-            ),
-            quartiles,
-            np.stack(
-                [
-                    maxcard,
-                    maxcard / n_a,
-                    maxcard / n_b,
-                    _harmonic(maxcard / n_a, maxcard / n_b),
-                    maxcard / (n_a + n_b - maxcard),
-                ],
-                axis=-1,
-            ),
-        ],
-        axis=-1,
+    M = np.stack([matches(S, x, op) for x in t])  # (T, n_a, n_b)
+    rows, cols = hungarian_pairs(S)
+    hung_sim_a = np.full(n_a, -np.inf)
+    hung_sim_a[rows] = S[rows, cols]
+    hung_sim_b = np.full(n_b, -np.inf)
+    hung_sim_b[cols] = S[rows, cols]
+    maxcard_a = np.zeros((t.size, n_a), dtype=bool)
+    maxcard_b = np.zeros((t.size, n_b), dtype=bool)
+    for k, x in enumerate(t):
+        r, c = max_cardinality_pairs(S, x, op)
+        maxcard_a[k, r] = True
+        maxcard_b[k, c] = True
+    _, best_a, second_a = _best_two(S)
+    _, best_b, second_b = _best_two(S.T)
+    return ThemeValues(
+        t=t,
+        op=op,
+        gamma=gamma,
+        hit_a=M.any(axis=2),
+        hit_b=M.any(axis=1),
+        row_count_a=M.sum(axis=2),
+        hung_a=np.stack([matches(hung_sim_a, x, op) for x in t]),
+        hung_b=np.stack([matches(hung_sim_b, x, op) for x in t]),
+        hung_sim_a=hung_sim_a,
+        maxcard_a=maxcard_a,
+        maxcard_b=maxcard_b,
+        best_a=best_a,
+        best_b=best_b,
+        gap_a=best_a - second_a,
+        gap_b=best_b - second_b,
     )
 
 
-def _best_two_masked(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Best and second along the last axis, absent candidates being -inf; NaN second
-    when fewer than two candidates are present."""
-    if X.shape[-1] < 2:
-        return X[..., 0], np.full(X.shape[:-1], np.nan)
-    top = np.partition(X, X.shape[-1] - 2, axis=-1)[..., -2:]
-    second = top[..., 0]
-    return top[..., 1], np.where(np.isneginf(second), np.nan, second)
+def _true_jaccard(cov_a: np.ndarray, cov_b: np.ndarray) -> np.ndarray:
+    ok = (cov_a > 0) & (cov_b > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / np.where(ok, cov_a, 1) + 1.0 / np.where(ok, cov_b, 1) - 1
+        return np.where(ok, 1.0 / inv, 0.0)
 
 
-def _gap_batch(
-    S: np.ndarray, rows: np.ndarray, cols: np.ndarray, t: np.ndarray, op: str, gamma: float
-) -> np.ndarray:
-    """gap_summary columns for the resamples (rows (B, n_a), cols (B, n_b)): (B, T, 20).
+def resample_metrics(v: ThemeValues, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """CI_METRICS re-aggregated for the draws rows (B, n_a), cols (B, n_b): (B, T, len)."""
+    n_a, n_b = rows.shape[1], cols.shape[1]
 
-    The themes being judged keep their multiplicity, but the candidates are the distinct
-    themes drawn: a copy of a theme's best match is the same theme, not a runner-up (with
-    copies as candidates the gap would be 0 in about a quarter of the draws).
-    """
-    n_boot = rows.shape[0]
-    batch = np.arange(n_boot)[:, None]
-    has_col = np.zeros((n_boot, S.shape[1]), dtype=bool)
-    has_col[batch, cols] = True
-    has_row = np.zeros((n_boot, S.shape[0]), dtype=bool)
-    has_row[batch, rows] = True
-    side_a = np.where(has_col[:, None, :], S[rows], -np.inf)
-    side_b = np.where(has_row[:, None, :], S[:, cols].transpose(1, 2, 0), -np.inf)
-    blocks = []
-    for X in (side_a, side_b):
-        best, second = _best_two_masked(X)
-        blocks.append(_side_summary(best, best - second, t, op, gamma))
-    return np.concatenate(blocks, axis=-1)
+    def drawn(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return np.moveaxis(x[:, idx], 0, 1)  # (T, n) -> (B, T, n)
+
+    hit_a = drawn(v.hit_a, rows).mean(axis=-1)
+    hit_b = drawn(v.hit_b, cols).mean(axis=-1)
+    n_pairs = drawn(v.row_count_a, rows).sum(axis=-1)
+    best_a, best_b = v.best_a[rows].mean(axis=-1), v.best_b[cols].mean(axis=-1)
+    bidir = np.stack([best_a, best_b, _harmonic(best_a, best_b)], axis=-1)
+    bidir = np.broadcast_to(bidir[:, None, :], (rows.shape[0], v.t.size, 3))
+
+    def one_to_one(fa: np.ndarray, fb: np.ndarray) -> list[np.ndarray]:
+        k = drawn(fa, rows).sum(axis=-1)
+        cov_a, cov_b = k / n_a, drawn(fb, cols).sum(axis=-1) / n_b
+        return [k, cov_a, cov_b, _harmonic(cov_a, cov_b), _true_jaccard(cov_a, cov_b)]
+
+    sims = np.sort(v.hung_sim_a[rows], axis=1)
+    k_h = drawn(v.hung_a, rows).sum(axis=-1)
+    blocks = [
+        np.stack(
+            [n_pairs, n_pairs / (n_a * n_b), hit_a, hit_a, hit_b, _harmonic(hit_b, hit_a)],
+            axis=-1,
+        ),
+        bidir,
+        np.stack(one_to_one(v.hung_a, v.hung_b), axis=-1),
+        _top_quartiles(sims, k_h),
+        np.stack(one_to_one(v.maxcard_a, v.maxcard_b), axis=-1),
+        _side_summary(v.best_a[rows], v.gap_a[rows], v.t, v.op, v.gamma),
+        _side_summary(v.best_b[cols], v.gap_b[cols], v.t, v.op, v.gamma),
+    ]
+    return np.concatenate([b.astype(np.float64) for b in blocks], axis=-1)
 
 
 def bootstrap_table(
@@ -288,25 +217,21 @@ def bootstrap_table(
     """Intervals for every set-level metric of metrics.score and distinctiveness.gap_summary.
 
     One row per threshold: `threshold`, then `<metric>_ci_low`, `<metric>_ci_high` for each
-    metric of CI_METRICS (CI_COLUMNS). Same resamples as bootstrap_ci for the same seed.
+    metric of CI_METRICS (CI_COLUMNS). The draws are those of comparison.theme_level_intervals
+    for the same seed and shape.
     """
-    _check_op(op)
-    S = check_matrix(S)
     _check_args(n_boot, level)
-    t = check_thresholds(thresholds)
-    all_rows, all_cols = _resample_indices(*S.shape, n_boot, seed)
-    values = np.empty((n_boot, t.size, len(CI_METRICS)))
-    # Per resample: the resampled matrix and its two masked copies, plus (T, n) boolean work.
-    step = max(1, _BATCH_CELLS // (3 * S.size + 8 * t.size * sum(S.shape)))
-    n_score = len(SCORE_CI_METRICS)
+    v = theme_values(S, thresholds, op, gamma)
+    n_a, n_b = v.best_a.size, v.best_b.size
+    all_rows, all_cols = _resample_indices(n_a, n_b, n_boot, seed)
+    values = np.empty((n_boot, v.t.size, len(CI_METRICS)))
+    step = max(1, _BATCH_VALUES // (4 * v.t.size * (n_a + n_b)))
     for lo in range(0, n_boot, step):
-        rows, cols = all_rows[lo : lo + step], all_cols[lo : lo + step]
-        Sb = S[rows[:, :, None], cols[:, None, :]]
-        values[lo : lo + step, :, :n_score] = _score_batch(Sb, t, op)
-        values[lo : lo + step, :, n_score:] = _gap_batch(S, rows, cols, t, op, gamma)
+        sl = slice(lo, lo + step)
+        values[sl] = resample_metrics(v, all_rows[sl], all_cols[sl])
     low, high = _intervals(values, level)
-    out = np.empty((t.size, len(CI_COLUMNS)))
+    out = np.empty((v.t.size, len(CI_COLUMNS)))
     out[:, 0::2], out[:, 1::2] = low, high
     table = pd.DataFrame(out, columns=CI_COLUMNS)
-    table.insert(0, "threshold", t)
+    table.insert(0, "threshold", v.t)
     return table

@@ -31,7 +31,11 @@ class Settings:
 
 
 def on_scale(S, settings: Settings) -> np.ndarray | None:
-    """The matrix on the scale the thresholds refer to (angular, clamped or as is)."""
+    """The matrix on the scale the thresholds refer to (angular, clamped or as is).
+
+    Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
+    within-set matrices too (metrics.scales.z_scale).
+    """
     if S is None:
         return None
     from themesim.metrics.distinctiveness import angular_sim
@@ -185,10 +189,9 @@ def theme_level_intervals(
 ) -> dict[str, float]:
     """`<metric>_ci_low/_ci_high` of the baseline, null and transport columns.
 
-    These columns aggregate per-theme values (a theme's z, its q-value, its row of the
-    transport plan), so the themes are resampled with the same seeded draws as
-    bootstrap_table while each theme's value stays as computed on the full sets: the
-    interval shows how much the figure depends on which themes are in the sets.
+    The theme-level bootstrap of METRICS.md: each theme's value (its z, its q-value, its
+    row of the transport plan) is computed once on the full sets and the themes are
+    resampled with the same seeded draws as bootstrap.bootstrap_table.
     """
     from themesim.metrics.baselines import symmetric_baselines, within_baselines
     from themesim.metrics.bootstrap import _intervals, _resample_indices

@@ -22,25 +22,25 @@ DEFAULT_METRICS: dict = {
     "quality": {"alpha": 0.5, "beta": 0.5, "keywords_top_k": 5},
 }
 
+# Default threshold of a method on the within-set z scale (docs/thresholds.md).
+Z_THRESHOLD = 2.0
 
-def metrics_settings(user: dict | None) -> dict:
-    """DEFAULT_METRICS with the user's values merged in, one level deep."""
-    out = copy.deepcopy(DEFAULT_METRICS)
+# Rated pairs that calibrate methods (docs/thresholds.md); the schema's calibration:
+# defaults are held equal to these by tests/test_calibration.py.
+DEFAULT_CALIBRATION: dict = {
+    "pairs": None,
+    "positive_from": None,
+    "bootstrap": {"n": 1000, "seed": 0},
+}
+
+
+def _merged(defaults: dict, user: dict | None) -> dict:
+    out = copy.deepcopy(defaults)
     for key, value in (user or {}).items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key].update(value)
         else:
             out[key] = value
-    _deprecated_null_k(out["null_model"])
-    pool = out["null_model"]["pool"]
-    if 0 < pool < MIN_NULL_POOL:
-        from themesim.errors import InputError
-
-        raise InputError(
-            "config metrics.null_model.pool",
-            f"{pool} word-salad texts are too few to fit the null's upper tail",
-            f"Give at least {MIN_NULL_POOL} (default 200), or 0 to turn the null model off",
-        )
     return out
 
 
@@ -61,3 +61,24 @@ def _deprecated_null_k(null_model: dict) -> None:
         "Write metrics.null_model.pool instead (default 200; 0 = off).",
         what,
     )
+
+
+def calibration_settings(user: dict | None) -> dict:
+    """DEFAULT_CALIBRATION with the user's `calibration:` merged in, one level deep."""
+    return _merged(DEFAULT_CALIBRATION, user)
+
+
+def metrics_settings(user: dict | None) -> dict:
+    """DEFAULT_METRICS with the user's values merged in, one level deep."""
+    out = _merged(DEFAULT_METRICS, user)
+    _deprecated_null_k(out["null_model"])
+    pool = out["null_model"]["pool"]
+    if 0 < pool < MIN_NULL_POOL:
+        from themesim.errors import InputError
+
+        raise InputError(
+            "config metrics.null_model.pool",
+            f"{pool} word-salad texts are too few to fit the null's upper tail",
+            f"Give at least {MIN_NULL_POOL} (default 200), or 0 to turn the null model off",
+        )
+    return out

@@ -25,7 +25,7 @@ from themesim.report.textblock import format_text_block
 TEMPLATES = Path(__file__).parent / "templates"
 DASH = "–"  # shown for NaN / not applicable
 
-TEXT_COLUMNS = ("method", "set_a", "set_b", "op")
+TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "threshold_source", "scale_flag")
 COMPARISON_COLUMNS = [
     "method", "set_a", "set_b", "threshold", "op", "n_a", "n_b", "n_match_pairs", "raza_jaccard",
     "hit_rate", "recall", "precision", "f1", "bidir_max_sim_a", "bidir_max_sim_b", "similarity_f1",
@@ -59,12 +59,14 @@ GLANCE_HEADERS = [
     "Comparison",
     "θ",
     "Hungarian F1",
+    "Hungarian F1 95 % CI",
     "Coverage F1",
     "Matched sim. median",
     "Matched sim. IQR (Q1–Q3)",
     "Hungarian coverage A",
     "Hungarian coverage B",
     "Raza Jaccard (for comparison)",
+    "Significant match rate",
 ]
 THEME_HEADERS = ["Theme", "Best match", "Best", "Second", "Hungarian partner", "Partner sim."]
 OP_SYMBOL = {"ge": "≥", "gt": ">"}
@@ -107,6 +109,20 @@ SETS_TABLE = [
     ("SemDiv", "semdiv"),
     ("NPMI (mean)", "npmi_mean"),
 ]
+# Raw-versus-z decision table (metrics.scales.decision_changes).
+DECISIONS_TABLE = [
+    ("A", "set_a"),
+    ("B", "set_b"),
+    ("Raw θ", "raw_threshold"),
+    ("z θ", "z_threshold"),
+    ("Both", "n_both"),
+    ("Only raw", "n_only_raw"),
+    ("Only z", "n_only_z"),
+    ("Share changed", "share_changed"),
+    ("Pairs only raw keeps", "only_raw_pairs"),
+    ("Pairs only z keeps", "only_z_pairs"),
+]
+DECISIONS_TEXT = ("method", "set_a", "set_b", "only_raw_pairs", "only_z_pairs", "z_flag")
 RUNS_TABLE = [
     ("Group", "group"),
     ("Run", "run"),
@@ -120,7 +136,7 @@ RUNS_TABLE = [
 HEADLINE_COLUMNS = [
     "method", "set_a", "set_b", "threshold", "op", "hungarian_f1", "f1", "matched_sim_median",
     "matched_sim_q1", "matched_sim_q3", "hungarian_coverage_a", "hungarian_coverage_b",
-    "raza_jaccard",
+    "raza_jaccard", "hungarian_f1_ci_low", "hungarian_f1_ci_high", "significant_match_rate",
 ]  # fmt: skip
 
 
@@ -296,13 +312,19 @@ def _glance_row(method: str, r: Mapping) -> list[str]:
         f"{r['set_a']} vs {r['set_b']}",
         fmt_threshold(r["threshold"], r.get("op")),
         fmt(r["hungarian_f1"]),
+        _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")),
         fmt(r["f1"]),
         fmt(r["matched_sim_median"]),
         iqr,
         fmt(r["hungarian_coverage_a"]),
         fmt(r["hungarian_coverage_b"]),
         fmt(r["raza_jaccard"]),
+        fmt(r.get("significant_match_rate")),
     ]
+
+
+def _interval(lo, hi) -> str:
+    return DASH if _isnan(lo) or _isnan(hi) else f"{fmt(lo)}–{fmt(hi)}"
 
 
 def _method_row(r: Mapping) -> list[str]:
@@ -449,6 +471,12 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
             }
         )
     thresholds = spec.get("thresholds") or sorted(set(comp["threshold"]))
+    calibrated: set[float] = set()
+    if any(isinstance(t, str) for t in thresholds):  # `calibrated`: as the metrics resolved it
+        thresholds = list(pd.unique(comp["threshold"]))
+        if "threshold_source" in comp:
+            mask = comp["threshold_source"].astype(str).str.startswith("calibrated")
+            calibrated = set(comp.loc[mask, "threshold"].astype(float))
     op = spec.get("op") or (records[0]["op"] if records else "ge")
     sets = _optional_table(
         spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
@@ -459,6 +487,13 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         name,
         RUNS_TABLE,
         ("method", "group", "run"),
+    )
+    decisions = _optional_table(
+        spec.get("decisions_csv"),
+        f"decision-change CSV of method {name!r}",
+        name,
+        DECISIONS_TABLE,
+        DECISIONS_TEXT,
     )
     runs_score = DASH
     if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
@@ -476,7 +511,10 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "clamp": bool(spec.get("clamp", False)),
         "op": op,
         "op_text": f"a pair matches when S {OP_SYMBOL.get(op, op)} θ",
-        "thresholds": ", ".join(f"{float(t):g}" for t in thresholds),
+        "thresholds": ", ".join(
+            f"{float(t):g}" + (" (calibrated)" if float(t) in calibrated else "")
+            for t in thresholds
+        ),
         "first_threshold": fmt_threshold(thresholds[0], op) if len(thresholds) else DASH,
         "first_theta": float(thresholds[0]) if len(thresholds) else None,
         "records": records,
@@ -493,6 +531,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "sets": sets,
         "runs": runs,
         "runs_score": runs_score,
+        "decisions": decisions if decisions is not None and decisions["rows"] else None,
     }
 
 
@@ -588,6 +627,7 @@ def _context(
             for m in method_views
         ],
         "side_by_side": _image(study.get("side_by_side_png"), html_dir, md_dir),
+        "intervals": _image(study.get("intervals_png"), html_dir, md_dir),
         "inputs": [
             [
                 str(i.get("path", "")),
@@ -658,7 +698,10 @@ def headline_frame(comparisons: Mapping[str, object]) -> pd.DataFrame:
         )
         comp = _only_method(comp, method, path, "comparisons CSV")
         records = _sorted_records(comp)
-        frames.append(pd.DataFrame(records, columns=list(comp.columns))[HEADLINE_COLUMNS])
+        # Without bootstrap or null model their columns are absent: NaN, never made up.
+        frames.append(
+            pd.DataFrame(records, columns=list(comp.columns)).reindex(columns=HEADLINE_COLUMNS)
+        )
     if not frames:
         return pd.DataFrame(columns=HEADLINE_COLUMNS)
     return pd.concat(frames, ignore_index=True)
@@ -688,6 +731,10 @@ def _tex_num(x) -> str:
     return "--" if _isnan(x) else f"{float(x):.3f}"
 
 
+def _tex_range(lo, hi) -> str:
+    return "--" if _isnan(lo) or _isnan(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
+
+
 def headline_tex(df: pd.DataFrame) -> str:
     """A booktabs tabular of the headline table (3 decimals, as in the HTML report)."""
     tex_op = {"ge": r"$\geq$", "gt": "$>$"}
@@ -695,13 +742,14 @@ def headline_tex(df: pd.DataFrame) -> str:
         "% Headline table written by themesim: one row per method, comparison and configured",
         "% threshold. Needs \\usepackage{booktabs}. Same numbers as headline.csv and the",
         "% at-a-glance table of summary.html. Never average across methods.",
-        r"\begin{tabular}{llrrrrlrrr}",
+        r"\begin{tabular}{llrrlrrlrrrr}",
         r"\toprule",
-        r" & & & Hungarian & Coverage & \multicolumn{2}{c}{Matched similarity}"
-        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard \\",
-        r"\cmidrule(lr){6-7}\cmidrule(lr){8-9}",
-        r"Method & Comparison & $\theta$ & $F_1$ & $F_1$ & median & IQR & A & B"
-        r" & (for comparison) \\",
+        r" & & & \multicolumn{2}{c}{Hungarian $F_1$} & Coverage"
+        r" & \multicolumn{2}{c}{Matched similarity}"
+        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard & Significant \\",
+        r"\cmidrule(lr){4-5}\cmidrule(lr){7-8}\cmidrule(lr){9-10}",
+        r"Method & Comparison & $\theta$ & value & 95\,\% CI & $F_1$ & median & IQR & A & B"
+        r" & (for comparison) & match rate \\",
         r"\midrule",
     ]
     previous = None
@@ -717,12 +765,14 @@ def headline_tex(df: pd.DataFrame) -> str:
             tex_escape(f"{r['set_a']} vs {r['set_b']}"),
             f"{op} {float(r['threshold']):g}".strip(),
             _tex_num(r["hungarian_f1"]),
+            _tex_range(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")),
             _tex_num(r["f1"]),
             _tex_num(r["matched_sim_median"]),
             iqr,
             _tex_num(r["hungarian_coverage_a"]),
             _tex_num(r["hungarian_coverage_b"]),
             _tex_num(r["raza_jaccard"]),
+            _tex_num(r.get("significant_match_rate")),
         ]
         lines.append(" & ".join(cells) + r" \\")
         previous = method

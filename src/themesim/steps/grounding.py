@@ -24,43 +24,10 @@ def _labels_frame(rows) -> pd.DataFrame:
     return df.sort_values(["transcript", "segment", "theme_id", "source"], kind="stable")
 
 
-def theme_segment_similarity(
-    kind: str, themes: pd.DataFrame, segments: pd.DataFrame, theme_embeddings, segment_embeddings
-) -> np.ndarray | None:
-    """Themes × segments similarity for assignment, or None for a kind that has none.
-
-    Embedding methods: cosine of the theme and segment vectors they already wrote. TF-IDF:
-    fitted on the set's theme texts and the segments together.
-    """
-    from themesim.similarity import cosine, tfidf
-
-    if kind == "sentence_transformer" and theme_embeddings and segment_embeddings:
-        from themesim.embed.encode import read_embeddings, read_vector_table
-
-        ids, emb_t, _ = read_embeddings(theme_embeddings)
-        cols, emb_s, _ = read_vector_table(segment_embeddings)
-        order = {t: i for i, t in enumerate(ids)}
-        emb_t = emb_t[[order[t] for t in themes["theme_id"]]]
-        pos = {
-            (t, int(s)): i
-            for i, (t, s) in enumerate(zip(cols["transcript"], cols["segment"], strict=True))
-        }
-        emb_s = emb_s[
-            [
-                pos[(t, int(s))]
-                for t, s in zip(segments["transcript"], segments["segment"], strict=True)
-            ]
-        ]
-        return cosine(emb_t, emb_s)
-    if kind == "tfidf" and len(segments):
-        return tfidf(themes["text"].tolist(), segments["text"].tolist())
-    return None
-
-
 def segment_labels(
     *,
     method: str,
-    kind: str,
+    spec: dict,
     set_name: str,
     themes_path,
     segments_path,
@@ -83,8 +50,10 @@ def segment_labels(
     theme file are located (source `quote`, score 1); `assign` (uncoded|always|never) adds
     each segment's themes with similarity ≥ assign_threshold (source `assigned`, score =
     similarity) for a set without coded data, or always; segments of `exclude_speakers`
-    (e.g. the interviewer) are never assigned.
+    (e.g. the interviewer) are never assigned. spec: the method's similarity settings (its
+    `kind` says how themes and segments are scored: Kind.segment_scores).
     """
+    from themesim import kinds
     from themesim.io.coded import coded_labels, read_coded_file
     from themesim.io.quotes import locate_quotes
     from themesim.io.spans import overlapping, segment_offsets, transcript_texts
@@ -110,7 +79,9 @@ def segment_labels(
         rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
     do_assign = assign == "always" or (assign == "uncoded" and not coded)
     if do_assign and assign_threshold is not None:
-        S = theme_segment_similarity(kind, themes, segments, theme_embeddings, segment_embeddings)
+        S = kinds.get(spec["kind"]).segment_scores(
+            spec, themes, segments, theme_embeddings, segment_embeddings
+        )
         if S is not None:
             # Interviewer questions name the topics and would take most assigned labels.
             skip = {str(x).casefold() for x in exclude_speakers}

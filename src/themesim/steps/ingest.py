@@ -1,8 +1,9 @@
-"""Rules ingest_themes and ingest_transcripts: inputs to parquet."""
+"""Rules ingest_themes, qdpx_transcripts and ingest_transcripts: inputs to parquet."""
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pandas as pd
 
@@ -31,6 +32,22 @@ def ingest_themes(src, out, *, set_name: str, template: str, level: str = "all")
             if len(df) == 1
             else "",
         )
+
+
+def qdpx_transcripts(projects, outputs) -> None:
+    """The .qdpx projects' text sources as the study's transcripts (no `transcripts:` given)."""
+    from themesim.errors import InputError
+    from themesim.io.refi_qda import project_texts, write_source_texts
+
+    texts = project_texts(projects)
+    expected = sorted(str(o) for o in outputs)
+    names = sorted(str(Path(outputs[0]).parent / f"{n}.txt") for n in texts) if outputs else []
+    if names != expected:  # the project changed since the workflow read its source names
+        raise InputError(
+            str(projects[0]), "its sources changed since the run started", "Run the workflow again"
+        )
+    write_source_texts(texts, Path(outputs[0]).parent)
+    log.info("%d transcripts from the sources of %s", len(texts), ", ".join(map(str, projects)))
 
 
 def ingest_transcripts(paths, out) -> None:

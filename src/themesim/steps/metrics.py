@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
@@ -11,6 +12,26 @@ from themesim.io.themes import read_themes_parquet
 from themesim.kinds import get as get_kind
 
 log = logging.getLogger("themesim")
+
+
+def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.DataFrame | None]:
+    """Settings with `calibrated` thresholds resolved from the calibration output
+    ([summary csv, isotonic csv]), each threshold's source, and the fit under
+    scale: calibrated."""
+    if not calibration:
+        return settings, None, None
+    from themesim.metrics.calibration import resolve_thresholds
+
+    summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
+    fit = pd.read_csv(calibration[1]) if settings.get("scale") == "calibrated" else None
+    settings["thresholds"], source = resolve_thresholds(settings["thresholds"], summary, fit)
+    return settings, source, fit
+
+
+def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
+    """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN."""
+    n_a, n_b = S.shape
+    return pd.DataFrame({"threshold": list(thresholds), "n_a": n_a, "n_b": n_b, "scale_flag": flag})
 
 
 def metric_tables(
@@ -30,6 +51,9 @@ def metric_tables(
     out_sweep,
     out_transport,
     out_splits,
+    out_decisions,
+    decision: dict | None = None,
+    calibration=(),
     tfidf: dict | None = None,
     ceiling=None,
     reference: str | None = None,
@@ -41,65 +65,129 @@ def metric_tables(
     the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
     from themesim.embed.encode import read_embeddings
+    from themesim.metrics.calibration import map_calibrated
     from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
     from themesim.metrics.coverage import threshold_grid
+    from themesim.metrics.scales import Z_SWEEP, decision_changes, z_scale
     from themesim.metrics.transport import plan_long, splits_and_joins
     from themesim.similarity import read_similarity
 
+    settings, source, fit = _calibrated(dict(settings), calibration)
     st = Settings(**settings)
+    on_z = st.scale == "z"
+    if decision and not on_z:
+        decision = dict(decision) | {"raw": st.thresholds}  # `calibrated` resolved
+
+    def to_scale(M):
+        M = on_scale(M, st)
+        return M if fit is None else map_calibrated(M, fit)
+
+    if on_z:
+        sweep = Z_SWEEP
     grid = threshold_grid(sweep["start"], sweep["stop"], sweep["step"])
     tables = {name: read_themes_parquet(p) for name, p in themes.items()}
-    W = {
-        s: on_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]), st)
+    # Within-set matrices on the base scale (cosine, clamped or angular; cosine under z).
+    W0 = {
+        s: to_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]))
         for s, p in within.items()
     }
-    comp, swp, per_theme, splits = [], [], [], []
+    # Under z the within-set families see each set standardised against itself.
+    W = {s: z_scale(w, w, w)[0] for s, w in W0.items()} if on_z else W0
+    comp, swp, per_theme, splits, changes = [], [], [], [], []
     for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
         ta, tb = tables[a], tables[b]
-        S = on_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]), st)
+        S0 = to_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]))
+        head = {"method": method, "set_a": a, "set_b": b}
+        ids_a, ids_b = ta["theme_id"].tolist(), tb["theme_id"].tolist()
+        flag = ""
+        S = S0
+        if on_z:
+            S, flag = z_scale(S0, W0[a], W0[b])
+        if a in W0 and b in W0 and decision:
+            Z, zflag = (S, flag) if on_z else z_scale(S0, W0[a], W0[b])
+            dc = decision_changes(S0, Z, decision["raw"], decision["z"], st.op, ids_a, ids_b, zflag)
+            changes.append(pd.concat([pd.DataFrame([head] * len(dc)), dc], axis=1))
+        if not np.isfinite(S).all():
+            # z undefined for some theme (set too small, zero spread): flagged, not scored.
+            rows = _flagged_rows(S, st.thresholds, flag)
+            comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
+            write_parquet(plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan)
+            continue
         emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
+
+        def null_scale(M, W_null, W_a=W0[a] if on_z else None):
+            # Under z each null set is standardised against its own within-set spread,
+            # as a real B set is.
+            M = to_scale(M)
+            return M if W_a is None else z_scale(M, W_a, to_scale(W_null))[0]
+
         null_pool = get_kind(kind).null_pool(
             ta,
             tb,
             nulls.get(b),
             st.null_model["pool"],
             st.null_model["seed"],
-            lambda M: on_scale(M, st),
+            null_scale,
             emb_a,
             options=tfidf,
         )
-        head = {"method": method, "set_a": a, "set_b": b}
+        if null_pool is not None and not np.isfinite(null_pool).all():
+            null_pool = None  # a null set too small for a spread: no null on the z scale
         rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool)
+        if on_z:
+            rows["scale_flag"] = flag
+        if calibration:
+            rows.insert(1, "threshold_source", source)
         comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
         sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
         swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
         tt = theme_rows(S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool)
         per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
         plan = extra["plan"]
-        write_parquet(plan_long(plan, ta["theme_id"].tolist(), tb["theme_id"].tolist()), out_plan)
-        sj = splits_and_joins(
-            plan,
-            ta["theme_id"].tolist(),
-            tb["theme_id"].tolist(),
-            min_share=st.transport["min_share"],
-        )
+        write_parquet(plan_long(plan, ids_a, ids_b), out_plan)
+        sj = splits_and_joins(plan, ids_a, ids_b, min_share=st.transport["min_share"])
         splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
+    _write_decisions(changes, out_decisions)
+    comp = _scored_first(comp)
     if ceiling is not None:
-        from themesim.metrics.ceiling import join_ceiling
+        from themesim.metrics.ceiling import CEILING_COLUMNS, join_ceiling
 
-        all_themes = pd.concat(per_theme, ignore_index=True)
-        scale = lambda M: on_scale(M, st)  # noqa: E731
-        comp = [
-            join_ceiling(pd.concat(comp, ignore_index=True), all_themes, ceiling, reference, scale)
-        ]
+        comp = pd.concat(comp, ignore_index=True)
+        if on_z:  # a paraphrase has no within-set spread: no ceiling in z units
+            comp = [comp.assign(**{c: np.nan for c in CEILING_COLUMNS})]
+        else:
+            all_themes = pd.concat(per_theme, ignore_index=True)
+            comp = [join_ceiling(comp, all_themes, ceiling, reference, to_scale)]
     for frames, out in (
         (comp, out_comparisons),
         (swp, out_sweep),
         (per_theme, out_themes),
         (splits, out_splits),
     ):
-        df = pd.concat(frames, ignore_index=True)
+        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         if "threshold" in df:
             df.insert(df.columns.get_loc("threshold") + 1, "op", st.op)
         write_csv(df, out)
     log.info("%s: metrics for %d comparisons", method, len(pairs))
+
+
+def _scored_first(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """Column order from a scored comparison, whichever comes first (flagged rows lack most)."""
+    if not frames:
+        return frames
+    widest = max(frames, key=lambda f: f.shape[1])
+    cols = list(widest.columns) + [c for f in frames for c in f.columns if c not in widest]
+    cols = list(dict.fromkeys(cols))
+    return [f.reindex(columns=cols) for f in frames]
+
+
+def _write_decisions(changes: list[pd.DataFrame], out) -> None:
+    from themesim.metrics.scales import DECISION_COLUMNS
+
+    head = ["method", "set_a", "set_b"]
+    df = (
+        pd.concat(changes, ignore_index=True)
+        if changes
+        else pd.DataFrame(columns=head + DECISION_COLUMNS)
+    )
+    write_csv(df, out)

@@ -26,15 +26,18 @@ def method_plots(
     out_sweep,
     out_heatmaps_svg=None,
     out_sweep_svg=None,
+    comparisons_csv=None,
 ) -> None:
     """Heatmap per comparison (at the first configured threshold) and the sweep curves.
 
     With the ``*_svg`` outputs each figure is also written as SVG beside its PNG.
     """
+    from themesim.metrics.calibration import shown_thresholds
     from themesim.metrics.coverage import hungarian_pairs
     from themesim.report import plots
     from themesim.similarity import read_similarity
 
+    thresholds = shown_thresholds(thresholds, comparisons_csv)
     tables = {name: read_themes_parquet(p) for name, p in themes.items()}
     svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
     for (a, b), path, out, svg in zip(pairs, similarities, out_heatmaps, svgs, strict=True):
@@ -61,8 +64,14 @@ def method_plots(
     )
 
 
-def side_by_side(*, methods, sweeps, thresholds: dict, out_png, out_svg=None) -> None:
+def side_by_side(
+    *, methods, sweeps, thresholds: dict, out_png, out_svg=None, comparisons=None
+) -> None:
+    from themesim.metrics.calibration import shown_thresholds
     from themesim.report import plots
+
+    comp = dict(zip(methods, comparisons or [None] * len(methods), strict=True))
+    thresholds = {m: shown_thresholds(thresholds[m], comp[m]) for m in methods}
 
     plots.methods_side_by_side(
         {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},

@@ -9,12 +9,17 @@ import pandas as pd
 from themesim.io.files import sha256_file
 
 
-def headline_tables(*, methods, comparisons, out_csv, out_tex) -> None:
-    """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs)."""
+def headline_tables(*, methods, comparisons, out_csv, out_tex, out_png=None, out_svg=None) -> None:
+    """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
+    out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report."""
     from themesim.report.summary import headline_frame, write_headline
 
     df = headline_frame(dict(zip(methods, comparisons, strict=True)))
     write_headline(df, out_csv=out_csv, out_tex=out_tex)
+    if out_png is not None:
+        from themesim.report.threshold_plots import headline_intervals
+
+        headline_intervals(df, out_png=out_png, out_svg=out_svg)
 
 
 def summary_report(
@@ -39,6 +44,7 @@ def summary_report(
     method_files: dict | None = None,
     precomputed=(),
     headline: dict | None = None,
+    intervals_png=None,
     confidential: bool = False,
 ) -> None:
     """Both summary reports.
@@ -99,7 +105,9 @@ def summary_report(
     write_report(
         out_html=out_html,
         out_md=out_md,
-        study=dict(study) | {"side_by_side_png": side_by_side_png} | dict(headline or {}),
+        study=dict(study)
+        | {"side_by_side_png": side_by_side_png, "intervals_png": intervals_png}
+        | dict(headline or {}),
         methods=per_method,
         inputs=inputs,
         transcripts={
@@ -117,6 +125,61 @@ def summary_report(
         provenance=provenance(embeddings=embeddings, code_version=code_version),
         config=config,
     )
+
+
+def tables_workbook(*, tables: dict, out) -> None:
+    """results/report/tables.xlsx: every metric table, one sheet each (openpyxl).
+
+    tables: sheet title -> CSV path, in sheet order. Excel allows 31 characters per sheet
+    name and no []:*?/\\ ; longer titles are cut and numbered to stay unique. The first
+    sheet, "sheets", lists each sheet's full title and source file.
+    """
+    import re
+
+    from themesim.io.files import atomic_path
+
+    names, index = [], []
+    for title, path in tables.items():
+        base = re.sub(r"[\[\]:*?/\\]", "_", title)[:31]
+        name, k = base, 1
+        while name.lower() in {n.lower() for n in names} or name.lower() == "sheets":
+            k += 1
+            name = f"{base[: 31 - len(str(k)) - 1]}~{k}"
+        names.append(name)
+        index.append({"sheet": name, "table": title, "file": str(path)})
+    with atomic_path(Path(out)) as tmp:
+        with pd.ExcelWriter(tmp, engine="openpyxl") as xl:
+            pd.DataFrame(index).to_excel(xl, sheet_name="sheets", index=False)
+            for name, path in zip(names, tables.values(), strict=True):
+                pd.read_csv(path).to_excel(xl, sheet_name=name, index=False)
+            # Fixed document dates: reruns differ only in the zip's own timestamps.
+            from datetime import datetime
+
+            fixed = datetime(2000, 1, 1)
+            xl.book.properties.created = xl.book.properties.modified = fixed
+        _fix_zip_times(Path(tmp))
+
+
+def _fix_zip_times(path: Path) -> None:
+    """Rewrite a zip with every entry dated 1980-01-01 and the workbook's modified date
+    fixed (openpyxl stamps it on save), so reruns are byte-identical."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        entries = [(info.filename, z.read(info)) for info in z.infolist()]
+    stamp = rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)"
+    entries = [
+        (n, re.sub(stamp, rb"\g<1>2000-01-01T00:00:00Z\g<2>", d) if n == "docProps/core.xml" else d)
+        for n, d in entries
+    ]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries:
+            z.writestr(
+                zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)),
+                data,
+                compress_type=zipfile.ZIP_DEFLATED,
+            )
 
 
 def _speakers(speakers: pd.Series, confidential: bool) -> list[str]:

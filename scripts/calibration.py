@@ -1,0 +1,22 @@
+from themesim.steps.calibration import calibration_tables
+from themesim.steps.runner import run
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+p = sm.params
+run(
+    sm.log[0],
+    calibration_tables,
+    method=sm.wildcards.method,
+    kind=p.kind,
+    spec=dict(p.spec),
+    pairs_file=sm.input.pairs,
+    positive_from=p.positive_from,
+    bootstrap=dict(p.bootstrap),
+    cache=p.cache,
+    study_embeddings=list(sm.input.embeddings),
+    out_csv=sm.output.summary,
+    out_fit=sm.output.fit,
+    out_scores=sm.output.scores,
+    out_png=sm.output.png,
+    threads=sm.threads,
+)

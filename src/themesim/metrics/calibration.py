@@ -1,0 +1,207 @@
+"""Calibration of one method's scores against hand-rated theme pairs (docs/thresholds.md).
+
+From (score, label) pairs: ROC AUC (scikit-learn) with a seeded bootstrap interval, an
+isotonic fit of P(match | score), and the thresholds that maximise F1 and Youden's J, each
+with a bootstrap interval. A threshold is one of the observed scores, used as `score >= t`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from themesim.errors import InputError
+
+SUMMARY_COLUMNS = [
+    "n_pairs",
+    "n_positive",
+    "auc",
+    "auc_ci_low",
+    "auc_ci_high",
+    "f1_threshold",
+    "f1_threshold_ci_low",
+    "f1_threshold_ci_high",
+    "f1_max",
+    "youden_threshold",
+    "youden_threshold_ci_low",
+    "youden_threshold_ci_high",
+    "youden_j",
+]
+MIN_PER_LABEL = 2
+
+
+def read_rated_pairs(path, positive_from=None) -> pd.DataFrame:
+    """text_a, text_b, label (0/1) from a CSV with `label` or an ordinal `rating`.
+
+    A rating counts as a match from `positive_from` up (calibration.positive_from).
+    """
+    where = str(path)
+    if not Path(path).is_file():
+        raise InputError(where, "file not found", "Point calibration.pairs at a CSV file")
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise InputError(where, f"is not a readable UTF-8 CSV ({e})", "Save it as CSV") from e
+    missing = [c for c in ("text_a", "text_b") if c not in df.columns]
+    if missing:
+        raise InputError(
+            where, f"lacks column(s) {', '.join(missing)}", "Give text_a, text_b and label"
+        )
+    if "label" in df.columns:
+        col, raw = "label", df["label"].str.strip()
+        bad = ~raw.isin(["0", "1"])
+        values = pd.to_numeric(raw.where(~bad), errors="coerce")
+        fix = "Labels are 0 (no match) or 1 (match)"
+    elif "rating" in df.columns:
+        if positive_from is None:
+            raise InputError(
+                where,
+                "has ratings but calibration.positive_from is not set",
+                "Set calibration.positive_from to the lowest rating that counts as a match",
+            )
+        col = "rating"
+        values = pd.to_numeric(df["rating"].str.strip(), errors="coerce")
+        bad = values.isna()
+        values = (values >= positive_from).astype(float).where(~bad)
+        fix = "Ratings are numbers"
+    else:
+        raise InputError(where, "has neither a label nor a rating column", "Add label (0/1)")
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{where} row {i + 2}", f"{col} {df[col].iloc[i]!r} is not valid", fix)
+    empty = (df["text_a"].str.strip() == "") | (df["text_b"].str.strip() == "")
+    if empty.any():
+        i = int(np.flatnonzero(empty.to_numpy())[0])
+        raise InputError(f"{where} row {i + 2}", "has an empty text", "Fill in both texts")
+    out = pd.DataFrame(
+        {"text_a": df["text_a"], "text_b": df["text_b"], "label": values.astype(int)}
+    )
+    for label in (0, 1):
+        if (out["label"] == label).sum() < MIN_PER_LABEL:
+            raise InputError(
+                where,
+                f"has fewer than {MIN_PER_LABEL} pairs labelled {label}",
+                "Rate pairs of both kinds: matches and non-matches",
+            )
+    return out
+
+
+def _check(scores, labels) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
+    y = np.asarray(labels, dtype=np.int64).reshape(-1)
+    if s.size != y.size:
+        raise ValueError(f"{s.size} scores but {y.size} labels")
+    if not np.isfinite(s).all():
+        raise ValueError("scores must be finite")
+    if set(np.unique(y).tolist()) != {0, 1}:
+        raise ValueError("labels must contain both 0 and 1")
+    return s, y
+
+
+def f1_threshold(scores, labels) -> tuple[float, float]:
+    """(t, F1) maximising F1 of `score >= t` over the observed scores; ties: the highest t."""
+    s, y = _check(scores, labels)
+    order = np.argsort(-s, kind="stable")
+    s_sorted, y_sorted = s[order], y[order]
+    tp = np.cumsum(y_sorted)
+    # Predicted positives at t = s_sorted[k] are all scores >= t: the last index of each value.
+    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
+    tp, k = tp[last], np.flatnonzero(last) + 1
+    f1 = 2 * tp / (k + y.sum())
+    best = int(np.flatnonzero(f1 == f1.max())[0])  # scores descend: first = highest t
+    return float(s_sorted[last][best]), float(f1[best])
+
+
+def youden_threshold(scores, labels) -> tuple[float, float]:
+    """(t, J) maximising TPR - FPR of `score >= t` (sklearn roc_curve); ties: the highest t."""
+    from sklearn.metrics import roc_curve
+
+    s, y = _check(scores, labels)
+    fpr, tpr, thr = roc_curve(y, s, drop_intermediate=False)
+    j = tpr - fpr
+    ok = np.isfinite(thr)  # the first point (inf) predicts nothing
+    best = int(np.flatnonzero(ok & (j == j[ok].max()))[0])
+    return float(thr[best]), float(j[best])
+
+
+def isotonic_fit(scores, labels) -> pd.DataFrame:
+    """Breakpoints of the isotonic fit of P(match | score): columns score, p_match.
+
+    Between breakpoints P is linear, beyond them constant (sklearn's predict with
+    out_of_bounds="clip"); map_calibrated applies it.
+    """
+    from sklearn.isotonic import IsotonicRegression
+
+    s, y = _check(scores, labels)
+    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(s, y)
+    return pd.DataFrame({"score": iso.X_thresholds_, "p_match": iso.y_thresholds_})
+
+
+def map_calibrated(S, fit: pd.DataFrame) -> np.ndarray:
+    """Scores mapped through an isotonic fit to P(match) (scale: calibrated)."""
+    x, p = fit["score"].to_numpy(float), fit["p_match"].to_numpy(float)
+    return np.interp(np.asarray(S, dtype=np.float64), x, p)
+
+
+def calibrate(scores, labels, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> dict:
+    """SUMMARY_COLUMNS for one method: AUC, F1 and Youden thresholds, bootstrap intervals.
+
+    Resamples draw pairs with replacement (numpy default_rng(seed)); a resample with a single
+    label has no AUC or threshold and is skipped.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    s, y = _check(scores, labels)
+    out = {"n_pairs": int(s.size), "n_positive": int(y.sum())}
+    out["auc"] = float(roc_auc_score(y, s))
+    out["f1_threshold"], out["f1_max"] = f1_threshold(s, y)
+    out["youden_threshold"], out["youden_j"] = youden_threshold(s, y)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, s.size, size=(n_boot, s.size))
+    boot = np.full((n_boot, 3), np.nan)
+    for b, idx in enumerate(draws):
+        yb = y[idx]
+        if yb.min() == yb.max():
+            continue
+        sb = s[idx]
+        boot[b] = roc_auc_score(yb, sb), f1_threshold(sb, yb)[0], youden_threshold(sb, yb)[0]
+    q = [50 * (1 - level), 50 * (1 + level)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(boot, q, axis=0)
+    for k, name in enumerate(("auc", "f1_threshold", "youden_threshold")):
+        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = float(lo[k]), float(hi[k])
+    return {c: out[c] for c in SUMMARY_COLUMNS}
+
+
+CALIBRATED = "calibrated"
+
+
+def resolve_thresholds(thresholds, summary: dict, fit: pd.DataFrame | None = None):
+    """Thresholds with `calibrated` replaced by the F1-maximising threshold; with a fit
+    (scale: calibrated) that threshold is mapped to its P(match). Also the source of each."""
+    out, source = [], []
+    for t in thresholds:
+        if t == CALIBRATED:
+            value = float(summary["f1_threshold"])
+            if fit is not None:
+                value = float(map_calibrated(value, fit))
+            out.append(value)
+            source.append("calibrated (F1-max)")
+        else:
+            out.append(float(t))
+            source.append("config")
+    return out, source
+
+
+def shown_thresholds(thresholds, comparisons_csv=None) -> list[float]:
+    """Configured thresholds as numbers: `calibrated` ones as the metrics rule resolved them
+    (the thresholds of comparisons.csv, in configured order)."""
+    if all(t != CALIBRATED for t in thresholds):
+        return [float(t) for t in thresholds]
+    if comparisons_csv is None:
+        raise ValueError("a calibrated threshold needs the method's comparisons.csv")
+    return [float(t) for t in pd.unique(pd.read_csv(comparisons_csv)["threshold"])]

@@ -1,0 +1,106 @@
+"""Scales and thresholds in the workflow: they reach the metrics rule through params only."""
+
+import pandas as pd
+import pytest
+import yaml
+from test_pipeline import job_counts, make_study, snakemake
+
+# A second B set with five themes, so that every set has a within-set spread (z defined).
+LLM5 = """id,name,description
+M1,Work and caring,Shifts fitted around looking after a parent
+M2,Costs of care,Care bills strain the household budget
+M3,Sleep and health,Carers lose sleep and neglect their health
+M4,Guilt and patience,Feeling guilty about respite
+M5,Gardening,Tending plants in the afternoon
+"""
+TARGETS = ["results/metrics/minilm/comparisons.csv", "results/metrics/tfidf/comparisons.csv"]
+
+
+def set_methods(root, **changes):
+    path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["theme_sets"] = [{"path": "data/human.csv"}, {"path": "data/llm5.csv"}]
+    cfg["methods"] = {
+        "minilm": {"kind": "sentence_transformer"},  # built-in threshold 0.56
+        "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+    }
+    for name, spec in changes.items():
+        cfg["methods"][name] |= spec
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = make_study(tmp_path_factory.mktemp("thresholds"))
+    (root / "data" / "llm5.csv").write_text(LLM5)
+    set_methods(root)
+    snakemake(root, "--cores", "2", *TARGETS)
+    return root
+
+
+def test_scale_and_thresholds_rerun_only_the_metrics(study):
+    set_methods(study, minilm={"scale": "z"}, tfidf={"scale": "z", "thresholds": [1.5, 2.5]})
+    counts = job_counts(snakemake(study, "-n", "--cores", "2", *TARGETS).stdout)
+    assert counts == {"metrics": 2}, counts
+    set_methods(study)
+
+
+def test_z_scale_tables(study):
+    set_methods(study, minilm={"scale": "z"})
+    snakemake(study, "--cores", "2", *TARGETS)
+    comp = pd.read_csv(study / "results/metrics/minilm/comparisons.csv")
+    r = comp.iloc[0]
+    assert r["threshold"] == 2.0 and r["scale_flag"] != r["scale_flag"]  # NaN: no flag
+    assert 0 <= r["hungarian_f1"] <= 1 and r["hungarian_f1_ci_low"] <= r["hungarian_f1"]
+    dec = pd.read_csv(study / "results/metrics/minilm/decision_changes.csv")
+    d = dec.iloc[0]
+    assert (d["raw_threshold"], d["z_threshold"]) == (0.56, 2.0)  # minilm's built-in default
+    assert d["n_both"] + d["n_only_raw"] == d["n_raw"]
+    assert d["n_both"] + d["n_only_z"] == d["n_z"]
+    # A cosine method's table compares its threshold with metrics.baseline_z.
+    dec = pd.read_csv(study / "results/metrics/tfidf/decision_changes.csv")
+    assert (dec.loc[0, "raw_threshold"], dec.loc[0, "z_threshold"]) == (0.2, 2.0)
+    set_methods(study)
+
+
+RATED = """text_a,text_b,label
+Caring while working: fitting shifts around a parent,Work and caring: shifts around a parent,1
+Money worries: costs strain the budget,Costs of care: care bills strain the household budget,1
+Own health suffers: carers lose sleep,Sleep and health: carers lose sleep and neglect health,1
+Guilt: feeling guilty about respite,Guilt and patience: feeling guilty about respite,1
+Money worries: costs strain the budget,Gardening: tending plants in the afternoon,0
+Guilt: feeling guilty about respite,Work and caring: shifts fitted around a parent,0
+Caring while working: fitting shifts around a parent,Gardening: tending plants,0
+Own health suffers: carers lose sleep,Costs of care: bills strain the budget,0
+"""
+
+
+def test_calibrated_thresholds_and_scale(study):
+    (study / "data" / "rated.csv").write_text(RATED)
+    path = study / "config" / "config.yaml"
+    set_methods(
+        study,
+        minilm={"thresholds": ["calibrated", 0.5]},
+        tfidf={"scale": "calibrated", "thresholds": [0.5]},
+    )
+    cfg = yaml.safe_load(path.read_text())
+    cfg["calibration"] = {"pairs": "data/rated.csv", "bootstrap": {"n": 50, "seed": 0}}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    counts = job_counts(snakemake(study, "-n", "--cores", "2", *TARGETS).stdout)
+    # Calibration encodes the rated texts itself; no theme embedding or similarity reruns.
+    assert counts == {"calibration": 2, "metrics": 2}, counts
+    snakemake(study, "--cores", "2", *TARGETS)
+    cal = pd.read_csv(study / "results/calibration/minilm.csv").iloc[0]
+    assert cal["n_pairs"] == 8 and cal["auc"] > 0.8
+    assert cal["auc_ci_low"] <= cal["auc"] <= cal["auc_ci_high"]
+    assert (study / "results/calibration/minilm/calibration.png").stat().st_size > 10_000
+    comp = pd.read_csv(study / "results/metrics/minilm/comparisons.csv")
+    assert comp["threshold"].tolist()[:2] == [cal["f1_threshold"], 0.5]
+    assert comp["threshold_source"].tolist()[:2] == ["calibrated (F1-max)", "config"]
+    # scale: calibrated: every score is a P(match) from the isotonic fit.
+    fit = pd.read_csv(study / "results/calibration/tfidf/isotonic.csv")
+    comp = pd.read_csv(study / "results/metrics/tfidf/comparisons.csv")
+    lo, hi = fit["p_match"].min(), fit["p_match"].max()
+    for col in ("bidir_max_sim_a", "bidir_max_sim_b", "matched_sim_max"):
+        assert lo <= comp.loc[0, col] <= hi, col
+    set_methods(study)

@@ -1,0 +1,33 @@
+rule calibration:
+    input:
+        pairs=lambda wc: calibration_settings()["pairs"],
+        embeddings=lambda wc: calibration_embeddings(wc.method),
+        code=code("calibration.py"),
+    output:
+        summary=report(
+            "results/calibration/{method}.csv",
+            caption="../report/calibration.rst",
+            category="Calibration",
+        ),
+        fit="results/calibration/{method}/isotonic.csv",
+        scores="results/calibration/{method}/scores.csv",
+        png=report(
+            "results/calibration/{method}/calibration.png",
+            caption="../report/calibration.rst",
+            category="Calibration",
+        ),
+    log:
+        "logs/calibration/{method}.log",
+    benchmark:
+        "benchmarks/calibration/{method}.tsv"
+    wildcard_constraints:
+        method=methods_with("calibrates"),
+    threads: 2
+    params:
+        kind=lambda wc: kind(wc.method),
+        spec=lambda wc: calibration_spec(wc.method),
+        positive_from=lambda wc: calibration_settings()["positive_from"],
+        bootstrap=lambda wc: calibration_settings()["bootstrap"],
+        cache=embedding_cache(),
+    script:
+        "../../scripts/calibration.py"
