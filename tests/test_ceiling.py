@@ -277,3 +277,9 @@ def test_packaged_model_paraphrases_two_themes(tmp_path, monkeypatch):
     monkeypatch.setattr(llama_server.LlamaServer, "__enter__", no_server)
     again, stats = paraphrase_texts(texts, s, cache)
     assert again == out and stats.cached == 2 and stats.calls == 0
+
+
+def test_kinds_with_a_ceiling():
+    from themesim import kinds
+
+    assert [n for n, k in kinds.KINDS.items() if k.ceiling] == ["sentence_transformer", "tfidf"]

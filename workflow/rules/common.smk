@@ -258,9 +258,7 @@ def has_runs(method):
 
 def has_ceiling(method):
     """A paraphrase ceiling for this method: active, and a kind that can score paraphrases."""
-    from themesim.steps.ceiling import CEILING_KINDS
-
-    return bool(STUDY.ceiling.get("active")) and kind(method) in CEILING_KINDS
+    return bool(STUDY.ceiling.get("active")) and kind_of(method).ceiling
 
 
 def ceiling_files(method):
@@ -275,9 +273,9 @@ def paraphrase_settings():
 
 def ceiling_spec(method):
     """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
-    if kind(method) == "tfidf":
-        return tfidf_options(STUDY.methods[method])
-    return embed_settings(method)
+    if kind_of(method).own_embeddings:
+        return embed_settings(method)
+    return tfidf_options(STUDY.methods[method])
 
 
 def has_theme_map(method):

@@ -13,7 +13,6 @@ from themesim.io.themes import read_themes_parquet
 
 log = logging.getLogger("themesim")
 
-CEILING_KINDS = ("sentence_transformer", "tfidf")  # kinds that can score a paraphrase
 PARAPHRASE_COLUMNS = ["theme_id", "text", "paraphrase_index", "paraphrase"]
 
 
@@ -41,27 +40,11 @@ def paraphrase_similarity(
     Embedding methods reuse the theme's stored vector and embed the paraphrases through the
     embedding cache; TF-IDF is fitted per theme on the theme and its paraphrases.
     """
+    from themesim.kinds import get as get_kind
     from themesim.metrics.ceiling import SIMILARITY_COLUMNS
 
     para = pd.read_csv(paraphrases, dtype={"theme_id": str}, keep_default_na=False)
-    sims = []
-    if kind == "sentence_transformer":
-        from themesim.embed.encode import encode_with, read_embeddings
-        from themesim.similarity import cosine
-
-        ids, T, _ = read_embeddings(embeddings)
-        P, _ = encode_with(spec, para["paraphrase"].tolist(), threads, cache=cache, what=method)
-        row = {tid: i for i, tid in enumerate(ids)}
-        for j, tid in enumerate(para["theme_id"]):
-            sims.append(float(cosine(T[row[tid]][None, :], P[j][None, :])[0, 0]))
-    elif kind == "tfidf":
-        from themesim.similarity import tfidf, tfidf_options
-
-        for _, rows in para.groupby("theme_id", sort=False):
-            S = tfidf([rows["text"].iloc[0]], rows["paraphrase"].tolist(), **tfidf_options(spec))
-            sims += S[0].tolist()
-    else:
-        raise ValueError(f"kind {kind} has no paraphrase ceiling")
+    sims = get_kind(kind).paraphrase_scores(method, spec, para, embeddings, threads, cache)
     long = pd.DataFrame(
         {
             "theme_id": para["theme_id"],
