@@ -22,6 +22,8 @@ run(
     out_sweep=sm.output.sweep,
     out_transport=list(sm.output.transport),
     out_splits=sm.output.splits,
+    ceiling=sm.input.ceiling[0] if sm.input.ceiling else None,
+    reference=p.reference,
     out_decisions=sm.output.decisions,
     decision=dict(p.decision),
     calibration=list(sm.input.calibration),

@@ -8,7 +8,7 @@ run(
     runs_tables,
     method=sm.wildcards.method,
     kind=sm.params.kind,
-    runs=runs,
+    groups={g: list(members) for g, members in sm.params.groups.items()},
     themes=dict(zip(runs, sm.input.themes, strict=True)),
     embeddings=dict(zip(runs, sm.input.embeddings, strict=True)) if sm.input.embeddings else {},
     clamp=sm.params.clamp,

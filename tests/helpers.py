@@ -95,6 +95,7 @@ def write_config(root: Path, minilm_thresholds, **extra):
             {"path": "data/llm.yaml", "name": "llm"},
             {"path": "data/llm2.json"},
         ],
+        "run_groups": {"llms": ["llm", "llm2"]},
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.05},
         "metrics": {"bootstrap": {"n": 50, "seed": 1}, "null_model": {"pool": 20, "seed": 2}},

@@ -179,7 +179,7 @@ def test_family_columns_and_values(study):
     assert list(sets.index) == ["human", "llm", "llm2"]
     assert sets.loc["human", "n_themes"] == 4 and -1 <= sets.loc["human", "sc_mean"] <= 1
     runs = pd.read_csv(r / "metrics/tfidf/runs.csv")
-    assert list(runs["run"]) == ["llm", "llm2"]
+    assert list(runs["run"]) == ["llm", "llm2"] and list(runs["group"]) == ["llms", "llms"]
     assert runs["ncs"].between(0, 1).all() and runs["run_consistency"].nunique() == 1
 
 
@@ -347,6 +347,39 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
     # One embedding job for minilm (minilm+abtt reads its files); the cache keeps the texts.
     assert counts["embed"] == 1 and not any(k.startswith("embed_") for k in counts)
+    write_config(study, [0.5])
+
+
+def test_runs_of_the_declared_group_only(study):
+    """runs.csv of the tiny study's group llms: two runs, so each run's mean similarity to
+    the others is the one off-diagonal cell, which is also the group's run consistency."""
+    r = study / "results/metrics/minilm"
+    runs = pd.read_csv(r / "runs.csv")
+    assert list(runs.columns[:3]) == ["method", "group", "run"]
+    assert runs["group"].tolist() == ["llms", "llms"] and runs["run"].tolist() == ["llm", "llm2"]
+    matrix = pd.read_parquet(r / "runs_matrix.parquet")
+    assert list(matrix.columns) == ["group", "run_a", "run_b", "similarity"]
+    cell = matrix[(matrix.run_a == "llm") & (matrix.run_b == "llm2")]["similarity"].iloc[0]
+    np.testing.assert_allclose(runs["mean_sim_to_others"], [cell, cell])
+    np.testing.assert_allclose(runs["run_consistency"], [cell, cell])
+    np.testing.assert_allclose(runs["ncs"], [(cell + 1) / 2] * 2)
+    # The cosine of each run's normalised mean theme vector (llm: 3 themes, llm2: 2).
+    vecs = []
+    for s in ("llm", "llm2"):
+        _, e, _ = read_embeddings(study / f"results/embeddings/minilm/{s}.parquet")
+        v = e.astype(np.float64).mean(axis=0)
+        vecs.append(v / np.linalg.norm(v))
+    assert cell == pytest.approx(float(vecs[0] @ vecs[1]), abs=1e-9)
+
+
+def test_run_group_change_reruns_runs_but_no_embedding(study):
+    write_config(study, [0.5], run_groups={"mixed": ["human", "llm", "llm2"]})
+    counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
+    assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
+    assert counts["runs"] == 2 and counts["plot_runs"] == 2 and "metrics" not in counts
+    write_config(study, [0.5], run_groups={})  # no group: no set is a run
+    counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
+    assert "runs" not in counts and "plot_runs" not in counts and "embed" not in counts
     write_config(study, [0.5])
 
 

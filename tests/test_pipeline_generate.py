@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 import yaml
-from helpers import HUMAN, TRANSCRIPT, FakeLLM, generated_themes, job_counts, snakemake
+from helpers import HUMAN, LLM, TRANSCRIPT, FakeLLM, generated_themes, job_counts, snakemake
 
 from themesim.config import prepare
 from themesim.errors import InputError
@@ -18,7 +18,8 @@ def fake():
 
 def config(url: str, **gen) -> dict:
     return {
-        "theme_sets": ["data/human.csv"],
+        # llm is a hand-made set in no run group: compared, but not a run
+        "theme_sets": ["data/human.csv", {"path": "data/llm.yaml", "name": "llm"}],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
         "metrics": {"bootstrap": {"n": 0, "seed": 0}, "null_model": {"pool": 0, "seed": 0}},
@@ -41,6 +42,7 @@ def generated(fake, tmp_path_factory):
     root = tmp_path_factory.mktemp("gen_study")
     (root / "data").mkdir()
     (root / "data" / "human.csv").write_text(HUMAN)
+    (root / "data" / "llm.yaml").write_text(LLM)
     (root / "data" / "sam.txt").write_text(TRANSCRIPT)
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config(fake.url)))
@@ -60,9 +62,14 @@ def test_generated_runs_are_compared_and_in_run_consistency(generated, fake):
     assert sorted(set(zip(comparisons["set_a"], comparisons["set_b"], strict=True))) == [
         ("human", "generated_run1"),
         ("human", "generated_run2"),
+        ("human", "llm"),
     ]
+    # The generated runs are one group by themselves; llm, in no group, is not a run.
     runs = pd.read_csv(root / "results/metrics/tfidf/runs.csv")
-    assert {"generated_run1", "generated_run2"} <= set(runs.astype(str).stack())
+    assert runs["run"].tolist() == ["generated_run1", "generated_run2"]
+    assert runs["group"].tolist() == ["generated", "generated"]
+    matrix = pd.read_parquet(root / "results/metrics/tfidf/runs_matrix.parquet")
+    assert set(matrix["group"]) == {"generated"} and "llm" not in set(matrix["run_a"])
 
 
 def test_forced_rerun_is_answered_from_the_cache(generated, fake):
@@ -90,6 +97,21 @@ def test_config_checks(tmp_path, monkeypatch):
     assert study.generated == {"generated_run1": 1, "generated_run2": 2}
     assert study.sets["generated_run2"] == "results/generated/generated_run2.csv"
     assert study.runs == ["generated_run1", "generated_run2"] and study.reference == "h"
+    assert study.run_groups == {"generated": ["generated_run1", "generated_run2"]}
+    with pytest.raises(InputError, match=r"run_groups.generated: 'generated' is the group"):
+        prepare(
+            base
+            | {"theme_sets": ["h.csv", *({"path": "h.csv", "name": n} for n in "xy")]}
+            | {"run_groups": {"generated": ["x", "y"]}, "generate_themes": {"active": True}}
+        )
+    with pytest.raises(InputError, match="'generated_run1' is a generated run"):
+        prepare(
+            base
+            | {"theme_sets": ["h.csv", {"path": "h.csv", "name": "x"}]}
+            | {"run_groups": {"mine": ["x", "generated_run1"]}, "generate_themes": {"active": True}}
+        )
+    one = prepare(base | {"generate_themes": {"active": True, "runs": 1}})
+    assert one.run_groups == {} and one.runs == []  # one generated run: nothing to compare
     with pytest.raises(InputError, match="at least two theme sets"):
         prepare(base)
     with pytest.raises(InputError, match="distinct seeds"):

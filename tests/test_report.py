@@ -461,9 +461,9 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
                  "semdiv_semantic", "semdiv_distribution", "npmi_mean", "n_segments_assigned"],
     ).to_csv(d / "sets.csv", index=False)  # fmt: skip
     pd.DataFrame(
-        [["minilm", "llm", 0.84, 0.674, 0.674, 0.674, 0.674]] * 1
-        + [["minilm", "llm2", 0.83, 0.674, 0.674, 0.674, 0.674]],
-        columns=["method", "run", "ncs", "mean_sim_to_others", "max_sim_to_other",
+        [["minilm", "llms", "llm", 0.84, 0.674, 0.674, 0.674, 0.674]] * 1
+        + [["minilm", "llms", "llm2", 0.83, 0.674, 0.674, 0.674, 0.674]],
+        columns=["method", "group", "run", "ncs", "mean_sim_to_others", "max_sim_to_other",
                  "min_sim_to_other", "run_consistency"],
     ).to_csv(d / "runs.csv", index=False)  # fmt: skip
     themes = pd.read_csv(study["methods"]["minilm"]["themes_csv"], keep_default_na=False)
@@ -494,10 +494,9 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
         '<td>human</td><td class="num">4</td><td class="num">0.610</td>'
         '<td class="num">0.300</td><td class="num">0.400</td><td class="num">2.000</td>'
     ) in minilm
-    assert "Run consistency (mean off-diagonal similarity of the non-reference sets): " in minilm
-    assert (
-        "<strong>0.674</strong>" in minilm and '<td>llm2</td><td class="num">0.830</td>' in minilm
-    )
+    assert "(mean off-diagonal similarity of the runs, within each run group): " in minilm
+    assert "<strong>llms 0.674</strong>" in minilm
+    assert '<td>llms</td><td>llm2</td><td class="num">0.830</td>' in minilm
     # Gap and category after the partner columns.
     assert (
         '<td class="num">0.810</td><td class="num">0.410</td><td>confident unique</td></tr>'

@@ -56,7 +56,7 @@ def test_fewer_than_two_runs_is_nan():
     assert math.isnan(run_consistency(np.ones((1, 1))))
     assert np.isnan(ncs(np.ones((1, 1)))).all()
     table = runs_table(["only"], np.ones((1, 1)), method="tfidf")
-    assert table[RUNS_TABLE_COLUMNS[2:]].isna().all().all()
+    assert table[RUNS_TABLE_COLUMNS[3:]].isna().all().all()
 
 
 def test_identical_runs_are_fully_consistent():
@@ -126,9 +126,9 @@ def test_run_vectors_reject_bad_runs():
 
 
 def test_runs_table():
-    table = runs_table(NAMES, M3, method="minilm")
+    table = runs_table(NAMES, M3, method="minilm", group="g")
     assert list(table.columns) == RUNS_TABLE_COLUMNS
-    assert table["method"].tolist() == ["minilm"] * 3
+    assert table["method"].tolist() == ["minilm"] * 3 and table["group"].tolist() == ["g"] * 3
     assert table["run"].tolist() == NAMES
     np.testing.assert_allclose(table["ncs"], [0.75, 0.6, 0.45])
     np.testing.assert_allclose(table["mean_sim_to_others"], [0.5, 0.2, -0.1])
@@ -137,10 +137,10 @@ def test_runs_table():
 
 
 def test_runs_matrix_long_round_trips():
-    long = runs_matrix_long(NAMES, M3)
+    long = runs_matrix_long(NAMES, M3, group="g")
     assert list(long.columns) == RUNS_LONG_COLUMNS
     assert len(long) == 9
-    assert long.iloc[1].tolist() == ["run1", "run2", 0.8]
+    assert long.iloc[1].tolist() == ["g", "run1", "run2", 0.8]
     wide = long.pivot(index="run_a", columns="run_b", values="similarity")
     pd.testing.assert_frame_equal(
         wide.loc[NAMES, NAMES], pd.DataFrame(M3, index=NAMES, columns=NAMES), check_names=False
@@ -183,3 +183,111 @@ def test_ncs_in_unit_interval_for_any_matrix_in_minus_one_one(M):
     assert ((ncs(clamp(M)) >= 0.5) & (ncs(clamp(M)) <= 1)).all()
     # consistency is the mean of the per-run means, i.e. 2 * mean(ncs) - 1
     assert run_consistency(M) == pytest.approx(2 * values.mean() - 1, abs=1e-12)
+
+
+# ---------------------------------------------------------------- run groups (the runs step)
+
+# One theme per set, with hand-picked unit vectors: within g1 the cosines are r1-r2 0.6,
+# r1-r3 0.0, r2-r3 0.8; within g2 s1-s2 0.8. x is in no group.
+VECTORS = {
+    "x": [0.0, 1.0],
+    "r1": [1.0, 0.0],
+    "r2": [0.6, 0.8],
+    "r3": [0.0, 1.0],
+    "s1": [1.0, 0.0],
+    "s2": [0.8, 0.6],
+}
+
+
+def group_study(tmp_path):
+    from themesim.embed.encode import ModelSource, write_embeddings
+    from themesim.io.themes import read_themes_parquet
+    from themesim.steps.ingest import ingest_themes
+
+    themes, embeddings = {}, {}
+    for s, v in VECTORS.items():
+        csv = tmp_path / f"{s}.csv"
+        csv.write_text(f"id,name,description\n{s}1,Theme of {s},About {s} and care\n")
+        themes[s] = tmp_path / "themes" / f"{s}.parquet"
+        ingest_themes(str(csv), str(themes[s]), set_name=s, template="{name}: {description}")
+        embeddings[s] = tmp_path / "emb" / f"{s}.parquet"
+        table = read_themes_parquet(themes[s])
+        source = ModelSource("toy", str(tmp_path), None, None)
+        write_embeddings(embeddings[s], table, np.array([v]), source, "toy")
+    return themes, embeddings
+
+
+def test_run_groups_give_separate_consistencies(tmp_path):
+    from themesim.steps.runs import runs_tables
+
+    themes, embeddings = group_study(tmp_path)
+    groups = {"g1": ["r1", "r2", "r3"], "g2": ["s1", "s2"]}
+    runs = [r for g in groups.values() for r in g]
+    out, matrix = tmp_path / "runs.csv", tmp_path / "runs_matrix.parquet"
+    runs_tables(
+        method="toy",
+        kind="sentence_transformer",
+        groups=groups,
+        themes={r: themes[r] for r in runs},
+        embeddings={r: embeddings[r] for r in runs},
+        clamp=False,
+        out_table=out,
+        out_matrix=matrix,
+    )
+    table = pd.read_csv(out)
+    assert list(table.columns) == [*RUNS_TABLE_COLUMNS, "run_consistency"]
+    assert table["group"].tolist() == ["g1", "g1", "g1", "g2", "g2"]
+    assert table["run"].tolist() == runs and "x" not in set(table["run"])
+    score = table.groupby("group", sort=False)["run_consistency"].unique()
+    # g1: (0.6 + 0.0 + 0.8) / 3; g2: 0.8 (all five pooled would give 6.16 / 10 = 0.616)
+    assert score["g1"].tolist() == pytest.approx([1.4 / 3], abs=1e-7)
+    assert score["g2"].tolist() == pytest.approx([0.8], abs=1e-7)
+    pooled = run_similarity_embedding([np.array([VECTORS[r]]) for r in runs])
+    assert run_consistency(pooled) == pytest.approx(0.616)
+    # ncs = (mean to the others of the group + 1) / 2: r1 0.3, r2 0.7, r3 0.4, s1 = s2 = 0.8
+    np.testing.assert_allclose(table["ncs"], [0.65, 0.85, 0.7, 0.9, 0.9], atol=1e-7)
+    long = pd.read_parquet(matrix)
+    assert list(long.columns) == RUNS_LONG_COLUMNS
+    assert long.groupby("group", sort=False).size().to_dict() == {"g1": 9, "g2": 4}
+    cell = long[(long.run_a == "s1") & (long.run_b == "s2")]
+    assert cell["group"].tolist() == ["g2"] and cell["similarity"].iloc[0] == pytest.approx(0.8)
+    assert not ((long.run_a == "r1") & (long.run_b == "s1")).any()  # across groups: never
+
+
+def test_tfidf_is_fitted_within_each_group(tmp_path):
+    """A group's TF-IDF vocabulary and IDF come from its own runs only."""
+    from themesim.io.themes import read_themes_parquet
+    from themesim.steps.runs import runs_tables
+
+    themes, _ = group_study(tmp_path)
+    groups = {"g1": ["r1", "r2", "r3"], "g2": ["s1", "s2"]}
+    out, matrix = tmp_path / "runs.csv", tmp_path / "runs_matrix.parquet"
+    runs_tables(
+        method="tfidf", kind="tfidf", groups=groups, themes=themes, embeddings={},
+        clamp=False, out_table=out, out_matrix=matrix,
+    )  # fmt: skip
+    texts = ["\n".join(read_themes_parquet(themes[r])["text"]) for r in groups["g2"]]
+    expected = run_similarity_tfidf(texts)[0, 1]
+    table = pd.read_csv(out)
+    assert table[table.group == "g2"]["run_consistency"].iloc[0] == pytest.approx(expected)
+    assert 0 < expected < 1
+
+
+def test_runs_plot_draws_one_panel_per_group(tmp_path):
+    from themesim.report import plots
+
+    fig = plots.runs_groups_figure(
+        [
+            {"group": "g1", "names": ["r1", "r2"], "M": np.array([[1, 0.6], [0.6, 1]]),
+             "ncs": [0.8, 0.8], "score": 0.6},
+            {"group": "g2", "names": ["s1", "s2", "s3"], "M": np.eye(3), "score": 0.0},
+        ],
+        title="m",
+    )  # fmt: skip
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == [
+        "g1: run consistency = 0.600",
+        "g2: run consistency = 0.000",
+    ]
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == ["r1 (NCS 0.80)", "r2 (NCS 0.80)"]
+    assert len(panels[1].get_xticklabels()) == 3

@@ -21,6 +21,7 @@ SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # fullmatch: "$" passes a 
 METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 PAIR_SEP = "__vs__"
 GENERATED_DIR = "results/generated"
+GENERATED_GROUP = "generated"  # the run group of the LLM-generated runs (generate_themes)
 # Keys of generate_themes that reach themesim.llm.generate.GenerateSettings.
 GENERATE_KEYS = (
     "base_url",
@@ -60,6 +61,8 @@ class Study:
     segments: dict[str, str] = field(default_factory=dict)  # set -> coded file or .qdpx
     levels: dict[str, str] = field(default_factory=dict)  # .qdpx set -> top|leaf|all
     grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
+    run_groups: dict[str, list[str]] = field(default_factory=dict)  # group -> its runs (>= 2)
+    ceiling: dict = field(default_factory=dict)  # `ceiling:` (paraphrase ceiling), defaults in
     # .qdpx theme sets whose sources are the transcripts (the config lists none)
     transcript_projects: list[str] = field(default_factory=list)
 
@@ -78,8 +81,8 @@ class Study:
 
     @property
     def runs(self) -> list[str]:
-        """Every set but the reference: the runs compared for run consistency."""
-        return [s for s in self.sets if s != self.reference]
+        """Every set in a run group, once, in group order: the sets run consistency reads."""
+        return list(dict.fromkeys(s for group in self.run_groups.values() for s in group))
 
     @property
     def b_sets(self) -> list[str]:
@@ -264,6 +267,19 @@ def _set_entries(config: dict) -> dict[str, str]:
     return sets
 
 
+CEILING_DEFAULTS = {"active": False, "k": 5}  # the rest: themesim.llm.paraphrase defaults
+
+
+def _ceiling(config: dict) -> dict:
+    """ceiling: with defaults, its paraphrase settings checked when it is active."""
+    ceiling = CEILING_DEFAULTS | (config.get("ceiling") or {})
+    if ceiling["active"]:
+        from themesim.llm.paraphrase import ParaphraseSettings
+
+        ParaphraseSettings(**{k: v for k, v in ceiling.items() if k != "active" and v is not None})
+    return ceiling
+
+
 GROUNDING_DEFAULTS = {
     "active": True,
     "min_iou": 0.2,
@@ -334,6 +350,57 @@ def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
         )
     settings = {k: gen[k] for k in GENERATE_KEYS if gen.get(k) is not None}
     return generated, settings
+
+
+def _run_groups(config: dict, sets: dict[str, str], generated: dict) -> dict[str, list[str]]:
+    """run_groups of the config, checked, plus the generated runs as a group of their own.
+
+    Run consistency is only meaningful between repeated runs of one process, so a set is a
+    run only when a group names it.
+    """
+    groups: dict[str, list[str]] = {}
+    for name, members in (config.get("run_groups") or {}).items():
+        where = f"config run_groups.{name}"
+        if not SET_NAME.fullmatch(str(name)):
+            raise InputError(
+                where, f"group name {name!r} has unusable characters", "Use letters, digits, _ . -"
+            )
+        if generated and name == GENERATED_GROUP:
+            raise InputError(
+                where,
+                f"{GENERATED_GROUP!r} is the group of the generate_themes runs",
+                "Give this group another name",
+            )
+        members = [str(m) for m in members or []]
+        if len(members) < 2:
+            raise InputError(
+                where,
+                f"has {len(members)} set(s) but a run group needs at least 2",
+                "List two or more theme sets in it, or remove the group",
+            )
+        for m in members:
+            if m in generated:
+                raise InputError(
+                    where,
+                    f"{m!r} is a generated run: those form the group {GENERATED_GROUP!r} by "
+                    "themselves",
+                    f"Remove {m!r} from {name!r}",
+                )
+            if m not in sets:
+                close = difflib.get_close_matches(m, list(sets), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise InputError(
+                    where,
+                    f"{m!r} is not a theme set{hint}",
+                    f"Use set names (file stem unless name: is given): {', '.join(sets)}",
+                )
+        if len(set(members)) != len(members):
+            twice = next(m for m in members if members.count(m) > 1)
+            raise InputError(where, f"{twice!r} is listed twice", "List each set once")
+        groups[str(name)] = members
+    if len(generated) >= 2:
+        groups[GENERATED_GROUP] = list(generated)
+    return groups
 
 
 def generated_csv(run: str) -> str:
@@ -457,6 +524,8 @@ def prepare(config: dict) -> Study:
     )
     study.segments, study.levels = _set_segments(config, sets)
     study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
+    study.run_groups = _run_groups(config, sets, generated)
+    study.ceiling = _ceiling(config)
     study.transcript_projects = projects if transcripts else []
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, pairs)

@@ -318,8 +318,31 @@ def heatmap_paths(method):
 
 
 def has_runs(method):
-    """Run consistency (seeds 002-004): kinds that have it, two or more runs."""
-    return kind_of(method).runs and len(STUDY.runs) >= 2
+    """Run consistency (seeds 002-004): kinds that have it, and a run group (config
+    run_groups, or two or more generated runs)."""
+    return kind_of(method).runs and bool(STUDY.run_groups)
+
+
+def has_ceiling(method):
+    """A paraphrase ceiling for this method: active, and a kind that can score paraphrases."""
+    return bool(STUDY.ceiling.get("active")) and kind_of(method).ceiling
+
+
+def ceiling_files(method):
+    """The method's paraphrase similarities, an input of its metrics ([] when none)."""
+    return [f"results/ceiling/{method}.parquet"] if has_ceiling(method) else []
+
+
+def paraphrase_settings():
+    """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
+    return {k: v for k, v in STUDY.ceiling.items() if k != "active" and v is not None}
+
+
+def ceiling_spec(method):
+    """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
+    if kind_of(method).own_embeddings:
+        return embed_settings(method)
+    return tfidf_options(STUDY.methods[method])
 
 
 def has_theme_map(method):

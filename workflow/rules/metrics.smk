@@ -4,6 +4,7 @@ rule metrics:
         nulls=lambda wc: null_files(wc.method),
         embeddings=lambda wc: embedding_files(wc.method, reference_sides()),
         themes=theme_parquets(),
+        ceiling=lambda wc: ceiling_files(wc.method),
         calibration=lambda wc: calibration_files(wc.method),
         code=code("metrics.py"),
     output:
@@ -42,6 +43,7 @@ rule metrics:
             if STUDY.methods[wc.method]["kind"] == "tfidf"
             else None
         ),
+        reference=STUDY.reference,
     script:
         "../../scripts/metrics.py"
 
@@ -100,6 +102,7 @@ rule runs:
     params:
         kind=lambda wc: STUDY.methods[wc.method]["kind"],
         runs=STUDY.runs,
+        groups=STUDY.run_groups,
         clamp=lambda wc: bool(STUDY.methods[wc.method].get("clamp", False)),
     script:
         "../../scripts/runs.py"

@@ -23,6 +23,7 @@ class Abtt(SentenceTransformer):
     reads_embeddings = True
     nulls = None  # no null model for a corrected variant
     runs = False
+    ceiling = False  # its paraphrases would need its base's correction fitted on the study
     theme_vectors = True
     pairs_read_study_embeddings = True
 

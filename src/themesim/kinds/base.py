@@ -44,6 +44,7 @@ class Kind:
     reads_matrices: bool = False  # reads score matrices made elsewhere (hashed, archived)
     judge_cache: bool = False  # keeps judgements in results/cache/judge.sqlite
     calibrates: bool = False  # scores rated text pairs itself (pair_scores: calibration)
+    ceiling: bool = False  # scores a theme against its paraphrases (paraphrase_scores)
     # Its pair scores need the study's embedding files (abtt: the correction is fitted there).
     pairs_read_study_embeddings: bool = False
 
@@ -109,6 +110,10 @@ class Kind:
         """The score of every rated pair (texts_a[i], texts_b[i]), made as the method makes
         its matrices (calibration)."""
         raise NotImplementedError(f"{self.name} cannot score rated pairs")
+
+    def paraphrase_scores(self, method, spec, para, embeddings, threads, cache) -> list[float]:
+        """Raw similarity of each row's theme (para: theme_id, text) to its paraphrase."""
+        raise NotImplementedError(f"{self.name} has no paraphrase ceiling")
 
     def null_pool(self, a, b, null_file, pool: int, seed: int, scale, emb_a, options=None):
         """Each A theme's similarity to every text of B's word-salad pool (n_a x P), or None.

@@ -48,6 +48,7 @@ class SentenceTransformer(Kind):
     reads_embeddings = True
     nulls = "embedded"
     runs = True
+    ceiling = True
     theme_vectors = True
     calibrates = True
 
@@ -103,6 +104,19 @@ class SentenceTransformer(Kind):
         from themesim.metrics.runs import run_similarity_embedding
 
         return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
+
+    def paraphrase_scores(self, method, spec, para, embeddings, threads, cache):
+        """The theme's stored vector against its paraphrases, embedded through the cache."""
+        from themesim.embed.encode import encode_with, read_embeddings
+        from themesim.similarity import cosine
+
+        ids, T, _ = read_embeddings(embeddings)
+        P, _ = encode_with(spec, para["paraphrase"].tolist(), threads, cache=cache, what=method)
+        row = {tid: i for i, tid in enumerate(ids)}
+        return [
+            float(cosine(T[row[tid]][None, :], P[j][None, :])[0, 0])
+            for j, tid in enumerate(para["theme_id"])
+        ]
 
     def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
         from themesim.embed.encode import read_vector_table

@@ -27,6 +27,7 @@ class Tfidf(Kind):
     similarity_rule = "similarity_tfidf"
     nulls = "in_job"  # the word-salad pool is vectorised inside the metrics job
     runs = True
+    ceiling = True
     theme_vectors = True
     calibrates = True
     keys = frozenset({"analyzer", "ngram_range", "assign_threshold"})
@@ -81,6 +82,16 @@ class Tfidf(Kind):
         from themesim.metrics.runs import run_similarity_tfidf
 
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
+
+    def paraphrase_scores(self, method, spec, para, embeddings, threads, cache):
+        """Per theme, TF-IDF fitted on the theme and its paraphrases."""
+        from themesim.similarity import tfidf, tfidf_options
+
+        sims: list[float] = []
+        for _, rows in para.groupby("theme_id", sort=False):
+            S = tfidf([rows["text"].iloc[0]], rows["paraphrase"].tolist(), **tfidf_options(spec))
+            sims += S[0].tolist()
+        return sims
 
     def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
         from themesim.metrics.nulls import word_salad_pool

@@ -1,8 +1,8 @@
 """Consistency between repeated runs (seeds 002-004; names: METRICS.md).
 
-A run is one theme set (e.g. one LLM run) and counts as one document. M is the N x N
-run-by-run similarity matrix of one method; its diagonal (self-similarity) never enters a
-score.
+A run is one theme set (e.g. one LLM run) and counts as one document. Runs come in groups
+(config run_groups; the generated runs are one group): M is the N x N run-by-run similarity
+matrix of one group under one method; its diagonal (self-similarity) never enters a score.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from themesim.similarity import snap_unit
 
 RUNS_TABLE_COLUMNS = [
     "method",
+    "group",
     "run",
     "ncs",
     "mean_sim_to_others",
     "max_sim_to_other",
     "min_sim_to_other",
 ]
-RUNS_LONG_COLUMNS = ["run_a", "run_b", "similarity"]
+RUNS_LONG_COLUMNS = ["group", "run_a", "run_b", "similarity"]
 
 
 def _square(M) -> np.ndarray:
@@ -140,8 +141,9 @@ def _check_names(names: Sequence[str], M: np.ndarray) -> list[str]:
     return names
 
 
-def runs_table(names: Sequence[str], M, *, method: str) -> pd.DataFrame:
-    """One row per run: its ncs and its mean / max / min similarity to the other runs."""
+def runs_table(names: Sequence[str], M, *, method: str, group: str = "") -> pd.DataFrame:
+    """One row per run of a group: its ncs and its mean / max / min similarity to the other
+    runs of the group."""
     M = _square(M)
     names = _check_names(names, M)
     n = M.shape[0]
@@ -153,6 +155,7 @@ def runs_table(names: Sequence[str], M, *, method: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "method": method,
+            "group": group,
             "run": names,
             "ncs": ncs(M),
             "mean_sim_to_others": mean,
@@ -163,13 +166,15 @@ def runs_table(names: Sequence[str], M, *, method: str) -> pd.DataFrame:
     )
 
 
-def runs_matrix_long(names: Sequence[str], M) -> pd.DataFrame:
-    """All N x N cells in row-major order (diagonal included, so the matrix can be rebuilt)."""
+def runs_matrix_long(names: Sequence[str], M, *, group: str = "") -> pd.DataFrame:
+    """All N x N cells of a group in row-major order (diagonal included, so the matrix can be
+    rebuilt)."""
     M = _square(M)
     names = _check_names(names, M)
     n = M.shape[0]
     return pd.DataFrame(
         {
+            "group": group,
             "run_a": [a for a in names for _ in range(n)],
             "run_b": names * n,
             "similarity": M.ravel(),

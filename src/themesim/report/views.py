@@ -108,6 +108,7 @@ DECISIONS_TABLE = [
 ]
 DECISIONS_TEXT = ("method", "set_a", "set_b", "only_raw_pairs", "only_z_pairs", "z_flag")
 RUNS_TABLE = [
+    ("Group", "group"),
     ("Run", "run"),
     ("NCS", "ncs"),
     ("Mean sim. to others", "mean_sim_to_others"),
@@ -283,7 +284,11 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
     )
     runs = _optional_table(
-        spec.get("runs_csv"), f"runs CSV of method {name!r}", name, RUNS_TABLE, ("method", "run")
+        spec.get("runs_csv"),
+        f"runs CSV of method {name!r}",
+        name,
+        RUNS_TABLE,
+        ("method", "group", "run"),
     )
     decisions = _optional_table(
         spec.get("decisions_csv"),
@@ -294,7 +299,12 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
     )
     runs_score = DASH
     if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
-        runs_score = fmt(runs["frame"]["run_consistency"].iloc[0])
+        # one score per run group: runs are never compared across groups
+        per_group = runs["frame"].drop_duplicates("group")
+        runs_score = "; ".join(
+            f"{g} {fmt(v)}"
+            for g, v in zip(per_group["group"], per_group["run_consistency"], strict=True)
+        )
     return {
         "name": name,
         "description": spec.get("description") or "",

@@ -55,10 +55,14 @@ def metric_tables(
     decision: dict | None = None,
     calibration=(),
     tfidf: dict | None = None,
+    ceiling=None,
+    reference: str | None = None,
 ) -> None:
     """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
 
     tfidf: TfidfVectorizer options of a tfidf method, for its word-salad null model.
+    ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
+    the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
     from themesim.embed.encode import read_embeddings
     from themesim.metrics.calibration import map_calibrated
@@ -145,6 +149,15 @@ def metric_tables(
         splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
     _write_decisions(changes, out_decisions)
     comp = _scored_first(comp)
+    if ceiling is not None:
+        from themesim.metrics.ceiling import CEILING_COLUMNS, join_ceiling
+
+        comp = pd.concat(comp, ignore_index=True)
+        if on_z:  # a paraphrase has no within-set spread: no ceiling in z units
+            comp = [comp.assign(**{c: np.nan for c in CEILING_COLUMNS})]
+        else:
+            all_themes = pd.concat(per_theme, ignore_index=True)
+            comp = [join_ceiling(comp, all_themes, ceiling, reference, to_scale)]
     for frames, out in (
         (comp, out_comparisons),
         (swp, out_sweep),

@@ -38,7 +38,12 @@ from themesim.report.plots.distributions import (
     thresholds_text,
 )
 from themesim.report.plots.heatmap import diagonal_order, heatmap, heatmap_figure
-from themesim.report.plots.runs import runs_heatmap, runs_heatmap_figure
+from themesim.report.plots.runs import (
+    runs_groups_figure,
+    runs_groups_heatmap,
+    runs_heatmap,
+    runs_heatmap_figure,
+)
 from themesim.report.plots.side_by_side import (
     METRIC_LABELS,
     methods_side_by_side,
@@ -76,6 +81,8 @@ __all__ = [
     "methods_side_by_side_figure",
     "op_symbol",
     "pca_2d",
+    "runs_groups_figure",
+    "runs_groups_heatmap",
     "runs_heatmap",
     "runs_heatmap_figure",
     "save_png",

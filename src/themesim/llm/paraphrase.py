@@ -1,0 +1,242 @@
+"""Paraphrases of reference themes by an LLM: the material of the paraphrase ceiling.
+
+Each reference theme text gets k paraphrases from the same OpenAI-compatible client (and, with
+base_url null, the same local llama.cpp server with the packaged model) as theme generation.
+Answers are cached in SQLite keyed by model, prompt version and sha256, the theme text, k and
+the sampling settings, so a rerun makes no call and starts no server. See docs/metrics.md
+(paraphrase ceiling).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from themesim.errors import InputError, StepError
+from themesim.llm import client as llm
+from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256
+
+log = logging.getLogger("themesim.llm.paraphrase")
+
+RESEED = 1000  # the j-th retry after an unusable answer samples with seed + j * RESEED
+SLOTS = ("{text}", "{k}")
+
+
+class ParaphraseError(StepError):
+    """A paraphrase call failed after its retries; the answers before it stay cached."""
+
+
+@dataclass(frozen=True)
+class ParaphraseSettings:
+    k: int = 5  # paraphrases per theme
+    base_url: str | None = None  # None: a local llama.cpp server with the packaged model
+    model: str | None = None
+    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+    prompt: str = "paraphrase_v1"  # prompts/<prompt>.txt, or a path
+    temperature: float = 0.7
+    max_tokens: int = 512
+    seed: int = 0
+    n_ctx: int = 2048
+    max_retries: int = 4
+    timeout_s: float = 600.0
+    backoff_s: float = 1.0
+    backoff_max_s: float = 30.0
+    threads: int | None = None  # local server only
+
+    def __post_init__(self):
+        where = "config ceiling"
+        if not isinstance(self.k, int) or self.k < 1:
+            raise InputError(f"{where}.k", f"{self.k!r} is not a count ≥ 1", "Set k: 5")
+        if self.base_url is not None and not self.model:
+            raise InputError(f"{where}.model", "base_url is set but model is not", "Give it")
+
+
+@dataclass
+class ParaphrasePrompt:
+    version: str
+    text: str
+    system: str | None
+    sha256: str
+
+    def messages(self, theme: str, k: int) -> list[dict]:
+        return _chat(self.system, self.text.replace("{k}", str(k)).replace("{text}", theme))
+
+
+def load_paraphrase_prompt(name: str) -> ParaphrasePrompt:
+    path = Path(name) if os.sep in name else PROMPT_DIR / f"{name}.txt"
+    if not path.is_file():
+        versions = sorted(p.stem for p in PROMPT_DIR.glob("paraphrase_*.txt"))
+        raise InputError(
+            f"ceiling prompt {name!r}",
+            f"{path} does not exist",
+            f"Use one of {versions}, or a path to a file holding {{text}} and {{k}}",
+        )
+    raw = path.read_text(encoding="utf-8")
+    text, system = _roles(raw.split("\n"), path, SLOTS)
+    return ParaphrasePrompt(path.stem, text, system, _sha256(raw))
+
+
+def paraphrase_schema(k: int) -> dict:
+    items = {"type": "array", "items": {"type": "string"}, "minItems": k, "maxItems": k}
+    return {"type": "object", "properties": {"paraphrases": items}, "required": ["paraphrases"]}
+
+
+def parse_paraphrases(text: str, k: int, original: str) -> list[str]:
+    """The first k distinct, non-empty paraphrases of a JSON answer that differ from the
+    original (a copy would put the ceiling at 1); ValueError when fewer than k remain."""
+    text = text or ""
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        raise ValueError("no JSON in the answer")
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[min(starts) :])
+    except json.JSONDecodeError as e:
+        raise ValueError(f"invalid JSON ({e.msg} at char {e.pos})") from e
+    items = data.get("paraphrases") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError('no "paraphrases" list in the answer')
+    seen, out = {" ".join(original.split()).casefold()}, []
+    for item in items:
+        if isinstance(item, dict):  # {"name": ..., "description": ...}
+            item = ": ".join(str(item[f]) for f in ("name", "description") if item.get(f))
+        one = " ".join(str(item).split())
+        if one and one.casefold() not in seen:
+            seen.add(one.casefold())
+            out.append(one)
+    if len(out) < k:
+        raise ValueError(f"{len(out)} usable paraphrases, {k} asked for")
+    return out[:k]
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS paraphrases (
+    key TEXT PRIMARY KEY,          -- sha256 of canonical JSON of everything that changes the answer
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    prompt_sha256 TEXT NOT NULL,
+    text TEXT NOT NULL,            -- the theme text paraphrased
+    k INTEGER NOT NULL,
+    settings TEXT NOT NULL,        -- JSON: temperature, max_tokens, seed
+    paraphrases TEXT NOT NULL,     -- JSON list of k strings
+    raw_response TEXT,
+    attempts INTEGER,
+    seconds REAL,
+    updated_at TEXT NOT NULL
+)
+"""
+
+
+@dataclass
+class ParaphraseStats:
+    requests: int = 0
+    cached: int = 0
+    done: int = 0
+    calls: int = 0
+
+
+def paraphrase_texts(
+    texts: list[str], settings: ParaphraseSettings, cache_path
+) -> tuple[dict[str, list[str]], ParaphraseStats]:
+    """text -> its k paraphrases, for each distinct text; cache first, then the endpoint.
+
+    Raises ParaphraseError (answers so far cached) when a call keeps failing.
+    """
+    s = settings
+    prompt = load_paraphrase_prompt(s.prompt)
+    model = llm.endpoint_model(s.base_url, s.model)
+    key = llm.api_key(s.api_key_env, "ceiling settings")
+    redact = llm.Redactor(key)
+    answer_settings = {"temperature": s.temperature, "max_tokens": s.max_tokens, "seed": s.seed}
+    stats, state = ParaphraseStats(), llm.CallState()
+    out: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        con = llm.open_sqlite(cache_path, SCHEMA)
+        stack.callback(con.close)
+        url = None
+        for text in dict.fromkeys(texts):
+            stats.requests += 1
+            fields = {"model": model, "prompt_version": prompt.version}
+            fields |= {"prompt_sha256": prompt.sha256, "text": text, "k": s.k, **answer_settings}
+            ckey = llm.canonical_key(fields)
+            row = con.execute(
+                "SELECT paraphrases FROM paraphrases WHERE key = ?", (ckey,)
+            ).fetchone()
+            if row is not None:
+                stats.cached += 1
+                out[text] = json.loads(row[0])
+                continue
+            if url is None:
+                base = stack.enter_context(
+                    llm.endpoint(s.base_url, n_ctx=s.n_ctx, threads=s.threads, label="ceiling")
+                )
+                url = f"{base}/chat/completions"
+            raw_seen: list[str] = []
+
+            def attempt(use_rf: bool, failures: int, text=text, raw_seen=raw_seen, url=url):
+                body = {
+                    "model": model,
+                    "messages": prompt.messages(text, s.k),
+                    "temperature": s.temperature,
+                    "max_tokens": s.max_tokens,
+                    "seed": s.seed + RESEED * failures,
+                }
+                if use_rf:
+                    body["response_format"] = {
+                        "type": "json_object",
+                        "schema": paraphrase_schema(s.k),
+                    }
+                choice, _ = llm.post_chat(url, llm.auth_headers(key), body, s.timeout_s, redact)
+                raw = redact((choice.get("message") or {}).get("content") or "")
+                raw_seen.append(raw)
+                try:
+                    return parse_paraphrases(raw, s.k, text)
+                except ValueError as e:
+                    raise llm.Retry(f"unusable answer: {e}", raw=raw, fatal=False) from e
+
+            res = llm.with_retries(
+                attempt,
+                state,
+                max_retries=s.max_retries,
+                backoff_s=s.backoff_s,
+                backoff_max_s=s.backoff_max_s,
+                redact=redact,
+                label=f"paraphrase {text[:40]!r}",
+            )
+            stats.calls = state.calls
+            if not res.ok:
+                last = raw_seen[-1] if raw_seen else ""
+                raise ParaphraseError(
+                    redact(
+                        f"paraphrase ceiling, theme {text[:60]!r}: {res.error or 'stopped'} "
+                        f"after {res.attempts} attempt(s); last answer: {last[:300]!r}. The "
+                        f"{stats.cached + stats.done} answers before it are cached in "
+                        f"{cache_path}; rerunning resumes from there"
+                    )
+                )
+            con.execute(
+                "INSERT OR REPLACE INTO paraphrases VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    ckey,
+                    model,
+                    prompt.version,
+                    prompt.sha256,
+                    text,
+                    s.k,
+                    json.dumps(answer_settings, sort_keys=True),
+                    json.dumps(res.value, ensure_ascii=False),
+                    raw_seen[-1],
+                    res.attempts,
+                    res.seconds,
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            )
+            con.commit()
+            stats.done += 1
+            out[text] = res.value
+    log.info("paraphrase: %s", stats)
+    return out, stats
