@@ -106,6 +106,8 @@ def write_config(root: Path, minilm_thresholds, **extra):
             "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
         },
     } | extra
+    if "theme_sets" in extra and "run_groups" not in extra:
+        del cfg["run_groups"]  # the tiny study's group names its own sets
     (root / "config").mkdir(exist_ok=True)
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
 

@@ -91,6 +91,7 @@ STUDY = {
     "study": {"name": "reliability"},
     "reference": "human",
     "theme_sets": ["data/human.csv", "data/llm.yaml", "data/llm2.json"],
+    "run_groups": {"llms": ["llm", "llm2"]},
     "transcripts": ["data/*.txt"],
     "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
     "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},

@@ -38,16 +38,21 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
 
 
-def _passages(keys, seg_text: dict) -> list[str]:
+def _passages(keys, seg_text: dict | None) -> list[str]:
+    if seg_text is None:  # archive.confidential: no transcript text in the report
+        return []
     return [_excerpt(f"{t} #{s}: {seg_text[(t, s)]}") for t, s in sorted(keys)[:EXCERPTS]]
 
 
-def grounding_view(methods: dict, html_dir: Path, md_dir: Path, image) -> dict | None:
+def grounding_view(
+    methods: dict, html_dir: Path, md_dir: Path, image, withhold_text: bool = False
+) -> dict | None:
     """Context of the section, or None when no method has grounding tables.
 
     methods: method -> spec with `grounding_csv`, `grounding_dir` (long parquets),
     `segments_dir` (labels), `segments_parquet`, `grounding_heatmaps` (pair -> png) and
-    `grounding_scatter_png`; image: the report's figure helper (path, html_dir, md_dir).
+    `grounding_scatter_png`; image: the report's figure helper (path, html_dir, md_dir);
+    withhold_text (archive.confidential): passages are counted, never quoted.
     """
     rows, blocks = [], []
     seg_text = None
@@ -85,7 +90,9 @@ def grounding_view(methods: dict, html_dir: Path, md_dir: Path, image) -> dict |
                     "heatmap": image(
                         (spec.get("grounding_heatmaps") or {}).get(pair), html_dir, md_dir
                     ),
-                    "pairs": _pair_passages(spec, a, b, pair, seg_text or {}),
+                    "pairs": _pair_passages(
+                        spec, a, b, pair, None if withhold_text else seg_text or {}
+                    ),
                 }
             )
         blocks.append(
@@ -100,7 +107,7 @@ def grounding_view(methods: dict, html_dir: Path, md_dir: Path, image) -> dict |
     return {"heading": HEADING, "headers": HEADERS, "rows": rows, "methods": blocks}
 
 
-def _pair_passages(spec: dict, a: str, b: str, pair: str, seg_text: dict) -> list[dict]:
+def _pair_passages(spec: dict, a: str, b: str, pair: str, seg_text: dict | None) -> list[dict]:
     gdir, sdir = spec.get("grounding_dir"), spec.get("segments_dir")
     if not gdir or not sdir:
         return []

@@ -171,14 +171,14 @@ def _context(
             ],
         },
         "config_yaml": yaml.safe_dump(_plain(config or {}), sort_keys=False, allow_unicode=True),
-        "grounding": _grounding_view(methods, html_dir, md_dir),
+        "grounding": _grounding_view(methods, html_dir, md_dir, bool(study.get("confidential"))),
     }
 
 
-def _grounding_view(methods, html_dir: Path, md_dir: Path):
+def _grounding_view(methods, html_dir: Path, md_dir: Path, withhold_text: bool = False):
     from themesim.report.grounding_section import grounding_view
 
-    return grounding_view(methods, html_dir, md_dir, _image)
+    return grounding_view(methods, html_dir, md_dir, _image, withhold_text)
 
 
 # ---------------------------------------------------------------------------

@@ -107,6 +107,7 @@ def summary_report(
         out_md=out_md,
         study=dict(study)
         | {"side_by_side_png": side_by_side_png, "intervals_png": intervals_png}
+        | {"confidential": confidential}
         | dict(headline or {}),
         methods=per_method,
         inputs=inputs,
