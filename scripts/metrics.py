@@ -16,7 +16,7 @@ run(
     embeddings=dict(zip(p.embedded_sets, sm.input.embeddings, strict=True)),
     settings=dict(p.settings),
     sweep=dict(p.sweep),
-    tfidf=dict(p.tfidf) if p.get("tfidf") else None,
+    spec=dict(p.spec),
     out_comparisons=sm.output.comparisons,
     out_themes=sm.output.themes,
     out_sweep=sm.output.sweep,

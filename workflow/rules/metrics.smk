@@ -38,11 +38,7 @@ rule metrics:
         settings=lambda wc: family_settings(wc.method),
         decision=lambda wc: decision_thresholds(wc.method),
         sweep=STUDY.sweep,
-        tfidf=lambda wc: (
-            tfidf_options(STUDY.methods[wc.method])
-            if STUDY.methods[wc.method]["kind"] == "tfidf"
-            else None
-        ),
+        spec=lambda wc: similarity_spec(wc.method),
         reference=STUDY.reference,
     script:
         "../../scripts/metrics.py"

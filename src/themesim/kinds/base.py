@@ -115,7 +115,7 @@ class Kind:
         """Raw similarity of each row's theme (para: theme_id, text) to its paraphrase."""
         raise NotImplementedError(f"{self.name} has no paraphrase ceiling")
 
-    def null_pool(self, a, b, null_file, pool: int, seed: int, scale, emb_a, options=None):
+    def null_pool(self, a, b, null_file, pool: int, seed: int, scale, emb_a, spec=None):
         """Each A theme's similarity to every text of B's word-salad pool (n_a x P), or None.
 
         scale(S, W): scores of A against pool texts, given S and the pool texts' own

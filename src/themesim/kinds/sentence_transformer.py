@@ -118,7 +118,7 @@ class SentenceTransformer(Kind):
             for j, tid in enumerate(para["theme_id"])
         ]
 
-    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
+    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, spec=None):
         from themesim.embed.encode import read_vector_table
         from themesim.similarity import cosine
 

@@ -93,9 +93,9 @@ class Tfidf(Kind):
             sims += S[0].tolist()
         return sims
 
-    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, options=None):
+    def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, spec=None):
         from themesim.metrics.nulls import word_salad_pool
-        from themesim.similarity import tfidf
+        from themesim.similarity import tfidf, tfidf_options
 
         if not pool:
             return None
@@ -103,7 +103,7 @@ class Tfidf(Kind):
         # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
         # B's words would get a far lower IDF than in the real comparison, and so would S.
         n_b, a_texts = len(b), a["text"].tolist()
-        options = options or {}
+        options = tfidf_options(spec or {})
         return np.hstack(
             [
                 scale(tfidf(a_texts, x, **options), tfidf(x, None, **options))

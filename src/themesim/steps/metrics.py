@@ -54,13 +54,13 @@ def metric_tables(
     out_decisions,
     decision: dict | None = None,
     calibration=(),
-    tfidf: dict | None = None,
+    spec: dict | None = None,
     ceiling=None,
     reference: str | None = None,
 ) -> None:
     """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
 
-    tfidf: TfidfVectorizer options of a tfidf method, for its word-salad null model.
+    spec: the method's similarity settings (its kind's similarity_spec), for its null model.
     ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
     the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
@@ -129,7 +129,7 @@ def metric_tables(
             st.null_model["seed"],
             null_scale,
             emb_a,
-            options=tfidf,
+            spec=spec,
         )
         if null_pool is not None and not np.isfinite(null_pool).all():
             null_pool = None  # a null set too small for a spread: no null on the z scale
