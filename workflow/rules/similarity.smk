@@ -1,122 +1,145 @@
 # One job per method computes every pair, so the DAG grows with methods, not pairs.
 # Each kind names the rule that writes its files (themesim.kinds: similarity_rule); the
 # rules differ only in what they read and write, the step asks the kind how to score.
+# Each rule has a copy per group of methods restricted to the same `comparisons:`.
 
 
-rule similarity_embedding:
-    input:
-        themes=theme_parquets(),
-        embeddings=lambda wc: theme_map_embeddings(wc.method),
-        code=code("similarity.py"),
-    output:
-        expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_embedding", STUDY.pairs + STUDY.within),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    benchmark:
-        "benchmarks/similarity/{method}.tsv"
-    wildcard_constraints:
-        method=similarity_methods("similarity_embedding"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs + STUDY.within,
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")):
+
+    rule:
+        name:
+            f"similarity_embedding{suffix}"
+        input:
+            themes=theme_parquets(),
+            embeddings=lambda wc: theme_map_embeddings(wc.method),
+            code=code("similarity.py"),
+        output:
+            expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs(
+                    "similarity_embedding", pairs + within_of(sets_of(pairs))
+                ),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_tfidf:
-    input:
-        themes=theme_parquets(),
-        code=code("similarity.py"),
-    output:
-        expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_tfidf", STUDY.pairs + STUDY.within),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    benchmark:
-        "benchmarks/similarity/{method}.tsv"
-    wildcard_constraints:
-        method=similarity_methods("similarity_tfidf"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs + STUDY.within,
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
+
+    rule:
+        name:
+            f"similarity_tfidf{suffix}"
+        input:
+            themes=theme_parquets(),
+            code=code("similarity.py"),
+        output:
+            expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs("similarity_tfidf", pairs + within_of(sets_of(pairs))),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_precomputed:
-    input:
-        themes=theme_parquets(),
-        matrices=lambda wc: matrix_files(wc.method, STUDY.pairs),
-        code=code("similarity.py"),
-    output:
-        expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_precomputed", STUDY.pairs),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    wildcard_constraints:
-        method=similarity_methods("similarity_precomputed"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs,
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed")):
+
+    rule:
+        name:
+            f"similarity_precomputed{suffix}"
+        input:
+            themes=theme_parquets(),
+            matrices=lambda wc: matrix_files(wc.method, STUDY.pairs_for(wc.method)),
+            code=code("similarity.py"),
+        output:
+            expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs("similarity_precomputed", pairs),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_abtt:
-    input:
-        themes=theme_parquets(),
-        embeddings=lambda wc: theme_map_embeddings(wc.method),
-        code=code("similarity.py"),
-    output:
-        expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_abtt", STUDY.pairs + STUDY.within),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    benchmark:
-        "benchmarks/similarity/{method}.tsv"
-    wildcard_constraints:
-        method=similarity_methods("similarity_abtt"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs + STUDY.within,
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_abtt")):
+
+    rule:
+        name:
+            f"similarity_abtt{suffix}"
+        input:
+            themes=theme_parquets(),
+            embeddings=lambda wc: theme_map_embeddings(wc.method),
+            code=code("similarity.py"),
+        output:
+            expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs("similarity_abtt", pairs + within_of(sets_of(pairs))),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_judge:
-    input:
-        themes=theme_parquets(),
-        code=code("similarity.py"),
-    output:
-        expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_judge", STUDY.pairs),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    wildcard_constraints:
-        method=similarity_methods("similarity_judge"),
-    threads: 2
-    resources:
-        mem_mb=4000,
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs,
-        spec=lambda wc: similarity_spec(wc.method),
-        # An accumulating cache, not an output: a failed job must never delete it.
-        cache="results/cache/judge.sqlite",
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
+
+    rule:
+        name:
+            f"similarity_judge{suffix}"
+        input:
+            themes=theme_parquets(),
+            code=code("similarity.py"),
+        output:
+            expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs("similarity_judge", pairs),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        wildcard_constraints:
+            method=pattern,
+        threads: 2
+        resources:
+            mem_mb=4000,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            spec=lambda wc: similarity_spec(wc.method),
+            # An accumulating cache, not an output: a failed job must never delete it.
+            cache="results/cache/judge.sqlite",
+        script:
+            "../../scripts/similarity.py"

@@ -106,6 +106,7 @@ def _context(
         "headline": headline,
         "glance_headers": GLANCE_HEADERS,
         "glance_rows": [row for m in method_views for row in m["glance_rows"]],
+        "ran_on_notes": [m["ran_on_note"] for m in method_views if m["ran_on_note"]],
         "side_by_side_table": _side_by_side_table(method_views),
         "method_headers": ["Comparison"] + [h for h, _ in METHOD_TABLE],
         "theme_headers": THEME_HEADERS + THEME_EXTRA_HEADERS,
