@@ -1,0 +1,109 @@
+"""A method restricted by `comparisons:` runs only those comparisons, end to end; the demo's
+judge runs on human vs llm_partial only."""
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+from helpers import REPO, job_counts, make_study, snakemake, write_config
+
+ONE = "human__vs__llm2"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """The tiny study (human vs llm, human vs llm2; run group llm + llm2) with two TF-IDF
+    methods: `tfidf` on every comparison and `tf_one`, the same settings, on human vs llm2."""
+    root = make_study(tmp_path_factory.mktemp("restricted"))
+    write_config(
+        root,
+        [0.5],
+        methods={
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
+        },
+    )
+    dry = snakemake(root, "-n", "--cores", "2").stdout
+    snakemake(root, "--cores", "2")
+    return root, dry
+
+
+def test_dry_run_has_a_rule_copy_for_the_restricted_method(study):
+    _, dry = study
+    counts = job_counts(dry)
+    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "grounding_plots"):
+        assert counts[rule] == 1 and counts[f"{rule}_restricted1"] == 1, rule
+    assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
+    assert counts["set_quality"] == 2
+    assert counts["segment_labels"] == 3 + 2  # tfidf: every set; tf_one: human and llm2
+
+
+def test_restricted_method_has_metrics_only_for_its_comparison(study):
+    root, _ = study
+    full = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
+    one = pd.read_csv(root / "results/metrics/tf_one/comparisons.csv")
+    assert list(zip(full["set_a"], full["set_b"])) == [("human", "llm"), ("human", "llm2")]
+    assert list(zip(one["set_a"], one["set_b"])) == [("human", "llm2")]
+    # Same kind and settings: its one comparison scores exactly as the unrestricted method's
+    # (within-set matrices, null pool and bootstrap of the same sets and seeds).
+    same = full[full["set_b"] == "llm2"].drop(columns="method").reset_index(drop=True)
+    pd.testing.assert_frame_equal(one.drop(columns="method"), same)
+    for table in ("themes", "sweep"):
+        df = pd.read_csv(root / f"results/metrics/tf_one/{table}.csv")
+        assert set(zip(df["set_a"], df["set_b"])) == {("human", "llm2")}, table
+
+
+def test_restricted_method_makes_files_for_its_comparison_and_sets_only(study):
+    root, _ = study
+    sims = sorted(p.name for p in (root / "results/similarity/tf_one").glob("*.parquet"))
+    assert sims == [f"{ONE}.parquet", "human__vs__human.parquet", "llm2__vs__llm2.parquet"]
+    assert (root / "results/similarity/tfidf/human__vs__llm.parquet").is_file()
+    plans = sorted(p.name for p in (root / "results/metrics/tf_one/transport").glob("*.parquet"))
+    assert plans == [f"{ONE}.parquet"]
+    assert sorted(p.name for p in (root / "results/plots/tf_one").glob("*_heatmap.png")) == [
+        f"{ONE}_heatmap.png"
+    ]
+    sets = pd.read_csv(root / "results/metrics/tf_one/sets.csv")
+    assert sorted(sets["set"]) == ["human", "llm2"]
+    assert sorted(pd.read_csv(root / "results/metrics/tfidf/sets.csv")["set"]) == [
+        "human",
+        "llm",
+        "llm2",
+    ]
+    labels = sorted(p.name for p in (root / "results/segments/tf_one").glob("*.parquet"))
+    assert labels == ["human.parquet", "llm2.parquet"]
+    grounded = pd.read_csv(root / "results/metrics/tf_one/grounding.csv")
+    assert set(zip(grounded["set_a"], grounded["set_b"])) == {("human", "llm2")}
+    assert not (root / "results/metrics/tf_one/runs.csv").exists()
+    assert (root / "results/metrics/tfidf/runs.csv").is_file()
+
+
+def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
+    root, _ = study
+    head = pd.read_csv(root / "results/report/headline.csv")
+    mine = head[head["method"] == "tf_one"]
+    assert list(zip(mine["set_a"], mine["set_b"])) == [("human", "llm2")]
+    assert mine["hungarian_f1"].notna().all()
+    assert len(head[head["method"] == "tfidf"]) == 2
+    note = "tf_one ran on 1 of 2 comparisons"
+    assert note in (root / "results/report/headline.tex").read_text()
+    md = (root / "results/report/summary.md").read_text()
+    html = (root / "results/report/summary.html").read_text()
+    assert md.count(note) == 2 and html.count(note) == 2  # under the glance table; its section
+    assert "tfidf ran on" not in md
+    assert f"../plots/tf_one/{ONE}_heatmap.png" in md
+    assert "../plots/tf_one/human__vs__llm_heatmap.png" not in md
+
+
+def test_demo_dry_run_judges_human_vs_llm_partial_only(tmp_path):
+    """The demo config with the judge on: its jobs ask for one comparison's files only."""
+    shutil.copytree(REPO / "config", tmp_path / "config")
+    shutil.copytree(REPO / "data" / "demo", tmp_path / "data" / "demo")
+    out = snakemake(tmp_path, "-n", "--cores", "2").stdout
+    counts = job_counts(out)
+    assert counts["similarity_judge_restricted1"] == 1 and "similarity_judge" not in counts
+    judge_files = set(re.findall(r"results/(?:similarity|plots)/judge/[^\s,]+", out))
+    pairs = {re.search(r"(\w+__vs__\w+)", f).group(1) for f in judge_files if "__vs__" in f}
+    assert pairs == {"human__vs__llm_partial"}
+    assert "results/similarity/judge/human__vs__llm_partial.parquet" in judge_files
