@@ -203,9 +203,11 @@ def segment_embedding_files(method):
     return [f"results/segment_embeddings/{method}.parquet"] if has else []
 
 
-def embedded_null_sets():
-    """B sets whose word-salad pools the embedding job writes (null_sets of its methods)."""
-    return STUDY.b_sets if STUDY.metrics["null_model"]["pool"] > 0 else []
+def embedded_null_sets(pairs=None):
+    """B sets whose word-salad pools the embedding job writes (null_sets of its methods):
+    of the study's comparisons, or of `pairs` (a restricted method's)."""
+    b = STUDY.b_sets if pairs is None else list(dict.fromkeys(b for _, b in pairs))
+    return b if STUDY.metrics["null_model"]["pool"] > 0 else []
 
 
 def segment_parquets():
