@@ -43,15 +43,16 @@ def test_restricted_method_has_metrics_only_for_its_comparison(study):
     root, _ = study
     full = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
     one = pd.read_csv(root / "results/metrics/tf_one/comparisons.csv")
-    assert list(zip(full["set_a"], full["set_b"])) == [("human", "llm"), ("human", "llm2")]
-    assert list(zip(one["set_a"], one["set_b"])) == [("human", "llm2")]
+    pairs = list(zip(full["set_a"], full["set_b"], strict=True))
+    assert pairs == [("human", "llm"), ("human", "llm2")]
+    assert list(zip(one["set_a"], one["set_b"], strict=True)) == [("human", "llm2")]
     # Same kind and settings: its one comparison scores exactly as the unrestricted method's
     # (within-set matrices, null pool and bootstrap of the same sets and seeds).
     same = full[full["set_b"] == "llm2"].drop(columns="method").reset_index(drop=True)
     pd.testing.assert_frame_equal(one.drop(columns="method"), same, check_dtype=False)
     for table in ("themes", "sweep"):
         df = pd.read_csv(root / f"results/metrics/tf_one/{table}.csv")
-        assert set(zip(df["set_a"], df["set_b"])) == {("human", "llm2")}, table
+        assert set(zip(df["set_a"], df["set_b"], strict=True)) == {("human", "llm2")}, table
 
 
 def test_restricted_method_makes_files_for_its_comparison_and_sets_only(study):
@@ -74,7 +75,7 @@ def test_restricted_method_makes_files_for_its_comparison_and_sets_only(study):
     labels = sorted(p.name for p in (root / "results/segments/tf_one").glob("*.parquet"))
     assert labels == ["human.parquet", "llm2.parquet"]
     grounded = pd.read_csv(root / "results/metrics/tf_one/grounding.csv")
-    assert set(zip(grounded["set_a"], grounded["set_b"])) == {("human", "llm2")}
+    assert set(zip(grounded["set_a"], grounded["set_b"], strict=True)) == {("human", "llm2")}
     assert not (root / "results/metrics/tf_one/runs.csv").exists()
     assert (root / "results/metrics/tfidf/runs.csv").is_file()
 
@@ -83,7 +84,7 @@ def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
     root, _ = study
     head = pd.read_csv(root / "results/report/headline.csv")
     mine = head[head["method"] == "tf_one"]
-    assert list(zip(mine["set_a"], mine["set_b"])) == [("human", "llm2")]
+    assert list(zip(mine["set_a"], mine["set_b"], strict=True)) == [("human", "llm2")]
     assert mine["hungarian_f1"].notna().all()
     assert len(head[head["method"] == "tfidf"]) == 2
     note = "tf_one ran on 1 of 2 comparisons"
