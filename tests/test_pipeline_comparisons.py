@@ -6,6 +6,7 @@ import shutil
 
 import pandas as pd
 import pytest
+import yaml
 from helpers import REPO, job_counts, make_study, snakemake, write_config
 
 ONE = "human__vs__llm2"
@@ -58,7 +59,7 @@ def test_restricted_method_has_metrics_only_for_its_comparison(study):
 def test_restricted_method_makes_files_for_its_comparison_and_sets_only(study):
     root, _ = study
     sims = sorted(p.name for p in (root / "results/similarity/tf_one").glob("*.parquet"))
-    assert sims == [f"{ONE}.parquet", "human__vs__human.parquet", "llm2__vs__llm2.parquet"]
+    assert sims == sorted([f"{ONE}.parquet", "human__vs__human.parquet", "llm2__vs__llm2.parquet"])
     assert (root / "results/similarity/tfidf/human__vs__llm.parquet").is_file()
     plans = sorted(p.name for p in (root / "results/metrics/tf_one/transport").glob("*.parquet"))
     assert plans == [f"{ONE}.parquet"]
@@ -88,10 +89,11 @@ def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
     assert mine["hungarian_f1"].notna().all()
     assert len(head[head["method"] == "tfidf"]) == 2
     note = "tf_one ran on 1 of 2 comparisons"
-    assert note in (root / "results/report/headline.tex").read_text()
+    assert note.replace("_", r"\_") in (root / "results/report/headline.tex").read_text()
     md = (root / "results/report/summary.md").read_text()
     html = (root / "results/report/summary.html").read_text()
-    assert md.count(note) == 2 and html.count(note) == 2  # under the glance table; its section
+    # under the glance table and in the method's section (Markdown escapes the "_")
+    assert md.count(note.replace("_", r"\_")) == 2 and html.count(note) == 2
     assert "tfidf ran on" not in md
     assert f"../plots/tf_one/{ONE}_heatmap.png" in md
     assert "../plots/tf_one/human__vs__llm_heatmap.png" not in md
@@ -105,6 +107,45 @@ def test_demo_dry_run_judges_human_vs_llm_partial_only(tmp_path):
     counts = job_counts(out)
     assert counts["similarity_judge_restricted1"] == 1 and "similarity_judge" not in counts
     judge_files = set(re.findall(r"results/(?:similarity|plots)/judge/[^\s,]+", out))
-    pairs = {re.search(r"(\w+__vs__\w+)", f).group(1) for f in judge_files if "__vs__" in f}
+    pairs = {
+        re.search(r"(\w+?__vs__\w+?)(?:_heatmap|_iou|\.parquet)", f).group(1)
+        for f in judge_files
+        if "__vs__" in f
+    }
     assert pairs == {"human__vs__llm_partial"}
     assert "results/similarity/judge/human__vs__llm_partial.parquet" in judge_files
+
+
+def test_rule_copies_get_the_cluster_profile_settings_of_their_rule(tmp_path):
+    """profiles/slurm names rules; a restricted method's copy (metrics_restricted1) gets the
+    wall time, memory and threads its rule gets there."""
+    root = make_study(tmp_path / "study")
+    write_config(
+        root,
+        [0.5],
+        methods={
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
+        },
+    )
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    del profile["executor"]  # the local executor: a dry run shows each job's resources
+    profile["set-threads"]["similarity_tfidf"] = 3
+    local = tmp_path / "profile"
+    local.mkdir()
+    (local / "config.yaml").write_text(yaml.safe_dump(profile | {"cores": 4}))
+    out = snakemake(root, "--dry-run", "--profile", str(local)).stdout
+    given = profile["set-resources"]
+    seen = set()
+    for block in re.split(r"\n(?=rule \w+:)", out):
+        m = re.match(r"rule (\w+?)(_restricted1)?:", block)
+        if not m or m.group(1) not in ("similarity_tfidf", "metrics", "plots"):
+            continue
+        seen.add(m.group(0))
+        res = re.search(r"^\s+resources: (.*)$", block, re.MULTILINE).group(1)
+        res = dict(kv.split("=", 1) for kv in res.split(", "))
+        assert int(res["runtime"]) == given[m.group(1)]["runtime"], m.group(0)
+        assert int(res["mem_mb"]) == given[m.group(1)]["mem_mb"], m.group(0)
+        if m.group(1) == "similarity_tfidf":
+            assert re.search(r"^\s+threads: 3$", block, re.MULTILINE), m.group(0)
+    assert len(seen) == 6

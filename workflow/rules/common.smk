@@ -65,6 +65,21 @@ def pair_variants(methods):
     return out
 
 
+def share_cluster_settings(rule, suffix):
+    """Give a copy of a rule the --set-resources and --set-threads (a cluster profile,
+    profiles/slurm) given to the rule itself: they name rules, and a copy has its own name.
+    """
+    if not suffix:
+        return
+    settings = workflow.resource_settings
+    for given in (
+        settings._parsed_overwrite_resources,
+        settings._parsed_overwrite_threads,
+    ):
+        if rule in given:
+            given.setdefault(rule + suffix, given[rule])
+
+
 def within_of(sets):
     return [(s, s) for s in sets]
 

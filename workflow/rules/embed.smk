@@ -3,6 +3,8 @@
 # methods restricted to the same `comparisons:`.
 for suffix, pattern, pairs in pair_variants(STUDY.methods_with("own_embeddings")):
 
+    share_cluster_settings("embed", suffix)
+
     rule:
         name:
             f"embed{suffix}"

@@ -39,6 +39,8 @@ rule segment_labels:
 # A copy of each rule per group of methods restricted to the same `comparisons:`.
 for suffix, pattern, pairs in pair_variants(STUDY.methods):
 
+    share_cluster_settings("grounding", suffix)
+
     rule:
         name:
             f"grounding{suffix}"
@@ -79,6 +81,8 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
 
 
 for suffix, pattern, pairs in pair_variants(STUDY.methods):
+
+    share_cluster_settings("grounding_plots", suffix)
 
     rule:
         name:

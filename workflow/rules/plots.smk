@@ -1,6 +1,8 @@
 # A copy of the rule per group of methods restricted to the same `comparisons:`.
 for suffix, pattern, pairs in pair_variants(STUDY.methods):
 
+    share_cluster_settings("plots", suffix)
+
     rule:
         name:
             f"plots{suffix}"

@@ -6,6 +6,8 @@
 
 for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")):
 
+    share_cluster_settings("similarity_embedding", suffix)
+
     rule:
         name:
             f"similarity_embedding{suffix}"
@@ -36,6 +38,8 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")
 
 for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
 
+    share_cluster_settings("similarity_tfidf", suffix)
+
     rule:
         name:
             f"similarity_tfidf{suffix}"
@@ -63,6 +67,8 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
 
 for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed")):
 
+    share_cluster_settings("similarity_precomputed", suffix)
+
     rule:
         name:
             f"similarity_precomputed{suffix}"
@@ -88,6 +94,8 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed
 
 
 for suffix, pattern, pairs in pair_variants(rule_methods("similarity_abtt")):
+
+    share_cluster_settings("similarity_abtt", suffix)
 
     rule:
         name:
@@ -116,6 +124,8 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_abtt")):
 
 
 for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
+
+    share_cluster_settings("similarity_judge", suffix)
 
     rule:
         name:
