@@ -67,7 +67,7 @@ def pair_variants(methods):
 
 def share_cluster_settings(rule, suffix):
     """Give a copy of a rule the --set-resources and --set-threads (a cluster profile,
-    profiles/slurm) given to the rule itself: they name rules, and a copy has its own name.
+    profiles/slurm) given to the rule it copies (they name rules; a copy has its own name).
     """
     if not suffix:
         return
@@ -76,7 +76,7 @@ def share_cluster_settings(rule, suffix):
         settings._parsed_overwrite_resources,
         settings._parsed_overwrite_threads,
     ):
-        if rule in given:
+        if given.get(rule) is not None:
             given.setdefault(rule + suffix, given[rule])
 
 
