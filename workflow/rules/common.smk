@@ -404,8 +404,14 @@ def method_runs(method):
 
 
 def has_ceiling(method):
-    """A paraphrase ceiling for this method: active, and a kind that can score paraphrases."""
-    return bool(STUDY.ceiling.get("active")) and kind_of(method).ceiling
+    """A paraphrase ceiling for this method: active, a kind that can score paraphrases, and
+    the reference among the sets of its comparisons (the ceiling is of the reference's themes).
+    """
+    return (
+        bool(STUDY.ceiling.get("active"))
+        and kind_of(method).ceiling
+        and STUDY.reference in STUDY.sets_for(method)
+    )
 
 
 def ceiling_files(method):
