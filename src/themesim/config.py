@@ -76,7 +76,9 @@ class Study:
         """The sets of a method's comparisons, in set order (its per-set work)."""
         from themesim.comparisons import pair_sets
 
-        return pair_sets(self.sets, self.pairs_for(method))
+        if method not in self.restricted:  # every set is in a comparison of the study
+            return list(self.sets)
+        return pair_sets(self.sets, self.restricted[method])
 
     @property
     def within(self) -> list[tuple[str, str]]:
