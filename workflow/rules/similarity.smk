@@ -1,7 +1,8 @@
 # One job per method computes every pair, so the DAG grows with methods, not pairs.
 # Each kind names the rule that writes its files (themesim.kinds: similarity_rule); the
 # rules differ only in what they read and write, the step asks the kind how to score.
-# Each rule has a copy per group of methods restricted to the same `comparisons:`.
+# Each rule has a copy per group of methods restricted to the same `comparisons:`; a kind
+# that reads no embeddings reads only the theme tables of the method's own comparisons.
 
 
 for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")):
@@ -44,7 +45,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
         name:
             f"similarity_tfidf{suffix}"
         input:
-            themes=theme_parquets(),
+            themes=lambda wc: method_themes(wc.method),
             code=code("similarity.py"),
         output:
             expand(
@@ -58,7 +59,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
         wildcard_constraints:
             method=pattern,
         params:
-            sets=list(STUDY.sets),
+            sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
             spec=lambda wc: similarity_spec(wc.method),
         script:
@@ -73,7 +74,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed
         name:
             f"similarity_precomputed{suffix}"
         input:
-            themes=theme_parquets(),
+            themes=lambda wc: method_themes(wc.method),
             matrices=lambda wc: matrix_files(wc.method, STUDY.pairs_for(wc.method)),
             code=code("similarity.py"),
         output:
@@ -86,7 +87,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed
         wildcard_constraints:
             method=pattern,
         params:
-            sets=list(STUDY.sets),
+            sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
             spec=lambda wc: similarity_spec(wc.method),
         script:
@@ -131,7 +132,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
         name:
             f"similarity_judge{suffix}"
         input:
-            themes=theme_parquets(),
+            themes=lambda wc: method_themes(wc.method),
             code=code("similarity.py"),
         output:
             expand(
@@ -146,7 +147,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
         resources:
             mem_mb=4000,
         params:
-            sets=list(STUDY.sets),
+            sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
             spec=lambda wc: similarity_spec(wc.method),
             # An accumulating cache, not an output: a failed job must never delete it.
