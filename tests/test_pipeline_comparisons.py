@@ -95,6 +95,9 @@ def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
     # under the glance table and in the method's section (Markdown escapes the "_")
     assert md.count(note.replace("_", r"\_")) == 2 and html.count(note) == 2
     assert "tfidf ran on" not in md
+    # side by side (rows = comparisons): the comparison it skipped says so, never a number
+    row = next(line for line in md.splitlines() if line.startswith("| human vs llm |"))
+    assert row.rstrip(" |").endswith("not run")
     assert f"../plots/tf_one/{ONE}_heatmap.png" in md
     assert "../plots/tf_one/human__vs__llm_heatmap.png" not in md
 

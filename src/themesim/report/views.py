@@ -354,6 +354,9 @@ def _side_by_side_table(views: list[dict]) -> dict:
                 and math.isclose(float(r["threshold"]), m["first_theta"], abs_tol=1e-12)
             ]
             first = (at_first or mine or [None])[0]
+            if not mine:  # a method restricted by `comparisons:` to others
+                cells.append("not run")
+                continue
             cells.append(DASH if first is None else fmt(first["hungarian_f1"]))
         rows.append(cells)
     return {"headers": headers, "rows": rows}
