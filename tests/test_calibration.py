@@ -365,3 +365,36 @@ def test_config_accepts_calibrated_on_every_kind(tmp_path, monkeypatch, method):
     cfg["calibration"] = {"pairs": None}
     with pytest.raises(InputError, match="calibration.pairs is not set"):
         prepare(cfg)
+
+
+# ---------------------------------------------------------------- abtt: the study's correction
+
+
+def test_abtt_pair_scores_equal_its_matrix_cells(tmp_path):
+    """A rated pair of two study themes scores what the abtt matrix holds for them: the
+    correction is fitted on the study's pooled theme vectors (every set), not on the pairs."""
+    from themesim import kinds
+    from themesim.embed.encode import MINILM, encode_with, write_embeddings
+
+    texts = {
+        "a": ["Caring while working: shifts around a parent", "Money worries: care costs"],
+        "b": ["Employment and caregiving", "Financial strain of care", "Gardening as escape"],
+    }
+    spec = {"kind": "abtt", "model": MINILM, "batch_size": 8, "device": "cpu", "d": 1}
+    tables, files = {}, {}
+    for s, t in texts.items():
+        tables[s] = pd.DataFrame(
+            {"theme_id": [f"{s}{i}" for i in range(len(t))], "name": t, "text": t}
+        )
+        emb, source = encode_with(spec, t, 2, cache=False)
+        files[s] = tmp_path / f"{s}.parquet"
+        write_embeddings(files[s], tables[s], emb, source, "minilm")
+    abtt = kinds.get("abtt")
+    ((_, S, _),) = abtt.similarity(spec, [("a", "b")], tables, embeddings=files)
+    a = [texts["a"][0], texts["a"][1], texts["b"][2]]
+    b = [texts["b"][0], texts["b"][1], texts["a"][0]]
+    got = abtt.pair_scores(spec, a, b, cache=False, study_embeddings=list(files.values()))
+    np.testing.assert_allclose(got, [S[0, 0], S[1, 1], S[0, 2]], atol=1e-5)
+    # The base model's plain cosine differs: the correction is applied.
+    plain = kinds.get("sentence_transformer").pair_scores(spec, a, b, cache=False)
+    assert np.abs(plain - got).max() > 0.05
