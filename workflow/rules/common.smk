@@ -12,6 +12,7 @@ STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
+JUDGE_CACHE = "results/cache/judge.sqlite"  # accumulating: an input of no rule
 
 
 wildcard_constraints:
@@ -239,8 +240,12 @@ def calibration_settings():
 
 
 def has_calibration(method):
-    """Rated pairs are configured and the method's kind can score them."""
-    return bool(calibration_settings()["pairs"]) and kind_of(method).calibrates
+    """Rated pairs are configured and the method's kind can score them (a kind that
+    calibrates_on_request: only for a method that uses `calibrated`)."""
+    k = kind_of(method)
+    if not (calibration_settings()["pairs"] and k.calibrates):
+        return False
+    return uses_calibration(method) or not k.calibrates_on_request
 
 
 def uses_calibration(method):
@@ -271,6 +276,43 @@ def calibration_embeddings(method):
     if not kind_of(method).pairs_read_study_embeddings:
         return []
     return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
+
+
+def calibration_cache(method):
+    """The judge's judgement cache (the one its similarity rule fills) for a kind that keeps
+    one, else the embedding cache setting."""
+    return JUDGE_CACHE if kind_of(method).judge_cache else embedding_cache()
+
+
+def calibration_mem_mb(method):
+    """An embedding model or the local judge model is loaded, as in their own jobs."""
+    k = kind_of(method)
+    return (
+        embed_mem_mb(k.embeddings_of(method, STUDY.methods[method]))
+        if k.reads_embeddings
+        else 4000
+    )
+
+
+def calibration_matrix_pairs(method):
+    """The pairs whose score matrices (made elsewhere) may hold the rated pairs."""
+    k = kind_of(method)
+    if not k.reads_matrices:
+        return []
+    return k.study_pairs(STUDY.methods[method], STUDY.pairs, STUDY.within)
+
+
+def calibration_matrices(method):
+    return matrix_files(method, calibration_matrix_pairs(method))
+
+
+def calibration_sets(method):
+    """Sets whose theme tables name the rows and columns of those matrices."""
+    return list(STUDY.sets) if kind_of(method).reads_matrices else []
+
+
+def calibration_themes(method):
+    return [f"results/themes/{s}.parquet" for s in calibration_sets(method)]
 
 
 def workbook_tables():

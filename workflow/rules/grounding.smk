@@ -43,6 +43,8 @@ rule grounding:
         labels=lambda wc: label_files(wc.method),
         quotes=lambda wc: quote_files(wc.method),
         segments="results/transcripts/segments.parquet",
+        # A `calibrated` first threshold resolves from the calibration summary.
+        calibration=lambda wc: calibration_files(wc.method)[:1],
         code=code("grounding.py"),
     output:
         table=report(

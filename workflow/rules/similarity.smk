@@ -117,6 +117,6 @@ rule similarity_judge:
         pairs=STUDY.pairs,
         spec=lambda wc: similarity_spec(wc.method),
         # An accumulating cache, not an output: a failed job must never delete it.
-        cache="results/cache/judge.sqlite",
+        cache=JUDGE_CACHE,
     script:
         "../../scripts/similarity.py"

@@ -134,20 +134,29 @@ def grounding_tables(
     quotes: dict,
     segments_path,
     similarities,
-    threshold: float | None,
+    threshold: float | str | None,
     op: str,
     settings: dict,
     out_csv,
     out_pairs,
     out_long,
+    calibration=(),
 ) -> None:
     """grounding.csv (one row per comparison), grounding_pairs.csv and a long parquet per
-    comparison (every theme pair)."""
+    comparison (every theme pair).
+
+    threshold `calibrated`: the method's F1-maximising threshold on its raw scores, from
+    calibration[0] (results/calibration/{method}.csv)."""
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
     from themesim.metrics.grounding import grounding, label_matrix, top1
     from themesim.similarity import read_similarity
 
+    if isinstance(threshold, str):
+        from themesim.metrics.calibration import resolve_thresholds
+
+        summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
+        threshold = resolve_thresholds([threshold], summary)[0][0]  # S here is raw
     segments = read_segments_parquet(segments_path)[["transcript", "segment"]]
     ids = {s: read_themes_parquet(p)["theme_id"].tolist() for s, p in themes.items()}
     read = {s: pd.read_parquet(p) for s, p in labels.items()}
