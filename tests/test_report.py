@@ -335,6 +335,19 @@ def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
     tfidf = next(ln for ln in md.splitlines() if ln.startswith("| tfidf | human vs llm |"))
     assert tfidf.endswith("| – | – | – |")
     assert "normalised alignment = (observed − null) / (ceiling − null)" in md
+    # The paper's headline table carries them too: CSV at full precision, LaTeX 3 (1) decimals.
+    from themesim.report.headline import HEADLINE_COLUMNS, headline_frame, headline_tex
+
+    df = headline_frame({m: s["comparisons_csv"] for m, s in study["methods"].items()})
+    assert list(df.columns) == HEADLINE_COLUMNS + [
+        "ceiling_median", "matched_sim_pct_of_ceiling", "normalised_alignment"
+    ]  # fmt: skip
+    assert df["matched_sim_pct_of_ceiling"].iloc[0] == pytest.approx(85.15)
+    assert df["ceiling_median"].isna().tolist() == [False, False, True]  # tfidf: none
+    tex = headline_tex(df)
+    assert "\\begin{tabular}{llrrlrrlrrrrrrr}" in tex and "Paraphrase ceiling" in tex
+    assert " & 0.250 & 0.750 & 0.800 & 85.2 & 0.802 \\\\" in tex
+    assert tex.splitlines()[-3].endswith(" & -- & -- & -- \\\\")  # tfidf's row
     html = study["out_html"].read_text(encoding="utf-8")
     glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
     assert '<th scope="col">Normalised alignment</th>' in glance
