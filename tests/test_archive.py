@@ -575,6 +575,9 @@ def test_rule_archives_the_study(study, capsys):
     for name in files:
         if name.startswith("results/"):
             assert files[name] == (study / name).read_bytes(), name
+    # The ceiling ran: the report and the paper's headline table show its columns.
+    assert "| Normalised alignment |" in files["results/report/summary.md"].decode()
+    assert b"normalised_alignment" in files["results/report/headline.csv"]
     cfg = yaml.safe_load(files["config/config.yaml"])
     assert cfg["study"]["name"] == "tiny archive"
     assert cfg["archive"] == {"confidential": False, "authors": []}  # schema defaults filled in

@@ -707,6 +707,7 @@ def test_heatmap_outlines_follow_the_z_scale_decisions(tmp_path, monkeypatch):
     assert meets == {(ids["h"][i], ids["l"][j]) for i, j in np.argwhere(Z >= 2.0)}
     assert ("a1", "b1") not in meets and ("a3", "b2") in meets  # raw 0.55 kept; raw 0.45 not
     assert ax.child_axes[0].get_ylabel() == "within-set z"  # the colour bar
+    assert fig.legends[0].get_texts()[0].get_text() == "z ≥ 2 (meets threshold)"
 
 
 def test_method_matrix_puts_scores_on_the_calibrated_and_angular_scales():

@@ -22,6 +22,10 @@ SCALE_LABELS = {
 }
 
 
+# The value's symbol in a heatmap's legend ("z ≥ 2").
+SCALE_SYMBOLS = {"z": "z", "calibrated": "P(match)"}
+
+
 def scale_label(scale: str = "cosine", clamp: bool = False) -> str:
     label = SCALE_LABELS.get(scale, f"similarity S ({scale})")
     return f"{label}, clamped to [0, 1]" if clamp and scale != "calibrated" else label

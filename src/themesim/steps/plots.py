@@ -60,7 +60,12 @@ def _heatmaps(
     scale: z) and ``fit`` (the isotonic fit's CSV, for scale: calibrated); None: cosine.
     """
     from themesim.metrics.coverage import hungarian_pairs
-    from themesim.metrics.method_scale import base_scale, method_matrix, scale_label
+    from themesim.metrics.method_scale import (
+        SCALE_SYMBOLS,
+        base_scale,
+        method_matrix,
+        scale_label,
+    )
     from themesim.report import plots
     from themesim.similarity import read_similarity
 
@@ -102,6 +107,7 @@ def _heatmaps(
             out_svg=svg,
             pairs=matched,
             scale_label=scale_label(name, clamp),
+            symbol=SCALE_SYMBOLS.get(name, "S"),
         )
 
 

@@ -105,6 +105,7 @@ def heatmap_figure(
     b_name: str = "B",
     diagonal: bool = True,
     scale_label: str = "similarity S",
+    symbol: str = "S",
 ) -> Figure:
     S = np.asarray(S, dtype=float)
     if S.ndim != 2:
@@ -223,7 +224,7 @@ def heatmap_figure(
             facecolor="none",
             edgecolor="black",
             linewidth=1.1,
-            label=f"S {sym} {threshold:g} (meets threshold)",
+            label=f"{symbol} {sym} {threshold:g} (meets threshold)",
         )
     ]
     pair_labels = {True: "one-to-one (Hungarian) match", False: "one-to-one pair below threshold"}
@@ -264,6 +265,7 @@ def heatmap(
     diagonal: bool = True,
     out_svg=None,
     scale_label: str = "similarity S",
+    symbol: str = "S",
 ) -> Path:
     """Annotated similarity matrix (rows = A, the reference; columns = B).
 
@@ -271,7 +273,8 @@ def heatmap(
     thick vermillion inner outline and a corner dot, and (``diagonal``) rows and
     columns are reordered so the pairs sit on the diagonal. Pass ``a_ids``/``b_ids``
     to have labels like "H03 Guilt and obligation". ``S`` and ``threshold`` are on the scale
-    ``scale_label`` names (the colour bar's label), so outlines are that scale's decisions.
+    ``scale_label`` names (the colour bar's label; ``symbol`` in the legend), so outlines are
+    that scale's decisions.
     """
     fig = heatmap_figure(
         S,
@@ -287,5 +290,6 @@ def heatmap(
         b_name=b_name,
         diagonal=diagonal,
         scale_label=scale_label,
+        symbol=symbol,
     )
     return save_png(fig, out_png, out_svg)
