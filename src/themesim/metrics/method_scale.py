@@ -15,7 +15,7 @@ import pandas as pd
 
 # The colour-bar label of a heatmap on each scale.
 SCALE_LABELS = {
-    "cosine": "similarity S (cosine)",
+    "cosine": "similarity S",  # as scored: cosine, TF-IDF cosine, a judge's or file's score
     "angular": "angular similarity",
     "calibrated": "P(match) (calibrated scale)",
     "z": "within-set z",

@@ -76,9 +76,14 @@ def _heatmaps(
     within = dict(scale.get("within") or {})
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
 
+    read: dict = {}
+
     def within_matrix(s):
-        ids = tables[s]["theme_id"]
-        return read_similarity(within[s], ids, ids) if s in within else None
+        # Read once: with comparisons.all_pairs every set recurs in many pairs.
+        if s not in read:
+            ids = tables[s]["theme_id"]
+            read[s] = read_similarity(within[s], ids, ids) if s in within else None
+        return read[s]
 
     for (a, b), path, out, svg in zip(pairs, similarities, outs, svgs, strict=True):
         ta, tb = tables[a], tables[b]
