@@ -61,6 +61,11 @@ def test_z_scale_tables(study):
     # A cosine method's table compares its threshold with metrics.baseline_z.
     dec = pd.read_csv(study / "results/metrics/tfidf/decision_changes.csv")
     assert (dec.loc[0, "raw_threshold"], dec.loc[0, "z_threshold"]) == (0.2, 2.0)
+    # The heatmap is drawn on the z scale (its outlines are the z decisions) and says so.
+    heat = "results/plots/minilm/human__vs__llm5_heatmap.svg"
+    snakemake(study, "--cores", "2", heat)
+    svg = (study / heat).read_text()
+    assert "within-set z" in svg and "similarity S" not in svg
     set_methods(study)
 
 
@@ -104,4 +109,7 @@ def test_calibrated_thresholds_and_scale(study):
     lo, hi = fit["p_match"].min(), fit["p_match"].max()
     for col in ("bidir_max_sim_a", "bidir_max_sim_b", "matched_sim_max"):
         assert lo <= comp.loc[0, col] <= hi, col
+    heat = "results/plots/tfidf/human__vs__llm5_heatmap.svg"
+    snakemake(study, "--cores", "2", heat)
+    assert "P(match) (calibrated scale)" in (study / heat).read_text()
     set_methods(study)

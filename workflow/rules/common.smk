@@ -206,6 +206,19 @@ def family_settings(method):
     }
 
 
+def heatmap_scale(method):
+    """What the heatmaps read to put scores on the method's scale (metrics.method_scale)."""
+    s = family_settings(method)
+    z = s["scale"] == "z"
+    fit = calibration_files(method)[1:] if s["scale"] == "calibrated" else []
+    return {
+        "scale": s["scale"],
+        "clamp": s["clamp"],
+        "within": dict(zip(within_sets(method), within_files(method))) if z else {},
+        "fit": fit[0] if fit else None,
+    }
+
+
 def reference_pairs():
     """Pairs with a heatmap file each (the plots rule): the reference vs each set, which is
     every pair of a study without `comparisons.all_pairs`."""
@@ -375,6 +388,20 @@ def ceiling_files(method):
     return [f"results/ceiling/{method}.parquet"] if has_ceiling(method) else []
 
 
+def paraphrase_files():
+    """The paraphrases and per-method paraphrase similarities, when some method has a ceiling
+    (archived beside the metric tables they feed)."""
+    methods = [m for m in STUDY.methods if has_ceiling(m)]
+    if not methods:
+        return []
+    return ["results/ceiling/paraphrases.csv"] + [ceiling_files(m)[0] for m in methods]
+
+
+def paraphrase_cache():
+    """The paraphrase calls' cache when they run (kept like the judge's and generation's)."""
+    return ["results/cache/paraphrase.sqlite"] if paraphrase_files() else []
+
+
 def paraphrase_settings():
     """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
     return {k: v for k, v in STUDY.ceiling.items() if k != "active" and v is not None}
@@ -483,6 +510,7 @@ def archive_results():
         if has_runs(m):
             out.append(f"results/metrics/{m}/runs_matrix.parquet")
         out += embedding_files(m, STUDY.sets)
+    out += paraphrase_files()
     return list(dict.fromkeys(out))
 
 

@@ -4,6 +4,7 @@ rule plots:
         sweep="results/metrics/{method}/sweep.csv",
         similarity=lambda wc: similarity_done(wc.method),
         themes=theme_parquets(),
+        calibration=lambda wc: calibration_files(wc.method),
         code=code("plots.py"),
     output:
         heatmaps=report(
@@ -35,6 +36,7 @@ rule plots:
         similarity_paths=lambda wc: similarity_files(wc.method, reference_pairs()),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
+        scale=lambda wc: heatmap_scale(wc.method),
     script:
         "../../scripts/plots.py"
 
@@ -45,6 +47,7 @@ rule pair_heatmaps:
         comparisons="results/metrics/{method}/comparisons.csv",
         similarity=lambda wc: similarity_done(wc.method),
         themes=theme_parquets(),
+        calibration=lambda wc: calibration_files(wc.method),
         code=code("pair_heatmaps.py"),
     output:
         report(
@@ -64,6 +67,7 @@ rule pair_heatmaps:
         similarity_paths=lambda wc: similarity_files(wc.method, other_pairs()),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
+        scale=lambda wc: heatmap_scale(wc.method),
     script:
         "../../scripts/pair_heatmaps.py"
 
