@@ -20,4 +20,5 @@ run(
     out_pairs=sm.output.pairs,
     out_long=list(sm.output.long),
     calibration=list(sm.input.calibration),
+    scale=dict(p.scale),
 )

@@ -69,6 +69,24 @@ def test_z_scale_tables(study):
     set_methods(study)
 
 
+def test_grounding_decides_on_the_z_scale(study):
+    """A z-scale method's grounding applies its threshold 2 to z, as comparisons.csv does."""
+    set_methods(study, minilm={"scale": "z"})
+    grounding = "results/metrics/minilm/grounding.csv"
+    snakemake(study, "--cores", "2", grounding, TARGETS[0])
+    g = pd.read_csv(study / grounding).iloc[0]
+    assert g["scale"] == "z" and g["text_threshold"] == 2.0
+    assert g["scale_flag"] != g["scale_flag"]  # NaN: z defined for every theme
+    comp = pd.read_csv(study / TARGETS[0]).iloc[0]
+    assert comp["threshold"] == 2.0
+    assert g["text_hungarian_f1"] == comp["hungarian_f1"]
+    # A raw cosine of at most 1 never reaches 2: the pairs kept are z decisions.
+    long = pd.read_parquet(study / "results/metrics/minilm/grounding/human__vs__llm5.parquet")
+    assert (long.loc[long["text_pair"], "similarity"] >= 2.0).all()
+    assert g["text_pairs"] == long["text_pair"].sum() > 0
+    set_methods(study)
+
+
 RATED = """text_a,text_b,label
 Caring while working: fitting shifts around a parent,Work and caring: shifts around a parent,1
 Money worries: costs strain the budget,Costs of care: care bills strain the household budget,1

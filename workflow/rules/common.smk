@@ -207,7 +207,8 @@ def family_settings(method):
 
 
 def heatmap_scale(method):
-    """What the heatmaps read to put scores on the method's scale (metrics.method_scale)."""
+    """What the heatmaps and grounding read to put scores on the method's scale
+    (metrics.method_scale)."""
     s = family_settings(method)
     z = s["scale"] == "z"
     fit = calibration_files(method)[1:] if s["scale"] == "calibrated" else []

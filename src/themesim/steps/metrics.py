@@ -65,9 +65,9 @@ def metric_tables(
     the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
     from themesim.embed.encode import read_embeddings
-    from themesim.metrics.calibration import map_calibrated
-    from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
+    from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
     from themesim.metrics.coverage import threshold_grid
+    from themesim.metrics.method_scale import base_scale
     from themesim.metrics.scales import Z_SWEEP, decision_changes, z_scale
     from themesim.metrics.transport import plan_long, splits_and_joins
     from themesim.similarity import read_similarity
@@ -78,9 +78,7 @@ def metric_tables(
     if decision and not on_z:
         decision = dict(decision) | {"raw": st.thresholds}  # `calibrated` resolved
 
-    def to_scale(M):
-        M = on_scale(M, st)
-        return M if fit is None else map_calibrated(M, fit)
+    to_scale = base_scale(st.scale, st.clamp, fit)
 
     if on_z:
         sweep = Z_SWEEP
