@@ -54,14 +54,29 @@ def declared_pairs(pairs, manifests):
     listed = set(names)
     declared = [n for (a, b), n in zip(pairs, names) if a in (STUDY.reference, b)]
     for m in manifests:
-        declared += [n for n in (Path(f).stem for f in missing(m)) if n in listed]
+        GONE[m] = [n for n in (Path(f).stem for f in missing(m)) if n in listed]
+        declared += GONE[m]
     return list(dict.fromkeys(declared))
+
+
+GONE = {}  # manifest -> pair names it lists that are not on disk (declared_pairs)
+
+
+def gone_files(manifest):
+    """A manifest's pair files that went missing: `all` asks for them, since Snakemake
+    checks only the outputs a job is asked for, so the job that writes them reruns."""
+    folder = Path(manifest).parent.as_posix()
+    return [f"{folder}/{n}.parquet" for n in GONE.get(manifest, [])]
 
 
 def rule_pairs(rule, pairs):
     """Pair names a similarity rule declares (none when no method uses it)."""
     methods = [m for m in STUDY.methods if kind_of(m).similarity_rule == rule]
-    return declared_pairs(pairs, [similarity_manifest(m) for m in methods]) if methods else []
+    return (
+        declared_pairs(pairs, [similarity_manifest(m) for m in methods])
+        if methods
+        else []
+    )
 
 
 def similarity_manifest(method):
@@ -421,6 +436,7 @@ def get_final_output():
     ]
     for m in STUDY.methods:
         out += similarity_done(m)
+        out += gone_files(similarity_manifest(m)) + gone_files(transport_manifest(m))
         out += expand(
             "results/metrics/{method}/{table}.csv",
             method=m,
