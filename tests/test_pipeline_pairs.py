@@ -65,6 +65,9 @@ def test_a_deleted_pair_file_reruns_its_job_with_the_same_bytes(study):
         path.unlink()
         dry = snakemake(study, "-n", "--cores", "2").stdout
         assert job_counts(dry).get(rule) == 1, dry
+        # The file itself is a target too, as the reader's error message says.
+        dry = snakemake(study, "-n", "--cores", "2", f"{folder}/llm__vs__llm2.parquet").stdout
+        assert job_counts(dry).get(rule) == 1, dry
         snakemake(study, "--cores", "2")
         assert path.read_bytes() == before
     assert "Nothing to be done" in snakemake(study, "-n", "--cores", "2").stdout

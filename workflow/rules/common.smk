@@ -45,7 +45,7 @@ def pair_names(pairs):
 
 
 def declared_pairs(pairs, manifests):
-    """Pair files a rule declares one by one: the reference pairs' and within-set ones, plus
+    """Pair files a job declares one by one, the reference pairs' and within-set ones, plus
     any the manifests list that is gone, so Snakemake reruns the job (a declared output is
     missing). The other pairs of `comparisons.all_pairs` are written beside them and listed
     only in the job's manifest (themesim.io.manifest): pairs-squared declared files made

@@ -93,7 +93,7 @@ def verify(path, data: bytes | None = None) -> None:
             raise InputError(
                 str(path),
                 f"is missing (listed in {m})",
-                "Run snakemake again: the job that writes it reruns",
+                f"Run `snakemake {path}` (or the whole workflow) to redo the job that writes it",
             )
         data = Path(path).read_bytes()
     if hashlib.sha256(data).hexdigest() != want:
