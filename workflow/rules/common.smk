@@ -44,6 +44,9 @@ def pair_names(pairs):
     return [pair_name(a, b) for a, b in pairs]
 
 
+GONE = {}  # manifest -> pair names it lists that are not on disk (declared_pairs)
+
+
 def declared_pairs(pairs, manifests):
     """Pair files a job declares one by one, the reference pairs' and within-set ones, plus
     any the manifests list that is gone, so Snakemake reruns the job (a declared output is
@@ -57,9 +60,6 @@ def declared_pairs(pairs, manifests):
         GONE[m] = [n for n in (Path(f).stem for f in missing(m)) if n in listed]
         declared += GONE[m]
     return list(dict.fromkeys(declared))
-
-
-GONE = {}  # manifest -> pair names it lists that are not on disk (declared_pairs)
 
 
 def gone_files(manifest):
