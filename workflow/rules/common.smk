@@ -5,6 +5,7 @@ from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import script_code
 from themesim import kinds
 from themesim.errors import exit_on_error
+from themesim.io.manifest import MANIFEST, missing
 from themesim.provenance import git_commit
 from themesim.similarity import tfidf_options
 
@@ -44,11 +45,54 @@ def pair_names(pairs):
     return [pair_name(a, b) for a, b in pairs]
 
 
+GONE = {}  # manifest -> pair names it lists that are not on disk (declared_pairs)
+
+
+def declared_pairs(pairs, manifests):
+    """Pair files a job declares one by one, the reference pairs' and within-set ones, plus
+    any the manifests list that is gone, so Snakemake reruns the job (a declared output is
+    missing). The other pairs of `comparisons.all_pairs` are written beside them and listed
+    only in the job's manifest (themesim.io.manifest): pairs-squared declared files made
+    the dry run of 200 sets take minutes."""
+    names = pair_names(pairs)
+    listed = set(names)
+    declared = [n for (a, b), n in zip(pairs, names) if a in (STUDY.reference, b)]
+    for m in manifests:
+        GONE[m] = [n for n in (Path(f).stem for f in missing(m)) if n in listed]
+        declared += GONE[m]
+    return list(dict.fromkeys(declared))
+
+
+def gone_files(manifest):
+    """A manifest's pair files that went missing: `all` asks for them, since Snakemake
+    checks only the outputs a job is asked for, so the job that writes them reruns."""
+    folder = Path(manifest).parent.as_posix()
+    return [f"{folder}/{n}.parquet" for n in GONE.get(manifest, [])]
+
+
 def rule_pairs(rule, pairs):
-    """Pair names declared by a similarity rule (one only when no method uses it), so
-    the unused rules add no pairs-squared outputs to parse and search."""
-    used = any(kind_of(m).similarity_rule == rule for m in STUDY.methods)
-    return pair_names(pairs if used else pairs[:1])
+    """Pair names a similarity rule declares (none when no method uses it)."""
+    methods = [m for m in STUDY.methods if kind_of(m).similarity_rule == rule]
+    return (
+        declared_pairs(pairs, [similarity_manifest(m) for m in methods])
+        if methods
+        else []
+    )
+
+
+def similarity_manifest(method):
+    return f"results/similarity/{method}/{MANIFEST}"
+
+
+def transport_manifest(method):
+    return f"results/metrics/{method}/transport/{MANIFEST}"
+
+
+def transport_files(method):
+    return [
+        f"results/metrics/{method}/transport/{p}.parquet"
+        for p in pair_names(STUDY.pairs)
+    ]
 
 
 def theme_parquets():
@@ -111,11 +155,11 @@ def similarity_spec(method):
 
 
 def similarity_done(method):
-    """The first file of a method's similarity job; consumers depend on it and get every
+    """The manifest of a method's similarity job; consumers depend on it and get every
     pair's path as a param. Thousands of per-pair inputs (all pairs of 200 sets) would make
     the DAG build grow with pairs squared: each lookup scans all of the rule's outputs.
     """
-    return similarity_files(method, STUDY.pairs[:1])
+    return [similarity_manifest(method)]
 
 
 def within_files(method):
@@ -462,6 +506,7 @@ def get_final_output():
     ]
     for m in STUDY.methods:
         out += similarity_done(m)
+        out += gone_files(similarity_manifest(m)) + gone_files(transport_manifest(m))
         out += expand(
             "results/metrics/{method}/{table}.csv",
             method=m,
@@ -498,15 +543,13 @@ def archive_results():
     """The final outputs plus the side tables and theme embeddings their rules also write."""
     out = [f for f in get_final_output() if f.startswith("results/")]
     for m in STUDY.methods:
-        out += similarity_files(m, STUDY.method_pairs(m))
+        # The archive packs every file a manifest lists (themesim.archive.build).
         out += [
+            similarity_manifest(m),
+            transport_manifest(m),
             f"results/metrics/{m}/sets_themes.csv",
             f"results/metrics/{m}/transport/splits_joins.csv",
             f"results/metrics/{m}/decision_changes.csv",
-        ]
-        out += [
-            f"results/metrics/{m}/transport/{p}.parquet"
-            for p in pair_names(STUDY.pairs)
         ]
         if has_runs(m):
             out.append(f"results/metrics/{m}/runs_matrix.parquet")

@@ -16,9 +16,12 @@ rule metrics:
         ),
         themes="results/metrics/{method}/themes.csv",
         sweep="results/metrics/{method}/sweep.csv",
+        transport_manifest="results/metrics/{method}/transport/manifest.csv",
         transport=expand(
             "results/metrics/{{method}}/transport/{pair}.parquet",
-            pair=pair_names(STUDY.pairs),
+            pair=declared_pairs(
+                STUDY.pairs, [transport_manifest(m) for m in STUDY.methods]
+            ),
         ),
         splits="results/metrics/{method}/transport/splits_joins.csv",
         decisions="results/metrics/{method}/decision_changes.csv",
@@ -31,6 +34,7 @@ rule metrics:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
         similarity_paths=lambda wc: similarity_files(wc.method),
+        transport_paths=lambda wc: transport_files(wc.method),
         within_sets=lambda wc: within_sets(wc.method),
         within_paths=lambda wc: within_files(wc.method),
         null_sets=lambda wc: null_sets(wc.method),

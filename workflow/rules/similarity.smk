@@ -1,4 +1,6 @@
-# One job per method computes every pair, so the DAG grows with methods, not pairs.
+# One job per method computes every pair, so the DAG grows with methods, not pairs: a job
+# declares its manifest and the reference pairs' files; the other pairs of
+# comparisons.all_pairs sit beside them, listed in the manifest (themesim.io.manifest).
 # Each kind names the rule that writes its files (themesim.kinds: similarity_rule); the
 # rules differ only in what they read and write, the step asks the kind how to score.
 
@@ -9,7 +11,8 @@ rule similarity_embedding:
         embeddings=lambda wc: theme_map_embeddings(wc.method),
         code=code("similarity.py"),
     output:
-        expand(
+        manifest="results/similarity/{method}/manifest.csv",
+        pairs=expand(
             "results/similarity/{{method}}/{pair}.parquet",
             pair=rule_pairs("similarity_embedding", STUDY.pairs + STUDY.within),
         ),
@@ -22,6 +25,7 @@ rule similarity_embedding:
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
+        paths=lambda wc: similarity_files(wc.method, STUDY.pairs + STUDY.within),
         spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
@@ -32,7 +36,8 @@ rule similarity_tfidf:
         themes=theme_parquets(),
         code=code("similarity.py"),
     output:
-        expand(
+        manifest="results/similarity/{method}/manifest.csv",
+        pairs=expand(
             "results/similarity/{{method}}/{pair}.parquet",
             pair=rule_pairs("similarity_tfidf", STUDY.pairs + STUDY.within),
         ),
@@ -45,6 +50,7 @@ rule similarity_tfidf:
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
+        paths=lambda wc: similarity_files(wc.method, STUDY.pairs + STUDY.within),
         spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
@@ -56,7 +62,8 @@ rule similarity_precomputed:
         matrices=lambda wc: matrix_files(wc.method, STUDY.pairs),
         code=code("similarity.py"),
     output:
-        expand(
+        manifest="results/similarity/{method}/manifest.csv",
+        pairs=expand(
             "results/similarity/{{method}}/{pair}.parquet",
             pair=rule_pairs("similarity_precomputed", STUDY.pairs),
         ),
@@ -67,6 +74,7 @@ rule similarity_precomputed:
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
+        paths=lambda wc: similarity_files(wc.method, STUDY.pairs),
         spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
@@ -78,7 +86,8 @@ rule similarity_abtt:
         embeddings=lambda wc: theme_map_embeddings(wc.method),
         code=code("similarity.py"),
     output:
-        expand(
+        manifest="results/similarity/{method}/manifest.csv",
+        pairs=expand(
             "results/similarity/{{method}}/{pair}.parquet",
             pair=rule_pairs("similarity_abtt", STUDY.pairs + STUDY.within),
         ),
@@ -91,6 +100,7 @@ rule similarity_abtt:
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs + STUDY.within,
+        paths=lambda wc: similarity_files(wc.method, STUDY.pairs + STUDY.within),
         spec=lambda wc: similarity_spec(wc.method),
     script:
         "../../scripts/similarity.py"
@@ -101,7 +111,8 @@ rule similarity_judge:
         themes=theme_parquets(),
         code=code("similarity.py"),
     output:
-        expand(
+        manifest="results/similarity/{method}/manifest.csv",
+        pairs=expand(
             "results/similarity/{{method}}/{pair}.parquet",
             pair=rule_pairs("similarity_judge", STUDY.pairs),
         ),
@@ -115,6 +126,7 @@ rule similarity_judge:
     params:
         sets=list(STUDY.sets),
         pairs=STUDY.pairs,
+        paths=lambda wc: similarity_files(wc.method, STUDY.pairs),
         spec=lambda wc: similarity_spec(wc.method),
         # An accumulating cache, not an output: a failed job must never delete it.
         cache=JUDGE_CACHE,

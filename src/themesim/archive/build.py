@@ -353,6 +353,18 @@ def _folder_files(folder) -> list[Path]:
     return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.name.startswith("."))
 
 
+def _manifest_files(path) -> list[Path]:
+    """The files a manifest result lists, each present and unchanged (themesim.io.manifest)."""
+    from themesim.io.manifest import MANIFEST, listed_files, verify
+
+    if Path(path).name != MANIFEST:
+        return []
+    files = listed_files(path)
+    for f in files:
+        verify(f)
+    return files
+
+
 def build_archive(
     out,
     *,
@@ -397,6 +409,9 @@ def build_archive(
     result_files = [
         str(f) for r in results for f in (_folder_files(r) if Path(r).is_dir() else [r])
     ]
+    # So do the pair files a manifest lists (all pairs' similarities and transport plans),
+    # each checked against its sha256 first.
+    result_files += [str(f) for r in results for f in _manifest_files(r)]
     # LLM caches (judge, theme generation) accumulate outside the rules' outputs.
     result_files += [c for c in (judge_cache, *caches) if c and Path(c).is_file()]
     for r in sorted(set(result_files)):

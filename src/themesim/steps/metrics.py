@@ -57,8 +57,11 @@ def metric_tables(
     spec: dict | None = None,
     ceiling=None,
     reference: str | None = None,
+    out_transport_manifest=None,
 ) -> None:
     """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
+
+    out_transport: one plan per pair; out_transport_manifest lists them (themesim.io.manifest).
 
     spec: the method's similarity settings (its kind's similarity_spec), for its null model.
     ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
@@ -145,6 +148,10 @@ def metric_tables(
         write_parquet(plan_long(plan, ids_a, ids_b), out_plan)
         sj = splits_and_joins(plan, ids_a, ids_b, min_share=st.transport["min_share"])
         splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
+    if out_transport_manifest is not None:
+        from themesim.io.manifest import write_manifest
+
+        write_manifest(out_transport, out_transport_manifest)
     _write_decisions(changes, out_decisions)
     comp = _scored_first(comp)
     if ceiling is not None:
