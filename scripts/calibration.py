@@ -3,6 +3,7 @@ from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 p = sm.params
+matrix_pairs = [tuple(x) for x in p.matrix_pairs]
 run(
     sm.log[0],
     calibration_tables,
@@ -14,6 +15,8 @@ run(
     bootstrap=dict(p.bootstrap),
     cache=p.cache,
     study_embeddings=list(sm.input.embeddings),
+    themes=dict(zip(p.sets, sm.input.themes, strict=True)),
+    matrices=dict(zip(matrix_pairs, sm.input.matrices, strict=True)),
     out_csv=sm.output.summary,
     out_fit=sm.output.fit,
     out_scores=sm.output.scores,

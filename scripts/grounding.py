@@ -19,4 +19,6 @@ run(
     out_csv=sm.output.table,
     out_pairs=sm.output.pairs,
     out_long=list(sm.output.long),
+    calibration=list(sm.input.calibration),
+    scale=dict(p.scale),
 )

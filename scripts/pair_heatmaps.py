@@ -13,4 +13,5 @@ run(
     op=sm.params.op,
     out_dir=sm.output[0],
     comparisons_csv=sm.input.comparisons,
+    scale=dict(sm.params.scale),
 )

@@ -17,4 +17,5 @@ run(
     out_heatmaps_svg=list(sm.output.heatmaps_svg),
     out_sweep_svg=sm.output.sweep_svg,
     comparisons_csv=sm.input.comparisons,
+    scale=dict(sm.params.scale),
 )

@@ -9,6 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from helpers import HUMAN, LLM, TRANSCRIPT, snakemake
@@ -344,6 +345,57 @@ def test_confidential_archive_holds_hashes_not_inputs(tmp_path, capsys):
     assert run_verify(out, capsys=capsys)[0] == 0
 
 
+PARAPHRASES = (
+    "theme_id,text,paraphrase_index,paraphrase\n"
+    "H1,Guilt: about respite,0,Remorse over taking a break from caring\n"
+)
+
+
+def test_confidential_archive_withholds_the_paraphrases_and_their_cache(tmp_path):
+    run = make_run(tmp_path / "run")
+    code = make_code(tmp_path / "code")
+    ceiling = {
+        "results/ceiling/paraphrases.csv": PARAPHRASES.encode(),
+        "results/ceiling/m.parquet": b"theme ids and similarities",
+        "results/cache/paraphrase.sqlite": b"Remorse over taking a break from caring",
+    }
+    for rel, data in ceiling.items():
+        (run / rel).parent.mkdir(parents=True, exist_ok=True)
+        (run / rel).write_bytes(data)
+    results = ["results/ceiling/paraphrases.csv", "results/ceiling/m.parquet"]
+    caches = ["results/cache/paraphrase.sqlite"]
+    cwd = os.getcwd()
+    os.chdir(run)
+    try:
+        for confidential, out in ((False, tmp_path / "open.zip"), (True, tmp_path / "c.zip")):
+            build_archive(
+                out,
+                config=CONFIG,
+                study=CONFIG["study"],
+                sets={"human": "data/human.csv"},
+                transcripts=[],
+                precomputed={},
+                results=results,
+                judge_cache=None,
+                caches=caches,
+                code=code_files(code),
+                code_version="abc123",
+                lock=LOCK,
+                confidential=confidential,
+            )
+    finally:
+        os.chdir(cwd)
+    files = read_zip(tmp_path / "open.zip")
+    for rel, data in ceiling.items():
+        assert files[rel] == data, rel
+    files = read_zip(tmp_path / "c.zip")
+    assert files["results/ceiling/m.parquet"] == ceiling["results/ceiling/m.parquet"]  # no text
+    withheld = dict(line.split("  ")[::-1] for line in files[WITHHELD].decode().splitlines())
+    for rel in ("results/ceiling/paraphrases.csv", "results/cache/paraphrase.sqlite"):
+        assert rel not in files and withheld[rel] == sha(ceiling[rel]), rel
+    assert not any(b"Remorse over taking a break" in data for data in files.values())
+
+
 def test_inputs_outside_the_run_folder_move_under_inputs(tmp_path):
     run = make_run(tmp_path / "run")
     code = make_code(tmp_path / "code")
@@ -443,8 +495,24 @@ def pa_buffer(data: bytes):
     return pa.BufferReader(data)
 
 
+def paraphrase_answers(n, body, headers):
+    """k paraphrases of the theme in the request, each a sentence found nowhere else."""
+    import json
+
+    from helpers import completion
+
+    user = body["messages"][-1]["content"]
+    theme = user.split("Theme:\n", 1)[1].split("\n\n", 1)[0]
+    k = int(user.split("Write ", 1)[1].split(" ", 1)[0])
+    items = [f"Said another way ({i}), {theme}" for i in range(k)]
+    return 200, completion(json.dumps({"paraphrases": items})), 0
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
+    from helpers import FakeLLM
+
+    srv = FakeLLM(paraphrase_answers)
     root = tmp_path_factory.mktemp("archived")
     (root / "data").mkdir()
     (root / "data" / "human.csv").write_text(HUMAN)
@@ -458,6 +526,7 @@ def study(tmp_path_factory):
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
         "metrics": {"bootstrap": {"n": 10, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
+        "ceiling": {"active": True, "k": 2, "base_url": srv.url, "model": "fake"},
         "methods": {
             "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
@@ -468,7 +537,8 @@ def study(tmp_path_factory):
     snakemake(root, "--cores", "2")
     assert not (root / "results" / "archive").exists()  # not part of `all`
     snakemake(root, "--cores", "2", "archive")
-    return root
+    yield root  # the server stays up: a rerun from the unpacked archive paraphrases again
+    srv.close()
 
 
 def zip_of(root: Path) -> Path:
@@ -488,6 +558,10 @@ def test_rule_archives_the_study(study, capsys):
         "results/embeddings/minilm/human.parquet",
         "results/plots/minilm/sweep.png",
         "results/report/summary.html",
+        "results/ceiling/paraphrases.csv",
+        "results/ceiling/minilm.parquet",
+        "results/ceiling/tfidf.parquet",
+        "results/cache/paraphrase.sqlite",
         "Snakefile",
         "workflow/rules/archive.smk",
         "workflow/schemas/config.schema.yaml",
@@ -501,6 +575,9 @@ def test_rule_archives_the_study(study, capsys):
     for name in files:
         if name.startswith("results/"):
             assert files[name] == (study / name).read_bytes(), name
+    # The ceiling ran: the report and the paper's headline table show its columns.
+    assert "| Normalised alignment |" in files["results/report/summary.md"].decode()
+    assert b"normalised_alignment" in files["results/report/headline.csv"]
     cfg = yaml.safe_load(files["config/config.yaml"])
     assert cfg["study"]["name"] == "tiny archive"
     assert cfg["archive"] == {"confidential": False, "authors": []}  # schema defaults filled in
@@ -553,6 +630,10 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
     assert withheld["data/human.csv"] == sha((study / "data" / "human.csv").read_bytes())
     assert withheld["data/sam.txt"] == sha(TRANSCRIPT.encode())
     assert "results/embeddings/minilm/human.parquet" in withheld
+    # The paraphrases and their cache hold theme text: hashes only; the similarities stay.
+    for name in ("results/ceiling/paraphrases.csv", "results/cache/paraphrase.sqlite"):
+        assert withheld[name] == sha((study / name).read_bytes()), name
+    assert "results/ceiling/minilm.parquet" in files
     assert yaml.safe_load(files["CITATION.cff"])["authors"] == [
         {"given-names": "A.", "family-names": "B"}
     ]
@@ -560,6 +641,9 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
     # Regression (issue 15): no transcript text, not even a speaker name, in any entry.
     said = sentences(TRANSCRIPT) + sentences(CONFIDENTIAL)
     assert "My neighbour is HIV positive" in said and len(said) >= 8
+    paraphrases = pd.read_csv(study / "results/ceiling/paraphrases.csv")["paraphrase"]
+    said += [" ".join(p.split()) for p in paraphrases]
+    assert len(paraphrases) == 8 and said[-1].startswith("Said another way (1), ")
     for name, data in files.items():
         text = " ".join(entry_text(name, data).split())
         leaked = [x for x in said if x in text]

@@ -77,7 +77,8 @@ def run_entry(case: dict, results: Path, monkeypatch):
             spec=spec,
             pairs=[("a", "b")],
             themes=themes,
-            outputs=[str(out)],
+            paths=[str(out)],
+            manifest=str(out.parent / "manifest.csv"),
             matrices={("a", "b"): f"{case.get('dir')}/a__vs__b.csv"},
             cache=str(results / "cache" / "judge.sqlite"),
         )

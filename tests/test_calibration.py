@@ -94,14 +94,19 @@ def test_schema_calibration_defaults_equal_the_settings_source():
 def test_kinds_that_score_rated_pairs():
     from themesim import kinds
 
-    assert [n for n, k in kinds.KINDS.items() if k.calibrates] == [
+    assert {n for n, k in kinds.KINDS.items() if k.calibrates} == {
         "sentence_transformer",
         "tfidf",
         "abtt",
-    ]
+        "llm_judge",
+        "precomputed",
+    }
     assert [n for n, k in kinds.KINDS.items() if k.pairs_read_study_embeddings] == ["abtt"]
+    # Only a precomputed method that uses `calibrated` is calibrated (its matrices may not
+    # hold the rated pairs).
+    assert [n for n, k in kinds.KINDS.items() if k.calibrates_on_request] == ["precomputed"]
     with pytest.raises(NotImplementedError):
-        kinds.get("precomputed").pair_scores({}, ["a"], ["b"])
+        kinds.Kind().pair_scores({}, ["a"], ["b"])
 
 
 def test_tfidf_pair_scores_hand_computed():
@@ -114,5 +119,282 @@ def test_tfidf_pair_scores_hand_computed():
     words = pair_scores("tfidf", {}, ["waiting"], ["waited"])
     chars = pair_scores("tfidf", {"analyzer": "char_wb"}, ["waiting"], ["waited"])
     assert words == pytest.approx([0.0]) and chars[0] > 0.3
-    with pytest.raises(ValueError, match="no calibration"):
-        pair_scores("llm_judge", {}, ["a"], ["b"])
+
+
+# ---------------------------------------------------------------- precomputed: matrix look-up
+
+REF = "name,description\nAlpha,first idea\nBeta,second idea\nGamma,third idea\n"
+OTHER = "name,description\nUno,one thing\nDos,two things\nTres,three things\n"
+MATRIX = ",Uno,Dos,Tres\nAlpha,0.9,0.2,0.4\nBeta,0.3,0.8,0.1\nGamma,0.6,0.5,0.7\n"
+# Texts as the default text_template "{name}: {description}" renders the themes.
+RATED_PRE = """text_a,text_b,label
+Alpha: first idea,Uno: one thing,1
+Beta: second idea,Dos:  two things,1
+Tres: three things,Gamma: third idea,1
+Gamma: third idea,Uno: one thing,0
+Alpha: first idea,Tres: three things,0
+Beta: second idea,Uno: one thing,0
+Gamma: third idea,Dos: two things,1
+Delta: not a theme,Uno: one thing,0
+"""
+
+
+def precomputed_study(tmp_path, rated=RATED_PRE):
+    """Two theme sets, their matrix and a rated pairs file: (spec, themes, matrices, pairs)."""
+    from themesim.io.themes import read_theme_file, write_themes_parquet
+
+    themes = {}
+    for name, text in (("ref", REF), ("other", OTHER)):
+        (tmp_path / f"{name}.csv").write_text(text)
+        themes[name] = tmp_path / f"{name}.parquet"
+        write_themes_parquet(read_theme_file(tmp_path / f"{name}.csv", name), themes[name])
+    (tmp_path / "ref__vs__other.csv").write_text(MATRIX)
+    (tmp_path / "rated.csv").write_text(rated)
+    matrices = {("ref", "other"): tmp_path / "ref__vs__other.csv"}
+    return {"kind": "precomputed"}, themes, matrices, tmp_path / "rated.csv"
+
+
+def test_precomputed_pair_scores_are_its_matrix_entries(tmp_path):
+    from themesim.steps.calibration import pair_scores
+
+    spec, themes, matrices, rated = precomputed_study(tmp_path)
+    pairs = pd.read_csv(rated)
+    s = pair_scores(
+        "precomputed", spec, pairs["text_a"], pairs["text_b"], themes=themes, matrices=matrices
+    )
+    # Row 3 is swapped (a column theme first); row 2's double space still matches; row 8's
+    # text is no theme: NaN, left out by the step.
+    np.testing.assert_array_equal(s[:7], [0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.5])
+    assert np.isnan(s[7])
+
+
+def test_precomputed_calibration_hand_computed(tmp_path, caplog):
+    from themesim.steps.calibration import calibration_tables
+
+    spec, themes, matrices, rated = precomputed_study(tmp_path)
+    out = tmp_path / "out"
+    with caplog.at_level("INFO", logger="themesim"):
+        calibration_tables(
+            method="pre",
+            kind="precomputed",
+            spec=spec,
+            pairs_file=rated,
+            bootstrap={"n": 20, "seed": 0},
+            themes=themes,
+            matrices=matrices,
+            out_csv=out / "pre.csv",
+            out_fit=out / "pre/isotonic.csv",
+            out_scores=out / "pre/scores.csv",
+            out_png=out / "pre/calibration.png",
+        )
+    assert "1 of 8 rated pairs have no score and are left out" in caplog.text
+    row = pd.read_csv(out / "pre.csv").iloc[0]
+    # Matches 0.9, 0.8, 0.7, 0.5; non-matches 0.6, 0.4, 0.3: 11 of 12 ordered pairs right.
+    assert (row["n_pairs"], row["n_positive"]) == (7, 4)
+    assert row["auc"] == pytest.approx(11 / 12)
+    # score >= 0.5 keeps all 4 matches and 1 non-match: F1 = 8/9 (0.7: 6/7, 0.4: 8/10).
+    assert (row["f1_threshold"], row["f1_max"]) == (0.5, pytest.approx(8 / 9))
+    # Youden: 0.7 gives TPR 3/4, FPR 0 (J 0.75); 0.5 gives 1 - 1/3.
+    assert (row["youden_threshold"], row["youden_j"]) == (0.7, pytest.approx(0.75))
+    scores = pd.read_csv(out / "pre/scores.csv")
+    assert list(scores.columns) == ["text_a", "text_b", "label", "score"] and len(scores) == 7
+
+
+def test_precomputed_too_few_pairs_found_is_one_clear_line(tmp_path):
+    from themesim.steps.calibration import calibration_tables
+
+    # The first four rated pairs (3 matches, 1 non-match) and two non-matches of no theme.
+    rated = "\n".join(RATED_PRE.splitlines()[:5] + ["Delta: x,Uno: one thing,0", "Eps: y,Z: z,0"])
+    spec, themes, matrices, path = precomputed_study(tmp_path, rated + "\n")
+    with pytest.raises(InputError) as e:
+        calibration_tables(
+            method="pre",
+            kind="precomputed",
+            spec=spec,
+            pairs_file=path,
+            bootstrap={"n": 0, "seed": 0},
+            themes=themes,
+            matrices=matrices,
+            out_csv=tmp_path / "o.csv",
+            out_fit=tmp_path / "f.csv",
+            out_scores=tmp_path / "s.csv",
+            out_png=tmp_path / "p.png",
+        )
+    msg = str(e.value)
+    assert "\n" not in msg and str(path) in msg and "method pre" in msg
+    assert "scores only 4 of its 6 rated pairs (3 matches, 1 non-matches" in msg
+    assert "texts of themes in its matrices" in msg
+    assert not (tmp_path / "o.csv").exists()
+
+
+# ---------------------------------------------------------------- llm_judge: same cache
+
+
+def judge_spec(url, **kw):
+    """A judge method's settings against the fake server of tests/helpers.py (no model)."""
+    return {
+        "kind": "llm_judge",
+        "base_url": url,
+        "model": "fake-model",
+        "prompt": "judge_v1",
+        "score_mode": "json",
+        "concurrency": 1,
+        "max_retries": 0,
+        "timeout_s": 5,
+    } | kw
+
+
+def fake_score(a: str, b: str) -> float:
+    """The fake judge's answer: depends on both texts and their order."""
+    return (int(a[-1]) * 3 + int(b[-1])) / 10
+
+
+def fake_judge(n, body, headers):
+    import json
+
+    from helpers import completion, themes_in
+
+    return 200, completion(json.dumps({"score": fake_score(*themes_in(body))})), 0
+
+
+def test_judge_pair_scores_share_the_matrix_cache(fake_llm, tmp_path):
+    from themesim import kinds
+
+    srv = fake_llm(fake_judge)
+    cache = tmp_path / "judge.sqlite"
+    judge = kinds.get("llm_judge")
+    A, B = ["Tired 0", "Money 1", "Guilt 2"], ["Sleep 0", "Costs 1"]
+    tables = {"a": pd.DataFrame({"text": A}), "b": pd.DataFrame({"text": B})}
+    spec = judge_spec(srv.url)
+    ((_, S, _),) = judge.similarity(spec, [("a", "b")], tables, cache=cache)
+    assert srv.calls == 6 and S[2, 1] == pytest.approx(0.7)
+    # Rated pairs among the matrix's pairs are answered from the cache, in their order.
+    s = judge.pair_scores(spec, ["Guilt 2", "Tired 0"], ["Costs 1", "Sleep 0"], cache=cache)
+    assert srv.calls == 6 and s == pytest.approx([0.7, 0.0])
+    # A new pair is asked once (a repeat of it too), with Theme A = text_a.
+    s = judge.pair_scores(spec, ["Sleep 0", "Sleep 0"], ["Guilt 2", "Guilt 2"], cache=cache)
+    assert srv.calls == 7 and s == pytest.approx([0.2, 0.2])
+    # both_orders: the mean of (a, b) and (b, a), as in its matrices; (b, a) is new.
+    s = judge.pair_scores(
+        judge_spec(srv.url, both_orders=True), ["Money 1"], ["Costs 1"], cache=cache
+    )
+    assert srv.calls == 8 and s == pytest.approx([(0.4 + 0.4) / 2])
+    s = judge.pair_scores(
+        judge_spec(srv.url, both_orders=True), ["Guilt 2"], ["Sleep 0"], cache=cache
+    )
+    # (Guilt, Sleep) was judged in the matrix, (Sleep, Guilt) as a rated pair: no call.
+    assert srv.calls == 8 and s == pytest.approx([(0.6 + 0.2) / 2])
+
+
+def test_judge_pair_failure_is_a_step_error_naming_the_pairs(fake_llm, tmp_path):
+    from themesim import kinds
+    from themesim.errors import StepError
+
+    srv = fake_llm(lambda n, body, headers: (200, {"choices": []}, 0))
+    with pytest.raises(StepError, match="judging the rated pairs"):
+        kinds.get("llm_judge").pair_scores(
+            judge_spec(srv.url), ["Tired 0"], ["Sleep 0"], cache=tmp_path / "j.sqlite"
+        )
+
+
+@pytest.mark.slow
+def test_judge_pairs_with_the_packaged_model(tmp_path, monkeypatch):
+    """Qwen2.5-Coder-1.5B on a local llama.cpp server (started because the cache lacks the
+    pairs): a paraphrase scores above unrelated pairs; a rerun starts no server."""
+    import importlib.util
+
+    from themesim import kinds
+    from themesim.llm import server as llama_server
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.fail("llama-cpp-python is not installed: run `make install`")
+    a = [
+        "Sleep loss: carers lose sleep and are exhausted by caring at night",
+        "Sleep loss: carers lose sleep and are exhausted by caring at night",
+        "Money worries: the costs of care strain the household budget",
+        "Money worries: the costs of care strain the household budget",
+    ]
+    b = [
+        "Worn out: caregivers are tired because night-time caring stops them sleeping",
+        "Football results: the scores of the weekend's football matches",
+        "Financial strain: paying for care puts pressure on family finances",
+        "Gardening: tending plants in the afternoon",
+    ]
+    judge, cache = kinds.get("llm_judge"), tmp_path / "judge.sqlite"
+    spec = {"kind": "llm_judge"}  # the defaults: logprob scores from the packaged model
+    s = judge.pair_scores(spec, a, b, cache=cache, threads=2)
+    print("scores", np.round(s, 3))
+    assert ((s >= 0) & (s <= 1)).all()
+    assert s[0] >= s[1] + 0.3 and s[2] >= s[3] + 0.3
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("a cached rerun must not start a server")
+
+    monkeypatch.setattr(llama_server, "LlamaServer", no_server)
+    np.testing.assert_array_equal(judge.pair_scores(spec, a, b, cache=cache), s)
+
+
+# ---------------------------------------------------------------- config acceptance
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        {"kind": "llm_judge", "thresholds": ["calibrated", 0.5]},
+        {"kind": "llm_judge", "scale": "calibrated", "thresholds": [0.5]},
+        {"kind": "precomputed", "dir": "m", "thresholds": ["calibrated"]},
+        {"kind": "precomputed", "dir": "m", "scale": "calibrated", "thresholds": [0.5]},
+        {"kind": "abtt", "base": "minilm", "thresholds": ["calibrated", 0.3]},
+    ],
+)
+def test_config_accepts_calibrated_on_every_kind(tmp_path, monkeypatch, method):
+    from themesim.config import prepare
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "a.csv").write_text(REF)
+    (tmp_path / "b.csv").write_text(OTHER)
+    (tmp_path / "m" / "a__vs__b.csv").write_text(MATRIX.replace("Uno", "x"))
+    cfg = {
+        "theme_sets": ["a.csv", "b.csv"],
+        "calibration": {"pairs": "rated.csv"},
+        "methods": {"minilm": {"kind": "sentence_transformer"}, "m": method},
+    }
+    study = prepare(cfg)
+    assert study.methods["m"]["thresholds"] == method["thresholds"]
+    cfg["calibration"] = {"pairs": None}
+    with pytest.raises(InputError, match="calibration.pairs is not set"):
+        prepare(cfg)
+
+
+# ---------------------------------------------------------------- abtt: the study's correction
+
+
+def test_abtt_pair_scores_equal_its_matrix_cells(tmp_path):
+    """A rated pair of two study themes scores what the abtt matrix holds for them: the
+    correction is fitted on the study's pooled theme vectors (every set), not on the pairs."""
+    from themesim import kinds
+    from themesim.embed.encode import MINILM, encode_with, write_embeddings
+
+    texts = {
+        "a": ["Caring while working: shifts around a parent", "Money worries: care costs"],
+        "b": ["Employment and caregiving", "Financial strain of care", "Gardening as escape"],
+    }
+    spec = {"kind": "abtt", "model": MINILM, "batch_size": 8, "device": "cpu", "d": 1}
+    tables, files = {}, {}
+    for s, t in texts.items():
+        tables[s] = pd.DataFrame(
+            {"theme_id": [f"{s}{i}" for i in range(len(t))], "name": t, "text": t}
+        )
+        emb, source = encode_with(spec, t, 2, cache=False)
+        files[s] = tmp_path / f"{s}.parquet"
+        write_embeddings(files[s], tables[s], emb, source, "minilm")
+    abtt = kinds.get("abtt")
+    ((_, S, _),) = abtt.similarity(spec, [("a", "b")], tables, embeddings=files)
+    a = [texts["a"][0], texts["a"][1], texts["b"][2]]
+    b = [texts["b"][0], texts["b"][1], texts["a"][0]]
+    got = abtt.pair_scores(spec, a, b, cache=False, study_embeddings=list(files.values()))
+    np.testing.assert_allclose(got, [S[0, 0], S[1, 1], S[0, 2]], atol=1e-5)
+    # The base model's plain cosine differs: the correction is applied.
+    plain = kinds.get("sentence_transformer").pair_scores(spec, a, b, cache=False)
+    assert np.abs(plain - got).max() > 0.05

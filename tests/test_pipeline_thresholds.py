@@ -61,6 +61,29 @@ def test_z_scale_tables(study):
     # A cosine method's table compares its threshold with metrics.baseline_z.
     dec = pd.read_csv(study / "results/metrics/tfidf/decision_changes.csv")
     assert (dec.loc[0, "raw_threshold"], dec.loc[0, "z_threshold"]) == (0.2, 2.0)
+    # The heatmap is drawn on the z scale (its outlines are the z decisions) and says so.
+    heat = "results/plots/minilm/human__vs__llm5_heatmap.svg"
+    snakemake(study, "--cores", "2", heat)
+    svg = (study / heat).read_text()
+    assert "within-set z" in svg and "similarity S" not in svg
+    set_methods(study)
+
+
+def test_grounding_decides_on_the_z_scale(study):
+    """A z-scale method's grounding applies its threshold 2 to z, as comparisons.csv does."""
+    set_methods(study, minilm={"scale": "z"})
+    grounding = "results/metrics/minilm/grounding.csv"
+    snakemake(study, "--cores", "2", grounding, TARGETS[0])
+    g = pd.read_csv(study / grounding).iloc[0]
+    assert g["scale"] == "z" and g["text_threshold"] == 2.0
+    assert g["scale_flag"] != g["scale_flag"]  # NaN: z defined for every theme
+    comp = pd.read_csv(study / TARGETS[0]).iloc[0]
+    assert comp["threshold"] == 2.0
+    assert g["text_hungarian_f1"] == comp["hungarian_f1"]
+    # A raw cosine of at most 1 never reaches 2: the pairs kept are z decisions.
+    long = pd.read_parquet(study / "results/metrics/minilm/grounding/human__vs__llm5.parquet")
+    assert (long.loc[long["text_pair"], "similarity"] >= 2.0).all()
+    assert g["text_pairs"] == long["text_pair"].sum() > 0
     set_methods(study)
 
 
@@ -104,4 +127,7 @@ def test_calibrated_thresholds_and_scale(study):
     lo, hi = fit["p_match"].min(), fit["p_match"].max()
     for col in ("bidir_max_sim_a", "bidir_max_sim_b", "matched_sim_max"):
         assert lo <= comp.loc[0, col] <= hi, col
+    heat = "results/plots/tfidf/human__vs__llm5_heatmap.svg"
+    snakemake(study, "--cores", "2", heat)
+    assert "P(match) (calibrated scale)" in (study / heat).read_text()
     set_methods(study)

@@ -629,3 +629,117 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
     missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
     assert not missing, missing
     assert family[0] == "DejaVu Sans" and cjk[0] in family
+
+
+def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
+    """The heatmap figure the plots rule draws for h vs l of a scale: z method."""
+    from themesim.io.themes import write_themes_parquet
+    from themesim.similarity import write_similarity
+    from themesim.steps import plots as steps_plots
+
+    themes, within = {}, {}
+    for s, names in ids.items():
+        n = len(names)
+        themes[s] = tmp_path / f"{s}.parquet"
+        write_themes_parquet(
+            pd.DataFrame(
+                {
+                    "set": s,
+                    "theme_id": names,
+                    "name": [f"theme {x}" for x in names],
+                    "description": "",
+                    "keywords": [[]] * n,
+                    "codes": [[]] * n,
+                    "quotes": [[]] * n,
+                    "text": names,
+                    "source_row": range(n),
+                }
+            ),  # fmt: skip
+            themes[s],
+        )
+        within[s] = tmp_path / f"{s}__vs__{s}.parquet"
+        write_similarity(within[s], W[s], names, names, {})
+    write_similarity(tmp_path / "h__vs__l.parquet", S, ids["h"], ids["l"], {})
+    figures = []
+
+    def capture(*args, out_png, out_svg=None, **kw):
+        figures.append(plots.heatmap_figure(*args, **kw))
+
+    monkeypatch.setattr(plots, "heatmap", capture)
+    steps_plots._heatmaps(
+        "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], 2.0, "ge", ["x.png"],
+        [None], {"scale": "z", "clamp": False, "within": within},
+    )  # fmt: skip
+    (fig,) = figures
+    return fig
+
+
+def test_heatmap_outlines_follow_the_z_scale_decisions(tmp_path, monkeypatch):
+    """Under scale: z the outlined pairs are the z decisions of the metric tables, not raw."""
+    from themesim.metrics.scales import decision_changes, z_scale
+
+    ids = {"h": ["a0", "a1", "a2", "a3"], "l": ["b0", "b1", "b2", "b3"]}
+    S = np.array(
+        [[0.62, 0.30, 0.20, 0.10], [0.25, 0.55, 0.20, 0.15],
+         [0.20, 0.15, 0.58, 0.60], [0.10, 0.20, 0.45, 0.35]]
+    )  # fmt: skip
+    W = {
+        "h": np.array(
+            [[1, 0.2, 0.3, 0.1], [0.2, 1, 0.25, 0.15], [0.3, 0.25, 1, 0.2], [0.1, 0.15, 0.2, 1]]
+        ),
+        "l": np.array(
+            [[1, 0.3, 0.2, 0.3], [0.3, 1, 0.1, 0.4], [0.2, 0.1, 1, 0.25], [0.3, 0.4, 0.25, 1]]
+        ),
+    }
+    # The metric tables' decisions: raw θ 0.5 keeps a1:b1, z θ 2 drops it and keeps a3:b2.
+    Z, flag = z_scale(S, W["h"], W["l"])
+    dc = decision_changes(S, Z, [0.5], [2.0], "ge", ids["h"], ids["l"], flag).iloc[0]
+    assert (dc["only_raw_pairs"], dc["only_z_pairs"], dc["n_both"]) == ("a1:b1", "a3:b2", 2)
+    z_kept = {("a0", "b0"), ("a2", "b3"), ("a3", "b2")}
+
+    fig = _z_heatmap(tmp_path, monkeypatch, S, W, ids)
+    ax = fig.axes[0]
+    rows = [t.get_text().split()[0] for t in ax.get_yticklabels()]
+    cols = [t.get_text().split()[0] for t in ax.get_xticklabels()]
+
+    def cell(p, inset):
+        x, y = p.get_xy()
+        return rows[round(y + inset)], cols[round(x + inset)]
+
+    matched = {
+        cell(p, 0.42) for p in ax.patches if p.get_linewidth() > 2 and p.get_linestyle() == "solid"
+    }
+    assert matched == z_kept
+    # Thin black outlines: every cell with z >= 2, on the z values the cells show.
+    meets = {cell(p, 0.5) for p in ax.patches if p.get_edgecolor()[:3] == (0.0, 0.0, 0.0)}
+    assert meets == {(ids["h"][i], ids["l"][j]) for i, j in np.argwhere(Z >= 2.0)}
+    assert ("a1", "b1") not in meets and ("a3", "b2") in meets  # raw 0.55 kept; raw 0.45 not
+    assert ax.child_axes[0].get_ylabel() == "within-set z"  # the colour bar
+    assert fig.legends[0].get_texts()[0].get_text() == "z ≥ 2 (meets threshold)"
+
+
+def test_heatmap_of_an_undefined_z_marks_no_pair_and_says_why(tmp_path, monkeypatch):
+    # Three themes a set: fewer than 3 others, no spread; the metrics flag it and score nothing.
+    ids = {"h": ["a0", "a1", "a2"], "l": ["b0", "b1", "b2"]}
+    W = np.array([[1, 0.2, 0.3], [0.2, 1, 0.25], [0.3, 0.25, 1]])
+    S = np.array([[0.9, 0.1, 0.2], [0.1, 0.8, 0.2], [0.2, 0.1, 0.7]])
+    fig = _z_heatmap(tmp_path, monkeypatch, S, {"h": W, "l": W}, ids)
+    ax = fig.axes[0]
+    assert not [p for p in ax.patches if p.get_linewidth() > 2]  # no Hungarian pair
+    assert not ax.patches  # no cell meets a z that is not defined
+    assert "z undefined (a:too_small;b:too_small): not scored" in ax.get_title()
+
+
+def test_method_matrix_puts_scores_on_the_calibrated_and_angular_scales():
+    from themesim.metrics.method_scale import method_matrix, scale_label
+
+    fit = pd.DataFrame({"score": [0.2, 0.6], "p_match": [0.0, 1.0]})
+    S = np.array([[0.4, 0.1], [0.7, 0.5]])
+    P, flag = method_matrix(S, scale="calibrated", fit=fit)
+    # Linear between the fit's points, flat beyond them: 0.4 -> 0.5, 0.5 -> 0.75.
+    np.testing.assert_allclose(P, [[0.5, 0.0], [1.0, 0.75]])
+    assert flag == "" and scale_label("calibrated") == "P(match) (calibrated scale)"
+    A, _ = method_matrix(np.array([[1.0, 0.0, -0.5]]), scale="angular", clamp=True)
+    np.testing.assert_allclose(A, [[1.0, 0.5, 0.5]])  # clamped to [0, 1], then 1 - acos/π
+    with pytest.raises(ValueError, match="within-set"):
+        method_matrix(S, scale="z")

@@ -308,6 +308,53 @@ def test_markdown_numbers_images_and_code_blocks(study):
             assert len(counts) == 1, block
 
 
+def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
+    # Inactive: comparisons.csv lacks the columns, and the report says nothing of a ceiling.
+    write_report(**study)
+    for out in ("out_html", "out_md"):
+        text = study[out].read_text(encoding="utf-8")
+        assert "ceiling" not in text.lower() and "Normalised alignment" not in text
+    # Active: minilm has them (0.681 matched median over a ceiling of 0.8 = 85.1 %); the
+    # tfidf method, a kind without a ceiling, shows dashes in the same columns.
+    path = study["methods"]["minilm"]["comparisons_csv"]
+    comp = pd.read_csv(path)
+    comp["ceiling_median"] = 0.8
+    comp["matched_sim_pct_of_ceiling"] = 100 * comp["matched_sim_median"] / 0.8
+    comp["normalised_alignment"] = (comp["matched_sim_median"] - 0.2) / (0.8 - 0.2)
+    comp.to_csv(path, index=False)
+    write_report(**study)
+    md = study["out_md"].read_text(encoding="utf-8")
+    head = md[md.index("| Method | Comparison |") :].split("\n", 1)[0]
+    assert head.endswith(
+        "| Significant match rate | Ceiling median | Matched sim. % of ceiling "
+        "| Normalised alignment |"
+    )
+    # (0.6812 - 0.2) / 0.6 = 0.802; 100 * 0.6812 / 0.8 = 85.15
+    assert "| 0.250 | 0.750 | 0.800 | 85.2 | 0.802 |" in md
+    assert "| 0.800 | – | – |" in md  # θ 0.9: nothing matched, the ceiling stays
+    tfidf = next(ln for ln in md.splitlines() if ln.startswith("| tfidf | human vs llm |"))
+    assert tfidf.endswith("| – | – | – |")
+    assert "normalised alignment = (observed − null) / (ceiling − null)" in md
+    # The paper's headline table carries them too: CSV at full precision, LaTeX 3 (1) decimals.
+    from themesim.report.headline import HEADLINE_COLUMNS, headline_frame, headline_tex
+
+    df = headline_frame({m: s["comparisons_csv"] for m, s in study["methods"].items()})
+    assert list(df.columns) == HEADLINE_COLUMNS + [
+        "ceiling_median", "matched_sim_pct_of_ceiling", "normalised_alignment"
+    ]  # fmt: skip
+    assert df["matched_sim_pct_of_ceiling"].iloc[0] == pytest.approx(85.15)
+    assert df["ceiling_median"].isna().tolist() == [False, False, True]  # tfidf: none
+    tex = headline_tex(df)
+    assert "\\begin{tabular}{llrrlrrlrrrrrrr}" in tex and "Paraphrase ceiling" in tex
+    assert " & 0.250 & 0.750 & 0.800 & 85.2 & 0.802 \\\\" in tex
+    assert tex.splitlines()[-3].endswith(" & -- & -- & -- \\\\")  # tfidf's row
+    html = study["out_html"].read_text(encoding="utf-8")
+    glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
+    assert '<th scope="col">Normalised alignment</th>' in glance
+    assert '<td class="num">85.2</td><td class="num">0.802</td>' in glance
+    assert "0 = no better than salad, 1 = as close as a paraphrase" in glance
+
+
 def test_html_image_paths_relative_to_html_dir_not_needed(study):
     # The HTML mentions the CSV relative to its own folder (out/report/).
     write_report(**study)

@@ -78,13 +78,19 @@ def module_closure(src: Path, module: str, seen: set[str] | None = None) -> set[
     if module in seen:
         return seen
     seen.add(module)
-    path = _module_file(src, module)
     for parent in _package_inits(src, module):
         rel = parent.relative_to(src).parent.parts
         module_closure(src, ".".join((PACKAGE, *rel)), seen)
-    for dep in _imports([_tree(path)], src, module, path.name == "__init__.py"):
+    for dep in _module_imports(src, module):
         module_closure(src, dep, seen)
     return seen
+
+
+@cache
+def _module_imports(src: Path, module: str) -> frozenset[str]:
+    """What one module imports; every rule's `code=` walks the same modules at parse time."""
+    path = _module_file(src, module)
+    return frozenset(_imports([_tree(path)], src, module, path.name == "__init__.py"))
 
 
 def _function_imports(src: Path, module: str, names: set[str]) -> set[str]:

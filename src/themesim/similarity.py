@@ -6,6 +6,7 @@ import csv
 import json
 import logging
 import math
+import os
 import re
 from pathlib import Path
 
@@ -240,8 +241,15 @@ def write_similarity(path, S: np.ndarray, a_ids, b_ids, meta: dict) -> None:
 
 
 def read_similarity(path, a_ids, b_ids) -> np.ndarray:
-    """The n_a x n_b matrix of a long-form file, in the given id order."""
-    df = pq.read_table(path).to_pandas()
+    """The n_a x n_b matrix of a long-form file, in the given id order; a file its job listed
+    in a manifest must be there and unchanged (themesim.io.manifest)."""
+    from themesim.io.manifest import verify
+
+    if not os.path.exists(path):
+        verify(path)  # a listed file: says to rerun its job
+    data = Path(path).read_bytes()
+    verify(path, data)
+    df = pq.read_table(pa.BufferReader(data)).to_pandas()
     wide = df.pivot(index="a_id", columns="b_id", values="similarity")
     try:
         S = wide.loc[list(a_ids), list(b_ids)].to_numpy(dtype=np.float64)

@@ -2,6 +2,8 @@ rule calibration:
     input:
         pairs=lambda wc: calibration_settings()["pairs"],
         embeddings=lambda wc: calibration_embeddings(wc.method),
+        themes=lambda wc: calibration_themes(wc.method),
+        matrices=lambda wc: calibration_matrices(wc.method),
         code=code("calibration.py"),
     output:
         summary=report(
@@ -23,11 +25,15 @@ rule calibration:
     wildcard_constraints:
         method=methods_with("calibrates"),
     threads: 2
+    resources:
+        mem_mb=lambda wc: calibration_mem_mb(wc.method),
     params:
         kind=lambda wc: kind(wc.method),
         spec=lambda wc: calibration_spec(wc.method),
         positive_from=lambda wc: calibration_settings()["positive_from"],
         bootstrap=lambda wc: calibration_settings()["bootstrap"],
-        cache=embedding_cache(),
+        cache=lambda wc: calibration_cache(wc.method),
+        sets=lambda wc: calibration_sets(wc.method),
+        matrix_pairs=lambda wc: calibration_matrix_pairs(wc.method),
     script:
         "../../scripts/calibration.py"

@@ -5,6 +5,7 @@ from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import script_code
 from themesim import kinds
 from themesim.errors import exit_on_error
+from themesim.io.manifest import MANIFEST, missing
 from themesim.provenance import git_commit
 from themesim.similarity import tfidf_options
 
@@ -12,6 +13,7 @@ STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
+JUDGE_CACHE = "results/cache/judge.sqlite"  # accumulating: an input of no rule
 
 
 wildcard_constraints:
@@ -95,11 +97,64 @@ def method_themes(method):
     return [f"results/themes/{s}.parquet" for s in STUDY.sets_for(method)]
 
 
-def rule_pairs(rule, pairs):
-    """Pair names declared by a similarity rule (one only when no method uses it), so
-    the unused rules add no pairs-squared outputs to parse and search."""
-    used = any(kind_of(m).similarity_rule == rule for m in STUDY.methods)
-    return pair_names(pairs if used else pairs[:1])
+GONE = {}  # manifest -> pair names it lists that are not on disk (declared_pairs)
+
+
+def declared_pairs(pairs, manifests):
+    """Pair files a job declares one by one, the reference pairs' and within-set ones, plus
+    any the manifests list that is gone, so Snakemake reruns the job (a declared output is
+    missing). The other pairs of `comparisons.all_pairs` are written beside them and listed
+    only in the job's manifest (themesim.io.manifest): pairs-squared declared files made
+    the dry run of 200 sets take minutes."""
+    names = pair_names(pairs)
+    listed = set(names)
+    declared = [n for (a, b), n in zip(pairs, names) if a in (STUDY.reference, b)]
+    for m in manifests:
+        GONE[m] = [n for n in (Path(f).stem for f in missing(m)) if n in listed]
+        declared += GONE[m]
+    return list(dict.fromkeys(declared))
+
+
+def gone_files(manifest):
+    """A manifest's pair files that went missing: `all` asks for them, since Snakemake
+    checks only the outputs a job is asked for, so the job that writes them reruns."""
+    folder = Path(manifest).parent.as_posix()
+    return [f"{folder}/{n}.parquet" for n in GONE.get(manifest, [])]
+
+
+def rule_pairs(rule, pairs, study_pairs=None):
+    """Pair names a similarity rule declares (none when no method uses it); study_pairs:
+    of the rule's copy for the methods that run those comparisons (pair_variants)."""
+    methods = [
+        m
+        for m in rule_methods(rule)
+        if study_pairs is None or STUDY.pairs_for(m) == list(study_pairs)
+    ]
+    return (
+        declared_pairs(pairs, [similarity_manifest(m) for m in methods])
+        if methods
+        else []
+    )
+
+
+def similarity_manifest(method):
+    return f"results/similarity/{method}/{MANIFEST}"
+
+
+def transport_manifest(method):
+    return f"results/metrics/{method}/transport/{MANIFEST}"
+
+
+def transport_files(method):
+    return [
+        f"results/metrics/{method}/transport/{p}.parquet"
+        for p in pair_names(STUDY.pairs_for(method))
+    ]
+
+
+def variant_manifests(pairs, manifest):
+    """manifest(m) of the methods that run exactly those comparisons (a rule copy's)."""
+    return [manifest(m) for m in STUDY.methods if STUDY.pairs_for(m) == list(pairs)]
 
 
 def theme_parquets():
@@ -162,11 +217,11 @@ def similarity_spec(method):
 
 
 def similarity_done(method):
-    """The first file of a method's similarity job; consumers depend on it and get every
+    """The manifest of a method's similarity job; consumers depend on it and get every
     pair's path as a param. Thousands of per-pair inputs (all pairs of 200 sets) would make
     the DAG build grow with pairs squared: each lookup scans all of the rule's outputs.
     """
-    return similarity_files(method, STUDY.pairs_for(method)[:1])
+    return [similarity_manifest(method)]
 
 
 def within_files(method):
@@ -265,6 +320,20 @@ def family_settings(method):
     }
 
 
+def heatmap_scale(method):
+    """What the heatmaps and grounding read to put scores on the method's scale
+    (metrics.method_scale)."""
+    s = family_settings(method)
+    z = s["scale"] == "z"
+    fit = calibration_files(method)[1:] if s["scale"] == "calibrated" else []
+    return {
+        "scale": s["scale"],
+        "clamp": s["clamp"],
+        "within": dict(zip(within_sets(method), within_files(method))) if z else {},
+        "fit": fit[0] if fit else None,
+    }
+
+
 def reference_pairs(pairs=None):
     """Pairs with a heatmap file each (the plots rule): the reference vs each set, which is
     every pair of a study without `comparisons.all_pairs` (of `pairs`: a method's)."""
@@ -301,8 +370,12 @@ def calibration_settings():
 
 
 def has_calibration(method):
-    """Rated pairs are configured and the method's kind can score them."""
-    return bool(calibration_settings()["pairs"]) and kind_of(method).calibrates
+    """Rated pairs are configured and the method's kind can score them (a kind that
+    calibrates_on_request: only for a method that uses `calibrated`)."""
+    k = kind_of(method)
+    if not (calibration_settings()["pairs"] and k.calibrates):
+        return False
+    return uses_calibration(method) or not k.calibrates_on_request
 
 
 def uses_calibration(method):
@@ -333,6 +406,43 @@ def calibration_embeddings(method):
     if not kind_of(method).pairs_read_study_embeddings:
         return []
     return embedding_files(STUDY.embeddings_of(method), list(STUDY.sets))
+
+
+def calibration_cache(method):
+    """The judge's judgement cache (the one its similarity rule fills) for a kind that keeps
+    one, else the embedding cache setting."""
+    return JUDGE_CACHE if kind_of(method).judge_cache else embedding_cache()
+
+
+def calibration_mem_mb(method):
+    """An embedding model or the local judge model is loaded, as in their own jobs."""
+    k = kind_of(method)
+    return (
+        embed_mem_mb(k.embeddings_of(method, STUDY.methods[method]))
+        if k.reads_embeddings
+        else 4000
+    )
+
+
+def calibration_matrix_pairs(method):
+    """The pairs whose score matrices (made elsewhere) may hold the rated pairs."""
+    k = kind_of(method)
+    if not k.reads_matrices:
+        return []
+    return STUDY.method_pairs(method)
+
+
+def calibration_matrices(method):
+    return matrix_files(method, calibration_matrix_pairs(method))
+
+
+def calibration_sets(method):
+    """Sets whose theme tables name the rows and columns of those matrices."""
+    return STUDY.sets_for(method) if kind_of(method).reads_matrices else []
+
+
+def calibration_themes(method):
+    return [f"results/themes/{s}.parquet" for s in calibration_sets(method)]
 
 
 def workbook_tables():
@@ -419,6 +529,20 @@ def ceiling_files(method):
     return [f"results/ceiling/{method}.parquet"] if has_ceiling(method) else []
 
 
+def paraphrase_files():
+    """The paraphrases and per-method paraphrase similarities, when some method has a ceiling
+    (archived beside the metric tables they feed)."""
+    methods = [m for m in STUDY.methods if has_ceiling(m)]
+    if not methods:
+        return []
+    return ["results/ceiling/paraphrases.csv"] + [ceiling_files(m)[0] for m in methods]
+
+
+def paraphrase_cache():
+    """The paraphrase calls' cache when they run (kept like the judge's and generation's)."""
+    return ["results/cache/paraphrase.sqlite"] if paraphrase_files() else []
+
+
 def paraphrase_settings():
     """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
     return {k: v for k, v in STUDY.ceiling.items() if k != "active" and v is not None}
@@ -478,6 +602,7 @@ def get_final_output():
     ]
     for m in STUDY.methods:
         out += similarity_done(m)
+        out += gone_files(similarity_manifest(m)) + gone_files(transport_manifest(m))
         out += expand(
             "results/metrics/{method}/{table}.csv",
             method=m,
@@ -514,19 +639,18 @@ def archive_results():
     """The final outputs plus the side tables and theme embeddings their rules also write."""
     out = [f for f in get_final_output() if f.startswith("results/")]
     for m in STUDY.methods:
-        out += similarity_files(m, STUDY.method_pairs(m))
+        # The archive packs every file a manifest lists (themesim.archive.build).
         out += [
+            similarity_manifest(m),
+            transport_manifest(m),
             f"results/metrics/{m}/sets_themes.csv",
             f"results/metrics/{m}/transport/splits_joins.csv",
             f"results/metrics/{m}/decision_changes.csv",
         ]
-        out += [
-            f"results/metrics/{m}/transport/{p}.parquet"
-            for p in pair_names(STUDY.pairs_for(m))
-        ]
         if has_runs(m):
             out.append(f"results/metrics/{m}/runs_matrix.parquet")
         out += embedding_files(m, STUDY.sets)
+    out += paraphrase_files()
     return list(dict.fromkeys(out))
 
 

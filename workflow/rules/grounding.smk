@@ -50,6 +50,10 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             labels=lambda wc: label_files(wc.method),
             quotes=lambda wc: quote_files(wc.method),
             segments="results/transcripts/segments.parquet",
+            # A `calibrated` first threshold resolves from the calibration summary; scale:
+            # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
+            # from the similarity job).
+            calibration=lambda wc: calibration_files(wc.method),
             code=code("grounding.py"),
         output:
             table=report(
@@ -75,6 +79,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             similarity_paths=lambda wc: similarity_files(wc.method),
             threshold=lambda wc: STUDY.methods[wc.method]["thresholds"][0],
             op=lambda wc: method_op(wc.method),
+            scale=lambda wc: heatmap_scale(wc.method),
             settings=grounding_settings(),
         script:
             "../../scripts/grounding.py"

@@ -23,9 +23,12 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             ),
             themes="results/metrics/{method}/themes.csv",
             sweep="results/metrics/{method}/sweep.csv",
+            transport_manifest="results/metrics/{method}/transport/manifest.csv",
             transport=expand(
                 "results/metrics/{{method}}/transport/{pair}.parquet",
-                pair=pair_names(pairs),
+                pair=declared_pairs(
+                    pairs, variant_manifests(pairs, transport_manifest)
+                ),
             ),
             splits="results/metrics/{method}/transport/splits_joins.csv",
             decisions="results/metrics/{method}/decision_changes.csv",
@@ -40,6 +43,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             sets=list(STUDY.sets),
             pairs=lambda wc: STUDY.pairs_for(wc.method),
             similarity_paths=lambda wc: similarity_files(wc.method),
+            transport_paths=lambda wc: transport_files(wc.method),
             within_sets=lambda wc: within_sets(wc.method),
             within_paths=lambda wc: within_files(wc.method),
             null_sets=lambda wc: null_sets(wc.method),

@@ -11,6 +11,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             sweep="results/metrics/{method}/sweep.csv",
             similarity=lambda wc: similarity_done(wc.method),
             themes=theme_parquets(),
+            calibration=lambda wc: calibration_files(wc.method),
             code=code("plots.py"),
         output:
             heatmaps=report(
@@ -46,6 +47,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             ),
             thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
             op=lambda wc: method_op(wc.method),
+            scale=lambda wc: heatmap_scale(wc.method),
         script:
             "../../scripts/plots.py"
 
@@ -56,6 +58,7 @@ rule pair_heatmaps:
         comparisons="results/metrics/{method}/comparisons.csv",
         similarity=lambda wc: similarity_done(wc.method),
         themes=theme_parquets(),
+        calibration=lambda wc: calibration_files(wc.method),
         code=code("pair_heatmaps.py"),
     output:
         report(
@@ -77,6 +80,7 @@ rule pair_heatmaps:
         ),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
+        scale=lambda wc: heatmap_scale(wc.method),
     script:
         "../../scripts/pair_heatmaps.py"
 

@@ -1,4 +1,6 @@
-# One job per method computes every pair, so the DAG grows with methods, not pairs.
+# One job per method computes every pair, so the DAG grows with methods, not pairs: a job
+# declares its manifest and the reference pairs' files; the other pairs of
+# comparisons.all_pairs sit beside them, listed in the manifest (themesim.io.manifest).
 # Each kind names the rule that writes its files (themesim.kinds: similarity_rule); the
 # rules differ only in what they read and write, the step asks the kind how to score.
 # Each rule has a copy per group of methods restricted to the same `comparisons:`; a kind
@@ -17,10 +19,11 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")
             embeddings=lambda wc: theme_map_embeddings(wc.method),
             code=code("similarity.py"),
         output:
-            expand(
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
                 "results/similarity/{{method}}/{pair}.parquet",
                 pair=rule_pairs(
-                    "similarity_embedding", pairs + within_of(sets_of(pairs))
+                    "similarity_embedding", pairs + within_of(sets_of(pairs)), pairs
                 ),
             ),
         log:
@@ -32,6 +35,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")
         params:
             sets=list(STUDY.sets),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
             spec=lambda wc: similarity_spec(wc.method),
         script:
             "../../scripts/similarity.py"
@@ -48,9 +52,12 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
             themes=lambda wc: method_themes(wc.method),
             code=code("similarity.py"),
         output:
-            expand(
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
                 "results/similarity/{{method}}/{pair}.parquet",
-                pair=rule_pairs("similarity_tfidf", pairs + within_of(sets_of(pairs))),
+                pair=rule_pairs(
+                    "similarity_tfidf", pairs + within_of(sets_of(pairs)), pairs
+                ),
             ),
         log:
             "logs/similarity/{method}.log",
@@ -61,6 +68,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
         params:
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
             spec=lambda wc: similarity_spec(wc.method),
         script:
             "../../scripts/similarity.py"
@@ -78,9 +86,10 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed
             matrices=lambda wc: matrix_files(wc.method, STUDY.pairs_for(wc.method)),
             code=code("similarity.py"),
         output:
-            expand(
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
                 "results/similarity/{{method}}/{pair}.parquet",
-                pair=rule_pairs("similarity_precomputed", pairs),
+                pair=rule_pairs("similarity_precomputed", pairs, pairs),
             ),
         log:
             "logs/similarity/{method}.log",
@@ -89,6 +98,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed
         params:
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
             spec=lambda wc: similarity_spec(wc.method),
         script:
             "../../scripts/similarity.py"
@@ -106,9 +116,12 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_abtt")):
             embeddings=lambda wc: theme_map_embeddings(wc.method),
             code=code("similarity.py"),
         output:
-            expand(
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
                 "results/similarity/{{method}}/{pair}.parquet",
-                pair=rule_pairs("similarity_abtt", pairs + within_of(sets_of(pairs))),
+                pair=rule_pairs(
+                    "similarity_abtt", pairs + within_of(sets_of(pairs)), pairs
+                ),
             ),
         log:
             "logs/similarity/{method}.log",
@@ -119,6 +132,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_abtt")):
         params:
             sets=list(STUDY.sets),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
             spec=lambda wc: similarity_spec(wc.method),
         script:
             "../../scripts/similarity.py"
@@ -135,9 +149,10 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
             themes=lambda wc: method_themes(wc.method),
             code=code("similarity.py"),
         output:
-            expand(
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
                 "results/similarity/{{method}}/{pair}.parquet",
-                pair=rule_pairs("similarity_judge", pairs),
+                pair=rule_pairs("similarity_judge", pairs, pairs),
             ),
         log:
             "logs/similarity/{method}.log",
@@ -149,8 +164,9 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
         params:
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
             spec=lambda wc: similarity_spec(wc.method),
             # An accumulating cache, not an output: a failed job must never delete it.
-            cache="results/cache/judge.sqlite",
+            cache=JUDGE_CACHE,
         script:
             "../../scripts/similarity.py"

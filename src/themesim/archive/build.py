@@ -40,7 +40,8 @@ TEXT_RESULTS = (
     "results/keyword_embeddings/",
     "results/segment_embeddings/",
     "results/nulls/",
-    "results/cache/",
+    "results/cache/",  # LLM caches: judge, generation and paraphrase prompts hold theme text
+    "results/ceiling/paraphrases.csv",  # the reference themes and their paraphrases
 )
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -258,7 +259,8 @@ def readme(*, study: dict, archive_file: str, confidential: bool, provenance: di
             "",
             "The inputs were marked confidential (`archive.confidential: true`): the theme files,",
             "transcripts, precomputed matrices, normalised texts, embeddings (they hold the",
-            f"embedded text) and the judge cache are not here; `{WITHHELD}` lists their sha256.",
+            "embedded text), the LLM caches (judge, generation, paraphrases) and the paraphrases",
+            f"of the reference themes are not here; `{WITHHELD}` lists their sha256.",
             "Metric tables, plots and the report still name the themes, as results do. To rerun,",
             f"put the inputs at the listed paths and check them with `sha256sum -c {WITHHELD}`.",
         ]
@@ -351,6 +353,18 @@ def _folder_files(folder) -> list[Path]:
     return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.name.startswith("."))
 
 
+def _manifest_files(path) -> list[Path]:
+    """The files a manifest result lists, each present and unchanged (themesim.io.manifest)."""
+    from themesim.io.manifest import MANIFEST, listed_files, verify
+
+    if Path(path).name != MANIFEST:
+        return []
+    files = listed_files(path)
+    for f in files:
+        verify(f)
+    return files
+
+
 def build_archive(
     out,
     *,
@@ -395,6 +409,9 @@ def build_archive(
     result_files = [
         str(f) for r in results for f in (_folder_files(r) if Path(r).is_dir() else [r])
     ]
+    # So do the pair files a manifest lists (all pairs' similarities and transport plans),
+    # each checked against its sha256 first.
+    result_files += [str(f) for r in results for f in _manifest_files(r)]
     # LLM caches (judge, theme generation) accumulate outside the rules' outputs.
     result_files += [c for c in (judge_cache, *caches) if c and Path(c).is_file()]
     for r in sorted(set(result_files)):

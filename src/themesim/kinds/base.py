@@ -47,6 +47,11 @@ class Kind:
     reads_matrices: bool = False  # reads score matrices made elsewhere (hashed, archived)
     judge_cache: bool = False  # keeps judgements in results/cache/judge.sqlite
     calibrates: bool = False  # scores rated text pairs itself (pair_scores: calibration)
+    # Calibrated only for a method that uses `calibrated` (the rated pairs may not be among
+    # its themes: precomputed); else for every method of the kind once rated pairs are set.
+    calibrates_on_request: bool = False
+    # What to do when too few rated pairs have a score (pair_scores gave NaN for the rest).
+    unscored_pairs_fix: str = "Rate more pairs of both labels"
     ceiling: bool = False  # scores a theme against its paraphrases (paraphrase_scores)
     # Its pair scores need the study's embedding files (abtt: the correction is fitted there).
     pairs_read_study_embeddings: bool = False
@@ -112,10 +117,22 @@ class Kind:
         raise NotImplementedError(f"{self.name} has no run consistency")
 
     def pair_scores(
-        self, spec: dict, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None
+        self,
+        spec: dict,
+        texts_a,
+        texts_b,
+        *,
+        cache=None,
+        study_embeddings=(),
+        threads=None,
+        tables=None,
+        matrices=None,
     ) -> np.ndarray:
         """The score of every rated pair (texts_a[i], texts_b[i]), made as the method makes
-        its matrices (calibration)."""
+        its matrices (calibration); NaN for a pair the method cannot score (left out).
+
+        tables: set -> theme table, matrices: (a, b) -> matrix file (a kind that
+        reads_matrices)."""
         raise NotImplementedError(f"{self.name} cannot score rated pairs")
 
     def paraphrase_scores(self, method, spec, para, embeddings, threads, cache) -> list[float]:

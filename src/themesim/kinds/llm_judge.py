@@ -45,6 +45,7 @@ class LlmJudge(Kind):
     # n_a * n_b calls per comparison; within-set would add n^2 more
     within_set_matrices = False
     judge_cache = True
+    calibrates = True
 
     def similarity(self, spec, pairs, tables, *, cache=None, threads=None, **_):
         from dataclasses import asdict, replace
@@ -77,6 +78,26 @@ class LlmJudge(Kind):
         for pair in pairs:
             S, shown = judged[pair]
             yield pair, S, {"judge": shown}
+
+    def pair_scores(self, spec, texts_a, texts_b, *, cache=None, threads=None, **_):
+        """The judge's score of (text_a, text_b), asked as a matrix asks (theme of A first),
+        with the method's settings and prompt through its cache (results/cache/judge.sqlite):
+        a pair judged before is never asked again, and with base_url null a local server
+        starts only when a pair is missing from the cache."""
+        from dataclasses import replace
+
+        from themesim.errors import StepError
+        from themesim.llm.judge import JudgeError, JudgeSettings, judge_pairs
+
+        settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
+        if settings.base_url is None:
+            settings = replace(settings, threads=threads)
+        try:
+            scores, stats = judge_pairs(list(texts_a), list(texts_b), settings, cache)
+        except JudgeError as e:
+            raise StepError(f"judging the rated pairs: {e}") from e
+        log.info("judge of the rated pairs: %s", stats)
+        return scores
 
 
 def _judge_all(settings, pairs, tables: dict, cache) -> dict:

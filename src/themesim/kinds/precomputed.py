@@ -29,6 +29,12 @@ class Precomputed(Kind):
     similarity_rule = "similarity_precomputed"
     within_set_matrices = False  # within-set files are read when they exist
     reads_matrices = True
+    calibrates = True
+    calibrates_on_request = True  # its matrices need not hold the rated pairs
+    unscored_pairs_fix = (
+        "Rate pairs whose text_a and text_b are the texts of themes in its matrices "
+        "(as text_template renders them), or give the method numeric thresholds"
+    )
     similarity_keys = ("clamp",)  # out-of-range scores: an error, or clipped with clamp: true
 
     def check(self, name, spec):
@@ -65,6 +71,39 @@ class Precomputed(Kind):
             names_a, names_b = tables[a]["name"].tolist(), tables[b]["name"].tolist()
             S = align_matrix(raw, rows, cols, names_a, names_b, str(src))
             yield (a, b), S, {"source": str(src)}
+
+    def pair_scores(self, spec, texts_a, texts_b, *, tables=None, matrices=None, **_):
+        """Each rated pair's score looked up in the method's matrices, NaN where none holds
+        it: text_a is the text of a row theme and text_b of a column theme of one matrix, or
+        the other way round. Texts match as the study renders its themes (text_template),
+        with runs of white space as one space; the first matrix in study order that holds a
+        pair gives its score."""
+        import numpy as np
+
+        def norm(text) -> str:
+            return " ".join(str(text).split())
+
+        rows = {s: {} for s in tables}  # set -> text -> first theme with that text
+        for s, t in tables.items():
+            for i, text in enumerate(t["text"]):
+                rows[s].setdefault(norm(text), i)
+        pairs = [(norm(a), norm(b)) for a, b in zip(texts_a, texts_b, strict=True)]
+        out = np.full(len(pairs), np.nan)
+        for a, b in matrices:
+            ra, rb = rows[a], rows[b]
+            hits = {}
+            for k, (x, y) in enumerate(pairs):
+                if np.isnan(out[k]):
+                    if x in ra and y in rb:
+                        hits[k] = (ra[x], rb[y])
+                    elif y in ra and x in rb:
+                        hits[k] = (ra[y], rb[x])
+            if not hits:
+                continue
+            ((_, S, _),) = self.similarity(spec, [(a, b)], tables, matrices=matrices)
+            for k, (i, j) in hits.items():
+                out[k] = S[i, j]
+        return out
 
 
 KIND = Precomputed()

@@ -73,7 +73,9 @@ class SentenceTransformer(Kind):
         """The vectors the method scores with (abtt overrides: isotropy correction)."""
         return emb
 
-    def pair_scores(self, spec, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None):
+    def pair_scores(
+        self, spec, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None, **_
+    ):
         """The method's model through the embedding cache; rowwise cosine of each pair."""
         from themesim.embed.encode import encode_with
 

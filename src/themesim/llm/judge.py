@@ -368,17 +368,57 @@ def judge_matrix(
     Only cache misses are sent, `settings.concurrency` at a time. Raises JudgeError after all
     pairs if any failed (its .scores has NaN there); the successes stay cached.
     """
-    t0 = time.monotonic()
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
+    order = request_order(texts_a, texts_b, settings.both_orders)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress)
+    matrix = np.array([[score(a, b) for b in texts_b] for a in texts_a], dtype=np.float64)
+    matrix = matrix.reshape(len(texts_a), len(texts_b))
+    if failed:
+        raise JudgeError(failed, matrix, stats)
+    return matrix, stats
+
+
+def judge_pairs(
+    texts_a: list[str],
+    texts_b: list[str],
+    settings: JudgeSettings,
+    cache_path: str | Path,
+    *,
+    progress: bool = True,
+) -> tuple[np.ndarray, JudgeStats]:
+    """Scores[i] = the judge's overlap of texts_a[i] and texts_b[i] (rated pairs), in [0, 1].
+
+    The same requests, cache keys and failure handling as judge_matrix: a pair already judged
+    inside a matrix is answered from the cache.
+    """
+    texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
+    if len(texts_a) != len(texts_b):
+        raise ValueError(f"{len(texts_a)} texts_a but {len(texts_b)} texts_b")
+    first = {a: i for i, a in reversed(list(enumerate(texts_a)))}
+    # A-major, as request_order: one A's requests share the server's cached prompt prefix.
+    order = sorted(dict.fromkeys(zip(texts_a, texts_b, strict=True)), key=lambda p: first[p[0]])
+    if settings.both_orders:
+        order = list(dict.fromkeys(order + [(b, a) for a, b in order]))
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress)
+    scores = np.array([score(a, b) for a, b in zip(texts_a, texts_b, strict=True)], dtype=float)
+    if failed:
+        raise JudgeError(failed, scores, stats)
+    return scores, stats
+
+
+def _judge_ordered(order, settings, cache_path, progress):
+    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
+
+    Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
+    and the failure message ("" when every judgement is ok).
+    """
+    t0 = time.monotonic()
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
     key = _api_key(settings)
     redact = _Redactor(key)
 
-    jobs = {
-        cache_key(model, prompt, a, b, settings): (a, b)
-        for a, b in request_order(texts_a, texts_b, settings.both_orders)
-    }
+    jobs = {cache_key(model, prompt, a, b, settings): (a, b) for a, b in order}
     stats = JudgeStats(judgements=len(jobs))
     con = open_cache(cache_path)
     try:
@@ -404,15 +444,13 @@ def judge_matrix(
     finally:
         con.close()
 
-    matrix = np.full((len(texts_a), len(texts_b)), np.nan)
-    for i, a in enumerate(texts_a):
-        for j, b in enumerate(texts_b):
-            s = scores.get(cache_key(model, prompt, a, b, settings))
-            if settings.both_orders and s is not None:
-                s2 = scores.get(cache_key(model, prompt, b, a, settings))
-                s = None if s2 is None else (s + s2) / 2
-            if s is not None:
-                matrix[i, j] = s
+    def score(a: str, b: str) -> float:
+        s = scores.get(cache_key(model, prompt, a, b, settings))
+        if settings.both_orders and s is not None:
+            s2 = scores.get(cache_key(model, prompt, b, a, settings))
+            s = None if s2 is None else (s + s2) / 2
+        return np.nan if s is None else s
+
     stats.seconds = time.monotonic() - t0
     log.info(
         "judge: %d judgements (%d cached, %d new, %d failed, %d skipped), %d calls, "
@@ -427,9 +465,10 @@ def judge_matrix(
         stats.completion_tokens,
         stats.seconds,
     )
+    failed = ""
     if stats.failed or stats.skipped:
-        raise JudgeError(_failure_message(failures, jobs, stats, cache_path, redact), matrix, stats)
-    return matrix, stats
+        failed = _failure_message(failures, jobs, stats, cache_path, redact)
+    return score, stats, failed
 
 
 def _run_misses(

@@ -42,6 +42,15 @@ METRIC_COLUMNS = [
     "text_pairs_krippendorff_alpha",
     "text_data_spearman",
 ]
+# Columns that need S on the method's scale: NaN when it is undefined there.
+TEXT_METRICS = [
+    "text_hungarian_f1",
+    "text_pairs",
+    "text_pairs_median_kappa",
+    "text_pairs_share_kappa_ge_0_4",
+    "text_pairs_krippendorff_alpha",
+    "text_data_spearman",
+]
 CI_METRICS = [
     "data_coverage_a",
     "data_coverage_b",
@@ -125,7 +134,8 @@ def kappa_counts(n_both: int, n_a: int, n_b: int, n: int) -> float:
 
 def text_pairs(S: np.ndarray, threshold: float | None, op: str = "ge") -> list[tuple[int, int]]:
     """The text-based Hungarian pairs: max-sum assignment on S, kept when S passes
-    `threshold` (all assigned pairs when None)."""
+    `threshold` (all assigned pairs when None). S and threshold on the method's scale
+    (metrics.method_scale), as the metric tables decide."""
     rows, cols = hungarian_pairs(S)
     if threshold is None:
         return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
@@ -187,10 +197,14 @@ def _summary(
     top_a: np.ndarray,
     top_b: np.ndarray,
     S: np.ndarray,
-    tpairs: list[tuple[int, int]],
+    tpairs: list[tuple[int, int]] | None,
     min_iou: float,
 ) -> tuple[dict, np.ndarray]:
+    """tpairs None: S is undefined on the method's scale (z of a set without spread), so
+    every text-based column is NaN."""
     both, n_a, n_b, iou = iou_matrix(A, B)
+    text = tpairs is not None
+    tpairs = tpairs or []
     ami, ari, n_both = _partition(top_a, top_b)
     g = grounded_hungarian(iou, min_iou)
     n = len(A)
@@ -218,8 +232,10 @@ def _summary(
         if len(kappas)
         else math.nan,
         "text_pairs_krippendorff_alpha": alpha_mapped(top_a, top_b, tpairs),
-        "text_data_spearman": _spearman(S, iou),
+        "text_data_spearman": _spearman(S, iou) if text else math.nan,
     }
+    if not text:
+        row |= {k: math.nan for k in TEXT_METRICS}
     return row, iou
 
 
@@ -242,8 +258,9 @@ def grounding(
     """(metrics row, pair table) of one comparison.
 
     A, B: boolean segments × themes label matrices over every segment; top_a, top_b: top-1
-    indices (-1 = unlabelled); S: the method's text similarity (A themes × B themes);
-    threshold/op: the method's first threshold, for the text Hungarian pairs and F1.
+    indices (-1 = unlabelled); S: the method's text similarity (A themes × B themes) on its
+    scale (metrics.method_scale; NaN cells where z is undefined: no text columns then);
+    threshold/op: the method's first threshold on that scale, for the text Hungarian pairs.
     n_boot > 0 adds `<metric>_ci_low/_ci_high` from resampling segments with replacement.
     """
     S = np.asarray(S, dtype=float)
@@ -251,12 +268,14 @@ def grounding(
         raise ValueError(
             f"similarity shape {S.shape} does not match themes {A.shape[1]}×{B.shape[1]}"
         )
-    tpairs = text_pairs(S, threshold, op)
+    # As the metric tables: a comparison with S undefined on the z scale is not text-scored.
+    tpairs = text_pairs(S, threshold, op) if np.isfinite(S).all() else None
     row, iou = _summary(A, B, top_a, top_b, S, tpairs, min_iou)
-    row["text_hungarian_f1"] = _f1(len(tpairs), S.shape[0], S.shape[1])
+    if tpairs is not None:
+        row["text_hungarian_f1"] = _f1(len(tpairs), S.shape[0], S.shape[1])
     row = {k: row[k] for k in METRIC_COLUMNS}
     both, n_a, n_b, _ = iou_matrix(A, B)
-    tp = set(tpairs)
+    tp = set(tpairs or [])
     pairs = pd.DataFrame(
         [
             (

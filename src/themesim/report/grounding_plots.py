@@ -83,12 +83,22 @@ def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: st
         )
         tp = sub[sub["text_pair"]]
         ax.scatter(tp["similarity"], tp["iou"], s=40, facecolors="none", edgecolors=c, lw=1.2)
-    ax.set_xlabel("text similarity")
+    ax.set_xlabel(_text_axis(grounding))
     ax.set_ylabel("segment IoU")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"{method}: text vs data (rings: text Hungarian pairs)", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", frameon=False)
     return fig
+
+
+def _text_axis(grounding: pd.DataFrame) -> str:
+    """The x label: text similarity on the scale the text pairs were decided on."""
+    from themesim.metrics.method_scale import scale_label
+
+    scales = grounding["scale"].unique() if "scale" in grounding else []
+    if len(scales) != 1 or scales[0] == "cosine":
+        return "text similarity"
+    return f"text similarity: {scale_label(scales[0])}"
 
 
 def text_vs_data(pairs, grounding, method, out_png, out_svg=None):

@@ -29,21 +29,23 @@ HEADLINE_COLUMNS = [
 
 
 def headline_frame(comparisons: Mapping[str, object]) -> pd.DataFrame:
-    """HEADLINE_COLUMNS of every method's comparisons.csv, in the report's row order."""
-    frames = []
+    """HEADLINE_COLUMNS of every method's comparisons.csv, in the report's row order, and the
+    paraphrase ceiling's columns when some method has them (`ceiling.active`)."""
+    from themesim.metrics.ceiling import CEILING_COLUMNS
+
+    frames, columns = [], list(HEADLINE_COLUMNS)
     for method, path in comparisons.items():
         comp = _read_table(
             path, f"comparisons CSV of method {method!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
         )
         comp = _only_method(comp, method, path, "comparisons CSV")
-        records = _sorted_records(comp)
-        # Without bootstrap or null model their columns are absent: NaN, never made up.
-        frames.append(
-            pd.DataFrame(records, columns=list(comp.columns)).reindex(columns=HEADLINE_COLUMNS)
-        )
+        if all(c in comp.columns for c in CEILING_COLUMNS) and CEILING_COLUMNS[0] not in columns:
+            columns += CEILING_COLUMNS
+        frames.append(pd.DataFrame(_sorted_records(comp), columns=list(comp.columns)))
     if not frames:
-        return pd.DataFrame(columns=HEADLINE_COLUMNS)
-    return pd.concat(frames, ignore_index=True)
+        return pd.DataFrame(columns=columns)
+    # Without bootstrap, null model or ceiling their columns are absent: NaN, never made up.
+    return pd.concat([f.reindex(columns=columns) for f in frames], ignore_index=True)
 
 
 _TEX_SPECIAL = {
@@ -77,18 +79,22 @@ def _tex_range(lo, hi) -> str:
 def headline_tex(df: pd.DataFrame, notes=()) -> str:
     """A booktabs tabular of the headline table (3 decimals, as in the HTML report)."""
     tex_op = {"ge": r"$\geq$", "gt": "$>$"}
+    ceiling = "ceiling_median" in df.columns  # the paraphrase ceiling ran
     lines = [
         "% Headline table written by themesim: one row per method, comparison and configured",
         "% threshold. Needs \\usepackage{booktabs}. Same numbers as headline.csv and the",
         "% at-a-glance table of summary.html. Never average across methods.",
-        r"\begin{tabular}{llrrlrrlrrrr}",
+        r"\begin{tabular}{llrrlrrlrrrr" + ("rrr}" if ceiling else "}"),
         r"\toprule",
         r" & & & \multicolumn{2}{c}{Hungarian $F_1$} & Coverage"
         r" & \multicolumn{2}{c}{Matched similarity}"
-        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard & Significant \\",
-        r"\cmidrule(lr){4-5}\cmidrule(lr){7-8}\cmidrule(lr){9-10}",
+        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard & Significant"
+        + (r" & \multicolumn{3}{c}{Paraphrase ceiling} \\" if ceiling else r" \\"),
+        r"\cmidrule(lr){4-5}\cmidrule(lr){7-8}\cmidrule(lr){9-10}"
+        + (r"\cmidrule(lr){13-15}" if ceiling else ""),
         r"Method & Comparison & $\theta$ & value & 95\,\% CI & $F_1$ & median & IQR & A & B"
-        r" & (for comparison) & match rate \\",
+        r" & (for comparison) & match rate"
+        + (r" & median & \% of it & norm.\ alignment \\" if ceiling else r" \\"),
         r"\midrule",
     ]
     previous = None
@@ -113,6 +119,13 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
             _tex_num(r["raza_jaccard"]),
             _tex_num(r.get("significant_match_rate")),
         ]
+        if ceiling:
+            pct = r["matched_sim_pct_of_ceiling"]
+            cells += [
+                _tex_num(r["ceiling_median"]),
+                "--" if _isnan(pct) else f"{float(pct):.1f}",
+                _tex_num(r["normalised_alignment"]),
+            ]
         lines.append(" & ".join(cells) + r" \\")
         previous = method
     lines.append(r"\bottomrule")

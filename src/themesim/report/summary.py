@@ -30,6 +30,8 @@ from themesim.report.format import (
 )
 from themesim.report.tables import _write
 from themesim.report.views import (
+    CEILING_GLANCE,
+    CEILING_NOTE,
     GLANCE_HEADERS,
     METHOD_TABLE,
     PARTNER_NOTE,
@@ -86,6 +88,8 @@ def _context(
         m["anchor"] = _anchor(taken, "method", m["name"])
         for c in m["comparisons"]:
             c["anchor"] = _anchor(taken, m["name"], c["set_a"], "vs", c["set_b"])
+    # Shown only when the ceiling ran: some method's comparisons.csv has its columns.
+    ceiling = any(m["ceiling"] for m in method_views)
     transcripts = transcripts or {}
     provenance = provenance or {}
     models = provenance.get("models") or {}
@@ -104,8 +108,13 @@ def _context(
             "reference": study.get("reference") or "",
         },
         "headline": headline,
-        "glance_headers": GLANCE_HEADERS,
-        "glance_rows": [row for m in method_views for row in m["glance_rows"]],
+        "glance_headers": GLANCE_HEADERS + ([h for h, _, _ in CEILING_GLANCE] if ceiling else []),
+        "glance_rows": [
+            row + (cells if ceiling else [])
+            for m in method_views
+            for row, cells in zip(m["glance_rows"], m["ceiling_cells"], strict=True)
+        ],
+        "ceiling_note": CEILING_NOTE if ceiling else "",
         "ran_on_notes": [m["ran_on_note"] for m in method_views if m["ran_on_note"]],
         "side_by_side_table": _side_by_side_table(method_views),
         "method_headers": ["Comparison"] + [h for h, _ in METHOD_TABLE],

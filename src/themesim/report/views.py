@@ -62,6 +62,20 @@ GLANCE_HEADERS = [
     "Raza Jaccard (for comparison)",
     "Significant match rate",
 ]
+# The paraphrase ceiling (metrics.ceiling, docs/metrics.md): columns of the glance table only
+# when a method's comparisons.csv has them (`ceiling.active`).
+CEILING_GLANCE = [
+    ("Ceiling median", "ceiling_median", 3),
+    ("Matched sim. % of ceiling", "matched_sim_pct_of_ceiling", 1),
+    ("Normalised alignment", "normalised_alignment", 3),
+]
+CEILING_NOTE = (
+    "Paraphrase ceiling (rows whose A is the reference): the ceiling median is the median over "
+    "A's themes of each theme's median similarity to k LLM paraphrases of it, on the method's "
+    "scale; % of ceiling = 100 · matched sim. median / ceiling median; normalised alignment = "
+    "(observed − null) / (ceiling − null), with observed the Hungarian matched median and null "
+    "the word-salad median: 0 = no better than salad, 1 = as close as a paraphrase."
+)
 THEME_HEADERS = ["Theme", "Best match", "Best", "Second", "Hungarian partner", "Partner sim."]
 PARTNER_NOTE = (
     "Hungarian partner: the theme's partner in the one-to-one assignment; "
@@ -134,6 +148,11 @@ def _glance_row(method: str, r: Mapping) -> list[str]:
         fmt(r["raza_jaccard"]),
         fmt(r.get("significant_match_rate")),
     ]
+
+
+def _ceiling_cells(r: Mapping) -> list[str]:
+    """The ceiling columns of a row; dashes where the method has none (no ceiling kind)."""
+    return [fmt(r.get(col), digits) for _, col, digits in CEILING_GLANCE]
 
 
 def _interval(lo, hi) -> str:
@@ -323,6 +342,8 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "records": records,
         "table_rows": [_method_row(r) for r in records],
         "glance_rows": [_glance_row(name, r) for r in records],
+        "ceiling": all(col in comp.columns for _, col, _ in CEILING_GLANCE),
+        "ceiling_cells": [_ceiling_cells(r) for r in records],
         "comparisons": comparisons,
         "comparisons_csv_html": _relpath(Path(comp_path), html_dir),
         "comparisons_csv_md": _relpath(Path(comp_path), md_dir),

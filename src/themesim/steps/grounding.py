@@ -134,27 +134,62 @@ def grounding_tables(
     quotes: dict,
     segments_path,
     similarities,
-    threshold: float | None,
+    threshold: float | str | None,
     op: str,
     settings: dict,
     out_csv,
     out_pairs,
     out_long,
+    calibration=(),
+    scale: dict | None = None,
 ) -> None:
     """grounding.csv (one row per comparison), grounding_pairs.csv and a long parquet per
-    comparison (every theme pair)."""
+    comparison (every theme pair).
+
+    The text side decides as the metric tables do: S on the method's scale
+    (metrics.method_scale) against the first threshold on that scale. scale: ``scale`` and
+    ``clamp`` as configured, ``within`` (set -> within-set matrix, for scale: z) and ``fit``
+    (the isotonic fit's CSV, for scale: calibrated); None: cosine. threshold `calibrated`:
+    the F1-maximising threshold from calibration[0] (results/calibration/{method}.csv), as a
+    P(match) under scale: calibrated. Segment labels stay on raw scores (assign_threshold).
+    """
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
     from themesim.metrics.grounding import grounding, label_matrix, top1
+    from themesim.metrics.method_scale import base_scale, method_matrix
     from themesim.similarity import read_similarity
 
+    scale = dict(scale or {})
+    name, clamp = scale.get("scale") or "cosine", bool(scale.get("clamp", False))
+    fit = pd.read_csv(scale["fit"]) if name == "calibrated" else None
+    if isinstance(threshold, str):
+        from themesim.metrics.calibration import resolve_thresholds
+
+        summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
+        threshold = resolve_thresholds([threshold], summary, fit)[0][0]
+    to_scale = base_scale(name, clamp, fit)
+    within = dict(scale.get("within") or {})
     segments = read_segments_parquet(segments_path)[["transcript", "segment"]]
     ids = {s: read_themes_parquet(p)["theme_id"].tolist() for s, p in themes.items()}
     read = {s: pd.read_parquet(p) for s, p in labels.items()}
+    W: dict = {}
+
+    def within_matrix(s):
+        # Read once: with comparisons.all_pairs every set recurs in many pairs.
+        if s not in W:
+            W[s] = read_similarity(within[s], ids[s], ids[s]) if s in within else None
+        return W[s]
+
     boot = settings.get("bootstrap") or {}
     rows, pair_tables = [], []
     for (a, b), sim, long_out in zip(pairs, similarities, out_long, strict=True):
-        S = read_similarity(sim, ids[a], ids[b])
+        S, flag = method_matrix(
+            read_similarity(sim, ids[a], ids[b]),
+            scale=name,
+            W_a=within_matrix(a) if name == "z" else None,
+            W_b=within_matrix(b) if name == "z" else None,
+            to_scale=to_scale,
+        )
         A = label_matrix(read[a], segments, ids[a])
         B = label_matrix(read[b], segments, ids[b])
         row, pt = grounding(
@@ -183,7 +218,9 @@ def grounding_tables(
                 "quote_grounding_rate_b": _quote_rate(quotes[b]),
                 "min_iou": float(settings["min_iou"]),
                 "text_threshold": threshold,
+                "scale": name,
             }
+            | ({"scale_flag": flag} if name == "z" else {})
             | row
         )
         pt = pt.assign(method=method, set_a=a, set_b=b)

@@ -57,17 +57,20 @@ def metric_tables(
     spec: dict | None = None,
     ceiling=None,
     reference: str | None = None,
+    out_transport_manifest=None,
 ) -> None:
     """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
+
+    out_transport: one plan per pair; out_transport_manifest lists them (themesim.io.manifest).
 
     spec: the method's similarity settings (its kind's similarity_spec), for its null model.
     ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
     the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
     from themesim.embed.encode import read_embeddings
-    from themesim.metrics.calibration import map_calibrated
-    from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
+    from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
     from themesim.metrics.coverage import threshold_grid
+    from themesim.metrics.method_scale import base_scale
     from themesim.metrics.scales import Z_SWEEP, decision_changes, z_scale
     from themesim.metrics.transport import plan_long, splits_and_joins
     from themesim.similarity import read_similarity
@@ -78,9 +81,7 @@ def metric_tables(
     if decision and not on_z:
         decision = dict(decision) | {"raw": st.thresholds}  # `calibrated` resolved
 
-    def to_scale(M):
-        M = on_scale(M, st)
-        return M if fit is None else map_calibrated(M, fit)
+    to_scale = base_scale(st.scale, st.clamp, fit)
 
     if on_z:
         sweep = Z_SWEEP
@@ -147,6 +148,10 @@ def metric_tables(
         write_parquet(plan_long(plan, ids_a, ids_b), out_plan)
         sj = splits_and_joins(plan, ids_a, ids_b, min_share=st.transport["min_share"])
         splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
+    if out_transport_manifest is not None:
+        from themesim.io.manifest import write_manifest
+
+        write_manifest(out_transport, out_transport_manifest)
     _write_decisions(changes, out_decisions)
     comp = _scored_first(comp)
     if ceiling is not None:

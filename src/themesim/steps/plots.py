@@ -27,17 +27,19 @@ def method_plots(
     out_heatmaps_svg=None,
     out_sweep_svg=None,
     comparisons_csv=None,
+    scale: dict | None = None,
 ) -> None:
     """Heatmap per comparison (at the first configured threshold) and the sweep curves.
 
-    With the ``*_svg`` outputs each figure is also written as SVG beside its PNG.
+    With the ``*_svg`` outputs each figure is also written as SVG beside its PNG. scale: the
+    method's scale settings (``_heatmaps``).
     """
     from themesim.metrics.calibration import shown_thresholds
     from themesim.report import plots
 
     thresholds = shown_thresholds(thresholds, comparisons_csv)
     svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
-    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, out_heatmaps, svgs)
+    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, out_heatmaps, svgs, scale)
     plots.sweep_curves(
         pd.read_csv(sweep_csv),
         thresholds=list(thresholds),
@@ -47,27 +49,70 @@ def method_plots(
     )
 
 
-def _heatmaps(method, pairs, themes: dict, similarities, threshold, op, outs, svgs) -> None:
-    """One heatmap per comparison at ``threshold``, Hungarian pairs marked."""
+def _heatmaps(
+    method, pairs, themes: dict, similarities, threshold, op, outs, svgs, scale=None
+) -> None:
+    """One heatmap per comparison at ``threshold``, Hungarian pairs marked, on the method's
+    scale as the metrics rule puts it (metrics.method_scale), so the outlined pairs are the
+    decisions of its tables.
+
+    scale: ``scale`` and ``clamp`` as configured, ``within`` (set -> within-set matrix, for
+    scale: z) and ``fit`` (the isotonic fit's CSV, for scale: calibrated); None: cosine.
+    """
     from themesim.metrics.coverage import hungarian_pairs
+    from themesim.metrics.method_scale import (
+        SCALE_SYMBOLS,
+        base_scale,
+        method_matrix,
+        scale_label,
+    )
     from themesim.report import plots
     from themesim.similarity import read_similarity
 
-    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    scale = dict(scale or {})
+    name, clamp = scale.get("scale") or "cosine", bool(scale.get("clamp", False))
+    fit = pd.read_csv(scale["fit"]) if name == "calibrated" else None
+    to_scale = base_scale(name, clamp, fit)
+    within = dict(scale.get("within") or {})
+    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+
+    read: dict = {}
+
+    def within_matrix(s):
+        # Read once: with comparisons.all_pairs every set recurs in many pairs.
+        if s not in read:
+            ids = tables[s]["theme_id"]
+            read[s] = read_similarity(within[s], ids, ids) if s in within else None
+        return read[s]
+
     for (a, b), path, out, svg in zip(pairs, similarities, outs, svgs, strict=True):
         ta, tb = tables[a], tables[b]
-        S = read_similarity(path, ta["theme_id"], tb["theme_id"])
-        rows, cols = hungarian_pairs(S)
+        S, flag = method_matrix(
+            read_similarity(path, ta["theme_id"], tb["theme_id"]),
+            scale=name,
+            W_a=within_matrix(a) if name == "z" else None,
+            W_b=within_matrix(b) if name == "z" else None,
+            to_scale=to_scale,
+        )
+        title = f"{method}: {a} (rows) vs {b} (columns)"
+        if np.isfinite(S).all():
+            rows, cols = hungarian_pairs(S)
+            matched = list(zip(rows.tolist(), cols.tolist(), strict=True))
+        else:  # the metric tables flag this comparison and score nothing: no pairs to mark
+            matched = []
+            title += f"\nz undefined ({flag or 'NaN'}): not scored"
         plots.heatmap(
             S,
             [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
             [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
             threshold=threshold,
             op=op,
-            title=f"{method}: {a} (rows) vs {b} (columns)",
+            title=title,
             out_png=out,
             out_svg=svg,
-            pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
+            pairs=matched,
+            scale_label=scale_label(name, clamp),
+            symbol=SCALE_SYMBOLS.get(name, "S"),
         )
 
 
@@ -81,6 +126,7 @@ def pair_heatmaps(
     op: str,
     out_dir,
     comparisons_csv=None,
+    scale: dict | None = None,
 ) -> None:
     """`comparisons.all_pairs`: the heatmaps of the pairs without the reference, as
     ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps)."""
@@ -96,7 +142,7 @@ def pair_heatmaps(
     names = [pair_name(a, b) for a, b in pairs]
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
-    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, pngs, svgs)
+    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, pngs, svgs, scale)
 
 
 def side_by_side(

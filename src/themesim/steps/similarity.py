@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,13 +25,16 @@ def similarity_pairs(
     spec: dict,
     pairs,
     themes: dict,
-    outputs,
+    paths,
+    manifest,
     embeddings=None,
     matrices=None,
     cache=None,
     threads=None,
 ) -> None:
-    """Write one long-form similarity file per (a, b) pair of one method."""
+    """Write one long-form similarity file per (a, b) pair of one method to `paths`, then
+    the manifest listing them (themesim.io.manifest). A failed job leaves no pair file."""
+    from themesim.io.manifest import write_manifest
     from themesim.similarity import write_similarity
 
     tables = {name: read_themes_parquet(p) for name, p in themes.items()}
@@ -43,8 +47,17 @@ def similarity_pairs(
         cache=cache,
         threads=threads,
     )
-    for ((a, b), S, extra), out in zip(scored, outputs, strict=True):
-        ta, tb = tables[a], tables[b]
-        meta = {"method": method, "kind": spec["kind"], "set_a": a, "set_b": b} | extra
-        write_similarity(out, S, ta["theme_id"].tolist(), tb["theme_id"].tolist(), meta)
-    log.info("%s: %d similarity files", method, len(outputs))
+    written = []
+    try:
+        for ((a, b), S, extra), out in zip(scored, paths, strict=True):
+            ta, tb = tables[a], tables[b]
+            meta = {"method": method, "kind": spec["kind"], "set_a": a, "set_b": b} | extra
+            write_similarity(out, S, ta["theme_id"].tolist(), tb["theme_id"].tolist(), meta)
+            written.append(out)
+        write_manifest(paths, manifest)
+    except BaseException:
+        # Most pair files are not declared outputs, so Snakemake would not remove them.
+        for out in written:
+            Path(out).unlink(missing_ok=True)
+        raise
+    log.info("%s: %d similarity files", method, len(paths))

@@ -104,6 +104,8 @@ def heatmap_figure(
     a_name: str = "A (reference)",
     b_name: str = "B",
     diagonal: bool = True,
+    scale_label: str = "similarity S",
+    symbol: str = "S",
 ) -> Figure:
     S = np.asarray(S, dtype=float)
     if S.ndim != 2:
@@ -168,7 +170,7 @@ def heatmap_figure(
     cax = ax.inset_axes([1.0 + 0.15 / cell_span(n_b), 0.0, 0.2 / cell_span(n_b), 1.0])
     cbar = fig.colorbar(im, cax=cax)
     cbar.ax.tick_params(labelsize=8)
-    cbar.set_label("similarity S", fontsize=9)
+    cbar.set_label(scale_label, fontsize=9)
 
     ax.set_xticks(
         range(n_b), xlabels, rotation=45, ha="right", rotation_mode="anchor", fontsize=label_size
@@ -222,7 +224,7 @@ def heatmap_figure(
             facecolor="none",
             edgecolor="black",
             linewidth=1.1,
-            label=f"S {sym} {threshold:g} (meets threshold)",
+            label=f"{symbol} {sym} {threshold:g} (meets threshold)",
         )
     ]
     pair_labels = {True: "one-to-one (Hungarian) match", False: "one-to-one pair below threshold"}
@@ -262,13 +264,17 @@ def heatmap(
     b_name: str = "B",
     diagonal: bool = True,
     out_svg=None,
+    scale_label: str = "similarity S",
+    symbol: str = "S",
 ) -> Path:
     """Annotated similarity matrix (rows = A, the reference; columns = B).
 
     Cells meeting the threshold are outlined; ``pairs`` (Hungarian (i, j)) get a
     thick vermillion inner outline and a corner dot, and (``diagonal``) rows and
     columns are reordered so the pairs sit on the diagonal. Pass ``a_ids``/``b_ids``
-    to have labels like "H03 Guilt and obligation".
+    to have labels like "H03 Guilt and obligation". ``S`` and ``threshold`` are on the scale
+    ``scale_label`` names (the colour bar's label; ``symbol`` in the legend), so outlines are
+    that scale's decisions.
     """
     fig = heatmap_figure(
         S,
@@ -283,5 +289,7 @@ def heatmap(
         a_name=a_name,
         b_name=b_name,
         diagonal=diagonal,
+        scale_label=scale_label,
+        symbol=symbol,
     )
     return save_png(fig, out_png, out_svg)

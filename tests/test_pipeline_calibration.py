@@ -1,0 +1,148 @@
+"""Calibration of llm_judge and precomputed methods inside the workflow: a fake judge server
+on 127.0.0.1 (tests/helpers.py, no model) and the tiny study's precomputed matrices."""
+
+import json
+import re
+import sqlite3
+
+import pandas as pd
+import pytest
+import yaml
+from helpers import FakeLLM, completion, job_counts, make_study, snakemake, themes_in
+
+H = {
+    "work": "Caring while working: Fitting shifts and meetings around looking after a parent",
+    "health": "Own health suffers: Carers lose sleep and neglect their own health",
+    "money": "Money worries: The costs of care strain the household budget",
+    "guilt": "Guilt: Feeling guilty about respite or about losing patience",
+}
+L = {
+    "job": "Employment and caregiving conflict: Balancing a job with caring duties for an "
+    "older parent",
+    "finance": "Financial strain: Paying for care puts pressure on family finances",
+    "garden": "Gardening as escape: Tending plants offers a break from daily routine",
+    "work2": "Work and care: Jobs squeezed around caring",
+    "costs": "Costs: Care is expensive",
+}
+# (text_a, text_b, label) and the score of data/judge (make_study) where it has the pair.
+RATED = [
+    (H["work"], L["job"], 1),  # 0.9
+    (H["money"], L["finance"], 1),  # 0.8
+    (L["costs"], H["money"], 1),  # 0.9, swapped: llm2's theme first
+    (H["guilt"], L["job"], 0),  # 0.5
+    (H["health"], L["garden"], 0),  # 0.3
+    (H["work"], L["costs"], 0),  # 0.1
+    (H["guilt"], L["work2"], 1),  # 0.2
+    ("Sleep: nothing at night", L["costs"], 0),  # no theme: not in any matrix
+]
+TARGETS = [
+    "results/metrics/pre/comparisons.csv",
+    "results/metrics/llmj/comparisons.csv",
+    "results/calibration/llmj.csv",
+    "results/metrics/pre/grounding.csv",
+]
+
+
+def words_overlap(n, body, headers):
+    """The fake judge: Jaccard overlap of the two texts' words, two decimals."""
+    a, b = (set(re.findall(r"\w+", t.lower())) for t in themes_in(body))
+    return 200, completion(json.dumps({"score": round(len(a & b) / len(a | b), 2)})), 0
+
+
+def write_methods(root, url, pre, llmj):
+    path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["calibration"] = {"pairs": "data/rated.csv", "bootstrap": {"n": 50, "seed": 0}}
+    cfg["methods"] = {
+        "pre": {"kind": "precomputed", "dir": "data/judge"} | pre,
+        "llmj": {
+            "kind": "llm_judge",
+            "base_url": url,
+            "model": "fake-model",
+            "prompt": "judge_v1",
+            "score_mode": "json",
+            "concurrency": 1,
+            "max_retries": 0,
+        }
+        | llmj,
+    }
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    fake = FakeLLM(words_overlap)
+    root = make_study(tmp_path_factory.mktemp("calibration"))
+    pd.DataFrame(RATED, columns=["text_a", "text_b", "label"]).to_csv(
+        root / "data" / "rated.csv", index=False
+    )
+    write_methods(
+        root,
+        fake.url,
+        {"thresholds": ["calibrated", 0.5]},
+        {"scale": "calibrated", "thresholds": [0.5]},
+    )
+    snakemake(root, "--cores", "2", *TARGETS)
+    yield root, fake
+    fake.close()
+
+
+def test_precomputed_calibration_from_its_matrices(study):
+    root, _ = study
+    cal = pd.read_csv(root / "results/calibration/pre.csv").iloc[0]
+    # Matches 0.9, 0.8, 0.9, 0.2; non-matches 0.5, 0.3, 0.1: 10 of 12 ordered pairs right;
+    # score >= 0.8 keeps 3 of 4 matches and no non-match: F1 = 6/7 (the best).
+    assert (cal["n_pairs"], cal["n_positive"]) == (7, 4)
+    assert cal["auc"] == pytest.approx(10 / 12)
+    assert (cal["f1_threshold"], cal["f1_max"]) == (0.8, pytest.approx(6 / 7))
+    scores = pd.read_csv(root / "results/calibration/pre/scores.csv")
+    assert scores["score"].tolist() == [0.9, 0.8, 0.9, 0.5, 0.3, 0.1, 0.2]
+    log = (root / "logs/calibration/pre.log").read_text()
+    assert "1 of 8 rated pairs have no score and are left out" in log
+    comp = pd.read_csv(root / "results/metrics/pre/comparisons.csv")
+    first = comp.drop_duplicates("threshold_source")
+    assert dict(zip(first["threshold_source"], first["threshold"], strict=True)) == {
+        "calibrated (F1-max)": 0.8,
+        "config": 0.5,
+    }
+    # Grounding's text threshold (the first) is the calibrated one, on the raw scores.
+    grounding = pd.read_csv(root / "results/metrics/pre/grounding.csv")
+    assert grounding["text_threshold"].tolist() == [0.8, 0.8]
+
+
+def test_judge_calibration_shares_the_judgement_cache(study):
+    root, fake = study
+    scores = pd.read_csv(root / "results/calibration/llmj/scores.csv")
+    assert len(scores) == 8 and scores["score"].between(0, 1).all()
+    # Rated pairs are judged (text_a, text_b) as a matrix judges (A theme, B theme): the
+    # swapped pair is a new judgement, the 6 others are cells of human vs llm / llm2.
+    with sqlite3.connect(root / "results/cache/judge.sqlite") as db:
+        rows = db.execute("select status, count(*) from judgements group by status").fetchall()
+    assert rows == [("ok", 4 * 3 + 4 * 2 + 2)]
+    calls = fake.calls
+    # (The target before --forcerun, which would take it as a rule to force.)
+    snakemake(root, "--cores", "2", "results/calibration/llmj.csv", "--forcerun", "calibration")
+    assert fake.calls == calls
+    assert "cached=8" in (root / "logs/calibration/llmj.log").read_text()
+    # scale: calibrated maps the judge's scores through its isotonic fit.
+    fit = pd.read_csv(root / "results/calibration/llmj/isotonic.csv")
+    comp = pd.read_csv(root / "results/metrics/llmj/comparisons.csv")
+    assert fit["p_match"].min() <= comp.loc[0, "matched_sim_max"] <= fit["p_match"].max()
+
+
+def test_thresholds_rerun_only_the_metrics(study):
+    root, fake = study
+    write_methods(
+        root,
+        fake.url,
+        {"thresholds": ["calibrated", 0.6]},
+        {"scale": "calibrated", "thresholds": [0.4, "calibrated"]},
+    )
+    counts = job_counts(snakemake(root, "-n", "--cores", "2", *TARGETS).stdout)
+    assert counts == {"metrics": 2}, counts
+    # A precomputed method that does not use `calibrated` is not calibrated; the judge is.
+    write_methods(root, fake.url, {"thresholds": [0.5]}, {"thresholds": [0.5]})
+    out = snakemake(root, "-n", "--cores", "2", "--forceall").stdout
+    counts = job_counts(out)
+    assert counts["calibration"] == 1 and "results/calibration/llmj.csv" in out
+    assert "results/calibration/pre.csv" not in out

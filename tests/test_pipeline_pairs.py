@@ -1,0 +1,109 @@
+"""All pairs without a per-pair DAG: the similarity and metrics jobs declare a manifest and
+the reference pairs' files; the other pairs sit at the same paths, listed in the manifest."""
+
+import hashlib
+import zipfile
+
+import pytest
+from helpers import job_counts, make_study, snakemake, write_config
+
+SIM = "results/similarity/tfidf"
+PLANS = "results/metrics/tfidf/transport"
+PAIRS = ["human__vs__llm", "human__vs__llm2", "llm__vs__llm2"]
+WITHIN = ["human__vs__human", "llm__vs__llm", "llm2__vs__llm2"]
+
+
+def config(root, threshold):
+    write_config(
+        root,
+        [0.5],
+        methods={"tfidf": {"kind": "tfidf", "thresholds": [threshold]}},
+        comparisons={"all_pairs": True},
+        transcripts=[],
+    )
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = make_study(tmp_path_factory.mktemp("pairs"))
+    config(root, 0.2)
+    snakemake(root, "--cores", "2")
+    return root
+
+
+def manifest(path):
+    lines = path.read_text().splitlines()
+    assert lines[0] == "file,sha256"
+    return dict(line.split(",") for line in lines[1:])
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_every_pair_file_at_its_path_and_in_the_manifest(study):
+    sims = manifest(study / SIM / "manifest.csv")
+    assert list(sims) == [f"{p}.parquet" for p in PAIRS + WITHIN]
+    for name, digest in sims.items():
+        assert digest == sha(study / SIM / name)
+    plans = manifest(study / PLANS / "manifest.csv")
+    assert list(plans) == [f"{p}.parquet" for p in PAIRS]
+    for name, digest in plans.items():
+        assert digest == sha(study / PLANS / name)
+    # Snakemake knows the manifests and the reference pairs' files, not llm vs llm2's.
+    summary = snakemake(study, "--summary").stdout
+    declared = {line.split("\t")[0] for line in summary.splitlines()[1:]}
+    assert {f"{SIM}/manifest.csv", f"{PLANS}/manifest.csv"} <= declared
+    assert {f"{SIM}/human__vs__llm2.parquet", f"{PLANS}/human__vs__llm2.parquet"} <= declared
+    assert not [d for d in declared if "llm__vs__llm2" in d and "heatmap" not in d]
+
+
+def test_a_deleted_pair_file_reruns_its_job_with_the_same_bytes(study):
+    for folder, rule in ((SIM, "similarity_tfidf"), (PLANS, "metrics")):
+        path = study / folder / "llm__vs__llm2.parquet"
+        before = path.read_bytes()
+        path.unlink()
+        dry = snakemake(study, "-n", "--cores", "2").stdout
+        assert job_counts(dry).get(rule) == 1, dry
+        # The file itself is a target too, as the reader's error message says.
+        dry = snakemake(study, "-n", "--cores", "2", f"{folder}/llm__vs__llm2.parquet").stdout
+        assert job_counts(dry).get(rule) == 1, dry
+        snakemake(study, "--cores", "2")
+        assert path.read_bytes() == before
+    assert "Nothing to be done" in snakemake(study, "-n", "--cores", "2").stdout
+
+
+def test_a_changed_pair_file_fails_clearly_until_its_manifest_is_deleted(study):
+    path = study / SIM / "llm__vs__llm2.parquet"
+    before = path.read_bytes()
+    path.write_bytes((study / SIM / "human__vs__llm.parquet").read_bytes())
+    proc = snakemake(study, "--cores", "2", "--forcerun", "metrics", check=False)
+    assert proc.returncode != 0
+    log = (study / "logs/metrics/tfidf.log").read_text()
+    assert "llm__vs__llm2.parquet: has changed since its job wrote it" in log
+    assert f"Delete {SIM}/manifest.csv and run snakemake again" in log
+    (study / SIM / "manifest.csv").unlink()
+    snakemake(study, "--cores", "2")
+    assert path.read_bytes() == before
+
+
+def test_a_threshold_change_reruns_no_similarity(study):
+    config(study, 0.3)
+    try:
+        counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
+        assert "similarity_tfidf" not in counts
+        assert counts["metrics"] == 1 and counts["plots"] == 1
+    finally:
+        config(study, 0.2)
+
+
+def test_the_archive_packs_the_listed_pair_files(study):
+    snakemake(study, "--cores", "1", "archive")
+    (zip_path,) = (study / "results/archive").glob("*.zip")
+    with zipfile.ZipFile(zip_path) as z:
+        names = set(z.namelist())
+        for folder in (SIM, PLANS):
+            assert f"{folder}/manifest.csv" in names
+            assert f"{folder}/llm__vs__llm2.parquet" in names
+            data = z.read(f"{folder}/llm__vs__llm2.parquet")
+            assert data == (study / folder / "llm__vs__llm2.parquet").read_bytes()
