@@ -123,8 +123,8 @@ def gone_files(manifest):
 
 
 def rule_pairs(rule, pairs, study_pairs=None):
-    """Pair names a similarity rule declares (none when no method uses it); study_pairs:
-    of the rule's copy for the methods that run those comparisons (pair_variants)."""
+    """Pair names a similarity rule declares (none when no method uses it); with
+    study_pairs, those of the copy for the methods that run them (pair_variants)."""
     methods = [
         m
         for m in rule_methods(rule)
