@@ -152,3 +152,51 @@ def test_rule_copies_get_the_cluster_profile_settings_of_their_rule(tmp_path):
         if m.group(1) == "similarity_tfidf":
             assert re.search(r"^\s+threads: 3$", block, re.MULTILINE), m.group(0)
     assert len(seen) == 6
+
+
+def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
+    """comparisons.all_pairs with a method on llm vs llm2 only: its files are that pair's and
+    its sets' (listed in its manifest), its heatmap sits in the other pairs' folder, and it has
+    no paraphrase ceiling (which is of the reference's themes)."""
+    root = make_study(tmp_path)
+    write_config(
+        root,
+        [0.5],
+        comparisons={"all_pairs": True},
+        ceiling={"active": True, "k": 2},
+        methods={
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "tf_llms": {"kind": "tfidf", "thresholds": [0.2], "comparisons": [["llm", "llm2"]]},
+        },
+    )
+    dry = snakemake(root, "-n", "--cores", "2").stdout
+    counts = job_counts(dry)
+    assert counts["ceiling_similarity"] == 1  # tfidf's only
+    assert "results/ceiling/tf_llms.parquet" not in dry
+    assert counts["metrics_restricted1"] == 1 and counts["plots_restricted1"] == 1
+    assert "results/metrics/tf_llms/comparisons.csv" in dry
+    assert not re.search(r"results/similarity/tf_llms/human__vs__", dry)
+    assert "results/plots/tf_llms/heatmaps" in dry
+    assert not re.search(r"results/plots/tf_llms/human__vs__\S+_heatmap", dry)
+    # Run it (without the ceiling, which needs an LLM for the paraphrases).
+    write_config(
+        root,
+        [0.5],
+        comparisons={"all_pairs": True},
+        methods={
+            "tf_llms": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["llm vs llm2"]},
+        },
+    )
+    snakemake(root, "--cores", "2")
+    comp = pd.read_csv(root / "results/metrics/tf_llms/comparisons.csv")
+    assert list(zip(comp["set_a"], comp["set_b"], strict=True)) == [("llm", "llm2")]
+    listed = pd.read_csv(root / "results/similarity/tf_llms/manifest.csv")["file"].tolist()
+    assert sorted(listed) == sorted(
+        ["llm__vs__llm2.parquet", "llm__vs__llm.parquet", "llm2__vs__llm2.parquet"]
+    )
+    folder = root / "results/plots/tf_llms/heatmaps"
+    assert (folder / "llm__vs__llm2_heatmap.png").is_file()
+    assert not list((root / "results/plots/tf_llms").glob("human__vs__*"))
+    md = (root / "results/report/summary.md").read_text()
+    assert "../plots/tf_llms/heatmaps/llm__vs__llm2_heatmap.png" in md
+    assert "tf\\_llms ran on 1 of 3 comparisons" in md
