@@ -7,6 +7,7 @@ run(
     headline_tables,
     methods=list(sm.params.methods),
     comparisons=list(sm.input.comparisons),
+    ran_on={m: list(r) for m, r in dict(sm.params.ran_on).items()},
     out_csv=sm.output.csv,
     out_tex=sm.output.tex,
     out_png=sm.output.png,

@@ -8,6 +8,7 @@ run(
     study=dict(sm.params.study),
     methods=dict(sm.params.methods),
     pairs=list(sm.params.pairs),
+    method_pairs={m: list(p) for m, p in dict(sm.params.method_pairs).items()},
     comparisons=list(sm.input.comparisons),
     themes_tables=list(sm.input.themes_tables),
     sweeps=list(sm.input.sweeps),

@@ -65,6 +65,20 @@ class Study:
     ceiling: dict = field(default_factory=dict)  # `ceiling:` (paraphrase ceiling), defaults in
     # .qdpx theme sets whose sources are the transcripts (the config lists none)
     transcript_projects: list[str] = field(default_factory=list)
+    # method -> the pairs it runs, for a method whose `comparisons:` restricts them
+    restricted: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def pairs_for(self, method: str) -> list[tuple[str, str]]:
+        """The comparisons a method runs: its `comparisons:`, else every one of the study."""
+        return self.restricted.get(method, self.pairs)
+
+    def sets_for(self, method: str) -> list[str]:
+        """The sets of a method's comparisons, in set order (its per-set work)."""
+        from themesim.comparisons import pair_sets
+
+        if method not in self.restricted:  # every set is in a comparison of the study
+            return list(self.sets)
+        return pair_sets(self.sets, self.restricted[method])
 
     @property
     def within(self) -> list[tuple[str, str]]:
@@ -73,7 +87,8 @@ class Study:
     def method_pairs(self, method: str) -> list[tuple[str, str]]:
         """The pairs a method writes similarity files for."""
         spec = self.methods[method]
-        return get_kind(spec["kind"]).study_pairs(spec, self.pairs, self.within)
+        within = [(s, s) for s in self.sets_for(method)]
+        return get_kind(spec["kind"]).study_pairs(spec, self.pairs_for(method), within)
 
     def methods_with(self, capability: str) -> list[str]:
         """Active methods whose kind has that capability (a flag of themesim.kinds.Kind)."""
@@ -478,6 +493,18 @@ def _methods(config: dict) -> dict[str, dict]:
     return methods
 
 
+def _restricted(study: Study) -> dict[str, list[tuple[str, str]]]:
+    """Methods whose `comparisons:` names fewer than all the study's comparisons."""
+    from themesim.comparisons import method_pairs
+
+    out = {}
+    for m, spec in study.methods.items():
+        pairs = method_pairs(m, spec.get("comparisons"), study.sets, study.pairs)
+        if pairs != study.pairs:
+            out[m] = pairs
+    return out
+
+
 def prepare(config: dict) -> Study:
     """Check the config beyond its schema and work out the sets and comparisons."""
     sets = _set_entries(config)
@@ -527,6 +554,7 @@ def prepare(config: dict) -> Study:
     study.run_groups = _run_groups(config, sets, generated)
     study.ceiling = _ceiling(config)
     study.transcript_projects = projects if transcripts else []
+    study.restricted = _restricted(study)
     for m, spec in study.methods.items():
-        get_kind(spec["kind"]).check_pairs(m, spec, pairs)
+        get_kind(spec["kind"]).check_pairs(m, spec, study.pairs_for(m))
     return study

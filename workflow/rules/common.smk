@@ -38,11 +38,63 @@ def methods_with(capability):
 
 def similarity_methods(rule):
     """Wildcard pattern of the methods whose kind writes its similarity files by that rule."""
-    return regex_of(m for m in STUDY.methods if kind_of(m).similarity_rule == rule)
+    return regex_of(rule_methods(rule))
+
+
+def rule_methods(rule):
+    """The methods whose kind writes its similarity files by that rule."""
+    return [m for m in STUDY.methods if kind_of(m).similarity_rule == rule]
 
 
 def pair_names(pairs):
     return [pair_name(a, b) for a, b in pairs]
+
+
+def pair_variants(methods):
+    """(rule name suffix, method pattern, pairs) per group of methods that run the same
+    comparisons: a rule declares one fixed list of per-pair outputs, so a method whose
+    `comparisons:` restricts them gets a copy of the rule with its own list. The first
+    entry (suffix "") holds the methods that run every comparison."""
+    methods = list(methods)
+    groups = {}
+    for m in methods:
+        if m in STUDY.restricted:
+            groups.setdefault(tuple(STUDY.restricted[m]), []).append(m)
+    full = [m for m in methods if m not in STUDY.restricted]
+    out = [("", regex_of(full), STUDY.pairs)]
+    for i, (pairs, group) in enumerate(groups.items(), start=1):
+        out.append((f"_restricted{i}", regex_of(group), list(pairs)))
+    return out
+
+
+def share_cluster_settings(rule, suffix):
+    """Give a copy of a rule the --set-resources and --set-threads (a cluster profile,
+    profiles/slurm) given to the rule it copies (they name rules; a copy has its own name).
+    """
+    if not suffix:
+        return
+    settings = workflow.resource_settings
+    for given in (
+        settings._parsed_overwrite_resources,
+        settings._parsed_overwrite_threads,
+    ):
+        if given.get(rule) is not None:
+            given.setdefault(rule + suffix, given[rule])
+
+
+def within_of(sets):
+    return [(s, s) for s in sets]
+
+
+def sets_of(pairs):
+    """The sets those pairs compare, in the study's set order."""
+    used = {s for p in pairs for s in p}
+    return [s for s in STUDY.sets if s in used]
+
+
+def method_themes(method):
+    """Theme tables of the sets of a method's comparisons (its per-set work)."""
+    return [f"results/themes/{s}.parquet" for s in STUDY.sets_for(method)]
 
 
 GONE = {}  # manifest -> pair names it lists that are not on disk (declared_pairs)
@@ -70,9 +122,14 @@ def gone_files(manifest):
     return [f"{folder}/{n}.parquet" for n in GONE.get(manifest, [])]
 
 
-def rule_pairs(rule, pairs):
-    """Pair names a similarity rule declares (none when no method uses it)."""
-    methods = [m for m in STUDY.methods if kind_of(m).similarity_rule == rule]
+def rule_pairs(rule, pairs, study_pairs=None):
+    """Pair names a similarity rule declares (none when no method uses it); with
+    study_pairs, those of the copy for the methods that run them (pair_variants)."""
+    methods = [
+        m
+        for m in rule_methods(rule)
+        if study_pairs is None or STUDY.pairs_for(m) == list(study_pairs)
+    ]
     return (
         declared_pairs(pairs, [similarity_manifest(m) for m in methods])
         if methods
@@ -91,8 +148,13 @@ def transport_manifest(method):
 def transport_files(method):
     return [
         f"results/metrics/{method}/transport/{p}.parquet"
-        for p in pair_names(STUDY.pairs)
+        for p in pair_names(STUDY.pairs_for(method))
     ]
+
+
+def variant_manifests(pairs, manifest):
+    """manifest(m) of the methods that run exactly those comparisons (a rule copy's)."""
+    return [manifest(m) for m in STUDY.methods if STUDY.pairs_for(m) == list(pairs)]
 
 
 def theme_parquets():
@@ -100,7 +162,7 @@ def theme_parquets():
 
 
 def similarity_files(method, pairs=None):
-    pairs = STUDY.pairs if pairs is None else pairs
+    pairs = STUDY.pairs_for(method) if pairs is None else pairs
     return [f"results/similarity/{method}/{p}.parquet" for p in pair_names(pairs)]
 
 
@@ -140,8 +202,8 @@ def kind_of(method):
 
 
 def within_sets(method):
-    """Sets whose within-set matrix the method has."""
-    return list(STUDY.sets) if kind_of(method).within_set_matrices else []
+    """Sets whose within-set matrix the method has (the sets of its comparisons)."""
+    return STUDY.sets_for(method) if kind_of(method).within_set_matrices else []
 
 
 def matrix_files(method, pairs):
@@ -171,16 +233,22 @@ def null_sets(method):
     has_null = (
         kind_of(method).nulls == "embedded" and STUDY.metrics["null_model"]["pool"] > 0
     )
-    return STUDY.b_sets if has_null else []
+    return b_sets(method) if has_null else []
+
+
+def b_sets(method):
+    """Sets that appear as B in the method's comparisons."""
+    return list(dict.fromkeys(b for _, b in STUDY.pairs_for(method)))
 
 
 def null_files(method):
     return [f"results/nulls/{method}/{s}.parquet" for s in null_sets(method)]
 
 
-def reference_sides():
-    """Sets that appear as A in a comparison."""
-    return list(dict.fromkeys(a for a, _ in STUDY.pairs))
+def reference_sides(method=None):
+    """Sets that appear as A in a comparison (of the method, when one is given)."""
+    pairs = STUDY.pairs if method is None else STUDY.pairs_for(method)
+    return list(dict.fromkeys(a for a, _ in pairs))
 
 
 def embedded_sets(method, sets):
@@ -196,7 +264,7 @@ def embedding_files(method, sets):
 def keyword_files(method):
     return [
         f"results/keyword_embeddings/{method}/{s}.parquet"
-        for s in embedded_sets(method, STUDY.sets)
+        for s in embedded_sets(method, STUDY.sets_for(method))
     ]
 
 
@@ -205,9 +273,11 @@ def segment_embedding_files(method):
     return [f"results/segment_embeddings/{method}.parquet"] if has else []
 
 
-def embedded_null_sets():
-    """B sets whose word-salad pools the embedding job writes (null_sets of its methods)."""
-    return STUDY.b_sets if STUDY.metrics["null_model"]["pool"] > 0 else []
+def embedded_null_sets(pairs=None):
+    """B sets whose word-salad pools the embedding job writes (null_sets of its methods):
+    of the study's comparisons, or of `pairs` (a restricted method's)."""
+    b = STUDY.b_sets if pairs is None else list(dict.fromkeys(b for _, b in pairs))
+    return b if STUDY.metrics["null_model"]["pool"] > 0 else []
 
 
 def segment_parquets():
@@ -264,16 +334,18 @@ def heatmap_scale(method):
     }
 
 
-def reference_pairs():
+def reference_pairs(pairs=None):
     """Pairs with a heatmap file each (the plots rule): the reference vs each set, which is
-    every pair of a study without `comparisons.all_pairs`."""
-    return [p for p in STUDY.pairs if p[0] == STUDY.reference]
+    every pair of a study without `comparisons.all_pairs` (of `pairs`: a method's)."""
+    pairs = STUDY.pairs if pairs is None else pairs
+    return [p for p in pairs if p[0] == STUDY.reference]
 
 
-def other_pairs():
+def other_pairs(pairs=None):
     """The rest of all pairs: their heatmaps go to one folder output per method, so the
     DAG does not declare (and look up) pairs-squared files."""
-    return [p for p in STUDY.pairs if p[0] != STUDY.reference]
+    pairs = STUDY.pairs if pairs is None else pairs
+    return [p for p in pairs if p[0] != STUDY.reference]
 
 
 def decision_thresholds(method):
@@ -357,7 +429,7 @@ def calibration_matrix_pairs(method):
     k = kind_of(method)
     if not k.reads_matrices:
         return []
-    return k.study_pairs(STUDY.methods[method], STUDY.pairs, STUDY.within)
+    return STUDY.method_pairs(method)
 
 
 def calibration_matrices(method):
@@ -366,7 +438,7 @@ def calibration_matrices(method):
 
 def calibration_sets(method):
     """Sets whose theme tables name the rows and columns of those matrices."""
-    return list(STUDY.sets) if kind_of(method).reads_matrices else []
+    return STUDY.sets_for(method) if kind_of(method).reads_matrices else []
 
 
 def calibration_themes(method):
@@ -395,37 +467,61 @@ def workbook_tables():
 
 def heatmaps(method):
     return [
-        f"results/plots/{method}/{p}_heatmap.png" for p in pair_names(reference_pairs())
+        f"results/plots/{method}/{p}_heatmap.png"
+        for p in pair_names(reference_pairs(STUDY.pairs_for(method)))
     ]
 
 
 def heatmap_folder(method):
     """The folder of the other pairs' heatmaps; none without `comparisons.all_pairs`."""
-    return [f"results/plots/{method}/heatmaps"] if other_pairs() else []
+    return (
+        [f"results/plots/{method}/heatmaps"]
+        if other_pairs(STUDY.pairs_for(method))
+        else []
+    )
 
 
 def heatmap_paths(method):
-    """Every pair's heatmap PNG, in STUDY.pairs order (what the report links)."""
+    """Every pair's heatmap PNG of the method, in STUDY.pairs order (what the report links)."""
     folder = f"results/plots/{method}/heatmaps"
+    pairs = STUDY.pairs_for(method)
     return [
         (
             f"results/plots/{method}/{p}_heatmap.png"
             if a == STUDY.reference
             else f"{folder}/{p}_heatmap.png"
         )
-        for (a, _), p in zip(STUDY.pairs, pair_names(STUDY.pairs))
+        for (a, _), p in zip(pairs, pair_names(pairs))
     ]
 
 
 def has_runs(method):
     """Run consistency (seeds 002-004): kinds that have it, and a run group (config
-    run_groups, or two or more generated runs)."""
-    return kind_of(method).runs and bool(STUDY.run_groups)
+    run_groups, or two or more generated runs) among the sets of its comparisons."""
+    return kind_of(method).runs and bool(run_groups(method))
+
+
+def run_groups(method):
+    """The run groups with two or more runs among the sets of the method's comparisons."""
+    sets = set(STUDY.sets_for(method))
+    groups = {g: [s for s in runs if s in sets] for g, runs in STUDY.run_groups.items()}
+    return {g: runs for g, runs in groups.items() if len(runs) >= 2}
+
+
+def method_runs(method):
+    """Every set in one of the method's run groups, once, in group order."""
+    return list(dict.fromkeys(s for g in run_groups(method).values() for s in g))
 
 
 def has_ceiling(method):
-    """A paraphrase ceiling for this method: active, and a kind that can score paraphrases."""
-    return bool(STUDY.ceiling.get("active")) and kind_of(method).ceiling
+    """A paraphrase ceiling for this method: active, a kind that can score paraphrases, and
+    the reference among the sets of its comparisons (the ceiling is of the reference's themes).
+    """
+    return (
+        bool(STUDY.ceiling.get("active"))
+        and kind_of(method).ceiling
+        and STUDY.reference in STUDY.sets_for(method)
+    )
 
 
 def ceiling_files(method):
@@ -602,11 +698,13 @@ def has_grounding():
     return bool(STUDY.grounding.get("active", True) and STUDY.transcripts)
 
 
-def grounding_pairs():
+def grounding_pairs(pairs=None):
     """Pair names of the grounding rules' per-pair files; none when grounding is off, so
     an all-pairs study without transcripts declares no pairs-squared files it never makes.
     """
-    return pair_names(STUDY.pairs) if has_grounding() else []
+    return (
+        pair_names(STUDY.pairs if pairs is None else pairs) if has_grounding() else []
+    )
 
 
 def assign_threshold(method):
@@ -634,18 +732,19 @@ def grounding_settings():
 
 
 def label_files(method):
-    return [f"results/segments/{method}/{s}.parquet" for s in STUDY.sets]
+    return [f"results/segments/{method}/{s}.parquet" for s in STUDY.sets_for(method)]
 
 
 def quote_files(method):
-    return [f"results/segments/{method}/{s}.quotes.csv" for s in STUDY.sets]
+    return [f"results/segments/{method}/{s}.quotes.csv" for s in STUDY.sets_for(method)]
 
 
 def grounding_outputs(method):
     if not has_grounding():
         return []
     plots = [
-        f"results/plots/{method}/grounding/{p}_iou" for p in pair_names(STUDY.pairs)
+        f"results/plots/{method}/grounding/{p}_iou"
+        for p in pair_names(STUDY.pairs_for(method))
     ]
     plots.append(f"results/plots/{method}/grounding/text_vs_data")
     return [
@@ -665,7 +764,7 @@ def grounding_report_files(method):
         "segments_parquet": "results/transcripts/segments.parquet",
         "grounding_heatmaps": {
             p: f"results/plots/{method}/grounding/{p}_iou.png"
-            for p in pair_names(STUDY.pairs)
+            for p in pair_names(STUDY.pairs_for(method))
         },
         "grounding_scatter_png": f"results/plots/{method}/grounding/text_vs_data.png",
     }

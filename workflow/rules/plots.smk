@@ -1,44 +1,55 @@
-rule plots:
-    input:
-        comparisons="results/metrics/{method}/comparisons.csv",
-        sweep="results/metrics/{method}/sweep.csv",
-        similarity=lambda wc: similarity_done(wc.method),
-        themes=theme_parquets(),
-        calibration=lambda wc: calibration_files(wc.method),
-        code=code("plots.py"),
-    output:
-        heatmaps=report(
-            expand(
-                "results/plots/{{method}}/{pair}_heatmap.png",
-                pair=pair_names(reference_pairs()),
+# A copy of the rule per group of methods restricted to the same `comparisons:`.
+for suffix, pattern, pairs in pair_variants(STUDY.methods):
+
+    share_cluster_settings("plots", suffix)
+
+    rule:
+        name:
+            f"plots{suffix}"
+        input:
+            comparisons="results/metrics/{method}/comparisons.csv",
+            sweep="results/metrics/{method}/sweep.csv",
+            similarity=lambda wc: similarity_done(wc.method),
+            themes=theme_parquets(),
+            calibration=lambda wc: calibration_files(wc.method),
+            code=code("plots.py"),
+        output:
+            heatmaps=report(
+                expand(
+                    "results/plots/{{method}}/{pair}_heatmap.png",
+                    pair=pair_names(reference_pairs(pairs)),
+                ),
+                caption="../report/heatmap.rst",
+                category="Heatmaps",
+                subcategory="{method}",
             ),
-            caption="../report/heatmap.rst",
-            category="Heatmaps",
-            subcategory="{method}",
-        ),
-        sweep=report(
-            "results/plots/{method}/sweep.png",
-            caption="../report/sweep.rst",
-            category="Threshold sweeps",
-        ),
-        heatmaps_svg=expand(
-            "results/plots/{{method}}/{pair}_heatmap.svg",
-            pair=pair_names(reference_pairs()),
-        ),
-        sweep_svg="results/plots/{method}/sweep.svg",
-    log:
-        "logs/plots/{method}.log",
-    benchmark:
-        "benchmarks/plots/{method}.tsv"
-    params:
-        sets=list(STUDY.sets),
-        pairs=reference_pairs(),
-        similarity_paths=lambda wc: similarity_files(wc.method, reference_pairs()),
-        thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
-        op=lambda wc: method_op(wc.method),
-        scale=lambda wc: heatmap_scale(wc.method),
-    script:
-        "../../scripts/plots.py"
+            sweep=report(
+                "results/plots/{method}/sweep.png",
+                caption="../report/sweep.rst",
+                category="Threshold sweeps",
+            ),
+            heatmaps_svg=expand(
+                "results/plots/{{method}}/{pair}_heatmap.svg",
+                pair=pair_names(reference_pairs(pairs)),
+            ),
+            sweep_svg="results/plots/{method}/sweep.svg",
+        log:
+            "logs/plots/{method}.log",
+        benchmark:
+            "benchmarks/plots/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: reference_pairs(STUDY.pairs_for(wc.method)),
+            similarity_paths=lambda wc: similarity_files(
+                wc.method, reference_pairs(STUDY.pairs_for(wc.method))
+            ),
+            thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
+            op=lambda wc: method_op(wc.method),
+            scale=lambda wc: heatmap_scale(wc.method),
+        script:
+            "../../scripts/plots.py"
 
 
 # comparisons.all_pairs: the heatmaps of the pairs without the reference, in one folder.
@@ -63,8 +74,10 @@ rule pair_heatmaps:
         "benchmarks/plot_heatmaps/{method}.tsv"
     params:
         sets=list(STUDY.sets),
-        pairs=other_pairs(),
-        similarity_paths=lambda wc: similarity_files(wc.method, other_pairs()),
+        pairs=lambda wc: other_pairs(STUDY.pairs_for(wc.method)),
+        similarity_paths=lambda wc: similarity_files(
+            wc.method, other_pairs(STUDY.pairs_for(wc.method))
+        ),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
         scale=lambda wc: heatmap_scale(wc.method),

@@ -57,6 +57,7 @@ rule summary_report:
             for m, s in STUDY.methods.items()
         },
         pairs=pair_names(STUDY.pairs),
+        method_pairs={m: pair_names(STUDY.pairs_for(m)) for m in STUDY.methods},
         heatmaps=[h for m in STUDY.methods for h in heatmap_paths(m)],
         sets=STUDY.sets,
         config=lambda wc: config,
@@ -101,6 +102,7 @@ rule headline_table:
         "logs/report/headline.log",
     params:
         methods=list(STUDY.methods),
+        ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
     script:
         "../../scripts/headline.py"
 

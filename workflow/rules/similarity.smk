@@ -3,132 +3,170 @@
 # comparisons.all_pairs sit beside them, listed in the manifest (themesim.io.manifest).
 # Each kind names the rule that writes its files (themesim.kinds: similarity_rule); the
 # rules differ only in what they read and write, the step asks the kind how to score.
+# Each rule has a copy per group of methods restricted to the same `comparisons:`; a kind
+# that reads no embeddings reads only the theme tables of the method's own comparisons.
 
 
-rule similarity_embedding:
-    input:
-        themes=theme_parquets(),
-        embeddings=lambda wc: theme_map_embeddings(wc.method),
-        code=code("similarity.py"),
-    output:
-        manifest="results/similarity/{method}/manifest.csv",
-        pairs=expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_embedding", STUDY.pairs + STUDY.within),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    benchmark:
-        "benchmarks/similarity/{method}.tsv"
-    wildcard_constraints:
-        method=similarity_methods("similarity_embedding"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs + STUDY.within,
-        paths=lambda wc: similarity_files(wc.method, STUDY.pairs + STUDY.within),
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_embedding")):
+
+    share_cluster_settings("similarity_embedding", suffix)
+
+    rule:
+        name:
+            f"similarity_embedding{suffix}"
+        input:
+            themes=theme_parquets(),
+            embeddings=lambda wc: theme_map_embeddings(wc.method),
+            code=code("similarity.py"),
+        output:
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs(
+                    "similarity_embedding", pairs + within_of(sets_of(pairs)), pairs
+                ),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_tfidf:
-    input:
-        themes=theme_parquets(),
-        code=code("similarity.py"),
-    output:
-        manifest="results/similarity/{method}/manifest.csv",
-        pairs=expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_tfidf", STUDY.pairs + STUDY.within),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    benchmark:
-        "benchmarks/similarity/{method}.tsv"
-    wildcard_constraints:
-        method=similarity_methods("similarity_tfidf"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs + STUDY.within,
-        paths=lambda wc: similarity_files(wc.method, STUDY.pairs + STUDY.within),
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_tfidf")):
+
+    share_cluster_settings("similarity_tfidf", suffix)
+
+    rule:
+        name:
+            f"similarity_tfidf{suffix}"
+        input:
+            themes=lambda wc: method_themes(wc.method),
+            code=code("similarity.py"),
+        output:
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs(
+                    "similarity_tfidf", pairs + within_of(sets_of(pairs)), pairs
+                ),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=lambda wc: STUDY.sets_for(wc.method),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_precomputed:
-    input:
-        themes=theme_parquets(),
-        matrices=lambda wc: matrix_files(wc.method, STUDY.pairs),
-        code=code("similarity.py"),
-    output:
-        manifest="results/similarity/{method}/manifest.csv",
-        pairs=expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_precomputed", STUDY.pairs),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    wildcard_constraints:
-        method=similarity_methods("similarity_precomputed"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs,
-        paths=lambda wc: similarity_files(wc.method, STUDY.pairs),
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_precomputed")):
+
+    share_cluster_settings("similarity_precomputed", suffix)
+
+    rule:
+        name:
+            f"similarity_precomputed{suffix}"
+        input:
+            themes=lambda wc: method_themes(wc.method),
+            matrices=lambda wc: matrix_files(wc.method, STUDY.pairs_for(wc.method)),
+            code=code("similarity.py"),
+        output:
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs("similarity_precomputed", pairs, pairs),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=lambda wc: STUDY.sets_for(wc.method),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_abtt:
-    input:
-        themes=theme_parquets(),
-        embeddings=lambda wc: theme_map_embeddings(wc.method),
-        code=code("similarity.py"),
-    output:
-        manifest="results/similarity/{method}/manifest.csv",
-        pairs=expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_abtt", STUDY.pairs + STUDY.within),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    benchmark:
-        "benchmarks/similarity/{method}.tsv"
-    wildcard_constraints:
-        method=similarity_methods("similarity_abtt"),
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs + STUDY.within,
-        paths=lambda wc: similarity_files(wc.method, STUDY.pairs + STUDY.within),
-        spec=lambda wc: similarity_spec(wc.method),
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_abtt")):
+
+    share_cluster_settings("similarity_abtt", suffix)
+
+    rule:
+        name:
+            f"similarity_abtt{suffix}"
+        input:
+            themes=theme_parquets(),
+            embeddings=lambda wc: theme_map_embeddings(wc.method),
+            code=code("similarity.py"),
+        output:
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs(
+                    "similarity_abtt", pairs + within_of(sets_of(pairs)), pairs
+                ),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=list(STUDY.sets),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
+            spec=lambda wc: similarity_spec(wc.method),
+        script:
+            "../../scripts/similarity.py"
 
 
-rule similarity_judge:
-    input:
-        themes=theme_parquets(),
-        code=code("similarity.py"),
-    output:
-        manifest="results/similarity/{method}/manifest.csv",
-        pairs=expand(
-            "results/similarity/{{method}}/{pair}.parquet",
-            pair=rule_pairs("similarity_judge", STUDY.pairs),
-        ),
-    log:
-        "logs/similarity/{method}.log",
-    wildcard_constraints:
-        method=similarity_methods("similarity_judge"),
-    threads: 2
-    resources:
-        mem_mb=4000,
-    params:
-        sets=list(STUDY.sets),
-        pairs=STUDY.pairs,
-        paths=lambda wc: similarity_files(wc.method, STUDY.pairs),
-        spec=lambda wc: similarity_spec(wc.method),
-        # An accumulating cache, not an output: a failed job must never delete it.
-        cache=JUDGE_CACHE,
-    script:
-        "../../scripts/similarity.py"
+for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
+
+    share_cluster_settings("similarity_judge", suffix)
+
+    rule:
+        name:
+            f"similarity_judge{suffix}"
+        input:
+            themes=lambda wc: method_themes(wc.method),
+            code=code("similarity.py"),
+        output:
+            manifest="results/similarity/{method}/manifest.csv",
+            pairs=expand(
+                "results/similarity/{{method}}/{pair}.parquet",
+                pair=rule_pairs("similarity_judge", pairs, pairs),
+            ),
+        log:
+            "logs/similarity/{method}.log",
+        wildcard_constraints:
+            method=pattern,
+        threads: 2
+        resources:
+            mem_mb=4000,
+        params:
+            sets=lambda wc: STUDY.sets_for(wc.method),
+            pairs=lambda wc: STUDY.method_pairs(wc.method),
+            paths=lambda wc: similarity_files(wc.method, STUDY.method_pairs(wc.method)),
+            spec=lambda wc: similarity_spec(wc.method),
+            # An accumulating cache, not an output: a failed job must never delete it.
+            cache=JUDGE_CACHE,
+        script:
+            "../../scripts/similarity.py"

@@ -16,7 +16,10 @@ from themesim.errors import InputError
 # Settings every method accepts, whatever its kind.
 COMMON_KEYS = frozenset(
     {"kind", "active", "description", "thresholds", "op", "scale", "clamp", "raw_thresholds"}
+    | {"comparisons"}
 )
+# Defaults of common keys that every kind lists (comparisons: null = all of the study's).
+COMMON_DEFAULTS = {"comparisons": None}
 
 
 class Kind:
@@ -52,6 +55,10 @@ class Kind:
     ceiling: bool = False  # scores a theme against its paraphrases (paraphrase_scores)
     # Its pair scores need the study's embedding files (abtt: the correction is fitted there).
     pairs_read_study_embeddings: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.defaults = COMMON_DEFAULTS | cls.defaults
 
     @property
     def accepts(self) -> frozenset:

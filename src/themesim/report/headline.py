@@ -76,7 +76,7 @@ def _tex_range(lo, hi) -> str:
     return "--" if _isnan(lo) or _isnan(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
 
 
-def headline_tex(df: pd.DataFrame) -> str:
+def headline_tex(df: pd.DataFrame, notes=()) -> str:
     """A booktabs tabular of the headline table (3 decimals, as in the HTML report)."""
     tex_op = {"ge": r"$\geq$", "gt": "$>$"}
     ceiling = "ceiling_median" in df.columns  # the paraphrase ceiling ran
@@ -128,13 +128,17 @@ def headline_tex(df: pd.DataFrame) -> str:
             ]
         lines.append(" & ".join(cells) + r" \\")
         previous = method
-    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    lines.append(r"\bottomrule")
+    for note in notes:  # a method restricted by `comparisons:`: which share it ran
+        lines.append(r"\multicolumn{12}{l}{\footnotesize " + tex_escape(note) + r"} \\")
+    lines += [r"\end{tabular}", ""]
     return "\n".join(lines)
 
 
-def write_headline(df: pd.DataFrame, *, out_csv, out_tex) -> None:
-    """headline.csv (the metric CSVs' own precision) and headline.tex (booktabs)."""
+def write_headline(df: pd.DataFrame, *, out_csv, out_tex, notes=()) -> None:
+    """headline.csv (the metric CSVs' own precision) and headline.tex (booktabs); notes:
+    lines under the LaTeX table (methods that ran on some comparisons only)."""
     out_csv, out_tex = Path(out_csv), Path(out_tex)
     with atomic_path(out_csv) as tmp:
         df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
-    _write(out_tex, headline_tex(df))
+    _write(out_tex, headline_tex(df, notes))

@@ -115,6 +115,7 @@ def _context(
             for row, cells in zip(m["glance_rows"], m["ceiling_cells"], strict=True)
         ],
         "ceiling_note": CEILING_NOTE if ceiling else "",
+        "ran_on_notes": [m["ran_on_note"] for m in method_views if m["ran_on_note"]],
         "side_by_side_table": _side_by_side_table(method_views),
         "method_headers": ["Comparison"] + [h for h, _ in METHOD_TABLE],
         "theme_headers": THEME_HEADERS + THEME_EXTRA_HEADERS,

@@ -327,6 +327,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
     return {
         "name": name,
         "description": spec.get("description") or "",
+        "ran_on_note": _ran_on_note(name, spec.get("ran_on")),
         "kind": spec.get("kind") or "",
         "scale": spec.get("scale") or "cosine",
         "clamp": bool(spec.get("clamp", False)),
@@ -374,6 +375,15 @@ def _side_by_side_table(views: list[dict]) -> dict:
                 and math.isclose(float(r["threshold"]), m["first_theta"], abs_tol=1e-12)
             ]
             first = (at_first or mine or [None])[0]
+            if not mine:  # a method restricted by `comparisons:` to others
+                cells.append("not run")
+                continue
             cells.append(DASH if first is None else fmt(first["hungarian_f1"]))
         rows.append(cells)
     return {"headers": headers, "rows": rows}
+
+
+def _ran_on_note(name: str, ran_on) -> str:
+    from themesim.report.restriction import ran_on_note
+
+    return ran_on_note(name, ran_on)

@@ -9,13 +9,18 @@ import pandas as pd
 from themesim.io.files import sha256_file
 
 
-def headline_tables(*, methods, comparisons, out_csv, out_tex, out_png=None, out_svg=None) -> None:
+def headline_tables(
+    *, methods, comparisons, out_csv, out_tex, out_png=None, out_svg=None, ran_on=None
+) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
-    out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report."""
+    out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report.
+    ran_on: method -> (its comparisons, the study's) for methods restricted by `comparisons:`,
+    noted under the LaTeX table."""
     from themesim.report.headline import headline_frame, write_headline
+    from themesim.report.restriction import ran_on_notes
 
     df = headline_frame(dict(zip(methods, comparisons, strict=True)))
-    write_headline(df, out_csv=out_csv, out_tex=out_tex)
+    write_headline(df, out_csv=out_csv, out_tex=out_tex, notes=ran_on_notes(ran_on))
     if out_png is not None:
         from themesim.report.threshold_plots import headline_intervals
 
@@ -46,6 +51,7 @@ def summary_report(
     headline: dict | None = None,
     intervals_png=None,
     confidential: bool = False,
+    method_pairs: dict | None = None,
 ) -> None:
     """Both summary reports.
 
@@ -55,6 +61,8 @@ def summary_report(
     headline: paths of headline.csv / headline.tex, mentioned beside the glance table.
     confidential: `archive.confidential`; speakers are then counted, never named, as the
     archive keeps the report.
+    method_pairs: method -> the pair names it ran (its `comparisons:`), when not every one of
+    `pairs`; `heatmaps` then holds each method's own pairs' heatmaps, in method order.
     """
     from themesim.io.themes import read_theme_file
     from themesim.provenance import provenance
@@ -62,19 +70,22 @@ def summary_report(
 
     names = list(methods)
     per_method = {}
-    n_pairs = len(pairs)
+    method_pairs = {m: list((method_pairs or {}).get(m, pairs)) for m in names}
+    starts = [0]
+    for m in names:
+        starts.append(starts[-1] + len(method_pairs[m]))
     method_files = method_files or {}
     for i, m in enumerate(names):
+        mine = method_pairs[m]
         per_method[m] = (
             dict(methods[m])
             | {
                 "comparisons_csv": comparisons[i],
                 "themes_csv": themes_tables[i],
                 "sweep_csv": sweeps[i],
-                "heatmaps": dict(
-                    zip(pairs, heatmaps[i * n_pairs : (i + 1) * n_pairs], strict=True)
-                ),
+                "heatmaps": dict(zip(mine, heatmaps[starts[i] : starts[i + 1]], strict=True)),
                 "sweep_png": sweep_plots[i],
+                "ran_on": [len(mine), len(pairs)],
             }
             | dict(method_files.get(m) or {})
         )

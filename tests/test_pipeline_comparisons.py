@@ -1,0 +1,202 @@
+"""A method restricted by `comparisons:` runs only those comparisons, end to end; the demo's
+judge runs on human vs llm_partial only."""
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+import yaml
+from helpers import REPO, job_counts, make_study, snakemake, write_config
+
+ONE = "human__vs__llm2"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """The tiny study (human vs llm, human vs llm2; run group llm + llm2) with two TF-IDF
+    methods: `tfidf` on every comparison and `tf_one`, the same settings, on human vs llm2."""
+    root = make_study(tmp_path_factory.mktemp("restricted"))
+    write_config(
+        root,
+        [0.5],
+        methods={
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
+        },
+    )
+    dry = snakemake(root, "-n", "--cores", "2").stdout
+    snakemake(root, "--cores", "2")
+    return root, dry
+
+
+def test_dry_run_has_a_rule_copy_for_the_restricted_method(study):
+    _, dry = study
+    counts = job_counts(dry)
+    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "grounding_plots"):
+        assert counts[rule] == 1 and counts[f"{rule}_restricted1"] == 1, rule
+    assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
+    assert counts["set_quality"] == 2
+    assert counts["segment_labels"] == 3 + 2  # tfidf: every set; tf_one: human and llm2
+
+
+def test_restricted_method_has_metrics_only_for_its_comparison(study):
+    root, _ = study
+    full = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
+    one = pd.read_csv(root / "results/metrics/tf_one/comparisons.csv")
+    pairs = list(zip(full["set_a"], full["set_b"], strict=True))
+    assert pairs == [("human", "llm"), ("human", "llm2")]
+    assert list(zip(one["set_a"], one["set_b"], strict=True)) == [("human", "llm2")]
+    # Same kind and settings: its one comparison scores exactly as the unrestricted method's
+    # (within-set matrices, null pool and bootstrap of the same sets and seeds).
+    same = full[full["set_b"] == "llm2"].drop(columns="method").reset_index(drop=True)
+    pd.testing.assert_frame_equal(one.drop(columns="method"), same, check_dtype=False)
+    for table in ("themes", "sweep"):
+        df = pd.read_csv(root / f"results/metrics/tf_one/{table}.csv")
+        assert set(zip(df["set_a"], df["set_b"], strict=True)) == {("human", "llm2")}, table
+
+
+def test_restricted_method_makes_files_for_its_comparison_and_sets_only(study):
+    root, _ = study
+    sims = sorted(p.name for p in (root / "results/similarity/tf_one").glob("*.parquet"))
+    assert sims == sorted([f"{ONE}.parquet", "human__vs__human.parquet", "llm2__vs__llm2.parquet"])
+    assert (root / "results/similarity/tfidf/human__vs__llm.parquet").is_file()
+    plans = sorted(p.name for p in (root / "results/metrics/tf_one/transport").glob("*.parquet"))
+    assert plans == [f"{ONE}.parquet"]
+    assert sorted(p.name for p in (root / "results/plots/tf_one").glob("*_heatmap.png")) == [
+        f"{ONE}_heatmap.png"
+    ]
+    sets = pd.read_csv(root / "results/metrics/tf_one/sets.csv")
+    assert sorted(sets["set"]) == ["human", "llm2"]
+    assert sorted(pd.read_csv(root / "results/metrics/tfidf/sets.csv")["set"]) == [
+        "human",
+        "llm",
+        "llm2",
+    ]
+    labels = sorted(p.name for p in (root / "results/segments/tf_one").glob("*.parquet"))
+    assert labels == ["human.parquet", "llm2.parquet"]
+    grounded = pd.read_csv(root / "results/metrics/tf_one/grounding.csv")
+    assert set(zip(grounded["set_a"], grounded["set_b"], strict=True)) == {("human", "llm2")}
+    assert not (root / "results/metrics/tf_one/runs.csv").exists()
+    assert (root / "results/metrics/tfidf/runs.csv").is_file()
+
+
+def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
+    root, _ = study
+    head = pd.read_csv(root / "results/report/headline.csv")
+    mine = head[head["method"] == "tf_one"]
+    assert list(zip(mine["set_a"], mine["set_b"], strict=True)) == [("human", "llm2")]
+    assert mine["hungarian_f1"].notna().all()
+    assert len(head[head["method"] == "tfidf"]) == 2
+    note = "tf_one ran on 1 of 2 comparisons"
+    assert note.replace("_", r"\_") in (root / "results/report/headline.tex").read_text()
+    md = (root / "results/report/summary.md").read_text()
+    html = (root / "results/report/summary.html").read_text()
+    # under the glance table and in the method's section (Markdown escapes the "_")
+    assert md.count(note.replace("_", r"\_")) == 2 and html.count(note) == 2
+    assert "tfidf ran on" not in md
+    # side by side (rows = comparisons): the comparison it skipped says so, never a number
+    row = next(line for line in md.splitlines() if line.startswith("| human vs llm |"))
+    assert row.rstrip(" |").endswith("not run")
+    assert f"../plots/tf_one/{ONE}_heatmap.png" in md
+    assert "../plots/tf_one/human__vs__llm_heatmap.png" not in md
+
+
+def test_demo_dry_run_judges_human_vs_llm_partial_only(tmp_path):
+    """The demo config with the judge on: its jobs ask for one comparison's files only."""
+    shutil.copytree(REPO / "config", tmp_path / "config")
+    shutil.copytree(REPO / "data" / "demo", tmp_path / "data" / "demo")
+    out = snakemake(tmp_path, "-n", "--cores", "2").stdout
+    counts = job_counts(out)
+    assert counts["similarity_judge_restricted1"] == 1 and "similarity_judge" not in counts
+    judge_files = set(re.findall(r"results/(?:similarity|plots)/judge/[^\s,]+", out))
+    pairs = {
+        re.search(r"(\w+?__vs__\w+?)(?:_heatmap|_iou|\.parquet)", f).group(1)
+        for f in judge_files
+        if "__vs__" in f
+    }
+    assert pairs == {"human__vs__llm_partial"}
+    assert "results/similarity/judge/human__vs__llm_partial.parquet" in judge_files
+
+
+def test_rule_copies_get_the_cluster_profile_settings_of_their_rule(tmp_path):
+    """profiles/slurm names rules; a restricted method's copy (metrics_restricted1) gets the
+    wall time, memory and threads its rule gets there."""
+    root = make_study(tmp_path / "study")
+    write_config(
+        root,
+        [0.5],
+        methods={
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
+        },
+    )
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    del profile["executor"]  # the local executor: a dry run shows each job's resources
+    profile["set-threads"]["similarity_tfidf"] = 3
+    local = tmp_path / "profile"
+    local.mkdir()
+    (local / "config.yaml").write_text(yaml.safe_dump(profile | {"cores": 4}))
+    out = snakemake(root, "--dry-run", "--profile", str(local)).stdout
+    given = profile["set-resources"]
+    seen = set()
+    for block in re.split(r"\n(?=rule \w+:)", out):
+        m = re.match(r"rule (\w+?)(_restricted1)?:", block)
+        if not m or m.group(1) not in ("similarity_tfidf", "metrics", "plots"):
+            continue
+        seen.add(m.group(0))
+        res = re.search(r"^\s+resources: (.*)$", block, re.MULTILINE).group(1)
+        res = dict(kv.split("=", 1) for kv in res.split(", "))
+        assert int(res["runtime"]) == given[m.group(1)]["runtime"], m.group(0)
+        assert int(res["mem_mb"]) == given[m.group(1)]["mem_mb"], m.group(0)
+        if m.group(1) == "similarity_tfidf":
+            assert re.search(r"^\s+threads: 3$", block, re.MULTILINE), m.group(0)
+    assert len(seen) == 6
+
+
+def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
+    """comparisons.all_pairs with a method on llm vs llm2 only: its files are that pair's and
+    its sets' (listed in its manifest), its heatmap sits in the other pairs' folder, and it has
+    no paraphrase ceiling (which is of the reference's themes)."""
+    root = make_study(tmp_path)
+    write_config(
+        root,
+        [0.5],
+        comparisons={"all_pairs": True},
+        ceiling={"active": True, "k": 2},
+        methods={
+            "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+            "tf_llms": {"kind": "tfidf", "thresholds": [0.2], "comparisons": [["llm", "llm2"]]},
+        },
+    )
+    dry = snakemake(root, "-n", "--cores", "2").stdout
+    counts = job_counts(dry)
+    assert counts["ceiling_similarity"] == 1  # tfidf's only
+    assert "results/ceiling/tf_llms.parquet" not in dry
+    assert counts["metrics_restricted1"] == 1 and counts["plots_restricted1"] == 1
+    assert "results/metrics/tf_llms/comparisons.csv" in dry
+    assert not re.search(r"results/similarity/tf_llms/human__vs__", dry)
+    assert "results/plots/tf_llms/heatmaps" in dry
+    assert not re.search(r"results/plots/tf_llms/human__vs__\S+_heatmap", dry)
+    # Run it (without the ceiling, which needs an LLM for the paraphrases).
+    write_config(
+        root,
+        [0.5],
+        comparisons={"all_pairs": True},
+        methods={
+            "tf_llms": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["llm vs llm2"]},
+        },
+    )
+    snakemake(root, "--cores", "2")
+    comp = pd.read_csv(root / "results/metrics/tf_llms/comparisons.csv")
+    assert list(zip(comp["set_a"], comp["set_b"], strict=True)) == [("llm", "llm2")]
+    listed = pd.read_csv(root / "results/similarity/tf_llms/manifest.csv")["file"].tolist()
+    assert sorted(listed) == sorted(
+        ["llm__vs__llm2.parquet", "llm__vs__llm.parquet", "llm2__vs__llm2.parquet"]
+    )
+    folder = root / "results/plots/tf_llms/heatmaps"
+    assert (folder / "llm__vs__llm2_heatmap.png").is_file()
+    assert not list((root / "results/plots/tf_llms").glob("human__vs__*"))
+    md = (root / "results/report/summary.md").read_text()
+    assert "../plots/tf_llms/heatmaps/llm__vs__llm2_heatmap.png" in md
+    assert "tf\\_llms ran on 1 of 3 comparisons" in md
