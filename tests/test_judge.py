@@ -360,7 +360,7 @@ def test_local_server_threads_and_logits(monkeypatch):
     assert args[args.index("--n_threads") + 1] == "2" and "--logits_all" not in args
 
 
-def fake_binary(tmp_path, version_line="version: 7421 (0c1e570)"):
+def fake_binary(tmp_path, version_line="version: 0.5.0-dev (build 1, commit 0c1e570)"):
     binary = tmp_path / "llama-server"
     binary.write_text(f"#!/bin/sh\necho '{version_line}'\necho 'built with GNU 12' >&2\n")
     binary.chmod(0o755)
@@ -380,7 +380,7 @@ def test_native_server_command(monkeypatch, tmp_path):
     assert (flag["--parallel"], flag["--threads"], flag["--threads-batch"]) == ("3", "2", "2")
     assert (flag["--host"], flag["--port"], flag["--model"]) == ("127.0.0.1", "4711", "m.gguf")
     assert {"--cont-batching", "--cache-prompt", "--no-webui"} <= set(args)
-    assert srv.backend_id == "llama-server b7421 (0c1e570)"
+    assert srv.backend_id == "llama-server 0.5.0-dev (build 1, commit 0c1e570)"
     assert llama_server.backend_id("python").startswith("llama-cpp-python 0.3.")
 
 

@@ -145,7 +145,7 @@ def native_server_path() -> Path | None:
 
 @functools.cache
 def _native_version(path: str, mtime_ns: int) -> str:
-    """`llama-server --version`'s "version: N (commit)" line, e.g. "b7421 (0c1e570)"."""
+    """`llama-server --version`'s version line, e.g. "0.5.0-dev (build 1, commit 0c1e570)"."""
     try:
         out = subprocess.run(
             [path, "--version"], capture_output=True, text=True, timeout=60, check=False
@@ -154,8 +154,7 @@ def _native_version(path: str, mtime_ns: int) -> str:
         raise LlamaServerError(f"{path} --version failed: {e}") from e
     for line in (out.stdout + out.stderr).splitlines():
         if line.startswith("version:"):
-            number, _, rest = line.removeprefix("version:").strip().partition(" ")
-            return f"b{number} {rest}".strip()
+            return line.removeprefix("version:").strip()
     raise LlamaServerError(f"{path} --version printed no version line:\n{out.stderr[-2000:]}")
 
 
@@ -179,7 +178,8 @@ def resolve_backend(backend: str = "auto") -> tuple[str, Path | None]:
 
 def backend_id(backend: str = "auto") -> str:
     """Which server (and build) answers: part of the judge's cache key, so the scores of two
-    backends never mix. "llama-server b7421 (0c1e570)" or "llama-cpp-python 0.3.36"."""
+    backends never mix: "llama-server 0.5.0-dev (build 1, commit 0c1e570)" or
+    "llama-cpp-python 0.3.36"."""
     _, binary = resolve_backend(backend)
     if binary is not None:
         return f"llama-server {_native_version(str(binary), binary.stat().st_mtime_ns)}"
@@ -341,9 +341,13 @@ class LlamaServer:
         self._old_sigterm = None
         if threading.current_thread() is threading.main_thread():
             self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
+        # OpenMP threads that spin while they wait for work are several times slower per
+        # generated token when other jobs share the cores (measured: bench/README.md P7).
+        env = {"OMP_WAIT_POLICY": "PASSIVE"} | dict(os.environ)
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 self.command(),
+                env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
