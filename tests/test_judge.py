@@ -380,28 +380,34 @@ def test_native_server_command(monkeypatch, tmp_path):
     assert (flag["--parallel"], flag["--threads"], flag["--threads-batch"]) == ("3", "2", "2")
     assert (flag["--host"], flag["--port"], flag["--model"]) == ("127.0.0.1", "4711", "m.gguf")
     assert {"--cont-batching", "--cache-prompt", "--no-webui"} <= set(args)
+    assert flag["--flash-attn"] == "off"
     assert srv.backend_id == "llama-server 0.5.0-dev (build 1, commit 0c1e570)"
     assert llama_server.backend_id("python").startswith("llama-cpp-python 0.3.")
 
 
-def test_native_server_path_and_fallback(monkeypatch, tmp_path, caplog):
+def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
     monkeypatch.setattr(llama_server.sys, "prefix", str(tmp_path / "venv"))
     monkeypatch.delenv(llama_server.SERVER_ENV, raising=False)
     assert llama_server.native_server_path() is None
+    with pytest.raises(InputError, match="make install"):
+        llama_server.LlamaServer("m.gguf", backend="native")
+    monkeypatch.setenv(llama_server.SERVER_ENV, "native")  # asked for, not built: fallback
     with caplog.at_level(logging.WARNING, logger="themesim.llm.server"):
         assert llama_server.LlamaServer("m.gguf").backend == "python"
     assert "falling back to python -m llama_cpp.server" in caplog.text
-    with pytest.raises(InputError, match="make install"):
-        llama_server.LlamaServer("m.gguf", backend="native")
     built = tmp_path / "venv" / "llama.cpp" / "bin"
     built.mkdir(parents=True)
     binary = fake_binary(built)
     assert llama_server.native_server_path() == binary
+    assert llama_server.LlamaServer("m.gguf").binary == binary
+    monkeypatch.delenv(llama_server.SERVER_ENV)  # built, but auto means llama-cpp-python
+    assert llama_server.LlamaServer("m.gguf").backend == "python"
+    assert llama_server.LlamaServer("m.gguf", backend="native").binary == binary
     monkeypatch.setenv(llama_server.SERVER_ENV, "python")
     assert llama_server.LlamaServer("m.gguf").backend == "python"
     monkeypatch.setenv(llama_server.SERVER_ENV, str(tmp_path / "nowhere"))
     with pytest.raises(InputError, match="THEMESIM_LLAMA_SERVER"):
-        llama_server.native_server_path()
+        llama_server.LlamaServer("m.gguf")
 
 
 # ---------------------------------------------------------------- the API key

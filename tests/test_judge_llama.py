@@ -70,14 +70,20 @@ def test_default_settings_start_their_own_server(server, tmp_path):
     assert got[0, 0] == pytest.approx(want[0, 0], abs=0.05)
 
 
-def test_the_native_llama_server_is_the_one_started_when_built(server, tmp_path):
-    """With llama-server built (`make install`), it is what runs, with its parallel slots, and
-    its logprob scores are probabilities that put a paraphrase above an unrelated pair."""
+def test_the_native_llama_server_is_the_one_started_when_built(tmp_path):
+    """With llama-server built (`make install`), backend "native" runs it, with its parallel
+    slots, and its logprob scores are probabilities that put a paraphrase above an unrelated
+    pair."""
     binary = native_server_path()
     if binary is None:
         pytest.skip(
             "no native llama-server: `make install` builds .venv/llama.cpp/bin/llama-server"
         )
+    with LlamaServer(packaged_model_path(), n_ctx=2048, backend="native") as server:
+        _judge_natively(server, binary, tmp_path)
+
+
+def _judge_natively(server, binary, tmp_path):
     assert server.backend == "native"
     assert Path(f"/proc/{server.proc.pid}/exe").resolve() == binary.resolve()
     assert server.backend_id.startswith("llama-server ") and "commit" in server.backend_id

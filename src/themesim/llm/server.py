@@ -39,7 +39,8 @@ INSTALL_HINT = "Run `make install`, or: pip install --no-deps " + " ".join(
 )
 
 
-# A path to a llama-server binary, or "python" for llama-cpp-python's server.
+# Which server backend "auto" runs: "python" (or unset) llama-cpp-python's, "native" the
+# llama-server `make install` built, or a path to a llama-server binary.
 SERVER_ENV = "THEMESIM_LLAMA_SERVER"
 BACKENDS = ("auto", "native", "python")
 
@@ -124,23 +125,27 @@ def available_cores() -> int:
 
 
 def native_server_path() -> Path | None:
-    """The llama-server binary to run: $THEMESIM_LLAMA_SERVER, else the one `make install` built
-    into the venv (<venv>/llama.cpp/bin/llama-server); None when there is none or the variable
-    says "python"."""
+    """The llama-server binary: $THEMESIM_LLAMA_SERVER when it is a path, else the one
+    `make install` built into the venv (<venv>/llama.cpp/bin/llama-server); None if missing."""
     env = os.environ.get(SERVER_ENV, "").strip()
-    if env.lower() == "python":
-        return None
-    if env:
+    if env and env.lower() not in ("python", "native"):
         path = Path(env).expanduser()
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise InputError(
                 f"${SERVER_ENV}",
                 f"{env} is not an executable file",
-                'Point it at a llama-server binary, set it to "python", or unset it',
+                'Point it at a llama-server binary, set it to "native" or "python", or unset it',
             )
         return path
     path = Path(sys.prefix) / "llama.cpp" / "bin" / "llama-server"
     return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def wants_native() -> bool:
+    """What backend "auto" asks for: $THEMESIM_LLAMA_SERVER set to "native" or to a path.
+    Unset (or "python"): llama-cpp-python's server, whose logprob scores separated the demo's
+    paraphrase pairs best at equal speed (bench/README.md P7)."""
+    return os.environ.get(SERVER_ENV, "").strip().lower() not in ("", "python")
 
 
 @functools.cache
@@ -164,7 +169,9 @@ def resolve_backend(backend: str = "auto") -> tuple[str, Path | None]:
         raise InputError(
             "llama.cpp server", f"backend {backend!r} is unknown", f"Use one of {BACKENDS}"
         )
-    binary = None if backend == "python" else native_server_path()
+    if backend == "python" or (backend == "auto" and not wants_native()):
+        return "python", None
+    binary = native_server_path()
     if binary is not None:
         return "native", binary
     if backend == "native":
@@ -173,6 +180,11 @@ def resolve_backend(backend: str = "auto") -> tuple[str, Path | None]:
             "the native llama-server binary is missing",
             f"Run `make install` (it builds .venv/llama.cpp/bin/llama-server) or set ${SERVER_ENV}",
         )
+    log.warning(
+        "$%s asks for the native llama-server but `make install` has not built it: "
+        "falling back to python -m llama_cpp.server",
+        SERVER_ENV,
+    )
     return "python", None
 
 
@@ -218,9 +230,11 @@ def _tail(path: Path, n: int = 30) -> str:
 class LlamaServer:
     """`with LlamaServer(path) as srv:` runs llama.cpp's OpenAI-compatible server at srv.base_url.
 
-    backend "auto" runs the native llama-server when there is one (native_server_path()) with
-    `parallel` slots (continuous batching, each slot keeps its prompt's KV cache), else
-    llama-cpp-python's server, which serves one request at a time; "native" / "python" insist.
+    backend "native" runs llama.cpp's own llama-server (native_server_path()) with `parallel`
+    slots (continuous batching, each slot keeps its prompt's KV cache); "python" runs
+    llama-cpp-python's server, which serves one request at a time; "auto" follows
+    $THEMESIM_LLAMA_SERVER (python when unset; native falls back to python, logged, when the
+    binary is missing).
     srv.backend_id names the server and its build. Binds 127.0.0.1 only. The server's output
     goes to `log_path` (a temp file by default, kept so a failure can be read). On exit, also
     after an exception, the server is terminated.
@@ -242,12 +256,6 @@ class LlamaServer:
         if host != HOST:
             raise ValueError(f"LlamaServer binds {HOST} only, not {host!r}")
         self.backend, self.binary = resolve_backend(backend)
-        if backend == "auto" and self.backend == "python":
-            log.warning(
-                "no native llama-server (`make install` builds it, or set $%s): falling back "
-                "to python -m llama_cpp.server, one request at a time",
-                SERVER_ENV,
-            )
         self.parallel = max(int(parallel), 1)
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
@@ -295,6 +303,10 @@ class LlamaServer:
                 "--threads-batch",
                 threads,
                 "--no-webui",
+                # Flash attention (llama-server's "auto" turns it on for CPUs) changed logprob
+                # scores by up to 0.05 from llama-cpp-python's and between identical runs.
+                "--flash-attn",
+                "off",
             ]
         cmd = [
             sys.executable,
