@@ -142,9 +142,9 @@ def native_server_path() -> Path | None:
 
 
 def wants_native() -> bool:
-    """What backend "auto" asks for: $THEMESIM_LLAMA_SERVER set to "native" or to a path.
-    Unset (or "python"): llama-cpp-python's server, whose logprob scores separated the demo's
-    paraphrase pairs best at equal speed (bench/README.md P7)."""
+    """Whether backend "auto" runs llama-server: $THEMESIM_LLAMA_SERVER is "native" or a path.
+    Unset (or "python"): llama-cpp-python's server. llama-server is faster, but its parallel
+    slots make logprob scores depend on timing (bench/README.md P7)."""
     return os.environ.get(SERVER_ENV, "").strip().lower() not in ("", "python")
 
 
