@@ -19,7 +19,33 @@ $(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt re
 		-r requirements/models.txt -r requirements/models-llm.txt
 	touch $(STAMP)
 
-install: $(STAMP)
+# llama.cpp's own server for the LLM judge (parallel slots, prompt cache), built once from the
+# llama.cpp source that the pinned llama-cpp-python vendors (its sdist from PyPI): the same
+# portable CPU build, static so the binary stands alone, without the web UI (which would be
+# downloaded). A new pin in constraints.txt names a new pin file, which rebuilds the binary.
+LLAMA_PIN := $(shell sed -n 's/^llama_cpp_python==//p' requirements/constraints.txt)
+LLAMA_DIR := $(VENV)/llama.cpp
+LLAMA_SERVER := $(LLAMA_DIR)/bin/llama-server
+LLAMA_PIN_FILE := $(LLAMA_DIR)/pin-$(LLAMA_PIN)
+LLAMA_SRC := $(LLAMA_DIR)/src/llama_cpp_python-$(LLAMA_PIN)/vendor/llama.cpp
+
+$(LLAMA_PIN_FILE):
+	mkdir -p $(LLAMA_DIR) && rm -f $(LLAMA_DIR)/pin-* && touch $@
+
+$(LLAMA_SERVER): $(LLAMA_PIN_FILE) | $(STAMP)
+	rm -rf $(LLAMA_DIR)/src $(LLAMA_DIR)/build
+	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: \
+		llama-cpp-python==$(LLAMA_PIN) -d $(LLAMA_DIR)/src
+	tar -xzf $(LLAMA_DIR)/src/llama_cpp_python-$(LLAMA_PIN).tar.gz -C $(LLAMA_DIR)/src
+	cmake -S $(LLAMA_SRC) -B $(LLAMA_DIR)/build -DCMAKE_BUILD_TYPE=Release \
+		-DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF \
+		-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+		-DLLAMA_OPENSSL=OFF -DGGML_CCACHE=OFF
+	cmake --build $(LLAMA_DIR)/build --target llama-server -j 2
+	install -D -m 755 $(LLAMA_DIR)/build/bin/llama-server $@
+	rm -rf $(LLAMA_DIR)/src $(LLAMA_DIR)/build
+
+install: $(STAMP) $(LLAMA_SERVER)
 
 # The report test renders summary.html in a real headless Chromium (Debian's package).
 browser:

@@ -20,7 +20,9 @@ P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-
     llama.cpp's default threads, 2 requests at a time) next to today's defaults ("after").
     The demo's human x llm_paraphrase themes (--p7-themes of each, default 10 x 10), a fresh
     judge cache per run; also the AUC of each mode's scores for the ground-truth paraphrase
-    pairs (data/demo/README.md) against the unrelated pairs.
+    pairs (data/demo/README.md) against the unrelated pairs. --p7-backend native,python runs
+    each with llama.cpp's own llama-server (parallel slots) and with llama-cpp-python's server;
+    a backend named twice repeats its runs and prints the largest score change between them.
 Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
 """
 
@@ -332,11 +334,8 @@ PARAPHRASE = {
 def p7(a, state) -> None:
     from dataclasses import replace
 
-    from sklearn.metrics import roc_auc_score
-
     from themesim.io.themes import read_theme_file
-    from themesim.llm.judge import JudgeSettings, judge_matrix
-    from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
+    from themesim.llm.judge import JudgeSettings
 
     themes = REPO / "data" / "demo" / "themes"
     ta = read_theme_file(themes / "human.csv").head(a.p7_themes)
@@ -351,38 +350,61 @@ def p7(a, state) -> None:
         "before": (replace(new, prompt="judge_v2", concurrency=2), None, lambda mode: True),
         "after": (new, a.cores, lambda mode: mode == "logprob"),
     }
-    for label in a.p7_runs:
-        base, threads, logits_all = runs[label]
-        for mode in ("json", "logprob"):
-            with LlamaServer(
-                packaged_model_path(),
-                n_ctx=base.n_ctx,
-                threads=threads,
-                logits_all=logits_all(mode),
-            ) as srv:
-                s = replace(
-                    base, score_mode=mode, base_url=srv.base_url, model=packaged_model_name()
-                )
-                cache = a.workdir / f"p7-{label}-{mode}.sqlite"
-                cache.unlink(missing_ok=True)
-                load = os.getloadavg()[0]
-                t = time.perf_counter()
-                scores, stats = judge_matrix(
-                    ta["text"].tolist(), tb["text"].tolist(), s, cache, progress=False
-                )
-                wall = time.perf_counter() - t
-                import sqlite3
+    for backend in a.p7_backend:
+        for label in a.p7_runs:
+            p7_run(a, state, backend, label, runs[label], ta, tb, truth, n)
 
-                with sqlite3.connect(cache) as con:
-                    per = [r[0] for r in con.execute("SELECT seconds FROM judgements")]
-                auc = roc_auc_score(np.ravel(truth), np.ravel(scores))
-                show(
-                    f"{label} {mode} ({s.prompt}, threads {threads or 'default'}, "
-                    f"concurrency {s.concurrency})",
-                    f"{wall / n:.2f} s/judgement (wall {wall:.0f} s); median request "
-                    f"{statistics.median(per):.2f} s; AUC {auc:.3f}; load {load:.1f}",
-                )
-                state[f"p7-{label}-{mode}"] = scores
+
+def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
+    """One server per mode; s/judgement, median request, AUC (and the change to a repeat)."""
+    import sqlite3
+    from dataclasses import replace
+
+    from sklearn.metrics import roc_auc_score
+
+    from themesim.llm.judge import judge_matrix
+    from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
+
+    base, threads, logits_all = run
+    for mode in a.p7_modes:
+        with LlamaServer(
+            packaged_model_path(),
+            n_ctx=base.n_ctx,
+            threads=threads,
+            logits_all=logits_all(mode),
+            backend=backend,
+            parallel=base.concurrency,
+        ) as srv:
+            s = replace(
+                base,
+                score_mode=mode,
+                base_url=srv.base_url,
+                model=packaged_model_name(),
+                server_id=srv.backend_id,
+            )
+            cache = a.workdir / f"p7-{backend}-{label}-{mode}.sqlite"
+            cache.unlink(missing_ok=True)
+            load = os.getloadavg()[0]
+            t = time.perf_counter()
+            scores, stats = judge_matrix(
+                ta["text"].tolist(), tb["text"].tolist(), s, cache, progress=False
+            )
+            wall = time.perf_counter() - t
+            with sqlite3.connect(cache) as con:
+                per = [r[0] for r in con.execute("SELECT seconds FROM judgements")]
+            auc = roc_auc_score(np.ravel(truth), np.ravel(scores))
+            show(
+                f"{srv.backend_id} {label} {mode} ({s.prompt}, threads "
+                f"{threads or 'default'}, concurrency {s.concurrency})",
+                f"{wall / n:.2f} s/judgement (wall {wall:.0f} s); median request "
+                f"{statistics.median(per):.2f} s; AUC {auc:.3f}; load {load:.1f}; "
+                f"{stats.prompt_tokens / n:.1f} prompt tokens/judgement",
+            )
+            key = f"p7-{backend}-{label}-{mode}"
+            if key in state:  # the same run again (e.g. --p7-backend native,native)
+                diff = np.nanmax(np.abs(state[key] - scores))
+                show("  max |score difference| to the previous identical run", f"{diff:.2g}")
+            state[key] = scores
 
 
 def main() -> None:
@@ -401,6 +423,13 @@ def main() -> None:
     ap.add_argument("--p5-methods", type=lambda s: s.split(","), default=["tfidf"])
     ap.add_argument("--p7-themes", type=int, default=10, help="themes of each set in P7")
     ap.add_argument("--p7-runs", type=lambda s: s.split(","), default=["before", "after"])
+    ap.add_argument(
+        "--p7-backend",
+        type=lambda s: s.split(","),
+        default=["native", "python"],
+        help="local servers in P7: native (llama-server), python (llama-cpp-python), auto",
+    )
+    ap.add_argument("--p7-modes", type=lambda s: s.split(","), default=["json", "logprob"])
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
     keep = a.workdir is not None

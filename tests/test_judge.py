@@ -127,6 +127,19 @@ def test_settings_that_change_the_answer_change_the_key(serve, tmp_path):
     assert {r["prompt_version"] for r in rows(cache)} == {"judge_v1", "judge_v2"}
 
 
+def test_the_server_that_answered_is_part_of_the_key(serve, tmp_path):
+    """Scores of the native llama-server and of llama-cpp-python's server never mix."""
+    srv = serve()
+    cache = tmp_path / "c.sqlite"
+    for server_id in ("llama-server b1 (abc)", "llama-cpp-python 0.3.36", "llama-server b1 (abc)"):
+        judge_matrix(A[:1], B[:1], settings(srv.url, server_id=server_id), cache, progress=False)
+    assert srv.calls == 2
+    judge_matrix(A[:1], B[:1], settings(srv.url), cache, progress=False)  # another endpoint
+    assert srv.calls == 3
+    stored = sorted(json.loads(r["settings"]).get("server", "") for r in rows(cache))
+    assert stored == ["", "llama-cpp-python 0.3.36", "llama-server b1 (abc)"]
+
+
 def test_both_orders_is_the_mean_of_the_two(serve, tmp_path):
     srv = serve()
     scores, stats = judge_matrix(
@@ -333,17 +346,68 @@ def test_requests_go_out_a_major(serve, tmp_path):
 
 
 def test_local_server_threads_and_logits(monkeypatch):
-    cmd = llama_server.LlamaServer("m.gguf", threads=3, logits_all=False)
+    cmd = llama_server.LlamaServer("m.gguf", threads=3, logits_all=False, backend="python")
     cmd.port = 1
     args = cmd.command()
+    assert args[1:3] == ["-m", "llama_cpp.server"]
     assert args[args.index("--n_threads") + 1] == "3"
     assert args[args.index("--n_threads_batch") + 1] == "3"
     assert args[args.index("--logits_all") + 1] == "false"
     monkeypatch.setattr(llama_server.os, "sched_getaffinity", lambda pid: {0, 5})
-    default = llama_server.LlamaServer("m.gguf")
+    default = llama_server.LlamaServer("m.gguf", backend="python")
     default.port = 1
     args = default.command()
     assert args[args.index("--n_threads") + 1] == "2" and "--logits_all" not in args
+
+
+def fake_binary(tmp_path, version_line="version: 0.5.0-dev (build 1, commit 0c1e570)"):
+    binary = tmp_path / "llama-server"
+    binary.write_text(f"#!/bin/sh\necho '{version_line}'\necho 'built with GNU 12' >&2\n")
+    binary.chmod(0o755)
+    return binary
+
+
+def test_native_server_command(monkeypatch, tmp_path):
+    binary = fake_binary(tmp_path)
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(binary))
+    monkeypatch.setattr(llama_server.os, "sched_getaffinity", lambda pid: {0, 5})
+    srv = llama_server.LlamaServer("m.gguf", n_ctx=1024, parallel=3)
+    srv.port = 4711
+    args = srv.command()
+    assert srv.backend == "native" and args[0] == str(binary)
+    flag = {a: args[i + 1] for i, a in enumerate(args[:-1]) if a.startswith("--")}
+    assert flag["--ctx-size"] == "3072"  # n_ctx per slot
+    assert (flag["--parallel"], flag["--threads"], flag["--threads-batch"]) == ("3", "2", "2")
+    assert (flag["--host"], flag["--port"], flag["--model"]) == ("127.0.0.1", "4711", "m.gguf")
+    assert {"--cont-batching", "--cache-prompt", "--no-webui"} <= set(args)
+    assert flag["--flash-attn"] == "off"
+    assert srv.backend_id == "llama-server 0.5.0-dev (build 1, commit 0c1e570)"
+    assert llama_server.backend_id("python").startswith("llama-cpp-python 0.3.")
+
+
+def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
+    monkeypatch.setattr(llama_server.sys, "prefix", str(tmp_path / "venv"))
+    monkeypatch.delenv(llama_server.SERVER_ENV, raising=False)
+    assert llama_server.native_server_path() is None
+    with pytest.raises(InputError, match="make install"):
+        llama_server.LlamaServer("m.gguf", backend="native")
+    monkeypatch.setenv(llama_server.SERVER_ENV, "native")  # asked for, not built: fallback
+    with caplog.at_level(logging.WARNING, logger="themesim.llm.server"):
+        assert llama_server.LlamaServer("m.gguf").backend == "python"
+    assert "falling back to python -m llama_cpp.server" in caplog.text
+    built = tmp_path / "venv" / "llama.cpp" / "bin"
+    built.mkdir(parents=True)
+    binary = fake_binary(built)
+    assert llama_server.native_server_path() == binary
+    assert llama_server.LlamaServer("m.gguf").binary == binary
+    monkeypatch.delenv(llama_server.SERVER_ENV)  # built, but auto means llama-cpp-python
+    assert llama_server.LlamaServer("m.gguf").backend == "python"
+    assert llama_server.LlamaServer("m.gguf", backend="native").binary == binary
+    monkeypatch.setenv(llama_server.SERVER_ENV, "python")
+    assert llama_server.LlamaServer("m.gguf").backend == "python"
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(InputError, match="THEMESIM_LLAMA_SERVER"):
+        llama_server.LlamaServer("m.gguf")
 
 
 # ---------------------------------------------------------------- the API key

@@ -1,12 +1,21 @@
 """The LLM judge with the real packaged Qwen2.5-Coder-1.5B on a local llama.cpp server."""
 
 import importlib.util
+import json
+import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
+import requests
 
 from themesim.llm.judge import JudgeSettings, judge_matrix
-from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
+from themesim.llm.server import (
+    LlamaServer,
+    native_server_path,
+    packaged_model_name,
+    packaged_model_path,
+)
 
 A = [
     "Sleep loss: carers lose sleep and are exhausted by caring at night",
@@ -59,3 +68,42 @@ def test_default_settings_start_their_own_server(server, tmp_path):
     )
     assert stats.calls == 1
     assert got[0, 0] == pytest.approx(want[0, 0], abs=0.05)
+
+
+def test_the_native_llama_server_is_the_one_started_when_built(tmp_path):
+    """With llama-server built (`make install`), backend "native" runs it, with its parallel
+    slots, and its logprob scores are probabilities that put a paraphrase above an unrelated
+    pair."""
+    binary = native_server_path()
+    if binary is None:
+        pytest.skip(
+            "no native llama-server: `make install` builds .venv/llama.cpp/bin/llama-server"
+        )
+    with LlamaServer(packaged_model_path(), n_ctx=2048, backend="native") as server:
+        _judge_natively(server, binary, tmp_path)
+
+
+def _judge_natively(server, binary, tmp_path):
+    assert server.backend == "native"
+    assert Path(f"/proc/{server.proc.pid}/exe").resolve() == binary.resolve()
+    assert server.backend_id.startswith("llama-server ") and "commit" in server.backend_id
+    slots = requests.get(server.base_url.removesuffix("/v1") + "/slots", timeout=10).json()
+    assert len(slots) == 2 and {s["n_ctx"] for s in slots} == {2048}
+
+    s = JudgeSettings(
+        base_url=server.base_url, model=packaged_model_name(), server_id=server.backend_id
+    )
+    assert s.score_mode == "logprob"  # the default
+    cache = tmp_path / "judge.sqlite"
+    scores, stats = judge_matrix(A[:2], B[:2], s, cache, progress=False)
+    print("scores:\n", np.round(scores, 3), "\n", stats)
+    assert ((scores >= 0) & (scores <= 1)).all() and (stats.done, stats.failed) == (4, 0)
+    assert scores[0, 0] >= scores[0, 1] + 0.3  # sleep loss: paraphrase vs football
+    assert scores[0, 0] >= scores[1, 1] + 0.3  # above money vs football
+    with sqlite3.connect(cache) as con:
+        stored = {
+            json.loads(r[0])["server"] for r in con.execute("SELECT settings FROM judgements")
+        }
+        top = json.loads(con.execute("SELECT raw_response FROM judgements LIMIT 1").fetchone()[0])
+    assert stored == {server.backend_id}
+    assert {t.strip().lower() for t in top} & {"yes", "no"} and len(top) == 10

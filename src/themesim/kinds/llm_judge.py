@@ -62,18 +62,26 @@ class LlmJudge(Kind):
                 packaged_model_path,
             )
 
-            # One local server for the whole job; the cache key names the model, not the port.
-            # json mode needs no logprobs: the server then skips the logits of prompt tokens.
+            # One local server for the whole job; the cache key names the model and the server
+            # build, not the port. json mode needs no logprobs: llama-cpp-python's server then
+            # skips the logits of prompt tokens.
             with LlamaServer(
                 packaged_model_path(),
                 n_ctx=settings.n_ctx,
                 threads=threads,
                 logits_all=settings.score_mode == "logprob",
+                backend=settings.server,
+                parallel=settings.concurrency,
             ) as srv:
-                local = replace(settings, base_url=srv.base_url, model=packaged_model_name())
+                local = replace(
+                    settings,
+                    base_url=srv.base_url,
+                    model=packaged_model_name(),
+                    server_id=srv.backend_id,
+                )
                 judged = _judge_all(local, pairs, tables, cache)
             shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
-            shown |= {"model": packaged_model_name()}
+            shown |= {"model": packaged_model_name(), "server_id": local.server_id}
             judged = {pair: (S, shown) for pair, (S, _) in judged.items()}
         for pair in pairs:
             S, shown = judged[pair]

