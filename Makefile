@@ -22,28 +22,35 @@ $(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt re
 # llama.cpp's own server for the LLM judge (parallel slots, prompt cache), built once from the
 # llama.cpp source that the pinned llama-cpp-python vendors (its sdist from PyPI): the same
 # portable CPU build, static so the binary stands alone, without the web UI (which would be
-# downloaded). A new pin in constraints.txt names a new pin file, which rebuilds the binary.
+# downloaded). The build is kept per pin in LLAMA_CACHE, so a new clone (CI) copies it instead
+# of compiling again (about 5 minutes on 2 cores), as pip's cache keeps the Python wheel.
 LLAMA_PIN := $(shell sed -n 's/^llama_cpp_python==//p' requirements/constraints.txt)
+LLAMA_CACHE ?= $(HOME)/.cache/themesim/llama.cpp
+LLAMA_BUILT := $(LLAMA_CACHE)/$(LLAMA_PIN)/llama-server
 LLAMA_DIR := $(VENV)/llama.cpp
 LLAMA_SERVER := $(LLAMA_DIR)/bin/llama-server
 LLAMA_PIN_FILE := $(LLAMA_DIR)/pin-$(LLAMA_PIN)
-LLAMA_SRC := $(LLAMA_DIR)/src/llama_cpp_python-$(LLAMA_PIN)/vendor/llama.cpp
+LLAMA_WORK := $(LLAMA_CACHE)/$(LLAMA_PIN)/work
+LLAMA_SRC := $(LLAMA_WORK)/llama_cpp_python-$(LLAMA_PIN)/vendor/llama.cpp
 
 $(LLAMA_PIN_FILE):
 	mkdir -p $(LLAMA_DIR) && rm -f $(LLAMA_DIR)/pin-* && touch $@
 
-$(LLAMA_SERVER): $(LLAMA_PIN_FILE) | $(STAMP)
-	rm -rf $(LLAMA_DIR)/src $(LLAMA_DIR)/build
+$(LLAMA_BUILT): | $(STAMP)
+	rm -rf $(LLAMA_WORK)
 	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: \
-		llama-cpp-python==$(LLAMA_PIN) -d $(LLAMA_DIR)/src
-	tar -xzf $(LLAMA_DIR)/src/llama_cpp_python-$(LLAMA_PIN).tar.gz -C $(LLAMA_DIR)/src
-	cmake -S $(LLAMA_SRC) -B $(LLAMA_DIR)/build -DCMAKE_BUILD_TYPE=Release \
+		llama-cpp-python==$(LLAMA_PIN) -d $(LLAMA_WORK)
+	tar -xzf $(LLAMA_WORK)/llama_cpp_python-$(LLAMA_PIN).tar.gz -C $(LLAMA_WORK)
+	cmake -S $(LLAMA_SRC) -B $(LLAMA_WORK)/build -DCMAKE_BUILD_TYPE=Release \
 		-DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF \
 		-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
 		-DLLAMA_OPENSSL=OFF -DGGML_CCACHE=OFF
-	cmake --build $(LLAMA_DIR)/build --target llama-server -j 2
-	install -D -m 755 $(LLAMA_DIR)/build/bin/llama-server $@
-	rm -rf $(LLAMA_DIR)/src $(LLAMA_DIR)/build
+	cmake --build $(LLAMA_WORK)/build --target llama-server -j 2
+	install -D -m 755 $(LLAMA_WORK)/build/bin/llama-server $@.tmp && mv $@.tmp $@
+	rm -rf $(LLAMA_WORK)
+
+$(LLAMA_SERVER): $(LLAMA_PIN_FILE) $(LLAMA_BUILT)
+	install -D -m 755 $(LLAMA_BUILT) $@
 
 install: $(STAMP) $(LLAMA_SERVER)
 
