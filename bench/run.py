@@ -533,10 +533,13 @@ def load(a, state) -> None:
             "  metrics job seconds per comparison (2 methods)",
             f"{met / (2 * pairs_of(m)):.3f} s ({met:.0f} s in all)",
         )
-    rules, wall = predict(fits, n, a.cores)
-    show(f"prediction at {n} sets ({pairs_of(n)} pairs per method)", f"wall {wall:.0f} s")
+    for size in sorted(set(a.load_predict_at) | {n}):
+        rules_at, wall_at = predict(fits, size, a.cores)
+        show(f"prediction at {size} sets ({pairs_of(size)} pairs per method)", f"{wall_at:.0f} s")
+        if size == n:
+            rules, wall = rules_at, wall_at
     for rule, s in sorted(rules.items(), key=lambda kv: -kv[1]):
-        show(f"  {rule} job seconds", f"{s:.0f}")
+        show(f"  {rule} job seconds at {n} sets", f"{s:.0f}")
     state["load-prediction"] = (wall, rules)
     if a.load_dry:
         return
@@ -647,6 +650,7 @@ def main() -> None:
     ap.add_argument("--load-sets", type=int, default=100, help="theme sets of LOAD")
     ap.add_argument("--load-predict", type=ints, default=[10, 20], help="LOAD's smaller sizes")
     ap.add_argument("--load-dry", action="store_true", help="LOAD: the prediction only")
+    ap.add_argument("--load-predict-at", type=ints, default=[40, 60, 100], help="LOAD: sizes")
     ap.add_argument("--p7-runs", type=lambda s: s.split(","), default=["before", "after"])
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
