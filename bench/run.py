@@ -519,6 +519,10 @@ def load(a, state) -> None:
     print(f"LOAD  {n} realistic sets, all pairs, minilm + tfidf, nulls on, --cores {a.cores}")
     fits: dict[int, dict] = {}
     for m in a.load_predict:
+        if a.load_keep and (a.workdir / f"load-{m}" / "benchmarks").is_dir():
+            fits[m] = rule_benchmarks(a.workdir / f"load-{m}")  # measured by an earlier call
+            show(f"{m} sets: benchmarks of the earlier run kept", f"{a.workdir / f'load-{m}'}")
+            continue
         root = load_study(a.workdir / f"load-{m}", m)
         cache = a.workdir / f"cache-load-{m}"
         shutil.rmtree(cache, ignore_errors=True)
@@ -650,6 +654,7 @@ def main() -> None:
     ap.add_argument("--load-sets", type=int, default=100, help="theme sets of LOAD")
     ap.add_argument("--load-predict", type=ints, default=[10, 20], help="LOAD's smaller sizes")
     ap.add_argument("--load-dry", action="store_true", help="LOAD: the prediction only")
+    ap.add_argument("--load-keep", action="store_true", help="LOAD: reuse --workdir's runs")
     ap.add_argument("--load-predict-at", type=ints, default=[40, 60, 100], help="LOAD: sizes")
     ap.add_argument("--p7-runs", type=lambda s: s.split(","), default=["before", "after"])
     a = ap.parse_args()
