@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
+import os
 import pstats
 import sys
 import time
@@ -92,6 +93,7 @@ def main() -> None:
     out = (a.out or root / "metrics-bench" / a.method).resolve()
     from themesim.steps.metrics import metric_tables
 
+    os.chdir(root)  # the config's paths are relative to the run folder
     kwargs = step_arguments(root, a.method, out)
     prof = cProfile.Profile() if a.profile else None
     t = time.perf_counter()
