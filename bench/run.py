@@ -537,7 +537,8 @@ def load(a, state) -> None:
             "  metrics job seconds per comparison (2 methods)",
             f"{met / (2 * pairs_of(m)):.3f} s ({met:.0f} s in all)",
         )
-    for size in sorted(set(a.load_predict_at) | {n}):
+    rules, wall = {}, float("nan")
+    for size in sorted(set(a.load_predict_at) | {n}) if len(fits) >= 2 else ():
         rules_at, wall_at = predict(fits, size, a.cores)
         show(f"prediction at {size} sets ({pairs_of(size)} pairs per method)", f"{wall_at:.0f} s")
         if size == n:
