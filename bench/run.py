@@ -466,14 +466,18 @@ def timed_snakemake(root: Path, cache: Path, cores: int, log: Path) -> dict:
 
 
 def rule_benchmarks(root: Path) -> dict[str, dict]:
-    """Per rule from benchmarks/: jobs, summed job seconds, largest max_rss (MB)."""
+    """Per rule from benchmarks/: jobs, summed job seconds (wall `s` and `cpu_time`),
+    largest max_rss (MB)."""
     rules: dict[str, dict] = {}
     for tsv in (root / "benchmarks").rglob("*.tsv"):
         rule = tsv.relative_to(root / "benchmarks").parts[0]
-        r = rules.setdefault(rule, {"jobs": 0, "s": 0.0, "max_rss": 0.0, "largest": ""})
+        r = rules.setdefault(
+            rule, {"jobs": 0, "s": 0.0, "cpu_time": 0.0, "max_rss": 0.0, "largest": ""}
+        )
         for row in csv.DictReader(open(tsv), delimiter="\t"):
             r["jobs"] += 1
             r["s"] += float(row["s"])
+            r["cpu_time"] += float(row.get("cpu_time") or 0.0)
             rss = float(row["max_rss"]) if row["max_rss"] not in ("", "-", "NA") else 0.0
             if rss > r["max_rss"]:
                 r["max_rss"], r["largest"] = rss, str(tsv.relative_to(root / "benchmarks"))
@@ -495,18 +499,22 @@ def pairs_of(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def predict(fits: dict[int, dict[str, dict]], n: int, cores: int) -> tuple[dict, float]:
-    """Per rule, job seconds = a x sets + b x pairs solved from two measured sizes, at n sets;
-    and a wall time: the metrics job of the slowest method runs alone at the end (one job per
-    method), the rest shares the cores."""
+def predict(
+    fits: dict[int, dict[str, dict]], n: int, cores: int, key: str = "s"
+) -> tuple[dict, float]:
+    """Per rule, job seconds (`key`: wall `s` or `cpu_time`) = a x sets + b x pairs solved
+    from two measured sizes, at n sets; and a wall time: every job shares the cores, the two
+    metrics jobs (one per method) side by side."""
     (n1, r1), (n2, r2) = sorted(fits.items())[:2]
     A = np.array([[n1, pairs_of(n1)], [n2, pairs_of(n2)]], dtype=float)
     out = {}
     for rule in sorted(set(r1) | set(r2)):
-        y = [r1.get(rule, {"s": 0.0})["s"], r2.get(rule, {"s": 0.0})["s"]]
+        y = [r1.get(rule, {key: 0.0})[key], r2.get(rule, {key: 0.0})[key]]
         a, b = np.linalg.solve(A, y)
-        # A negative term is noise of a shared machine: fall back to scaling by pairs alone.
-        if a < 0 or b < 0:
+        # A negative term is noise of a shared machine: the other term alone.
+        if b < 0:
+            a, b = y[1] / n2, 0.0
+        elif a < 0:
             a, b = 0.0, y[1] / pairs_of(n2)
         out[rule] = a * n + b * pairs_of(n)
     per_metrics_job = out.get("metrics", 0.0) / 2  # two methods, two jobs
