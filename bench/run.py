@@ -15,6 +15,14 @@ P4  200 synthetic theme sets x 3 methods (minilm, mpnet, tfidf): `snakemake --dr
     time and job count, reference-vs-each and all pairs, at 50/100/200 sets.
 P5  a real run at 200 synthetic sets (--p5-methods, default tfidf), then the peak memory
     (max_rss of Snakemake's benchmark files) of each rule's largest job.
+LOAD issue 15: a study of --load-sets realistic theme sets (5-10 themes each, sampled and
+    reworded from data/demo/themes), all pairs, minilm + tfidf, null model and bootstrap at
+    their defaults, `snakemake --cores 2` under /usr/bin/time. First the same study at
+    --load-predict sizes (default 10,20 sets): per rule, job seconds fitted as
+    a x sets + b x pairs, extrapolated to --load-sets and printed next to the measurement.
+    Then a second run from a removed results/ (embedding cache kept): sha256 of every file
+    under results/ must match. Peak RSS per rule from Snakemake's benchmark files, load
+    average of the machine sampled during the run. --load-dry predicts only.
 P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-1.5B on a local
     llama.cpp server, json and logprob mode, the issue-13 settings ("before": prompt judge_v2,
     llama.cpp's default threads, 2 requests at a time) next to today's defaults ("after").
@@ -324,6 +332,258 @@ def p5(a, state) -> None:
         show(f"{rule} (largest: {where})", f"{rss:.0f} MB max_rss")
 
 
+# ---------------------------------------------------------------- LOAD (issue 15)
+
+# Small rewordings so sampled demo themes differ from set to set, as repeated runs do.
+SWAPS = {
+    "carers": "caregivers",
+    "Carers": "Caregivers",
+    "caring": "looking after someone",
+    "Participants": "Interviewees",
+    "describe": "talk about",
+    "discuss": "reflect on",
+    "challenges": "difficulties",
+    "support": "help",
+    "services": "agencies",
+    "family": "relatives",
+    "work": "employment",
+    "including": "such as",
+    "impact": "effect",
+    "loved ones": "the person they care for",
+}
+
+
+def demo_themes() -> list[tuple[str, str]]:
+    """(name, description) of every theme of data/demo/themes, in file order."""
+    from themesim.io.themes import read_theme_file
+
+    pool = []
+    for path in sorted((REPO / "data" / "demo" / "themes").iterdir()):
+        df = read_theme_file(path)
+        pool += list(zip(df["name"], df["description"], strict=True))
+    return pool
+
+
+def reword(text: str, rng) -> str:
+    """Some of SWAPS applied, and a clause dropped from a long sentence now and then."""
+    for old, new in SWAPS.items():
+        if re.search(rf"\b{old}\b", text) and rng.random() < 0.4:
+            text = re.sub(rf"\b{old}\b", new, text)
+    clauses = text.split(", ")
+    if len(clauses) > 3 and rng.random() < 0.5:
+        del clauses[int(rng.integers(1, len(clauses)))]
+    text = ", ".join(clauses)
+    return text if text.endswith(".") else text + "."
+
+
+def realistic_sets(folder: Path, n_sets: int, seed: int = 0) -> list[str]:
+    """n_sets CSV theme files of 5-10 demo themes each, seeded sample, each reworded."""
+    rng = np.random.default_rng(seed)
+    pool = demo_themes()
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for s in range(n_sets):
+        path = folder / f"run{s:03d}.csv"
+        picks = rng.choice(len(pool), size=int(rng.integers(5, 11)), replace=False)
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["id", "name", "description"])
+            for t, i in enumerate(picks):
+                name, desc = pool[i]
+                w.writerow([f"T{t + 1:02d}", reword(name, rng).rstrip("."), reword(desc, rng)])
+        paths.append(str(path.relative_to(folder.parent)))
+    return paths
+
+
+def load_study(root: Path, n_sets: int) -> Path:
+    """All pairs, minilm + tfidf, every metric setting at its default (null pool 200,
+    bootstrap 1000)."""
+    if root.exists():
+        shutil.rmtree(root)
+    paths = realistic_sets(root / "data", n_sets)
+    config = {
+        "study": {"name": f"load-{n_sets}"},
+        "theme_sets": [{"path": p} for p in paths],
+        "comparisons": {"all_pairs": True},
+        "methods": {m: METHODS[m] for m in ("minilm", "tfidf")},
+    }
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return root
+
+
+class LoadSampler:
+    """The machine's 1-minute load average every `every` seconds in a thread."""
+
+    def __init__(self, every: float = 15.0):
+        import threading
+
+        self.values: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+
+    def _run(self, every):
+        while True:
+            self.values.append(os.getloadavg()[0])
+            if self._stop.wait(every):
+                return
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> str:
+        v = self.values
+        return f"mean {statistics.mean(v):.1f}, min {min(v):.1f}, max {max(v):.1f} (n {len(v)})"
+
+
+def timed_snakemake(root: Path, cache: Path, cores: int, log: Path) -> dict:
+    """One `snakemake --cores` run under /usr/bin/time -v: wall, CPU, peak RSS of the
+    largest single process, jobs per rule, machine load."""
+    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+    cmd += ["-d", str(root), "--cores", str(cores)]
+    with LoadSampler() as load, open(log, "w") as f:
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, text=True, env=env(cache))
+        wall = time.perf_counter() - t
+    out = log.read_text()
+    if proc.returncode != 0:
+        sys.exit(f"snakemake failed, see {log}:\n{out[-3000:]}")
+
+    def field(name):
+        m = re.search(rf"{re.escape(name)}: (.+)", out)
+        return m.group(1).strip() if m else "?"
+
+    return {
+        "wall": wall,
+        "cpu": float(field("User time (seconds)")) + float(field("System time (seconds)")),
+        "max_rss_mb": int(field("Maximum resident set size (kbytes)")) / 1024,
+        "jobs": job_counts(out),
+        "load": load.summary(),
+    }
+
+
+def rule_benchmarks(root: Path) -> dict[str, dict]:
+    """Per rule from benchmarks/: jobs, summed job seconds (wall `s` and `cpu_time`),
+    largest max_rss (MB)."""
+    rules: dict[str, dict] = {}
+    for tsv in (root / "benchmarks").rglob("*.tsv"):
+        rule = tsv.relative_to(root / "benchmarks").parts[0]
+        r = rules.setdefault(
+            rule, {"jobs": 0, "s": 0.0, "cpu_time": 0.0, "max_rss": 0.0, "largest": ""}
+        )
+        for row in csv.DictReader(open(tsv), delimiter="\t"):
+            r["jobs"] += 1
+            r["s"] += float(row["s"])
+            r["cpu_time"] += float(row.get("cpu_time") or 0.0)
+            rss = float(row["max_rss"]) if row["max_rss"] not in ("", "-", "NA") else 0.0
+            if rss > r["max_rss"]:
+                r["max_rss"], r["largest"] = rss, str(tsv.relative_to(root / "benchmarks"))
+    return rules
+
+
+def results_digest(root: Path) -> dict[str, str]:
+    """sha256 of every file under results/."""
+    import hashlib
+
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((root / "results").rglob("*"))
+        if p.is_file()
+    }
+
+
+def pairs_of(n: int) -> int:
+    return n * (n - 1) // 2
+
+
+def predict(
+    fits: dict[int, dict[str, dict]], n: int, cores: int, key: str = "s"
+) -> tuple[dict, float]:
+    """Per rule, job seconds (`key`: wall `s` or `cpu_time`) = a x sets + b x pairs solved
+    from two measured sizes, at n sets; and a wall time: every job shares the cores, the two
+    metrics jobs (one per method) side by side."""
+    (n1, r1), (n2, r2) = sorted(fits.items())[:2]
+    A = np.array([[n1, pairs_of(n1)], [n2, pairs_of(n2)]], dtype=float)
+    out = {}
+    for rule in sorted(set(r1) | set(r2)):
+        y = [r1.get(rule, {key: 0.0})[key], r2.get(rule, {key: 0.0})[key]]
+        a, b = np.linalg.solve(A, y)
+        # A negative term is noise of a shared machine: the other term alone.
+        if b < 0:
+            a, b = y[1] / n2, 0.0
+        elif a < 0:
+            a, b = 0.0, y[1] / pairs_of(n2)
+        out[rule] = a * n + b * pairs_of(n)
+    per_metrics_job = out.get("metrics", 0.0) / 2  # two methods, two jobs
+    rest = sum(v for k, v in out.items() if k != "metrics")
+    return out, rest / cores + max(per_metrics_job, out.get("metrics", 0.0) / cores)
+
+
+def load(a, state) -> None:
+    n = a.load_sets
+    print(f"LOAD  {n} realistic sets, all pairs, minilm + tfidf, nulls on, --cores {a.cores}")
+    fits: dict[int, dict] = {}
+    for m in a.load_predict:
+        if a.load_keep and (a.workdir / f"load-{m}" / "benchmarks").is_dir():
+            fits[m] = rule_benchmarks(a.workdir / f"load-{m}")  # measured by an earlier call
+            show(f"{m} sets: benchmarks of the earlier run kept", f"{a.workdir / f'load-{m}'}")
+            continue
+        root = load_study(a.workdir / f"load-{m}", m)
+        cache = a.workdir / f"cache-load-{m}"
+        shutil.rmtree(cache, ignore_errors=True)
+        r = timed_snakemake(root, cache, a.cores, a.workdir / f"load-{m}.log")
+        fits[m] = rule_benchmarks(root)
+        met = fits[m].get("metrics", {"s": 0.0})["s"]
+        show(
+            f"{m} sets, {pairs_of(m)} pairs: wall / CPU / peak RSS",
+            f"{r['wall']:.0f} s / {r['cpu']:.0f} s / {r['max_rss_mb']:.0f} MB, load {r['load']}",
+        )
+        show(
+            "  metrics job seconds per comparison (2 methods)",
+            f"{met / (2 * pairs_of(m)):.3f} s ({met:.0f} s in all)",
+        )
+    rules, wall = {}, float("nan")
+    for size in sorted(set(a.load_predict_at) | {n}) if len(fits) >= 2 else ():
+        rules_at, wall_at = predict(fits, size, a.cores)
+        show(f"prediction at {size} sets ({pairs_of(size)} pairs per method)", f"{wall_at:.0f} s")
+        if size == n:
+            rules, wall = rules_at, wall_at
+    for rule, s in sorted(rules.items(), key=lambda kv: -kv[1]):
+        show(f"  {rule} job seconds at {n} sets", f"{s:.0f}")
+    state["load-prediction"] = (wall, rules)
+    if a.load_dry:
+        return
+    root = load_study(a.workdir / f"load-{n}", n)
+    cache = a.workdir / f"cache-load-{n}"
+    shutil.rmtree(cache, ignore_errors=True)
+    first = timed_snakemake(root, cache, a.cores, a.workdir / f"load-{n}-first.log")
+    measured = rule_benchmarks(root)
+    digest = results_digest(root)
+    shutil.rmtree(root / "results")
+    shutil.move(root / "benchmarks", a.workdir / f"load-{n}-first-benchmarks")
+    second = timed_snakemake(root, cache, a.cores, a.workdir / f"load-{n}-second.log")
+    again = results_digest(root)
+    differ = sorted(k for k in set(digest) | set(again) if digest.get(k) != again.get(k))
+    show("jobs", f"{sum(first['jobs'].values())} {first['jobs']}")
+    show("wall, first run (fresh cache)", f"{first['wall']:.0f} s (predicted {wall:.0f} s)")
+    show("CPU, first run", f"{first['cpu']:.0f} s; load average {first['load']}")
+    show("peak RSS of one process, first run", f"{first['max_rss_mb']:.0f} MB")
+    show("wall, second run (results removed, cache kept)", f"{second['wall']:.0f} s")
+    show("load average, second run", second["load"])
+    show("files under results/", len(digest))
+    show("byte-identical", "yes" if not differ else f"NO: {len(differ)} differ: {differ[:20]}")
+    for rule, r in sorted(measured.items(), key=lambda kv: -kv[1]["max_rss"]):
+        show(
+            f"  {rule}: {r['jobs']} jobs, {r['s']:.0f} job-s (predicted {rules.get(rule, 0):.0f})",
+            f"{r['max_rss']:.0f} MB max_rss ({r['largest']})",
+        )
+
+
 # Ground truth of data/demo/README.md: human theme -> its llm_paraphrase counterpart.
 PARAPHRASE = {
     "H01": "P02", "H02": "P04", "H03": "P01", "H04": "P06", "H05": "P03",
@@ -422,6 +682,11 @@ def main() -> None:
     ap.add_argument("--p5-sets", type=int, default=200)
     ap.add_argument("--p5-methods", type=lambda s: s.split(","), default=["tfidf"])
     ap.add_argument("--p7-themes", type=int, default=10, help="themes of each set in P7")
+    ap.add_argument("--load-sets", type=int, default=100, help="theme sets of LOAD")
+    ap.add_argument("--load-predict", type=ints, default=[10, 20], help="LOAD's smaller sizes")
+    ap.add_argument("--load-dry", action="store_true", help="LOAD: the prediction only")
+    ap.add_argument("--load-keep", action="store_true", help="LOAD: reuse --workdir's runs")
+    ap.add_argument("--load-predict-at", type=ints, default=[40, 60, 100], help="LOAD: sizes")
     ap.add_argument("--p7-runs", type=lambda s: s.split(","), default=["before", "after"])
     ap.add_argument(
         "--p7-backend",
@@ -438,7 +703,8 @@ def main() -> None:
     print(f"work folder {a.workdir}; {time.strftime('%Y-%m-%d %H:%M %Z')}; {os.cpu_count()} CPUs")
     state: dict = {}
     try:
-        for name, fn in (("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5), ("P7", p7)):
+        parts_fns = (("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5), ("P7", p7))
+        for name, fn in parts_fns + (("LOAD", load),):
             if name in parts:
                 t = time.perf_counter()
                 fn(a, state)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 
 from themesim.embed.encode import MINILM, MPNET
@@ -121,13 +124,13 @@ class SentenceTransformer(Kind):
         ]
 
     def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, spec=None):
-        from themesim.embed.encode import read_vector_table
         from themesim.similarity import cosine
 
         if not pool or not null_file:
             return None
-        _, emb, _ = read_vector_table(null_file)
-        return scale(cosine(emb_a, emb), cosine(emb, emb))
+        stat = os.stat(null_file)
+        emb, within = _null_vectors(str(null_file), stat.st_mtime_ns, stat.st_size)
+        return scale(cosine(emb_a, emb), within)
 
     def segment_scores(
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
@@ -148,6 +151,19 @@ class SentenceTransformer(Kind):
         rows = [order[t] for t in themes["theme_id"]]
         keys = zip(segments["transcript"], segments["segment"], strict=True)
         return cosine(emb_t[rows], emb_s[[pos[(t, int(s))] for t, s in keys]])
+
+
+@functools.lru_cache(maxsize=64)
+def _null_vectors(path: str, mtime_ns: int, size: int) -> tuple:
+    """B's word-salad vectors and their cosines (read-only), read once per B and file
+    version by a metrics job rather than once per comparison."""
+    from themesim.embed.encode import read_vector_table
+    from themesim.similarity import cosine
+
+    _, emb, _ = read_vector_table(path)
+    within = cosine(emb, emb)
+    emb.flags.writeable = within.flags.writeable = False
+    return emb, within
 
 
 KIND = SentenceTransformer()

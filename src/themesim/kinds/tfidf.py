@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from themesim.errors import InputError
@@ -94,22 +96,16 @@ class Tfidf(Kind):
         return sims
 
     def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, spec=None):
-        from themesim.metrics.nulls import word_salad_pool
         from themesim.similarity import tfidf, tfidf_options
 
         if not pool:
             return None
-        texts, _ = word_salad_pool(b["text"].tolist(), pool, seed)
         # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
         # B's words would get a far lower IDF than in the real comparison, and so would S.
-        n_b, a_texts = len(b), a["text"].tolist()
+        a_texts = a["text"].tolist()
         options = tfidf_options(spec or {})
-        return np.hstack(
-            [
-                scale(tfidf(a_texts, x, **options), tfidf(x, None, **options))
-                for x in (texts[i : i + n_b] for i in range(0, len(texts), n_b))
-            ]
-        )
+        chunks = _salad_sets(tuple(b["text"]), pool, seed, **options)
+        return np.hstack([scale(tfidf(a_texts, x, **options), w) for x, w in chunks])
 
     def segment_scores(
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
@@ -121,6 +117,24 @@ class Tfidf(Kind):
             return None
         texts = segments["text"].tolist()
         return tfidf(themes["text"].tolist(), texts, **tfidf_options(spec))
+
+
+@functools.lru_cache(maxsize=64)
+def _salad_sets(b_texts: tuple, pool: int, seed: int, **options) -> tuple:
+    """B's word-salad pool cut into salad sets of n_b texts, each with its within-set TF-IDF
+    matrix (read-only): the same for every A compared with B, so a metrics job makes them
+    once per B instead of once per comparison."""
+    from themesim.metrics.nulls import word_salad_pool
+    from themesim.similarity import tfidf
+
+    texts, _ = word_salad_pool(list(b_texts), pool, seed)
+    n_b = len(b_texts)
+    out = []
+    for x in (texts[i : i + n_b] for i in range(0, len(texts), n_b)):
+        w = tfidf(x, None, **options)
+        w.flags.writeable = False
+        out.append((x, w))
+    return tuple(out)
 
 
 KIND = Tfidf()

@@ -46,6 +46,22 @@ def on_scale(S, settings: Settings) -> np.ndarray | None:
     return angular_sim(S) if settings.scale == "angular" else S
 
 
+def _parts(parts: dict | None, S, settings: Settings, W_a=None, W_b=None) -> dict:
+    """The per-theme tables of one comparison that several families read: within-set
+    baselines of each side and the symmetric baselines of the Hungarian pairs, computed once
+    (`parts` from comparison_rows' extra, or built here)."""
+    from themesim.metrics.baselines import symmetric_baselines, within_baselines
+
+    parts = {} if parts is None else parts
+    for W, M, side in ((W_a, S, "a"), (W_b, S.T, "b")):
+        if W is not None and f"within_{side}" not in parts:
+            parts[f"within_{side}"] = within_baselines(M, W)
+    if W_a is not None and W_b is not None and "sym" not in parts:
+        pairs = hungarian_pairs(S)
+        parts["sym"] = symmetric_baselines(S, W_a, W_b, pairs, z_min=settings.baseline_z)
+    return parts
+
+
 def _suffixed(d: dict, suffix: str) -> dict:
     return {f"{k}{suffix}": v for k, v in d.items()}
 
@@ -59,12 +75,16 @@ def comparison_rows(
     W_b=None,
     null_pool=None,
     with_bootstrap: bool = True,
+    plan=None,
 ) -> tuple[pd.DataFrame, dict]:
-    """One row per threshold: every set-level metric. Also returns the transport plan etc.
+    """One row per threshold: every set-level metric. Also returns the transport plan, the
+    per-theme null table (`null`, None without a pool) and baselines (`parts`), which
+    theme_rows can reuse.
 
     S, W_a, W_b and null_pool (n_a x P) must already be on the method's scale (see on_scale).
+    plan: S's transport plan when the caller has it (the same S scored on other thresholds).
     """
-    from themesim.metrics.baselines import baseline_summary, symmetric_baselines, within_baselines
+    from themesim.metrics.baselines import baseline_summary
     from themesim.metrics.distinctiveness import gap_summary
     from themesim.metrics.nulls import null_table, significant_match_rate
     from themesim.metrics.transport import transport_summary, unbalanced_plan
@@ -76,13 +96,13 @@ def comparison_rows(
     table = pd.concat([table, gaps.drop(columns=["threshold"])], axis=1)
 
     extra: dict = {}
-    for W, M, suffix in ((W_a, S, "_a"), (W_b, S.T, "_b")):
+    parts = _parts(None, S, settings, W_a, W_b)
+    for W, side in ((W_a, "a"), (W_b, "b")):
         if W is not None:
-            extra |= _suffixed(baseline_summary(within_baselines(M, W)), suffix)
+            extra |= _suffixed(baseline_summary(parts[f"within_{side}"]), f"_{side}")
     if W_a is not None and W_b is not None:
-        sym = symmetric_baselines(S, W_a, W_b, hungarian_pairs(S), z_min=settings.baseline_z)
-        extra |= baseline_summary(sym)
-    null_q = None
+        extra |= baseline_summary(parts["sym"])
+    null_q = nt = None
     if null_pool is not None and len(null_pool):
         nt = null_table(S.max(axis=1), null_pool, S.shape[1], settings.null_model["alpha"])
         null_q = nt["null_q"].to_numpy()
@@ -92,7 +112,8 @@ def comparison_rows(
     else:
         extra["significant_match_rate"] = np.nan
     tr = settings.transport
-    plan = unbalanced_plan(S, reg=tr["reg"], reg_m=tr["reg_m"])
+    if plan is None:
+        plan = unbalanced_plan(S, reg=tr["reg"], reg_m=tr["reg_m"])
     extra |= transport_summary(plan, S, min_share=tr["min_share"])
     table = _with_constants(table, extra)
 
@@ -104,9 +125,11 @@ def comparison_rows(
             S, thresholds, op, n_boot=boot["n"], seed=boot["seed"], gamma=settings.gamma
         )
         table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
-        per_theme = theme_level_intervals(S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan)
+        per_theme = theme_level_intervals(
+            S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan, parts=parts
+        )
         table = _with_constants(table, per_theme)
-    return table, {"plan": plan}
+    return table, {"plan": plan, "null": nt, "parts": parts}
 
 
 def _with_constants(table: pd.DataFrame, values: dict) -> pd.DataFrame:
@@ -123,31 +146,38 @@ def theme_rows(
     W_a=None,
     W_b=None,
     null_pool=None,
+    null=None,
+    parts=None,
 ) -> pd.DataFrame:
-    """One row per theme of A and of B: best match, gaps, category, baselines, null p-value."""
-    from themesim.metrics.baselines import symmetric_baselines, within_baselines
+    """One row per theme of A and of B: best match, gaps, category, baselines, null p-value.
+
+    null, parts: the null table and baselines comparison_rows returned for this S, W_a, W_b
+    and null_pool (not computed again).
+    """
     from themesim.metrics.distinctiveness import theme_gaps
     from themesim.metrics.nulls import null_table
 
     base = theme_table(S, a["theme_id"], a["name"], b["theme_id"], b["name"])
     theta = settings.thresholds[0]
-    parts = []
+    parts = _parts(parts, S, settings, W_a, W_b)
+    sides = []
     for side, M, W in (("a", S, W_a), ("b", S.T, W_b)):
         # best/second and best_cross repeat theme_table's best_similarity/second_similarity.
         g = theme_gaps(M, threshold=theta, op=settings.op, gamma=settings.gamma)
         g = g.drop(columns=["best", "second"])
         g.insert(0, "category_threshold", theta)
         if W is not None:
-            g = pd.concat([g, within_baselines(M, W).drop(columns=["best_cross"])], axis=1)
+            g = pd.concat([g, parts[f"within_{side}"].drop(columns=["best_cross"])], axis=1)
         if side == "a" and null_pool is not None and len(null_pool):
-            nt = null_table(M.max(axis=1), null_pool, M.shape[1], settings.null_model["alpha"])
+            nt = null
+            if nt is None:
+                nt = null_table(M.max(axis=1), null_pool, M.shape[1], settings.null_model["alpha"])
             g = pd.concat([g, nt], axis=1)
-        parts.append(g)
-    out = pd.concat([base, pd.concat(parts, ignore_index=True)], axis=1)
+        sides.append(g)
+    out = pd.concat([base, pd.concat(sides, ignore_index=True)], axis=1)
     if W_a is not None and W_b is not None:
         # Symmetric baseline of each Hungarian pair, on the row of its A theme.
-        sym = symmetric_baselines(S, W_a, W_b, hungarian_pairs(S), z_min=settings.baseline_z)
-        by_a = sym.set_index("a_index")  # A rows come first in `out`, in A order
+        by_a = parts["sym"].set_index("a_index")  # A rows come first in `out`, in A order
         for col in ("baseline_z_a", "baseline_z_b", "passes_both"):
             out[f"sym_{col}"] = by_a[col].reindex(range(len(out))).to_numpy()
     return out
@@ -185,15 +215,14 @@ def _baseline_resamples(df: pd.DataFrame, idx: np.ndarray) -> dict[str, np.ndarr
 
 
 def theme_level_intervals(
-    S, settings: Settings, *, W_a=None, W_b=None, null_q=None, plan=None
+    S, settings: Settings, *, W_a=None, W_b=None, null_q=None, plan=None, parts=None
 ) -> dict[str, float]:
     """`<metric>_ci_low/_ci_high` of the baseline, null and transport columns.
 
     The theme-level bootstrap of METRICS.md: each theme's value (its z, its q-value, its
     row of the transport plan) is computed once on the full sets and the themes are
-    resampled with the same seeded draws as bootstrap.bootstrap_table.
+    resampled with the same seeded draws as bootstrap.bootstrap_table. parts: see theme_rows.
     """
-    from themesim.metrics.baselines import symmetric_baselines, within_baselines
     from themesim.metrics.bootstrap import _intervals, _resample_indices
     from themesim.metrics.transport import _shares, _substantial
 
@@ -201,14 +230,14 @@ def theme_level_intervals(
     n_a, n_b = S.shape
     rows, cols = _resample_indices(n_a, n_b, boot["n"], boot["seed"])
     samples: dict[str, np.ndarray] = {}
-    for W, M, idx, suffix in ((W_a, S, rows, "_a"), (W_b, S.T, cols, "_b")):
+    parts = _parts(parts, S, settings, W_a, W_b)
+    for W, idx, side in ((W_a, rows, "a"), (W_b, cols, "b")):
         if W is not None:
-            for k, v in _baseline_resamples(within_baselines(M, W), idx).items():
-                samples[k + suffix] = v
+            for k, v in _baseline_resamples(parts[f"within_{side}"], idx).items():
+                samples[f"{k}_{side}"] = v
     if W_a is not None and W_b is not None:
-        sym = symmetric_baselines(S, W_a, W_b, hungarian_pairs(S), z_min=settings.baseline_z)
         # A theme without a Hungarian partner contributes no pair to the resample.
-        by_a = sym.set_index("a_index").reindex(range(n_a))
+        by_a = parts["sym"].set_index("a_index").reindex(range(n_a))
         for side in ("a", "b", "both"):
             passes = by_a[f"passes_{side}"]
             defined = passes.notna().to_numpy()

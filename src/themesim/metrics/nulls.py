@@ -23,17 +23,18 @@ MIN_TAIL = 10  # fewest exceedances a tail is fitted on
 def _tail_fit(exceedances: np.ndarray) -> tuple[float, float] | None:
     """(shape, scale) of a generalized Pareto fit to the exceedances, shape held at >= 0.
 
-    Maximum likelihood (scipy.stats.genpareto, location 0). Similarities are bounded, so the
-    free fit often has a negative shape and a finite end point, beyond which p would be 0;
-    such a fit is replaced by the exponential tail (shape 0, scale = mean exceedance), the
-    lightest tail that never rules a value out. None when the exceedances have no spread.
+    Maximum likelihood (scipy.stats.genpareto's fit at location 0, computed by metrics.gpd).
+    Similarities are bounded, so the free fit often has a negative shape and a finite end
+    point, beyond which p would be 0; such a fit is replaced by the exponential tail (shape 0,
+    scale = mean exceedance), the lightest tail that never rules a value out. None when the
+    exceedances have no spread.
     """
-    from scipy.stats import genpareto
+    from themesim.metrics import gpd
 
     x = np.asarray(exceedances, dtype=np.float64)
     if x.size < 2 or not np.ptp(x) > 0:
         return None
-    shape, _, scale = genpareto.fit(x, floc=0.0)
+    shape, _, scale = gpd.fit(x)
     if not (np.isfinite(shape) and np.isfinite(scale)) or shape < 0 or scale <= 0:
         return 0.0, float(x.mean())
     return float(shape), float(scale)

@@ -95,6 +95,7 @@ def metric_tables(
     # Under z the within-set families see each set standardised against itself.
     W = {s: z_scale(w, w, w)[0] for s, w in W0.items()} if on_z else W0
     comp, swp, per_theme, splits, changes = [], [], [], [], []
+    emb: dict = {}
     for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
         ta, tb = tables[a], tables[b]
         S0 = to_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]))
@@ -114,7 +115,9 @@ def metric_tables(
             comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
             write_parquet(plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan)
             continue
-        emb_a = read_embeddings(embeddings[a])[1] if a in embeddings else None
+        if a in embeddings and a not in emb:  # one read per A set, not per comparison
+            emb[a] = read_embeddings(embeddings[a])[1]
+        emb_a = emb.get(a)
 
         def null_scale(M, W_null, W_a=W0[a] if on_z else None):
             # Under z each null set is standardised against its own within-set spread,
@@ -140,9 +143,11 @@ def metric_tables(
         if calibration:
             rows.insert(1, "threshold_source", source)
         comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
-        sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
+        sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False, plan=extra["plan"])
         swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
-        tt = theme_rows(S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool)
+        tt = theme_rows(
+            S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool, **_reused(extra)
+        )
         per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
         plan = extra["plan"]
         write_parquet(plan_long(plan, ids_a, ids_b), out_plan)
@@ -174,6 +179,11 @@ def metric_tables(
             df.insert(df.columns.get_loc("threshold") + 1, "op", st.op)
         write_csv(df, out)
     log.info("%s: metrics for %d comparisons", method, len(pairs))
+
+
+def _reused(extra: dict) -> dict:
+    """What theme_rows takes over from comparison_rows of the same comparison."""
+    return {"null": extra["null"], "parts": extra["parts"]}
 
 
 def _scored_first(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
