@@ -14,4 +14,5 @@ run(
     out_dir=sm.output[0],
     comparisons_csv=sm.input.comparisons,
     scale=dict(sm.params.scale),
+    max_heatmaps=sm.params.max_heatmaps,
 )

@@ -107,3 +107,47 @@ def test_the_archive_packs_the_listed_pair_files(study):
             assert f"{folder}/llm__vs__llm2.parquet" in names
             data = z.read(f"{folder}/llm__vs__llm2.parquet")
             assert data == (study / folder / "llm__vs__llm2.parquet").read_bytes()
+
+
+def test_above_max_pair_heatmaps_the_folder_holds_one_overview(tmp_path):
+    """plots.max_pair_heatmaps: 0: llm vs llm2 gets no heatmap; the folder holds the
+    clustered F1 overview of every set and a README, and the report shows the overview."""
+    root = make_study(tmp_path)
+    write_config(
+        root,
+        [0.5],
+        methods={"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+        comparisons={"all_pairs": True},
+        transcripts=[],
+        plots={"max_pair_heatmaps": 0},
+    )
+    snakemake(root, "--cores", "2")
+    plots = root / "results/plots/tfidf"
+    folder = sorted(p.name for p in (plots / "heatmaps").iterdir() if p.name[0] != ".")
+    assert folder == ["README.txt", "overview.png", "overview.svg"]
+    readme = (plots / "heatmaps/README.txt").read_text()
+    assert "plots.max_pair_heatmaps (0)" in readme and "1 pairs" in readme
+    # Reference pairs keep their heatmaps.
+    assert sorted(p.name for p in plots.glob("*_heatmap.png")) == [
+        "human__vs__llm2_heatmap.png",
+        "human__vs__llm_heatmap.png",
+    ]
+    md = (root / "results/report/summary.md").read_text()
+    assert "../plots/tfidf/heatmaps/overview.png" in md
+    assert "llm__vs__llm2_heatmap" not in md
+    html = (root / "results/report/summary.html").read_text()
+    assert "Hungarian F1 of every pair of sets, method tfidf" in html
+    # Lifting the limit redraws only the folder, now with the pair's heatmap.
+    write_config(
+        root,
+        [0.5],
+        methods={"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+        comparisons={"all_pairs": True},
+        transcripts=[],
+        plots={"max_pair_heatmaps": None},
+    )
+    counts = job_counts(snakemake(root, "-n", "--cores", "2").stdout)
+    assert counts.get("pair_heatmaps") == 1 and "metrics" not in counts, counts
+    snakemake(root, "--cores", "2")
+    folder = sorted(p.name for p in (plots / "heatmaps").iterdir() if p.name[0] != ".")
+    assert folder == ["llm__vs__llm2_heatmap.png", "llm__vs__llm2_heatmap.svg"]

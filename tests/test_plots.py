@@ -743,3 +743,60 @@ def test_method_matrix_puts_scores_on_the_calibrated_and_angular_scales():
     np.testing.assert_allclose(A, [[1.0, 0.5, 0.5]])  # clamped to [0, 1], then 1 - acos/π
     with pytest.raises(ValueError, match="within-set"):
         method_matrix(S, scale="z")
+
+
+def _f1_table(f1: dict) -> pd.DataFrame:
+    """comparisons.csv rows: each pair at thresholds 0.5 (the given F1) and 0.7 (0)."""
+    rows = []
+    for (a, b), f in f1.items():
+        rows.append({"set_a": a, "set_b": b, "threshold": 0.5, "hungarian_f1": f})
+        rows.append({"set_a": a, "set_b": b, "threshold": 0.7, "hungarian_f1": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_pairs_overview_clusters_the_most_similar_sets_together(tmp_path):
+    from themesim.report.plots.pairs_overview import pairs_overview, pairs_overview_figure
+
+    # a~c (0.9) and b~d (0.8) agree; every other pair barely (0.1-0.2). Given order a,b,c,d.
+    f1 = {
+        ("a", "b"): 0.1,
+        ("a", "c"): 0.9,
+        ("a", "d"): 0.2,
+        ("b", "c"): 0.15,
+        ("b", "d"): 0.8,
+        ("c", "d"): 0.1,
+    }
+    fig, names, F = pairs_overview_figure(_f1_table(f1), threshold=0.5, title="t")
+    assert sorted(names) == ["a", "b", "c", "d"]
+    pos = {s: k for k, s in enumerate(names)}
+    assert abs(pos["a"] - pos["c"]) == 1 and abs(pos["b"] - pos["d"]) == 1
+    # Symmetric, blank diagonal, first threshold's values in the clustered order.
+    assert np.isnan(np.diag(F)).all()
+    np.testing.assert_array_equal(F, F.T)
+    for (x, y), f in f1.items():
+        assert F[pos[x], pos[y]] == f
+    # Tick labels are the set names in that order.
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == names
+    out = pairs_overview(
+        _f1_table(f1),
+        threshold=0.5,
+        title="t",
+        out_png=tmp_path / "o.png",
+        out_svg=tmp_path / "o.svg",
+    )
+    w, h = png_size(out)
+    assert 300 < w < 3000 and 300 < h < 3000
+    assert (tmp_path / "o.svg").stat().st_size > 0
+
+
+def test_pairs_overview_of_100_sets_stays_readable(tmp_path):
+    from themesim.report.plots.pairs_overview import pairs_overview
+
+    rng = np.random.default_rng(0)
+    sets = [f"set{i:03d}" for i in range(100)]
+    f1 = {(a, b): float(rng.uniform()) for i, a in enumerate(sets) for b in sets[i + 1 :]}
+    out = pairs_overview(_f1_table(f1), threshold=0.5, title="t", out_png=tmp_path / "o.png")
+    w, h = png_size(out)
+    # Every set keeps its own row: about 22 px per row at 150 dpi, not a giant canvas.
+    assert 2000 < w < 3500 and 2000 < h < 3500

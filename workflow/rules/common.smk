@@ -481,6 +481,18 @@ def heatmap_folder(method):
     )
 
 
+def max_pair_heatmaps():
+    """plots.max_pair_heatmaps: default 200; null = no limit."""
+    plots = config.get("plots") or {}
+    return plots["max_pair_heatmaps"] if "max_pair_heatmaps" in plots else 200
+
+
+def pairs_overview_files(method):
+    """The all-pairs overview the report shows when the folder holds one (report key)."""
+    folder = heatmap_folder(method)
+    return {"pairs_overview_png": f"{folder[0]}/overview.png"} if folder else {}
+
+
 def heatmap_paths(method):
     """Every pair's heatmap PNG of the method, in STUDY.pairs order (what the report links)."""
     folder = f"results/plots/{method}/heatmaps"

@@ -52,7 +52,8 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             "../../scripts/plots.py"
 
 
-# comparisons.all_pairs: the heatmaps of the pairs without the reference, in one folder.
+# comparisons.all_pairs: the heatmaps of the pairs without the reference, in one folder
+# (above plots.max_pair_heatmaps pairs: an overview of every set against every set instead).
 rule pair_heatmaps:
     input:
         comparisons="results/metrics/{method}/comparisons.csv",
@@ -81,6 +82,7 @@ rule pair_heatmaps:
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: method_op(wc.method),
         scale=lambda wc: heatmap_scale(wc.method),
+        max_heatmaps=max_pair_heatmaps(),
     script:
         "../../scripts/pair_heatmaps.py"
 

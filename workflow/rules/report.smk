@@ -68,6 +68,7 @@ rule summary_report:
             | {"decisions_csv": f"results/metrics/{m}/decision_changes.csv"}
             | ({"runs_csv": f"results/metrics/{m}/runs.csv"} if has_runs(m) else {})
             | grounding_report_files(m)
+            | pairs_overview_files(m)
             for m in STUDY.methods
         },
         headline={

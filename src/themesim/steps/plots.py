@@ -127,9 +127,13 @@ def pair_heatmaps(
     out_dir,
     comparisons_csv=None,
     scale: dict | None = None,
+    max_heatmaps: int | None = None,
 ) -> None:
     """`comparisons.all_pairs`: the heatmaps of the pairs without the reference, as
-    ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps)."""
+    ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps).
+
+    More pairs than ``max_heatmaps`` (`plots.max_pair_heatmaps`; None: no limit): the folder
+    holds instead ``overview.png``/``.svg``, every set against every set, and a README.txt."""
     from pathlib import Path
 
     from themesim.config import pair_name
@@ -139,10 +143,45 @@ def pair_heatmaps(
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if max_heatmaps is not None and len(pairs) > max_heatmaps:
+        _pairs_overview(method, pairs, thresholds[0], comparisons_csv, out, max_heatmaps)
+        return
     names = [pair_name(a, b) for a, b in pairs]
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
     _heatmaps(method, pairs, themes, similarities, thresholds[0], op, pngs, svgs, scale)
+
+
+OVERVIEW_README = """\
+Per-pair heatmaps were not drawn for method {method}: its {n} pairs without the
+reference are more than plots.max_pair_heatmaps ({limit}). overview.png (and .svg) shows
+instead every set against every set: Hungarian F1 at threshold {threshold:g}, sets ordered
+by clustering so that sets which agree sit together. The heatmaps of the reference pairs
+are in the folder above, as usual.
+
+To get every pair's heatmap here, raise plots.max_pair_heatmaps in the config above {n}
+(or set it to null, no limit) and run the workflow again: only this folder is redrawn.
+Each heatmap takes about half a second.
+"""
+
+
+def _pairs_overview(method, pairs, threshold, comparisons_csv, out, limit) -> None:
+    from pathlib import Path
+
+    from themesim.io.files import atomic_path
+    from themesim.report.plots.pairs_overview import pairs_overview
+
+    comp = pd.read_csv(comparisons_csv, dtype={"set_a": str, "set_b": str})
+    pairs_overview(
+        comp,
+        threshold=threshold,
+        title=f"{method}: every pair of sets",
+        out_png=out / "overview.png",
+        out_svg=out / "overview.svg",
+    )
+    text = OVERVIEW_README.format(method=method, n=len(pairs), limit=limit, threshold=threshold)
+    with atomic_path(out / "README.txt") as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
 
 
 def side_by_side(

@@ -1,5 +1,6 @@
 """Figures: similarity heatmaps, threshold sweeps, methods side by side, distributions,
-the theme map and run consistency; one module per figure family, shared style in ``common``.
+the theme map, run consistency and the all-pairs overview; one module per figure family,
+shared style in ``common``.
 
 Uses the object-oriented matplotlib API with the Agg canvas only, so importing
 this package never touches pyplot's global state or the user's backend.
@@ -38,6 +39,7 @@ from themesim.report.plots.distributions import (
     thresholds_text,
 )
 from themesim.report.plots.heatmap import diagonal_order, heatmap, heatmap_figure
+from themesim.report.plots.pairs_overview import pairs_overview, pairs_overview_figure
 from themesim.report.plots.runs import (
     runs_groups_figure,
     runs_groups_heatmap,
@@ -80,6 +82,8 @@ __all__ = [
     "methods_side_by_side",
     "methods_side_by_side_figure",
     "op_symbol",
+    "pairs_overview",
+    "pairs_overview_figure",
     "pca_2d",
     "runs_groups_figure",
     "runs_groups_heatmap",
