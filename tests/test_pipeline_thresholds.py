@@ -131,3 +131,22 @@ def test_calibrated_thresholds_and_scale(study):
     snakemake(study, "--cores", "2", heat)
     assert "P(match) (calibrated scale)" in (study / heat).read_text()
     set_methods(study)
+
+
+def test_every_comparison_flagged_under_z(tmp_path):
+    """A two-theme B set has no within-set spread: its only comparison is flagged, themes.csv
+    keeps its header with no rows, and the distribution plots say "no comparisons"."""
+    root = make_study(tmp_path)
+    set_methods(root, minilm={"scale": "z"})
+    path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["theme_sets"] = [{"path": "data/human.csv"}, {"path": "data/llm2.json"}]
+    del cfg["methods"]["tfidf"]
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    plots = ["results/plots/minilm/distributions.png", "results/plots/minilm/confidence.png"]
+    snakemake(root, "--cores", "2", *plots)
+    comp = pd.read_csv(root / "results/metrics/minilm/comparisons.csv")
+    assert comp["scale_flag"].notna().all() and "hungarian_f1" not in comp  # not scored
+    themes = pd.read_csv(root / "results/metrics/minilm/themes.csv")
+    assert themes.empty and {"set_a", "side", "category", "category_threshold"} <= set(themes)
+    assert all((root / p).stat().st_size > 0 for p in plots)

@@ -11,6 +11,14 @@ from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
 from themesim.kinds import get as get_kind
 
+# The columns every reader of themes.csv / the pair tables needs, even with no rows.
+PAIR_COLUMNS = ["method", "set_a", "set_b", "threshold"]
+THEME_KEY_COLUMNS = [
+    "method", "set_a", "set_b", "side", "theme_id", "theme_name", "best_match_id",
+    "best_match_name", "best_similarity", "second_similarity", "hungarian_partner_id",
+    "hungarian_partner_name", "hungarian_similarity", "category_threshold", "gap_abs", "category",
+]  # fmt: skip
+
 log = logging.getLogger("themesim")
 
 
@@ -168,13 +176,14 @@ def metric_tables(
         else:
             all_themes = pd.concat(per_theme, ignore_index=True)
             comp = [join_ceiling(comp, all_themes, ceiling, reference, to_scale)]
-    for frames, out in (
-        (comp, out_comparisons),
-        (swp, out_sweep),
-        (per_theme, out_themes),
-        (splits, out_splits),
+    for frames, out, key in (
+        (comp, out_comparisons, PAIR_COLUMNS),
+        (swp, out_sweep, PAIR_COLUMNS),
+        (per_theme, out_themes, THEME_KEY_COLUMNS),
+        (splits, out_splits, PAIR_COLUMNS),
     ):
-        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        # No comparison scored (e.g. every one flagged under z): a header, never an empty file.
+        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=key)
         if "threshold" in df:
             df.insert(df.columns.get_loc("threshold") + 1, "op", st.op)
         write_csv(df, out)
