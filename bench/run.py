@@ -1,7 +1,7 @@
 """Speed and scale figures of the workflow (issue 6, P1-P5). A benchmark, not a test: it
 prints each figure and ratio and asserts nothing about time.
 
-    PYTHONPATH=src .venv/bin/python bench/run.py [--only P1,P2,P3,P4,P5] [--workdir DIR]
+    PYTHONPATH=src .venv/bin/python bench/run.py [--only P0,P1,...,P7] [--workdir DIR]
 
 P1  full run of a copy of the demo study (null k and bootstrap n made small, see --null-k,
     --bootstrap), then a threshold change: jobs per rule of the rerun (no embed*, no
@@ -15,6 +15,10 @@ P4  200 synthetic theme sets x 3 methods (minilm, mpnet, tfidf): `snakemake --dr
     time and job count, reference-vs-each and all pairs, at 50/100/200 sets.
 P5  a real run at 200 synthetic sets (--p5-methods, default tfidf), then the peak memory
     (max_rss of Snakemake's benchmark files) of each rule's largest job.
+P0  one 12 x 12 two-set study (minilm, null pool and transport on, defaults otherwise), cold
+    (fresh embedding cache) and warm (results removed, cache kept): wall and peak RSS.
+P6  the demo study as shipped, cold (fresh embedding cache), next to its floor: per embedding
+    model one fresh process that loads it and bare-encodes the distinct texts the demo embeds.
 LOAD issue 15: a study of --load-sets realistic theme sets (5-10 themes each, sampled and
     reworded from data/demo/themes), all pairs, minilm + tfidf, null model and bootstrap at
     their defaults, `snakemake --cores 2` under /usr/bin/time. First the same study at
@@ -74,10 +78,11 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def snakemake(root: Path, cache: Path, *args) -> tuple[float, str]:
+def snakemake(root: Path, cache: Path, *args, wrap=()) -> tuple[float, str]:
     """Wall time and output of one snakemake run; LAST_CPU holds its CPU seconds (a shared
     machine stretches wall times, CPU time much less)."""
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
+    cmd = [*wrap, sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+    cmd += ["-d", str(root)]
     t, c = time.perf_counter(), child_cpu()
     proc = subprocess.run(cmd + list(args), capture_output=True, text=True, env=env(cache))
     wall = time.perf_counter() - t
@@ -104,14 +109,17 @@ def show(label: str, value) -> None:
 # ---------------------------------------------------------------- studies
 
 
-def demo_study(work: Path, null_pool: int, bootstrap: int) -> Path:
+def demo_study(work: Path, null_pool: int | None, bootstrap: int | None) -> Path:
+    """A copy of the demo study; None keeps the shipped setting."""
     root = work / "demo"
     if root.exists():
         shutil.rmtree(root)
     shutil.copytree(REPO / "data", root / "data")
     cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    cfg["metrics"]["null_model"]["pool"] = null_pool
-    cfg["metrics"]["bootstrap"]["n"] = bootstrap
+    if null_pool is not None:
+        cfg["metrics"]["null_model"]["pool"] = null_pool
+    if bootstrap is not None:
+        cfg["metrics"]["bootstrap"]["n"] = bootstrap
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     return root
@@ -144,10 +152,10 @@ METHODS = {
 }
 
 
-def synthetic_study(root: Path, n_sets: int, methods: list[str], **cfg) -> Path:
+def synthetic_study(root: Path, n_sets: int, methods: list[str], n_themes: int = 5, **cfg) -> Path:
     if root.exists():
         shutil.rmtree(root)
-    paths = synthetic_sets(root / "data", n_sets)
+    paths = synthetic_sets(root / "data", n_sets, n_themes)
     config = {
         "study": {"name": f"synthetic-{n_sets}"},
         "theme_sets": [{"path": p} for p in paths],
@@ -158,7 +166,84 @@ def synthetic_study(root: Path, n_sets: int, methods: list[str], **cfg) -> Path:
     return root
 
 
-# ---------------------------------------------------------------- P1-P5
+# ---------------------------------------------------------------- P0-P7
+
+
+def peak_snakemake(root: Path, cache: Path, *args) -> tuple[float, float, str]:
+    """Wall seconds, peak resident memory (GB, the largest single process of the run, as
+    GNU time reports it) and output of one snakemake run."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as f:
+        wall, out = snakemake(root, cache, *args, wrap=["/usr/bin/time", "-o", f.name, "-f", "%M"])
+        kb = int(f.read().split()[-1])
+    return wall, kb / 1024**2, out
+
+
+def p0(a, state) -> None:
+    print("P0  one 12 x 12 comparison (minilm, null pool and transport on), cold and warm")
+    root = synthetic_study(a.workdir / "p0", 2, ["minilm"], n_themes=12)
+    cache = a.workdir / "cache-p0"
+    shutil.rmtree(cache, ignore_errors=True)
+    cold, cold_gb, out = peak_snakemake(root, cache, "--cores", str(a.cores))
+    show("jobs", sum(job_counts(out).values()))
+    show("cold (fresh embedding cache): wall, peak RSS", f"{cold:.1f} s, {cold_gb:.2f} GB")
+    show("  CPU seconds", f"{LAST_CPU[0]:.0f}")
+    shutil.rmtree(root / "results")
+    warm, warm_gb, _ = peak_snakemake(root, cache, "--cores", str(a.cores))
+    show("warm (results removed, cache kept): wall, peak RSS", f"{warm:.1f} s, {warm_gb:.2f} GB")
+    show("  CPU seconds", f"{LAST_CPU[0]:.0f}")
+    show("targets (issue 14)", "cold <= 28.4 s and <= 0.55 GB; warm <= 9 s")
+
+
+def floor_seconds(model: str, texts: list[str], cores: int, workdir: Path) -> float:
+    """One fresh process: import, load the packaged model, encode the texts (the floor)."""
+    listing = workdir / f"floor-{model.replace('/', '_')}.txt"
+    listing.write_text("\n".join(texts))
+    code = (
+        "import sys, torch; torch.set_num_threads(int(sys.argv[3]));"
+        "from themesim.embed import encode as e;"
+        "from sentence_transformers import SentenceTransformer;"
+        "m = SentenceTransformer(e.resolve_model(sys.argv[1]).path, device='cpu');"
+        "t = open(sys.argv[2]).read().split(chr(10));"
+        "m.encode(t, batch_size=64, normalize_embeddings=True, show_progress_bar=False)"
+    )
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", code, model, str(listing), str(cores)],
+        check=True,
+        env=env(workdir / "cache-floor"),
+    )
+    return time.perf_counter() - t
+
+
+def p6(a, state) -> None:
+    print("P6  the demo study cold (fresh embedding cache) next to its floor")
+    import pandas as pd
+
+    root = demo_study(a.workdir, None, None)
+    cache = a.workdir / "cache-p6"
+    shutil.rmtree(cache, ignore_errors=True)
+    wall, gb, out = peak_snakemake(root, cache, "--cores", str(a.cores))
+    show("jobs", sum(job_counts(out).values()))
+    show("demo cold: wall, peak RSS", f"{wall:.1f} s ({LAST_CPU[0]:.0f} s CPU), {gb:.2f} GB")
+    cfg = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    res = root / "results"
+    seg = res / "transcripts" / "segments.parquet"
+    segments = pd.read_parquet(seg)["text"].tolist() if seg.exists() else []
+    floor = 0.0
+    for method, spec in cfg["methods"].items():
+        if spec.get("kind") != "sentence_transformer" or spec.get("active") is False:
+            continue
+        texts = set(segments)
+        for folder, col in (("embeddings", "text"), ("keyword_embeddings", "keyword"),
+                            ("nulls", "text")):  # fmt: skip
+            for f in (res / folder / method).glob("*.parquet"):
+                texts |= set(pd.read_parquet(f, columns=[col])[col])
+        s = floor_seconds(spec["model"], sorted(texts), a.cores, a.workdir)
+        show(f"floor {method}: load + bare encode of {len(texts)} texts", f"{s:.1f} s")
+        floor += s
+    show("floor (sum over models)", f"{floor:.1f} s")
+    show("ratio demo / floor", f"{wall / floor:.2f}")
+    show("targets (issue 14)", "<= 300 s; ratio <= 1.3")
 
 
 def p1(a, state) -> None:
@@ -703,8 +788,8 @@ def main() -> None:
     print(f"work folder {a.workdir}; {time.strftime('%Y-%m-%d %H:%M %Z')}; {os.cpu_count()} CPUs")
     state: dict = {}
     try:
-        parts_fns = (("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5), ("P7", p7))
-        for name, fn in parts_fns + (("LOAD", load),):
+        parts_fn = (("P0", p0), ("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5))
+        for name, fn in (*parts_fn, ("P6", p6), ("P7", p7), ("LOAD", load)):
             if name in parts:
                 t = time.perf_counter()
                 fn(a, state)
