@@ -43,14 +43,7 @@ METRIC_COLUMNS = [
     "text_data_spearman",
 ]
 # Columns that need S on the method's scale: NaN when it is undefined there.
-TEXT_METRICS = [
-    "text_hungarian_f1",
-    "text_pairs",
-    "text_pairs_median_kappa",
-    "text_pairs_share_kappa_ge_0_4",
-    "text_pairs_krippendorff_alpha",
-    "text_data_spearman",
-]
+TEXT_METRICS = [c for c in METRIC_COLUMNS if c.startswith("text_")]
 CI_METRICS = [
     "data_coverage_a",
     "data_coverage_b",
