@@ -78,11 +78,10 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def snakemake(root: Path, cache: Path, *args, wrap=()) -> tuple[float, str]:
+def snakemake(root: Path, cache: Path, *args) -> tuple[float, str]:
     """Wall time and output of one snakemake run; LAST_CPU holds its CPU seconds (a shared
     machine stretches wall times, CPU time much less)."""
-    cmd = [*wrap, sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
-    cmd += ["-d", str(root)]
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(root)]
     t, c = time.perf_counter(), child_cpu()
     proc = subprocess.run(cmd + list(args), capture_output=True, text=True, env=env(cache))
     wall = time.perf_counter() - t
@@ -169,28 +168,19 @@ def synthetic_study(root: Path, n_sets: int, methods: list[str], n_themes: int =
 # ---------------------------------------------------------------- P0-P7
 
 
-def peak_snakemake(root: Path, cache: Path, *args) -> tuple[float, float, str]:
-    """Wall seconds, peak resident memory (GB, the largest single process of the run, as
-    GNU time reports it) and output of one snakemake run."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as f:
-        wall, out = snakemake(root, cache, *args, wrap=["/usr/bin/time", "-o", f.name, "-f", "%M"])
-        kb = int(f.read().split()[-1])
-    return wall, kb / 1024**2, out
-
-
 def p0(a, state) -> None:
     print("P0  one 12 x 12 comparison (minilm, null pool and transport on), cold and warm")
     root = synthetic_study(a.workdir / "p0", 2, ["minilm"], n_themes=12)
     cache = a.workdir / "cache-p0"
     shutil.rmtree(cache, ignore_errors=True)
-    cold, cold_gb, out = peak_snakemake(root, cache, "--cores", str(a.cores))
-    show("jobs", sum(job_counts(out).values()))
-    show("cold (fresh embedding cache): wall, peak RSS", f"{cold:.1f} s, {cold_gb:.2f} GB")
-    show("  CPU seconds", f"{LAST_CPU[0]:.0f}")
-    shutil.rmtree(root / "results")
-    warm, warm_gb, _ = peak_snakemake(root, cache, "--cores", str(a.cores))
-    show("warm (results removed, cache kept): wall, peak RSS", f"{warm:.1f} s, {warm_gb:.2f} GB")
-    show("  CPU seconds", f"{LAST_CPU[0]:.0f}")
+    for label, log in (("cold (fresh embedding cache)", "p0-cold.log"),
+                       ("warm (results removed, cache kept)", "p0-warm.log")):  # fmt: skip
+        if label.startswith("warm"):
+            shutil.rmtree(root / "results")
+        r = timed_snakemake(root, cache, a.cores, a.workdir / log)
+        show("jobs", sum(r["jobs"].values()))
+        show(f"{label}: wall, peak RSS", f"{r['wall']:.1f} s, {r['max_rss_mb'] / 1024:.2f} GB")
+        show("  CPU seconds", f"{r['cpu']:.0f}")
     show("targets (issue 14)", "cold <= 28.4 s and <= 0.55 GB; warm <= 9 s")
 
 
@@ -222,9 +212,11 @@ def p6(a, state) -> None:
     root = demo_study(a.workdir, None, None)
     cache = a.workdir / "cache-p6"
     shutil.rmtree(cache, ignore_errors=True)
-    wall, gb, out = peak_snakemake(root, cache, "--cores", str(a.cores))
-    show("jobs", sum(job_counts(out).values()))
-    show("demo cold: wall, peak RSS", f"{wall:.1f} s ({LAST_CPU[0]:.0f} s CPU), {gb:.2f} GB")
+    r = timed_snakemake(root, cache, a.cores, a.workdir / "p6.log")
+    wall = r["wall"]
+    show("jobs", sum(r["jobs"].values()))
+    gb = r["max_rss_mb"] / 1024
+    show("demo cold: wall, peak RSS", f"{wall:.1f} s ({r['cpu']:.0f} s CPU), {gb:.2f} GB")
     cfg = yaml.safe_load((root / "config" / "config.yaml").read_text())
     res = root / "results"
     seg = res / "transcripts" / "segments.parquet"
