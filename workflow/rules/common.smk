@@ -592,6 +592,76 @@ def method_plot_files(method):
     return files
 
 
+# For report_parts (report.smk), the job of the report's tables and of the figures that read
+# only metric tables; the paths are those of the five jobs it replaced.
+HEADLINE_CSV = "results/report/headline.csv"
+HEADLINE_FILES = {
+    "csv": HEADLINE_CSV,
+    "tex": "results/report/headline.tex",
+    "png": "results/report/headline_intervals.png",
+    "svg": "results/report/headline_intervals.svg",
+}
+WORKBOOK = "results/report/tables.xlsx"
+SIDE_BY_SIDE_FILES = {
+    "png": "results/plots/methods_side_by_side.png",
+    "svg": "results/plots/methods_side_by_side.svg",
+}
+
+
+def theme_map_methods():
+    return [m for m in STUDY.methods if has_theme_map(m)]
+
+
+def method_figure_files(method):
+    """A method's figures drawn by report_parts: PNG and SVG by name (the theme map only for
+    a kind with theme vectors)."""
+    d = f"results/plots/{method}"
+    names = ["distributions", "confidence"] + (
+        ["theme_map"] if has_theme_map(method) else []
+    )
+    return {f"{n}_{ext}": f"{d}/{n}.{ext}" for n in names for ext in ("png", "svg")}
+
+
+def report_parts_outputs():
+    """report_parts' outputs but the workbook, the PNGs wrapped for `snakemake --report` as
+    before."""
+    h, sbs = HEADLINE_FILES, SIDE_BY_SIDE_FILES
+    # Imported under another name: a line may not start with Snakemake's `report` keyword.
+    from snakemake.io import report as in_report
+
+    out = [
+        in_report(h["csv"], caption="../report/headline.rst", category="Summary"),
+        h["tex"],
+        in_report(
+            h["png"], caption="../report/headline_intervals.rst", category="Summary"
+        ),
+        h["svg"],
+        in_report(
+            sbs["png"],
+            caption="../report/side_by_side.rst",
+            category="Methods side by side",
+        ),
+        sbs["svg"],
+    ]
+    categories = {
+        "distributions": "Distributions",
+        "confidence": "Confidence profiles",
+        "theme_map": "Theme maps",
+    }
+    for m in STUDY.methods:
+        for name, path in method_figure_files(m).items():
+            figure, ext = name.rsplit("_", 1)
+            if ext == "png":
+                path = in_report(
+                    path,
+                    caption=f"../report/{figure}.rst",
+                    category=categories[figure],
+                    subcategory=m,
+                )
+            out.append(path)
+    return out
+
+
 def precomputed_files():
     """Score matrices made elsewhere that methods read (hashed in the report's inputs)."""
     return [f for files in precomputed_inputs().values() for f in files]
