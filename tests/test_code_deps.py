@@ -94,6 +94,41 @@ def test_only_the_called_functions_count(tmp_path):
     assert "themesim.lib.other" in script_modules(both, pkg)
 
 
+def test_code_deps_kept_between_runs_until_a_package_file_changes(tmp_path, monkeypatch):
+    import themesim.deps as deps
+
+    pkg = tmp_path / "themesim"
+    (pkg / "lib").mkdir(parents=True)
+    for init in (pkg / "__init__.py", pkg / "lib" / "__init__.py"):
+        init.write_text("")
+    (pkg / "lib" / "a.py").write_text("X = 1\n")
+    (pkg / "lib" / "b.py").write_text("Y = 2\n")
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "s.py").write_text("from themesim.lib.a import X\n")
+    cache = tmp_path / "work" / ".snakemake" / "deps.json"
+
+    first = deps.CodeDeps(scripts, pkg, cache).files("s.py")
+    assert [Path(f).name for f in first] == ["__init__.py", "__init__.py", "a.py"]
+    assert cache.is_file()
+
+    # A second run reads the file: no parsing at all.
+    def no_parsing(*args):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(deps, "script_code", no_parsing)
+    assert deps.CodeDeps(scripts, pkg, cache).files("s.py") == first
+    monkeypatch.undo()
+
+    # An edit to a module (a new import) is seen at the next run (a new process: no parse
+    # trees kept in memory).
+    (pkg / "lib" / "a.py").write_text("from themesim.lib import b\nX = 1\n")
+    deps._tree.cache_clear()
+    deps._module_imports.cache_clear()
+    again = deps.CodeDeps(scripts, pkg, cache).files("s.py")
+    assert again == first + [str(pkg / "lib" / "b.py")]
+
+
 # ---------------------------------------------------------------- in the workflow
 
 PLOT_RULES = {"plots", "plot_runs", "grounding_plots"}

@@ -2,7 +2,7 @@ import re
 from pathlib import Path
 
 from themesim.config import generated_csv, pair_name, prepare
-from themesim.deps import script_code
+from themesim.deps import CodeDeps
 from themesim import kinds
 from themesim.errors import exit_on_error
 from themesim.io.manifest import MANIFEST, missing
@@ -12,6 +12,10 @@ from themesim.similarity import tfidf_options
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
+# Kept between runs in the working directory, recomputed when a package file changes.
+CODE_DEPS = CodeDeps(
+    Path(workflow.basedir) / "scripts", SRC, ".snakemake/themesim/code-deps.json"
+)
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 JUDGE_CACHE = "results/cache/judge.sqlite"  # accumulating: an input of no rule
 
@@ -24,7 +28,7 @@ def code(script):
     """The package files a rule's script runs, derived from its imports (themesim.deps):
     Snakemake cannot see an edit to an imported module, so they are inputs of the rule.
     """
-    return script_code(Path(workflow.basedir) / "scripts" / script, SRC)
+    return CODE_DEPS.files(script)
 
 
 def regex_of(methods):
