@@ -48,6 +48,8 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
             op=lambda wc: method_op(wc.method),
             scale=lambda wc: heatmap_scale(wc.method),
+            reference=STUDY.reference,
+            max_panels=max_pair_panels(),
         script:
             "../../scripts/plots.py"
 
@@ -106,6 +108,8 @@ rule methods_side_by_side:
     params:
         methods=list(STUDY.methods),
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
+        reference=STUDY.reference,
+        max_panels=max_pair_panels(),
     script:
         "../../scripts/side_by_side.py"
 
@@ -134,6 +138,8 @@ rule plot_distributions:
     params:
         op=lambda wc: method_op(wc.method),
         gamma=STUDY.metrics["gamma"],
+        reference=STUDY.reference,
+        max_panels=max_pair_panels(),
     script:
         "../../scripts/plot_distributions.py"
 
