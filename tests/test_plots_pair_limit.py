@@ -168,3 +168,73 @@ def test_side_by_side_above_the_limit_draws_reference_lines_and_the_median(tmp_p
         **kw,
     )
     assert same == plain
+
+
+def headline_table(pairs) -> pd.DataFrame:
+    """Comparison k of n: Hungarian F1 k / (n - 1), interval ±0.05, for two methods."""
+    n = len(pairs)
+    return pd.DataFrame(
+        [
+            {
+                "method": m,
+                "set_a": a,
+                "set_b": b,
+                "threshold": 0.5,
+                "hungarian_f1": k / (n - 1),
+                "hungarian_f1_ci_low": k / (n - 1) - 0.05,
+                "hungarian_f1_ci_high": k / (n - 1) + 0.05,
+            }
+            for m in ("minilm", "tfidf")
+            for k, (a, b) in enumerate(pairs)
+        ]
+    )
+
+
+def test_headline_intervals_above_the_limit_draw_the_reference_rows_and_a_box(tmp_path):
+    from themesim.report.threshold_plots import (
+        headline_intervals,
+        headline_intervals_figure,
+        headline_intervals_summary_figure,
+    )
+
+    df = headline_table(all_pairs(30))  # 435 comparisons per method
+    fig = headline_intervals_summary_figure(df, "hungarian_f1", "ref", 3)
+    ax = fig.axes[0]
+    labels = [x.get_text() for x in ax.get_yticklabels()]
+    assert labels == ["ref vs s01", "ref vs s02", "ref vs s03", "all 435 comparisons (box)"]
+    assert fig.get_size_inches()[1] == pytest.approx(1.0 + 0.38 * 4)
+    dots = [ln.get_xdata()[0] for ln in ax.get_lines() if len(ln.get_xdata()) == 1]
+    assert dots == pytest.approx([0.0, 1 / 434, 2 / 434])  # the reference's first three
+    medians = [ln for ln in ax.get_lines() if ln.get_linewidth() == 2 and ln.get_color() == "black"]
+    assert list(medians[0].get_xdata()) == pytest.approx([0.5, 0.5])
+    # Below the limit: the plain figure, byte for byte.
+    small = headline_table(all_pairs(3))
+    plain = headline_intervals(small, out_png=tmp_path / "a.png").read_bytes()
+    same = headline_intervals(small, out_png=tmp_path / "b.png", reference="ref", max_panels=3)
+    assert same.read_bytes() == plain
+    assert len(headline_intervals_figure(small).axes[0].get_yticklabels()) == 3
+
+
+def test_report_sections_above_the_limit_are_the_reference_comparisons(tmp_path):
+    from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
+    from themesim.report.views import _method_view
+
+    pairs = all_pairs(8)  # 28 comparisons, 7 of them the reference's
+    rows = []
+    for a, b in pairs:
+        row = dict.fromkeys(COMPARISON_COLUMNS, 0.5)
+        row.update(method="m", set_a=a, set_b=b, threshold=0.5, op="ge", n_a=2, n_b=2)
+        rows.append(row)
+    comp = tmp_path / "comparisons.csv"
+    pd.DataFrame(rows).to_csv(comp, index=False)
+    themes = tmp_path / "themes.csv"
+    pd.DataFrame(columns=THEME_COLUMNS).to_csv(themes, index=False)
+    spec = {"comparisons_csv": comp, "themes_csv": themes, "reference": "ref"}
+    full = _method_view("m", spec, tmp_path, tmp_path)
+    assert len(full["comparisons"]) == 28 and full["limited"] is None
+    assert _method_view("m", spec | {"max_pair_panels": 28}, tmp_path, tmp_path) == full
+    view = _method_view("m", spec | {"max_pair_panels": 5}, tmp_path, tmp_path)
+    assert [c["title"] for c in view["comparisons"]] == [f"ref vs s0{i}" for i in range(1, 6)]
+    assert len(view["table_rows"]) == len(view["glance_rows"]) == 5
+    assert view["limited"] == {"n": "28", "limit": 5, "shown": 5}
+    assert len(view["records"]) == 28  # every row still read (side-by-side table, headline)

@@ -12,17 +12,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from themesim.report.pair_limit import over_limit, shown_pairs
 
-def over_limit(n: int, limit: int | None) -> bool:
-    """More comparisons than ``limit`` (None: no limit)."""
-    return limit is not None and n > limit
-
-
-def shown_pairs(
-    pairs: Sequence[tuple[str, str]], reference: str | None, limit: int
-) -> list[tuple[str, str]]:
-    """The comparisons still drawn one by one: the reference's, at most ``limit``."""
-    return [p for p in pairs if reference is not None and p[0] == str(reference)][:limit]
+__all__ = ["over_limit", "quartiles_by_threshold", "shown_pairs", "summary_title"]
 
 
 def quartiles_by_threshold(sweep: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
