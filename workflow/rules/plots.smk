@@ -105,6 +105,8 @@ rule methods_side_by_side:
         svg="results/plots/methods_side_by_side.svg",
     log:
         "logs/plots/methods_side_by_side.log",
+    benchmark:
+        "benchmarks/methods_side_by_side/all.tsv"
     params:
         methods=list(STUDY.methods),
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
@@ -135,6 +137,8 @@ rule plot_distributions:
         confidence_svg="results/plots/{method}/confidence.svg",
     log:
         "logs/plots/{method}_distributions.log",
+    benchmark:
+        "benchmarks/plot_distributions/{method}.tsv"
     params:
         op=lambda wc: method_op(wc.method),
         gamma=STUDY.metrics["gamma"],
