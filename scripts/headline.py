@@ -12,4 +12,6 @@ run(
     out_tex=sm.output.tex,
     out_png=sm.output.png,
     out_svg=sm.output.svg,
+    reference=sm.params.reference,
+    max_panels=sm.params.max_panels,
 )

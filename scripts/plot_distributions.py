@@ -13,4 +13,6 @@ run(
     out_confidence=sm.output.confidence,
     out_distributions_svg=sm.output.distributions_svg,
     out_confidence_svg=sm.output.confidence_svg,
+    reference=sm.params.reference,
+    max_panels=sm.params.max_panels,
 )

@@ -11,4 +11,6 @@ run(
     out_png=sm.output[0],
     out_svg=sm.output.svg,
     comparisons=list(sm.input.comparisons),
+    reference=sm.params.reference,
+    max_panels=sm.params.max_panels,
 )

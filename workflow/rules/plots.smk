@@ -48,6 +48,8 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
             op=lambda wc: method_op(wc.method),
             scale=lambda wc: heatmap_scale(wc.method),
+            reference=STUDY.reference,
+            max_panels=max_pair_panels(),
         script:
             "../../scripts/plots.py"
 
@@ -103,9 +105,13 @@ rule methods_side_by_side:
         svg="results/plots/methods_side_by_side.svg",
     log:
         "logs/plots/methods_side_by_side.log",
+    benchmark:
+        "benchmarks/methods_side_by_side/all.tsv"
     params:
         methods=list(STUDY.methods),
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
+        reference=STUDY.reference,
+        max_panels=max_pair_panels(),
     script:
         "../../scripts/side_by_side.py"
 
@@ -131,9 +137,13 @@ rule plot_distributions:
         confidence_svg="results/plots/{method}/confidence.svg",
     log:
         "logs/plots/{method}_distributions.log",
+    benchmark:
+        "benchmarks/plot_distributions/{method}.tsv"
     params:
         op=lambda wc: method_op(wc.method),
         gamma=STUDY.metrics["gamma"],
+        reference=STUDY.reference,
+        max_panels=max_pair_panels(),
     script:
         "../../scripts/plot_distributions.py"
 

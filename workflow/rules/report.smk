@@ -53,6 +53,8 @@ rule summary_report:
                 "kind": kind(m),
                 "scale": s.get("scale", "cosine"),
                 "clamp": bool(s.get("clamp", False)),
+                "reference": STUDY.reference,
+                "max_pair_panels": max_pair_panels(),
             }
             for m, s in STUDY.methods.items()
         },
@@ -104,6 +106,8 @@ rule headline_table:
     params:
         methods=list(STUDY.methods),
         ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
+        reference=STUDY.reference,
+        max_panels=max_pair_panels(),
     script:
         "../../scripts/headline.py"
 
