@@ -18,4 +18,6 @@ run(
     out_sweep_svg=sm.output.sweep_svg,
     comparisons_csv=sm.input.comparisons,
     scale=dict(sm.params.scale),
+    reference=sm.params.reference,
+    max_panels=sm.params.max_panels,
 )

@@ -20,6 +20,8 @@ run(
     out_tex=p.headline["tex"],
     out_png=p.headline["png"],
     out_svg=p.headline["svg"],
+    reference=p.reference,
+    max_panels=p.max_panels,
 )
 # After the headline: it is the workbook's first sheet.
 run(log, tables_workbook, tables=dict(p.tables), out=sm.output.workbook)
@@ -32,6 +34,8 @@ run(
     out_png=p.side_by_side["png"],
     out_svg=p.side_by_side["svg"],
     comparisons=[comparisons[m] for m in methods],
+    reference=p.reference,
+    max_panels=p.max_panels,
 )
 for m in methods:
     f = p.figures[m]
@@ -46,6 +50,8 @@ for m in methods:
         out_confidence=f["confidence_png"],
         out_distributions_svg=f["distributions_svg"],
         out_confidence_svg=f["confidence_svg"],
+        reference=p.reference,
+        max_panels=p.max_panels,
     )
     if m in p.theme_maps:
         t = p.theme_maps[m]

@@ -151,3 +151,28 @@ def test_above_max_pair_heatmaps_the_folder_holds_one_overview(tmp_path):
     snakemake(root, "--cores", "2")
     folder = sorted(p.name for p in (plots / "heatmaps").iterdir() if p.name[0] != ".")
     assert folder == ["llm__vs__llm2_heatmap.png", "llm__vs__llm2_heatmap.svg"]
+
+
+def test_above_max_pair_panels_figures_and_report_show_the_reference_and_a_summary(tmp_path):
+    """plots.max_pair_panels: 1 of 3 comparisons: the sweep draws human vs llm and one panel
+    of all 3; the report keeps that comparison's section and says where the rest are; the
+    setting redraws figures and the report, never the metrics."""
+    root = make_study(tmp_path)
+    settings = {
+        "methods": {"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+        "comparisons": {"all_pairs": True},
+        "transcripts": [],
+    }
+    write_config(root, [0.5], **settings, plots={"max_pair_panels": 1})
+    snakemake(root, "--cores", "2")
+    md = (root / "results/report/summary.md").read_text()
+    assert "This method has 3 comparisons, more than `plots.max_pair_panels` (1)" in md
+    assert "#### human vs llm (tfidf)" in md and "#### human vs llm2 (tfidf)" not in md
+    assert "#### llm vs llm2 (tfidf)" not in md
+    html = (root / "results/report/summary.html").read_text()
+    assert "more than <code>plots.max_pair_panels</code> (1)" in html
+    write_config(root, [0.5], **settings, plots={"max_pair_panels": None})
+    counts = job_counts(snakemake(root, "-n", "--cores", "2").stdout)
+    assert "metrics" not in counts and "similarity_tfidf" not in counts, counts
+    assert counts.get("plots") == 1 and counts.get("report_parts") == 1, counts
+    assert counts.get("summary_report") == 1, counts

@@ -491,6 +491,12 @@ def max_pair_heatmaps():
     return plots["max_pair_heatmaps"] if "max_pair_heatmaps" in plots else 200
 
 
+def max_pair_panels():
+    """plots.max_pair_panels: default 30; null = no limit."""
+    plots = config.get("plots") or {}
+    return plots["max_pair_panels"] if "max_pair_panels" in plots else 30
+
+
 def pairs_overview_files(method):
     """The all-pairs overview the report shows when the folder holds one (report key)."""
     folder = heatmap_folder(method)

@@ -48,6 +48,8 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
             op=lambda wc: method_op(wc.method),
             scale=lambda wc: heatmap_scale(wc.method),
+            reference=STUDY.reference,
+            max_panels=max_pair_panels(),
         script:
             "../../scripts/plots.py"
 

@@ -53,6 +53,8 @@ rule summary_report:
                 "kind": kind(m),
                 "scale": s.get("scale", "cosine"),
                 "clamp": bool(s.get("clamp", False)),
+                "reference": STUDY.reference,
+                "max_pair_panels": max_pair_panels(),
             }
             for m, s in STUDY.methods.items()
         },
@@ -125,5 +127,7 @@ rule report_parts:
             }
             for m in theme_map_methods()
         },
+        reference=STUDY.reference,
+        max_panels=max_pair_panels(),
     script:
         "../../scripts/report_parts.py"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import hashlib
 import os
 from collections.abc import Iterator
@@ -14,19 +15,37 @@ def _temp_name(out: Path, pid: int | str) -> Path:
     return out.with_name(f".{out.stem}.{pid}.tmp{out.suffix}")
 
 
+# Folder -> hidden temp files found there when this process first wrote into it. Listed once
+# per folder: a folder of thousands of pair files made a glob per write cost minutes.
+_LEFT_BY_KILLED: dict[str, set[str]] = {}
+
+
+def _stale_temps(out: Path) -> list[str]:
+    """Temp files of `out` left by killed writers (present when the folder was first seen)."""
+    folder = os.path.abspath(out.parent)
+    found = _LEFT_BY_KILLED.get(folder)
+    if found is None:
+        with os.scandir(folder) as entries:
+            found = {e.name for e in entries if e.name.startswith(".") and ".tmp" in e.name}
+        _LEFT_BY_KILLED[folder] = found
+    stale = fnmatch.filter(found, _temp_name(out, "*").name)
+    found.difference_update(stale)
+    return stale
+
+
 @contextlib.contextmanager
 def atomic_path(out) -> Iterator[str]:
     """A temporary path beside `out`, renamed onto `out` when the block succeeds.
 
     On an exception the temporary file is removed and `out` is left as it was. A process
     killed mid-write leaves only a hidden `.name.PID.tmp.ext` file, which the next write of
-    the same output removes.
+    the same output removes (the folder is listed once per process, on its first write).
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    for stale in out.parent.glob(_temp_name(out, "*").name):
+    for stale in _stale_temps(out):
         with contextlib.suppress(OSError):
-            stale.unlink()
+            (out.parent / stale).unlink()
     tmp = _temp_name(out, os.getpid())
     try:
         yield str(tmp)

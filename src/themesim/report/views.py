@@ -23,6 +23,7 @@ from themesim.report.format import (
     fmt_int,
     fmt_threshold,
 )
+from themesim.report.pair_limit import over_limit, shown_pairs
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
     TEXT_COLUMNS,
@@ -266,8 +267,18 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
     records = _sorted_records(comp)
     heatmaps = spec.get("heatmaps") or {}
 
+    # plots.max_pair_panels: above it a section (and table rows) for the reference's only.
+    pairs, shown_records = _comparisons(comp), records
+    limit, limited = spec.get("max_pair_panels"), None
+    if over_limit(len(pairs), limit):
+        limited = {"n": f"{len(pairs):,}", "limit": limit}
+        pairs = shown_pairs(pairs, spec.get("reference"), limit)
+        keep = set(pairs)
+        shown_records = [r for r in records if (r["set_a"], r["set_b"]) in keep]
+        limited["shown"] = len(pairs)
+
     comparisons = []
-    for set_a, set_b in _comparisons(comp):
+    for set_a, set_b in pairs:
         rows = [r for r in records if (r["set_a"], r["set_b"]) == (set_a, set_b)]
         mine = themes[(themes["set_a"] == set_a) & (themes["set_b"] == set_b)]
         swept = (
@@ -340,11 +351,12 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "first_threshold": fmt_threshold(thresholds[0], op) if len(thresholds) else DASH,
         "first_theta": float(thresholds[0]) if len(thresholds) else None,
         "records": records,
-        "table_rows": [_method_row(r) for r in records],
-        "glance_rows": [_glance_row(name, r) for r in records],
+        "table_rows": [_method_row(r) for r in shown_records],
+        "glance_rows": [_glance_row(name, r) for r in shown_records],
         "ceiling": all(col in comp.columns for _, col, _ in CEILING_GLANCE),
-        "ceiling_cells": [_ceiling_cells(r) for r in records],
+        "ceiling_cells": [_ceiling_cells(r) for r in shown_records],
         "comparisons": comparisons,
+        "limited": limited,
         "comparisons_csv_html": _relpath(Path(comp_path), html_dir),
         "comparisons_csv_md": _relpath(Path(comp_path), md_dir),
         "sweep": _image(spec.get("sweep_png"), html_dir, md_dir),

@@ -28,11 +28,14 @@ def method_plots(
     out_sweep_svg=None,
     comparisons_csv=None,
     scale: dict | None = None,
+    reference: str | None = None,
+    max_panels: int | None = None,
 ) -> None:
     """Heatmap per comparison (at the first configured threshold) and the sweep curves.
 
     With the ``*_svg`` outputs each figure is also written as SVG beside its PNG. scale: the
-    method's scale settings (``_heatmaps``).
+    method's scale settings (``_heatmaps``). More comparisons than ``max_panels``
+    (`plots.max_pair_panels`; None: no limit): the sweep draws the reference's and a summary.
     """
     from themesim.metrics.calibration import shown_thresholds
     from themesim.report import plots
@@ -46,6 +49,8 @@ def method_plots(
         title=f"{method}: metrics across thresholds",
         out_png=out_sweep,
         out_svg=out_sweep_svg,
+        reference=reference,
+        max_panels=max_panels,
     )
 
 
@@ -185,7 +190,15 @@ def _pairs_overview(method, pairs, threshold, comparisons_csv, out, limit) -> No
 
 
 def side_by_side(
-    *, methods, sweeps, thresholds: dict, out_png, out_svg=None, comparisons=None
+    *,
+    methods,
+    sweeps,
+    thresholds: dict,
+    out_png,
+    out_svg=None,
+    comparisons=None,
+    reference: str | None = None,
+    max_panels: int | None = None,
 ) -> None:
     from themesim.metrics.calibration import shown_thresholds
     from themesim.report import plots
@@ -199,6 +212,8 @@ def side_by_side(
         metric="hungarian_f1",
         out_png=out_png,
         out_svg=out_svg,
+        reference=reference,
+        max_panels=max_panels,
     )
 
 
@@ -217,8 +232,11 @@ def distribution_plots(
     out_confidence,
     out_distributions_svg=None,
     out_confidence_svg=None,
+    reference: str | None = None,
+    max_panels: int | None = None,
 ) -> None:
-    """Matched-similarity and gap distributions, and the four-way confidence profile."""
+    """Matched-similarity and gap distributions, and the four-way confidence profile (above
+    ``max_panels`` comparisons: the reference's rows and a summary of all)."""
     from themesim.report import plots
 
     themes = _theme_table(themes_csv)
@@ -229,6 +247,8 @@ def distribution_plots(
         title=f"{method}: matched similarity and gap per comparison",
         out_png=out_distributions,
         out_svg=out_distributions_svg,
+        reference=reference,
+        max_panels=max_panels,
     )
     plots.confidence_profile(
         themes,
@@ -237,6 +257,8 @@ def distribution_plots(
         title=f"{method}: how confidently each theme is matched",
         out_png=out_confidence,
         out_svg=out_confidence_svg,
+        reference=reference,
+        max_panels=max_panels,
     )
 
 

@@ -10,10 +10,20 @@ from themesim.io.files import sha256_file
 
 
 def headline_tables(
-    *, methods, comparisons, out_csv, out_tex, out_png=None, out_svg=None, ran_on=None
+    *,
+    methods,
+    comparisons,
+    out_csv,
+    out_tex,
+    out_png=None,
+    out_svg=None,
+    ran_on=None,
+    reference=None,
+    max_panels=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
-    out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report.
+    out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
+    (above ``max_panels`` comparisons: the reference's and a box of all).
     ran_on: method -> (its comparisons, the study's) for methods restricted by `comparisons:`,
     noted under the LaTeX table."""
     from themesim.report.headline import headline_frame, write_headline
@@ -24,7 +34,9 @@ def headline_tables(
     if out_png is not None:
         from themesim.report.threshold_plots import headline_intervals
 
-        headline_intervals(df, out_png=out_png, out_svg=out_svg)
+        headline_intervals(
+            df, out_png=out_png, out_svg=out_svg, reference=reference, max_panels=max_panels
+        )
 
 
 def summary_report(

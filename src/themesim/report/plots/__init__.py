@@ -51,7 +51,12 @@ from themesim.report.plots.side_by_side import (
     methods_side_by_side,
     methods_side_by_side_figure,
 )
-from themesim.report.plots.sweep import SWEEP_METRICS, sweep_curves, sweep_curves_figure
+from themesim.report.plots.sweep import (
+    SWEEP_METRICS,
+    sweep_curves,
+    sweep_curves_figure,
+    sweep_summary_figure,
+)
 from themesim.report.plots.theme_map import MARKERS, pca_2d, theme_map, theme_map_figure
 
 __all__ = [
@@ -92,6 +97,7 @@ __all__ = [
     "save_png",
     "sweep_curves",
     "sweep_curves_figure",
+    "sweep_summary_figure",
     "theme_label",
     "theme_map",
     "theme_map_figure",

@@ -25,6 +25,7 @@ from themesim.report.plots.common import (
     save_png,
     wrap_label,
 )
+from themesim.report.plots.pair_limit import over_limit, shown_pairs
 
 SIDE_COLOURS = {"a": OKABE_ITO["blue"], "b": OKABE_ITO["orange"]}
 CATEGORY_STYLE = {
@@ -45,11 +46,20 @@ THEME_TABLE_COLUMNS = [
 ]
 
 
-def _theme_subsets(themes: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+def _theme_subsets(themes: pd.DataFrame, pairs=None) -> list[tuple[str, str, pd.DataFrame]]:
     return [
         (a, b, themes[(themes["set_a"].astype(str) == a) & (themes["set_b"].astype(str) == b)])
-        for a, b in comparisons(themes)
+        for a, b in (comparisons(themes) if pairs is None else pairs)
     ]
+
+
+def _limited(themes: pd.DataFrame, reference, max_panels):
+    """(subsets drawn one by one, number of comparisons if a pooled summary follows, else
+    None): above ``max_panels`` comparisons only the reference's, then all of them pooled."""
+    pairs = comparisons(themes)
+    if not over_limit(len(pairs), max_panels):
+        return _theme_subsets(themes, pairs), None
+    return _theme_subsets(themes, shown_pairs(pairs, reference, max_panels)), len(pairs)
 
 
 def _matched_mask(a_rows: pd.DataFrame, op: str) -> tuple[np.ndarray, np.ndarray]:
@@ -135,11 +145,24 @@ def _count_note(ax, y: float, text: str) -> None:
     ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=7)
 
 
-def distributions_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str) -> Figure:
-    """Left: similarity of the one-to-one matches; right: gap best − second, A and B themes."""
+def distributions_figure(
+    themes: pd.DataFrame,
+    *,
+    op: str,
+    gamma: float,
+    title: str,
+    reference: str | None = None,
+    max_panels: int | None = None,
+) -> Figure:
+    """Left: similarity of the one-to-one matches; right: gap best − second, A and B themes.
+
+    Above ``max_panels`` comparisons: rows of the reference's, then one row of every
+    comparison's values pooled (box only: no dot per value)."""
     require_columns(themes, THEME_TABLE_COLUMNS, "themes table")
     sym = op_symbol(op)
-    subsets = _theme_subsets(themes)
+    subsets, pooled = _limited(themes, reference, max_panels)
+    if pooled is not None:
+        subsets = [*subsets, ("", "", themes)]
     n = max(len(subsets), 1)
     fig = new_figure(9.5, 1.6 + 0.75 * n)
     fig.suptitle(title, fontsize=11)
@@ -150,10 +173,12 @@ def distributions_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: 
     ax_gap.axvline(gamma, **THRESHOLD_STYLE, zorder=1)
     gap_max, all_sims = 0.05, []
     for k, (_, _, rows) in enumerate(subsets):
+        dots = pooled is None or k < len(subsets) - 1
         sims = matched_similarities(rows, op)
         all_sims.append(sims)
         _box(ax_sim, sims, k, OKABE_ITO["green"], 0.5)
-        _strip(ax_sim, sims, k, OKABE_ITO["green"])
+        if dots:
+            _strip(ax_sim, sims, k, OKABE_ITO["green"])
         _count_note(ax_sim, k, f"n={len(sims)}")
         if not len(sims):
             ax_sim.text(0.5, k, "no one-to-one match meets θ", ha="center", va="center", fontsize=7)
@@ -162,12 +187,15 @@ def distributions_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: 
             g = pd.to_numeric(rows.loc[rows["side"] == side, "gap_abs"], errors="coerce")
             g = g[np.isfinite(g)].to_numpy(float)
             _box(ax_gap, g, k + dy, SIDE_COLOURS[side], 0.3)
-            _strip(ax_gap, g, k + dy, SIDE_COLOURS[side], spread=0.06)
+            if dots:
+                _strip(ax_gap, g, k + dy, SIDE_COLOURS[side], spread=0.06)
             notes.append(f"{side.upper()} n={len(g)}")
             if len(g):
                 gap_max = max(gap_max, float(g.max()))
         _count_note(ax_gap, k, "\n".join(notes))
     labels = [wrap_label(f"{a} vs {b}", width=22) for a, b, _ in subsets]
+    if pooled is not None:
+        labels[-1] = wrap_label(f"all {pooled:,} comparisons, pooled", width=22)
     ax_sim.set_yticks(range(len(subsets)), labels, fontsize=8)
     ax_sim.set_ylim(len(subsets) - 0.5, -0.5)
     lo = min([0.0, *(float(v.min()) for v in all_sims if len(v))])
@@ -202,10 +230,22 @@ def distributions_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: 
 
 
 def distributions(
-    themes: pd.DataFrame, *, op: str, gamma: float, title: str, out_png, out_svg=None
+    themes: pd.DataFrame,
+    *,
+    op: str,
+    gamma: float,
+    title: str,
+    out_png,
+    out_svg=None,
+    reference: str | None = None,
+    max_panels: int | None = None,
 ) -> Path:
-    """Matched-pair similarity and gap distributions, one row per comparison."""
-    return save_png(distributions_figure(themes, op=op, gamma=gamma, title=title), out_png, out_svg)
+    """Matched-pair similarity and gap distributions, one row per comparison (above
+    ``max_panels``: the reference's and all pooled)."""
+    fig = distributions_figure(
+        themes, op=op, gamma=gamma, title=title, reference=reference, max_panels=max_panels
+    )
+    return save_png(fig, out_png, out_svg)
 
 
 def category_counts(rows: pd.DataFrame, side: str) -> dict[str, int]:
@@ -213,17 +253,33 @@ def category_counts(rows: pd.DataFrame, side: str) -> dict[str, int]:
     return {c: int((cats == c).sum()) for c in CATEGORY_STYLE}
 
 
-def confidence_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str) -> Figure:
-    """The four-way confidence profile: one stacked bar per side of each comparison."""
+def confidence_figure(
+    themes: pd.DataFrame,
+    *,
+    op: str,
+    gamma: float,
+    title: str,
+    reference: str | None = None,
+    max_panels: int | None = None,
+) -> Figure:
+    """The four-way confidence profile: one stacked bar per side of each comparison (above
+    ``max_panels`` comparisons: the reference's, then each side's counts summed over all)."""
     require_columns(themes, THEME_TABLE_COLUMNS, "themes table")
     sym = op_symbol(op)
-    subsets = _theme_subsets(themes)
+    subsets, pooled = _limited(themes, reference, max_panels)
     bars = []  # (label, counts)
     for a, b, rows in subsets:
         for side, name in (("a", a), ("b", b)):
             counts = category_counts(rows, side)
             total = sum(counts.values())
             bars.append((wrap_label(f"{a} vs {b}: {side.upper()} = {name} ({total})", 34), counts))
+    if pooled is not None:
+        subsets = [*subsets, ("", "", themes)]
+        for side in ("a", "b"):
+            counts = category_counts(themes, side)
+            total = sum(counts.values())
+            label = f"all {pooled:,} comparisons: every {side.upper()} ({total:,})"
+            bars.append((wrap_label(label, 34), counts))
     fig = new_figure(8.5, 1.8 + 0.42 * max(len(bars), 1))
     fig.suptitle(title, fontsize=11)
     ax = fig.add_subplot()
@@ -284,7 +340,19 @@ def confidence_figure(themes: pd.DataFrame, *, op: str, gamma: float, title: str
 
 
 def confidence_profile(
-    themes: pd.DataFrame, *, op: str, gamma: float, title: str, out_png, out_svg=None
+    themes: pd.DataFrame,
+    *,
+    op: str,
+    gamma: float,
+    title: str,
+    out_png,
+    out_svg=None,
+    reference: str | None = None,
+    max_panels: int | None = None,
 ) -> Path:
-    """Stacked bars of the four match categories, per side of each comparison."""
-    return save_png(confidence_figure(themes, op=op, gamma=gamma, title=title), out_png, out_svg)
+    """Stacked bars of the four match categories, per side of each comparison (above
+    ``max_panels``: the reference's and the sums over all)."""
+    fig = confidence_figure(
+        themes, op=op, gamma=gamma, title=title, reference=reference, max_panels=max_panels
+    )
+    return save_png(fig, out_png, out_svg)
