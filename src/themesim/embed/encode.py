@@ -135,13 +135,23 @@ def resolve_model(model: str, path: str | None = None) -> ModelSource:
 _MODELS: dict = {}  # loaded models by (path, device, dtype): one load per process
 
 
+def import_torch():
+    """torch, with OpenMP threads that sleep rather than spin while they wait for work
+    (unless the user set OMP_WAIT_POLICY): spinning threads slow the other jobs sharing the
+    cores. OpenMP reads the setting when torch loads it, so it is set before the import."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
+
+    return torch
+
+
 def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float32"):
     """The SentenceTransformer for a source, loaded once per process."""
     key = (source.path, device, dtype)
     if key not in _MODELS:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import torch
+        torch = import_torch()
         from sentence_transformers import SentenceTransformer
 
         kwargs = {}
@@ -233,9 +243,7 @@ def set_threads(threads: int | None) -> int | None:
     except AttributeError:
         cpus = os.cpu_count() or 1
     threads = max(1, min(int(threads), cpus))
-    import torch
-
-    torch.set_num_threads(threads)
+    import_torch().set_num_threads(threads)
     return threads
 
 
