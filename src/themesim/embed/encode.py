@@ -6,6 +6,8 @@ seconds and the CLI and the workflow parse must not pay for it.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import hashlib
 import json
 import logging
@@ -198,7 +200,7 @@ def encode(
     order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
     rows = batch_rows(batch_size)
     out = None
-    start = 0
+    start = passes = 0
     while start < len(order):
         stop = start
         while (
@@ -221,7 +223,29 @@ def encode(
             out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
         out[idx] = emb[: len(idx)]
         start = stop
+        passes += 1
+        if passes % TRIM_EVERY == 0:
+            release_freed_memory()
     return out
+
+
+TRIM_EVERY = 8  # forward passes between returns of freed heap memory (2 ms each)
+
+
+@functools.cache
+def _malloc_trim():
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+def release_freed_memory() -> None:
+    """Give the heap memory torch freed back to the system (glibc keeps it): each new token
+    length leaves freed blocks behind, +53 MB of peak RSS over 48 passes with MiniLM."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 CANON_ROWS = 8  # texts per forward pass; few texts share a token length, so keep it small
