@@ -193,8 +193,10 @@ def encode(
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    set_threads(threads)
+    used = set_threads(threads)
     model = load_model(source, device=device, dtype=dtype)
+    if used:
+        log.info("%s: %d torch threads (the job's %s)", source.model, used, threads)
     warn_truncated(model, texts, source.model)
     lengths = token_lengths(model, texts)
     order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
