@@ -414,6 +414,38 @@ def calibration_cache(method):
     return JUDGE_CACHE if kind_of(method).judge_cache else embedding_cache()
 
 
+def embeds_rated_pairs(method):
+    """The embedding job of the method whose model scores this method's rated pairs puts
+    their vectors in the cache (steps.embed.calibration_texts): no second model load."""
+    k = kind_of(method)
+    return has_calibration(method) and k.reads_embeddings and cache_on()
+
+
+def cache_on():
+    return embedding_cache() not in (False, "")
+
+
+def embedded_rated_pairs(method):
+    """The rated pairs an embedding job encodes (for every method scoring with its model).
+    ancient: an edit of the file reruns the calibration jobs, which encode its new texts,
+    not the embedding job and everything made from its files."""
+    users = [
+        m
+        for m in STUDY.methods
+        if embeds_rated_pairs(m)
+        and kind_of(m).embeddings_of(m, STUDY.methods[m]) == method
+    ]
+    return [ancient(calibration_settings()["pairs"])] if users else []
+
+
+def calibration_after_embed(method):
+    """An embedding file of the model's job, so calibration runs after it fills the cache."""
+    if not embeds_rated_pairs(method):
+        return []
+    base = kind_of(method).embeddings_of(method, STUDY.methods[method])
+    return embedding_files(base, [STUDY.reference])
+
+
 def calibration_mem_mb(method):
     """An embedding model or the local judge model is loaded, as in their own jobs."""
     k = kind_of(method)
