@@ -8,6 +8,7 @@ import re
 import socket
 import sqlite3
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,10 +19,12 @@ from themesim.llm import server as llama_server
 from themesim.llm.judge import (
     JudgeError,
     JudgeSettings,
+    cache_key,
     judge_matrix,
     load_prompt,
     parse_json_score,
     parse_logprob_score,
+    request_workers,
 )
 
 A = ["Carers are tired 0", "Money worries 1", "Guilt about respite 2"]
@@ -381,8 +384,50 @@ def test_native_server_command(monkeypatch, tmp_path):
     assert (flag["--host"], flag["--port"], flag["--model"]) == ("127.0.0.1", "4711", "m.gguf")
     assert {"--cont-batching", "--cache-prompt", "--no-webui"} <= set(args)
     assert flag["--flash-attn"] == "off"
-    assert srv.backend_id == "llama-server 0.5.0-dev (build 1, commit 0c1e570)"
+    assert srv.backend_id == (
+        "llama-server 0.5.0-dev (build 1, commit 0c1e570), 3 slots, --flash-attn off"
+    )
     assert llama_server.backend_id("python").startswith("llama-cpp-python 0.3.")
+    # The default: one slot, so no request shares a batch with another.
+    one = llama_server.LlamaServer("m.gguf", n_ctx=1024)
+    one.port = 4711
+    args = one.command()
+    assert args[args.index("--parallel") + 1] == "1"
+    assert args[args.index("--ctx-size") + 1] == "1024"
+    assert one.backend_id.endswith("commit 0c1e570), 1 slot, --flash-attn off")
+
+
+def test_the_cache_key_names_the_server_and_its_configuration(monkeypatch, tmp_path):
+    """judge_matrix keys a local judgement by the server it starts, with its configuration:
+    another server, build, slot count or option never answers from those entries."""
+    from themesim.llm.judge import keyed_settings
+
+    binary = fake_binary(tmp_path)
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(binary))
+    started = llama_server.LlamaServer("m.gguf").backend_id
+    keyed, model, prompt = keyed_settings(JudgeSettings())
+    assert keyed.server_id == started and started.startswith("llama-server 0.5.0-dev")
+    ids = {
+        started,
+        llama_server.backend_id("native", parallel=2),
+        llama_server.LlamaServer("m.gguf", extra_args=["--ubatch-size", "64"]).backend_id,
+        llama_server.backend_id("python"),
+    }
+    (tmp_path / "b").mkdir()
+    newer = fake_binary(tmp_path / "b", "version: 0.6.0 (build 2, commit 1234567)")
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(newer))
+    ids.add(keyed_settings(JudgeSettings())[0].server_id)
+    monkeypatch.setenv(llama_server.SERVER_ENV, "python")
+    assert keyed_settings(JudgeSettings())[0].server_id == llama_server.backend_id("python")
+    assert len(ids) == 5, ids
+    keys = {cache_key(model, prompt, A[0], B[0], replace(keyed, server_id=i)) for i in ids}
+    assert len(keys) == 5
+
+
+def test_the_local_server_gets_one_request_at_a_time():
+    assert request_workers(JudgeSettings(concurrency=4)) == 1  # judge_matrix starts it
+    remote = JudgeSettings(base_url="http://127.0.0.1:9/v1", model="m", concurrency=4)
+    assert request_workers(remote) == 4
 
 
 def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
@@ -391,6 +436,10 @@ def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
     assert llama_server.native_server_path() is None
     with pytest.raises(InputError, match="make install"):
         llama_server.LlamaServer("m.gguf", backend="native")
+    with caplog.at_level(logging.INFO, logger="themesim.llm.server"):  # not built: fallback
+        assert llama_server.LlamaServer("m.gguf").backend == "python"
+    assert "falling back to python -m llama_cpp.server" in caplog.text
+    caplog.clear()
     monkeypatch.setenv(llama_server.SERVER_ENV, "native")  # asked for, not built: fallback
     with caplog.at_level(logging.WARNING, logger="themesim.llm.server"):
         assert llama_server.LlamaServer("m.gguf").backend == "python"
@@ -400,8 +449,8 @@ def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
     binary = fake_binary(built)
     assert llama_server.native_server_path() == binary
     assert llama_server.LlamaServer("m.gguf").binary == binary
-    monkeypatch.delenv(llama_server.SERVER_ENV)  # built, but auto means llama-cpp-python
-    assert llama_server.LlamaServer("m.gguf").backend == "python"
+    monkeypatch.delenv(llama_server.SERVER_ENV)  # built: auto means llama-server
+    assert llama_server.LlamaServer("m.gguf").binary == binary
     assert llama_server.LlamaServer("m.gguf", backend="native").binary == binary
     monkeypatch.setenv(llama_server.SERVER_ENV, "python")
     assert llama_server.LlamaServer("m.gguf").backend == "python"

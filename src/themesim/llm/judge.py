@@ -367,6 +367,14 @@ def request_order(texts_a, texts_b, both_orders: bool = False) -> list[tuple[str
     return list(dict.fromkeys(order))
 
 
+def request_workers(settings: JudgeSettings) -> int:
+    """Requests in flight: `concurrency` for an endpoint, 1 for the local server judge_matrix
+    starts, whose one slot then sees the requests in the same order on every run (its KV cache
+    reuse, and so the last digits of a score, follow that order). A caller that starts the
+    local server itself passes concurrency 1 for the same reason."""
+    return settings.concurrency if settings.base_url is not None else 1
+
+
 def judge_matrix(
     texts_a: list[str],
     texts_b: list[str],
@@ -418,13 +426,8 @@ def judge_pairs(
     return scores, stats
 
 
-def _judge_ordered(order, settings, cache_path, progress):
-    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
-
-    Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
-    and the failure message ("" when every judgement is ok).
-    """
-    t0 = time.monotonic()
+def keyed_settings(settings: JudgeSettings):
+    """(settings with the local server's id, model, prompt): what a cache key is made of."""
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
     if settings.base_url is None:
@@ -433,6 +436,31 @@ def _judge_ordered(order, settings, cache_path, progress):
         from themesim.llm.server import backend_id
 
         settings = replace(settings, server_id=backend_id(settings.server))
+    return settings, model, prompt
+
+
+def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
+    """How many judgements of the texts_a x texts_b matrix the cache lacks: 0 means
+    judge_matrix answers from the cache alone, with no server."""
+    texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
+    order = request_order(texts_a, texts_b, settings.both_orders)
+    settings, model, prompt = keyed_settings(settings)
+    keys = [cache_key(model, prompt, a, b, settings) for a, b in order]
+    con = open_cache(cache_path)
+    try:
+        return len(keys) - len(_cached_ok(con, keys))
+    finally:
+        con.close()
+
+
+def _judge_ordered(order, settings, cache_path, progress):
+    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
+
+    Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
+    and the failure message ("" when every judgement is ok).
+    """
+    t0 = time.monotonic()
+    settings, model, prompt = keyed_settings(settings)
     key = _api_key(settings)
     redact = _Redactor(key)
 
@@ -504,7 +532,6 @@ def _run_misses(
                 label="judge",
                 logits_all=settings.score_mode == "logprob",
                 backend=settings.server,
-                parallel=settings.concurrency,
             )
         )
         url = f"{base_url}/chat/completions"
@@ -520,7 +547,7 @@ def _run_misses(
             )
         )
         bar.set_postfix(done=0, cached=stats.cached, failed=0)
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=settings.concurrency))
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=request_workers(settings)))
         futures = {
             pool.submit(
                 _judge_one, settings, url, headers, model, prompt, *jobs[k], state, redact
