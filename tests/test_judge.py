@@ -536,3 +536,49 @@ def test_parts_are_joined_once_atomically(monkeypatch, tmp_path):
 def test_llama_server_binds_localhost_only():
     with pytest.raises(ValueError, match="127.0.0.1"):
         llama_server.LlamaServer("x.gguf", host="0.0.0.0")
+
+
+def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, monkeypatch):
+    """The judge method's similarity job starts the local server only for a missing
+    judgement; the first run's requests go one at a time (the local server's one slot)."""
+    import contextlib
+
+    import pandas as pd
+
+    from themesim.kinds.llm_judge import KIND
+    from themesim.llm import client
+
+    srv = serve()
+    in_flight, most = [0], [0]
+
+    @contextlib.contextmanager
+    def fake_local(base_url, **_):  # the "local server" is the fake endpoint
+        assert base_url is None
+        yield srv.url
+
+    def counted(*args, **kw):
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        try:
+            return post(*args, **kw)
+        finally:
+            in_flight[0] -= 1
+
+    post = client.post_chat
+    monkeypatch.setattr("themesim.llm.judge.post_chat", counted)
+    monkeypatch.setattr(client, "endpoint", fake_local)
+    spec = {"prompt": "judge_v1", "score_mode": "json", "concurrency": 4, "timeout_s": 5}
+    cache = tmp_path / "judge.sqlite"
+    S, _ = judge_matrix(A, B, JudgeSettings(**spec), cache, progress=False)
+    np.testing.assert_allclose(S, want())
+    assert srv.calls == len(A) * len(B) and most[0] == 1
+
+    def no_server(*args, **kw):
+        raise AssertionError("a server was started although every judgement is cached")
+
+    monkeypatch.setattr("themesim.llm.server.LlamaServer", no_server)
+    tables = {"a": pd.DataFrame({"text": A}), "b": pd.DataFrame({"text": B})}
+    ((pair, got, meta),) = KIND.similarity(spec, [("a", "b")], tables, cache=cache)
+    np.testing.assert_allclose(got, want())
+    assert srv.calls == len(A) * len(B)
+    assert meta["judge"]["server_id"].startswith(("llama-server ", "llama-cpp-python "))
