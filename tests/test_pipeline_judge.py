@@ -47,7 +47,10 @@ def test_the_workflow_runs_one_local_server_at_a_time(judged):
     """The run provides one llm_server, which the judge's jobs hold."""
     root, _ = judged
     first = sorted((root / ".snakemake" / "log").glob("*.snakemake.log"))[0].read_text()
-    assert re.search(r"^Provided resources: .*\bllm_server=1\b", first, re.MULTILINE), first[:2000]
+    provided = re.search(r"^Provided resources: (.*)$", first, re.MULTILINE).group(1)
+    assert re.search(r'\bllm_server=(Resource\("llm_server", )?1\b', provided), provided
+    held = re.findall(r"^\s+resources: .*\bllm_server=(\d+)", first, re.MULTILINE)
+    assert held == ["1"], held  # the one similarity_judge job
 
 
 def test_new_threshold_never_rejudges(judged):
