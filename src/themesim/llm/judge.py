@@ -67,8 +67,8 @@ class JudgeSettings:
     seed: int = 0
     n_ctx: int = 2048  # local server only
     threads: int | None = None  # local server only; None: the CPUs this process may use
-    # Local server only: "auto" ($THEMESIM_LLAMA_SERVER, else llama-cpp-python's), "native"
-    # (llama.cpp's llama-server, built by `make install`), "python".
+    # Local server only: "auto" (llama.cpp's llama-server when `make install` built it, else
+    # llama-cpp-python's; $THEMESIM_LLAMA_SERVER=python forces that), "native", "python".
     server: str = "auto"
     # Which server and build answered (themesim.llm.server.backend_id), for a base_url that is
     # a local server the caller started; part of the cache key. Set by judge_matrix itself when
