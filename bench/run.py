@@ -33,8 +33,12 @@ P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-
     The demo's human x llm_paraphrase themes (--p7-themes of each, default 10 x 10), a fresh
     judge cache per run; also the AUC of each mode's scores for the ground-truth paraphrase
     pairs (data/demo/README.md) against the unrelated pairs. --p7-backend native,python runs
-    each with llama.cpp's own llama-server (parallel slots) and with llama-cpp-python's server;
-    a backend named twice repeats its runs and prints the largest score change between them.
+    each with llama.cpp's own llama-server and with llama-cpp-python's server; a backend named
+    twice repeats its runs and prints the largest score change between them and whether they
+    are bit-identical; later backends print their score differences to the first. The server's
+    CPU seconds per judgement are printed too. --p7-parallel (llama-server's slots),
+    --p7-concurrency (requests in flight; the judge sends 1 to its local server) and
+    --p7-server-args (extra llama-server options, also named in the cache key) vary the setup.
 Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
 """
 
