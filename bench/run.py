@@ -695,7 +695,8 @@ def p7(a, state) -> None:
     # for the threads: LlamaServer(threads=None) now means every available core.
     runs = {
         "before": (replace(new, prompt="judge_v2", concurrency=2), None, lambda mode: True),
-        "after": (new, a.cores, lambda mode: mode == "logprob"),
+        # as the judge runs its local server: one slot, one request at a time
+        "after": (replace(new, concurrency=1), a.cores, lambda mode: mode == "logprob"),
     }
     for backend in a.p7_backend:
         for label in a.p7_runs:
@@ -720,7 +721,7 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
             threads=threads,
             logits_all=logits_all(mode),
             backend=backend,
-            parallel=a.p7_parallel or base.concurrency,
+            parallel=a.p7_parallel,
             extra_args=a.p7_server_args.split(),
         ) as srv:
             s = replace(
@@ -796,8 +797,10 @@ def main() -> None:
         help="local servers in P7: native (llama-server), python (llama-cpp-python), auto",
     )
     ap.add_argument("--p7-modes", type=lambda s: s.split(","), default=["json", "logprob"])
-    ap.add_argument("--p7-parallel", type=int, help="P7: server slots (default: the settings')")
-    ap.add_argument("--p7-concurrency", type=int, help="P7: requests in flight (default: 2)")
+    ap.add_argument("--p7-parallel", type=int, default=1, help="P7: llama-server's slots")
+    ap.add_argument(
+        "--p7-concurrency", type=int, help="P7: requests in flight (after: 1, before: 2)"
+    )
     ap.add_argument("--p7-server-args", default="", help="P7: extra llama-server options")
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
