@@ -582,3 +582,27 @@ def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, m
     np.testing.assert_allclose(got, want())
     assert srv.calls == len(A) * len(B)
     assert meta["judge"]["server_id"].startswith(("llama-server ", "llama-cpp-python "))
+
+
+def test_json_mode_on_llama_server_asks_for_compact_json(serve, tmp_path):
+    """llama-server's grammar for a JSON schema lets the model pretty-print (twice the
+    tokens): json requests to it carry a grammar of `{"score": S}` instead, keyed apart."""
+    from themesim.llm.judge import _compact_grammar, _request_body
+
+    native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
+    srv = serve(lambda n, body, headers: (200, completion('{"score": 0.7}'), 0))
+    cache = tmp_path / "c.sqlite"
+    judge_matrix(A[:1], B[:1], settings(srv.url, server_id=native), cache, progress=False)
+    judge_matrix(A[:1], B[:1], settings(srv.url, server_id="llama-cpp-python 0.3.36"), cache)
+    compact, schema = srv.bodies
+    assert (
+        compact["grammar"] == 'root ::= "{\\"score\\": " ("0" ("." [0-9]{1,3})? | "1" (".0")?) "}"'
+    )
+    assert "response_format" not in compact
+    assert schema["response_format"]["type"] == "json_object" and "grammar" not in schema
+    stored = sorted(json.loads(r["settings"]).get("grammar", "-") for r in rows(cache))
+    assert stored == ["-", "compact"]
+    assert _compact_grammar(load_prompt("judge_v3")) == 'root ::= "{\\"score\\": " ([0-9]{1,3}) "}"'
+    logprob = settings(srv.url, server_id=native, score_mode="logprob", prompt="judge_v3")
+    body = _request_body(logprob, "m", load_prompt("judge_v3", "logprob"), "a", "b", True)
+    assert "grammar" not in body and body["logprobs"] is True

@@ -169,7 +169,22 @@ def _answer_settings(settings: JudgeSettings) -> dict:
     # score: their scores never share a cache entry. Other endpoints keep their keys.
     if settings.server_id is not None:
         out["server"] = settings.server_id
+    if compact_json(settings):
+        out["grammar"] = "compact"
     return out
+
+
+def compact_json(settings: JudgeSettings) -> bool:
+    """json mode on llama-server: a grammar without free whitespace replaces the JSON schema,
+    whose grammar lets the model pretty-print (twice the tokens; bench/README.md P7)."""
+    server = settings.server_id or ""
+    return settings.score_mode == "json" and server.startswith("llama-server ")
+
+
+def _compact_grammar(prompt: JudgePrompt) -> str:
+    """GBNF of `{"score": S}`; parse_json_score still checks S's range."""
+    num = '"0" ("." [0-9]{1,3})? | "1" (".0")?' if prompt.scale == 1 else "[0-9]{1,3}"
+    return f'root ::= "{{\\"score\\": " ({num}) "}}"'
 
 
 def cache_key(
@@ -285,6 +300,8 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
     }
     if settings.score_mode == "logprob":
         body.update(logprobs=True, top_logprobs=10)
+    elif use_rf and compact_json(settings):
+        body["grammar"] = _compact_grammar(prompt)
     elif use_rf:
         body["response_format"] = {"type": "json_object", "schema": prompt.schema()}
     return body
