@@ -33,8 +33,12 @@ P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-
     The demo's human x llm_paraphrase themes (--p7-themes of each, default 10 x 10), a fresh
     judge cache per run; also the AUC of each mode's scores for the ground-truth paraphrase
     pairs (data/demo/README.md) against the unrelated pairs. --p7-backend native,python runs
-    each with llama.cpp's own llama-server (parallel slots) and with llama-cpp-python's server;
-    a backend named twice repeats its runs and prints the largest score change between them.
+    each with llama.cpp's own llama-server and with llama-cpp-python's server; a backend named
+    twice repeats its runs and prints the largest score change between them and whether they
+    are bit-identical; later backends print their score differences to the first. The server's
+    CPU seconds per judgement are printed too. --p7-parallel (llama-server's slots),
+    --p7-concurrency (requests in flight; the judge sends 1 to its local server) and
+    --p7-server-args (extra llama-server options, also named in the cache key) vary the setup.
 Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
 """
 
@@ -668,6 +672,12 @@ PARAPHRASE = {
 }  # fmt: skip
 
 
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def p7(a, state) -> None:
     from dataclasses import replace
 
@@ -685,7 +695,8 @@ def p7(a, state) -> None:
     # for the threads: LlamaServer(threads=None) now means every available core.
     runs = {
         "before": (replace(new, prompt="judge_v2", concurrency=2), None, lambda mode: True),
-        "after": (new, a.cores, lambda mode: mode == "logprob"),
+        # as the judge runs its local server: one slot, one request at a time
+        "after": (replace(new, concurrency=1), a.cores, lambda mode: mode == "logprob"),
     }
     for backend in a.p7_backend:
         for label in a.p7_runs:
@@ -710,10 +721,12 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
             threads=threads,
             logits_all=logits_all(mode),
             backend=backend,
-            parallel=base.concurrency,
+            parallel=a.p7_parallel,
+            extra_args=a.p7_server_args.split(),
         ) as srv:
             s = replace(
                 base,
+                concurrency=a.p7_concurrency or base.concurrency,
                 score_mode=mode,
                 base_url=srv.base_url,
                 model=packaged_model_name(),
@@ -722,26 +735,38 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
             cache = a.workdir / f"p7-{backend}-{label}-{mode}.sqlite"
             cache.unlink(missing_ok=True)
             load = os.getloadavg()[0]
+            cpu0 = proc_cpu_s(srv.proc.pid)
             t = time.perf_counter()
             scores, stats = judge_matrix(
                 ta["text"].tolist(), tb["text"].tolist(), s, cache, progress=False
             )
             wall = time.perf_counter() - t
+            cpu = proc_cpu_s(srv.proc.pid) - cpu0
             with sqlite3.connect(cache) as con:
                 per = [r[0] for r in con.execute("SELECT seconds FROM judgements")]
             auc = roc_auc_score(np.ravel(truth), np.ravel(scores))
             show(
                 f"{srv.backend_id} {label} {mode} ({s.prompt}, threads "
-                f"{threads or 'default'}, concurrency {s.concurrency})",
+                f"{threads or 'default'}, concurrency {s.concurrency}, slots {srv.parallel})",
                 f"{wall / n:.2f} s/judgement (wall {wall:.0f} s); median request "
                 f"{statistics.median(per):.2f} s; AUC {auc:.3f}; load {load:.1f}; "
-                f"{stats.prompt_tokens / n:.1f} prompt tokens/judgement",
+                f"{stats.prompt_tokens / n:.1f} prompt tokens/judgement; "
+                f"server CPU {cpu / n:.2f} s/judgement",
             )
             key = f"p7-{backend}-{label}-{mode}"
             if key in state:  # the same run again (e.g. --p7-backend native,native)
                 diff = np.nanmax(np.abs(state[key] - scores))
                 show("  max |score difference| to the previous identical run", f"{diff:.2g}")
+                bits = np.array_equal(state[key], scores)
+                show("  bit-identical to the previous identical run", "yes" if bits else "NO")
             state[key] = scores
+            first = state.setdefault(f"p7-first-{label}-{mode}", (backend, scores))
+            if first[0] != backend:  # against the first backend's scores of this mode
+                d = np.abs(first[1] - scores)
+                show(
+                    f"  |score difference| to {first[0]}",
+                    f"median {np.nanmedian(d):.2g}, max {np.nanmax(d):.2g}",
+                )
 
 
 def main() -> None:
@@ -772,6 +797,11 @@ def main() -> None:
         help="local servers in P7: native (llama-server), python (llama-cpp-python), auto",
     )
     ap.add_argument("--p7-modes", type=lambda s: s.split(","), default=["json", "logprob"])
+    ap.add_argument("--p7-parallel", type=int, default=1, help="P7: llama-server's slots")
+    ap.add_argument(
+        "--p7-concurrency", type=int, help="P7: requests in flight (after: 1, before: 2)"
+    )
+    ap.add_argument("--p7-server-args", default="", help="P7: extra llama-server options")
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
     keep = a.workdir is not None

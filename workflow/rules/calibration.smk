@@ -28,6 +28,7 @@ rule calibration:
     threads: 2
     resources:
         mem_mb=lambda wc: calibration_mem_mb(wc.method),
+        llm_server=lambda wc: llm_server_of(wc.method),
     params:
         kind=lambda wc: kind(wc.method),
         spec=lambda wc: calibration_spec(wc.method),

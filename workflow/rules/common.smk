@@ -14,6 +14,17 @@ CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 JUDGE_CACHE = "results/cache/judge.sqlite"  # accumulating: an input of no rule
+# Jobs that may start a local llama.cpp server (the judge's similarity and calibration, theme
+# generation, paraphrases) hold one llm_server each: one server (and model in memory) at a
+# time, unless `--resources llm_server=N` says otherwise. Local scope: each cluster job has
+# its own node, so a cluster run does not serialise them.
+LLM_SERVER = "llm_server"
+if LLM_SERVER not in workflow.global_resources:
+    workflow.register_resource(LLM_SERVER, 1)
+
+
+resource_scopes:
+    llm_server="local",
 
 
 wildcard_constraints:
@@ -190,6 +201,16 @@ def embed_mem_mb(method):
 def embedding_cache():
     """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
     return config.get("embedding_cache")
+
+
+def llm_server_of(method):
+    """1 when a method's similarity or calibration job may start a local LLM server."""
+    return int(kind_of(method).starts_llm_server(STUDY.methods[method]))
+
+
+def llm_server_for(settings):
+    """1 when LLM calls with these settings (generation, paraphrases) start a local server."""
+    return int(settings.get("base_url") is None)
 
 
 def kind(method):
