@@ -200,7 +200,8 @@ def floor_seconds(model: str, texts: list[str], cores: int, workdir: Path) -> fl
     subprocess.run(
         [sys.executable, "-c", code, model, str(listing), str(cores)],
         check=True,
-        env=env(workdir / "cache-floor"),
+        # As the embedding jobs: no OpenMP spin-waiting on shared cores.
+        env={"OMP_WAIT_POLICY": "PASSIVE"} | env(workdir / "cache-floor"),
     )
     return time.perf_counter() - t
 
