@@ -204,7 +204,8 @@ def floor_seconds(model: str, texts: list[str], cores: int, workdir: Path) -> fl
     subprocess.run(
         [sys.executable, "-c", code, model, str(listing), str(cores)],
         check=True,
-        env=env(workdir / "cache-floor"),
+        # As the embedding jobs: no OpenMP spin-waiting on shared cores.
+        env={"OMP_WAIT_POLICY": "PASSIVE"} | env(workdir / "cache-floor"),
     )
     return time.perf_counter() - t
 
@@ -476,9 +477,15 @@ def realistic_sets(folder: Path, n_sets: int, seed: int = 0) -> list[str]:
     return paths
 
 
-def load_study(root: Path, n_sets: int) -> Path:
+# plots.max_pair_heatmaps' default: above it a method draws one overview, not a heatmap a pair.
+MAX_PAIR_HEATMAPS = 200
+
+
+def load_study(root: Path, n_sets: int, overview: bool = False) -> Path:
     """All pairs, minilm + tfidf, every metric setting at its default (null pool 200,
-    bootstrap 1000)."""
+    bootstrap 1000). overview: the smaller sizes a prediction is fitted on draw the pair
+    overview as the target size will (max_pair_heatmaps 0), not one heatmap a pair: the fit
+    must see the cost the target size pays."""
     if root.exists():
         shutil.rmtree(root)
     paths = realistic_sets(root / "data", n_sets)
@@ -487,7 +494,7 @@ def load_study(root: Path, n_sets: int) -> Path:
         "theme_sets": [{"path": p} for p in paths],
         "comparisons": {"all_pairs": True},
         "methods": {m: METHODS[m] for m in ("minilm", "tfidf")},
-    }
+    } | ({"plots": {"max_pair_heatmaps": 0}} if overview else {})
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return root
@@ -614,7 +621,9 @@ def load(a, state) -> None:
             fits[m] = rule_benchmarks(a.workdir / f"load-{m}")  # measured by an earlier call
             show(f"{m} sets: benchmarks of the earlier run kept", f"{a.workdir / f'load-{m}'}")
             continue
-        root = load_study(a.workdir / f"load-{m}", m)
+        # The target's pairs without the reference: n - 1 of them are the reference's.
+        overview = pairs_of(n) - (n - 1) > MAX_PAIR_HEATMAPS
+        root = load_study(a.workdir / f"load-{m}", m, overview=overview)
         cache = a.workdir / f"cache-load-{m}"
         shutil.rmtree(cache, ignore_errors=True)
         r = timed_snakemake(root, cache, a.cores, a.workdir / f"load-{m}.log")
