@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import resource
@@ -210,6 +211,35 @@ def floor_seconds(model: str, texts: list[str], cores: int, workdir: Path) -> fl
     return time.perf_counter() - t
 
 
+def judge_floor_seconds(pairs: list[tuple[str, str]], cores: int, workdir: Path) -> float:
+    """One fresh process: import, start the default local judge server, score the pairs the
+    demo's judge asked (read from its cache) with the default settings into a fresh cache."""
+    listing = workdir / "floor-judge.json"
+    listing.write_text(json.dumps(pairs))
+    cache = workdir / "floor-judge.sqlite"
+    cache.unlink(missing_ok=True)
+    code = (
+        "import sys, json; from dataclasses import replace;"
+        "from themesim.llm.judge import JudgeSettings, judge_pairs;"
+        "from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path;"
+        "p = json.load(open(sys.argv[1])); s = JudgeSettings();"
+        "srv = LlamaServer(packaged_model_path(), n_ctx=s.n_ctx, threads=int(sys.argv[3]),"
+        " logits_all=s.score_mode == 'logprob', backend=s.server);"
+        "srv.__enter__();"
+        "l = replace(s, base_url=srv.base_url, model=packaged_model_name(),"
+        " server_id=srv.backend_id, concurrency=1);"
+        "judge_pairs([x[0] for x in p], [x[1] for x in p], l, sys.argv[2], progress=False);"
+        "srv.__exit__(None, None, None)"
+    )
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", code, str(listing), str(cache), str(cores)],
+        check=True,
+        env=env(workdir / "cache-floor"),
+    )
+    return time.perf_counter() - t
+
+
 def p6(a, state) -> None:
     print("P6  the demo study cold (fresh embedding cache) next to its floor")
     import pandas as pd
@@ -237,6 +267,15 @@ def p6(a, state) -> None:
                 texts |= set(pd.read_parquet(f, columns=[col])[col])
         s = floor_seconds(spec["model"], sorted(texts), a.cores, a.workdir)
         show(f"floor {method}: load + bare encode of {len(texts)} texts", f"{s:.1f} s")
+        floor += s
+    judged = res / "cache" / "judge.sqlite"
+    if judged.exists():
+        import sqlite3
+
+        with sqlite3.connect(judged) as con:
+            pairs = [tuple(r) for r in con.execute("SELECT text_a, text_b FROM judgements")]
+        s = judge_floor_seconds(sorted(set(pairs)), a.cores, a.workdir)
+        show(f"floor judge: server start + {len(set(pairs))} bare judgements", f"{s:.1f} s")
         floor += s
     show("floor (sum over models)", f"{floor:.1f} s")
     show("ratio demo / floor", f"{wall / floor:.2f}")
