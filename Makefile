@@ -19,8 +19,8 @@ $(STAMP): pyproject.toml requirements/constraints.txt requirements/models.txt re
 		-r requirements/models.txt -r requirements/models-llm.txt
 	touch $(STAMP)
 
-# llama.cpp's own server for the LLM judge (parallel slots, prompt cache), built once from the
-# llama.cpp source that the pinned llama-cpp-python vendors (its sdist from PyPI): the same
+# llama.cpp's own server, the LLM judge's default local server (prompt cache), built once from
+# the llama.cpp source that the pinned llama-cpp-python vendors (its sdist from PyPI): the same
 # portable CPU build, static so the binary stands alone, without the web UI (which would be
 # downloaded). The build is kept per pin in LLAMA_CACHE, so a new clone (CI) copies it instead
 # of compiling again (about 5 minutes on 2 cores), as pip's cache keeps the Python wheel.

@@ -33,8 +33,12 @@ P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-
     The demo's human x llm_paraphrase themes (--p7-themes of each, default 10 x 10), a fresh
     judge cache per run; also the AUC of each mode's scores for the ground-truth paraphrase
     pairs (data/demo/README.md) against the unrelated pairs. --p7-backend native,python runs
-    each with llama.cpp's own llama-server (parallel slots) and with llama-cpp-python's server;
-    a backend named twice repeats its runs and prints the largest score change between them.
+    each with llama.cpp's own llama-server and with llama-cpp-python's server; a backend named
+    twice repeats its runs and prints the largest score change between them and whether they
+    are bit-identical; later backends print their score differences to the first. The server's
+    CPU seconds per judgement are printed too. --p7-parallel (llama-server's slots),
+    --p7-concurrency (requests in flight; the judge sends 1 to its local server) and
+    --p7-server-args (extra llama-server options, also named in the cache key) vary the setup.
 Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
 """
 
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import resource
@@ -200,6 +205,36 @@ def floor_seconds(model: str, texts: list[str], cores: int, workdir: Path) -> fl
     subprocess.run(
         [sys.executable, "-c", code, model, str(listing), str(cores)],
         check=True,
+        # As the embedding jobs: no OpenMP spin-waiting on shared cores.
+        env={"OMP_WAIT_POLICY": "PASSIVE"} | env(workdir / "cache-floor"),
+    )
+    return time.perf_counter() - t
+
+
+def judge_floor_seconds(pairs: list[tuple[str, str]], cores: int, workdir: Path) -> float:
+    """One fresh process: import, start the default local judge server, score the pairs the
+    demo's judge asked (read from its cache) with the default settings into a fresh cache."""
+    listing = workdir / "floor-judge.json"
+    listing.write_text(json.dumps(pairs))
+    cache = workdir / "floor-judge.sqlite"
+    cache.unlink(missing_ok=True)
+    code = (
+        "import sys, json; from dataclasses import replace;"
+        "from themesim.llm.judge import JudgeSettings, judge_pairs;"
+        "from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path;"
+        "p = json.load(open(sys.argv[1])); s = JudgeSettings();"
+        "srv = LlamaServer(packaged_model_path(), n_ctx=s.n_ctx, threads=int(sys.argv[3]),"
+        " logits_all=s.score_mode == 'logprob', backend=s.server);"
+        "srv.__enter__();"
+        "l = replace(s, base_url=srv.base_url, model=packaged_model_name(),"
+        " server_id=srv.backend_id, concurrency=1);"
+        "judge_pairs([x[0] for x in p], [x[1] for x in p], l, sys.argv[2], progress=False);"
+        "srv.__exit__(None, None, None)"
+    )
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", code, str(listing), str(cache), str(cores)],
+        check=True,
         env=env(workdir / "cache-floor"),
     )
     return time.perf_counter() - t
@@ -232,6 +267,15 @@ def p6(a, state) -> None:
                 texts |= set(pd.read_parquet(f, columns=[col])[col])
         s = floor_seconds(spec["model"], sorted(texts), a.cores, a.workdir)
         show(f"floor {method}: load + bare encode of {len(texts)} texts", f"{s:.1f} s")
+        floor += s
+    judged = res / "cache" / "judge.sqlite"
+    if judged.exists():
+        import sqlite3
+
+        with sqlite3.connect(judged) as con:
+            pairs = [tuple(r) for r in con.execute("SELECT text_a, text_b FROM judgements")]
+        s = judge_floor_seconds(sorted(set(pairs)), a.cores, a.workdir)
+        show(f"floor judge: server start + {len(set(pairs))} bare judgements", f"{s:.1f} s")
         floor += s
     show("floor (sum over models)", f"{floor:.1f} s")
     show("ratio demo / floor", f"{wall / floor:.2f}")
@@ -472,9 +516,15 @@ def realistic_sets(folder: Path, n_sets: int, seed: int = 0) -> list[str]:
     return paths
 
 
-def load_study(root: Path, n_sets: int) -> Path:
+# plots.max_pair_heatmaps' default: above it a method draws one overview, not a heatmap a pair.
+MAX_PAIR_HEATMAPS = 200
+
+
+def load_study(root: Path, n_sets: int, overview: bool = False) -> Path:
     """All pairs, minilm + tfidf, every metric setting at its default (null pool 200,
-    bootstrap 1000)."""
+    bootstrap 1000). overview: the smaller sizes a prediction is fitted on draw the pair
+    overview as the target size will (max_pair_heatmaps 0), not one heatmap a pair: the fit
+    must see the cost the target size pays."""
     if root.exists():
         shutil.rmtree(root)
     paths = realistic_sets(root / "data", n_sets)
@@ -483,7 +533,7 @@ def load_study(root: Path, n_sets: int) -> Path:
         "theme_sets": [{"path": p} for p in paths],
         "comparisons": {"all_pairs": True},
         "methods": {m: METHODS[m] for m in ("minilm", "tfidf")},
-    }
+    } | ({"plots": {"max_pair_heatmaps": 0}} if overview else {})
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return root
@@ -610,7 +660,9 @@ def load(a, state) -> None:
             fits[m] = rule_benchmarks(a.workdir / f"load-{m}")  # measured by an earlier call
             show(f"{m} sets: benchmarks of the earlier run kept", f"{a.workdir / f'load-{m}'}")
             continue
-        root = load_study(a.workdir / f"load-{m}", m)
+        # The target's pairs without the reference: n - 1 of them are the reference's.
+        overview = pairs_of(n) - (n - 1) > MAX_PAIR_HEATMAPS
+        root = load_study(a.workdir / f"load-{m}", m, overview=overview)
         cache = a.workdir / f"cache-load-{m}"
         shutil.rmtree(cache, ignore_errors=True)
         r = timed_snakemake(root, cache, a.cores, a.workdir / f"load-{m}.log")
@@ -668,6 +720,12 @@ PARAPHRASE = {
 }  # fmt: skip
 
 
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def p7(a, state) -> None:
     from dataclasses import replace
 
@@ -685,7 +743,8 @@ def p7(a, state) -> None:
     # for the threads: LlamaServer(threads=None) now means every available core.
     runs = {
         "before": (replace(new, prompt="judge_v2", concurrency=2), None, lambda mode: True),
-        "after": (new, a.cores, lambda mode: mode == "logprob"),
+        # as the judge runs its local server: one slot, one request at a time
+        "after": (replace(new, concurrency=1), a.cores, lambda mode: mode == "logprob"),
     }
     for backend in a.p7_backend:
         for label in a.p7_runs:
@@ -710,10 +769,12 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
             threads=threads,
             logits_all=logits_all(mode),
             backend=backend,
-            parallel=base.concurrency,
+            parallel=a.p7_parallel,
+            extra_args=a.p7_server_args.split(),
         ) as srv:
             s = replace(
                 base,
+                concurrency=a.p7_concurrency or base.concurrency,
                 score_mode=mode,
                 base_url=srv.base_url,
                 model=packaged_model_name(),
@@ -722,26 +783,38 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
             cache = a.workdir / f"p7-{backend}-{label}-{mode}.sqlite"
             cache.unlink(missing_ok=True)
             load = os.getloadavg()[0]
+            cpu0 = proc_cpu_s(srv.proc.pid)
             t = time.perf_counter()
             scores, stats = judge_matrix(
                 ta["text"].tolist(), tb["text"].tolist(), s, cache, progress=False
             )
             wall = time.perf_counter() - t
+            cpu = proc_cpu_s(srv.proc.pid) - cpu0
             with sqlite3.connect(cache) as con:
                 per = [r[0] for r in con.execute("SELECT seconds FROM judgements")]
             auc = roc_auc_score(np.ravel(truth), np.ravel(scores))
             show(
                 f"{srv.backend_id} {label} {mode} ({s.prompt}, threads "
-                f"{threads or 'default'}, concurrency {s.concurrency})",
+                f"{threads or 'default'}, concurrency {s.concurrency}, slots {srv.parallel})",
                 f"{wall / n:.2f} s/judgement (wall {wall:.0f} s); median request "
                 f"{statistics.median(per):.2f} s; AUC {auc:.3f}; load {load:.1f}; "
-                f"{stats.prompt_tokens / n:.1f} prompt tokens/judgement",
+                f"{stats.prompt_tokens / n:.1f} prompt tokens/judgement; "
+                f"server CPU {cpu / n:.2f} s/judgement",
             )
             key = f"p7-{backend}-{label}-{mode}"
             if key in state:  # the same run again (e.g. --p7-backend native,native)
                 diff = np.nanmax(np.abs(state[key] - scores))
                 show("  max |score difference| to the previous identical run", f"{diff:.2g}")
+                bits = np.array_equal(state[key], scores)
+                show("  bit-identical to the previous identical run", "yes" if bits else "NO")
             state[key] = scores
+            first = state.setdefault(f"p7-first-{label}-{mode}", (backend, scores))
+            if first[0] != backend:  # against the first backend's scores of this mode
+                d = np.abs(first[1] - scores)
+                show(
+                    f"  |score difference| to {first[0]}",
+                    f"median {np.nanmedian(d):.2g}, max {np.nanmax(d):.2g}",
+                )
 
 
 def main() -> None:
@@ -772,6 +845,11 @@ def main() -> None:
         help="local servers in P7: native (llama-server), python (llama-cpp-python), auto",
     )
     ap.add_argument("--p7-modes", type=lambda s: s.split(","), default=["json", "logprob"])
+    ap.add_argument("--p7-parallel", type=int, default=1, help="P7: llama-server's slots")
+    ap.add_argument(
+        "--p7-concurrency", type=int, help="P7: requests in flight (after: 1, before: 2)"
+    )
+    ap.add_argument("--p7-server-args", default="", help="P7: extra llama-server options")
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
     keep = a.workdir is not None

@@ -20,6 +20,7 @@ run(
     seed=sm.params.seed,
     top_k=sm.params.top_k,
     segments=sm.input.segments[0] if sm.input.segments else None,
+    pairs=sm.input.pairs[0] if sm.input.pairs else None,
     threads=sm.threads,
     cache=sm.params.cache,
 )

@@ -8,6 +8,7 @@ import re
 import socket
 import sqlite3
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,10 +19,12 @@ from themesim.llm import server as llama_server
 from themesim.llm.judge import (
     JudgeError,
     JudgeSettings,
+    cache_key,
     judge_matrix,
     load_prompt,
     parse_json_score,
     parse_logprob_score,
+    request_workers,
 )
 
 A = ["Carers are tired 0", "Money worries 1", "Guilt about respite 2"]
@@ -381,8 +384,50 @@ def test_native_server_command(monkeypatch, tmp_path):
     assert (flag["--host"], flag["--port"], flag["--model"]) == ("127.0.0.1", "4711", "m.gguf")
     assert {"--cont-batching", "--cache-prompt", "--no-webui"} <= set(args)
     assert flag["--flash-attn"] == "off"
-    assert srv.backend_id == "llama-server 0.5.0-dev (build 1, commit 0c1e570)"
+    assert srv.backend_id == (
+        "llama-server 0.5.0-dev (build 1, commit 0c1e570), 3 slots, --flash-attn off"
+    )
     assert llama_server.backend_id("python").startswith("llama-cpp-python 0.3.")
+    # The default: one slot, so no request shares a batch with another.
+    one = llama_server.LlamaServer("m.gguf", n_ctx=1024)
+    one.port = 4711
+    args = one.command()
+    assert args[args.index("--parallel") + 1] == "1"
+    assert args[args.index("--ctx-size") + 1] == "1024"
+    assert one.backend_id.endswith("commit 0c1e570), 1 slot, --flash-attn off")
+
+
+def test_the_cache_key_names_the_server_and_its_configuration(monkeypatch, tmp_path):
+    """judge_matrix keys a local judgement by the server it starts, with its configuration:
+    another server, build, slot count or option never answers from those entries."""
+    from themesim.llm.judge import keyed_settings
+
+    binary = fake_binary(tmp_path)
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(binary))
+    started = llama_server.LlamaServer("m.gguf").backend_id
+    keyed, model, prompt = keyed_settings(JudgeSettings())
+    assert keyed.server_id == started and started.startswith("llama-server 0.5.0-dev")
+    ids = {
+        started,
+        llama_server.backend_id("native", parallel=2),
+        llama_server.LlamaServer("m.gguf", extra_args=["--ubatch-size", "64"]).backend_id,
+        llama_server.backend_id("python"),
+    }
+    (tmp_path / "b").mkdir()
+    newer = fake_binary(tmp_path / "b", "version: 0.6.0 (build 2, commit 1234567)")
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(newer))
+    ids.add(keyed_settings(JudgeSettings())[0].server_id)
+    monkeypatch.setenv(llama_server.SERVER_ENV, "python")
+    assert keyed_settings(JudgeSettings())[0].server_id == llama_server.backend_id("python")
+    assert len(ids) == 5, ids
+    keys = {cache_key(model, prompt, A[0], B[0], replace(keyed, server_id=i)) for i in ids}
+    assert len(keys) == 5
+
+
+def test_the_local_server_gets_one_request_at_a_time():
+    assert request_workers(JudgeSettings(concurrency=4)) == 1  # judge_matrix starts it
+    remote = JudgeSettings(base_url="http://127.0.0.1:9/v1", model="m", concurrency=4)
+    assert request_workers(remote) == 4
 
 
 def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
@@ -391,6 +436,10 @@ def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
     assert llama_server.native_server_path() is None
     with pytest.raises(InputError, match="make install"):
         llama_server.LlamaServer("m.gguf", backend="native")
+    with caplog.at_level(logging.INFO, logger="themesim.llm.server"):  # not built: fallback
+        assert llama_server.LlamaServer("m.gguf").backend == "python"
+    assert "falling back to python -m llama_cpp.server" in caplog.text
+    caplog.clear()
     monkeypatch.setenv(llama_server.SERVER_ENV, "native")  # asked for, not built: fallback
     with caplog.at_level(logging.WARNING, logger="themesim.llm.server"):
         assert llama_server.LlamaServer("m.gguf").backend == "python"
@@ -400,8 +449,8 @@ def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
     binary = fake_binary(built)
     assert llama_server.native_server_path() == binary
     assert llama_server.LlamaServer("m.gguf").binary == binary
-    monkeypatch.delenv(llama_server.SERVER_ENV)  # built, but auto means llama-cpp-python
-    assert llama_server.LlamaServer("m.gguf").backend == "python"
+    monkeypatch.delenv(llama_server.SERVER_ENV)  # built: auto means llama-server
+    assert llama_server.LlamaServer("m.gguf").binary == binary
     assert llama_server.LlamaServer("m.gguf", backend="native").binary == binary
     monkeypatch.setenv(llama_server.SERVER_ENV, "python")
     assert llama_server.LlamaServer("m.gguf").backend == "python"
@@ -487,3 +536,73 @@ def test_parts_are_joined_once_atomically(monkeypatch, tmp_path):
 def test_llama_server_binds_localhost_only():
     with pytest.raises(ValueError, match="127.0.0.1"):
         llama_server.LlamaServer("x.gguf", host="0.0.0.0")
+
+
+def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, monkeypatch):
+    """The judge method's similarity job starts the local server only for a missing
+    judgement; the first run's requests go one at a time (the local server's one slot)."""
+    import contextlib
+
+    import pandas as pd
+
+    from themesim.kinds.llm_judge import KIND
+    from themesim.llm import client
+
+    srv = serve()
+    in_flight, most = [0], [0]
+
+    @contextlib.contextmanager
+    def fake_local(base_url, **_):  # the "local server" is the fake endpoint
+        assert base_url is None
+        yield srv.url
+
+    def counted(*args, **kw):
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        try:
+            return post(*args, **kw)
+        finally:
+            in_flight[0] -= 1
+
+    post = client.post_chat
+    monkeypatch.setattr("themesim.llm.judge.post_chat", counted)
+    monkeypatch.setattr(client, "endpoint", fake_local)
+    spec = {"prompt": "judge_v1", "score_mode": "json", "concurrency": 4, "timeout_s": 5}
+    cache = tmp_path / "judge.sqlite"
+    S, _ = judge_matrix(A, B, JudgeSettings(**spec), cache, progress=False)
+    np.testing.assert_allclose(S, want())
+    assert srv.calls == len(A) * len(B) and most[0] == 1
+
+    def no_server(*args, **kw):
+        raise AssertionError("a server was started although every judgement is cached")
+
+    monkeypatch.setattr("themesim.llm.server.LlamaServer", no_server)
+    tables = {"a": pd.DataFrame({"text": A}), "b": pd.DataFrame({"text": B})}
+    ((pair, got, meta),) = KIND.similarity(spec, [("a", "b")], tables, cache=cache)
+    np.testing.assert_allclose(got, want())
+    assert srv.calls == len(A) * len(B)
+    assert meta["judge"]["server_id"].startswith(("llama-server ", "llama-cpp-python "))
+
+
+def test_json_mode_on_llama_server_asks_for_compact_json(serve, tmp_path):
+    """llama-server's grammar for a JSON schema lets the model pretty-print (twice the
+    tokens): json requests to it carry a grammar of `{"score": S}` instead, keyed apart."""
+    from themesim.llm.judge import _compact_grammar, _request_body
+
+    native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
+    srv = serve(lambda n, body, headers: (200, completion('{"score": 0.7}'), 0))
+    cache = tmp_path / "c.sqlite"
+    judge_matrix(A[:1], B[:1], settings(srv.url, server_id=native), cache, progress=False)
+    judge_matrix(A[:1], B[:1], settings(srv.url, server_id="llama-cpp-python 0.3.36"), cache)
+    compact, schema = srv.bodies
+    assert (
+        compact["grammar"] == 'root ::= "{\\"score\\": " ("0" ("." [0-9]{1,3})? | "1" (".0")?) "}"'
+    )
+    assert "response_format" not in compact
+    assert schema["response_format"]["type"] == "json_object" and "grammar" not in schema
+    stored = sorted(json.loads(r["settings"]).get("grammar", "-") for r in rows(cache))
+    assert stored == ["-", "compact"]
+    assert _compact_grammar(load_prompt("judge_v3")) == 'root ::= "{\\"score\\": " ([0-9]{1,3}) "}"'
+    logprob = settings(srv.url, server_id=native, score_mode="logprob", prompt="judge_v3")
+    body = _request_body(logprob, "m", load_prompt("judge_v3", "logprob"), "a", "b", True)
+    assert "grammar" not in body and body["logprobs"] is True

@@ -70,9 +70,31 @@ def test_default_settings_start_their_own_server(server, tmp_path):
     assert got[0, 0] == pytest.approx(want[0, 0], abs=0.05)
 
 
+@pytest.mark.slow
+def test_the_default_local_server_gives_the_same_scores_on_every_run(tmp_path):
+    """Two runs with fresh caches of the server judge_matrix starts by default (llama-server
+    with one slot when `make install` built it): every score equal bit for bit."""
+    runs = []
+    for i in (1, 2):
+        cache = tmp_path / f"run{i}.sqlite"
+        scores, stats = judge_matrix(A, B, JudgeSettings(), cache, progress=False)
+        assert (stats.done, stats.cached, stats.failed) == (9, 0, 0)
+        with sqlite3.connect(cache) as con:
+            servers = {
+                json.loads(r[0])["server"] for r in con.execute("SELECT settings FROM judgements")
+            }
+        runs.append(scores)
+    print("scores:\n", np.round(runs[0], 4), servers)
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert runs[0][0, 0] >= runs[0][0, 1] + 0.3  # sleep loss: paraphrase vs football
+    (server,) = servers
+    if native_server_path() is not None:
+        assert server.startswith("llama-server ") and server.endswith(", 1 slot, --flash-attn off")
+
+
 def test_the_native_llama_server_is_the_one_started_when_built(tmp_path):
-    """With llama-server built (`make install`), backend "native" runs it, with its parallel
-    slots, and its logprob scores are probabilities that put a paraphrase above an unrelated
+    """With llama-server built (`make install`), backend "native" runs it, with one slot,
+    and its logprob scores are probabilities that put a paraphrase above an unrelated
     pair."""
     binary = native_server_path()
     if binary is None:
@@ -88,7 +110,7 @@ def _judge_natively(server, binary, tmp_path):
     assert Path(f"/proc/{server.proc.pid}/exe").resolve() == binary.resolve()
     assert server.backend_id.startswith("llama-server ") and "commit" in server.backend_id
     slots = requests.get(server.base_url.removesuffix("/v1") + "/slots", timeout=10).json()
-    assert len(slots) == 2 and {s["n_ctx"] for s in slots} == {2048}
+    assert len(slots) == 1 and {s["n_ctx"] for s in slots} == {2048}
 
     s = JudgeSettings(
         base_url=server.base_url, model=packaged_model_name(), server_id=server.backend_id

@@ -1,5 +1,6 @@
 """The llm_judge method inside the workflow, with a real llama.cpp server on 127.0.0.1."""
 
+import re
 import sqlite3
 
 import numpy as np
@@ -40,6 +41,16 @@ def test_judge_scores_written_and_cached(judged):
     assert rows == [("ok", 4)]
     meta = table.schema.metadata[b"themesim.similarity"].decode()
     assert "qwen2.5-coder-1.5b" in meta and "api_key" not in meta
+
+
+def test_the_workflow_runs_one_local_server_at_a_time(judged):
+    """The run provides one llm_server, which the judge's jobs hold."""
+    root, _ = judged
+    first = sorted((root / ".snakemake" / "log").glob("*.snakemake.log"))[0].read_text()
+    provided = re.search(r"^Provided resources: (.*)$", first, re.MULTILINE).group(1)
+    assert re.search(r'\bllm_server=(Resource\("llm_server", )?1\b', provided), provided
+    held = re.findall(r"^\s+resources: .*\bllm_server=(\d+)", first, re.MULTILINE)
+    assert held == ["1"], held  # the one similarity_judge job
 
 
 def test_new_threshold_never_rejudges(judged):

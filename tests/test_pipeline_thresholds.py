@@ -111,7 +111,16 @@ def test_calibrated_thresholds_and_scale(study):
     cfg["calibration"] = {"pairs": "data/rated.csv", "bootstrap": {"n": 50, "seed": 0}}
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     counts = job_counts(snakemake(study, "-n", "--cores", "2", *TARGETS).stdout)
-    # Calibration encodes the rated texts itself; no theme embedding or similarity reruns.
+    # minilm's embedding job now reads the rated pairs (it puts their vectors in the cache);
+    # tfidf embeds nothing, so its similarity does not rerun.
+    assert counts["embed"] == 1 and counts["calibration"] == 2, counts
+    assert counts["metrics"] == 2 and "similarity_tfidf" not in counts, counts
+    snakemake(study, "--cores", "2", *TARGETS)
+    # The calibration job found every rated text in the cache: no second model load.
+    assert ": 0 encoded, " in (study / "logs/calibration/minilm.log").read_text()
+    # An edit of the rated pairs reruns calibration alone (ancient input of embed).
+    (study / "data" / "rated.csv").write_text(RATED.replace("in the afternoon", "at dusk"))
+    counts = job_counts(snakemake(study, "-n", "--cores", "2", *TARGETS).stdout)
     assert counts == {"calibration": 2, "metrics": 2}, counts
     snakemake(study, "--cores", "2", *TARGETS)
     cal = pd.read_csv(study / "results/calibration/minilm.csv").iloc[0]

@@ -2,6 +2,7 @@ rule calibration:
     input:
         pairs=lambda wc: calibration_settings()["pairs"],
         embeddings=lambda wc: calibration_embeddings(wc.method),
+        embedded=lambda wc: calibration_after_embed(wc.method),
         themes=lambda wc: calibration_themes(wc.method),
         matrices=lambda wc: calibration_matrices(wc.method),
         code=code("calibration.py"),
@@ -27,6 +28,7 @@ rule calibration:
     threads: 2
     resources:
         mem_mb=lambda wc: calibration_mem_mb(wc.method),
+        llm_server=lambda wc: llm_server_of(wc.method),
     params:
         kind=lambda wc: kind(wc.method),
         spec=lambda wc: calibration_spec(wc.method),

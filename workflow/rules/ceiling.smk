@@ -10,6 +10,8 @@ rule paraphrase_reference:
     log:
         "logs/ceiling/paraphrases.log",
     threads: 2
+    resources:
+        llm_server=llm_server_for(paraphrase_settings()),
     params:
         settings=paraphrase_settings(),
         cache="results/cache/paraphrase.sqlite",

@@ -18,6 +18,17 @@ CODE_DEPS = CodeDeps(
 )
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 JUDGE_CACHE = "results/cache/judge.sqlite"  # accumulating: an input of no rule
+# Jobs that may start a local llama.cpp server (the judge's similarity and calibration, theme
+# generation, paraphrases) hold one llm_server each: one server (and model in memory) at a
+# time, unless `--resources llm_server=N` says otherwise. Local scope: each cluster job has
+# its own node, so a cluster run does not serialise them.
+LLM_SERVER = "llm_server"
+if LLM_SERVER not in workflow.global_resources:
+    workflow.register_resource(LLM_SERVER, 1)
+
+
+resource_scopes:
+    llm_server="local",
 
 
 wildcard_constraints:
@@ -194,6 +205,16 @@ def embed_mem_mb(method):
 def embedding_cache():
     """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
     return config.get("embedding_cache")
+
+
+def llm_server_of(method):
+    """1 when a method's similarity or calibration job may start a local LLM server."""
+    return int(kind_of(method).starts_llm_server(STUDY.methods[method]))
+
+
+def llm_server_for(settings):
+    """1 when LLM calls with these settings (generation, paraphrases) start a local server."""
+    return int(settings.get("base_url") is None)
 
 
 def kind(method):
@@ -416,6 +437,38 @@ def calibration_cache(method):
     """The judge's judgement cache (the one its similarity rule fills) for a kind that keeps
     one, else the embedding cache setting."""
     return JUDGE_CACHE if kind_of(method).judge_cache else embedding_cache()
+
+
+def embeds_rated_pairs(method):
+    """The embedding job of the method whose model scores this method's rated pairs puts
+    their vectors in the cache (steps.embed.calibration_texts): no second model load."""
+    k = kind_of(method)
+    return has_calibration(method) and k.reads_embeddings and cache_on()
+
+
+def cache_on():
+    return embedding_cache() not in (False, "")
+
+
+def embedded_rated_pairs(method):
+    """The rated pairs an embedding job encodes (for every method scoring with its model).
+    ancient: an edit of the file reruns the calibration jobs, which encode its new texts,
+    not the embedding job and everything made from its files."""
+    users = [
+        m
+        for m in STUDY.methods
+        if embeds_rated_pairs(m)
+        and kind_of(m).embeddings_of(m, STUDY.methods[m]) == method
+    ]
+    return [ancient(calibration_settings()["pairs"])] if users else []
+
+
+def calibration_after_embed(method):
+    """An embedding file of the model's job, so calibration runs after it fills the cache."""
+    if not embeds_rated_pairs(method):
+        return []
+    base = kind_of(method).embeddings_of(method, STUDY.methods[method])
+    return embedding_files(base, [STUDY.reference])
 
 
 def calibration_mem_mb(method):

@@ -11,6 +11,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods_with("own_embeddings")
         input:
             themes=theme_parquets(),
             segments=segment_parquets(),
+            pairs=lambda wc: embedded_rated_pairs(wc.method),
             code=code("embed.py"),
         output:
             embeddings=expand(

@@ -14,6 +14,7 @@ if STUDY.generated:
         threads: 2
         resources:
             mem_mb=4000,
+            llm_server=llm_server_for(STUDY.generate),
         params:
             runs=STUDY.generated,
             settings=STUDY.generate,

@@ -161,6 +161,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
         threads: 2
         resources:
             mem_mb=4000,
+            llm_server=lambda wc: llm_server_of(wc.method),
         params:
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),

@@ -6,6 +6,8 @@ seconds and the CLI and the workflow parse must not pay for it.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import hashlib
 import json
 import logging
@@ -135,13 +137,23 @@ def resolve_model(model: str, path: str | None = None) -> ModelSource:
 _MODELS: dict = {}  # loaded models by (path, device, dtype): one load per process
 
 
+def import_torch():
+    """torch, with OpenMP threads that sleep rather than spin while they wait for work
+    (unless the user set OMP_WAIT_POLICY): spinning threads slow the other jobs sharing the
+    cores. OpenMP reads the setting when torch loads it, so it is set before the import."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
+
+    return torch
+
+
 def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float32"):
     """The SentenceTransformer for a source, loaded once per process."""
     key = (source.path, device, dtype)
     if key not in _MODELS:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import torch
+        torch = import_torch()
         from sentence_transformers import SentenceTransformer
 
         kwargs = {}
@@ -181,14 +193,16 @@ def encode(
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    set_threads(threads)
+    used = set_threads(threads)
     model = load_model(source, device=device, dtype=dtype)
+    if used:
+        log.info("%s: %d torch threads (the job's %s)", source.model, used, threads)
     warn_truncated(model, texts, source.model)
     lengths = token_lengths(model, texts)
     order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
     rows = batch_rows(batch_size)
     out = None
-    start = 0
+    start = passes = 0
     while start < len(order):
         stop = start
         while (
@@ -211,7 +225,29 @@ def encode(
             out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
         out[idx] = emb[: len(idx)]
         start = stop
+        passes += 1
+        if passes % TRIM_EVERY == 0:
+            release_freed_memory()
     return out
+
+
+TRIM_EVERY = 8  # forward passes between returns of freed heap memory (2 ms each)
+
+
+@functools.cache
+def _malloc_trim():
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+def release_freed_memory() -> None:
+    """Give the heap memory torch freed back to the system (glibc keeps it): each new token
+    length leaves freed blocks behind, +53 MB of peak RSS over 48 passes with MiniLM."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 CANON_ROWS = 8  # texts per forward pass; few texts share a token length, so keep it small
@@ -233,9 +269,7 @@ def set_threads(threads: int | None) -> int | None:
     except AttributeError:
         cpus = os.cpu_count() or 1
     threads = max(1, min(int(threads), cpus))
-    import torch
-
-    torch.set_num_threads(threads)
+    import_torch().set_num_threads(threads)
     return threads
 
 

@@ -69,6 +69,11 @@ class Kind:
         keys = self.similarity_keys
         return {"kind": self.name} | {k: spec[k] for k in keys if spec.get(k) is not None}
 
+    def starts_llm_server(self, spec: dict) -> bool:
+        """Whether its similarity and calibration jobs may start a local LLM server (the
+        workflow lets one such job run at a time: resource llm_server)."""
+        return False
+
     def check(self, name: str, spec: dict) -> None:
         """Parse-time checks of one method's settings beyond the schema."""
 

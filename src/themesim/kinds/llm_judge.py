@@ -47,13 +47,23 @@ class LlmJudge(Kind):
     judge_cache = True
     calibrates = True
 
+    def starts_llm_server(self, spec):
+        return spec.get("base_url") is None
+
     def similarity(self, spec, pairs, tables, *, cache=None, threads=None, **_):
         from dataclasses import asdict, replace
 
-        from themesim.llm.judge import JudgeSettings
+        from themesim.llm.judge import JudgeSettings, uncached
 
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
+        shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
         if settings.base_url is not None:
+            del shown["base_url"]
+            judged = _judge_all(settings, pairs, tables, cache)
+        elif not any(
+            uncached(tables[a]["text"], tables[b]["text"], settings, cache) for a, b in pairs
+        ):
+            # Every judgement is cached (a rerun): no server starts.
             judged = _judge_all(settings, pairs, tables, cache)
         else:
             from themesim.llm.server import (
@@ -63,29 +73,31 @@ class LlmJudge(Kind):
             )
 
             # One local server for the whole job; the cache key names the model and the server
-            # build, not the port. json mode needs no logprobs: llama-cpp-python's server then
-            # skips the logits of prompt tokens.
+            # (build and configuration), not the port. json mode needs no logprobs:
+            # llama-cpp-python's server then skips the logits of prompt tokens. One request at a
+            # time: the server's one slot sees them in the same order on every run.
             with LlamaServer(
                 packaged_model_path(),
                 n_ctx=settings.n_ctx,
                 threads=threads,
                 logits_all=settings.score_mode == "logprob",
                 backend=settings.server,
-                parallel=settings.concurrency,
             ) as srv:
                 local = replace(
                     settings,
                     base_url=srv.base_url,
                     model=packaged_model_name(),
                     server_id=srv.backend_id,
+                    concurrency=1,
                 )
                 judged = _judge_all(local, pairs, tables, cache)
-            shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
-            shown |= {"model": packaged_model_name(), "server_id": local.server_id}
-            judged = {pair: (S, shown) for pair, (S, _) in judged.items()}
+        if settings.base_url is None:
+            from themesim.llm.judge import keyed_settings
+
+            keyed, model, _ = keyed_settings(settings)
+            shown |= {"model": model, "server_id": keyed.server_id}
         for pair in pairs:
-            S, shown = judged[pair]
-            yield pair, S, {"judge": shown}
+            yield pair, judged[pair], {"judge": shown}
 
     def pair_scores(self, spec, texts_a, texts_b, *, cache=None, threads=None, **_):
         """The judge's score of (text_a, text_b), asked as a matrix asks (theme of A first),
@@ -110,12 +122,9 @@ class LlmJudge(Kind):
 
 def _judge_all(settings, pairs, tables: dict, cache) -> dict:
     """Judge every pair of every comparison; a failure names the pair and keeps the cache."""
-    from dataclasses import asdict
-
     from themesim.errors import StepError
     from themesim.llm.judge import JudgeError, judge_matrix
 
-    shown = {k: v for k, v in asdict(settings).items() if k not in ("api_key_env", "base_url")}
     out = {}
     for a, b in pairs:
         try:
@@ -125,7 +134,7 @@ def _judge_all(settings, pairs, tables: dict, cache) -> dict:
         except JudgeError as e:
             raise StepError(f"judging {a} vs {b}: {e}") from e
         log.info("judge %s vs %s: %s", a, b, stats)
-        out[(a, b)] = (S, shown)
+        out[(a, b)] = S
     return out
 
 

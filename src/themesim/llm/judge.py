@@ -67,8 +67,8 @@ class JudgeSettings:
     seed: int = 0
     n_ctx: int = 2048  # local server only
     threads: int | None = None  # local server only; None: the CPUs this process may use
-    # Local server only: "auto" ($THEMESIM_LLAMA_SERVER, else llama-cpp-python's), "native"
-    # (llama.cpp's llama-server, built by `make install`), "python".
+    # Local server only: "auto" (llama.cpp's llama-server when `make install` built it, else
+    # llama-cpp-python's; $THEMESIM_LLAMA_SERVER=python forces that), "native", "python".
     server: str = "auto"
     # Which server and build answered (themesim.llm.server.backend_id), for a base_url that is
     # a local server the caller started; part of the cache key. Set by judge_matrix itself when
@@ -169,7 +169,22 @@ def _answer_settings(settings: JudgeSettings) -> dict:
     # score: their scores never share a cache entry. Other endpoints keep their keys.
     if settings.server_id is not None:
         out["server"] = settings.server_id
+    if compact_json(settings):
+        out["grammar"] = "compact"
     return out
+
+
+def compact_json(settings: JudgeSettings) -> bool:
+    """json mode on llama-server: a grammar without free whitespace replaces the JSON schema,
+    whose grammar lets the model pretty-print (twice the tokens; bench/README.md P7)."""
+    server = settings.server_id or ""
+    return settings.score_mode == "json" and server.startswith("llama-server ")
+
+
+def _compact_grammar(prompt: JudgePrompt) -> str:
+    """GBNF of `{"score": S}`; parse_json_score still checks S's range."""
+    num = '"0" ("." [0-9]{1,3})? | "1" (".0")?' if prompt.scale == 1 else "[0-9]{1,3}"
+    return f'root ::= "{{\\"score\\": " ({num}) "}}"'
 
 
 def cache_key(
@@ -285,6 +300,8 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
     }
     if settings.score_mode == "logprob":
         body.update(logprobs=True, top_logprobs=10)
+    elif use_rf and compact_json(settings):
+        body["grammar"] = _compact_grammar(prompt)
     elif use_rf:
         body["response_format"] = {"type": "json_object", "schema": prompt.schema()}
     return body
@@ -367,6 +384,14 @@ def request_order(texts_a, texts_b, both_orders: bool = False) -> list[tuple[str
     return list(dict.fromkeys(order))
 
 
+def request_workers(settings: JudgeSettings) -> int:
+    """Requests in flight: `concurrency` for an endpoint, 1 for the local server judge_matrix
+    starts, whose one slot then sees the requests in the same order on every run (its KV cache
+    reuse, and so the last digits of a score, follow that order). A caller that starts the
+    local server itself passes concurrency 1 for the same reason."""
+    return settings.concurrency if settings.base_url is not None else 1
+
+
 def judge_matrix(
     texts_a: list[str],
     texts_b: list[str],
@@ -418,13 +443,8 @@ def judge_pairs(
     return scores, stats
 
 
-def _judge_ordered(order, settings, cache_path, progress):
-    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
-
-    Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
-    and the failure message ("" when every judgement is ok).
-    """
-    t0 = time.monotonic()
+def keyed_settings(settings: JudgeSettings):
+    """(settings with the local server's id, model, prompt): what a cache key is made of."""
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
     if settings.base_url is None:
@@ -433,6 +453,31 @@ def _judge_ordered(order, settings, cache_path, progress):
         from themesim.llm.server import backend_id
 
         settings = replace(settings, server_id=backend_id(settings.server))
+    return settings, model, prompt
+
+
+def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
+    """How many judgements of the texts_a x texts_b matrix the cache lacks: 0 means
+    judge_matrix answers from the cache alone, with no server."""
+    texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
+    order = request_order(texts_a, texts_b, settings.both_orders)
+    settings, model, prompt = keyed_settings(settings)
+    keys = [cache_key(model, prompt, a, b, settings) for a, b in order]
+    con = open_cache(cache_path)
+    try:
+        return len(keys) - len(_cached_ok(con, keys))
+    finally:
+        con.close()
+
+
+def _judge_ordered(order, settings, cache_path, progress):
+    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
+
+    Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
+    and the failure message ("" when every judgement is ok).
+    """
+    t0 = time.monotonic()
+    settings, model, prompt = keyed_settings(settings)
     key = _api_key(settings)
     redact = _Redactor(key)
 
@@ -504,7 +549,6 @@ def _run_misses(
                 label="judge",
                 logits_all=settings.score_mode == "logprob",
                 backend=settings.server,
-                parallel=settings.concurrency,
             )
         )
         url = f"{base_url}/chat/completions"
@@ -520,7 +564,7 @@ def _run_misses(
             )
         )
         bar.set_postfix(done=0, cached=stats.cached, failed=0)
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=settings.concurrency))
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=request_workers(settings)))
         futures = {
             pool.submit(
                 _judge_one, settings, url, headers, model, prompt, *jobs[k], state, redact

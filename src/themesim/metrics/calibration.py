@@ -8,7 +8,6 @@ with a bootstrap interval. A threshold is one of the observed scores, used as `s
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -38,13 +37,10 @@ def read_rated_pairs(path, positive_from=None) -> pd.DataFrame:
 
     A rating counts as a match from `positive_from` up (calibration.positive_from).
     """
+    from themesim.io.rated_pairs import read_pairs_csv
+
     where = str(path)
-    if not Path(path).is_file():
-        raise InputError(where, "file not found", "Point calibration.pairs at a CSV file")
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise InputError(where, f"is not a readable UTF-8 CSV ({e})", "Save it as CSV") from e
+    df = read_pairs_csv(path)
     missing = [c for c in ("text_a", "text_b") if c not in df.columns]
     if missing:
         raise InputError(

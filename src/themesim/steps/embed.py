@@ -1,8 +1,10 @@
 """Embedding rules: theme sets, word-salad nulls, keywords and transcript segments.
 
 embed_method is the workflow's one embedding job per method: one model load, and every text
-the method needs encoded in one call (sorted, deduplicated, through the vector cache). The
-per-kind functions below it embed one file each (tests and single-file use)."""
+the method needs encoded in one call (sorted, deduplicated, through the vector cache),
+including the rated pairs of `calibration.pairs`, which are only cached: the calibration job
+then finds them there and never loads the model. The per-kind functions below it embed one
+file each (tests and single-file use)."""
 
 from __future__ import annotations
 
@@ -101,13 +103,15 @@ def embed_method(
     seed: int = 0,
     top_k: int = 5,
     segments=None,
+    pairs=None,
     threads=1,
     cache=False,
 ) -> None:
     """Every file a method embeds, from one encode of its distinct texts.
 
     themes: set -> theme parquet; out: {"embeddings"|"keywords"|"nulls": {set: path},
-    "segments": path or None}. The files are those the per-kind functions write.
+    "segments": path or None}. The files are those the per-kind functions write. pairs: the
+    rated-pairs CSV whose texts go into the vector cache only (none without a cache).
     """
     from dataclasses import asdict
 
@@ -129,6 +133,8 @@ def embed_method(
     texts += [w for kws in keywords.values() for ws in kws for w in ws]
     texts += [t for salad, _ in salads.values() for t in salad]
     texts += seg["text"].tolist() if seg is not None else []
+    rated = calibration_texts(pairs, cache)
+    texts += rated
     unique = sorted(set(texts))  # one order and composition, whatever the sets' order
     emb, source = (
         encode_with(spec, unique, threads, cache=cache, what=method)
@@ -177,3 +183,21 @@ def embed_method(
         0 if seg is None else len(seg),
         len(unique),
     )
+    if rated:
+        log.info("%s: %d texts of rated pairs (%s) in the vector cache", method, len(rated), pairs)
+
+
+def calibration_texts(pairs, cache) -> list[str]:
+    """The rated pairs' texts when there is a vector cache to leave them in; a file the
+    calibration step will reject is logged and skipped, so it fails that step alone."""
+    from themesim.embed.cache import cache_dir
+    from themesim.errors import InputError
+    from themesim.io.rated_pairs import rated_pair_texts
+
+    if not pairs or cache_dir(cache) is None:
+        return []
+    try:
+        return rated_pair_texts(pairs)
+    except InputError as e:
+        log.warning("rated pairs not embedded here (the calibration step reports it): %s", e)
+        return []
