@@ -42,6 +42,15 @@ def test_plot_and_metric_scripts_run_their_modules():
         assert "themesim.report.plots" not in modules(script), script
 
 
+def test_report_parts_runs_its_five_steps_not_the_heatmaps():
+    """One job for five steps still depends only on the functions its script calls."""
+    parts = modules("report_parts.py")
+    for module in ("themesim.report.headline", "themesim.report.plots.distributions"):
+        assert module in parts, module
+    assert "themesim.metrics.coverage" not in parts  # the heatmaps' one-to-one pairs
+    assert "themesim.metrics.method_scale" not in parts
+
+
 def test_every_script_has_existing_code_files():
     for script in sorted(SCRIPTS.glob("*.py")):
         files = script_code(script, SRC)
@@ -85,18 +94,47 @@ def test_only_the_called_functions_count(tmp_path):
     assert "themesim.lib.other" in script_modules(both, pkg)
 
 
+def test_code_deps_kept_between_runs_until_a_package_file_changes(tmp_path, monkeypatch):
+    import themesim.deps as deps
+
+    pkg = tmp_path / "themesim"
+    (pkg / "lib").mkdir(parents=True)
+    for init in (pkg / "__init__.py", pkg / "lib" / "__init__.py"):
+        init.write_text("")
+    (pkg / "lib" / "a.py").write_text("X = 1\n")
+    (pkg / "lib" / "b.py").write_text("Y = 2\n")
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "s.py").write_text("from themesim.lib.a import X\n")
+    cache = tmp_path / "work" / ".snakemake" / "deps.json"
+
+    first = deps.CodeDeps(scripts, pkg, cache).files("s.py")
+    assert [Path(f).name for f in first] == ["__init__.py", "__init__.py", "a.py"]
+    assert cache.is_file()
+
+    # A second run reads the file: no parsing at all.
+    def no_parsing(*args):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(deps, "script_code", no_parsing)
+    assert deps.CodeDeps(scripts, pkg, cache).files("s.py") == first
+    monkeypatch.undo()
+
+    # An edit to a module (a new import) is seen at the next run (a new process: no parse
+    # trees kept in memory).
+    (pkg / "lib" / "a.py").write_text("from themesim.lib import b\nX = 1\n")
+    deps._tree.cache_clear()
+    deps._module_imports.cache_clear()
+    again = deps.CodeDeps(scripts, pkg, cache).files("s.py")
+    assert again == first + [str(pkg / "lib" / "b.py")]
+
+
 # ---------------------------------------------------------------- in the workflow
 
-PLOT_RULES = {
-    "plots",
-    "methods_side_by_side",
-    "plot_distributions",
-    "theme_map",
-    "plot_runs",
-    "grounding_plots",
-}
-# The headline rule draws the interval figure, so it reads the plot modules too.
-REPORT_RULES = {"summary_report", "headline_table", "tables_workbook", "all"}
+PLOT_RULES = {"plots", "plot_runs", "grounding_plots"}
+# report_parts draws the headline intervals, methods side by side, distributions and theme
+# maps beside the headline and workbook tables, so it reads the plot modules too.
+REPORT_RULES = {"summary_report", "report_parts", "all"}
 NOTHING = "Nothing to be done"
 
 
@@ -163,8 +201,8 @@ def test_copy_imports_its_own_package(workflow_copy):
 def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
     counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
     assert set(counts) == PLOT_RULES | REPORT_RULES, counts
-    assert counts["plots"] == 2 and counts["theme_map"] == 2  # one job per method
-    assert counts["plot_runs"] == 2 and counts["summary_report"] == 1
+    assert counts["plots"] == 2 and counts["plot_runs"] == 2  # one job per method
+    assert counts["report_parts"] == 1 and counts["summary_report"] == 1
 
 
 def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):

@@ -2,7 +2,7 @@ import re
 from pathlib import Path
 
 from themesim.config import generated_csv, pair_name, prepare
-from themesim.deps import script_code
+from themesim.deps import CodeDeps
 from themesim import kinds
 from themesim.errors import exit_on_error
 from themesim.io.manifest import MANIFEST, missing
@@ -12,6 +12,10 @@ from themesim.similarity import tfidf_options
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 SRC = Path(workflow.basedir) / "src" / "themesim"
+# Kept between runs in the working directory, recomputed when a package file changes.
+CODE_DEPS = CodeDeps(
+    Path(workflow.basedir) / "scripts", SRC, ".snakemake/themesim/code-deps.json"
+)
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 JUDGE_CACHE = "results/cache/judge.sqlite"  # accumulating: an input of no rule
 # Jobs that may start a local llama.cpp server (the judge's similarity and calibration, theme
@@ -35,7 +39,7 @@ def code(script):
     """The package files a rule's script runs, derived from its imports (themesim.deps):
     Snakemake cannot see an edit to an imported module, so they are inputs of the rule.
     """
-    return script_code(Path(workflow.basedir) / "scripts" / script, SRC)
+    return CODE_DEPS.files(script)
 
 
 def regex_of(methods):
@@ -649,6 +653,76 @@ def method_plot_files(method):
     if has_runs(method):
         files["runs_png"] = f"{d}/run_consistency.png"
     return files
+
+
+# For report_parts (report.smk), the job of the report's tables and of the figures that read
+# only metric tables; the paths are those of the five jobs it replaced.
+HEADLINE_CSV = "results/report/headline.csv"
+HEADLINE_FILES = {
+    "csv": HEADLINE_CSV,
+    "tex": "results/report/headline.tex",
+    "png": "results/report/headline_intervals.png",
+    "svg": "results/report/headline_intervals.svg",
+}
+WORKBOOK = "results/report/tables.xlsx"
+SIDE_BY_SIDE_FILES = {
+    "png": "results/plots/methods_side_by_side.png",
+    "svg": "results/plots/methods_side_by_side.svg",
+}
+
+
+def theme_map_methods():
+    return [m for m in STUDY.methods if has_theme_map(m)]
+
+
+def method_figure_files(method):
+    """A method's figures drawn by report_parts: PNG and SVG by name (the theme map only for
+    a kind with theme vectors)."""
+    d = f"results/plots/{method}"
+    names = ["distributions", "confidence"] + (
+        ["theme_map"] if has_theme_map(method) else []
+    )
+    return {f"{n}_{ext}": f"{d}/{n}.{ext}" for n in names for ext in ("png", "svg")}
+
+
+def report_parts_outputs():
+    """report_parts' outputs but the workbook, the PNGs wrapped for `snakemake --report` as
+    before."""
+    h, sbs = HEADLINE_FILES, SIDE_BY_SIDE_FILES
+    # Imported under another name: a line may not start with Snakemake's `report` keyword.
+    from snakemake.io import report as in_report
+
+    out = [
+        in_report(h["csv"], caption="../report/headline.rst", category="Summary"),
+        h["tex"],
+        in_report(
+            h["png"], caption="../report/headline_intervals.rst", category="Summary"
+        ),
+        h["svg"],
+        in_report(
+            sbs["png"],
+            caption="../report/side_by_side.rst",
+            category="Methods side by side",
+        ),
+        sbs["svg"],
+    ]
+    categories = {
+        "distributions": "Distributions",
+        "confidence": "Confidence profiles",
+        "theme_map": "Theme maps",
+    }
+    for m in STUDY.methods:
+        for name, path in method_figure_files(m).items():
+            figure, ext = name.rsplit("_", 1)
+            if ext == "png":
+                path = in_report(
+                    path,
+                    caption=f"../report/{figure}.rst",
+                    category=categories[figure],
+                    subcategory=m,
+                )
+            out.append(path)
+    return out
 
 
 def precomputed_files():

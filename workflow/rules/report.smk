@@ -82,45 +82,52 @@ rule summary_report:
         "../../scripts/report.py"
 
 
-rule headline_table:
+# One job for the report's tables and the figures that read only metric tables (headline,
+# workbook, methods side by side, each method's distributions and theme map): one interpreter
+# start and one import of pandas, matplotlib and openpyxl instead of one per figure.
+rule report_parts:
     input:
         comparisons=expand(
             "results/metrics/{method}/comparisons.csv", method=STUDY.methods
         ),
-        code=code("headline.py"),
+        sweeps=expand("results/metrics/{method}/sweep.csv", method=STUDY.methods),
+        themes_tables=expand(
+            "results/metrics/{method}/themes.csv", method=STUDY.methods
+        ),
+        # The workbook's first sheet, headline.csv, is written by this job.
+        tables=[t for t in workbook_tables().values() if t != HEADLINE_CSV],
+        themes=theme_parquets(),
+        embeddings=sorted(
+            {f for m in theme_map_methods() for f in theme_map_embeddings(m)}
+        ),
+        code=code("report_parts.py"),
     output:
-        csv=report(
-            "results/report/headline.csv",
-            caption="../report/headline.rst",
-            category="Summary",
-        ),
-        tex="results/report/headline.tex",
-        png=report(
-            "results/report/headline_intervals.png",
-            caption="../report/headline_intervals.rst",
-            category="Summary",
-        ),
-        svg="results/report/headline_intervals.svg",
+        *report_parts_outputs(),
+        workbook=WORKBOOK,
     log:
-        "logs/report/headline.log",
+        "logs/report/report_parts.log",
+    benchmark:
+        "benchmarks/report_parts/all.tsv"
     params:
         methods=list(STUDY.methods),
         ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
+        thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
+        headline=HEADLINE_FILES,
+        tables=workbook_tables(),
+        side_by_side=SIDE_BY_SIDE_FILES,
+        figures={m: method_figure_files(m) for m in STUDY.methods},
+        op={m: method_op(m) for m in STUDY.methods},
+        gamma=STUDY.metrics["gamma"],
+        sets=list(STUDY.sets),
+        theme_maps={
+            m: {
+                "kind": kind(m),
+                "d": STUDY.methods[m].get("d"),
+                "embeddings": theme_map_embeddings(m),
+            }
+            for m in theme_map_methods()
+        },
         reference=STUDY.reference,
         max_panels=max_pair_panels(),
     script:
-        "../../scripts/headline.py"
-
-
-rule tables_workbook:
-    input:
-        tables=list(workbook_tables().values()),
-        code=code("tables_workbook.py"),
-    output:
-        "results/report/tables.xlsx",
-    log:
-        "logs/report/tables_workbook.log",
-    params:
-        titles=list(workbook_tables()),
-    script:
-        "../../scripts/tables_workbook.py"
+        "../../scripts/report_parts.py"

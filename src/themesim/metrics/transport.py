@@ -7,6 +7,7 @@ of its mass untransported instead of being forced onto a poor match.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -44,6 +45,23 @@ def _marginal(w, n: int, name: str) -> np.ndarray:
     return w
 
 
+def _pot():
+    """POT without what this numpy code never uses: its torch backend (seconds to import) and
+    scikit-learn, which `ot.lowrank` imports for an optional k-means start (~0.3 s)."""
+    if "ot" in sys.modules:
+        return sys.modules["ot"]
+    os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
+    blocked = "sklearn.cluster" not in sys.modules
+    if blocked:
+        sys.modules["sklearn.cluster"] = None  # `import sklearn.cluster` raises ImportError
+    try:
+        import ot
+    finally:
+        if blocked:
+            del sys.modules["sklearn.cluster"]
+    return ot
+
+
 def unbalanced_plan(
     S,
     *,
@@ -61,10 +79,7 @@ def unbalanced_plan(
     Large reg_m approaches balanced OT (and needs more iterations); small reg_m lets more mass
     stay behind. Deterministic: plain matrix scaling from fixed starting values.
     """
-    # POT would otherwise import torch (seconds) for a backend this numpy code never uses.
-    os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
-    import ot
-
+    ot = _pot()
     S = _as_matrix(S)
     n_a, n_b = S.shape
     a = _marginal(a, n_a, "a")

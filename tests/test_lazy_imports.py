@@ -1,0 +1,51 @@
+"""Job start-up: a workflow job is a fresh Python process, so a module-level import of a heavy
+library is paid by every job that reaches the module, whether it calls it or not."""
+
+import subprocess
+import sys
+
+from helpers import REPO
+
+
+def loaded_after(code: str, modules: list[str]) -> dict[str, bool]:
+    """Which of `modules` are imported after running `code` in a fresh interpreter."""
+    probe = f"import sys\n{code}\nprint(' '.join(str(m in sys.modules) for m in {modules!r}))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    ).stdout.split()
+    return dict(zip(modules, [x == "True" for x in out], strict=True))
+
+
+def test_the_plot_step_does_not_import_scipy_stats():
+    """The heatmaps use the Hungarian pairs (scipy.optimize), not the baselines' percentile."""
+    loaded = loaded_after(
+        "from themesim.steps.plots import method_plots\n"
+        "import themesim.metrics.calibration, themesim.metrics.coverage\n"
+        "import themesim.metrics.method_scale, themesim.report.plots, themesim.similarity",
+        ["scipy.optimize", "scipy.stats", "scipy.sparse.csgraph", "sklearn"],
+    )
+    assert loaded == {
+        "scipy.optimize": True,
+        "scipy.stats": False,
+        "scipy.sparse.csgraph": False,
+        "sklearn": False,
+    }
+
+
+def test_transport_imports_pot_without_torch_or_sklearn_and_leaves_sklearn_importable():
+    loaded = loaded_after(
+        "import numpy as np\n"
+        "from themesim.metrics.transport import unbalanced_plan\n"
+        "plan = unbalanced_plan(np.array([[0.9, 0.1], [0.2, 0.8]]))\n"
+        "assert plan[0, 0] > plan[0, 1] and plan[1, 1] > plan[1, 0], plan\n"
+        "loaded_before = 'sklearn' in sys.modules or 'torch' in sys.modules\n"
+        "assert not loaded_before\n"
+        "import sklearn.cluster",
+        ["ot", "torch", "sklearn.cluster"],
+    )
+    # POT loaded without the two; a later `import sklearn.cluster` elsewhere still works.
+    assert loaded == {"ot": True, "torch": False, "sklearn.cluster": True}
