@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 import yaml
-from test_pipeline import job_counts, make_study, snakemake
+from helpers import job_counts, make_study, snakemake
 
 # A second B set with five themes, so that every set has a within-set spread (z defined).
 LLM5 = """id,name,description
