@@ -295,3 +295,67 @@ def make_qdpx(tmp_path, xml, entries=None, name="proj.qdpx"):
         for k, v in (entries or {"sources/s2.txt": TEXT_B}).items():
             z.writestr(k, v)
     return p
+
+
+def comparison_row(method, set_a, set_b, threshold, **metrics):
+    """One comparisons.csv row of a report test: every column 0 but those given."""
+    from themesim.report.tables import COMPARISON_COLUMNS
+
+    row = dict.fromkeys(COMPARISON_COLUMNS, 0.0)
+    row.update(method=method, set_a=set_a, set_b=set_b, threshold=threshold, op="ge", n_a=4, n_b=3)
+    row.update(metrics)
+    return row
+
+
+def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
+    """A method's metric tables (and a heatmap, a sweep PNG) as the report reads them."""
+    import numpy as np
+    import pandas as pd
+
+    from themesim.report import plots
+    from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
+
+    d = tmp_path / "out" / method
+    d.mkdir(parents=True)
+    comp = d / "comparisons.csv"
+    columns = list(dict.fromkeys(COMPARISON_COLUMNS + [k for r in rows for k in r]))
+    pd.DataFrame(rows, columns=columns).to_csv(comp, index=False)
+    themes = d / "themes.csv"
+    guilt, duty = ("H01", "Guilt and obligation"), ("L02", "Duty | care")
+    theme_rows = [
+        # A "NA" theme name must stay a name, not become missing.
+        [method, "human", "llm", "a", *guilt, *duty, 0.81, 0.40, *duty, 0.81],
+        [method, "human", "llm", "a", "H02", "NA", "L01", "Money worries", 0.33, 0.20, "", "", ""],
+        [method, "human", "llm", "b", *duty, *guilt, 0.81, 0.55, *guilt, 0.81],
+    ]
+    pd.DataFrame(theme_rows, columns=THEME_COLUMNS).to_csv(themes, index=False)
+    sweep = d / "sweep.csv"
+    pd.DataFrame(rows, columns=COMPARISON_COLUMNS).to_csv(sweep, index=False)
+    heatmaps = {}
+    if with_heatmap:
+        S = np.array([[0.81, 0.2, 0.1], [0.3, 0.33, 0.2], [0.1, 0.1, 0.6], [0.0, 0.2, 0.1]])
+        heatmaps["human__vs__llm"] = plots.heatmap(
+            S,
+            ["a1", "a2", "a3", "a4"],
+            ["b1", "b2", "b3"],
+            threshold=0.5,
+            op="ge",
+            title="t",
+            out_png=d / "heat.png",
+        )
+    sweep_png = None
+    if with_sweep:
+        sweep_png = d / "sweep.png"
+        sweep_png.write_bytes(
+            b"\x89PNG\r\n\x1a\n" + method.encode()
+        )  # content irrelevant, only embedded
+    return {
+        "description": f"{method} cosine similarity",
+        "thresholds": sorted({r["threshold"] for r in rows}),
+        "op": "ge",
+        "comparisons_csv": str(comp),
+        "themes_csv": str(themes),
+        "sweep_csv": str(sweep),
+        "heatmaps": heatmaps,
+        "sweep_png": sweep_png,
+    }

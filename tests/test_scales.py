@@ -104,7 +104,7 @@ def test_z_default_threshold_and_config_checks(tmp_path):
 
 def test_report_shows_the_decision_table(tmp_path):
     import pandas as pd
-    from test_report import comparison_row, write_method
+    from helpers import comparison_row, write_method
 
     from themesim.report.views import _method_view
 
