@@ -85,3 +85,28 @@ def test_tables_workbook_one_sheet_per_table(tmp_path):
     time.sleep(2.1)  # zip times have 2-second resolution
     tables_workbook(tables={"headline": a, long: b, long + " again": b}, out=out)
     assert out.read_bytes() == first  # byte-identical on rerun
+
+
+def test_tables_workbook_leaves_a_large_table_to_its_csv(tmp_path):
+    from openpyxl import load_workbook
+
+    from themesim.steps.report import tables_workbook
+
+    small = tmp_path / "small.csv"
+    pd.DataFrame({"f1": [0.5, float("nan")], "z": [float("inf"), -1.0]}).to_csv(small, index=False)
+    large = tmp_path / "large.csv"
+    pd.DataFrame({"a": range(3), "b": range(3)}).to_csv(large, index=False)
+    out = tmp_path / "tables.xlsx"
+    tables_workbook(tables={"small": small, "large": large}, out=out, max_cells=5)
+    wb = load_workbook(out)
+    assert wb.sheetnames == ["sheets", "small"]  # 3 rows x 2 columns = 6 cells > 5
+    index = [[c.value for c in r] for r in wb["sheets"].iter_rows()]
+    assert index[0] == ["sheet", "table", "file", "rows", "in_workbook"]
+    assert index[1] == ["small", "small", str(small), 2, "yes"]
+    assert index[2] == [None, "large", str(large), 3, "no: 3 rows; open the CSV"]
+    # Missing values stay empty cells and infinities text: Excel has neither as a number.
+    assert [[c.value for c in r] for r in wb["small"].iter_rows()] == [
+        ["f1", "z"],
+        [0.5, "inf"],
+        [None, -1],
+    ]
