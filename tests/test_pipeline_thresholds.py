@@ -155,7 +155,8 @@ def test_every_comparison_flagged_under_z(tmp_path):
     plots = ["results/plots/minilm/distributions.png", "results/plots/minilm/confidence.png"]
     snakemake(root, "--cores", "2", *plots)
     comp = pd.read_csv(root / "results/metrics/minilm/comparisons.csv")
-    assert comp["scale_flag"].notna().all() and "hungarian_f1" not in comp  # not scored
+    assert comp["scale_flag"].notna().all() and comp["hungarian_f1"].isna().all()  # not scored
+    assert comp["n_b"].tolist() == [2]  # the set sizes are kept
     themes = pd.read_csv(root / "results/metrics/minilm/themes.csv")
     assert themes.empty and {"set_a", "side", "category", "category_threshold"} <= set(themes)
     assert all((root / p).stat().st_size > 0 for p in plots)

@@ -37,9 +37,15 @@ def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.Data
 
 
 def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
-    """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN."""
+    """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN (every
+    metric column present, so the table has the same columns whether or not any is scored)."""
+    from themesim.metrics.coverage import METRIC_COLUMNS
+
     n_a, n_b = S.shape
-    return pd.DataFrame({"threshold": list(thresholds), "n_a": n_a, "n_b": n_b, "scale_flag": flag})
+    rows = pd.DataFrame({"threshold": list(thresholds)})
+    for col in METRIC_COLUMNS:
+        rows[col] = {"n_a": n_a, "n_b": n_b}.get(col, np.nan)
+    return rows.assign(scale_flag=flag)
 
 
 def metric_tables(
@@ -176,9 +182,11 @@ def metric_tables(
         else:
             all_themes = pd.concat(per_theme, ignore_index=True)
             comp = [join_ceiling(comp, all_themes, ceiling, reference, to_scale)]
+    from themesim.metrics.coverage import METRIC_COLUMNS
+
     for frames, out, key in (
         (comp, out_comparisons, PAIR_COLUMNS),
-        (swp, out_sweep, PAIR_COLUMNS),
+        (swp, out_sweep, PAIR_COLUMNS + METRIC_COLUMNS),
         (per_theme, out_themes, THEME_KEY_COLUMNS),
         (splits, out_splits, PAIR_COLUMNS),
     ):
