@@ -631,21 +631,28 @@ def pairs_of(n: int) -> int:
 def predict(
     fits: dict[int, dict[str, dict]], n: int, cores: int, key: str = "s"
 ) -> tuple[dict, float]:
-    """Per rule, job seconds (`key`: wall `s` or `cpu_time`) = a x sets + b x pairs solved
-    from two measured sizes, at n sets; and a wall time: every job shares the cores, the two
-    metrics jobs (one per method) side by side."""
-    (n1, r1), (n2, r2) = sorted(fits.items())[:2]
-    A = np.array([[n1, pairs_of(n1)], [n2, pairs_of(n2)]], dtype=float)
+    """Per rule, job seconds (`key`: wall `s` or `cpu_time`) at n sets, from the measured
+    sizes: with three or more, c + a x sets + b x pairs by least squares (c: the job's fixed
+    start-up, which two small sizes confuse with the per-set term); with two, a x sets +
+    b x pairs. And a wall time: every job shares the cores, the two metrics jobs (one per
+    method) side by side."""
+    sizes = sorted(fits)
+    three = len(sizes) >= 3
+    A = np.array([([1.0] if three else []) + [m, pairs_of(m)] for m in sizes], dtype=float)
+    x_n = np.array(([1.0] if three else []) + [n, pairs_of(n)])
     out = {}
-    for rule in sorted(set(r1) | set(r2)):
-        y = [r1.get(rule, {key: 0.0})[key], r2.get(rule, {key: 0.0})[key]]
-        a, b = np.linalg.solve(A, y)
-        # A negative term is noise of a shared machine: the other term alone.
-        if b < 0:
-            a, b = y[1] / n2, 0.0
-        elif a < 0:
-            a, b = 0.0, y[1] / pairs_of(n2)
-        out[rule] = a * n + b * pairs_of(n)
+    for rule in sorted(set().union(*(fits[m] for m in sizes))):
+        y = np.array([fits[m].get(rule, {key: 0.0})[key] for m in sizes])
+        coef = np.linalg.lstsq(A, y, rcond=None)[0]
+        # A negative term is noise of a shared machine: refit without it.
+        while (coef < 0).any() and A.shape[1] > 1:
+            keep = coef >= 0
+            coef_k = np.linalg.lstsq(A[:, keep], y, rcond=None)[0]
+            coef = np.zeros_like(coef)
+            coef[keep] = coef_k
+            if (coef_k >= 0).all():
+                break
+        out[rule] = float(max(x_n @ coef, 0.0))
     per_metrics_job = out.get("metrics", 0.0) / 2  # two methods, two jobs
     rest = sum(v for k, v in out.items() if k != "metrics")
     return out, rest / cores + max(per_metrics_job, out.get("metrics", 0.0) / cores)
