@@ -636,6 +636,8 @@ def predict(
     start-up, which two small sizes confuse with the per-set term); with two, a x sets +
     b x pairs. And a wall time: every job shares the cores, the two metrics jobs (one per
     method) side by side."""
+    from scipy.optimize import nnls
+
     sizes = sorted(fits)
     three = len(sizes) >= 3
     A = np.array([([1.0] if three else []) + [m, pairs_of(m)] for m in sizes], dtype=float)
@@ -643,15 +645,8 @@ def predict(
     out = {}
     for rule in sorted(set().union(*(fits[m] for m in sizes))):
         y = np.array([fits[m].get(rule, {key: 0.0})[key] for m in sizes])
-        coef = np.linalg.lstsq(A, y, rcond=None)[0]
-        # A negative term is noise of a shared machine: refit without it.
-        while (coef < 0).any() and A.shape[1] > 1:
-            keep = coef >= 0
-            coef_k = np.linalg.lstsq(A[:, keep], y, rcond=None)[0]
-            coef = np.zeros_like(coef)
-            coef[keep] = coef_k
-            if (coef_k >= 0).all():
-                break
+        # Non-negative least squares: a negative term would be noise of a shared machine.
+        coef = nnls(A, y)[0]
         out[rule] = float(max(x_n @ coef, 0.0))
     per_metrics_job = out.get("metrics", 0.0) / 2  # two methods, two jobs
     rest = sum(v for k, v in out.items() if k != "metrics")
@@ -686,7 +681,11 @@ def load(a, state) -> None:
     rules, wall = {}, float("nan")
     for size in sorted(set(a.load_predict_at) | {n}) if len(fits) >= 2 else ():
         rules_at, wall_at = predict(fits, size, a.cores)
-        show(f"prediction at {size} sets ({pairs_of(size)} pairs per method)", f"{wall_at:.0f} s")
+        cpu_at = sum(predict(fits, size, a.cores, key="cpu_time")[0].values())
+        show(
+            f"prediction at {size} sets ({pairs_of(size)} pairs per method)",
+            f"{wall_at:.0f} s; job CPU {cpu_at:.0f} s ({cpu_at / a.cores:.0f} s on idle cores)",
+        )
         if size == n:
             rules, wall = rules_at, wall_at
     for rule, s in sorted(rules.items(), key=lambda kv: -kv[1]):
