@@ -70,6 +70,32 @@ def calibration_plot(scores, labels, fit, summary, *, title: str, out_png, out_s
     return save_png(calibration_figure(scores, labels, fit, summary, title), out_png, out_svg)
 
 
+def _first_threshold_rows(headline: pd.DataFrame, method: str) -> pd.DataFrame:
+    """The method's row at its first threshold, per comparison."""
+    rows = headline[headline["method"] == method]
+    return rows.groupby(["set_a", "set_b"], sort=False).head(1)
+
+
+def _interval_dots(ax, first: pd.DataFrame, y: dict, metric: str) -> None:
+    """A dot (and its interval's bar) for each comparison that has a row `y`."""
+    for r in first.to_dict("records"):
+        yy = y.get((r["set_a"], r["set_b"]))
+        if yy is None:
+            continue
+        lo, hi = r.get(f"{metric}_ci_low"), r.get(f"{metric}_ci_high")
+        if pd.notna(lo) and pd.notna(hi):
+            ax.plot([lo, hi], [yy, yy], color=MATCH, linewidth=2, solid_capstyle="butt")
+        ax.plot([r[metric]], [yy], "o", color="black", markersize=5)
+
+
+def _interval_panel(ax, method: str, first: pd.DataFrame, metric: str) -> None:
+    theta = first["threshold"].iloc[0] if len(first) else float("nan")
+    ax.set_title(f"{method} (θ {theta:g})", fontsize=9)
+    ax.set_xlim(-0.02, 1.02)
+    ax.grid(axis="x", linewidth=0.4, alpha=0.5)
+    ax.set_xlabel(metric.replace("_", " "), fontsize=8)
+
+
 def headline_intervals_figure(headline: pd.DataFrame, metric: str = "hungarian_f1") -> Figure:
     """Dot and whisker per comparison (rows) and method (one panel each, never pooled): the
     metric at each method's first threshold with its bootstrap interval."""
@@ -79,19 +105,9 @@ def headline_intervals_figure(headline: pd.DataFrame, metric: str = "hungarian_f
     axes = np.atleast_1d(fig.subplots(1, len(methods), sharey=True, squeeze=False)[0])
     y = {c: i for i, c in enumerate(comps)}
     for ax, method in zip(axes, methods, strict=True):
-        rows = headline[headline["method"] == method]
-        first = rows.groupby(["set_a", "set_b"], sort=False).head(1)
-        for r in first.to_dict("records"):
-            yy = y[(r["set_a"], r["set_b"])]
-            lo, hi = r.get(f"{metric}_ci_low"), r.get(f"{metric}_ci_high")
-            if pd.notna(lo) and pd.notna(hi):
-                ax.plot([lo, hi], [yy, yy], color=MATCH, linewidth=2, solid_capstyle="butt")
-            ax.plot([r[metric]], [yy], "o", color="black", markersize=5)
-        theta = first["threshold"].iloc[0] if len(first) else float("nan")
-        ax.set_title(f"{method} (θ {theta:g})", fontsize=9)
-        ax.set_xlim(-0.02, 1.02)
-        ax.grid(axis="x", linewidth=0.4, alpha=0.5)
-        ax.set_xlabel(metric.replace("_", " "), fontsize=8)
+        first = _first_threshold_rows(headline, method)
+        _interval_dots(ax, first, y, metric)
+        _interval_panel(ax, method, first, metric)
     axes[0].set_yticks(range(len(comps)), [f"{a} vs {b}" for a, b in comps], fontsize=8)
     axes[0].invert_yaxis()
     return fig
@@ -112,16 +128,8 @@ def headline_intervals_summary_figure(
     axes = np.atleast_1d(fig.subplots(1, len(methods), sharey=True, squeeze=False)[0])
     y = {c: i for i, c in enumerate(shown)}
     for ax, method in zip(axes, methods, strict=True):
-        rows = headline[headline["method"] == method]
-        first = rows.groupby(["set_a", "set_b"], sort=False).head(1)
-        for r in first.to_dict("records"):
-            yy = y.get((r["set_a"], r["set_b"]))
-            if yy is None:
-                continue
-            lo, hi = r.get(f"{metric}_ci_low"), r.get(f"{metric}_ci_high")
-            if pd.notna(lo) and pd.notna(hi):
-                ax.plot([lo, hi], [yy, yy], color=MATCH, linewidth=2, solid_capstyle="butt")
-            ax.plot([r[metric]], [yy], "o", color="black", markersize=5)
+        first = _first_threshold_rows(headline, method)
+        _interval_dots(ax, first, y, metric)
         values = pd.to_numeric(first[metric], errors="coerce").dropna().to_numpy(float)
         if len(values):
             ax.boxplot(
@@ -134,11 +142,7 @@ def headline_intervals_summary_figure(
                 manage_ticks=False,
                 medianprops={"color": "black", "linewidth": 2},
             )
-        theta = first["threshold"].iloc[0] if len(first) else float("nan")
-        ax.set_title(f"{method} (θ {theta:g})", fontsize=9)
-        ax.set_xlim(-0.02, 1.02)
-        ax.grid(axis="x", linewidth=0.4, alpha=0.5)
-        ax.set_xlabel(metric.replace("_", " "), fontsize=8)
+        _interval_panel(ax, method, first, metric)
     labels = [f"{a} vs {b}" for a, b in shown] + [f"all {len(comps):,} comparisons (box)"]
     axes[0].set_yticks(range(len(labels)), labels, fontsize=8)
     axes[0].set_ylim(len(labels) - 0.5, -0.5)
