@@ -218,18 +218,12 @@ def judge_floor_seconds(pairs: list[tuple[str, str]], cores: int, workdir: Path)
     listing.write_text(json.dumps(pairs))
     cache = workdir / "floor-judge.sqlite"
     cache.unlink(missing_ok=True)
+    # judge_pairs starts the default local server itself, as the calibration job does.
     code = (
         "import sys, json; from dataclasses import replace;"
         "from themesim.llm.judge import JudgeSettings, judge_pairs;"
-        "from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path;"
-        "p = json.load(open(sys.argv[1])); s = JudgeSettings();"
-        "srv = LlamaServer(packaged_model_path(), n_ctx=s.n_ctx, threads=int(sys.argv[3]),"
-        " logits_all=s.score_mode == 'logprob', backend=s.server);"
-        "srv.__enter__();"
-        "l = replace(s, base_url=srv.base_url, model=packaged_model_name(),"
-        " server_id=srv.backend_id, concurrency=1);"
-        "judge_pairs([x[0] for x in p], [x[1] for x in p], l, sys.argv[2], progress=False);"
-        "srv.__exit__(None, None, None)"
+        "p = json.load(open(sys.argv[1])); s = replace(JudgeSettings(), threads=int(sys.argv[3]));"
+        "judge_pairs([x[0] for x in p], [x[1] for x in p], s, sys.argv[2], progress=False)"
     )
     t = time.perf_counter()
     subprocess.run(
