@@ -510,8 +510,11 @@ def realistic_sets(folder: Path, n_sets: int, seed: int = 0) -> list[str]:
     return paths
 
 
-# plots.max_pair_heatmaps' default: above it a method draws one overview, not a heatmap a pair.
-MAX_PAIR_HEATMAPS = 200
+def max_pair_heatmaps_default() -> int:
+    """plots.max_pair_heatmaps' default (the schema's): above it a method draws one overview,
+    not a heatmap a pair."""
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    return schema["properties"]["plots"]["properties"]["max_pair_heatmaps"]["default"]
 
 
 def load_study(root: Path, n_sets: int, overview: bool = False) -> Path:
@@ -651,13 +654,14 @@ def load(a, state) -> None:
     n = a.load_sets
     print(f"LOAD  {n} realistic sets, all pairs, minilm + tfidf, nulls on, --cores {a.cores}")
     fits: dict[int, dict] = {}
+    # The target's pairs without the reference (n - 1 are the reference's) decide whether it
+    # draws the overview; the sizes the prediction is fitted on draw it then too.
+    overview = pairs_of(n) - (n - 1) > max_pair_heatmaps_default()
     for m in a.load_predict:
         if a.load_keep and (a.workdir / f"load-{m}" / "benchmarks").is_dir():
             fits[m] = rule_benchmarks(a.workdir / f"load-{m}")  # measured by an earlier call
             show(f"{m} sets: benchmarks of the earlier run kept", f"{a.workdir / f'load-{m}'}")
             continue
-        # The target's pairs without the reference: n - 1 of them are the reference's.
-        overview = pairs_of(n) - (n - 1) > MAX_PAIR_HEATMAPS
         root = load_study(a.workdir / f"load-{m}", m, overview=overview)
         cache = a.workdir / f"cache-load-{m}"
         shutil.rmtree(cache, ignore_errors=True)
