@@ -206,9 +206,10 @@ def tables_workbook(*, tables: dict, out, max_cells: int = MAX_SHEET_CELLS) -> N
     # Write-only: rows stream to disk, memory stays flat whatever the table's size.
     book = Workbook(write_only=True)
     sheet = book.create_sheet("sheets")
-    sheet.append(list(index[0]) if index else ["sheet", "table", "file", "rows", "in_workbook"])
+    columns = ["sheet", "table", "file", "rows", "in_workbook"]
+    sheet.append(columns)
     for entry in index:
-        sheet.append(list(entry.values()))
+        sheet.append([entry[c] for c in columns])
     for name, path in frames.items():
         sheet = book.create_sheet(name)
         df = pd.read_csv(path)
