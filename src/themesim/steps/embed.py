@@ -115,6 +115,7 @@ def embed_method(
     """
     from dataclasses import asdict
 
+    from themesim.embed.cache import cache_dir
     from themesim.embed.encode import (
         text_sha256,
         write_embeddings,
@@ -123,7 +124,8 @@ def embed_method(
     from themesim.embed.texts import theme_keywords, word_salad_pool
 
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
-    keywords = {s: theme_keywords(t, top_k) for s, t in tables.items()}
+    # TF-IDF keywords through the cache folder too: a warm job imports no scikit-learn.
+    keywords = {s: theme_keywords(t, top_k, cache=cache_dir(cache)) for s, t in tables.items()}
     salads = {
         s: word_salad_pool(tables[s]["text"].tolist(), pool, seed) if pool else ([], [])
         for s in null_sets
