@@ -148,12 +148,20 @@ def import_torch():
 
 
 def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float32"):
-    """The SentenceTransformer for a source, loaded once per process."""
+    """The SentenceTransformer for a source, loaded once per process; on the CPU in float32,
+    a model of the plain form runs without sentence-transformers (embed.plain: same vectors,
+    about 50 MB less memory)."""
     key = (source.path, device, dtype)
     if key not in _MODELS:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         torch = import_torch()
+        from themesim.embed.plain import PlainEncoder, plain_config
+
+        plain = plain_config(source.path) if (device, dtype) == ("cpu", "float32") else None
+        if plain is not None:
+            _MODELS[key] = PlainEncoder(source.path, plain, device=device)
+            return _MODELS[key]
         from sentence_transformers import SentenceTransformer
 
         kwargs = {}
