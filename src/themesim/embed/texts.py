@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def word_salad_sets(texts: list[str], k: int, seed: int) -> list[list[str]]:
