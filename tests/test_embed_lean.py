@@ -125,7 +125,7 @@ def test_fully_cached_run_imports_no_torch(runs):
 
 
 def test_keywords_come_from_the_cache_as_computed(runs, themes):
-    from themesim.embed.keyword_cache import cached_tfidf_terms, keyword_path
+    from themesim.embed.keyword_cache import keyword_path, sets_keywords
     from themesim.embed.texts import theme_keywords, top_tfidf_terms
     from themesim.io.themes import read_themes_parquet
 
@@ -141,8 +141,8 @@ def test_keywords_come_from_the_cache_as_computed(runs, themes):
     assert per_theme == theme_keywords(llm, 5) == top_tfidf_terms(texts, k=5)
     assert per_theme[2][:2] == ["break", "daily"]  # "Gardening as escape": tied, alphabetical
     # A damaged entry is a miss: recomputed and rewritten.
-    stored.write_text('[["not", "five lists"]]')
-    assert cached_tfidf_terms(texts, 5, root / "cache1") == top_tfidf_terms(texts, k=5)
+    stored.write_text('[["not", "three lists"]]')
+    assert sets_keywords({"llm": llm}, 5, root / "cache1") == {"llm": top_tfidf_terms(texts, 5)}
     assert json.loads(stored.read_text()) == top_tfidf_terms(texts, k=5)
 
 

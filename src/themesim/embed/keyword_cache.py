@@ -55,22 +55,6 @@ def _read(path: Path, n: int) -> list[list[str]] | None:
     return terms if ok else None
 
 
-def cached_tfidf_terms(texts: list[str], k: int, root) -> list[list[str]]:
-    """top_tfidf_terms(texts, k), from `<root>/keywords/` when computed before."""
-    from themesim.embed.cache import EmbeddingCache
-
-    texts = list(texts)
-    path = keyword_path(root, texts, k)
-    terms = _read(path, len(texts))
-    if terms is None:
-        from themesim.embed.texts import top_tfidf_terms
-
-        terms = top_tfidf_terms(texts, k=k)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        EmbeddingCache._write(path, json.dumps(terms, ensure_ascii=False).encode("utf-8"))
-    return terms
-
-
 def tfidf_terms_apart(text_sets: list[list[str]], k: int) -> list[list[list[str]]]:
     """top_tfidf_terms of each list of texts, computed in a child process so that this one
     never imports scikit-learn; in this process if the child fails (logged)."""

@@ -87,19 +87,11 @@ def top_tfidf_terms(texts: Sequence[str], k: int = 5) -> list[list[str]]:
 # --- distinctiveness and diversity -------------------------------------------------------
 
 
-def theme_keywords(themes: pd.DataFrame, top_k: int, cache=None) -> list[list[str]]:
-    """Keywords from the theme file, or the top TF-IDF terms of the theme's text.
-
-    cache: a folder (the vector cache's) where the TF-IDF terms of a set are kept by the
-    content of their inputs, so a rerun finds them without importing scikit-learn."""
+def theme_keywords(themes: pd.DataFrame, top_k: int) -> list[list[str]]:
+    """Keywords from the theme file, or the top TF-IDF terms of the theme's text (the
+    embedding job gets the same through embed.keyword_cache.sets_keywords)."""
     given = [list(k) for k in themes["keywords"]]
     if all(given):
         return given
-    texts = themes["text"].tolist()
-    if cache is None:
-        fallback = top_tfidf_terms(texts, k=top_k)
-    else:
-        from themesim.embed.keyword_cache import cached_tfidf_terms
-
-        fallback = cached_tfidf_terms(texts, top_k, cache)
+    fallback = top_tfidf_terms(themes["text"].tolist(), k=top_k)
     return [g or f for g, f in zip(given, fallback, strict=True)]
