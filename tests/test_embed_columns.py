@@ -65,3 +65,13 @@ def test_keywords_computed_apart_are_those_of_this_process(sets, tmp_path):
     # Only the set without keywords is stored, under its texts and k.
     assert keyword_path(tmp_path / "cache", texts, 5).exists()
     assert len(list((tmp_path / "cache" / "keywords").rglob("*.json"))) == 1
+
+
+def test_a_failed_child_falls_back_to_this_process(monkeypatch, caplog):
+    import sys
+
+    texts = ["Money worries about care bills", "Sleep lost to night care"]
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    with caplog.at_level("WARNING", logger="themesim"):
+        assert tfidf_terms_apart([texts], 2) == [top_tfidf_terms(texts, k=2)]
+    assert "the child failed" in caplog.text

@@ -60,9 +60,12 @@ def tfidf_terms_apart(text_sets: list[list[str]], k: int) -> list[list[list[str]
     never imports scikit-learn; in this process if the child fails (logged)."""
     import themesim
 
-    src = str(Path(themesim.__file__).resolve().parents[1])
+    # The child imports the same themesim: a source tree first on its path (an installed
+    # package is found there anyway; its site-packages first could shadow the stdlib).
+    src = Path(themesim.__file__).resolve().parents[1]
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    if src.name not in ("site-packages", "dist-packages"):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
     proc = subprocess.run(
         [sys.executable, "-m", "themesim.embed.keyword_cache"],
         input=json.dumps({"k": int(k), "sets": text_sets}),
