@@ -50,7 +50,8 @@ else:
     scores = pair_scores("sentence_transformer", args["spec"], pairs["text_a"],
                          pairs["text_b"], cache=args["cache"], threads=1)
     digests = {"scores": [float(s) for s in scores]}
-loaded = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
+heavy = ("torch", "sentence_transformers", "transformers", "sklearn")
+loaded = [m for m in heavy if m in sys.modules]
 print(json.dumps({"loaded": loaded, "out": digests}))
 """
 
@@ -117,7 +118,32 @@ def test_cold_runs_load_the_model_and_write_the_same_bytes(runs):
 
 def test_fully_cached_run_imports_no_torch(runs):
     _, out = runs
-    assert out["warm"]["loaded"] == []
+    assert out["warm"]["loaded"] == []  # neither torch nor scikit-learn (TF-IDF keywords)
+    # The llm set has no keywords: TF-IDF is fitted in a child process, and MiniLM runs
+    # without sentence-transformers (embed.plain).
+    assert out["cold"]["loaded"] == out["cold2"]["loaded"] == ["torch", "transformers"]
+
+
+def test_keywords_come_from_the_cache_as_computed(runs, themes):
+    from themesim.embed.keyword_cache import keyword_path, sets_keywords
+    from themesim.embed.texts import theme_keywords, top_tfidf_terms
+    from themesim.io.themes import read_themes_parquet
+
+    root, paths = themes
+    llm = read_themes_parquet(paths["llm"])
+    texts = llm["text"].tolist()
+    stored = keyword_path(root / "cache1", texts, 5)
+    assert json.loads(stored.read_text()) == top_tfidf_terms(texts, k=5)
+    assert not keyword_path(root / "cache1", texts, 4).exists()  # k is part of the key
+    # The keyword table of the warm run holds exactly the freshly computed keywords.
+    cols = pd.read_parquet(root / "warm" / "kw-llm.parquet")
+    per_theme = [cols["keyword"][cols["theme_id"] == i].tolist() for i in llm["theme_id"]]
+    assert per_theme == theme_keywords(llm, 5) == top_tfidf_terms(texts, k=5)
+    assert per_theme[2][:2] == ["break", "daily"]  # "Gardening as escape": tied, alphabetical
+    # A damaged entry is a miss: recomputed and rewritten.
+    stored.write_text('[["not", "three lists"]]')
+    assert sets_keywords({"llm": llm}, 5, root / "cache1") == {"llm": top_tfidf_terms(texts, 5)}
+    assert json.loads(stored.read_text()) == top_tfidf_terms(texts, k=5)
 
 
 def test_rated_pairs_are_in_the_cache_after_the_embedding_job(runs):

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def word_salad_sets(texts: list[str], k: int, seed: int) -> list[list[str]]:
@@ -85,7 +88,8 @@ def top_tfidf_terms(texts: Sequence[str], k: int = 5) -> list[list[str]]:
 
 
 def theme_keywords(themes: pd.DataFrame, top_k: int) -> list[list[str]]:
-    """Keywords from the theme file, or the top TF-IDF terms of the theme's text."""
+    """Keywords from the theme file, or the top TF-IDF terms of the theme's text (the
+    embedding job gets the same through embed.keyword_cache.sets_keywords)."""
     given = [list(k) for k in themes["keywords"]]
     if all(given):
         return given

@@ -11,16 +11,15 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-import pandas as pd
 
 from themesim.embed.encode import encode_with
-from themesim.io.themes import read_themes_parquet
 
 log = logging.getLogger("themesim")
 
 
 def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, cache=False) -> None:
     from themesim.embed.encode import write_embeddings
+    from themesim.io.themes import read_themes_parquet
 
     themes = read_themes_parquet(themes_path)
     emb, source = encode_with(spec, themes["text"].tolist(), threads, cache=cache, what=method)
@@ -36,6 +35,7 @@ def embed_null_set(
 
     from themesim.embed.encode import write_vector_table
     from themesim.embed.texts import word_salad_pool
+    from themesim.io.themes import read_themes_parquet
 
     themes = read_themes_parquet(themes_path)
     texts, like = word_salad_pool(themes["text"].tolist(), pool, seed) if pool else ([], [])
@@ -62,6 +62,7 @@ def embed_keywords_set(
 
     from themesim.embed.encode import write_vector_table
     from themesim.embed.texts import theme_keywords
+    from themesim.io.themes import read_themes_parquet
 
     themes = read_themes_parquet(themes_path)
     keywords = theme_keywords(themes, top_k)
@@ -76,6 +77,8 @@ def embed_keywords_set(
 
 def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, cache=False):
     from dataclasses import asdict
+
+    import pandas as pd
 
     from themesim.embed.encode import write_vector_table
 
@@ -115,24 +118,29 @@ def embed_method(
     """
     from dataclasses import asdict
 
+    from themesim.embed.cache import cache_dir
+    from themesim.embed.columns import read_segment_columns, read_theme_columns
     from themesim.embed.encode import (
+        release_models,
         text_sha256,
         write_embeddings,
         write_vector_table,
     )
-    from themesim.embed.texts import theme_keywords, word_salad_pool
+    from themesim.embed.keyword_cache import sets_keywords
+    from themesim.embed.texts import word_salad_pool
 
-    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
-    keywords = {s: theme_keywords(t, top_k) for s, t in tables.items()}
+    # Column lists read with pyarrow: this job imports no pandas (memory beside the model).
+    tables = {s: read_theme_columns(p) for s, p in themes.items()}
+    # TF-IDF keywords from the cache folder or a child process: no scikit-learn in this one.
+    keywords = sets_keywords(tables, top_k, cache_dir(cache))
     salads = {
-        s: word_salad_pool(tables[s]["text"].tolist(), pool, seed) if pool else ([], [])
-        for s in null_sets
+        s: word_salad_pool(tables[s]["text"], pool, seed) if pool else ([], []) for s in null_sets
     }
-    seg = pd.read_parquet(segments) if segments else None
+    seg = read_segment_columns(segments) if segments else None
     texts = [t for table in tables.values() for t in table["text"]]
     texts += [w for kws in keywords.values() for ws in kws for w in ws]
     texts += [t for salad, _ in salads.values() for t in salad]
-    texts += seg["text"].tolist() if seg is not None else []
+    texts += seg["text"] if seg is not None else []
     rated = calibration_texts(pairs, cache)
     texts += rated
     unique = sorted(set(texts))  # one order and composition, whatever the sets' order
@@ -141,6 +149,7 @@ def embed_method(
         if unique
         else (np.zeros((0, 0)), None)
     )
+    release_models()  # every text is encoded: the writes below need no model
     vectors = dict(zip(map(text_sha256, unique), emb, strict=True))
     dim = emb.shape[1] if len(unique) else 0
 
@@ -151,7 +160,7 @@ def embed_method(
 
     meta = {"method": method} | (asdict(source) if source else {})
     for s, path in out.get("embeddings", {}).items():
-        write_embeddings(path, tables[s], rows(tables[s]["text"].tolist()), source, method)
+        write_embeddings(path, tables[s], rows(tables[s]["text"]), source, method)
     for s, path in out.get("keywords", {}).items():
         kws = keywords[s]
         ids = [t for t, ws in zip(tables[s]["theme_id"], kws, strict=True) for _ in ws]
@@ -159,7 +168,7 @@ def embed_method(
         write_vector_table(path, {"theme_id": ids, "keyword": words}, rows(words), meta)
     for s, path in out.get("nulls", {}).items():
         salad, like = salads[s]
-        ids = tables[s]["theme_id"].tolist()
+        ids = tables[s]["theme_id"]
         columns = {"pool_index": list(range(len(salad))), "theme_id": [ids[i] for i in like]}
         columns["text"] = salad
         null_meta = {"method": method, "pool": pool, "seed": seed} | (meta if salad else {})
@@ -169,8 +178,8 @@ def embed_method(
             "%s: a pool of %d word-salad texts of %d themes (%s)", method, len(salad), len(ids), s
         )
     if out.get("segments"):
-        columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
-        texts_seg = seg["text"].tolist()
+        columns = {"transcript": seg["transcript"], "segment": seg["segment"]}
+        texts_seg = seg["text"]
         write_vector_table(
             out["segments"], columns, rows(texts_seg) if texts_seg else np.zeros((0, 0)), meta
         )
@@ -180,7 +189,7 @@ def embed_method(
         len(out.get("embeddings", {})),
         len(out.get("nulls", {})),
         pool,
-        0 if seg is None else len(seg),
+        0 if seg is None else len(seg["text"]),
         len(unique),
     )
     if rated:
@@ -192,10 +201,11 @@ def calibration_texts(pairs, cache) -> list[str]:
     calibration step will reject is logged and skipped, so it fails that step alone."""
     from themesim.embed.cache import cache_dir
     from themesim.errors import InputError
-    from themesim.io.rated_pairs import rated_pair_texts
 
     if not pairs or cache_dir(cache) is None:
         return []
+    from themesim.io.rated_pairs import rated_pair_texts  # pandas: only when there are pairs
+
     try:
         return rated_pair_texts(pairs)
     except InputError as e:

@@ -44,10 +44,12 @@ def set_quality_table(
     rows, theme_frames = [], []
     for s, path in themes.items():
         t = read_themes_parquet(path)
-        keywords = theme_keywords(t, settings["keywords_top_k"])
         if get_kind(kind).own_embeddings:  # keyword and segment embeddings exist
             kw_cols, kw_emb, _ = read_vector_table(keyword_embeddings[s])
-            per_theme = [kw_emb[(kw_cols["theme_id"] == i).to_numpy()] for i in t["theme_id"]]
+            # The keywords the embedding job derived (same top_k): no TF-IDF refit here.
+            rows_of = [(kw_cols["theme_id"] == i).to_numpy() for i in t["theme_id"]]
+            keywords = [kw_cols["keyword"][r].tolist() for r in rows_of]
+            per_theme = [kw_emb[r] for r in rows_of]
             emb = read_embeddings(embeddings[s])[1]
             quality, qt = set_quality(
                 keywords,
@@ -61,6 +63,7 @@ def set_quality_table(
             )
             theme_frames.append(qt.rename(columns={"theme": "theme_id"}).assign(set=s))
         else:
+            keywords = theme_keywords(t, settings["keywords_top_k"])
             quality = dict.fromkeys(SET_QUALITY_KEYS, np.nan) | {"n_themes": len(t)}
             if s in within:
                 W = read_similarity(within[s], t["theme_id"], t["theme_id"])
