@@ -262,3 +262,29 @@ def test_bootstrap_equals_resampling_the_rows_bit_for_bit():
         for k in want:  # NaN == NaN for the text columns without text pairs
             assert got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])), k
         assert not math.isnan(got["ami_ci_low"]) and got["ami_ci_low"] < got["ami_ci_high"]
+
+
+def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
+    """Every 2×2 table of up to 16 segments, and random larger ones: the array form gives
+    statsmodels' κ to the last bit, and NaN exactly where κ is undefined."""
+    from themesim.metrics.grounding import kappa_counts_array
+
+    tables = [
+        (both, a, b, n)
+        for n in range(1, 17)
+        for a in range(n + 1)
+        for b in range(n + 1)
+        for both in range(max(0, a + b - n), min(a, b) + 1)
+    ]
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        n = int(rng.integers(17, 5000))
+        a, b = (int(v) for v in rng.integers(0, n + 1, 2))
+        tables.append((int(rng.integers(max(0, a + b - n), min(a, b) + 1)), a, b, n))
+    for n in {t[3] for t in tables}:
+        rows = [t for t in tables if t[3] == n]
+        got = kappa_counts_array(
+            [t[0] for t in rows], [t[1] for t in rows], [t[2] for t in rows], n
+        )
+        want = np.array([kappa_counts(*t) for t in rows])
+        assert np.array_equal(got, want, equal_nan=True), n

@@ -130,6 +130,24 @@ def kappa_counts(n_both: int, n_a: int, n_b: int, n: int) -> float:
         return float(cohens_kappa(table, return_results=False))
 
 
+def kappa_counts_array(n_both, n_a, n_b, n: int) -> np.ndarray:
+    """:func:`kappa_counts` of many 2×2 tables at once, with statsmodels' arithmetic step for
+    step (equal bit for bit; tests/test_grounding.py): the bootstrap's κ of every text pair
+    of a resample in a few array operations instead of a statsmodels call per pair."""
+    both = np.asarray(n_both, dtype=float)
+    n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
+    cells = np.stack([both, n_a - both, n_b - both, n - n_a - n_b + both])
+    agree = cells[0] + cells[3]
+    row0, row1 = (cells[0] + cells[1]) / n, (cells[2] + cells[3]) / n
+    col0, col1 = (cells[0] + cells[2]) / n, (cells[1] + cells[3]) / n
+    expected = col0 * row0 + col1 * row1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (agree / n - expected) / (1 - expected)
+    # κ undefined: both labelings constant and equal (one non-empty cell, on the diagonal)
+    one = (cells > 0).sum(axis=0) == 1
+    return np.where(one & ((cells[0] > 0) | (cells[3] > 0)), np.nan, out)
+
+
 def text_pairs(S: np.ndarray, threshold: float | None, op: str = "ge") -> list[tuple[int, int]]:
     """The text-based Hungarian pairs: max-sum assignment on S, kept when S passes
     `threshold` (all assigned pairs when None). S and threshold on the method's scale
@@ -386,6 +404,8 @@ def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> d
     n_cells = A.shape[1] * B.shape[1]
     cell = top_a[paired] * B.shape[1] + top_b[paired]
     text = tpairs is not None
+    ti = np.array([i for i, _ in tpairs or []], dtype=np.int64)
+    tj = np.array([j for _, j in tpairs or []], dtype=np.int64)
     values = np.full((n_boot, len(CI_METRICS)), np.nan)
     for r, idx in enumerate(_resamples(n, n_boot, seed)):
         w = np.bincount(idx, minlength=n)
@@ -403,7 +423,9 @@ def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> d
             "ari": ari,
             "grounded_hungarian_f1": _f1(len(g), A.shape[1], B.shape[1]),
             "text_pairs_median_kappa": (
-                _median_kappa(_pair_kappas(both, n_a, n_b, n, tpairs)) if text else math.nan
+                _median_kappa(kappa_counts_array(both[ti, tj], n_a[ti], n_b[tj], n))
+                if text
+                else math.nan
             ),
             "text_pairs_krippendorff_alpha": (
                 alpha_mapped(top_a[idx], top_b[idx], tpairs) if text else math.nan
