@@ -877,7 +877,8 @@ def assigned_sets(method):
 
 
 def variant_sets(pairs):
-    """The sets of a rule copy's comparisons (pair_variants): every set for the first."""
+    """The sets of the comparisons a copy of a rule runs (pair_variants); every set for the
+    first copy."""
     return list(STUDY.sets) if pairs == STUDY.pairs else sets_of(pairs)
 
 
