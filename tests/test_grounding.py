@@ -288,3 +288,19 @@ def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
         )
         want = np.array([kappa_counts(*t) for t in rows])
         assert np.array_equal(got, want, equal_nan=True), n
+
+
+def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
+    from scipy.stats import rankdata
+
+    from themesim.metrics.grounding import _spearman, _spearman_ranked
+
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        shape = tuple(int(v) for v in rng.integers(1, 9, 2))
+        S = np.round(rng.random(shape), int(rng.integers(1, 4)))  # ties, as real S has
+        iou = np.round(rng.random(shape), int(rng.integers(0, 3)))  # often constant
+        x = S.ravel()
+        rank_x = rankdata(x) if x.size >= 3 and np.ptp(x) > 0 else None
+        got, want = _spearman_ranked(rank_x, iou), _spearman(S, iou)
+        assert got == want or (math.isnan(got) and math.isnan(want)), (S, iou)

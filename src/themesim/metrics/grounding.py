@@ -222,6 +222,19 @@ def _median_kappa(kappas: np.ndarray) -> float:
         )
 
 
+def _spearman_ranked(rank_x: np.ndarray | None, y: np.ndarray) -> float:
+    """:func:`_spearman` with x's ranks given (None: x constant or too short): scipy's
+    spearmanr step for step (ranks stacked as its `apply_along_axis` lays them out, then
+    np.corrcoef), for the bootstrap, whose S stays while the IoU changes."""
+    from scipy.stats import rankdata
+
+    y = y.ravel()
+    if rank_x is None or np.ptp(y) == 0:
+        return math.nan
+    ranked = np.stack([rank_x, rankdata(y)]).T
+    return float(np.corrcoef(ranked, rowvar=False)[1, 0])
+
+
 def _summary(
     A: np.ndarray,
     B: np.ndarray,
@@ -397,6 +410,8 @@ def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> d
     """Each resample as per-segment weights (how often it was drawn): the label counts, IoU,
     κ and contingency tables follow from weighted sums, equal to those of the resampled rows.
     """
+    from scipy.stats import rankdata
+
     n = len(A)
     Ai, Bi = A.astype(np.int64), B.astype(np.int64)
     covered_a, covered_b = A.any(axis=1).astype(np.int64), B.any(axis=1).astype(np.int64)
@@ -406,6 +421,8 @@ def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> d
     text = tpairs is not None
     ti = np.array([i for i, _ in tpairs or []], dtype=np.int64)
     tj = np.array([j for _, j in tpairs or []], dtype=np.int64)
+    s = S.ravel()
+    rank_s = rankdata(s) if text and s.size >= 3 and np.ptp(s) > 0 else None
     values = np.full((n_boot, len(CI_METRICS)), np.nan)
     for r, idx in enumerate(_resamples(n, n_boot, seed)):
         w = np.bincount(idx, minlength=n)
@@ -430,7 +447,7 @@ def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> d
             "text_pairs_krippendorff_alpha": (
                 alpha_mapped(top_a[idx], top_b[idx], tpairs) if text else math.nan
             ),
-            "text_data_spearman": _spearman(S, iou) if text else math.nan,
+            "text_data_spearman": _spearman_ranked(rank_s, iou) if text else math.nan,
         }
         values[r] = [res[m] for m in CI_METRICS]
     q = [50 * (1 - level), 50 * (1 + level)]
