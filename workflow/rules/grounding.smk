@@ -1,6 +1,6 @@
 # Agreement grounded in the transcripts (docs/grounding.md): per method, every set's labels on
-# the transcript segments, then the grounded metrics and figures of every comparison. Thresholds and
-# `grounding:` settings are params, so changing them never re-embeds.
+# the transcript segments, then the grounded metrics and figures of every comparison.
+# Thresholds and `grounding:` settings are params, so changing them never re-embeds.
 
 
 # A copy of each rule per group of methods restricted to the same `comparisons:`. One
