@@ -1,11 +1,11 @@
-from themesim.steps.grounding import grounding_tables
+from themesim.steps.grounding import grounding_tables_and_plots
 from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 p = sm.params
 run(
     sm.log[0],
-    grounding_tables,
+    grounding_tables_and_plots,
     method=sm.wildcards.method,
     pairs=[tuple(x) for x in p.pairs],
     themes=dict(zip(p.sets, sm.input.themes, strict=True)),
@@ -21,4 +21,6 @@ run(
     out_long=list(sm.output.long),
     calibration=list(sm.input.calibration),
     scale=dict(p.scale),
+    out_heatmaps=list(sm.output.heatmaps),
+    out_scatter=sm.output.scatter,
 )

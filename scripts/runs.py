@@ -1,11 +1,11 @@
 from themesim.steps.runner import run
-from themesim.steps.runs import runs_tables
+from themesim.steps.runs import runs_tables_and_plot
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runs = list(sm.params.runs)
 run(
     sm.log[0],
-    runs_tables,
+    runs_tables_and_plot,
     method=sm.wildcards.method,
     kind=sm.params.kind,
     groups={g: list(members) for g, members in sm.params.groups.items()},
@@ -14,4 +14,6 @@ run(
     clamp=sm.params.clamp,
     out_table=sm.output.table,
     out_matrix=sm.output.matrix,
+    out_png=sm.output.png,
+    out_svg=sm.output.svg,
 )

@@ -1,25 +1,26 @@
-from themesim.steps.grounding import segment_labels
 from themesim.steps.runner import run
+from themesim.steps.segment_labels import method_segment_labels
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 p = sm.params
+sets = list(p.sets)
 run(
     sm.log[0],
-    segment_labels,
+    method_segment_labels,
     method=sm.wildcards.method,
     spec=dict(p.spec),
-    set_name=sm.wildcards.set,
-    themes_path=sm.input.themes,
+    sets=sets,
+    themes=dict(zip(sets, sm.input.themes, strict=True)),
     segments_path=sm.input.segments,
     transcripts=list(sm.input.transcripts),
-    coded=sm.input.coded[0] if sm.input.coded else None,
-    level=p.level,
-    theme_embeddings=sm.input.embeddings[0] if sm.input.embeddings else None,
+    coded=dict(zip(p.coded_sets, sm.input.coded, strict=True)),
+    levels=dict(p.levels),
+    theme_embeddings=dict(zip(p.assigned_sets, sm.input.embeddings, strict=True)),
     segment_embeddings=sm.input.segment_embeddings[0] if sm.input.segment_embeddings else None,
     assign=p.assign,
     assign_threshold=p.assign_threshold,
     quote_cutoff=p.quote_cutoff,
     exclude_speakers=list(p.exclude_speakers),
-    out=sm.output.labels,
-    out_quotes=sm.output.quotes,
+    out=dict(zip(sets, sm.output.labels, strict=True)),
+    out_quotes=dict(zip(sets, sm.output.quotes, strict=True)),
 )

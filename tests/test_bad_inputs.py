@@ -113,7 +113,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
         embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
     if entry == "coded":  # the segment labels of set a from a coded-segments file
-        from themesim.steps.grounding import segment_labels
+        from themesim.steps.segment_labels import segment_labels
 
         themes = ingest_shared(results)
         work = results.parent / "work"  # inputs read fine live outside results/

@@ -131,7 +131,8 @@ def test_code_deps_kept_between_runs_until_a_package_file_changes(tmp_path, monk
 
 # ---------------------------------------------------------------- in the workflow
 
-PLOT_RULES = {"plots", "plot_runs", "grounding_plots"}
+# Rules that draw figures (runs and grounding draw theirs beside their tables).
+PLOT_RULES = {"plots", "runs", "grounding"}
 # report_parts draws the headline intervals, methods side by side, distributions and theme
 # maps beside the headline and workbook tables, so it reads the plot modules too.
 REPORT_RULES = {"summary_report", "report_parts", "all"}
@@ -201,7 +202,7 @@ def test_copy_imports_its_own_package(workflow_copy):
 def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
     counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
     assert set(counts) == PLOT_RULES | REPORT_RULES, counts
-    assert counts["plots"] == 2 and counts["plot_runs"] == 2  # one job per method
+    assert counts["plots"] == 2 and counts["runs"] == 2  # one job per method
     assert counts["report_parts"] == 1 and counts["summary_report"] == 1
 
 
@@ -210,7 +211,7 @@ def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
     # metrics and grounding (its text-Hungarian pairs), and every rule that reads their
     # tables; run consistency and set quality do not use coverage.py, and nothing upstream of
     # the metrics reruns.
-    downstream = PLOT_RULES - {"plot_runs"} | REPORT_RULES
+    downstream = PLOT_RULES - {"runs"} | REPORT_RULES
     assert set(counts) == {"metrics", "grounding"} | downstream, counts
     assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["summary_report"] == 1
     assert not [r for r in counts if r.startswith(("embed", "similarity", "ingest"))]

@@ -6,6 +6,7 @@ B         b1 b1 b3 b2 b2 b2
 """
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -203,3 +204,103 @@ def test_report_section_lists_shared_and_single_passages(tmp_path):
     # the HTML template escapes the excerpts
     html = _env(True).from_string("{% for x in xs %}{{ x }}{% endfor %}").render(xs=p["both"])
     assert "&lt;b&gt;work&lt;/b&gt;" in html
+
+
+def test_partition_scores_equal_scikit_learn_bit_for_bit():
+    """AMI and ARI from a contingency table (the bootstrap's weighted counts) are exactly
+    scikit-learn's on the labelings, edge cases included: one label each side, one side
+    constant, unused labels (zero rows and columns)."""
+    from sklearn.metrics import adjusted_rand_score
+
+    from themesim.metrics.grounding import partition_scores
+
+    rng = np.random.default_rng(7)
+    cases = [([0, 0, 0], [1, 1, 1]), ([0, 0, 1], [2, 2, 2]), ([0, 1, 0, 1], [0, 1, 0, 1])]
+    for _ in range(300):
+        n = int(rng.integers(2, 120))
+        x = rng.integers(0, int(rng.integers(1, 9)), n)
+        y = rng.integers(0, int(rng.integers(1, 7)), n)
+        if rng.random() < 0.3:  # correlated labelings, as matched theme sets give
+            y = np.where(rng.random(n) < 0.7, x % 4, y)
+        cases.append((x.tolist(), y.tolist()))
+    for x, y in cases:
+        C = np.zeros((10, 10), dtype=np.int64)  # room for labels that never occur
+        np.add.at(C, (np.array(x), np.array(y)), 1)
+        ami, ari = partition_scores(C)
+        assert ami == adjusted_mutual_info_score(x, y), (x, y)
+        assert ari == adjusted_rand_score(x, y), (x, y)
+
+
+def test_bootstrap_equals_resampling_the_rows_bit_for_bit():
+    """The weighted-count bootstrap gives the same intervals, to the last bit, as the
+    statistics computed on each resample's rows (A[idx], B[idx]) with the same draws."""
+    from themesim.metrics import grounding as g
+
+    rng = np.random.default_rng(11)
+    n, na, nb = 90, 5, 4
+    top_a = rng.integers(-1, na, n)
+    top_b = np.where(rng.random(n) < 0.6, np.clip(top_a, -1, nb - 1), rng.integers(-1, nb, n))
+    A = (rng.random((n, na)) < 0.15) | (top_a[:, None] == np.arange(na))
+    B = (rng.random((n, nb)) < 0.15) | (top_b[:, None] == np.arange(nb))
+    S = rng.random((na, nb))
+    for tpairs in (g.text_pairs(S, 0.3), None):
+        got = g._bootstrap(A, B, top_a, top_b, S, tpairs, 0.2, 60, 5, 0.95)
+        draws = np.random.default_rng(5)
+        values = []
+        for _ in range(60):
+            idx = draws.integers(0, n, size=n)
+            res, _ = g._summary(A[idx], B[idx], top_a[idx], top_b[idx], S, tpairs, 0.2)
+            values.append([res[m] for m in g.CI_METRICS])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN text columns
+            # the percentiles as the code takes them: 50 * (1 - 0.95) is not exactly 2.5
+            lo, hi = np.nanpercentile(np.array(values), [50 * (1 - 0.95), 50 * 1.95], axis=0)
+        want = {}
+        for m, a, b in zip(g.CI_METRICS, lo, hi, strict=True):
+            want[f"{m}_ci_low"], want[f"{m}_ci_high"] = float(a), float(b)
+        assert got.keys() == want.keys()
+        for k in want:  # NaN == NaN for the text columns without text pairs
+            assert got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])), k
+        assert not math.isnan(got["ami_ci_low"]) and got["ami_ci_low"] < got["ami_ci_high"]
+
+
+def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
+    """Every 2×2 table of up to 16 segments, and random larger ones: the array form gives
+    statsmodels' κ to the last bit, and NaN exactly where κ is undefined."""
+    from themesim.metrics.grounding import kappa_counts_array
+
+    tables = [
+        (both, a, b, n)
+        for n in range(1, 17)
+        for a in range(n + 1)
+        for b in range(n + 1)
+        for both in range(max(0, a + b - n), min(a, b) + 1)
+    ]
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        n = int(rng.integers(17, 5000))
+        a, b = (int(v) for v in rng.integers(0, n + 1, 2))
+        tables.append((int(rng.integers(max(0, a + b - n), min(a, b) + 1)), a, b, n))
+    for n in {t[3] for t in tables}:
+        rows = [t for t in tables if t[3] == n]
+        got = kappa_counts_array(
+            [t[0] for t in rows], [t[1] for t in rows], [t[2] for t in rows], n
+        )
+        want = np.array([kappa_counts(*t) for t in rows])
+        assert np.array_equal(got, want, equal_nan=True), n
+
+
+def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
+    from scipy.stats import rankdata
+
+    from themesim.metrics.grounding import _spearman, _spearman_ranked
+
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        shape = tuple(int(v) for v in rng.integers(1, 9, 2))
+        S = np.round(rng.random(shape), int(rng.integers(1, 4)))  # ties, as real S has
+        iou = np.round(rng.random(shape), int(rng.integers(0, 3)))  # often constant
+        x = S.ravel()
+        rank_x = rankdata(x) if x.size >= 3 and np.ptp(x) > 0 else None
+        got, want = _spearman_ranked(rank_x, iou), _spearman(S, iou)
+        assert got == want or (math.isnan(got) and math.isnan(want)), (S, iou)

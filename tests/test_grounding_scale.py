@@ -16,7 +16,8 @@ from scipy.stats import spearmanr
 from themesim.io.themes import write_themes_parquet
 from themesim.io.transcripts import write_segments_parquet
 from themesim.similarity import write_similarity
-from themesim.steps.grounding import QUOTE_COLUMNS, grounding_tables
+from themesim.steps.grounding import grounding_tables
+from themesim.steps.segment_labels import QUOTE_COLUMNS
 
 IDS = {"h": ["a0", "a1", "a2", "a3"], "l": ["b0", "b1", "b2", "b3"]}
 # The matrices of tests/test_plots.py's z heatmap: raw θ 0.5 keeps a1:b1, z θ 2 keeps a3:b2.

@@ -33,11 +33,11 @@ def study(tmp_path_factory):
 def test_dry_run_has_a_rule_copy_for_the_restricted_method(study):
     _, dry = study
     counts = job_counts(dry)
-    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "grounding_plots"):
+    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "segment_labels"):
         assert counts[rule] == 1 and counts[f"{rule}_restricted1"] == 1, rule
     assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
     assert counts["set_quality"] == 2
-    assert counts["segment_labels"] == 3 + 2  # tfidf: every set; tf_one: human and llm2
+    assert "grounding_plots" not in counts  # the grounding job draws its figures
 
 
 def test_restricted_method_has_metrics_only_for_its_comparison(study):

@@ -866,6 +866,22 @@ def assigns(method, set_name):
     return STUDY.grounding["assign"] == "always" or set_name not in STUDY.segments
 
 
+def coded_sets(method):
+    """The method's sets with a coded-segments file, in set order."""
+    return [s for s in STUDY.sets_for(method) if s in STUDY.segments]
+
+
+def assigned_sets(method):
+    """The method's sets that get assigned labels (assigns), in set order."""
+    return [s for s in STUDY.sets_for(method) if assigns(method, s)]
+
+
+def variant_sets(pairs):
+    """The sets of the comparisons a copy of a rule runs (pair_variants); every set for the
+    first copy."""
+    return list(STUDY.sets) if pairs == STUDY.pairs else sets_of(pairs)
+
+
 def grounding_settings():
     """What the grounding metrics read: `grounding:` and the bootstrap size."""
     g = STUDY.grounding

@@ -1,39 +1,57 @@
-# Agreement grounded in the transcripts (docs/grounding.md): per method and set, the labels on
-# transcript segments; per method, the grounded metrics of every comparison. Thresholds and
-# `grounding:` settings are params, so changing them never re-embeds.
+# Agreement grounded in the transcripts (docs/grounding.md): per method, every set's labels on
+# the transcript segments, then the grounded metrics and figures of every comparison.
+# Thresholds and `grounding:` settings are params, so changing them never re-embeds.
 
 
-rule segment_labels:
-    input:
-        themes="results/themes/{set}.parquet",
-        segments="results/transcripts/segments.parquet",
-        transcripts=STUDY.transcripts,
-        coded=lambda wc: [STUDY.segments[wc.set]] if wc.set in STUDY.segments else [],
-        embeddings=lambda wc: (
-            embedding_files(wc.method, [wc.set]) if assigns(wc.method, wc.set) else []
-        ),
-        segment_embeddings=lambda wc: (
-            segment_embedding_files(wc.method) if assigns(wc.method, wc.set) else []
-        ),
-        code=code("segment_labels.py"),
-    output:
-        labels="results/segments/{method}/{set}.parquet",
-        quotes="results/segments/{method}/{set}.quotes.csv",
-    log:
-        "logs/grounding/{method}/{set}.log",
-    wildcard_constraints:
-        method="|".join(re.escape(m) for m in STUDY.methods),
-    params:
-        spec=lambda wc: similarity_spec(wc.method),
-        level=lambda wc: STUDY.levels.get(wc.set, "all"),
-        assign=STUDY.grounding.get("assign", "uncoded"),
-        assign_threshold=lambda wc: (
-            assign_threshold(wc.method) if assigns(wc.method, wc.set) else None
-        ),
-        quote_cutoff=STUDY.grounding.get("quote_cutoff", 90.0),
-        exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
-    script:
-        "../../scripts/segment_labels.py"
+# A copy of each rule per group of methods restricted to the same `comparisons:`. One
+# labels job per method writes every set's files: a job per method and set cost an interpreter
+# start each for a second of work.
+for suffix, pattern, pairs in pair_variants(STUDY.methods):
+
+    share_cluster_settings("segment_labels", suffix)
+
+    rule:
+        name:
+            f"segment_labels{suffix}"
+        input:
+            themes=lambda wc: method_themes(wc.method),
+            segments="results/transcripts/segments.parquet",
+            transcripts=STUDY.transcripts,
+            coded=lambda wc: [STUDY.segments[s] for s in coded_sets(wc.method)],
+            embeddings=lambda wc: embedding_files(wc.method, assigned_sets(wc.method)),
+            segment_embeddings=lambda wc: (
+                segment_embedding_files(wc.method) if assigned_sets(wc.method) else []
+            ),
+            code=code("segment_labels.py"),
+        output:
+            labels=expand(
+                "results/segments/{{method}}/{set}.parquet", set=variant_sets(pairs)
+            ),
+            quotes=expand(
+                "results/segments/{{method}}/{set}.quotes.csv", set=variant_sets(pairs)
+            ),
+        log:
+            "logs/grounding/{method}_labels.log",
+        benchmark:
+            "benchmarks/segment_labels/{method}.tsv"
+        wildcard_constraints:
+            method=pattern,
+        params:
+            sets=lambda wc: STUDY.sets_for(wc.method),
+            coded_sets=lambda wc: coded_sets(wc.method),
+            assigned_sets=lambda wc: embedded_sets(wc.method, assigned_sets(wc.method)),
+            spec=lambda wc: similarity_spec(wc.method),
+            levels=lambda wc: {
+                s: STUDY.levels.get(s, "all") for s in coded_sets(wc.method)
+            },
+            assign=STUDY.grounding.get("assign", "uncoded"),
+            assign_threshold=lambda wc: (
+                assign_threshold(wc.method) if assigned_sets(wc.method) else None
+            ),
+            quote_cutoff=STUDY.grounding.get("quote_cutoff", 90.0),
+            exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
+        script:
+            "../../scripts/segment_labels.py"
 
 
 # A copy of each rule per group of methods restricted to the same `comparisons:`.
@@ -67,41 +85,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
                 "results/metrics/{{method}}/grounding/{pair}.parquet",
                 pair=grounding_pairs(pairs),
             ),
-        log:
-            "logs/grounding/{method}.log",
-        benchmark:
-            "benchmarks/grounding/{method}.tsv"
-        wildcard_constraints:
-            method=pattern,
-        params:
-            sets=lambda wc: STUDY.sets_for(wc.method),
-            pairs=lambda wc: STUDY.pairs_for(wc.method),
-            similarity_paths=lambda wc: similarity_files(wc.method),
-            threshold=lambda wc: STUDY.methods[wc.method]["thresholds"][0],
-            op=lambda wc: method_op(wc.method),
-            scale=lambda wc: heatmap_scale(wc.method),
-            settings=grounding_settings(),
-        script:
-            "../../scripts/grounding.py"
-
-
-for suffix, pattern, pairs in pair_variants(STUDY.methods):
-
-    share_cluster_settings("grounding_plots", suffix)
-
-    rule:
-        name:
-            f"grounding_plots{suffix}"
-        input:
-            table="results/metrics/{method}/grounding.csv",
-            long=lambda wc: expand(
-                "results/metrics/{method}/grounding/{pair}.parquet",
-                method=wc.method,
-                pair=grounding_pairs(STUDY.pairs_for(wc.method)),
-            ),
-            themes=lambda wc: method_themes(wc.method),
-            code=code("grounding_plots.py"),
-        output:
+            # The figures too: a job of their own cost an interpreter start for a second.
             heatmaps=report(
                 expand(
                     "results/plots/{{method}}/grounding/{pair}_iou.png",
@@ -123,11 +107,18 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             ),
             scatter_svg="results/plots/{method}/grounding/text_vs_data.svg",
         log:
-            "logs/grounding/{method}_plots.log",
+            "logs/grounding/{method}.log",
+        benchmark:
+            "benchmarks/grounding/{method}.tsv"
         wildcard_constraints:
             method=pattern,
         params:
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.pairs_for(wc.method),
+            similarity_paths=lambda wc: similarity_files(wc.method),
+            threshold=lambda wc: STUDY.methods[wc.method]["thresholds"][0],
+            op=lambda wc: method_op(wc.method),
+            scale=lambda wc: heatmap_scale(wc.method),
+            settings=grounding_settings(),
         script:
-            "../../scripts/grounding_plots.py"
+            "../../scripts/grounding.py"

@@ -106,6 +106,14 @@ rule runs:
             subcategory="{method}",
         ),
         matrix="results/metrics/{method}/runs_matrix.parquet",
+        # The figure too: a job of its own cost an interpreter start for a second of work.
+        png=report(
+            "results/plots/{method}/run_consistency.png",
+            caption="../report/run_consistency.rst",
+            category="Run consistency",
+            subcategory="{method}",
+        ),
+        svg="results/plots/{method}/run_consistency.svg",
     log:
         "logs/metrics/{method}_runs.log",
     benchmark:

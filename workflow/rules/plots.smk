@@ -87,24 +87,3 @@ rule pair_heatmaps:
         max_heatmaps=max_pair_heatmaps(),
     script:
         "../../scripts/pair_heatmaps.py"
-
-
-rule plot_runs:
-    input:
-        table="results/metrics/{method}/runs.csv",
-        matrix="results/metrics/{method}/runs_matrix.parquet",
-        code=code("plot_runs.py"),
-    output:
-        png=report(
-            "results/plots/{method}/run_consistency.png",
-            caption="../report/run_consistency.rst",
-            category="Run consistency",
-            subcategory="{method}",
-        ),
-        svg="results/plots/{method}/run_consistency.svg",
-    log:
-        "logs/plots/{method}_runs.log",
-    wildcard_constraints:
-        method=methods_with("runs"),
-    script:
-        "../../scripts/plot_runs.py"

@@ -10,6 +10,7 @@ docs/grounding.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -99,10 +100,13 @@ def iou_matrix(
     Ai, Bi = A.astype(np.int64), B.astype(np.int64)
     both = Ai.T @ Bi
     n_a, n_b = Ai.sum(axis=0), Bi.sum(axis=0)
+    return both, n_a, n_b, _iou(both, n_a, n_b)
+
+
+def _iou(both: np.ndarray, n_a: np.ndarray, n_b: np.ndarray) -> np.ndarray:
     union = n_a[:, None] + n_b[None, :] - both
     with np.errstate(divide="ignore", invalid="ignore"):
-        iou = np.where(union > 0, both / np.where(union > 0, union, 1), 0.0)
-    return both, n_a, n_b, iou
+        return np.where(union > 0, both / np.where(union > 0, union, 1), 0.0)
 
 
 def kappa(x: np.ndarray, y: np.ndarray) -> float:
@@ -122,7 +126,26 @@ def kappa_counts(n_both: int, n_a: int, n_b: int, n: int) -> float:
         return math.nan
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return float(cohens_kappa(table).kappa)
+        # κ alone: the full results also build test statistics, 20 times the cost.
+        return float(cohens_kappa(table, return_results=False))
+
+
+def kappa_counts_array(n_both, n_a, n_b, n: int) -> np.ndarray:
+    """:func:`kappa_counts` of many 2×2 tables at once, with statsmodels' arithmetic step for
+    step (equal bit for bit; tests/test_grounding.py): the bootstrap's κ of every text pair
+    of a resample in a few array operations instead of a statsmodels call per pair."""
+    both = np.asarray(n_both, dtype=float)
+    n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
+    cells = np.stack([both, n_a - both, n_b - both, n - n_a - n_b + both])
+    agree = cells[0] + cells[3]
+    row0, row1 = (cells[0] + cells[1]) / n, (cells[2] + cells[3]) / n
+    col0, col1 = (cells[0] + cells[2]) / n, (cells[1] + cells[3]) / n
+    expected = col0 * row0 + col1 * row1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (agree / n - expected) / (1 - expected)
+    # κ undefined: both labelings constant and equal (one non-empty cell, on the diagonal)
+    one = (cells > 0).sum(axis=0) == 1
+    return np.where(one & ((cells[0] > 0) | (cells[3] > 0)), np.nan, out)
 
 
 def text_pairs(S: np.ndarray, threshold: float | None, op: str = "ge") -> list[tuple[int, int]]:
@@ -184,6 +207,34 @@ def _spearman(S: np.ndarray, iou: np.ndarray) -> float:
     return float(spearmanr(x, y).statistic)
 
 
+def _pair_kappas(both, n_a, n_b, n: int, tpairs) -> np.ndarray:
+    return np.array(
+        [kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), n) for i, j in tpairs],
+        dtype=float,
+    )
+
+
+def _median_kappa(kappas: np.ndarray) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return (
+            float(np.nanmedian(kappas)) if len(kappas) and not np.isnan(kappas).all() else math.nan
+        )
+
+
+def _spearman_ranked(rank_x: np.ndarray | None, y: np.ndarray) -> float:
+    """:func:`_spearman` with x's ranks given (None: x constant or too short): scipy's
+    spearmanr step for step (ranks stacked as its `apply_along_axis` lays them out, then
+    np.corrcoef), for the bootstrap, whose S stays while the IoU changes."""
+    from scipy.stats import rankdata
+
+    y = y.ravel()
+    if rank_x is None or np.ptp(y) == 0:
+        return math.nan
+    ranked = np.stack([rank_x, rankdata(y)]).T
+    return float(np.corrcoef(ranked, rowvar=False)[1, 0])
+
+
 def _summary(
     A: np.ndarray,
     B: np.ndarray,
@@ -201,15 +252,8 @@ def _summary(
     ami, ari, n_both = _partition(top_a, top_b)
     g = grounded_hungarian(iou, min_iou)
     n = len(A)
-    kappas = np.array(
-        [kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), n) for i, j in tpairs],
-        dtype=float,
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        med = (
-            float(np.nanmedian(kappas)) if len(kappas) and not np.isnan(kappas).all() else math.nan
-        )
+    kappas = _pair_kappas(both, n_a, n_b, n, tpairs)
+    med = _median_kappa(kappas)
     row = {
         "n_segments": n,
         "n_both_labelled": n_both,
@@ -292,13 +336,119 @@ def grounding(
     return row, pairs
 
 
-def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> dict:
+@functools.lru_cache(maxsize=8)
+def _resamples(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """n_boot × n segment indices drawn with replacement, one row per resample (read-only):
+    the same for every comparison of a job (same segments, same seed), so drawn once."""
     rng = np.random.default_rng(seed)
+    idx = np.zeros((n_boot, n), dtype=np.int64)
+    for r in range(n_boot):  # one draw per resample, as the intervals were always drawn
+        idx[r] = rng.integers(0, n, size=n)
+    idx.flags.writeable = False
+    return idx
+
+
+def partition_scores(C: np.ndarray) -> tuple[float, float]:
+    """(AMI, ARI) of two labelings from their contingency table (rows: A's labels, columns:
+    B's; counts, zero rows and columns allowed), equal bit for bit to scikit-learn's
+    adjusted_mutual_info_score and adjusted_rand_score on the labelings themselves (the same
+    arithmetic on the same counts; tests/test_grounding.py checks it): a bootstrap resample is
+    a table of weighted counts, without building, validating and re-counting label arrays.
+    """
+    C = np.asarray(C, dtype=np.int64)
+    C = C[C.sum(axis=1) > 0][:, C.sum(axis=0) > 0]
+    n_rows, n_cols = C.shape
+    if n_rows == n_cols == 1 or n_rows == n_cols == 0:
+        ami = 1.0
+    elif n_rows == 1 or n_cols == 1:
+        ami = 0.0
+    else:
+        ami = _ami(C)
+    return ami, _ari(C)
+
+
+def _ami(C: np.ndarray) -> float:
+    """scikit-learn's adjusted_mutual_info_score (arithmetic mean) on a trimmed table."""
+    from sklearn.metrics import mutual_info_score
+    from sklearn.metrics.cluster._expected_mutual_info_fast import expected_mutual_information
+
+    eps = np.finfo("float64").eps
+    mi = mutual_info_score(None, None, contingency=C)
+    emi = expected_mutual_information(C, int(C.sum()))
+    h_true, h_pred = _entropy(C.sum(axis=1)), _entropy(C.sum(axis=0))
+    denominator = np.mean([h_true, h_pred]) - emi
+    denominator = min(denominator, -eps) if denominator < 0 else max(denominator, eps)
+    numerator = mi - emi
+    numerator = min(numerator, -eps) if numerator < 0 else max(numerator, eps)
+    return float(numerator / denominator)
+
+
+def _entropy(counts: np.ndarray) -> float:
+    """scikit-learn's label entropy from the labels' counts (all > 0)."""
+    pi = counts.astype(np.float64)
+    if pi.size == 1:
+        return 0.0
+    pi_sum = np.sum(pi)
+    return float(-np.sum((pi / pi_sum) * (np.log(pi) - math.log(pi_sum))))
+
+
+def _ari(C: np.ndarray) -> float:
+    """scikit-learn's adjusted_rand_score: its pair confusion matrix in integers."""
+    n = int(C.sum())
+    n_c, n_k = C.sum(axis=1), C.sum(axis=0)
+    sum_squares = int((C**2).sum())
+    tp = sum_squares - n
+    fp = int((C @ n_k).sum()) - sum_squares
+    fn = int((C.T @ n_c).sum()) - sum_squares
+    tn = n**2 - fp - fn - sum_squares
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> dict:
+    """Each resample as per-segment weights (how often it was drawn): the label counts, IoU,
+    κ and contingency tables follow from weighted sums, equal to those of the resampled rows.
+    """
+    from scipy.stats import rankdata
+
     n = len(A)
+    Ai, Bi = A.astype(np.int64), B.astype(np.int64)
+    covered_a, covered_b = A.any(axis=1).astype(np.int64), B.any(axis=1).astype(np.int64)
+    paired = (top_a >= 0) & (top_b >= 0)
+    n_cells = A.shape[1] * B.shape[1]
+    cell = top_a[paired] * B.shape[1] + top_b[paired]
+    text = tpairs is not None
+    ti = np.array([i for i, _ in tpairs or []], dtype=np.int64)
+    tj = np.array([j for _, j in tpairs or []], dtype=np.int64)
+    s = S.ravel()
+    rank_s = rankdata(s) if text and s.size >= 3 and np.ptp(s) > 0 else None
     values = np.full((n_boot, len(CI_METRICS)), np.nan)
-    for r in range(n_boot):
-        idx = rng.integers(0, n, size=n)
-        res, _ = _summary(A[idx], B[idx], top_a[idx], top_b[idx], S, tpairs, min_iou)
+    for r, idx in enumerate(_resamples(n, n_boot, seed)):
+        w = np.bincount(idx, minlength=n)
+        both = Ai.T @ (Bi * w[:, None])
+        n_a, n_b = w @ Ai, w @ Bi
+        iou = _iou(both, n_a, n_b)
+        C = np.bincount(cell, weights=w[paired], minlength=n_cells).astype(np.int64)
+        C = C.reshape(A.shape[1], B.shape[1])
+        ami, ari = partition_scores(C) if C.sum() >= 2 else (math.nan, math.nan)
+        g = grounded_hungarian(iou, min_iou)
+        res = {
+            "data_coverage_a": int(w @ covered_a) / n if n else math.nan,
+            "data_coverage_b": int(w @ covered_b) / n if n else math.nan,
+            "ami": ami,
+            "ari": ari,
+            "grounded_hungarian_f1": _f1(len(g), A.shape[1], B.shape[1]),
+            "text_pairs_median_kappa": (
+                _median_kappa(kappa_counts_array(both[ti, tj], n_a[ti], n_b[tj], n))
+                if text
+                else math.nan
+            ),
+            "text_pairs_krippendorff_alpha": (
+                alpha_mapped(top_a[idx], top_b[idx], tpairs) if text else math.nan
+            ),
+            "text_data_spearman": _spearman_ranked(rank_s, iou) if text else math.nan,
+        }
         values[r] = [res[m] for m in CI_METRICS]
     q = [50 * (1 - level), 50 * (1 + level)]
     with warnings.catch_warnings():

@@ -1,123 +1,16 @@
-"""Rules segment_labels and grounding: each theme set's labels on the transcript segments, then
-per method how far two sets label the same segments (docs/grounding.md)."""
+"""Rule grounding: per method how far two sets label the same transcript segments, and its
+figures (docs/grounding.md). The labels themselves: steps/segment_labels.py."""
 
 from __future__ import annotations
 
 import logging
 import math
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
 
 log = logging.getLogger("themesim")
-
-LABEL_COLUMNS = ["transcript", "segment", "theme_id", "source", "score"]
-QUOTE_COLUMNS = ["theme_id", "quote", "found", "transcript", "start", "end", "score", "match"]
-
-
-def _labels_frame(rows) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=LABEL_COLUMNS)
-    df = df.astype({"segment": "int64", "score": "float64"})
-    return df.sort_values(["transcript", "segment", "theme_id", "source"], kind="stable")
-
-
-def segment_labels(
-    *,
-    method: str,
-    spec: dict,
-    set_name: str,
-    themes_path,
-    segments_path,
-    transcripts,
-    coded=None,
-    level: str = "all",
-    theme_embeddings=None,
-    segment_embeddings=None,
-    assign: str = "uncoded",
-    assign_threshold: float | None = None,
-    quote_cutoff: float = 90.0,
-    exclude_speakers=(),
-    out,
-    out_quotes,
-) -> None:
-    """results/segments/{method}/{set}.parquet (transcript, segment, theme_id, source, score)
-    and the set's quotes with where they were found.
-
-    coded: the set's coded-segments file or .qdpx (source `coded`, score 1); quotes in the
-    theme file are located (source `quote`, score 1); `assign` (uncoded|always|never) adds
-    each segment's themes with similarity ≥ assign_threshold (source `assigned`, score =
-    similarity) for a set without coded data, or always; segments of `exclude_speakers`
-    (e.g. the interviewer) are never assigned. spec: the method's similarity settings (its
-    `kind` says how themes and segments are scored: Kind.segment_scores).
-    """
-    from themesim import kinds
-    from themesim.io.coded import coded_labels, read_coded_file
-    from themesim.io.quotes import locate_quotes
-    from themesim.io.spans import overlapping, segment_offsets, transcript_texts
-    from themesim.io.themes import read_themes_parquet
-    from themesim.io.transcripts import read_segments_parquet
-
-    themes = read_themes_parquet(themes_path)
-    segments = read_segments_parquet(segments_path)
-    texts = transcript_texts(segments, transcripts)
-    offsets = segment_offsets(segments, texts)
-    rows = []
-    if coded:
-        if Path(coded).suffix.lower() == ".qdpx":
-            from themesim.io.refi_qda import read_qdpx
-
-            table = read_qdpx(coded, level).coded
-        else:
-            table = read_coded_file(coded, themes)
-        labels = coded_labels(table, texts, offsets, str(coded))
-        rows += [(*r, 1.0) for r in labels.itertuples(index=False, name=None)]
-    located, missing = locate_quotes(themes, texts, quote_cutoff)
-    for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
-        rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
-    do_assign = assign == "always" or (assign == "uncoded" and not coded)
-    if do_assign and assign_threshold is not None:
-        S = kinds.get(spec["kind"]).segment_scores(
-            spec, themes, segments, theme_embeddings, segment_embeddings
-        )
-        if S is not None:
-            # Interviewer questions name the topics and would take most assigned labels.
-            skip = {str(x).casefold() for x in exclude_speakers}
-            asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
-            S = np.where(asked[None, :], -np.inf, S)
-            ti, si = np.nonzero(S >= assign_threshold)
-            for i, j in zip(ti, si, strict=True):
-                rows.append(
-                    (
-                        segments["transcript"].iat[j],
-                        int(segments["segment"].iat[j]),
-                        themes["theme_id"].iat[i],
-                        "assigned",
-                        float(S[i, j]),
-                    )
-                )
-    labels = _labels_frame(rows)
-    write_parquet(labels.reset_index(drop=True), out)
-    quotes = pd.concat(
-        [
-            located.assign(found=True),
-            missing.assign(found=False, transcript="", start=-1, end=-1, score=math.nan, match=""),
-        ],
-        ignore_index=True,
-    )[QUOTE_COLUMNS]
-    write_csv(quotes, out_quotes)
-    log.info(
-        "%s %s: %d labels (%s) on %d segments; %d of %d quotes found",
-        method,
-        set_name,
-        len(labels),
-        ", ".join(f"{k} {v}" for k, v in labels["source"].value_counts().sort_index().items()),
-        labels[["transcript", "segment"]].drop_duplicates().shape[0],
-        len(located),
-        len(located) + len(missing),
-    )
 
 
 def _quote_rate(path) -> float:
@@ -239,6 +132,21 @@ def grounding_tables(
             r["grounded_hungarian_f1"],
             r["ami"],
         )
+
+
+def grounding_tables_and_plots(*, out_heatmaps, out_scatter, **tables) -> None:
+    """The grounding rule: :func:`grounding_tables`, then :func:`grounding_plots` from the files
+    it wrote, in one job (a settings change reruns both anyway)."""
+    grounding_tables(**tables)
+    grounding_plots(
+        method=tables["method"],
+        pairs=tables["pairs"],
+        themes=tables["themes"],
+        table=tables["out_csv"],
+        pair_tables=tables["out_long"],
+        out_heatmaps=out_heatmaps,
+        out_scatter=out_scatter,
+    )
 
 
 def grounding_plots(

@@ -1,4 +1,4 @@
-"""The plot rules: heatmaps, sweeps, distributions, theme maps, run consistency."""
+"""The plot rules: heatmaps, sweeps, distributions, theme maps (run consistency: steps/runs.py)."""
 
 from __future__ import annotations
 
@@ -300,40 +300,4 @@ def theme_map_plot(
         link_label=f"one-to-one match ({rule})",
         out_png=out_png,
         out_svg=out_svg,
-    )
-
-
-def runs_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
-    """Run-consistency heatmaps of one method, one panel per run group, from its runs.csv and
-    runs_matrix.parquet."""
-    from themesim.report import plots
-
-    table = pd.read_csv(runs_csv, dtype={"run": str, "group": str}, keep_default_na=False)
-    long = pd.read_parquet(runs_matrix)
-    long = long.assign(
-        group=long["group"].astype(str),
-        run_a=long["run_a"].astype(str),
-        run_b=long["run_b"].astype(str),
-    )
-    groups = []
-    for group, rows in table.groupby("group", sort=False):
-        names = rows["run"].tolist()
-        M = (
-            long[long["group"] == group]
-            .pivot(index="run_a", columns="run_b", values="similarity")
-            .reindex(index=names, columns=names)
-            .to_numpy(float)
-        )
-        score = pd.to_numeric(rows["run_consistency"], errors="coerce")
-        groups.append(
-            {
-                "group": group,
-                "names": names,
-                "M": M,
-                "ncs": pd.to_numeric(rows["ncs"], errors="coerce").tolist(),
-                "score": float(score.iloc[0]),
-            }
-        )
-    plots.runs_groups_heatmap(
-        groups, title=f"{method}: similarity between runs", out_png=out_png, out_svg=out_svg
     )

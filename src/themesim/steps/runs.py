@@ -1,4 +1,5 @@
-"""The runs rule: run consistency (seeds 002-004) per method, within each run group."""
+"""The runs rule: run consistency (seeds 002-004) per method, within each run group, and its
+figure."""
 
 from __future__ import annotations
 
@@ -41,3 +42,52 @@ def runs_tables(
         cells.append(runs_matrix_long(runs, M, group=group))
     write_csv(pd.concat(parts, ignore_index=True), out_table)
     write_parquet(pd.concat(cells, ignore_index=True), out_matrix)
+
+
+def runs_tables_and_plot(*, out_png, out_svg=None, **tables) -> None:
+    """The runs rule: :func:`runs_tables`, then :func:`runs_plot` from the files it wrote, in
+    one job (a figure job of its own cost an interpreter start for a second of work)."""
+    runs_tables(**tables)
+    runs_plot(
+        method=tables["method"],
+        runs_csv=tables["out_table"],
+        runs_matrix=tables["out_matrix"],
+        out_png=out_png,
+        out_svg=out_svg,
+    )
+
+
+def runs_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
+    """Run-consistency heatmaps of one method, one panel per run group, from its runs.csv and
+    runs_matrix.parquet."""
+    from themesim.report import plots
+
+    table = pd.read_csv(runs_csv, dtype={"run": str, "group": str}, keep_default_na=False)
+    long = pd.read_parquet(runs_matrix)
+    long = long.assign(
+        group=long["group"].astype(str),
+        run_a=long["run_a"].astype(str),
+        run_b=long["run_b"].astype(str),
+    )
+    groups = []
+    for group, rows in table.groupby("group", sort=False):
+        names = rows["run"].tolist()
+        M = (
+            long[long["group"] == group]
+            .pivot(index="run_a", columns="run_b", values="similarity")
+            .reindex(index=names, columns=names)
+            .to_numpy(float)
+        )
+        score = pd.to_numeric(rows["run_consistency"], errors="coerce")
+        groups.append(
+            {
+                "group": group,
+                "names": names,
+                "M": M,
+                "ncs": pd.to_numeric(rows["ncs"], errors="coerce").tolist(),
+                "score": float(score.iloc[0]),
+            }
+        )
+    plots.runs_groups_heatmap(
+        groups, title=f"{method}: similarity between runs", out_png=out_png, out_svg=out_svg
+    )

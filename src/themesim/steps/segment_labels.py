@@ -1,0 +1,214 @@
+"""Rule segment_labels: each theme set's labels on the transcript segments (docs/grounding.md),
+in one job per method for all the sets of its comparisons."""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from themesim.io.files import write_csv, write_parquet
+
+log = logging.getLogger("themesim")
+
+LABEL_COLUMNS = ["transcript", "segment", "theme_id", "source", "score"]
+QUOTE_COLUMNS = ["theme_id", "quote", "found", "transcript", "start", "end", "score", "match"]
+
+
+def _labels_frame(rows) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=LABEL_COLUMNS)
+    df = df.astype({"segment": "int64", "score": "float64"})
+    return df.sort_values(["transcript", "segment", "theme_id", "source"], kind="stable")
+
+
+def _transcripts(segments_path, transcripts):
+    """The segments table, each transcript's plain text and each segment's span in it: the
+    same for every set, so read once per job."""
+    from themesim.io.spans import segment_offsets, transcript_texts
+    from themesim.io.transcripts import read_segments_parquet
+
+    segments = read_segments_parquet(segments_path)
+    texts = transcript_texts(segments, transcripts)
+    offsets = segment_offsets(segments, texts)
+    return segments, texts, offsets
+
+
+def method_segment_labels(
+    *,
+    method: str,
+    spec: dict,
+    sets,
+    themes: dict,
+    segments_path,
+    transcripts,
+    coded: dict | None = None,
+    levels: dict | None = None,
+    theme_embeddings: dict | None = None,
+    segment_embeddings=None,
+    assign: str = "uncoded",
+    assign_threshold: float | None = None,
+    quote_cutoff: float = 90.0,
+    exclude_speakers=(),
+    out: dict,
+    out_quotes: dict,
+) -> None:
+    """results/segments/{method}/{set}.parquet and .quotes.csv of every set in `sets`, as
+    :func:`segment_labels` writes them one set at a time (the transcripts read once).
+
+    themes, out, out_quotes: set -> path; coded: set -> its coded-segments file (sets
+    without one are absent); levels: set -> the .qdpx level (default "all");
+    theme_embeddings: set -> its embedding file, for the sets that get assigned labels.
+    """
+    coded, levels, theme_embeddings = coded or {}, levels or {}, theme_embeddings or {}
+    shared = _transcripts(segments_path, transcripts)
+    for s in sets:
+        _write_set_labels(
+            shared,
+            method=method,
+            spec=spec,
+            set_name=s,
+            themes_path=themes[s],
+            coded=coded.get(s),
+            level=levels.get(s, "all"),
+            theme_embeddings=theme_embeddings.get(s),
+            segment_embeddings=segment_embeddings,
+            assign=assign,
+            assign_threshold=assign_threshold,
+            quote_cutoff=quote_cutoff,
+            exclude_speakers=exclude_speakers,
+            out=out[s],
+            out_quotes=out_quotes[s],
+        )
+
+
+def segment_labels(
+    *,
+    method: str,
+    spec: dict,
+    set_name: str,
+    themes_path,
+    segments_path,
+    transcripts,
+    coded=None,
+    level: str = "all",
+    theme_embeddings=None,
+    segment_embeddings=None,
+    assign: str = "uncoded",
+    assign_threshold: float | None = None,
+    quote_cutoff: float = 90.0,
+    exclude_speakers=(),
+    out,
+    out_quotes,
+) -> None:
+    """results/segments/{method}/{set}.parquet (transcript, segment, theme_id, source, score)
+    and the set's quotes with where they were found.
+
+    coded: the set's coded-segments file or .qdpx (source `coded`, score 1); quotes in the
+    theme file are located (source `quote`, score 1); `assign` (uncoded|always|never) adds
+    each segment's themes with similarity ≥ assign_threshold (source `assigned`, score =
+    similarity) for a set without coded data, or always; segments of `exclude_speakers`
+    (e.g. the interviewer) are never assigned. spec: the method's similarity settings (its
+    `kind` says how themes and segments are scored: Kind.segment_scores).
+    """
+    _write_set_labels(
+        _transcripts(segments_path, transcripts),
+        method=method,
+        spec=spec,
+        set_name=set_name,
+        themes_path=themes_path,
+        coded=coded,
+        level=level,
+        theme_embeddings=theme_embeddings,
+        segment_embeddings=segment_embeddings,
+        assign=assign,
+        assign_threshold=assign_threshold,
+        quote_cutoff=quote_cutoff,
+        exclude_speakers=exclude_speakers,
+        out=out,
+        out_quotes=out_quotes,
+    )
+
+
+def _write_set_labels(
+    shared,
+    *,
+    method,
+    spec,
+    set_name,
+    themes_path,
+    coded,
+    level,
+    theme_embeddings,
+    segment_embeddings,
+    assign,
+    assign_threshold,
+    quote_cutoff,
+    exclude_speakers,
+    out,
+    out_quotes,
+) -> None:
+    from themesim import kinds
+    from themesim.io.coded import coded_labels, read_coded_file
+    from themesim.io.quotes import locate_quotes
+    from themesim.io.spans import overlapping
+    from themesim.io.themes import read_themes_parquet
+
+    segments, texts, offsets = shared
+    themes = read_themes_parquet(themes_path)
+    rows = []
+    if coded:
+        if Path(coded).suffix.lower() == ".qdpx":
+            from themesim.io.refi_qda import read_qdpx
+
+            table = read_qdpx(coded, level).coded
+        else:
+            table = read_coded_file(coded, themes)
+        labels = coded_labels(table, texts, offsets, str(coded))
+        rows += [(*r, 1.0) for r in labels.itertuples(index=False, name=None)]
+    located, missing = locate_quotes(themes, texts, quote_cutoff)
+    for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
+        rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
+    do_assign = assign == "always" or (assign == "uncoded" and not coded)
+    if do_assign and assign_threshold is not None:
+        S = kinds.get(spec["kind"]).segment_scores(
+            spec, themes, segments, theme_embeddings, segment_embeddings
+        )
+        if S is not None:
+            # Interviewer questions name the topics and would take most assigned labels.
+            skip = {str(x).casefold() for x in exclude_speakers}
+            asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
+            S = np.where(asked[None, :], -np.inf, S)
+            ti, si = np.nonzero(S >= assign_threshold)
+            for i, j in zip(ti, si, strict=True):
+                rows.append(
+                    (
+                        segments["transcript"].iat[j],
+                        int(segments["segment"].iat[j]),
+                        themes["theme_id"].iat[i],
+                        "assigned",
+                        float(S[i, j]),
+                    )
+                )
+    labels = _labels_frame(rows)
+    write_parquet(labels.reset_index(drop=True), out)
+    quotes = pd.concat(
+        [
+            located.assign(found=True),
+            missing.assign(found=False, transcript="", start=-1, end=-1, score=math.nan, match=""),
+        ],
+        ignore_index=True,
+    )[QUOTE_COLUMNS]
+    write_csv(quotes, out_quotes)
+    log.info(
+        "%s %s: %d labels (%s) on %d segments; %d of %d quotes found",
+        method,
+        set_name,
+        len(labels),
+        ", ".join(f"{k} {v}" for k, v in labels["source"].value_counts().sort_index().items()),
+        labels[["transcript", "segment"]].drop_duplicates().shape[0],
+        len(located),
+        len(located) + len(missing),
+    )
