@@ -75,7 +75,10 @@ def rated_texts(path) -> tuple[list[str], list[str]]:
     from themesim.io.rated_pairs import rated_pair_columns
 
     try:
-        return rated_pair_columns(path)
+        a, b = rated_pair_columns(path)
     except InputError as e:
         log.warning("rated pairs not judged here (the calibration step reports it): %s", e)
         return [], []
+    # A pair with an empty text is the calibration step's error, not a question to ask.
+    kept = [(x, y) for x, y in zip(a, b, strict=True) if x.strip() and y.strip()]
+    return [x for x, _ in kept], [y for _, y in kept]
