@@ -489,14 +489,7 @@ def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) 
     """How many judgements of the texts_a x texts_b matrix the cache lacks: 0 means
     judge_matrix answers from the cache alone, with no server."""
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
-    order = request_order(texts_a, texts_b, settings.both_orders)
-    settings, model, prompt = keyed_settings(settings)
-    keys = [cache_key(model, prompt, a, b, settings) for a, b in order]
-    con = open_cache(cache_path)
-    try:
-        return len(keys) - len(_cached_ok(con, keys))
-    finally:
-        con.close()
+    return _missing(request_order(texts_a, texts_b, settings.both_orders), settings, cache_path)
 
 
 def uncached_pairs(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
@@ -505,6 +498,10 @@ def uncached_pairs(texts_a, texts_b, settings: JudgeSettings, cache_path: str | 
     order = list(zip(map(str, texts_a), map(str, texts_b), strict=True))
     if settings.both_orders:
         order += [(b, a) for a, b in order]
+    return _missing(order, settings, cache_path)
+
+
+def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
     if not order:
         return 0
     settings, model, prompt = keyed_settings(settings)
