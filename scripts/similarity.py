@@ -19,4 +19,5 @@ run(
     matrices=dict(zip(pairs, matrices, strict=True)) if matrices else None,
     cache=sm.params.get("cache"),
     threads=sm.threads,
+    rated_pairs=sm.input.rated[0] if sm.input.get("rated") else None,
 )

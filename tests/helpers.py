@@ -166,8 +166,8 @@ def completion(content: str, logprobs=None) -> dict:
 
 
 def themes_in(body: dict) -> tuple[str, str]:
-    """The two theme texts of a judge request."""
-    text = body["messages"][-1]["content"]
+    """The two theme texts of a judge request (its user message: a prefilled answer follows)."""
+    text = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
     m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)(?:\n\n|\s*\Z)", text, re.S)
     return m.group(1), m.group(2)
 

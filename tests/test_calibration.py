@@ -398,3 +398,16 @@ def test_abtt_pair_scores_equal_its_matrix_cells(tmp_path):
     # The base model's plain cosine differs: the correction is applied.
     plain = kinds.get("sentence_transformer").pair_scores(spec, a, b, cache=False)
     assert np.abs(plain - got).max() > 0.05
+
+
+def test_the_judge_similarity_job_reads_the_rated_pairs_as_calibration_does(tmp_path):
+    """The texts as the calibration step reads them; a pair with an empty text, or a file
+    without the text columns, is left to the calibration step to reject."""
+    from themesim.steps.similarity import rated_texts
+
+    good = tmp_path / "rated.csv"
+    good.write_text("text_a,text_b,label\nA one , B one,1\n ,B two,0\nA three,B three,0\n")
+    assert rated_texts(good) == (["A one ", "A three"], [" B one", "B three"])
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    assert rated_texts(bad) == ([], [])

@@ -584,25 +584,59 @@ def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, m
     assert meta["judge"]["server_id"].startswith(("llama-server ", "llama-cpp-python "))
 
 
-def test_json_mode_on_llama_server_asks_for_compact_json(serve, tmp_path):
-    """llama-server's grammar for a JSON schema lets the model pretty-print (twice the
-    tokens): json requests to it carry a grammar of `{"score": S}` instead, keyed apart."""
-    from themesim.llm.judge import _compact_grammar, _request_body
+def test_json_mode_on_llama_server_prefills_the_answer(serve, tmp_path):
+    """json requests to llama-server prefill the assistant's answer with `{"score": `; a
+    grammar lets the model write only the number and the brace, where the server stops (and
+    leaves the brace out). The answer stored is the whole JSON, parsed as a full answer is;
+    other servers get the JSON schema, and the two never share a cache entry."""
+    from themesim.llm.judge import JSON_PREFIX, _request_body, _score_grammar
 
     native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
-    srv = serve(lambda n, body, headers: (200, completion('{"score": 0.7}'), 0))
+
+    def answer(n, body, headers):
+        if "stop" in body:  # what llama-server returns: the continuation, no stop string
+            return 200, {"choices": [{"message": {"content": "85"}, "finish_reason": "stop"}]}, 0
+        return 200, completion('{"score": 85}'), 0
+
+    srv = serve(answer)
     cache = tmp_path / "c.sqlite"
-    judge_matrix(A[:1], B[:1], settings(srv.url, server_id=native), cache, progress=False)
-    judge_matrix(A[:1], B[:1], settings(srv.url, server_id="llama-cpp-python 0.3.36"), cache)
-    compact, schema = srv.bodies
-    assert (
-        compact["grammar"] == 'root ::= "{\\"score\\": " ("0" ("." [0-9]{1,3})? | "1" (".0")?) "}"'
-    )
-    assert "response_format" not in compact
+    v3 = {"prompt": "judge_v3"}
+    got, _ = judge_matrix(A[:1], B[:1], settings(srv.url, server_id=native, **v3), cache)
+    other = settings(srv.url, server_id="llama-cpp-python 0.3.36", **v3)
+    full, _ = judge_matrix(A[:1], B[:1], other, cache)
+    assert got[0, 0] == full[0, 0] == 0.85 == parse_json_score('{"score": 85}', 100)
+    prefilled, schema = srv.bodies
+    assert prefilled["messages"][:-1] == schema["messages"]
+    assert prefilled["messages"][-1] == {"role": "assistant", "content": '{"score": '}
+    assert prefilled["grammar"] == 'root ::= ("0" | [1-9] [0-9]? [0-9]?) "}"'
+    assert prefilled["stop"] == ["}"] and "response_format" not in prefilled
     assert schema["response_format"]["type"] == "json_object" and "grammar" not in schema
-    stored = sorted(json.loads(r["settings"]).get("grammar", "-") for r in rows(cache))
-    assert stored == ["-", "compact"]
-    assert _compact_grammar(load_prompt("judge_v3")) == 'root ::= "{\\"score\\": " ([0-9]{1,3}) "}"'
+    stored = sorted(
+        (json.loads(r["settings"]).get("grammar", "-"), r["raw_response"]) for r in rows(cache)
+    )
+    assert stored == [("-", '{"score": 85}'), ("prefill", JSON_PREFIX + "85}")]
+    # judge_v1's 0–1 scale: a decimal, with no leading zeros
+    v1 = _score_grammar(load_prompt("judge_v1"))
+    assert v1 == 'root ::= ("0" ("." [0-9]{1,3})? | "1" (".0")?) "}"'
     logprob = settings(srv.url, server_id=native, score_mode="logprob", prompt="judge_v3")
     body = _request_body(logprob, "m", load_prompt("judge_v3", "logprob"), "a", "b", True)
-    assert "grammar" not in body and body["logprobs"] is True
+    assert "grammar" not in body and "stop" not in body and body["logprobs"] is True
+
+
+@pytest.mark.parametrize(
+    ("choice", "raw"),
+    [
+        ({"message": {"content": "85"}, "finish_reason": "length"}, '{"score": 85'),
+        # a server that returns the prefix and the stop string: neither twice
+        ({"message": {"content": '{"score": 85}'}, "finish_reason": "stop"}, '{"score": 85}'),
+    ],
+)
+def test_a_prefilled_answer_is_rebuilt_once(choice, raw):
+    """Cut off before the brace (length), the answer stays unfinished and fails to parse."""
+    from themesim.llm.judge import _json_answer
+
+    body = {"messages": [{"role": "assistant", "content": '{"score": '}], "stop": ["}"]}
+    assert _json_answer(body, choice) == raw
+    if not raw.endswith("}"):
+        with pytest.raises(ValueError, match="no JSON object"):
+            parse_json_score(raw, 100)

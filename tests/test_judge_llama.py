@@ -129,3 +129,33 @@ def _judge_natively(server, binary, tmp_path):
         top = json.loads(con.execute("SELECT raw_response FROM judgements LIMIT 1").fetchone()[0])
     assert stored == {server.backend_id}
     assert {t.strip().lower() for t in top} & {"yes", "no"} and len(top) == 10
+
+
+@pytest.mark.slow
+def test_json_mode_on_the_native_server_generates_only_the_number(tmp_path):
+    """json mode on llama-server: the answer's prefix is prefilled, the model writes the
+    number and the brace (2–4 tokens), and the stored answer is the whole JSON."""
+    import re
+
+    if native_server_path() is None:
+        pytest.skip("no native llama-server: `make install` builds .venv/llama.cpp/bin")
+    with LlamaServer(packaged_model_path(), backend="native", logits_all=False) as server:
+        s = JudgeSettings(
+            base_url=server.base_url,
+            model=packaged_model_name(),
+            server_id=server.backend_id,
+            score_mode="json",
+        )
+        cache = tmp_path / "judge.sqlite"
+        scores, stats = judge_matrix(A, B, s, cache, progress=False)
+    print("scores:\n", np.round(scores, 2), "\n", stats)
+    assert (stats.done, stats.failed, stats.calls) == (9, 0, 9)
+    assert scores[0, 0] >= scores[0, 1] + 0.3  # sleep loss: paraphrase vs football
+    with sqlite3.connect(cache) as con:
+        rows = con.execute("SELECT raw_response, completion_tokens, settings FROM judgements")
+        rows = rows.fetchall()
+    for raw, tokens, settings in rows:
+        assert re.fullmatch(r'\{"score": (0|[1-9][0-9]{0,2})\}', raw), raw
+        # One token per digit (Qwen's number tokens) and one for the brace: nothing else.
+        assert tokens == len(raw) - len('{"score": '), (raw, tokens)
+        assert json.loads(settings)["grammar"] == "prefill"

@@ -146,3 +146,124 @@ def test_thresholds_rerun_only_the_metrics(study):
     counts = job_counts(out)
     assert counts["calibration"] == 1 and "results/calibration/llmj.csv" in out
     assert "results/calibration/pre.csv" not in out
+
+
+# A stand-in for llama.cpp's llama-server ($THEMESIM_LLAMA_SERVER): it logs each start and
+# each request, and answers a prefilled json request with words_overlap's percentage.
+FAKE_SERVER = r"""#!{python}
+import json, re, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+if "--version" in sys.argv:
+    print("version: 0.0.0-fake (build 0, commit fake)")
+    sys.exit(0)
+port = int(sys.argv[sys.argv.index("--port") + 1])
+
+
+def note(what):
+    with open({log!r}, "a") as f:
+        f.write(what + "\n")
+
+
+note("start")
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send({{"status": "ok"}})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+        m = re.search(r"Theme A:\n(.*?)\n\nTheme B:\n(.*?)(?:\n\n|\s*\Z)", user, re.S)
+        a, b = (set(re.findall(r"\w+", t.lower())) for t in m.groups())
+        note("call")
+        score = str(round(100 * len(a & b) / len(a | b)))
+        choice = {{"message": {{"role": "assistant", "content": score}}, "finish_reason": "stop"}}
+        self.send({{"choices": [choice], "usage": {{}}}})
+
+    def send(self, payload):
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+"""
+
+
+def server_log(path) -> dict[str, int]:
+    lines = path.read_text().split() if path.exists() else []
+    return {k: lines.count(k) for k in ("start", "call")}
+
+
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory):
+    """The tiny study with a judge on the local server (a fake llama-server) and rated pairs."""
+    import sys
+
+    from helpers import snakemake_env
+
+    root = make_study(tmp_path_factory.mktemp("judge_one_server"))
+    log = root / "server.log"
+    binary = root / "llama-server"
+    binary.write_text(FAKE_SERVER.format(python=sys.executable, log=str(log)))
+    binary.chmod(0o755)
+    pd.DataFrame(RATED, columns=["text_a", "text_b", "label"]).to_csv(
+        root / "data" / "rated.csv", index=False
+    )
+    path = root / "config" / "config.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["calibration"] = {"pairs": "data/rated.csv", "bootstrap": {"n": 50, "seed": 0}}
+    cfg["methods"] = {"llmj": {"kind": "llm_judge", "score_mode": "json", "thresholds": [0.5]}}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    env = snakemake_env(THEMESIM_LLAMA_SERVER=str(binary))
+    targets = ["results/metrics/llmj/comparisons.csv", "results/calibration/llmj.csv"]
+    snakemake(root, "--cores", "2", *targets, env=env)
+    return root, log, env, targets, cfg
+
+
+def test_the_judge_starts_one_server_for_its_matrices_and_rated_pairs(one_server):
+    """The similarity job judges the rated pairs too; the calibration job after it finds
+    them all cached: no call, no server."""
+    root, log, *_ = one_server
+    # 4 x 3 + 4 x 2 matrix cells; of the 8 rated pairs 6 are cells, 2 are new.
+    assert server_log(log) == {"start": 1, "call": 4 * 3 + 4 * 2 + 2}
+    sim = (root / "logs/similarity/llmj.log").read_text()
+    assert "rated pairs (for calibration)" in sim and "done=2" in sim
+    cal = (root / "logs/calibration/llmj.log").read_text()
+    assert "cached=8" in cal and "calls=0" in cal and "starting a local" not in cal
+    with sqlite3.connect(root / "results/cache/judge.sqlite") as db:
+        raw = db.execute("select raw_response from judgements").fetchall()
+    assert all(re.fullmatch(r'\{"score": \d{1,3}\}', r) for (r,) in raw), raw[:3]
+    # The fake's integer percentage of shared words, / 100, for every rated pair.
+    scores = pd.read_csv(root / "results/calibration/llmj/scores.csv")
+    want = []
+    for text_a, text_b, _ in RATED:
+        a, b = (set(re.findall(r"\w+", t.lower())) for t in (text_a, text_b))
+        want.append(round(100 * len(a & b) / len(a | b)) / 100)
+    assert scores["score"].tolist() == want
+
+
+def test_edited_rated_pairs_rerun_only_the_calibration_job(one_server):
+    """ancient: a new rated pair reruns the calibration job, which starts the server for
+    it; the similarity job and its consumers stay as they are. Thresholds rerun metrics."""
+    root, log, env, targets, cfg = one_server
+    before = server_log(log)
+    rated = pd.DataFrame(RATED, columns=["text_a", "text_b", "label"])
+    new = pd.DataFrame([("Rest: short breaks help", L["garden"], 0)], columns=rated.columns)
+    pd.concat([rated, new]).to_csv(root / "data" / "rated.csv", index=False)
+    counts = job_counts(snakemake(root, "-n", "--cores", "2", *targets, env=env).stdout)
+    assert "similarity_judge" not in counts and counts["calibration"] == 1, counts
+    snakemake(root, "--cores", "2", "results/calibration/llmj.csv", env=env)
+    assert server_log(log) == {"start": before["start"] + 1, "call": before["call"] + 1}
+    cfg["methods"]["llmj"]["thresholds"] = [0.3, 0.7]
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    counts = job_counts(snakemake(root, "-n", "--cores", "2", *targets, env=env).stdout)
+    assert counts == {"metrics": 1}, counts

@@ -3,6 +3,7 @@ rule calibration:
         pairs=lambda wc: calibration_settings()["pairs"],
         embeddings=lambda wc: calibration_embeddings(wc.method),
         embedded=lambda wc: calibration_after_embed(wc.method),
+        judged=lambda wc: calibration_after_judge(wc.method),
         themes=lambda wc: calibration_themes(wc.method),
         matrices=lambda wc: calibration_matrices(wc.method),
         code=code("calibration.py"),

@@ -471,6 +471,26 @@ def calibration_after_embed(method):
     return embedding_files(base, [STUDY.reference])
 
 
+def judges_rated_pairs(method):
+    """The method's similarity job judges its rated pairs into the judgement cache, so the
+    calibration job finds them there and starts no second LLM server."""
+    return has_calibration(method) and kind_of(method).judge_cache
+
+
+def judged_rated_pairs(method):
+    """The rated pairs the judge's similarity job judges. ancient: an edit of the file
+    reruns the calibration job, which judges its new pairs, not the similarity job and
+    everything made from its files."""
+    if not judges_rated_pairs(method):
+        return []
+    return [ancient(calibration_settings()["pairs"])]
+
+
+def calibration_after_judge(method):
+    """The judge's similarity manifest, so calibration runs after it fills the cache."""
+    return [similarity_manifest(method)] if judges_rated_pairs(method) else []
+
+
 def calibration_mem_mb(method):
     """An embedding model or the local judge model is loaded, as in their own jobs."""
     k = kind_of(method)

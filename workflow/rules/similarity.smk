@@ -147,6 +147,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
             f"similarity_judge{suffix}"
         input:
             themes=lambda wc: method_themes(wc.method),
+            rated=lambda wc: judged_rated_pairs(wc.method),
             code=code("similarity.py"),
         output:
             manifest="results/similarity/{method}/manifest.csv",

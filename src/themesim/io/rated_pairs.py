@@ -1,6 +1,7 @@
-"""The rated-pairs CSV of `calibration.pairs`, read one way for the calibration step and
-for the embedding job that encodes its texts into the vector cache (so both see the same
-strings, and the calibration job finds every vector cached)."""
+"""The rated-pairs CSV of `calibration.pairs`, read one way for the calibration step, for
+the embedding job that encodes its texts into the vector cache and for the judge's similarity
+job that judges its pairs into the judgement cache (so all see the same strings, and the
+calibration job finds every vector and judgement cached)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,18 @@ def read_pairs_csv(path) -> pd.DataFrame:
         raise InputError(where, f"is not a readable UTF-8 CSV ({e})", "Save it as CSV") from e
 
 
-def rated_pair_texts(path) -> list[str]:
-    """text_a then text_b of every row; InputError as read_pairs_csv, or for a missing column."""
+def rated_pair_columns(path) -> tuple[list[str], list[str]]:
+    """(text_a, text_b) of every row; InputError as read_pairs_csv, or for a missing column."""
     df = read_pairs_csv(path)
     missing = [c for c in TEXT_COLUMNS if c not in df.columns]
     if missing:
         raise InputError(
             str(path), f"lacks column(s) {', '.join(missing)}", "Give text_a, text_b and label"
         )
-    return df["text_a"].tolist() + df["text_b"].tolist()
+    return df["text_a"].tolist(), df["text_b"].tolist()
+
+
+def rated_pair_texts(path) -> list[str]:
+    """text_a then text_b of every row; errors as rated_pair_columns."""
+    a, b = rated_pair_columns(path)
+    return a + b

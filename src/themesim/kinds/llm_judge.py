@@ -50,21 +50,24 @@ class LlmJudge(Kind):
     def starts_llm_server(self, spec):
         return spec.get("base_url") is None
 
-    def similarity(self, spec, pairs, tables, *, cache=None, threads=None, **_):
+    def similarity(self, spec, pairs, tables, *, cache=None, threads=None, rated=None, **_):
+        """rated: (texts_a, texts_b) of the rated pairs, judged after the matrices by the
+        same server into the same cache, so the calibration job finds them all there."""
         from dataclasses import asdict, replace
 
-        from themesim.llm.judge import JudgeSettings, uncached
+        from themesim.llm.judge import JudgeSettings, uncached, uncached_pairs
 
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
         shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
+        rated = rated or ([], [])
         if settings.base_url is not None:
             del shown["base_url"]
-            judged = _judge_all(settings, pairs, tables, cache)
-        elif not any(
+            judged = _judge_all(settings, pairs, tables, cache, rated)
+        elif not uncached_pairs(*rated, settings, cache) and not any(
             uncached(tables[a]["text"], tables[b]["text"], settings, cache) for a, b in pairs
         ):
             # Every judgement is cached (a rerun): no server starts.
-            judged = _judge_all(settings, pairs, tables, cache)
+            judged = _judge_all(settings, pairs, tables, cache, rated)
         else:
             from themesim.llm.server import (
                 LlamaServer,
@@ -90,7 +93,7 @@ class LlmJudge(Kind):
                     server_id=srv.backend_id,
                     concurrency=1,
                 )
-                judged = _judge_all(local, pairs, tables, cache)
+                judged = _judge_all(local, pairs, tables, cache, rated)
         if settings.base_url is None:
             from themesim.llm.judge import keyed_settings
 
@@ -120,10 +123,12 @@ class LlmJudge(Kind):
         return scores
 
 
-def _judge_all(settings, pairs, tables: dict, cache) -> dict:
-    """Judge every pair of every comparison; a failure names the pair and keeps the cache."""
+def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
+    """Judge every pair of every comparison, then the rated pairs; a failure of a
+    comparison names the pair and keeps the cache, one of a rated pair is left to the
+    calibration job, which asks again and reports it."""
     from themesim.errors import StepError
-    from themesim.llm.judge import JudgeError, judge_matrix
+    from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs
 
     out = {}
     for a, b in pairs:
@@ -135,6 +140,12 @@ def _judge_all(settings, pairs, tables: dict, cache) -> dict:
             raise StepError(f"judging {a} vs {b}: {e}") from e
         log.info("judge %s vs %s: %s", a, b, stats)
         out[(a, b)] = S
+    if rated[0]:
+        try:
+            _, stats = judge_pairs(*rated, settings, cache)
+            log.info("judge of the %d rated pairs (for calibration): %s", len(rated[0]), stats)
+        except JudgeError as e:
+            log.warning("rated pairs: %s (the calibration job asks again)", e)
     return out
 
 

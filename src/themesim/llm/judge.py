@@ -170,21 +170,34 @@ def _answer_settings(settings: JudgeSettings) -> dict:
     if settings.server_id is not None:
         out["server"] = settings.server_id
     if compact_json(settings):
-        out["grammar"] = "compact"
+        # The answer's fixed prefix is prefilled, not generated: other tokens, other keys.
+        out["grammar"] = "prefill"
     return out
 
 
 def compact_json(settings: JudgeSettings) -> bool:
-    """json mode on llama-server: a grammar without free whitespace replaces the JSON schema,
-    whose grammar lets the model pretty-print (twice the tokens; bench/README.md P7)."""
+    """json mode on llama-server: the assistant's answer is prefilled with JSON_PREFIX and a
+    grammar lets the model write only the score and the closing brace (bench/README.md P7);
+    the JSON schema's grammar would let it pretty-print (twice the tokens)."""
     server = settings.server_id or ""
     return settings.score_mode == "json" and server.startswith("llama-server ")
 
 
-def _compact_grammar(prompt: JudgePrompt) -> str:
-    """GBNF of `{"score": S}`; parse_json_score still checks S's range."""
-    num = '"0" ("." [0-9]{1,3})? | "1" (".0")?' if prompt.scale == 1 else "[0-9]{1,3}"
-    return f'root ::= "{{\\"score\\": " ({num}) "}}"'
+# What every json answer starts with; on llama-server it is prefilled, not generated.
+JSON_PREFIX = '{"score": '
+JSON_END = "}"
+
+
+def _score_grammar(prompt: JudgePrompt) -> str:
+    """GBNF of the S of `{"score": S}` and the closing brace, with no leading zeros:
+    0, 0.5, 0.125, 1 or 1.0 on a 0–1 scale; 0..scale as an integer otherwise (1 to 3
+    tokens on Qwen's one-digit number tokens). parse_json_score still checks S's range."""
+    if prompt.scale == 1:
+        num = '"0" ("." [0-9]{1,3})? | "1" (".0")?'
+    else:
+        digits = len(str(prompt.scale))
+        num = '"0" | [1-9] ' + " ".join(["[0-9]?"] * (digits - 1)) if digits > 1 else "[0-9]"
+    return f'root ::= ({num}) "{JSON_END}"'
 
 
 def cache_key(
@@ -263,6 +276,19 @@ def parse_json_score(text: str, scale: int = 1) -> float:
     return float(s) / scale
 
 
+def _json_answer(body: dict, choice: dict) -> str:
+    """The whole answer: a prefilled request's prefix, the completion and, when the server
+    stopped at it (and so left it out), the closing brace."""
+    content = (choice.get("message") or {}).get("content") or ""
+    if "stop" not in body:
+        return content
+    prefix = body["messages"][-1]["content"]
+    # A prefilled answer may come back with its prefix (servers differ): never twice.
+    content = content.removeprefix(prefix)
+    stopped = choice.get("finish_reason") == "stop" and not content.endswith(JSON_END)
+    return prefix + content + (JSON_END if stopped else "")
+
+
 def _top_logprobs(choice: dict) -> dict[str, float]:
     """{token: logprob} of the first generated token, chat or legacy completion format."""
     lp = choice.get("logprobs") or {}
@@ -301,7 +327,10 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
     if settings.score_mode == "logprob":
         body.update(logprobs=True, top_logprobs=10)
     elif use_rf and compact_json(settings):
-        body["grammar"] = _compact_grammar(prompt)
+        # llama-server continues a last assistant message (its --prefill-assistant default);
+        # the stop string ends the request when the brace is sampled, with no step for EOS.
+        body["messages"] = [*body["messages"], {"role": "assistant", "content": JSON_PREFIX}]
+        body.update(grammar=_score_grammar(prompt), stop=[JSON_END])
     elif use_rf:
         body["response_format"] = {"type": "json_object", "schema": prompt.schema()}
     return body
@@ -321,7 +350,7 @@ def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
             out.raw = redact(json.dumps(top, ensure_ascii=False))
             out.score = parse_logprob_score(top)
         else:
-            out.raw = redact((choice.get("message") or {}).get("content") or "")
+            out.raw = redact(_json_answer(body, choice))
             out.score = parse_json_score(out.raw, scale)
     except (ValueError, TypeError, AttributeError) as e:
         raise _Retry(f"unparsable answer ({e})", raw=out.raw, fatal=False) from e
@@ -460,9 +489,23 @@ def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) 
     """How many judgements of the texts_a x texts_b matrix the cache lacks: 0 means
     judge_matrix answers from the cache alone, with no server."""
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
-    order = request_order(texts_a, texts_b, settings.both_orders)
+    return _missing(request_order(texts_a, texts_b, settings.both_orders), settings, cache_path)
+
+
+def uncached_pairs(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
+    """How many judgements of the rated pairs (texts_a[i], texts_b[i]) the cache lacks: 0
+    means judge_pairs answers from the cache alone, with no server."""
+    order = list(zip(map(str, texts_a), map(str, texts_b), strict=True))
+    if settings.both_orders:
+        order += [(b, a) for a, b in order]
+    return _missing(order, settings, cache_path)
+
+
+def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
+    if not order:
+        return 0
     settings, model, prompt = keyed_settings(settings)
-    keys = [cache_key(model, prompt, a, b, settings) for a, b in order]
+    keys = list(dict.fromkeys(cache_key(model, prompt, a, b, settings) for a, b in order))
     con = open_cache(cache_path)
     try:
         return len(keys) - len(_cached_ok(con, keys))

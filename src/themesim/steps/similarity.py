@@ -31,9 +31,13 @@ def similarity_pairs(
     matrices=None,
     cache=None,
     threads=None,
+    rated_pairs=None,
 ) -> None:
     """Write one long-form similarity file per (a, b) pair of one method to `paths`, then
-    the manifest listing them (themesim.io.manifest). A failed job leaves no pair file."""
+    the manifest listing them (themesim.io.manifest). A failed job leaves no pair file.
+
+    rated_pairs: the rated-pairs CSV a kind with a judgement cache also scores (into the
+    cache only), so its calibration job starts no second LLM server."""
     from themesim.io.manifest import write_manifest
     from themesim.similarity import write_similarity
 
@@ -46,6 +50,7 @@ def similarity_pairs(
         matrices=matrices,
         cache=cache,
         threads=threads,
+        **({"rated": rated_texts(rated_pairs)} if rated_pairs else {}),
     )
     written = []
     try:
@@ -61,3 +66,19 @@ def similarity_pairs(
             Path(out).unlink(missing_ok=True)
         raise
     log.info("%s: %d similarity files", method, len(paths))
+
+
+def rated_texts(path) -> tuple[list[str], list[str]]:
+    """(text_a, text_b) of the rated pairs; a file the calibration step will reject is
+    logged and skipped, so it fails that step alone."""
+    from themesim.errors import InputError
+    from themesim.io.rated_pairs import rated_pair_columns
+
+    try:
+        a, b = rated_pair_columns(path)
+    except InputError as e:
+        log.warning("rated pairs not judged here (the calibration step reports it): %s", e)
+        return [], []
+    # A pair with an empty text is the calibration step's error, not a question to ask.
+    kept = [(x, y) for x, y in zip(a, b, strict=True) if x.strip() and y.strip()]
+    return [x for x, _ in kept], [y for _, y in kept]
