@@ -1,18 +1,15 @@
 from themesim.steps.plots import distribution_plots, side_by_side, theme_map_plot
 from themesim.steps.report import headline_tables, tables_workbook
-from themesim.steps.runner import run
+from themesim.steps.runner import run_all
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 p = sm.params
-log = sm.log[0]
 methods = list(p.methods)
 comparisons = dict(zip(methods, sm.input.comparisons, strict=True))
 theme_tables = dict(zip(methods, sm.input.themes_tables, strict=True))
 theme_parquets = dict(zip(p.sets, sm.input.themes, strict=True))
 
-run(
-    log,
-    headline_tables,
+headline = dict(
     methods=methods,
     comparisons=[comparisons[m] for m in methods],
     ran_on={m: list(r) for m, r in dict(p.ran_on).items()},
@@ -23,49 +20,62 @@ run(
     reference=p.reference,
     max_panels=p.max_panels,
 )
-# After the headline: it is the workbook's first sheet.
-run(log, tables_workbook, tables=dict(p.tables), out=sm.output.workbook)
-run(
-    log,
-    side_by_side,
-    methods=methods,
-    sweeps=list(sm.input.sweeps),
-    thresholds=dict(p.thresholds),
-    out_png=p.side_by_side["png"],
-    out_svg=p.side_by_side["svg"],
-    comparisons=[comparisons[m] for m in methods],
-    reference=p.reference,
-    max_panels=p.max_panels,
-)
+tasks = [
+    # The workbook after the headline: it is the workbook's first sheet.
+    [
+        (headline_tables, headline),
+        (tables_workbook, dict(tables=dict(p.tables), out=sm.output.workbook)),
+    ],
+    (
+        side_by_side,
+        dict(
+            methods=methods,
+            sweeps=list(sm.input.sweeps),
+            thresholds=dict(p.thresholds),
+            out_png=p.side_by_side["png"],
+            out_svg=p.side_by_side["svg"],
+            comparisons=[comparisons[m] for m in methods],
+            reference=p.reference,
+            max_panels=p.max_panels,
+        ),
+    ),
+]
 for m in methods:
     f = p.figures[m]
-    run(
-        log,
-        distribution_plots,
-        method=m,
-        themes_csv=theme_tables[m],
-        op=p.op[m],
-        gamma=float(p.gamma),
-        out_distributions=f["distributions_png"],
-        out_confidence=f["confidence_png"],
-        out_distributions_svg=f["distributions_svg"],
-        out_confidence_svg=f["confidence_svg"],
-        reference=p.reference,
-        max_panels=p.max_panels,
+    tasks.append(
+        (
+            distribution_plots,
+            dict(
+                method=m,
+                themes_csv=theme_tables[m],
+                op=p.op[m],
+                gamma=float(p.gamma),
+                out_distributions=f["distributions_png"],
+                out_confidence=f["confidence_png"],
+                out_distributions_svg=f["distributions_svg"],
+                out_confidence_svg=f["confidence_svg"],
+                reference=p.reference,
+                max_panels=p.max_panels,
+            ),
+        )
     )
     if m in p.theme_maps:
         t = p.theme_maps[m]
         embeddings = list(t["embeddings"])
-        run(
-            log,
-            theme_map_plot,
-            method=m,
-            kind=t["kind"],
-            themes=theme_parquets,
-            embeddings=dict(zip(p.sets, embeddings, strict=True)) if embeddings else {},
-            themes_csv=theme_tables[m],
-            op=p.op[m],
-            d=t["d"],
-            out_png=f["theme_map_png"],
-            out_svg=f["theme_map_svg"],
+        tasks.append(
+            (
+                theme_map_plot,
+                dict(
+                    method=m,
+                    kind=t["kind"],
+                    themes=theme_parquets,
+                    embeddings=dict(zip(p.sets, embeddings, strict=True)) if embeddings else {},
+                    themes_csv=theme_tables[m],
+                    op=p.op[m],
+                    d=t["d"],
+                    out_png=f["theme_map_png"],
+                    out_svg=f["theme_map_svg"],
+                ),
+            )
         )
+run_all(sm.log[0], tasks, workers=sm.threads)

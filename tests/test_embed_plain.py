@@ -126,3 +126,24 @@ def test_without_normalize_module(tmp_path, minilm):
     modules = json.loads((folder / "modules.json").read_text())[:2]
     (folder / "modules.json").write_text(json.dumps(modules))
     assert plain_config(folder) == {"max_seq_length": 256, "normalize": False}
+
+
+def test_passes_at_once_give_the_same_bits(minilm, monkeypatch, caplog):
+    """Two threads run two forward passes at once, one torch thread each: the same vectors as
+    one pass at a time with one or two torch threads, and as sentence-transformers."""
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 CPUs")
+    texts = TEXTS + [f"theme {i}: " + " ".join(["care"] * (i % 9)) for i in range(40)]
+    monkeypatch.setattr(enc, "_MODELS", {})
+    with caplog.at_level("INFO", logger=enc.log.name):
+        pooled = encode(texts, minilm, threads=2)
+    assert "2 forward passes at once" in caplog.text
+    one = encode(texts, minilm, threads=1)
+    torch = enc.import_torch()
+    torch.set_num_threads(2)
+    monkeypatch.setattr(enc, "_MODELS", {})
+    monkeypatch.setattr(plain, "plain_config", lambda path: None)
+    theirs = encode(texts, minilm, threads=2)  # sentence-transformers: no pool, 2 threads
+    assert pooled.tobytes() == one.tobytes() == theirs.tobytes()

@@ -18,6 +18,9 @@ class InputError(ThemesimError, ValueError):
         self.fix = fix
         super().__init__(f"{where}: {problem}. {fix}")
 
+    def __reduce__(self):  # rebuilt from its three parts, e.g. raised in a forked step
+        return (type(self), (self.where, self.problem, self.fix))
+
 
 def exit_on_error(fn, *args, **kwargs):
     """fn(*args, **kwargs); a ThemesimError ends the program with its one line on stderr.

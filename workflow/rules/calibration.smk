@@ -26,7 +26,9 @@ rule calibration:
         "benchmarks/calibration/{method}.tsv"
     wildcard_constraints:
         method=methods_with("calibrates"),
-    threads: 2
+    # One thread: the embedding and judge jobs already scored the rated pairs, so this job
+    # reads caches and fits; only pairs edited since then are encoded or judged here.
+    threads: 1
     resources:
         mem_mb=lambda wc: calibration_mem_mb(wc.method),
         llm_server=lambda wc: llm_server_of(wc.method),

@@ -79,10 +79,19 @@ def plain_config(path) -> dict | None:
 
 class PlainEncoder:
     """The parts of SentenceTransformer that embed.encode uses: tokenizer, max_seq_length,
-    preprocess() and encode(), computed as sentence-transformers computes them."""
+    preprocess() and encode(), computed as sentence-transformers computes them.
+
+    `encode` may run in several threads at once (embed.encode does, one torch thread each):
+    the model is only read, and the tokenizer, whose settings each call sets, is locked."""
+
+    concurrent = True
 
     def __init__(self, path, config: dict, device: str = "cpu"):
+        import threading
+
         from transformers import AutoModel, AutoTokenizer
+
+        self._tokenizing = threading.Lock()
 
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.model = AutoModel.from_pretrained(path).to(device).eval()
@@ -91,13 +100,14 @@ class PlainEncoder:
         self.device = device
 
     def preprocess(self, texts: list[str]) -> dict:
-        return self.tokenizer(
-            list(texts),
-            padding=True,
-            truncation="longest_first",
-            return_tensors="pt",
-            max_length=self.max_seq_length,
-        )
+        with self._tokenizing:
+            return self.tokenizer(
+                list(texts),
+                padding=True,
+                truncation="longest_first",
+                return_tensors="pt",
+                max_length=self.max_seq_length,
+            )
 
     def encode(self, texts: list[str], *, normalize_embeddings: bool = True, **_) -> np.ndarray:
         """One forward pass over `texts` (the caller batches); float32 rows in input order."""

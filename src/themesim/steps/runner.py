@@ -18,3 +18,34 @@ def run(log_path, fn, *args, **kwargs) -> None:
     except ThemesimError as e:
         logging.getLogger("themesim").error("%s", e)
         sys.exit(1)
+
+
+def _call(task):
+    fn, kwargs = task
+    fn(**kwargs)
+
+
+def run_all(log_path, tasks, workers: int = 1) -> None:
+    """`run` for independent steps, each (fn, kwargs) or a list of them run in order: with
+    workers > 1, that many at once in forked processes (a job's figures share no state, and a
+    job at the end of the DAG otherwise leaves its other cores idle)."""
+    chains = [t if isinstance(t, list) else [t] for t in tasks]
+    if workers <= 1 or len(chains) <= 1:
+        run(log_path, lambda: [_run_chain(c) for c in chains])
+        return
+    run(log_path, _pool, chains, workers)
+
+
+def _run_chain(steps) -> None:
+    for step in steps:
+        _call(step)
+
+
+def _pool(chains, workers: int) -> None:
+    import multiprocessing
+
+    # Forked children inherit the imports and the logging set up by `run`; a failure in
+    # one is raised here, ThemesimError included, so `run` reports it as one line.
+    with multiprocessing.get_context("fork").Pool(min(workers, len(chains))) as pool:
+        for result in [pool.apply_async(_run_chain, (c,)) for c in chains]:
+            result.get()

@@ -106,6 +106,9 @@ def save_png(fig: Figure, out_png, out_svg=None) -> Path:
             pad_inches=0.15,
         )
     if out_svg is not None:
+        # The layout the PNG solved is kept: solving it again for the SVG is ~15 % of a
+        # figure's saving time, and the SVG then has the PNG's layout.
+        fig.set_layout_engine("none")
         svg = Path(out_svg)
         with (
             atomic_path(svg) as tmp,

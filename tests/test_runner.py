@@ -1,0 +1,58 @@
+"""steps.runner: independent steps run in forked processes, chains in order, and bad input
+raised in a child still ends the job with the one-line error."""
+
+import os
+import pickle
+
+import pytest
+
+from themesim.errors import InputError
+from themesim.steps.runner import run_all
+
+
+def write(path, text, after=None):
+    if after is not None:  # a chain's second step sees the first one's file
+        text = open(after).read() + text
+    with open(path, "w") as f:
+        f.write(f"{text} {os.getpid()}")
+
+
+def fail(where):
+    raise InputError(where, "a bad row", "fix the row")
+
+
+def test_input_error_survives_pickling():
+    e = pickle.loads(pickle.dumps(InputError("themes.csv row 3", "no name", "add one")))
+    assert isinstance(e, InputError) and str(e) == "themes.csv row 3: no name. add one"
+    assert (e.where, e.problem, e.fix) == ("themes.csv row 3", "no name", "add one")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_steps_run_and_chains_keep_their_order(tmp_path, workers):
+    a, b, c = (tmp_path / n for n in "abc")
+    tasks = [
+        [(write, dict(path=a, text="first")), (write, dict(path=b, text="+", after=a))],
+        (write, dict(path=c, text="alone")),
+    ]
+    run_all(tmp_path / "log.txt", tasks, workers=workers)
+    assert b.read_text().startswith("first ") and "+" in b.read_text()
+    pids = {p.read_text().split()[-1] for p in (a, c)}
+    # Forked: the steps ran in other processes than this one (and not both in one).
+    assert (
+        (str(os.getpid()) not in pids and len(pids) == 2)
+        if workers == 2
+        else pids == {str(os.getpid())}
+    )
+
+
+def test_bad_input_in_a_forked_step_is_one_line(tmp_path, caplog):
+    log = tmp_path / "log.txt"
+    with pytest.raises(SystemExit) as exit_:
+        run_all(
+            log,
+            [(fail, dict(where="x.csv row 2")), (write, dict(path=tmp_path / "a", text="ok"))],
+            workers=2,
+        )
+    assert exit_.value.code == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors == ["x.csv row 2: a bad row. fix the row"]
