@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from themesim.errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported by to_pandas only: embed.columns reads without it
+    import pandas as pd
 
 RESAVE_UTF8 = (
     "Re-save the file as UTF-8 (exports from Excel and other Windows tools are often "
@@ -68,11 +71,15 @@ def parse_json(text: str, where: str, empty):
         ) from e
 
 
-def read_checked_parquet(path, columns: list[str], what: str) -> pd.DataFrame:
-    """The given columns of a parquet file themesim wrote; a clear error for anything else."""
+def read_checked_table(path, columns: list[str], what: str) -> pa.Table:
+    """The given columns of a parquet file themesim wrote, with pyarrow alone; a clear error
+    for anything else."""
     p = check_input_file(path)
     try:
-        table = pq.read_table(str(p))
+        # ParquetFile, not read_table: read_table goes through pyarrow.dataset, which
+        # imports pandas.
+        with pq.ParquetFile(str(p)) as f:
+            table = f.read(columns=[c for c in columns if c in f.schema_arrow.names])
     except (pa.ArrowException, OSError) as e:
         raise InputError(
             str(path), f"is not a readable parquet file ({e})", "Re-create it with themesim."
@@ -84,4 +91,9 @@ def read_checked_parquet(path, columns: list[str], what: str) -> pd.DataFrame:
             f"is not a {what} table (missing columns {', '.join(missing)})",
             f"Point to a {what}s parquet file written by themesim.",
         )
-    return table.select(columns).to_pandas()
+    return table.select(columns)
+
+
+def read_checked_parquet(path, columns: list[str], what: str) -> pd.DataFrame:
+    """The given columns of a parquet file themesim wrote; a clear error for anything else."""
+    return read_checked_table(path, columns, what).to_pandas()
