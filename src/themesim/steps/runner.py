@@ -20,11 +20,6 @@ def run(log_path, fn, *args, **kwargs) -> None:
         sys.exit(1)
 
 
-def _call(task):
-    fn, kwargs = task
-    fn(**kwargs)
-
-
 def run_all(log_path, tasks, workers: int = 1) -> None:
     """`run` for independent steps, each (fn, kwargs) or a list of them run in order: with
     workers > 1, that many at once in forked processes (a job's figures share no state, and a
@@ -37,8 +32,8 @@ def run_all(log_path, tasks, workers: int = 1) -> None:
 
 
 def _run_chain(steps) -> None:
-    for step in steps:
-        _call(step)
+    for fn, kwargs in steps:
+        fn(**kwargs)
 
 
 def _pool(chains, workers: int) -> None:
