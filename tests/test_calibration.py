@@ -6,6 +6,7 @@ import pytest
 
 from themesim.errors import InputError
 from themesim.metrics.calibration import (
+    _resample_stats,
     calibrate,
     f1_threshold,
     isotonic_fit,
@@ -44,6 +45,30 @@ def test_calibrate_summary_and_intervals():
     assert 0.45 < out["f1_threshold"] < 0.65  # between the two class means
     assert calibrate(s, y, n_boot=300, seed=1) == out  # seeded
     assert calibrate(SCORES, LABELS, n_boot=50)["auc"] == 0.75
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tenths", "quarters"])
+def test_bootstrap_statistics_are_the_bits_of_the_public_functions(kind):
+    # The bootstrap's one-sort path against roc_auc_score, f1_threshold and youden_threshold,
+    # bit for bit, with and without tied scores (collinear ROC points are dropped for AUC).
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(["continuous", "tenths", "quarters"].index(kind))
+    checked = 0
+    for _ in range(300):
+        m = int(rng.integers(4, 100))
+        s = {
+            "continuous": rng.random(m),
+            "tenths": np.round(rng.random(m), 1),
+            "quarters": rng.integers(0, 5, m) / 4.0,
+        }[kind]
+        y = (rng.random(m) < rng.uniform(0.1, 0.9)).astype(np.int64)
+        if y.min() == y.max():
+            continue
+        expected = (float(roc_auc_score(y, s)), f1_threshold(s, y)[0], youden_threshold(s, y)[0])
+        assert _resample_stats(s, y) == expected, (s.tolist(), y.tolist())
+        checked += 1
+    assert checked > 250
 
 
 def test_read_label_and_rating_files(tmp_path):

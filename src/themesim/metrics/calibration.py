@@ -142,6 +142,37 @@ def map_calibrated(S, fit: pd.DataFrame) -> np.ndarray:
     return np.interp(np.asarray(S, dtype=np.float64), x, p)
 
 
+def _resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """(AUC, F1 threshold, Youden threshold) of checked arrays with both labels, from one sort.
+
+    The bootstrap's inner loop: the same float operations as roc_auc_score, f1_threshold and
+    youden_threshold (scikit-learn's curve arithmetic, its drop of collinear points before
+    the trapezoid), without scikit-learn's per-call input checks, which were most of the
+    bootstrap's time. tests/test_calibration.py checks the bits against those functions.
+    """
+    order = np.argsort(-s, kind="stable")
+    s_sorted, y_sorted = s[order], y[order]
+    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
+    idx = np.flatnonzero(last)
+    thr = s_sorted[idx]
+    tps = np.cumsum(y_sorted.astype(np.float64))[idx]
+    fps = 1 + idx.astype(np.float64) - tps
+    # F1 of `score >= t` (f1_threshold): predicted positives are idx + 1
+    f1 = 2 * tps / (idx + 1 + y.sum())
+    t_f1 = thr[np.flatnonzero(f1 == f1.max())[0]]
+    # Youden's J on the full curve (roc_curve, drop_intermediate=False); the (0, 0) point
+    # with threshold inf is never chosen
+    j = tps / tps[-1] - fps / fps[-1]
+    t_j = thr[np.flatnonzero(j == j.max())[0]]
+    # AUC as roc_auc_score: collinear points dropped, (0, 0) prepended, trapezoid
+    if fps.size > 2:
+        keep = np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True]
+        fps, tps = fps[keep], tps[keep]
+    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
+    auc = float(np.trapezoid(tps / tps[-1], fps / fps[-1]))
+    return auc, float(t_f1), float(t_j)
+
+
 def calibrate(scores, labels, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> dict:
     """SUMMARY_COLUMNS for one method: AUC, F1 and Youden thresholds, bootstrap intervals.
 
@@ -162,8 +193,7 @@ def calibrate(scores, labels, *, n_boot: int = 1000, seed: int = 0, level: float
         yb = y[idx]
         if yb.min() == yb.max():
             continue
-        sb = s[idx]
-        boot[b] = roc_auc_score(yb, sb), f1_threshold(sb, yb)[0], youden_threshold(sb, yb)[0]
+        boot[b] = _resample_stats(s[idx], yb)
     q = [50 * (1 - level), 50 * (1 + level)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
