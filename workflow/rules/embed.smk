@@ -31,6 +31,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods_with("own_embeddings")
         wildcard_constraints:
             method=pattern,
         threads: embed_threads()
+        priority: 1
         resources:
             mem_mb=lambda wc: embed_mem_mb(wc.method),
             gpu=lambda wc: method_gpus(wc.method),

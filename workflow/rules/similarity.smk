@@ -160,6 +160,7 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
         wildcard_constraints:
             method=pattern,
         threads: 2
+        priority: 1
         resources:
             mem_mb=4000,
             llm_server=lambda wc: llm_server_of(wc.method),
