@@ -5,7 +5,16 @@ import pytest
 from helpers import make_study, snakemake, write_config
 
 from themesim.embed.cache import EmbeddingCache, cache_dir, key_name, model_key
-from themesim.embed.encode import MINILM, embed_texts, encode, resolve_model, text_sha256
+from themesim.embed.encode import (
+    MINILM,
+    batch_rows,
+    embed_texts,
+    encode,
+    resolve_model,
+    text_sha256,
+)
+
+ROWS = batch_rows(None)  # the rows per forward pass embed_texts uses by default
 
 TEXTS = [
     "Caring while working: fitting shifts around a parent",
@@ -119,7 +128,7 @@ def test_hits_misses_and_identical_vectors(tmp_path, minilm):
 
     again, stats = embed_texts(TEXTS, minilm, cache_root=tmp_path)
     assert (stats.encoded, stats.cached) == (0, 6)
-    folder = tmp_path / key_name(model_key(minilm))
+    folder = tmp_path / key_name(model_key(minilm, rows=ROWS))
     files = sorted(p.stem for p in folder.glob("*/*.npy"))
     assert files == sorted(text_sha256(t) for t in TEXTS)
     sha = text_sha256(TEXTS[0])
@@ -132,9 +141,11 @@ def test_key_change_misses(tmp_path, minilm):
     copy = resolve_model("my-minilm-copy", path=minilm.path)  # another model id, a folder key
     _, stats = embed_texts(TEXTS[:3], copy, cache_root=tmp_path)
     assert (stats.encoded, stats.cached) == (3, 0)
-    assert model_key(copy)["weights"].startswith("folder-sha256:")
-    assert model_key(minilm, dtype="float16") != model_key(minilm)
-    assert model_key(minilm, device="cuda:1") == model_key(minilm, device="cuda")
+    assert model_key(copy, rows=ROWS)["weights"].startswith("folder-sha256:")
+    assert model_key(minilm, rows=ROWS, dtype="float16") != model_key(minilm, rows=ROWS)
+    assert model_key(minilm, rows=ROWS, device="cuda:1") == model_key(
+        minilm, rows=ROWS, device="cuda"
+    )
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2
     _, stats = embed_texts(TEXTS[:3], copy, cache_root=tmp_path)
     assert (stats.encoded, stats.cached) == (0, 3)
@@ -142,7 +153,7 @@ def test_key_change_misses(tmp_path, minilm):
 
 def test_unreadable_entry_is_a_miss_and_is_rewritten(tmp_path, minilm):
     vec, _ = embed_texts(TEXTS[:1], minilm, cache_root=tmp_path)
-    cache = EmbeddingCache(tmp_path, model_key(minilm))
+    cache = EmbeddingCache(tmp_path, model_key(minilm, rows=ROWS))
     sha = text_sha256(TEXTS[0])
     cache._path(sha).write_bytes(b"\x93NUMPY truncated")
     assert cache.get([sha]) == {}

@@ -72,7 +72,7 @@ def folder_fingerprint(path) -> str:
     return h.hexdigest()
 
 
-def model_key(source, *, device: str = "cpu", dtype: str = "float32", rows: int = 8) -> dict:
+def model_key(source, *, rows: int, device: str = "cpu", dtype: str = "float32") -> dict:
     """Everything that changes a text's vector; thresholds are not among it, and batch size
     only through the rows per forward pass (embed.encode.batch_rows)."""
     if source.package:
