@@ -30,8 +30,8 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods_with("own_embeddings")
             "benchmarks/embed/{method}.tsv"
         wildcard_constraints:
             method=pattern,
-        threads: embed_threads()
         priority: 1
+        threads: embed_threads()
         resources:
             mem_mb=lambda wc: embed_mem_mb(wc.method),
             gpu=lambda wc: method_gpus(wc.method),

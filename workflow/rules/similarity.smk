@@ -159,8 +159,8 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
             "logs/similarity/{method}.log",
         wildcard_constraints:
             method=pattern,
-        threads: 2
         priority: 1
+        threads: 2
         resources:
             mem_mb=4000,
             llm_server=lambda wc: llm_server_of(wc.method),
