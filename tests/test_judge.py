@@ -640,3 +640,28 @@ def test_a_prefilled_answer_is_rebuilt_once(choice, raw):
     if not raw.endswith("}"):
         with pytest.raises(ValueError, match="no JSON object"):
             parse_json_score(raw, 100)
+
+
+def test_comparisons_and_rated_pairs_go_out_as_one_sorted_stream(serve, tmp_path):
+    """The judge's similarity job asks every distinct request once, sorted, so the requests
+    of one Theme A (a comparison's and a rated pair's) are consecutive; the matrices and the
+    rated pairs are then read from the cache."""
+    import pandas as pd
+
+    from themesim.kinds.llm_judge import KIND
+
+    srv = serve()
+    spec = {"base_url": srv.url, "model": "fake-model", "prompt": "judge_v1"}
+    spec |= {"score_mode": "json", "concurrency": 1, "timeout_s": 5}
+    tables = {"a": pd.DataFrame({"text": [A[2], A[0]]}), "b": pd.DataFrame({"text": B})}
+    rated = ([A[1], A[2], A[0]], ["Costs of care 1", "Sleep loss 0", "Unrelated 3"])
+    ((pair, got, _),) = KIND.similarity(
+        spec, [("a", "b")], tables, cache=tmp_path / "c.sqlite", rated=rated
+    )
+    sent = [themes_in(b) for b in srv.bodies]
+    asked = {(a, b) for a in [A[2], A[0]] for b in B} | set(zip(*rated, strict=True))
+    assert sent == sorted(asked)  # (A[2], "Sleep loss 0") is asked once, for both
+    assert len(sent) == 4 + 3 - 1
+    np.testing.assert_allclose(
+        got, [[expected(A[2], b) for b in B], [expected(A[0], b) for b in B]]
+    )

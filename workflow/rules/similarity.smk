@@ -157,6 +157,8 @@ for suffix, pattern, pairs in pair_variants(rule_methods("similarity_judge")):
             ),
         log:
             "logs/similarity/{method}.log",
+        benchmark:
+            "benchmarks/similarity/{method}.tsv"
         wildcard_constraints:
             method=pattern,
         priority: 1
