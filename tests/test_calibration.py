@@ -12,6 +12,7 @@ from themesim.metrics.calibration import (
     isotonic_fit,
     map_calibrated,
     read_rated_pairs,
+    roc_points,
     youden_threshold,
 )
 
@@ -47,15 +48,11 @@ def test_calibrate_summary_and_intervals():
     assert calibrate(SCORES, LABELS, n_boot=50)["auc"] == 0.75
 
 
-@pytest.mark.parametrize("kind", ["continuous", "tenths", "quarters"])
-def test_bootstrap_statistics_are_the_bits_of_the_public_functions(kind):
-    # The bootstrap's one-sort path against roc_auc_score, f1_threshold and youden_threshold,
-    # bit for bit, with and without tied scores (collinear ROC points are dropped for AUC).
-    from sklearn.metrics import roc_auc_score
-
+def random_cases(kind: str, n: int = 300):
+    """(scores, labels) with both labels: continuous scores, or tied ones (tenths,
+    quarters), where collinear ROC points and pooled isotonic values arise."""
     rng = np.random.default_rng(["continuous", "tenths", "quarters"].index(kind))
-    checked = 0
-    for _ in range(300):
+    for _ in range(n):
         m = int(rng.integers(4, 100))
         s = {
             "continuous": rng.random(m),
@@ -63,12 +60,69 @@ def test_bootstrap_statistics_are_the_bits_of_the_public_functions(kind):
             "quarters": rng.integers(0, 5, m) / 4.0,
         }[kind]
         y = (rng.random(m) < rng.uniform(0.1, 0.9)).astype(np.int64)
-        if y.min() == y.max():
-            continue
-        expected = (float(roc_auc_score(y, s)), f1_threshold(s, y)[0], youden_threshold(s, y)[0])
+        if y.min() != y.max():
+            yield s, y
+
+
+def sklearn_youden(s, y):
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, thr = roc_curve(y, s, drop_intermediate=False)
+    j = tpr - fpr
+    ok = np.isfinite(thr)  # the first point (inf) predicts nothing
+    best = int(np.flatnonzero(ok & (j == j[ok].max()))[0])
+    return float(thr[best]), float(j[best])
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tenths", "quarters"])
+def test_curve_statistics_are_the_bits_of_scikit_learn(kind):
+    # AUC, the Youden threshold and J, the ROC points of the figure, and the one-sort path
+    # of the bootstrap, against scikit-learn bit for bit, with and without tied scores.
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    checked = 0
+    for s, y in random_cases(kind):
+        auc = float(roc_auc_score(y, s))
+        assert youden_threshold(s, y) == sklearn_youden(s, y), (s.tolist(), y.tolist())
+        expected = (auc, f1_threshold(s, y)[0], sklearn_youden(s, y)[0])
         assert _resample_stats(s, y) == expected, (s.tolist(), y.tolist())
+        fpr, tpr, _ = roc_curve(y, s)
+        got = roc_points(s, y)
+        assert np.array_equal(got[0], fpr) and np.array_equal(got[1], tpr)
         checked += 1
     assert checked > 250
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tenths", "quarters"])
+def test_isotonic_fit_is_the_bits_of_scikit_learn(kind):
+    from sklearn.isotonic import IsotonicRegression
+
+    for s, y in random_cases(kind, 200):
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(s, y)
+        fit = isotonic_fit(s, y)
+        assert np.array_equal(fit["score"].to_numpy(), iso.X_thresholds_)
+        assert np.array_equal(fit["p_match"].to_numpy(), iso.y_thresholds_)
+        # scores closer than float64 resolution (1e-15) are pooled as scikit-learn pools them
+        s2 = np.r_[s, s[:3] + 5e-16]  # distinct floats, closer than 1e-15
+        y2 = np.r_[y, 1 - y[:3]]
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(s2, y2)
+        fit = isotonic_fit(s2, y2)
+        assert np.array_equal(fit["score"].to_numpy(), iso.X_thresholds_)
+        assert np.array_equal(fit["p_match"].to_numpy(), iso.y_thresholds_)
+
+
+def test_calibration_imports_no_scikit_learn():
+    # scikit-learn's import was most of a calibration job's CPU time
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, themesim.steps.calibration, themesim.metrics.calibration,"
+        " themesim.report.threshold_plots;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_read_label_and_rating_files(tmp_path):

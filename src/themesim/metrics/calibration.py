@@ -1,8 +1,13 @@
 """Calibration of one method's scores against hand-rated theme pairs (docs/thresholds.md).
 
-From (score, label) pairs: ROC AUC (scikit-learn) with a seeded bootstrap interval, an
-isotonic fit of P(match | score), and the thresholds that maximise F1 and Youden's J, each
-with a bootstrap interval. A threshold is one of the observed scores, used as `score >= t`.
+From (score, label) pairs: ROC AUC with a seeded bootstrap interval, an isotonic fit of
+P(match | score), and the thresholds that maximise F1 and Youden's J, each with a bootstrap
+interval. A threshold is one of the observed scores, used as `score >= t`.
+
+The ROC curve, its AUC and the isotonic fit are scikit-learn's arithmetic (roc_curve,
+roc_auc_score, IsotonicRegression on scipy's isotonic_regression) written out here:
+importing scikit-learn was 1.1 of a calibration job's 1.6 CPU-seconds. tests/test_calibration.py
+checks every result bit for bit against scikit-learn.
 """
 
 from __future__ import annotations
@@ -113,27 +118,67 @@ def f1_threshold(scores, labels) -> tuple[float, float]:
 
 def youden_threshold(scores, labels) -> tuple[float, float]:
     """(t, J) maximising TPR - FPR of `score >= t` (sklearn roc_curve); ties: the highest t."""
-    from sklearn.metrics import roc_curve
-
     s, y = _check(scores, labels)
-    fpr, tpr, thr = roc_curve(y, s, drop_intermediate=False)
-    j = tpr - fpr
-    ok = np.isfinite(thr)  # the first point (inf) predicts nothing
-    best = int(np.flatnonzero(ok & (j == j[ok].max()))[0])
+    thr, tps, fps = _curve(s, y)
+    j = tps / tps[-1] - fps / fps[-1]  # tpr - fpr of roc_curve(drop_intermediate=False)
+    best = int(np.flatnonzero(j == j.max())[0])
     return float(thr[best]), float(j[best])
+
+
+def roc_points(scores, labels) -> tuple[np.ndarray, np.ndarray]:
+    """(fpr, tpr) of sklearn.metrics.roc_curve(labels, scores): collinear points dropped,
+    (0, 0) first."""
+    s, y = _check(scores, labels)
+    _, tps, fps = _curve(s, y)
+    fps, tps = _drop_collinear(fps, tps)
+    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
+    return fps / fps[-1], tps / tps[-1]
+
+
+def _curve(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct scores, descending, and the true and false positives of `score >= t` at each
+    (scikit-learn's _binary_clf_curve: float cumulative sums, fps = rank + 1 - tps)."""
+    order = np.argsort(-s, kind="stable")
+    s_sorted, y_sorted = s[order], y[order]
+    idx = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
+    tps = np.cumsum(y_sorted.astype(np.float64))[idx]
+    return s_sorted[idx], tps, 1 + idx.astype(np.float64) - tps
+
+
+def _drop_collinear(fps: np.ndarray, tps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """roc_curve's drop_intermediate: points on a straight segment add nothing."""
+    if fps.size > 2:
+        keep = np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True]
+        return fps[keep], tps[keep]
+    return fps, tps
 
 
 def isotonic_fit(scores, labels) -> pd.DataFrame:
     """Breakpoints of the isotonic fit of P(match | score): columns score, p_match.
 
     Between breakpoints P is linear, beyond them constant (sklearn's predict with
-    out_of_bounds="clip"); map_calibrated applies it.
+    out_of_bounds="clip"); map_calibrated applies it. The fit is IsotonicRegression(y_min=0,
+    y_max=1)'s: pairs sorted by (score, label), scores within float64 resolution of a run's
+    first one pooled to their mean label, scipy's isotonic_regression weighted by the pooled
+    counts, clipped to [0, 1], and the points inside a flat run dropped.
     """
-    from sklearn.isotonic import IsotonicRegression
+    from scipy.optimize import isotonic_regression
 
     s, y = _check(scores, labels)
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(s, y)
-    return pd.DataFrame({"score": iso.X_thresholds_, "p_match": iso.y_thresholds_})
+    order = np.lexsort((y, s))
+    x, t = s[order], y[order].astype(np.float64)
+    eps = np.finfo(np.float64).resolution
+    starts = [0]
+    for k in range(1, x.size):
+        if x[k] - x[starts[-1]] >= eps:
+            starts.append(k)
+    weights = np.diff(np.r_[starts, x.size]).astype(np.float64)
+    x = x[starts]
+    p = np.asarray(isotonic_regression(np.add.reduceat(t, starts) / weights, weights=weights).x)
+    np.clip(p, 0.0, 1.0, out=p)
+    keep = np.ones(p.size, dtype=bool)
+    keep[1:-1] = np.logical_or(p[1:-1] != p[:-2], p[1:-1] != p[2:])
+    return pd.DataFrame({"score": x[keep], "p_match": p[keep]})
 
 
 def map_calibrated(S, fit: pd.DataFrame) -> np.ndarray:
@@ -145,29 +190,21 @@ def map_calibrated(S, fit: pd.DataFrame) -> np.ndarray:
 def _resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     """(AUC, F1 threshold, Youden threshold) of checked arrays with both labels, from one sort.
 
-    The bootstrap's inner loop: the same float operations as roc_auc_score, f1_threshold and
-    youden_threshold (scikit-learn's curve arithmetic, its drop of collinear points before
-    the trapezoid), without scikit-learn's per-call input checks, which were most of the
-    bootstrap's time. tests/test_calibration.py checks the bits against those functions.
+    The bootstrap's inner loop and the point estimates: the same float operations as
+    roc_auc_score, f1_threshold and youden_threshold (scikit-learn's curve arithmetic, its
+    drop of collinear points before the trapezoid), without per-call input checks.
+    tests/test_calibration.py checks the bits against scikit-learn.
     """
-    order = np.argsort(-s, kind="stable")
-    s_sorted, y_sorted = s[order], y[order]
-    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
-    idx = np.flatnonzero(last)
-    thr = s_sorted[idx]
-    tps = np.cumsum(y_sorted.astype(np.float64))[idx]
-    fps = 1 + idx.astype(np.float64) - tps
-    # F1 of `score >= t` (f1_threshold): predicted positives are idx + 1
-    f1 = 2 * tps / (idx + 1 + y.sum())
+    thr, tps, fps = _curve(s, y)
+    # F1 of `score >= t` (f1_threshold): predicted positives are all scores >= t
+    f1 = 2 * tps / (tps + fps + y.sum())
     t_f1 = thr[np.flatnonzero(f1 == f1.max())[0]]
     # Youden's J on the full curve (roc_curve, drop_intermediate=False); the (0, 0) point
     # with threshold inf is never chosen
     j = tps / tps[-1] - fps / fps[-1]
     t_j = thr[np.flatnonzero(j == j.max())[0]]
     # AUC as roc_auc_score: collinear points dropped, (0, 0) prepended, trapezoid
-    if fps.size > 2:
-        keep = np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True]
-        fps, tps = fps[keep], tps[keep]
+    fps, tps = _drop_collinear(fps, tps)
     fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
     auc = float(np.trapezoid(tps / tps[-1], fps / fps[-1]))
     return auc, float(t_f1), float(t_j)
@@ -179,11 +216,9 @@ def calibrate(scores, labels, *, n_boot: int = 1000, seed: int = 0, level: float
     Resamples draw pairs with replacement (numpy default_rng(seed)); a resample with a single
     label has no AUC or threshold and is skipped.
     """
-    from sklearn.metrics import roc_auc_score
-
     s, y = _check(scores, labels)
     out = {"n_pairs": int(s.size), "n_positive": int(y.sum())}
-    out["auc"] = float(roc_auc_score(y, s))
+    out["auc"] = _resample_stats(s, y)[0]
     out["f1_threshold"], out["f1_max"] = f1_threshold(s, y)
     out["youden_threshold"], out["youden_j"] = youden_threshold(s, y)
     rng = np.random.default_rng(seed)

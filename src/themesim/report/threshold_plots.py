@@ -23,12 +23,12 @@ def calibration_figure(
 ) -> Figure:
     """ROC curve, reliability curve (isotonic fit over binned observed rates) and the score
     distributions by label, with the F1 and Youden thresholds marked."""
-    from sklearn.metrics import roc_curve
+    from themesim.metrics.calibration import roc_points
 
     s, y = np.asarray(scores, float), np.asarray(labels, int)
     fig = _figure(11, 3.6)
     roc, rel, dist = fig.subplots(1, 3)
-    fpr, tpr, _ = roc_curve(y, s)
+    fpr, tpr = roc_points(s, y)
     roc.plot(fpr, tpr, color=MATCH, drawstyle="steps-post")
     roc.plot([0, 1], [0, 1], color=NO_MATCH, linestyle=":", linewidth=1)
     roc.set(
