@@ -665,3 +665,20 @@ def test_comparisons_and_rated_pairs_go_out_as_one_sorted_stream(serve, tmp_path
     np.testing.assert_allclose(
         got, [[expected(A[2], b) for b in B], [expected(A[0], b) for b in B]]
     )
+
+
+def test_both_orders_go_out_in_the_same_sorted_stream(serve, tmp_path):
+    import pandas as pd
+
+    from themesim.kinds.llm_judge import KIND
+
+    srv = serve()
+    spec = {"base_url": srv.url, "model": "fake-model", "prompt": "judge_v1"}
+    spec |= {"score_mode": "json", "concurrency": 1, "timeout_s": 5, "both_orders": True}
+    tables = {"a": pd.DataFrame({"text": [A[2], A[0]]}), "b": pd.DataFrame({"text": B})}
+    ((pair, got, _),) = KIND.similarity(spec, [("a", "b")], tables, cache=tmp_path / "c.sqlite")
+    sent = [themes_in(b) for b in srv.bodies]
+    forward = [(a, b) for a in [A[2], A[0]] for b in B]
+    assert sent == sorted(forward + [(b, a) for a, b in forward])
+    mean = [[(expected(a, b) + expected(b, a)) / 2 for b in B] for a in [A[2], A[0]]]
+    np.testing.assert_allclose(got, mean)

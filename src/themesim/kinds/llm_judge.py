@@ -133,17 +133,22 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
     prompt cache serves that prefix once: on the demo, 4,745 prompt tokens evaluated
     instead of 5,177 as two streams. The loops below then read the cache; a request
     that failed in the stream is asked again there and reported as before."""
+    from dataclasses import replace
+
     from themesim.errors import StepError
     from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs, uncached_pairs
 
-    asked = {(a, b) for a, b in zip(*rated, strict=True)}
+    asked = {(str(a), str(b)) for a, b in zip(*rated, strict=True)}
     for a, b in pairs:
-        asked.update((x, y) for x in tables[a]["text"] for y in tables[b]["text"])
-    stream = sorted((str(a), str(b)) for a, b in asked)
+        asked.update((str(x), str(y)) for x in tables[a]["text"] for y in tables[b]["text"])
+    if settings.both_orders:  # the reversed requests sorted in too (cache keys omit the flag)
+        asked.update([(b, a) for a, b in asked])
+    stream = sorted(asked)
     texts_a, texts_b = [a for a, _ in stream], [b for _, b in stream]
-    if stream and uncached_pairs(texts_a, texts_b, settings, cache):
+    one_way = replace(settings, both_orders=False)
+    if stream and uncached_pairs(texts_a, texts_b, one_way, cache):
         try:
-            _, stats = judge_pairs(texts_a, texts_b, settings, cache)
+            _, stats = judge_pairs(texts_a, texts_b, one_way, cache)
             log.info("judge: %d distinct requests in one sorted stream: %s", len(stream), stats)
         except JudgeError:
             log.info("judge: some requests of the sorted stream failed; asked again below")
