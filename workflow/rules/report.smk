@@ -108,9 +108,8 @@ rule report_parts:
         "logs/report/report_parts.log",
     benchmark:
         "benchmarks/report_parts/all.tsv"
-    # Its figures and tables are drawn two at a time (steps.runner.run_all): it runs near the
-    # end of the DAG, when few other jobs are left to use the second core.
-    threads: 2
+    # Its figures and tables are drawn `threads` at a time (steps.runner.run_all).
+    threads: report_threads()
     params:
         methods=list(STUDY.methods),
         ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
