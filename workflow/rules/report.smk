@@ -108,7 +108,9 @@ rule report_parts:
         "logs/report/report_parts.log",
     benchmark:
         "benchmarks/report_parts/all.tsv"
-    # Its figures and tables are drawn `threads` at a time (steps.runner.run_all).
+    # Its figures and tables are drawn `threads` at a time (steps.runner.run_all). The
+    # longest job at the end of the DAG: it starts before the plots jobs queued with it.
+    priority: 1
     threads: report_threads()
     params:
         methods=list(STUDY.methods),
