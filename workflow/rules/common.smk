@@ -336,7 +336,7 @@ def embed_threads():
 def report_threads():
     """Half the cores: the report's figures are drawn that many at a time, and the other
     half stays free for the method's plots job, which becomes ready with it (on 2 cores the
-    two run side by side: a 12 x 12 study's warm rerun 1 s shorter than with 2 threads)."""
+    two run side by side: a 12 x 12 study's warm rerun is 1 s shorter than with 2)."""
     return max(1, given_cores() // 2)
 
 
