@@ -105,23 +105,18 @@ def _check(scores, labels) -> tuple[np.ndarray, np.ndarray]:
 def f1_threshold(scores, labels) -> tuple[float, float]:
     """(t, F1) maximising F1 of `score >= t` over the observed scores; ties: the highest t."""
     s, y = _check(scores, labels)
-    order = np.argsort(-s, kind="stable")
-    s_sorted, y_sorted = s[order], y[order]
-    tp = np.cumsum(y_sorted)
-    # Predicted positives at t = s_sorted[k] are all scores >= t: the last index of each value.
-    last = np.r_[s_sorted[1:] != s_sorted[:-1], True]
-    tp, k = tp[last], np.flatnonzero(last) + 1
-    f1 = 2 * tp / (k + y.sum())
-    best = int(np.flatnonzero(f1 == f1.max())[0])  # scores descend: first = highest t
-    return float(s_sorted[last][best]), float(f1[best])
+    thr, tps, fps = _curve(s, y)
+    f1 = _f1(tps, fps, y)
+    best = _first_max(f1)  # scores descend: first = highest t
+    return float(thr[best]), float(f1[best])
 
 
 def youden_threshold(scores, labels) -> tuple[float, float]:
     """(t, J) maximising TPR - FPR of `score >= t` (sklearn roc_curve); ties: the highest t."""
     s, y = _check(scores, labels)
     thr, tps, fps = _curve(s, y)
-    j = tps / tps[-1] - fps / fps[-1]  # tpr - fpr of roc_curve(drop_intermediate=False)
-    best = int(np.flatnonzero(j == j.max())[0])
+    j = _youden(tps, fps)
+    best = _first_max(j)
     return float(thr[best]), float(j[best])
 
 
@@ -130,9 +125,7 @@ def roc_points(scores, labels) -> tuple[np.ndarray, np.ndarray]:
     (0, 0) first."""
     s, y = _check(scores, labels)
     _, tps, fps = _curve(s, y)
-    fps, tps = _drop_collinear(fps, tps)
-    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
-    return fps / fps[-1], tps / tps[-1]
+    return _roc(tps, fps)
 
 
 def _curve(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,6 +136,28 @@ def _curve(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     idx = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
     tps = np.cumsum(y_sorted.astype(np.float64))[idx]
     return s_sorted[idx], tps, 1 + idx.astype(np.float64) - tps
+
+
+def _f1(tps: np.ndarray, fps: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """F1 of `score >= t` at each threshold: the predicted positives are tps + fps."""
+    return 2 * tps / (tps + fps + y.sum())
+
+
+def _youden(tps: np.ndarray, fps: np.ndarray) -> np.ndarray:
+    """TPR - FPR at each threshold, as roc_curve(drop_intermediate=False) divides them (its
+    (0, 0) point with threshold inf is left out: it is never the maximum's first)."""
+    return tps / tps[-1] - fps / fps[-1]
+
+
+def _first_max(v: np.ndarray) -> int:
+    return int(np.flatnonzero(v == v.max())[0])
+
+
+def _roc(tps: np.ndarray, fps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(fpr, tpr) as roc_curve gives them: collinear points dropped, (0, 0) prepended."""
+    fps, tps = _drop_collinear(fps, tps)
+    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
+    return fps / fps[-1], tps / tps[-1]
 
 
 def _drop_collinear(fps: np.ndarray, tps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,17 +211,10 @@ def _resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     tests/test_calibration.py checks the bits against scikit-learn.
     """
     thr, tps, fps = _curve(s, y)
-    # F1 of `score >= t` (f1_threshold): predicted positives are all scores >= t
-    f1 = 2 * tps / (tps + fps + y.sum())
-    t_f1 = thr[np.flatnonzero(f1 == f1.max())[0]]
-    # Youden's J on the full curve (roc_curve, drop_intermediate=False); the (0, 0) point
-    # with threshold inf is never chosen
-    j = tps / tps[-1] - fps / fps[-1]
-    t_j = thr[np.flatnonzero(j == j.max())[0]]
-    # AUC as roc_auc_score: collinear points dropped, (0, 0) prepended, trapezoid
-    fps, tps = _drop_collinear(fps, tps)
-    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
-    auc = float(np.trapezoid(tps / tps[-1], fps / fps[-1]))
+    t_f1 = thr[_first_max(_f1(tps, fps, y))]
+    t_j = thr[_first_max(_youden(tps, fps))]
+    fpr, tpr = _roc(tps, fps)
+    auc = float(np.trapezoid(tpr, fpr))  # roc_auc_score
     return auc, float(t_f1), float(t_j)
 
 
