@@ -136,7 +136,7 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
     from dataclasses import replace
 
     from themesim.errors import StepError
-    from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs, uncached_pairs
+    from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs
 
     asked = {(str(a), str(b)) for a, b in zip(*rated, strict=True)}
     for a, b in pairs:
@@ -145,10 +145,9 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
         asked.update([(b, a) for a, b in asked])
     stream = sorted(asked)
     texts_a, texts_b = [a for a, _ in stream], [b for _, b in stream]
-    one_way = replace(settings, both_orders=False)
-    if stream and uncached_pairs(texts_a, texts_b, one_way, cache):
+    if stream:  # judge_pairs asks only what the cache lacks
         try:
-            _, stats = judge_pairs(texts_a, texts_b, one_way, cache)
+            _, stats = judge_pairs(texts_a, texts_b, replace(settings, both_orders=False), cache)
             log.info("judge: %d distinct requests in one sorted stream: %s", len(stream), stats)
         except JudgeError:
             log.info("judge: some requests of the sorted stream failed; asked again below")
