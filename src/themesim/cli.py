@@ -1,4 +1,5 @@
-"""The `themesim` command: score a matrix, compare two theme files, or verify an archive."""
+"""The `themesim` command: score a matrix, compare two theme files, verify an archive, or run
+the validation suite."""
 
 from __future__ import annotations
 
@@ -98,6 +99,22 @@ def cmd_verify(args) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_validate(args) -> int:
+    from themesim.validate import failures, run_suite
+
+    only = [a for a in args.only.split(",") if a] if args.only else None
+    summary = run_suite(args.out, grid=args.grid, seed=args.seed, only=only)
+    bad = failures(summary)
+    judged = int(summary["passes"].notna().sum())
+    print(f"validate: {judged - len(bad)} of {judged} checked properties hold; written to {args.out}")
+    for r in bad.itertuples():
+        print(
+            f"  MISSED {r.area} {r.design} {r.quantity} [{r.procedure}] {r.property} "
+            f"{r.value:.3f} (nominal {r.nominal:g}, {r.draws} draws)"
+        )
+    return 1 if len(bad) and args.strict else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="themesim", description=__doc__)
     p.add_argument("--version", action="version", version=f"themesim {__version__}")
@@ -157,6 +174,22 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("archive", help="results/archive/<study>.zip, or its unpacked folder")
     v.add_argument("--verbose", "-v", action="store_true", help="also list the files that match")
     v.set_defaults(func=cmd_verify)
+
+    val = sub.add_parser(
+        "validate",
+        help="the validation suite: coverage of every interval, error rates of every test",
+        description="Measure, on seeded designs whose true values are known, the coverage and"
+        " width of every interval and the type-I error, FDR and power of every test"
+        " (docs/validity.md). Writes one CSV per area, summary.csv and summary.png.",
+    )
+    val.add_argument("--grid", choices=("small", "full"), default="small")
+    val.add_argument("--seed", type=int, default=0)
+    val.add_argument("--only", help="comma-separated areas (default: all)")
+    val.add_argument("--out", default="results/validation", help="output folder")
+    val.add_argument(
+        "--strict", action="store_true", help="exit 1 when a checked property misses its level"
+    )
+    val.set_defaults(func=cmd_validate)
     return p
 
 

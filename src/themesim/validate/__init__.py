@@ -1,0 +1,69 @@
+"""The validation suite: coverage of every interval, type-I error, FDR and power of every test,
+measured on seeded designs (docs/validity.md).
+
+An area is a module of this package that defines `AREA` (its name) and
+`run(grid, seed) -> (detail, summary)` (validate/core.py); `areas()` finds them, so adding an
+area is adding a module. `themesim validate` calls `run_suite`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pandas as pd
+
+from themesim.validate.core import SUMMARY_COLUMNS, check_grid
+
+
+def areas() -> dict[str, object]:
+    """Every area module of the suite by its AREA name, in name order."""
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name in ("core", "figure"):
+            continue
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(mod, "AREA") and hasattr(mod, "run"):
+            found[mod.AREA] = mod
+    return dict(sorted(found.items()))
+
+
+def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print) -> pd.DataFrame:
+    """Run the areas (all, or those named in `only`) and write results/validation/:
+    {area}.csv (detail), summary.csv and summary.png. Returns the summary."""
+    from themesim.io.files import atomic_path
+
+    check_grid(grid)
+    found = areas()
+    names = list(found) if not only else list(only)
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        from themesim.errors import InputError
+
+        raise InputError(
+            f"--only {','.join(unknown)}", "is not an area of the suite", f"Use {sorted(found)}"
+        )
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summaries = []
+    for name in names:
+        log(f"validate: {name} ({grid} grid, seed {seed})")
+        detail, summary = found[name].run(grid, seed)
+        with atomic_path(out / f"{name}.csv") as tmp:
+            detail.to_csv(tmp, index=False, lineterminator="\n", float_format="%.6g")
+        summaries.append(summary)
+    table = pd.concat(summaries, ignore_index=True)[SUMMARY_COLUMNS]
+    summary_path = out / ("summary.csv" if not only else f"summary_{'_'.join(names)}.csv")
+    with atomic_path(summary_path) as tmp:
+        table.to_csv(tmp, index=False, lineterminator="\n", float_format="%.6g")
+    from themesim.validate.figure import summary_figure
+
+    summary_figure(table, summary_path.with_suffix(".png"))
+    return table
+
+
+def failures(summary: pd.DataFrame) -> pd.DataFrame:
+    """Rows where the contract applies and the measured property misses it."""
+    judged = summary[summary["passes"].notna()]
+    return judged[~judged["passes"].astype(bool)]
