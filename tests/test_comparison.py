@@ -101,17 +101,21 @@ def test_cli_score_families_and_baselines(tmp_path):
     assert "gap_abs_median_a" not in plain[0]
 
 
-def test_vectorised_baseline_summary_matches_baselines_module():
-    from themesim.metrics.baselines import baseline_summary, within_baselines
-    from themesim.metrics.comparison import _baseline_resamples
+def test_baseline_share_intervals_are_clopper_pearson_over_the_defined_themes():
+    from statsmodels.stats.proportion import proportion_confint
 
-    S, W_a, _ = random_case(seed=4)
+    from themesim.metrics.baselines import within_baselines
+
+    S, W_a, W_b = random_case(seed=4)
     W_a[0, 1:] = W_a[1:, 0] = 0.2  # a theme with zero spread gets a flag and NaN z
-    df = within_baselines(S, W_a)
-    identity = np.arange(len(df))[None, :]
-    expected = baseline_summary(df)
-    for key, values in _baseline_resamples(df, identity).items():
-        assert values[0] == pytest.approx(expected[key], nan_ok=True), key
+    st = Settings(thresholds=[0.6], bootstrap={"n": 50, "seed": 0})
+    r = comparison_rows(S, st, W_a=W_a, W_b=W_b)[0].iloc[0]
+    z = within_baselines(S, W_a)["baseline_z"]
+    n, x = int(z.notna().sum()), int((z > 2).sum())
+    assert n == len(z) - 1
+    lo, hi = proportion_confint(x, n, alpha=0.05, method="beta")
+    assert r["baseline_share_z_gt_2_a_ci_low"] == pytest.approx(lo)
+    assert r["baseline_share_z_gt_2_a_ci_high"] == pytest.approx(hi)
 
 
 def test_theme_level_intervals_contain_the_estimate():

@@ -106,7 +106,8 @@ def cmd_validate(args) -> int:
     summary = run_suite(args.out, grid=args.grid, seed=args.seed, only=only)
     bad = failures(summary)
     judged = int(summary["passes"].notna().sum())
-    print(f"validate: {judged - len(bad)} of {judged} checked properties hold; written to {args.out}")
+    held = judged - len(bad)
+    print(f"validate: {held} of {judged} checked properties hold; written to {args.out}")
     for r in bad.itertuples():
         print(
             f"  MISSED {r.area} {r.design} {r.quantity} [{r.procedure}] {r.property} "

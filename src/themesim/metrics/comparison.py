@@ -76,6 +76,7 @@ def comparison_rows(
     null_pool=None,
     with_bootstrap: bool = True,
     plan=None,
+    mass_ceiling: float = 1.0,
 ) -> tuple[pd.DataFrame, dict]:
     """One row per threshold: every set-level metric. Also returns the transport plan, the
     per-theme null table (`null`, None without a pool) and baselines (`parts`), which
@@ -83,11 +84,18 @@ def comparison_rows(
 
     S, W_a, W_b and null_pool (n_a x P) must already be on the method's scale (see on_scale).
     plan: S's transport plan when the caller has it (the same S scored on other thresholds).
+    mass_ceiling: the similarity of identical themes on this scale for ot_mass_ceiling (1, or
+    the paraphrase ceiling's median where it is measured).
     """
     from themesim.metrics.baselines import baseline_summary
     from themesim.metrics.distinctiveness import gap_summary
     from themesim.metrics.nulls import null_table, significant_match_rate
-    from themesim.metrics.transport import transport_summary, unbalanced_plan
+    from themesim.metrics.transport import (
+        mass_references,
+        split_join_counts,
+        transport_summary,
+        unbalanced_plan,
+    )
 
     thresholds = settings.thresholds if thresholds is None else thresholds
     op = settings.op
@@ -115,20 +123,38 @@ def comparison_rows(
     if plan is None:
         plan = unbalanced_plan(S, reg=tr["reg"], reg_m=tr["reg_m"])
     extra |= transport_summary(plan, S, min_share=tr["min_share"])
+    extra |= mass_references(
+        S, extra["ot_total_mass"], reg=tr["reg"], reg_m=tr["reg_m"], ceiling=mass_ceiling
+    )
     table = _with_constants(table, extra)
+    # splits and joins among matching partners: one count per threshold
+    table["ot_n_splits"], table["ot_n_joins"] = split_join_counts(
+        plan, S, table["threshold"].to_numpy(), op, tr["min_share"]
+    )
 
     boot = settings.bootstrap
     if with_bootstrap and boot["n"] > 0:
-        from themesim.metrics.bootstrap import bootstrap_table
+        from themesim.metrics.intervals import clopper_pearson, interval_table
 
-        ci = bootstrap_table(
-            S, thresholds, op, n_boot=boot["n"], seed=boot["seed"], gamma=settings.gamma
+        ci = interval_table(
+            S,
+            thresholds,
+            op,
+            n_boot=boot["n"],
+            seed=boot["seed"],
+            gamma=settings.gamma,
+            W_a=W_a,
+            W_b=W_b,
         )
         table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
         per_theme = theme_level_intervals(
             S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan, parts=parts
         )
         table = _with_constants(table, per_theme)
+        n_a, n_b = S.shape
+        for col, n in (("ot_n_splits", n_a), ("ot_n_joins", n_b)):
+            lo, hi = clopper_pearson(table[col].to_numpy(float), n)
+            table[f"{col}_ci_low"], table[f"{col}_ci_high"] = lo * n, hi * n
     return table, {"plan": plan, "null": nt, "parts": parts}
 
 
@@ -183,35 +209,30 @@ def theme_rows(
     return out
 
 
-def _nan_share(mask: np.ndarray, defined: np.ndarray) -> np.ndarray:
-    n = defined.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, (mask & defined).sum(axis=1) / np.where(n > 0, n, 1), np.nan)
+def _share_ci(flags, defined, level: float) -> tuple[float, float]:
+    """Clopper-Pearson interval of the share of flagged among the defined values."""
+    from themesim.metrics.intervals import clopper_pearson
+
+    flags, defined = np.asarray(flags, dtype=bool), np.asarray(defined, dtype=bool)
+    n = int(defined.sum())
+    if n == 0:
+        return np.nan, np.nan
+    lo, hi = clopper_pearson(int((flags & defined).sum()), n, level)
+    return float(lo), float(hi)
 
 
-def _nan_median(x: np.ndarray) -> np.ndarray:
-    import warnings
+def _median_ci(values, level: float) -> tuple[float, float]:
+    """Order-statistic interval of the median (NaN dropped), widened to hold the estimate;
+    beyond the sample's ends it takes the extreme value seen."""
+    from themesim.metrics.intervals import quantile_intervals
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN resample gives NaN
-        return np.nanmedian(x, axis=1)
-
-
-def _baseline_resamples(df: pd.DataFrame, idx: np.ndarray) -> dict[str, np.ndarray]:
-    """baselines.baseline_summary's rates and medians for every resample (rows of idx)."""
-    z = df["baseline_z"].to_numpy(float)[idx]
-    adj = df["baseline_adjusted"].to_numpy(float)[idx]
-    zd, ad = ~np.isnan(z), ~np.isnan(adj)
-    return {
-        "baseline_z_median": _nan_median(z),
-        "baseline_share_z_gt_2": _nan_share(z > 2, zd),
-        "baseline_share_z_gt_3": _nan_share(z > 3, zd),
-        "baseline_adjusted_median": _nan_median(adj),
-        "baseline_share_adjusted_gt_0": _nan_share(adj > 0, ad),
-        "baseline_rel_gap_median": _nan_median(df["baseline_rel_gap"].to_numpy(float)[idx]),
-        "baseline_percentile_median": _nan_median(df["baseline_percentile"].to_numpy(float)[idx]),
-        "baseline_share_flagged": (df["baseline_flag"].to_numpy() != "")[idx].mean(axis=1),
-    }
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if v.size == 0:
+        return np.nan, np.nan
+    lo, hi = quantile_intervals(v, [0.5], level, float(v.min()), float(v.max()))
+    est = float(np.median(v))
+    return min(float(lo[0]), est), max(float(hi[0]), est)
 
 
 def theme_level_intervals(
@@ -219,53 +240,48 @@ def theme_level_intervals(
 ) -> dict[str, float]:
     """`<metric>_ci_low/_ci_high` of the baseline, null and transport columns.
 
-    The theme-level bootstrap of METRICS.md: each theme's value (its z, its q-value, its
-    row of the transport plan) is computed once on the full sets and the themes are
-    resampled with the same seeded draws as bootstrap.bootstrap_table. parts: see theme_rows.
+    Shares of themes (or pairs): Clopper-Pearson over the themes where the value is
+    defined; medians: order-statistic intervals; the transported mass: the two-sample
+    jackknife of metrics.intervals over each theme's share of it (docs/metrics.md).
+    parts: see theme_rows.
     """
-    from themesim.metrics.bootstrap import _intervals, _resample_indices
-    from themesim.metrics.transport import _shares, _substantial
+    from themesim.metrics.transport import transport_interval_columns
 
-    boot = settings.bootstrap
-    n_a, n_b = S.shape
-    rows, cols = _resample_indices(n_a, n_b, boot["n"], boot["seed"])
-    samples: dict[str, np.ndarray] = {}
+    level = 0.95
+    out: dict[str, tuple[float, float]] = {}
     parts = _parts(parts, S, settings, W_a, W_b)
-    for W, idx, side in ((W_a, rows, "a"), (W_b, cols, "b")):
-        if W is not None:
-            for k, v in _baseline_resamples(parts[f"within_{side}"], idx).items():
-                samples[f"{k}_{side}"] = v
+    for W, side in ((W_a, "a"), (W_b, "b")):
+        if W is None:
+            continue
+        df = parts[f"within_{side}"]
+        z = df["baseline_z"].to_numpy(float)
+        adj = df["baseline_adjusted"].to_numpy(float)
+        zd, ad = ~np.isnan(z), ~np.isnan(adj)
+        with np.errstate(invalid="ignore"):
+            out[f"baseline_share_z_gt_2_{side}"] = _share_ci(z > 2, zd, level)
+            out[f"baseline_share_z_gt_3_{side}"] = _share_ci(z > 3, zd, level)
+            out[f"baseline_share_adjusted_gt_0_{side}"] = _share_ci(adj > 0, ad, level)
+        out[f"baseline_z_median_{side}"] = _median_ci(z, level)
+        out[f"baseline_adjusted_median_{side}"] = _median_ci(adj, level)
+        out[f"baseline_rel_gap_median_{side}"] = _median_ci(df["baseline_rel_gap"], level)
+        out[f"baseline_percentile_median_{side}"] = _median_ci(df["baseline_percentile"], level)
+        flagged = df["baseline_flag"].to_numpy() != ""
+        out[f"baseline_share_flagged_{side}"] = _share_ci(flagged, np.ones(len(df), bool), level)
     if W_a is not None and W_b is not None:
-        # A theme without a Hungarian partner contributes no pair to the resample.
-        by_a = parts["sym"].set_index("a_index").reindex(range(n_a))
+        by_a = parts["sym"]
         for side in ("a", "b", "both"):
             passes = by_a[f"passes_{side}"]
-            defined = passes.notna().to_numpy()
-            value = passes.fillna(False).to_numpy(bool)
-            samples[f"baseline_share_passes_{side}"] = _nan_share(value[rows], defined[rows])
+            out[f"baseline_share_passes_{side}"] = _share_ci(
+                passes.fillna(False).to_numpy(bool), passes.notna().to_numpy(), level
+            )
     if null_q is not None:
         sig = np.asarray(null_q) <= settings.null_model["alpha"]
-        samples["significant_match_rate"] = sig[rows].mean(axis=1)
+        out["significant_match_rate"] = _share_ci(sig, np.ones(sig.size, bool), level)
     else:  # the column exists (NaN) for every method, so its interval does too
-        samples["significant_match_rate"] = np.full(boot["n"], np.nan)
+        out["significant_match_rate"] = (np.nan, np.nan)
     if plan is not None:
-        row_mass, col_mass = plan.sum(axis=1), plan.sum(axis=0)
-        row_cost = (plan * (1.0 - S)).sum(axis=1)
-        share_a, share_b = _shares(plan)
-        min_share = settings.transport["min_share"]
-        split = np.array([len(i) >= 2 for i in _substantial(share_a, min_share)])
-        join = np.array([len(i) >= 2 for i in _substantial(share_b.T, min_share)])
-        total = row_mass[rows].sum(axis=1)
-        samples["ot_total_mass"] = total
-        samples["ot_mass_a_frac"] = total  # uniform marginals: each resample's A mass is 1
-        samples["ot_mass_b_frac"] = col_mass[cols].sum(axis=1)
-        samples["ot_n_splits"] = split[rows].sum(axis=1).astype(float)
-        samples["ot_n_joins"] = join[cols].sum(axis=1).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            samples["ot_cost"] = np.where(total > 0, row_cost[rows].sum(axis=1) / total, np.nan)
-    names = list(samples)
-    lo, hi = _intervals(np.column_stack([samples[k] for k in names]), 0.95)
-    out = {}
-    for k, low, high in zip(names, lo, hi, strict=True):
-        out[f"{k}_ci_low"], out[f"{k}_ci_high"] = float(low), float(high)
-    return out
+        out |= transport_interval_columns(plan, S, level)
+    flat: dict[str, float] = {}
+    for k, (low, high) in out.items():
+        flat[f"{k}_ci_low"], flat[f"{k}_ci_high"] = float(low), float(high)
+    return flat

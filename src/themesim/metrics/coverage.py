@@ -179,6 +179,13 @@ def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
 
     Columns: `threshold` then METRIC_COLUMNS, in the order of `thresholds`.
     """
+    out = pd.DataFrame(score_arrays(S, thresholds, op))
+    int_cols = ["n_a", "n_b", "n_match_pairs", "hungarian_n_matched", "maxcard_n_matched"]
+    return out.astype({c: "int64" for c in int_cols})
+
+
+def score_arrays(S, thresholds: Sequence[float], op: str = "ge") -> dict:
+    """score()'s columns as arrays (no table: the validation suite scores many matrices)."""
     _check_op(op)
     S = check_matrix(S)
     t = check_thresholds(thresholds)
@@ -204,39 +211,35 @@ def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
 
     maxcard = _maxcard_sweep(S, t, op, lower=k, upper=np.minimum(rows_hit, cols_hit))
 
-    out = pd.DataFrame(
-        {
-            "threshold": t,
-            "n_a": n_a,
-            "n_b": n_b,
-            "n_match_pairs": n_pairs,
-            "raza_jaccard": n_pairs / (n_a * n_b),
-            "hit_rate": recall,
-            "recall": recall,
-            "precision": precision,
-            "f1": _harmonic(precision, recall),
-            "bidir_max_sim_a": bidir_a,
-            "bidir_max_sim_b": bidir_b,
-            "similarity_f1": float(_harmonic(bidir_a, bidir_b)),
-            "hungarian_n_matched": k,
-            "hungarian_coverage_a": k / n_a,
-            "hungarian_coverage_b": k / n_b,
-            "hungarian_f1": _harmonic(k / n_a, k / n_b),
-            "true_jaccard": k / (n_a + n_b - k),
-            "matched_sim_min": quartiles[:, 0],
-            "matched_sim_q1": quartiles[:, 1],
-            "matched_sim_median": quartiles[:, 2],
-            "matched_sim_q3": quartiles[:, 3],
-            "matched_sim_max": quartiles[:, 4],
-            "maxcard_n_matched": maxcard,
-            "maxcard_coverage_a": maxcard / n_a,
-            "maxcard_coverage_b": maxcard / n_b,
-            "maxcard_f1": _harmonic(maxcard / n_a, maxcard / n_b),
-            "maxcard_true_jaccard": maxcard / (n_a + n_b - maxcard),
-        }
-    )
-    int_cols = ["n_a", "n_b", "n_match_pairs", "hungarian_n_matched", "maxcard_n_matched"]
-    return out.astype({c: "int64" for c in int_cols})
+    return {
+        "threshold": t,
+        "n_a": n_a,
+        "n_b": n_b,
+        "n_match_pairs": n_pairs,
+        "raza_jaccard": n_pairs / (n_a * n_b),
+        "hit_rate": recall,
+        "recall": recall,
+        "precision": precision,
+        "f1": _harmonic(precision, recall),
+        "bidir_max_sim_a": bidir_a,
+        "bidir_max_sim_b": bidir_b,
+        "similarity_f1": float(_harmonic(bidir_a, bidir_b)),
+        "hungarian_n_matched": k,
+        "hungarian_coverage_a": k / n_a,
+        "hungarian_coverage_b": k / n_b,
+        "hungarian_f1": _harmonic(k / n_a, k / n_b),
+        "true_jaccard": k / (n_a + n_b - k),
+        "matched_sim_min": quartiles[:, 0],
+        "matched_sim_q1": quartiles[:, 1],
+        "matched_sim_median": quartiles[:, 2],
+        "matched_sim_q3": quartiles[:, 3],
+        "matched_sim_max": quartiles[:, 4],
+        "maxcard_n_matched": maxcard,
+        "maxcard_coverage_a": maxcard / n_a,
+        "maxcard_coverage_b": maxcard / n_b,
+        "maxcard_f1": _harmonic(maxcard / n_a, maxcard / n_b),
+        "maxcard_true_jaccard": maxcard / (n_a + n_b - maxcard),
+    }
 
 
 def threshold_grid(start: float = 0.0, stop: float = 1.0, step: float = 0.01) -> np.ndarray:

@@ -1,7 +1,11 @@
 """Unbalanced optimal transport between two theme sets: plan, splits and joins (soak's form).
 
 Cost = 1 − S. Unbalanced (KL-relaxed marginals) so a theme with no good partner can leave part
-of its mass untransported instead of being forced onto a poor match.
+of its mass untransported instead of being forced onto a poor match. The moved mass is a soft
+average of similarities (0.61 for unrelated 5 × 5 sets at S = 0, 0.89 for a perfect diagonal),
+so it is reported with the mass the same plan moves between unrelated sets (the floor) and
+between identical sets (the ceiling), and splits and joins count only partners at or above the
+threshold.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ SUMMARY_KEYS = [
     "ot_n_joins",
     "ot_cost",
 ]
+# ot_mass_a_frac and ot_mass_b_frac equal ot_total_mass under the uniform marginals the
+# pipeline uses; they stay one release as aliases (docs/metrics.md).
+REFERENCE_KEYS = ["ot_mass_floor", "ot_mass_ceiling", "ot_mass_scaled"]
 
 
 def _as_matrix(S) -> np.ndarray:
@@ -147,14 +154,37 @@ def plan_long(plan, a_ids, b_ids) -> pd.DataFrame:
     )
 
 
-def _substantial(shares: np.ndarray, min_share: float) -> list[np.ndarray]:
-    """Per row of `shares`: indices of partners with share ≥ min_share, in set order."""
-    return [np.flatnonzero(r >= min_share) for r in shares]
+def _substantial(shares: np.ndarray, min_share: float, good=None) -> list[np.ndarray]:
+    """Per row of `shares`: indices of partners with share ≥ min_share (and, with `good`, a
+    match: S op threshold), in set order."""
+    ok = shares >= min_share
+    if good is not None:
+        ok &= good
+    return [np.flatnonzero(r) for r in ok]
 
 
-def splits_and_joins(plan, a_ids, b_ids, *, min_share: float = DEFAULT_MIN_SHARE) -> pd.DataFrame:
+def _good(S, threshold, op: str):
+    if threshold is None:
+        return None
+    from themesim.metrics.coverage import matches
+
+    return matches(S, threshold, op)
+
+
+def splits_and_joins(
+    plan,
+    a_ids,
+    b_ids,
+    *,
+    min_share: float = DEFAULT_MIN_SHARE,
+    S=None,
+    threshold: float | None = None,
+    op: str = "ge",
+) -> pd.DataFrame:
     """Splits (an A theme sending ≥ min_share of its mass to each of ≥ 2 B themes) and joins
-    (a B theme receiving ≥ min_share of its mass from each of ≥ 2 A themes).
+    (a B theme receiving ≥ min_share of its mass from each of ≥ 2 A themes). With S and a
+    threshold, only partners that match (S op threshold) count: a theme that spreads its
+    mass over poor partners has no good partner, which is not a split.
 
     Rows: splits in A order, then joins in B order. partners/shares are ';'-joined in the
     partner set's own order (not by size), shares rounded to 3 decimals.
@@ -162,12 +192,13 @@ def splits_and_joins(plan, a_ids, b_ids, *, min_share: float = DEFAULT_MIN_SHARE
     plan = np.asarray(plan, dtype=np.float64)
     a_ids, b_ids = _check_ids(plan, a_ids, b_ids)
     share_a, share_b = _shares(plan)
+    good = None if S is None else _good(_as_matrix(S), threshold, op)
     rows = []
-    for kind, own_ids, partner_ids, shares in (
-        ("split", a_ids, b_ids, share_a),
-        ("join", b_ids, a_ids, share_b.T),
+    for kind, own_ids, partner_ids, shares, ok in (
+        ("split", a_ids, b_ids, share_a, good),
+        ("join", b_ids, a_ids, share_b.T, None if good is None else good.T),
     ):
-        for i, idx in enumerate(_substantial(shares, min_share)):
+        for i, idx in enumerate(_substantial(shares, min_share, ok)):
             if len(idx) >= 2:
                 rows.append(
                     {
@@ -182,10 +213,33 @@ def splits_and_joins(plan, a_ids, b_ids, *, min_share: float = DEFAULT_MIN_SHARE
     return df.astype({"n_partners": "int64"})
 
 
+def split_join_counts(
+    plan, S, thresholds, op: str = "ge", min_share: float = DEFAULT_MIN_SHARE
+) -> tuple[np.ndarray, np.ndarray]:
+    """ot_n_splits and ot_n_joins at each threshold (partners that match only)."""
+    plan = np.asarray(plan, dtype=np.float64)
+    S = _as_matrix(S)
+    share_a, share_b = _shares(plan)
+    splits, joins = [], []
+    for t in np.atleast_1d(thresholds):
+        good = _good(S, float(t), op)
+        splits.append(sum(len(i) >= 2 for i in _substantial(share_a, min_share, good)))
+        joins.append(sum(len(i) >= 2 for i in _substantial(share_b.T, min_share, good.T)))
+    return np.array(splits, dtype=np.int64), np.array(joins, dtype=np.int64)
+
+
 def transport_summary(
-    plan, S, *, a=None, b=None, min_share: float = DEFAULT_MIN_SHARE
+    plan,
+    S,
+    *,
+    a=None,
+    b=None,
+    min_share: float = DEFAULT_MIN_SHARE,
+    threshold: float | None = None,
+    op: str = "ge",
 ) -> dict[str, float | int]:
-    """Set-level OT numbers. a, b = the marginals given to unbalanced_plan (default uniform)."""
+    """Set-level OT numbers. a, b = the marginals given to unbalanced_plan (default uniform).
+    With a threshold, splits and joins count matching partners only."""
     plan = np.asarray(plan, dtype=np.float64)
     S = _as_matrix(S)
     if plan.shape != S.shape:
@@ -195,12 +249,66 @@ def transport_summary(
     b = _marginal(b, n_b, "b")
     total = float(plan.sum())
     share_a, share_b = _shares(plan)
+    good = _good(S, threshold, op)
     return {
         "ot_total_mass": total,
         "ot_mass_a_frac": total / float(a.sum()),
         "ot_mass_b_frac": total / float(b.sum()),
-        "ot_n_splits": sum(len(i) >= 2 for i in _substantial(share_a, min_share)),
-        "ot_n_joins": sum(len(i) >= 2 for i in _substantial(share_b.T, min_share)),
+        "ot_n_splits": sum(len(i) >= 2 for i in _substantial(share_a, min_share, good)),
+        "ot_n_joins": sum(
+            len(i) >= 2
+            for i in _substantial(share_b.T, min_share, None if good is None else good.T)
+        ),
         # mass-weighted mean cost of what was actually moved
         "ot_cost": float((plan * (1.0 - S)).sum() / total) if total > 0 else float("nan"),
     }
+
+
+def mass_references(
+    S, mass: float, *, reg: float = 0.05, reg_m: float = 1.0, ceiling: float = 1.0, unrelated=None
+) -> dict[str, float]:
+    """The mass the same plan moves between unrelated sets of these sizes (every cell at the
+    unrelated level u: by default the median of S) and between identical sets (min(n_a, n_b)
+    one-to-one cells at `ceiling`, the rest at u); ot_mass_scaled places S's own mass on
+    that scale (0 = unrelated, 1 = identical), NaN where ceiling <= u."""
+    S = _as_matrix(S)
+    n_a, n_b = S.shape
+    u = float(np.median(S)) if unrelated is None else float(unrelated)
+    floor_plan = unbalanced_plan(np.full(S.shape, u), reg=reg, reg_m=reg_m)
+    top = np.full(S.shape, u)
+    k = min(n_a, n_b)
+    top[np.arange(k), np.arange(k)] = ceiling
+    ceiling_plan = unbalanced_plan(top, reg=reg, reg_m=reg_m)
+    floor, ceil = float(floor_plan.sum()), float(ceiling_plan.sum())
+    scaled = (mass - floor) / (ceil - floor) if ceil > floor and ceiling > u else float("nan")
+    return {"ot_mass_floor": floor, "ot_mass_ceiling": ceil, "ot_mass_scaled": scaled}
+
+
+def transport_interval_columns(plan, S, level: float = 0.95) -> dict[str, tuple[float, float]]:
+    """Intervals of ot_total_mass (and its aliases) and ot_cost: a two-sample delete-one-theme
+    jackknife over each theme's part of the plan (the plan is not recomputed), Student's t
+    with Welch-Satterthwaite degrees of freedom."""
+    from themesim.metrics.intervals import two_sample_jackknife
+
+    plan = np.asarray(plan, dtype=np.float64)
+    S = _as_matrix(S)
+    n_a, n_b = plan.shape
+    cost = plan * (1.0 - S)
+    rows = np.column_stack([plan.sum(axis=1) * n_a, cost.sum(axis=1), plan.sum(axis=1)])
+    cols = np.column_stack([plan.sum(axis=0) * n_b, cost.sum(axis=0), plan.sum(axis=0)])
+
+    def mass(part):
+        return part[0] / part[3]
+
+    def mean_cost(part):
+        return part[1] / part[2] if part[2] > 0 else np.nan
+
+    def add_count(x):
+        return np.column_stack([x, np.ones(len(x))])
+
+    out = {}
+    ra, cb = add_count(rows), add_count(cols)
+    out["ot_total_mass"] = two_sample_jackknife(mass, ra, cb, level)
+    out["ot_mass_a_frac"] = out["ot_mass_b_frac"] = out["ot_total_mass"]
+    out["ot_cost"] = two_sample_jackknife(mean_cost, ra, cb, level)
+    return out

@@ -1,0 +1,474 @@
+"""Set-level intervals that hold their level (METRICS.md "Intervals", docs/metrics.md).
+
+The population value of a metric is what another sample of themes from the same analysts
+would give on average. Resampling A and B independently (the last round's theme-level
+bootstrap) breaks matched pairs apart and covered that value in only 80-88 % of draws, so
+each metric family gets the interval its sampling distribution calls for, and the validation
+suite (themesim.validate.intervals) measures the coverage on designs with known values:
+
+- counts of themes or pairs (hit rate, precision, F1, the one-to-one and max-cardinality
+  families, matched pairs, unique-match rate and category shares): Clopper-Pearson on the count
+  out of its natural number of units (A's themes, B's themes, or min(n_a, n_b) for a
+  one-to-one count). A count that is a function of one count (F1 = 2k / (n_a + n_b), true
+  Jaccard = k / (n_a + n_b - k)) takes the image of its count's interval. 5 of 5 gives
+  [0.48, 1], never [1, 1].
+- means of per-theme values (bidirectional max-similarity and its harmonic mean): a jackknife
+  over match components with Student's t.
+- quartiles (matched similarities, gaps): distribution-free order-statistic intervals; the
+  minimum and maximum of k values are read as the quantiles 1/(k+1) and k/(k+1), bounded by
+  the values the metric can take.
+
+Themes that match several themes (a join, a split, two themes of one topic) are not
+independent units. The match graph at the threshold (A-B links S op t, and with within-set
+matrices A-A and B-B links W op t) groups them into components; where any component holds
+two themes of one side, a bootstrap over components measures each proportion's design
+effect, and Clopper-Pearson runs on the effective count (Korn & Graubard 1998), with the
+t-quantile on components - 1 degrees of freedom. A one-to-one structure has design effect 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from themesim.metrics.coverage import (
+    METRIC_COLUMNS,
+    _best_two,
+    _check_op,
+    _harmonic,
+    check_matrix,
+    check_thresholds,
+    hungarian_pairs,
+    matches,
+    max_cardinality_pairs,
+)
+from themesim.metrics.distinctiveness import CATEGORIES, GAP_COLUMNS, _categorise, _distinct
+
+SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if c not in ("n_a", "n_b")]
+CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS
+CI_COLUMNS = [f"{m}_ci_{end}" for m in CI_METRICS for end in ("low", "high")]
+
+METHOD_ONE_TO_ONE = (
+    "clopper-pearson (counts); jackknife-t over match components (means); "
+    "order statistics (quartiles)"
+)
+METHOD_CLUSTERED = METHOD_ONE_TO_ONE + "; design effect from a bootstrap of match components"
+
+QUARTILES = ("min", "q1", "median", "q3", "max")
+
+
+def _check_args(n_boot: int, level: float) -> None:
+    if int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+
+
+def clopper_pearson(x, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Exact binomial interval for x successes of n (x may be a fractional effective count).
+
+    Broadcasts; n must be positive. x = 0 gives a lower end 0, x = n an upper end 1.
+    """
+    from scipy.stats import beta
+
+    x = np.asarray(x, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    a = (1 - level) / 2
+    x = np.clip(x, 0, n)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(x > 0, beta.ppf(a, np.maximum(x, 1e-300), n - x + 1), 0.0)
+        hi = np.where(x < n, beta.ppf(1 - a, x + 1, np.maximum(n - x, 1e-300)), 1.0)
+    return lo, hi
+
+
+def quantile_intervals(values, qs, level: float, lower: float, upper: float, n_eff=None):
+    """Distribution-free intervals [x_(l), x_(u)] for the qs-quantiles of the values'
+    population: (lows, highs), one per q.
+
+    l and u are order-statistic ranks from Binomial(n, q) (each tail at most (1-level)/2);
+    a rank beyond the sample is replaced by the bound the metric can reach (lower, upper).
+    With n_eff (per q, the values being clustered) Woodruff's interval: the Clopper-Pearson
+    interval of the share below the quantile on n_eff units, read back as ranks of the n.
+    NaN values are dropped; no values gives NaN.
+    """
+    from scipy.stats import binom
+
+    x = np.sort(np.asarray(values, dtype=np.float64))
+    x = x[~np.isnan(x)]
+    qs = np.asarray(qs, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return np.full(qs.shape, np.nan), np.full(qs.shape, np.nan)
+    a = (1 - level) / 2
+    if n_eff is None:
+        lo_rank = binom.ppf(a, n, qs).astype(np.int64)  # P(Bin < lo_rank) <= a
+        hi_rank = binom.ppf(1 - a, n, qs).astype(np.int64) + 1  # P(Bin >= hi_rank) <= a
+    else:
+        n_eff = np.asarray(n_eff, dtype=np.float64)
+        p_lo, p_hi = clopper_pearson(qs * n_eff, n_eff, level)
+        lo_rank = np.floor(p_lo * n + 1e-9).astype(np.int64)
+        hi_rank = np.ceil(p_hi * n - 1e-9).astype(np.int64) + 1
+    lo = np.where(lo_rank >= 1, x[np.clip(lo_rank - 1, 0, n - 1)], lower)
+    hi = np.where(hi_rank <= n, x[np.clip(hi_rank - 1, 0, n - 1)], upper)
+    return lo, hi
+
+
+def _quartile_intervals(values, level: float, lower: float, upper: float, n_eff_of=None):
+    """Intervals of numpy's min, q1, median, q3, max of the values: (5,) lows, (5,) highs.
+
+    The minimum and maximum of k values are read as the quantiles 1/(k+1) and k/(k+1).
+    n_eff_of(flags, q): the effective number of units for the share of values flagged
+    (at or below the estimate), where the values are clustered.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    defined = ~np.isnan(v)
+    k = int(defined.sum())
+    if k == 0:
+        return np.full(5, np.nan), np.full(5, np.nan)
+    qs = np.array([1 / (k + 1), 0.25, 0.5, 0.75, k / (k + 1)])
+    est = np.percentile(v[defined], [0, 25, 50, 75, 100])
+    n_eff = None
+    if n_eff_of is not None:
+        n_eff = np.array([n_eff_of(defined & (v <= e), q) for e, q in zip(est, qs, strict=True)])
+    lo, hi = quantile_intervals(v[defined], qs, level, lower, upper, n_eff)
+    return np.minimum(lo, est), np.maximum(hi, est)
+
+
+class _Structure:
+    """The match graph at one threshold: components and which side each theme is on."""
+
+    def __init__(self, M: np.ndarray, within_a=None, within_b=None):
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n_a, n_b = M.shape
+        adj = np.zeros((n_a + n_b, n_a + n_b), dtype=bool)
+        adj[:n_a, n_a:] = M
+        for W, sl in ((within_a, slice(0, n_a)), (within_b, slice(n_a, n_a + n_b))):
+            if W is not None:
+                block = W.copy()
+                np.fill_diagonal(block, False)
+                adj[sl, sl] = block
+        self.n_comp, labels = connected_components(csr_matrix(adj), directed=False)
+        self.lab_a, self.lab_b = labels[:n_a], labels[n_a:]
+        self.size_a = np.bincount(self.lab_a, minlength=self.n_comp)
+        self.size_b = np.bincount(self.lab_b, minlength=self.n_comp)
+        self.clustered = bool((self.size_a > 1).any() or (self.size_b > 1).any())
+
+    def sums(self, values: np.ndarray, side: str) -> np.ndarray:
+        lab = self.lab_a if side == "a" else self.lab_b
+        return np.bincount(lab, weights=np.asarray(values, dtype=np.float64), minlength=self.n_comp)
+
+
+def _effective_n(p_hat, n, boot_p, n_comp: int, level: float) -> float:
+    """n divided by the design effect (bootstrap variance over binomial variance, at least
+    1) and by (t_{C-1} / z)^2 for the few components the variance rests on."""
+    from scipy.stats import norm, t
+
+    ref = p_hat * (1 - p_hat) / n
+    boot_p = boot_p[np.isfinite(boot_p)]
+    if ref <= 0 or boot_p.size < 2:
+        return float(n)
+    # C / (C - 1): a bootstrap over C units understates the variance by (C - 1) / C
+    var = float(np.var(boot_p, ddof=1)) * n_comp / max(n_comp - 1, 1)
+    deff = max(1.0, var / ref)
+    a = (1 - level) / 2
+    df_shrink = (norm.ppf(1 - a) / t.ppf(1 - a, max(n_comp - 1, 1))) ** 2
+    return float(n / deff * df_shrink)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _side_units(W) -> np.ndarray:
+    """Unit label of each theme of one side: themes that match each other (W op t) share a
+    unit; without a within-set matrix every theme is its own unit."""
+    if W is None:
+        return None
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    W = W.copy()
+    np.fill_diagonal(W, False)
+    return connected_components(csr_matrix(W), directed=False)[1]
+
+
+def _groups(units, n: int) -> list[np.ndarray]:
+    if units is None:
+        return [np.array([i]) for i in range(n)]
+    return [np.flatnonzero(units == u) for u in np.unique(units)]
+
+
+def _best_mean_interval(S: np.ndarray, units_rows, units_cols, level: float):
+    """Interval of mean_i max_j S[i, j] by a two-sample delete-one-unit jackknife: deleting
+    a unit of rows drops its maxima, deleting a unit of columns lowers the maxima it held.
+    Student's t with Welch-Satterthwaite degrees of freedom."""
+    n_r, n_c = S.shape
+    row_max = S.max(axis=1)
+    est = float(row_max.mean())
+    rows, cols = _groups(units_rows, n_r), _groups(units_cols, n_c)
+    parts = []
+    if len(rows) > 1:
+        total = row_max.sum()
+        loo = np.array([(total - row_max[g].sum()) / (n_r - g.size) for g in rows])
+        parts.append(loo)
+    if len(cols) > 1:
+        k = min(n_c, max(g.size for g in cols) + 1)
+        top = np.argsort(-S, axis=1, kind="stable")[:, :k]
+        top_vals = np.take_along_axis(S, top, axis=1)
+        loo = []
+        for g in cols:
+            drop = np.isin(top, g)
+            first = np.argmax(~drop, axis=1)  # first of the top values not dropped
+            loo.append(float(top_vals[np.arange(n_r), first].mean()))
+        parts.append(np.array(loo))
+    return _jackknife_interval(est, parts, level)
+
+
+def _jackknife_interval(est: float, samples: list[np.ndarray], level: float):
+    """est ± t · se, se² the sum over samples of each one's delete-one jackknife variance,
+    degrees of freedom by Welch-Satterthwaite; (est, est) when nothing varies."""
+    from scipy.stats import t as student
+
+    var, dfs = [], []
+    for loo in samples:
+        loo = loo[np.isfinite(loo)]
+        g = loo.size
+        if g < 2:
+            continue
+        var.append((g - 1) / g * float(np.sum((loo - loo.mean()) ** 2)))
+        dfs.append(g - 1)
+    total_var = sum(var)
+    if not np.isfinite(est) or total_var <= 0:
+        return est, est
+    den = sum(v * v / d for v, d in zip(var, dfs, strict=True))
+    df = total_var**2 / den if den > 0 else 1.0
+    half = student.ppf(1 - (1 - level) / 2, max(df, 1.0)) * np.sqrt(total_var)
+    return est - half, est + half
+
+
+def two_sample_jackknife(stat, rows: np.ndarray, cols: np.ndarray, level: float = 0.95):
+    """Interval of a statistic of two samples of themes, each theme contributing a row of
+    additive parts (rows: A's themes, cols: B's themes; stat(sum of a side's parts) is the
+    estimate from either side): delete one theme of A, then one of B (_jackknife_interval)."""
+    est = float(stat(rows.sum(axis=0)))
+    samples = []
+    for parts in (rows, cols):
+        total = parts.sum(axis=0)
+        samples.append(np.array([stat(total - p) for p in parts], dtype=np.float64))
+    return _jackknife_interval(est, samples, level)
+
+
+class _Requests:
+    """Clopper-Pearson requests of one threshold, answered in one vectorised call."""
+
+    def __init__(self):
+        self.x: list[float] = []
+        self.n: list[float] = []
+
+    def add(self, x: float, n: float) -> int:
+        self.x.append(float(x))
+        self.n.append(float(n))
+        return len(self.x) - 1
+
+    def solve(self, level: float) -> tuple[np.ndarray, np.ndarray]:
+        return clopper_pearson(np.array(self.x), np.array(self.n), level)
+
+
+def _one_threshold(S, t, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, side_b):
+    n_a, n_b = S.shape
+    m = min(n_a, n_b)
+    M = matches(S, t, op)
+    st = _Structure(
+        M,
+        None if W_a is None else matches(W_a, t, op),
+        None if W_b is None else matches(W_b, t, op),
+    )
+    (best_a, gap_a), (best_b, gap_b) = side_a, side_b
+    hit_a, hit_b = M.any(axis=1), M.any(axis=0)
+    rows, cols = hung
+    keep = matches(S[rows, cols], t, op)
+    hung_a = np.zeros(n_a, dtype=bool)
+    hung_a[rows[keep]] = True
+    mc_a = np.zeros(n_a, dtype=bool)
+    mc_a[max_cardinality_pairs(S, t, op)[0]] = True
+
+    counts = None
+    if st.clustered:
+        counts = rng.multinomial(st.n_comp, np.full(st.n_comp, 1 / st.n_comp), size=n_boot)
+    ones = {"a": st.sums(np.ones(n_a), "a"), "b": st.sums(np.ones(n_b), "b")}
+    cp = _Requests()
+
+    def boot(num_c, den_c):
+        return _ratio(counts @ num_c, counts @ den_c)
+
+    def prop(x, n, boot_p=None):
+        """Request the interval of the proportion x / n; boot_p its component resamples."""
+        n_eff = float(n)
+        if boot_p is not None:
+            n_eff = _effective_n(x / n, n, boot_p, st.n_comp, level)
+        return cp.add(x / n * n_eff, n_eff)
+
+    def side_prop(flags, side):
+        n = n_a if side == "a" else n_b
+        bp = None if counts is None else boot(st.sums(flags, side), ones[side])
+        return prop(flags.sum(), n, bp)
+
+    def min_side_prop(num_c, x):
+        """A count out of min(n_a, n_b): in a resample, out of its own smaller side."""
+        bp = None
+        if counts is not None:
+            bp = _ratio(counts @ num_c, np.minimum(counts @ ones["a"], counts @ ones["b"]))
+        return prop(x, m, bp)
+
+    req: dict[str, int] = {}
+    # Coverage family. Matched cells: out of min(n_a, n_b) while every theme has at most one
+    # partner, else out of all n_a * n_b cells with their design effect.
+    n_pairs = int(M.sum())
+    cells_a = M.sum(axis=1).astype(np.float64)
+    if st.clustered or n_pairs > m:
+        bp = None
+        if counts is not None:
+            bp = _ratio(counts @ st.sums(cells_a, "a"), (counts @ ones["a"]) * (counts @ ones["b"]))
+        req["cells"] = prop(n_pairs, n_a * n_b, bp)
+        cells_scale = n_a * n_b
+    else:
+        req["cells"] = prop(n_pairs, m)
+        cells_scale = m
+    req["hit_rate"] = side_prop(hit_a, "a")
+    req["precision"] = side_prop(hit_b, "b")
+    f1_est = float(_harmonic(hit_a.mean(), hit_b.mean()))
+    # F1 of hits as a share of the smaller side (5 of 5 -> [0.48, 1])
+    bp = None
+    if counts is not None:
+        ha, hb = st.sums(hit_a, "a"), st.sums(hit_b, "b")
+        bp = _harmonic(boot(ha, ones["a"]), boot(hb, ones["b"]))
+    req["f1"] = prop(f1_est * m, m, bp)
+    for prefix, flags in (("hungarian", hung_a), ("maxcard", mc_a)):
+        k = int(flags.sum())
+        num_c = st.sums(flags, "a")
+        req[f"{prefix}_q"] = min_side_prop(num_c, k)
+        for side, n in (("a", n_a), ("b", n_b)):
+            bp = None if counts is None else boot(num_c, ones[side])
+            req[f"{prefix}_coverage_{side}"] = prop(k, n, bp)
+    sides = {}
+    for side, b_, g_ in (("a", best_a, gap_a), ("b", best_b, gap_b)):
+        codes = _categorise(matches(b_, t, op), _distinct(g_, gamma))
+        sides[side] = codes
+        req[f"unique_match_rate_{side}"] = side_prop(codes == 0, side)
+        for c, cat in enumerate(CATEGORIES):
+            req[f"share_{cat}_{side}"] = side_prop(codes == c, side)
+
+    lo, hi = cp.solve(level)
+    out: dict[str, tuple[float, float]] = {k: (lo[i], hi[i]) for k, i in req.items()}
+    c_lo, c_hi = out.pop("cells")
+    out["n_match_pairs"] = (c_lo * cells_scale, c_hi * cells_scale)
+    out["raza_jaccard"] = (c_lo * cells_scale / (n_a * n_b), c_hi * cells_scale / (n_a * n_b))
+    out["recall"] = out["hit_rate"]
+    for prefix, jaccard in (("hungarian", "true_jaccard"), ("maxcard", "maxcard_true_jaccard")):
+        q_lo, q_hi = out.pop(f"{prefix}_q")
+        k_lo, k_hi = q_lo * m, q_hi * m
+        out[f"{prefix}_n_matched"] = (k_lo, k_hi)
+        out[f"{prefix}_f1"] = (2 * k_lo / (n_a + n_b), 2 * k_hi / (n_a + n_b))
+        out[jaccard] = (k_lo / (n_a + n_b - k_lo), k_hi / (n_a + n_b - k_hi))
+
+    # Means: a two-sample jackknife (A's themes and B's themes are two samples; themes of
+    # one side that match each other are one unit). similarity_f1: the harmonic mean of the
+    # two intervals at half the error each (valid whatever their correlation).
+    units_a = _side_units(None if W_a is None else matches(W_a, t, op))
+    units_b = _side_units(None if W_b is None else matches(W_b, t, op))
+    # The scale's range bounds a mean of similarities (cosine -1..1; wider scales their own).
+    floor, top = min(-1.0, float(S.min())), max(1.0, float(S.max()))
+
+    def clip(ci):
+        return max(ci[0], floor), min(ci[1], top)
+
+    out["bidir_max_sim_a"] = clip(_best_mean_interval(S, units_a, units_b, level))
+    out["bidir_max_sim_b"] = clip(_best_mean_interval(S.T, units_b, units_a, level))
+    half = 1 - (1 - level) / 2
+    ia = clip(_best_mean_interval(S, units_a, units_b, half))
+    ib = clip(_best_mean_interval(S.T, units_b, units_a, half))
+    est = float(_harmonic(best_a.mean(), best_b.mean()))
+    # the harmonic mean rises with both means where they are positive
+    out["similarity_f1"] = (
+        min(float(_harmonic(ia[0], ib[0])), est),
+        max(float(_harmonic(ia[1], ib[1])), est),
+    )
+
+    # Quartiles: matched similarities (at least t) and gaps (at least 0); Woodruff's
+    # interval on the effective number of units where themes cluster.
+    def n_eff_for(labels, n):
+        if counts is None:
+            return None
+        lab = labels if labels.size else np.zeros(0, dtype=np.int64)
+
+        def n_eff_of(flags, q):
+            num = np.bincount(lab, weights=flags.astype(np.float64), minlength=st.n_comp)
+            den = np.bincount(lab, minlength=st.n_comp).astype(np.float64)
+            p = flags.sum() / max(flags.size, 1)
+            return _effective_n(p, n, boot(num, den), st.n_comp, level)
+
+        return n_eff_of
+
+    sims = S[rows[keep], cols[keep]]
+    lab_pairs = st.lab_a[rows[keep]]
+    q_lo, q_hi = _quartile_intervals(
+        sims, level, float(t), max(1.0, float(S.max())), n_eff_for(lab_pairs, sims.size)
+    )
+    for i, q in enumerate(QUARTILES):
+        out[f"matched_sim_{q}"] = (q_lo[i], q_hi[i])
+    spread = max(float(S.max() - S.min()), 0.0)
+    for side, g_ in (("a", gap_a), ("b", gap_b)):
+        lab = st.lab_a if side == "a" else st.lab_b
+        q_lo, q_hi = _quartile_intervals(g_, level, 0.0, spread, n_eff_for(lab, g_.size))
+        for i, q in enumerate(QUARTILES):
+            out[f"gap_abs_{q}_{side}"] = (q_lo[i], q_hi[i])
+    method = METHOD_CLUSTERED if st.clustered else METHOD_ONE_TO_ONE
+    return [float(v) for name in CI_METRICS for v in out[name]], method
+
+
+def interval_table(
+    S,
+    thresholds: Sequence[float],
+    op: str = "ge",
+    n_boot: int = 1000,
+    seed: int = 0,
+    gamma: float = 0.15,
+    level: float = 0.95,
+    W_a=None,
+    W_b=None,
+) -> pd.DataFrame:
+    """Intervals for every set-level metric of metrics.score and distinctiveness.gap_summary.
+
+    One row per threshold: `threshold`, `<metric>_ci_low`, `<metric>_ci_high` for each metric
+    of CI_METRICS (CI_COLUMNS), then `ci_method`. W_a, W_b (within-set matrices on S's scale)
+    let themes of one side that match each other count as one unit. n_boot resamples of
+    match components (seeded) measure the design effect where the structure is not
+    one-to-one.
+    """
+    _check_op(op)
+    _check_args(n_boot, level)
+    S = check_matrix(S)
+    t = check_thresholds(thresholds)
+    hung = hungarian_pairs(S)
+    _, best_a, second_a = _best_two(S)
+    _, best_b, second_b = _best_two(S.T)
+    side_a = (best_a, best_a - second_a)
+    side_b = (best_b, best_b - second_b)
+    rows, methods = [], []
+    for i, x in enumerate(t):
+        rng = np.random.default_rng([seed, i])
+        values, method = _one_threshold(
+            S, x, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, side_b
+        )
+        rows.append(values)
+        methods.append(method)
+    table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(t.size, -1), columns=CI_COLUMNS)
+    table.insert(0, "threshold", t)
+    table["ci_method"] = methods
+    return table

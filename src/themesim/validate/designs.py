@@ -1,0 +1,139 @@
+"""Generative designs of two theme sets whose population values are known by simulation.
+
+A design draws one (S, W_a, W_b) per call: S the n_a × n_b cross-set similarities, W_a and
+W_b the within-set ones (None where the design has none). "Population value" of a metric is
+its mean over many independent draws: what another sample of themes from the same analysts
+would give on average (METRICS.md "Intervals").
+
+- planted: k ~ Bin(min(n_a, n_b), pi) one-to-one pairs at S ~ U(0.65, 0.95), every other cell
+  U(0, 0.55); at theta = 0.6 the matching is exact and only the sample of themes varies.
+- noisy: the same pairs at S ~ N(0.64, 0.06), other cells N(0.45, 0.08): matches near theta
+  fall either side and unrelated cells cross it now and then (chance many-to-many links).
+- topics: T latent topics (unit vectors sharing a common direction, as embeddings do); each
+  analyst draws its themes' topics with replacement from its own popularity weights (so a set
+  can hold two themes of one topic) and a theme is its topic plus noise; S, W_a, W_b cosines.
+  Many-to-many overlaps, unequal sizes, no planted count.
+- granular: every theme of A is split into 1-3 narrower themes of B with probability pi
+  (S ~ U(0.6, 0.9) to their parent), the rest of B is unrelated; many-to-one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+THETA = 0.6
+
+
+@dataclass(frozen=True)
+class Design:
+    kind: str
+    n_a: int
+    n_b: int
+    pi: float = 0.5
+    params: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        extra = "".join(f",{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.kind}(n_a={self.n_a},n_b={self.n_b},pi={self.pi}{extra})"
+
+    def draw(self, rng: np.random.Generator):
+        return DRAW[self.kind](self, rng)
+
+
+def _planted(d: Design, rng, matched=(0.65, 0.95), other=(0.0, 0.55)):
+    m = min(d.n_a, d.n_b)
+    k = rng.binomial(m, d.pi)
+    S = rng.uniform(*other, size=(d.n_a, d.n_b))
+    rows = rng.permutation(d.n_a)[:k]
+    cols = rng.permutation(d.n_b)[:k]
+    S[rows, cols] = rng.uniform(*matched, size=k)
+    return S, None, None
+
+
+def _noisy(d: Design, rng):
+    m = min(d.n_a, d.n_b)
+    k = rng.binomial(m, d.pi)
+    S = np.clip(rng.normal(0.45, 0.08, size=(d.n_a, d.n_b)), -1, 1)
+    rows = rng.permutation(d.n_a)[:k]
+    cols = rng.permutation(d.n_b)[:k]
+    S[rows, cols] = np.clip(rng.normal(0.64, 0.06, size=k), -1, 1)
+    return S, None, None
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _topics(d: Design, rng):
+    # Same-topic themes meet at cosine ~0.75, other topics at ~0.35 (as sentence embeddings
+    # of on-topic interview themes do).
+    n_topics = int(d.params.get("topics", 12))
+    dim, noise = 64, float(d.params.get("noise", 0.58))
+    common = _unit(rng.normal(size=dim))
+    topics = _unit(_unit(rng.normal(size=(n_topics, dim))) + 0.94 * common)
+    # A's and B's popularity: a share pi of the topics is common to both, the rest is one
+    # analyst's own.
+    shared = rng.random(n_topics) < d.pi
+    side = rng.random(n_topics) < 0.5
+    w_a = np.where(shared | side, 1.0, 0.0) * rng.gamma(2.0, size=n_topics)
+    w_b = np.where(shared | ~side, 1.0, 0.0) * rng.gamma(2.0, size=n_topics)
+    if w_a.sum() == 0:
+        w_a[0] = 1.0
+    if w_b.sum() == 0:
+        w_b[-1] = 1.0
+    ta = rng.choice(n_topics, size=d.n_a, p=w_a / w_a.sum())
+    tb = rng.choice(n_topics, size=d.n_b, p=w_b / w_b.sum())
+    ea = _unit(topics[ta] + noise * rng.normal(size=(d.n_a, dim)) / np.sqrt(dim))
+    eb = _unit(topics[tb] + noise * rng.normal(size=(d.n_b, dim)) / np.sqrt(dim))
+    return ea @ eb.T, ea @ ea.T, eb @ eb.T
+
+
+def _granular(d: Design, rng):
+    parents = np.flatnonzero(rng.random(d.n_a) < d.pi)
+    S = rng.uniform(0.0, 0.55, size=(d.n_a, d.n_b))
+    cols = rng.permutation(d.n_b)
+    at = 0
+    for p in parents:
+        take = int(rng.integers(1, 4))
+        chosen = cols[at : at + take]
+        at += take
+        S[p, chosen] = rng.uniform(0.6, 0.9, size=chosen.size)
+        if at >= d.n_b:
+            break
+    return S, None, None
+
+
+DRAW = {"planted": _planted, "noisy": _noisy, "topics": _topics, "granular": _granular}
+
+
+def grid(name: str) -> list[Design]:
+    """The designs of the small (CI) and full (benchmark) grids."""
+    if name == "small":
+        return [
+            Design("planted", 6, 6, 0.5),
+            Design("planted", 10, 16, 0.7),
+            Design("planted", 20, 20, 0.9),
+            Design("noisy", 8, 8, 0.5),
+            Design("topics", 8, 12, 0.6),
+            Design("granular", 6, 14, 0.8),
+        ]
+    designs = []
+    for n in (4, 6, 8, 10, 15, 20, 30):
+        for pi in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0):
+            designs.append(Design("planted", n, n, pi))
+    for n_a, n_b in ((6, 12), (10, 16), (16, 10), (6, 30), (20, 8)):
+        for pi in (0.2, 0.5, 0.8):
+            designs.append(Design("planted", n_a, n_b, pi))
+    for n_a, n_b in ((6, 6), (10, 10), (10, 20), (20, 20), (30, 30)):
+        for pi in (0.2, 0.5, 0.8):
+            designs.append(Design("noisy", n_a, n_b, pi))
+    for n_a, n_b in ((6, 6), (8, 12), (12, 12), (20, 30)):
+        for pi in (0.3, 0.6, 0.9):
+            designs.append(Design("topics", n_a, n_b, pi))
+    for n_a, n_b in ((6, 12), (10, 20), (12, 30)):
+        for pi in (0.3, 0.8):
+            designs.append(Design("granular", n_a, n_b, pi))
+    return designs

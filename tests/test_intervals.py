@@ -1,0 +1,129 @@
+"""Set-level intervals (metrics/intervals.py): exact where a metric is a count, jackknife for
+means, order statistics for quartiles. Their coverage is measured by the validation suite
+(tests/test_validate_intervals.py); here: hand-computed values and properties."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.proportion import proportion_confint
+
+from themesim.metrics.coverage import score
+from themesim.metrics.distinctiveness import gap_summary
+from themesim.metrics.intervals import (
+    CI_COLUMNS,
+    CI_METRICS,
+    clopper_pearson,
+    interval_table,
+    quantile_intervals,
+    two_sample_jackknife,
+)
+
+
+def point_estimates(S, thresholds, op="ge", gamma=0.15) -> pd.DataFrame:
+    s = score(S, thresholds, op).drop(columns=["n_a", "n_b"])
+    g = gap_summary(S, thresholds, op, gamma).drop(columns="threshold")
+    return pd.concat([s, g], axis=1)
+
+
+def test_clopper_pearson_matches_statsmodels_and_five_of_five():
+    for x, n in ((0, 5), (5, 5), (3, 8), (1, 30), (17, 20)):
+        lo, hi = clopper_pearson(x, n)
+        want = proportion_confint(x, n, alpha=0.05, method="beta")
+        assert (float(lo), float(hi)) == pytest.approx(want)
+    lo, hi = clopper_pearson(5, 5)
+    assert float(lo) == pytest.approx(0.4782, abs=1e-4) and float(hi) == 1.0
+
+
+def test_perfect_diagonal_is_not_certain():
+    S = np.full((5, 5), 0.1)
+    np.fill_diagonal(S, 0.9)
+    r = interval_table(S, [0.6], n_boot=50).iloc[0]
+    assert r["hungarian_f1_ci_low"] == pytest.approx(0.4782, abs=1e-4)
+    assert r["hungarian_f1_ci_high"] == 1.0
+    assert r["hit_rate_ci_low"] == pytest.approx(0.4782, abs=1e-4)
+    # 5 of 5 matched pairs: k in [2.39, 5]; true Jaccard k / (10 - k)
+    assert r["hungarian_n_matched_ci_low"] == pytest.approx(5 * 0.47818, abs=1e-3)
+    assert r["true_jaccard_ci_low"] == pytest.approx(2.3909 / (10 - 2.3909), abs=1e-3)
+    assert r["ci_method"].startswith("clopper-pearson")
+
+
+def test_one_to_one_counts_use_the_smaller_set():
+    # 10 x 16, 4 one-to-one matches: F1 = 2k / 26, interval the image of k's out of 10
+    S = np.full((10, 16), 0.2)
+    S[np.arange(4), np.arange(4)] = 0.8
+    r = interval_table(S, [0.6], n_boot=50).iloc[0]
+    lo, hi = proportion_confint(4, 10, alpha=0.05, method="beta")
+    assert r["hungarian_f1_ci_low"] == pytest.approx(2 * 10 * lo / 26)
+    assert r["hungarian_f1_ci_high"] == pytest.approx(2 * 10 * hi / 26)
+    assert r["hungarian_coverage_b_ci_high"] == pytest.approx(
+        proportion_confint(4, 16, alpha=0.05, method="beta")[1]
+    )
+
+
+def test_median_interval_by_hand():
+    # n = 10, q = 0.5: Binomial(10, 0.5) puts 0.011 below 2 and 0.011 at or above 9
+    lo, hi = quantile_intervals(np.arange(1.0, 11.0), [0.5], 0.95, -np.inf, np.inf)
+    assert (lo[0], hi[0]) == (2.0, 9.0)
+    # the maximum of 4 values is read as the 0.8 quantile: no upper rank, the bound is used
+    lo, hi = quantile_intervals(np.array([0.7, 0.75, 0.8, 0.9]), [0.8], 0.95, 0.6, 1.0)
+    assert (lo[0], hi[0]) == (0.7, 1.0)
+
+
+def test_two_sample_jackknife_by_hand():
+    # the mean of rows' values 1, 2, 3 (B side constant): delete-one means 2.5, 2, 1.5,
+    # variance 2/3 * 0.5 = 1/3, t with 2 degrees of freedom
+    rows = np.array([[1.0, 1], [2.0, 1], [3.0, 1]])
+    cols = np.array([[2.0, 1], [2.0, 1], [2.0, 1]])
+    lo, hi = two_sample_jackknife(lambda p: p[0] / p[1], rows, cols, 0.95)
+    half = 4.302653 * np.sqrt(1 / 3)
+    assert (lo, hi) == pytest.approx((2 - half, 2 + half), rel=1e-6)
+
+
+def test_a_join_widens_precision_beyond_the_independent_interval():
+    # B's themes 0-3 all belong to A's theme 0 (a join of four), 4-9 to nobody: the four
+    # stand or fall together, so precision rests on fewer independent units than 10.
+    S = np.full((6, 10), 0.2)
+    S[0, :4] = 0.8
+    S[1, 4] = 0.8
+    r = interval_table(S, [0.6], n_boot=400, seed=1).iloc[0]
+    lo, hi = proportion_confint(5, 10, alpha=0.05, method="beta")
+    assert r["precision_ci_high"] - r["precision_ci_low"] > hi - lo
+    assert "design effect" in r["ci_method"]
+
+
+matrices = st.builds(
+    lambda seed, n, m, digits: np.round(
+        np.random.default_rng(seed).uniform(-1, 1, size=(n, m)), digits
+    ),
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 7),
+    st.integers(1, 7),
+    st.sampled_from([1, 2, 15]),  # coarse values give ties
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(matrices, st.sampled_from(["ge", "gt"]))
+def test_every_interval_contains_its_estimate(S, op):
+    t = [-0.5, 0.0, 0.3, 0.7]
+    tab = interval_table(S, t, op, n_boot=60, seed=1)
+    est = point_estimates(S, t, op)
+    for m in CI_METRICS:
+        lo, hi, e = tab[f"{m}_ci_low"], tab[f"{m}_ci_high"], est[m]
+        ok = e.isna() | ((lo <= e + 1e-9) & (e <= hi + 1e-9))
+        assert ok.all(), (m, list(zip(lo, e, hi, strict=True)))
+
+
+def test_columns_seed_and_arguments():
+    S = np.random.default_rng(0).uniform(0, 1, (6, 8))
+    a = interval_table(S, [0.5, 0.7], n_boot=100, seed=7)
+    assert list(a.columns) == ["threshold"] + CI_COLUMNS + ["ci_method"]
+    pd.testing.assert_frame_equal(a, interval_table(S, [0.5, 0.7], n_boot=100, seed=7))
+    with pytest.raises(ValueError, match="n_boot"):
+        interval_table(S, [0.5], n_boot=0)
+    with pytest.raises(ValueError, match="level"):
+        interval_table(S, [0.5], level=95)
+    with pytest.raises(ValueError, match="op"):
+        interval_table(S, [0.5], op="gte")
