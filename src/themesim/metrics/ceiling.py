@@ -77,9 +77,7 @@ def ceiling_columns(
 ) -> pd.DataFrame:
     """comparisons with CEILING_COLUMNS appended. The ceiling belongs to the reference's
     themes, so rows whose set_a is another set get NaN."""
-    ceilings = np.asarray(ceilings, dtype=np.float64)
-    finite = ceilings[np.isfinite(ceilings)]
-    ceiling = float(np.median(finite)) if finite.size else math.nan
+    ceiling = ceiling_median(ceilings)
     nulls = null_medians(themes)
     out = comparisons.copy()
     cols = {c: [] for c in CEILING_COLUMNS}
@@ -99,9 +97,9 @@ def ceiling_columns(
 SIMILARITY_COLUMNS = ["theme_id", "paraphrase_index", "similarity"]
 
 
-def join_ceiling(comparisons, themes, ceiling_path, reference: str, scale) -> pd.DataFrame:
-    """ceiling_columns from the ceiling rule's file (one row per theme and paraphrase, raw
-    similarity), put on the method's scale first so the ceiling and the matched median agree."""
+def ceilings_on_scale(ceiling_path, scale) -> np.ndarray:
+    """Each reference theme's ceiling from the ceiling rule's file (one row per theme and
+    paraphrase, raw similarity), put on the method's scale first."""
     from themesim.io.inputs import read_checked_parquet
 
     long = read_checked_parquet(ceiling_path, SIMILARITY_COLUMNS, "paraphrase similarity")
@@ -109,4 +107,17 @@ def join_ceiling(comparisons, themes, ceiling_path, reference: str, scale) -> pd
         scale(rows["similarity"].to_numpy(np.float64)[None, :])[0]
         for _, rows in long.groupby("theme_id", sort=False)
     ]
-    return ceiling_columns(comparisons, themes, theme_ceilings(per_theme), reference)
+    return theme_ceilings(per_theme)
+
+
+def ceiling_median(ceilings) -> float:
+    """Median of the themes' finite ceilings; NaN when none is."""
+    ceilings = np.asarray(ceilings, dtype=np.float64)
+    finite = ceilings[np.isfinite(ceilings)]
+    return float(np.median(finite)) if finite.size else math.nan
+
+
+def join_ceiling(comparisons, themes, ceiling_path, reference: str, scale) -> pd.DataFrame:
+    """ceiling_columns from the ceiling rule's file, on the method's scale so the ceiling and
+    the matched median agree."""
+    return ceiling_columns(comparisons, themes, ceilings_on_scale(ceiling_path, scale), reference)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 import pandas as pd
@@ -110,6 +111,12 @@ def metric_tables(
     W = {s: z_scale(w, w, w)[0] for s, w in W0.items()} if on_z else W0
     comp, swp, per_theme, splits, changes = [], [], [], [], []
     emb: dict = {}
+    # Transport's ceiling: identical themes (1), or the paraphrase ceiling where measured.
+    paraphrase_ceiling = math.nan
+    if ceiling is not None and not on_z:
+        from themesim.metrics.ceiling import ceiling_median, ceilings_on_scale
+
+        paraphrase_ceiling = ceiling_median(ceilings_on_scale(ceiling, to_scale))
     for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
         ta, tb = tables[a], tables[b]
         S0 = to_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]))
@@ -151,13 +158,28 @@ def metric_tables(
         )
         if null_pool is not None and not np.isfinite(null_pool).all():
             null_pool = None  # a null set too small for a spread: no null on the z scale
-        rows, extra = comparison_rows(S, st, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool)
+        own = a == reference and np.isfinite(paraphrase_ceiling)
+        rows, extra = comparison_rows(
+            S,
+            st,
+            W_a=W.get(a),
+            W_b=W.get(b),
+            null_pool=null_pool,
+            mass_ceiling=paraphrase_ceiling if own else 1.0,
+        )
         if on_z:
             rows["scale_flag"] = flag
         if calibration:
             rows.insert(1, "threshold_source", source)
         comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
-        sw, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False, plan=extra["plan"])
+        sw, _ = comparison_rows(
+            S,
+            st,
+            thresholds=grid,
+            with_bootstrap=False,
+            plan=extra["plan"],
+            mass_ceiling=paraphrase_ceiling if own else 1.0,
+        )
         swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
         tt = theme_rows(
             S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool, **_reused(extra)
@@ -165,7 +187,11 @@ def metric_tables(
         per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
         plan = extra["plan"]
         write_parquet(plan_long(plan, ids_a, ids_b), out_plan)
-        sj = splits_and_joins(plan, ids_a, ids_b, min_share=st.transport["min_share"])
+        theta = st.thresholds[0]
+        sj = splits_and_joins(
+            plan, ids_a, ids_b, min_share=st.transport["min_share"], S=S, threshold=theta, op=st.op
+        )
+        sj.insert(0, "threshold", theta)
         splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
     if out_transport_manifest is not None:
         from themesim.io.manifest import write_manifest

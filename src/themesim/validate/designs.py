@@ -15,6 +15,10 @@ would give on average (METRICS.md "Intervals").
   Many-to-many overlaps, unequal sizes, no planted count.
 - granular: every theme of A is split into 1-3 narrower themes of B with probability pi
   (S ~ U(0.6, 0.9) to their parent), the rest of B is unrelated; many-to-one.
+- real: the demo's themes embedded by a real method (validate/demo.py): A is n_a of the ten
+  human themes, B holds each one's paraphrase with probability pi and is filled with themes
+  that match none of A (paraphrases and sub-themes of the human themes left out, the two
+  unmapped llm_partial themes); the method's own threshold.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class Design:
     n_b: int
     pi: float = 0.5
     params: dict = field(default_factory=dict, hash=False, compare=False)
+    theta: float = THETA
 
     @property
     def name(self) -> str:
@@ -106,7 +111,43 @@ def _granular(d: Design, rng):
     return S, None, None
 
 
-DRAW = {"planted": _planted, "noisy": _noisy, "topics": _topics, "granular": _granular}
+def _real(d: Design, rng):
+    from themesim.validate import demo
+
+    method = d.params.get("method", "minilm")
+    S_all = demo.similarity(method)
+    t = demo.themes()
+    ids = t["theme_id"].to_numpy()
+    index = {(s_, i): k for k, (s_, i) in enumerate(zip(t["set"], ids, strict=True))}
+    humans = [h for h in demo.MAPPING]
+    chosen = [humans[i] for i in rng.permutation(len(humans))[: d.n_a]]
+    b = [
+        index[("llm_paraphrase", demo.MAPPING[h]["llm_paraphrase"][0])]
+        for h in chosen
+        if rng.random() < d.pi
+    ]
+    fillers = [index[("llm_partial", "T02")], index[("llm_partial", "T04")]]
+    for h in humans:
+        if h not in chosen:
+            fillers += [
+                index[(s_, x)]
+                for s_ in ("llm_paraphrase", "llm_granular")
+                for x in demo.MAPPING[h][s_]
+            ]
+    fillers = list(rng.permutation(fillers))
+    b = (b + fillers)[: d.n_b]
+    b = [b[i] for i in rng.permutation(len(b))]
+    a = [index[("human", h)] for h in chosen]
+    return S_all[np.ix_(a, b)], S_all[np.ix_(a, a)], S_all[np.ix_(b, b)]
+
+
+DRAW = {
+    "planted": _planted,
+    "noisy": _noisy,
+    "topics": _topics,
+    "granular": _granular,
+    "real": _real,
+}
 
 
 def grid(name: str) -> list[Design]:
@@ -119,6 +160,7 @@ def grid(name: str) -> list[Design]:
             Design("noisy", 8, 8, 0.5),
             Design("topics", 8, 12, 0.6),
             Design("granular", 6, 14, 0.8),
+            Design("real", 8, 10, 0.6, {"method": "minilm"}, theta=0.56),
         ]
     designs = []
     for n in (4, 6, 8, 10, 15, 20, 30):
@@ -136,4 +178,8 @@ def grid(name: str) -> list[Design]:
     for n_a, n_b in ((6, 12), (10, 20), (12, 30)):
         for pi in (0.3, 0.8):
             designs.append(Design("granular", n_a, n_b, pi))
+    for method, theta in (("minilm", 0.56), ("mpnet", 0.62), ("tfidf", 0.2)):
+        for n_a, n_b in ((6, 6), (8, 10), (10, 12)):
+            for pi in (0.3, 0.7):
+                designs.append(Design("real", n_a, n_b, pi, {"method": method}, theta=theta))
     return designs

@@ -43,7 +43,9 @@ def estimates(S, theta: float = THETA, gamma: float = 0.15) -> np.ndarray:
 def measure(design, seed: int, truth_draws: int, draws: int, n_boot: int) -> pd.DataFrame:
     """One row per metric: population value, coverage, mean width, containment."""
     rng = rng_for(seed, AREA, design.name, "truth")
-    truth = np.nanmean(np.array([estimates(design.draw(rng)[0]) for _ in range(truth_draws)]), 0)
+    theta = design.theta
+    truth = np.array([estimates(design.draw(rng)[0], theta) for _ in range(truth_draws)])
+    truth = np.nanmean(truth, axis=0)
     rng = rng_for(seed, AREA, design.name, "draws")
     lo = np.empty((draws, len(CI_METRICS)))
     hi = np.empty_like(lo)
@@ -51,12 +53,12 @@ def measure(design, seed: int, truth_draws: int, draws: int, n_boot: int) -> pd.
     methods = set()
     for i in range(draws):
         S, W_a, W_b = design.draw(rng)
-        tab = interval_table(S, [THETA], n_boot=n_boot, seed=i, W_a=W_a, W_b=W_b)
+        tab = interval_table(S, [theta], n_boot=n_boot, seed=i, W_a=W_a, W_b=W_b)
         methods.add(tab["ci_method"].iloc[0])
         vals = tab.iloc[0][[f"{m}_ci_{e}" for m in CI_METRICS for e in ("low", "high")]]
         vals = vals.to_numpy(np.float64)
         lo[i], hi[i] = vals[0::2], vals[1::2]
-        est[i] = estimates(S)
+        est[i] = estimates(S, theta)
     ok = ~(np.isnan(lo) | np.isnan(hi) | np.isnan(est))
     eps = 1e-9
     covered = (lo - eps <= truth) & (truth <= hi + eps)
