@@ -136,16 +136,7 @@ def comparison_rows(
     if with_bootstrap and boot["n"] > 0:
         from themesim.metrics.intervals import clopper_pearson, interval_table
 
-        ci = interval_table(
-            S,
-            thresholds,
-            op,
-            n_boot=boot["n"],
-            seed=boot["seed"],
-            gamma=settings.gamma,
-            W_a=W_a,
-            W_b=W_b,
-        )
+        ci = interval_table(S, thresholds, op, gamma=settings.gamma, W_a=W_a, W_b=W_b)
         table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
         per_theme = theme_level_intervals(
             S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan, parts=parts

@@ -12,18 +12,21 @@ suite (themesim.validate.intervals) measures the coverage on designs with known 
   one-to-one count). A count that is a function of one count (F1 = 2k / (n_a + n_b), true
   Jaccard = k / (n_a + n_b - k)) takes the image of its count's interval. 5 of 5 gives
   [0.48, 1], never [1, 1].
-- means of per-theme values (bidirectional max-similarity and its harmonic mean): a jackknife
-  over match components with Student's t.
+- means of per-theme values (bidirectional max-similarity): a two-sample jackknife (A's
+  themes and B's themes are two samples) with Student's t; their harmonic mean
+  (similarity_f1) from the two intervals at half the error each.
 - quartiles (matched similarities, gaps): distribution-free order-statistic intervals; the
   minimum and maximum of k values are read as the quantiles 1/(k+1) and k/(k+1), bounded by
   the values the metric can take.
 
 Themes that match several themes (a join, a split, two themes of one topic) are not
-independent units. The match graph at the threshold (A-B links S op t, and with within-set
-matrices A-A and B-B links W op t) groups them into components; where any component holds
-two themes of one side, a bootstrap over components measures each proportion's design
-effect, and Clopper-Pearson runs on the effective count (Korn & Graubard 1998), with the
-t-quantile on components - 1 degrees of freedom. A one-to-one structure has design effect 1.
+independent units. Where the match graph at the threshold (A-B links S op t, and with
+within-set matrices A-A and B-B links W op t) has a component holding two themes of one side,
+each count's design effect is measured by a two-sample delete-one jackknife (A's themes and
+B's themes are two samples: deleting a B theme takes away the hits, pairs and best matches it
+gave), and Clopper-Pearson runs on the effective count (Korn & Graubard 1998), with
+Welch-Satterthwaite degrees of freedom. A one-to-one structure has design effect 1: a
+matched pair is one unit, not two independent themes.
 """
 
 from __future__ import annotations
@@ -51,17 +54,28 @@ CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS
 CI_COLUMNS = [f"{m}_ci_{end}" for m in CI_METRICS for end in ("low", "high")]
 
 METHOD_ONE_TO_ONE = (
-    "clopper-pearson (counts); jackknife-t over match components (means); "
-    "order statistics (quartiles)"
+    "clopper-pearson (counts); two-sample jackknife-t (means); order statistics (quartiles)"
 )
-METHOD_CLUSTERED = METHOD_ONE_TO_ONE + "; design effect from a bootstrap of match components"
+METHOD_CLUSTERED = METHOD_ONE_TO_ONE + "; design effect from a two-sample jackknife"
+
+
+def metric_method(metric: str) -> str:
+    """The interval method of one metric of CI_METRICS (docs/metrics.md, "Intervals")."""
+    if metric in ("bidir_max_sim_a", "bidir_max_sim_b"):
+        return "two-sample jackknife-t"
+    if metric == "similarity_f1":
+        return "harmonic mean of two jackknife-t intervals at 97.5 %"
+    if "_min" in metric or "_q1" in metric or "_median" in metric or "_q3" in metric:
+        return "order statistics"
+    if "_max" in metric and metric not in ("bidir_max_sim_a", "bidir_max_sim_b"):
+        return "order statistics"
+    return "clopper-pearson"
+
 
 QUARTILES = ("min", "q1", "median", "q3", "max")
 
 
-def _check_args(n_boot: int, level: float) -> None:
-    if int(n_boot) != n_boot or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot}")
+def _check_level(level: float) -> None:
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
 
@@ -137,7 +151,8 @@ def _quartile_intervals(values, level: float, lower: float, upper: float, n_eff_
 
 
 class _Structure:
-    """The match graph at one threshold: components and which side each theme is on."""
+    """The match graph at one threshold: its components and whether any holds two themes
+    of one side (then matches cluster and counts need their design effect)."""
 
     def __init__(self, M: np.ndarray, within_a=None, within_b=None):
         from scipy.sparse import csr_matrix
@@ -152,37 +167,37 @@ class _Structure:
                 np.fill_diagonal(block, False)
                 adj[sl, sl] = block
         self.n_comp, labels = connected_components(csr_matrix(adj), directed=False)
-        self.lab_a, self.lab_b = labels[:n_a], labels[n_a:]
-        self.size_a = np.bincount(self.lab_a, minlength=self.n_comp)
-        self.size_b = np.bincount(self.lab_b, minlength=self.n_comp)
-        self.clustered = bool((self.size_a > 1).any() or (self.size_b > 1).any())
-
-    def sums(self, values: np.ndarray, side: str) -> np.ndarray:
-        lab = self.lab_a if side == "a" else self.lab_b
-        return np.bincount(lab, weights=np.asarray(values, dtype=np.float64), minlength=self.n_comp)
+        size_a = np.bincount(labels[:n_a], minlength=self.n_comp)
+        size_b = np.bincount(labels[n_a:], minlength=self.n_comp)
+        self.clustered = bool((size_a > 1).any() or (size_b > 1).any())
 
 
-def _effective_n(p_hat, n, boot_p, n_comp: int, level: float) -> float:
-    """n divided by the design effect (bootstrap variance over binomial variance, at least
-    1) and by (t_{C-1} / z)^2 for the few components the variance rests on."""
-    from scipy.stats import norm, t
+def _jackknife_var(loo: np.ndarray) -> tuple[float, int]:
+    loo = np.asarray(loo, dtype=np.float64)
+    loo = loo[np.isfinite(loo)]
+    g = loo.size
+    if g < 2:
+        return 0.0, 0
+    return (g - 1) / g * float(np.sum((loo - loo.mean()) ** 2)), g - 1
+
+
+def _effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
+    """n divided by the design effect: the two-sample jackknife variance of the proportion
+    (delete one theme of A, then one of B) over its binomial variance, where it exceeds 1;
+    then by (t_df / t_{n-1})^2, df the jackknife's Welch-Satterthwaite degrees of freedom
+    (Korn & Graubard 1998). n itself where the binomial variance is not exceeded."""
+    from scipy.stats import t
 
     ref = p_hat * (1 - p_hat) / n
-    boot_p = boot_p[np.isfinite(boot_p)]
-    if ref <= 0 or boot_p.size < 2:
+    (va, da), (vb, db) = _jackknife_var(loo_a), _jackknife_var(loo_b)
+    var = va + vb
+    if ref <= 0 or var <= ref:
         return float(n)
-    # C / (C - 1): a bootstrap over C units understates the variance by (C - 1) / C
-    var = float(np.var(boot_p, ddof=1)) * n_comp / max(n_comp - 1, 1)
-    deff = max(1.0, var / ref)
+    den = (va * va / da if da else 0.0) + (vb * vb / db if db else 0.0)
+    df = max(var * var / den if den > 0 else 1.0, 1.0)
     a = (1 - level) / 2
-    df_shrink = (norm.ppf(1 - a) / t.ppf(1 - a, max(n_comp - 1, 1))) ** 2
-    return float(n / deff * df_shrink)
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    out = np.full(np.broadcast(num, den).shape, np.nan)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
+    df_ratio = (t.ppf(1 - a, max(n - 1, 1)) / t.ppf(1 - a, df)) ** 2
+    return float(n * ref / var * min(df_ratio, 1.0))
 
 
 def _side_units(W) -> np.ndarray:
@@ -280,7 +295,59 @@ class _Requests:
         return clopper_pearson(np.array(self.x), np.array(self.n), level)
 
 
-def _one_threshold(S, t, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, side_b):
+_PROPS = (
+    ["cells", "hit_rate", "precision", "f1"]
+    + [f"{p}_{x}" for p in ("hungarian", "maxcard") for x in ("q", "coverage_a", "coverage_b")]
+    + [
+        f"{name}_{side}"
+        for side in ("a", "b")
+        for name in ["unique_match_rate"] + [f"share_{c}" for c in CATEGORIES]
+    ]
+)
+
+
+def _codes(S: np.ndarray, t, op, gamma) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's category code and gap (best - second)."""
+    if S.shape[1] == 0:
+        return np.full(S.shape[0], 3), np.full(S.shape[0], np.nan)
+    _, best, second = _best_two(S)
+    gap = best - second
+    return _categorise(matches(best, t, op), _distinct(gap, gamma)), gap
+
+
+class _Sample:
+    """Every count of one threshold on a sample of the themes (keep_a, keep_b): the full
+    sets, or the sets with one unit deleted. Matchings are not recomputed: a pair stays
+    while both its themes do."""
+
+    def __init__(self, S, M, keep_a, keep_b, pairs, t, op, gamma):
+        sub, msub = S[np.ix_(keep_a, keep_b)], M[np.ix_(keep_a, keep_b)]
+        n_a, n_b = sub.shape
+        m = min(n_a, n_b)
+        v = {}
+
+        def div(x, n):
+            return x / n if n else np.nan
+
+        v["cells"] = div(msub.sum(), n_a * n_b)
+        v["hit_rate"] = div(msub.any(axis=1).sum(), n_a)
+        v["precision"] = div(msub.any(axis=0).sum(), n_b)
+        v["f1"] = float(_harmonic(v["hit_rate"], v["precision"])) if m else np.nan
+        for prefix, (pr, pc) in pairs.items():
+            k = int((keep_a[pr] & keep_b[pc]).sum())
+            v[f"{prefix}_q"], v[f"{prefix}_coverage_a"] = div(k, m), div(k, n_a)
+            v[f"{prefix}_coverage_b"] = div(k, n_b)
+        self.gaps = {}
+        for side, X in (("a", sub), ("b", sub.T)):
+            codes, self.gaps[side] = _codes(X, t, op, gamma)
+            v[f"unique_match_rate_{side}"] = (codes == 0).mean() if codes.size else np.nan
+            for c, cat in enumerate(CATEGORIES):
+                v[f"share_{cat}_{side}"] = (codes == c).mean() if codes.size else np.nan
+        self.values = np.array([v[name] for name in _PROPS], dtype=np.float64)
+        self.sims = {prefix: (keep_a[pr] & keep_b[pc]) for prefix, (pr, pc) in pairs.items()}
+
+
+def _one_threshold(S, t, op, gamma, level, W_a, W_b, hung, side_a, side_b):
     n_a, n_b = S.shape
     m = min(n_a, n_b)
     M = matches(S, t, op)
@@ -289,80 +356,43 @@ def _one_threshold(S, t, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, 
         None if W_a is None else matches(W_a, t, op),
         None if W_b is None else matches(W_b, t, op),
     )
+    jk = st.clustered  # a design effect is measured only where matches cluster
     (best_a, gap_a), (best_b, gap_b) = side_a, side_b
-    hit_a, hit_b = M.any(axis=1), M.any(axis=0)
     rows, cols = hung
     keep = matches(S[rows, cols], t, op)
-    hung_a = np.zeros(n_a, dtype=bool)
-    hung_a[rows[keep]] = True
-    mc_a = np.zeros(n_a, dtype=bool)
-    mc_a[max_cardinality_pairs(S, t, op)[0]] = True
+    pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, op)}
+    units_a = _side_units(None if W_a is None else matches(W_a, t, op))
+    units_b = _side_units(None if W_b is None else matches(W_b, t, op))
+    all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
+    full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
+    deleted: list[list[_Sample]] = [[], []]
+    if jk:
+        for side, units, n in ((0, units_a, n_a), (1, units_b, n_b)):
+            for g in _groups(units, n):
+                ka, kb = all_a.copy(), all_b.copy()
+                (ka if side == 0 else kb)[g] = False
+                deleted[side].append(_Sample(S, M, ka, kb, pairs, t, op, gamma))
+    loo = [np.array([d.values for d in side]).reshape(-1, len(_PROPS)) for side in deleted]
 
-    counts = None
-    if st.clustered:
-        counts = rng.multinomial(st.n_comp, np.full(st.n_comp, 1 / st.n_comp), size=n_boot)
-    ones = {"a": st.sums(np.ones(n_a), "a"), "b": st.sums(np.ones(n_b), "b")}
     cp = _Requests()
-
-    def boot(num_c, den_c):
-        return _ratio(counts @ num_c, counts @ den_c)
-
-    def prop(x, n, boot_p=None):
-        """Request the interval of the proportion x / n; boot_p its component resamples."""
-        n_eff = float(n)
-        if boot_p is not None:
-            n_eff = _effective_n(x / n, n, boot_p, st.n_comp, level)
-        return cp.add(x / n * n_eff, n_eff)
-
-    def side_prop(flags, side):
-        n = n_a if side == "a" else n_b
-        bp = None if counts is None else boot(st.sums(flags, side), ones[side])
-        return prop(flags.sum(), n, bp)
-
-    def min_side_prop(num_c, x):
-        """A count out of min(n_a, n_b): in a resample, out of its own smaller side."""
-        bp = None
-        if counts is not None:
-            bp = _ratio(counts @ num_c, np.minimum(counts @ ones["a"], counts @ ones["b"]))
-        return prop(x, m, bp)
-
-    req: dict[str, int] = {}
-    # Coverage family. Matched cells: out of min(n_a, n_b) while every theme has at most one
-    # partner, else out of all n_a * n_b cells with their design effect.
     n_pairs = int(M.sum())
-    cells_a = M.sum(axis=1).astype(np.float64)
-    if st.clustered or n_pairs > m:
-        bp = None
-        if counts is not None:
-            bp = _ratio(counts @ st.sums(cells_a, "a"), (counts @ ones["a"]) * (counts @ ones["b"]))
-        req["cells"] = prop(n_pairs, n_a * n_b, bp)
-        cells_scale = n_a * n_b
-    else:
-        req["cells"] = prop(n_pairs, m)
-        cells_scale = m
-    req["hit_rate"] = side_prop(hit_a, "a")
-    req["precision"] = side_prop(hit_b, "b")
-    f1_est = float(_harmonic(hit_a.mean(), hit_b.mean()))
-    # F1 of hits as a share of the smaller side (5 of 5 -> [0.48, 1])
-    bp = None
-    if counts is not None:
-        ha, hb = st.sums(hit_a, "a"), st.sums(hit_b, "b")
-        bp = _harmonic(boot(ha, ones["a"]), boot(hb, ones["b"]))
-    req["f1"] = prop(f1_est * m, m, bp)
-    for prefix, flags in (("hungarian", hung_a), ("maxcard", mc_a)):
-        k = int(flags.sum())
-        num_c = st.sums(flags, "a")
-        req[f"{prefix}_q"] = min_side_prop(num_c, k)
-        for side, n in (("a", n_a), ("b", n_b)):
-            bp = None if counts is None else boot(num_c, ones[side])
-            req[f"{prefix}_coverage_{side}"] = prop(k, n, bp)
-    sides = {}
-    for side, b_, g_ in (("a", best_a, gap_a), ("b", best_b, gap_b)):
-        codes = _categorise(matches(b_, t, op), _distinct(g_, gamma))
-        sides[side] = codes
-        req[f"unique_match_rate_{side}"] = side_prop(codes == 0, side)
-        for c, cat in enumerate(CATEGORIES):
-            req[f"share_{cat}_{side}"] = side_prop(codes == c, side)
+    # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
+    # of all n_a * n_b cells with their design effect.
+    cells_scale = n_a * n_b if (jk or n_pairs > m) else m
+    units = {"cells": cells_scale, "hit_rate": n_a, "precision": n_b, "f1": m}
+    for prefix in ("hungarian", "maxcard"):
+        units |= {f"{prefix}_q": m, f"{prefix}_coverage_a": n_a, f"{prefix}_coverage_b": n_b}
+    for side, n in (("a", n_a), ("b", n_b)):
+        units[f"unique_match_rate_{side}"] = n
+        units |= {f"share_{c}_{side}": n for c in CATEGORIES}
+    req: dict[str, int] = {}
+    for i, name in enumerate(_PROPS):
+        n = units[name]
+        p = n_pairs / n if name == "cells" else float(full.values[i])
+        n_eff = float(n)
+        if jk:
+            n_eff = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
+        req[name] = cp.add(p * n_eff, n_eff)
 
     lo, hi = cp.solve(level)
     out: dict[str, tuple[float, float]] = {k: (lo[i], hi[i]) for k, i in req.items()}
@@ -380,8 +410,6 @@ def _one_threshold(S, t, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, 
     # Means: a two-sample jackknife (A's themes and B's themes are two samples; themes of
     # one side that match each other are one unit). similarity_f1: the harmonic mean of the
     # two intervals at half the error each (valid whatever their correlation).
-    units_a = _side_units(None if W_a is None else matches(W_a, t, op))
-    units_b = _side_units(None if W_b is None else matches(W_b, t, op))
     # The scale's range bounds a mean of similarities (cosine -1..1; wider scales their own).
     floor, top = min(-1.0, float(S.min())), max(1.0, float(S.max()))
 
@@ -400,35 +428,47 @@ def _one_threshold(S, t, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, 
         max(float(_harmonic(ia[1], ib[1])), est),
     )
 
-    # Quartiles: matched similarities (at least t) and gaps (at least 0); Woodruff's
-    # interval on the effective number of units where themes cluster.
-    def n_eff_for(labels, n):
-        if counts is None:
-            return None
-        lab = labels if labels.size else np.zeros(0, dtype=np.int64)
+    # Quartiles: matched similarities (at least t) and gaps (at least 0); with clusters,
+    # Woodruff's interval on the effective number of units of the share at or below each.
+    sims = S[pairs["hungarian"]]
+
+    def woodruff(values_of):
+        """n_eff_of(flags, q) for _quartile_intervals: the share of values at or below the
+        estimate (the flagged ones), its design effect from the deleted samples."""
 
         def n_eff_of(flags, q):
-            num = np.bincount(lab, weights=flags.astype(np.float64), minlength=st.n_comp)
-            den = np.bincount(lab, minlength=st.n_comp).astype(np.float64)
-            p = flags.sum() / max(flags.size, 1)
-            return _effective_n(p, n, boot(num, den), st.n_comp, level)
+            full_values = values_of(full)
+            e = np.nanmax(np.where(flags, full_values, np.nan)) if flags.any() else -np.inf
 
-        return n_eff_of
+            def share(sample):
+                x = values_of(sample)
+                x = x[~np.isnan(x)]
+                return (x <= e).mean() if x.size else np.nan
 
-    sims = S[rows[keep], cols[keep]]
-    lab_pairs = st.lab_a[rows[keep]]
+            la = np.array([share(d) for d in deleted[0]])
+            lb = np.array([share(d) for d in deleted[1]])
+            n = int((~np.isnan(full_values)).sum())
+            return _effective_n(float(flags.sum() / max(n, 1)), max(n, 1), la, lb, level)
+
+        return n_eff_of if jk else None
+
     q_lo, q_hi = _quartile_intervals(
-        sims, level, float(t), max(1.0, float(S.max())), n_eff_for(lab_pairs, sims.size)
+        sims,
+        level,
+        float(t),
+        max(1.0, float(S.max())),
+        woodruff(lambda smp: np.where(smp.sims["hungarian"], S[pairs["hungarian"]], np.nan)),
     )
     for i, q in enumerate(QUARTILES):
         out[f"matched_sim_{q}"] = (q_lo[i], q_hi[i])
     spread = max(float(S.max() - S.min()), 0.0)
     for side, g_ in (("a", gap_a), ("b", gap_b)):
-        lab = st.lab_a if side == "a" else st.lab_b
-        q_lo, q_hi = _quartile_intervals(g_, level, 0.0, spread, n_eff_for(lab, g_.size))
+        q_lo, q_hi = _quartile_intervals(
+            g_, level, 0.0, spread, woodruff(lambda smp, side=side: smp.gaps[side])
+        )
         for i, q in enumerate(QUARTILES):
             out[f"gap_abs_{q}_{side}"] = (q_lo[i], q_hi[i])
-    method = METHOD_CLUSTERED if st.clustered else METHOD_ONE_TO_ONE
+    method = METHOD_CLUSTERED if jk else METHOD_ONE_TO_ONE
     return [float(v) for name in CI_METRICS for v in out[name]], method
 
 
@@ -436,8 +476,6 @@ def interval_table(
     S,
     thresholds: Sequence[float],
     op: str = "ge",
-    n_boot: int = 1000,
-    seed: int = 0,
     gamma: float = 0.15,
     level: float = 0.95,
     W_a=None,
@@ -447,12 +485,11 @@ def interval_table(
 
     One row per threshold: `threshold`, `<metric>_ci_low`, `<metric>_ci_high` for each metric
     of CI_METRICS (CI_COLUMNS), then `ci_method`. W_a, W_b (within-set matrices on S's scale)
-    let themes of one side that match each other count as one unit. n_boot resamples of
-    match components (seeded) measure the design effect where the structure is not
-    one-to-one.
+    let themes of one side that match each other count as one unit. Deterministic: no
+    resampling.
     """
     _check_op(op)
-    _check_args(n_boot, level)
+    _check_level(level)
     S = check_matrix(S)
     t = check_thresholds(thresholds)
     hung = hungarian_pairs(S)
@@ -461,11 +498,8 @@ def interval_table(
     side_a = (best_a, best_a - second_a)
     side_b = (best_b, best_b - second_b)
     rows, methods = [], []
-    for i, x in enumerate(t):
-        rng = np.random.default_rng([seed, i])
-        values, method = _one_threshold(
-            S, x, op, gamma, level, n_boot, rng, W_a, W_b, hung, side_a, side_b
-        )
+    for x in t:
+        values, method = _one_threshold(S, x, op, gamma, level, W_a, W_b, hung, side_a, side_b)
         rows.append(values)
         methods.append(method)
     table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(t.size, -1), columns=CI_COLUMNS)

@@ -70,14 +70,17 @@ def row(
     n_b: int | None = None,
     nominal: float = float("nan"),
     mc_se: float | None = None,
+    required: bool | None = None,
 ) -> dict:
     """One summary row; `passes` is judged for coverage (>= COVERAGE_FLOOR, within 2 MC se),
     type-I error and FDR (<= nominal, within 2 MC se) and contains_estimate (== 1) where
-    the sets are large enough for the contract."""
+    the sets are large enough for the contract. required=False: a stress design, measured
+    and shown outside the contract (docs/validity.md says why)."""
     if mc_se is None:
         mc_se = proportion_se(value, draws) if 0 <= value <= 1 else float("nan")
     small = min(x for x in (n_a, n_b) if x is not None) if (n_a or n_b) else None
-    required = small is None or small >= MIN_CONTRACT_SIZE
+    if required is None:
+        required = small is None or small >= MIN_CONTRACT_SIZE
     passes: float | bool = float("nan")
     if required and np.isfinite(value):
         slack = 2 * (mc_se if np.isfinite(mc_se) else 0.0)

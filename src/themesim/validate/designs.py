@@ -10,9 +10,10 @@ would give on average (METRICS.md "Intervals").
 - noisy: the same pairs at S ~ N(0.64, 0.06), other cells N(0.45, 0.08): matches near theta
   fall either side and unrelated cells cross it now and then (chance many-to-many links).
 - topics: T latent topics (unit vectors sharing a common direction, as embeddings do); each
-  analyst draws its themes' topics with replacement from its own popularity weights (so a set
-  can hold two themes of one topic) and a theme is its topic plus noise; S, W_a, W_b cosines.
-  Many-to-many overlaps, unequal sizes, no planted count.
+  analyst draws its themes' distinct topics from its own popularity weights (a share pi of
+  topics is common to both) and a theme is its topic plus noise; S, W_a, W_b cosines. Two
+  independent analysts, unequal sizes, no planted count. With params dup=True topics are drawn
+  with replacement from 12, so a set repeats topics (a stress design: many-to-many overlaps).
 - granular: every theme of A is split into 1-3 narrower themes of B with probability pi
   (S ~ U(0.6, 0.9) to their parent), the rest of B is unrelated; many-to-one.
 - real: the demo's themes embedded by a real method (validate/demo.py): A is n_a of the ten
@@ -38,6 +39,11 @@ class Design:
     pi: float = 0.5
     params: dict = field(default_factory=dict, hash=False, compare=False)
     theta: float = THETA
+
+    @property
+    def stress(self) -> bool:
+        """Outside the interval contract: sets that repeat a topic many times over."""
+        return bool(self.params.get("dup", False))
 
     @property
     def name(self) -> str:
@@ -75,7 +81,8 @@ def _unit(x: np.ndarray) -> np.ndarray:
 def _topics(d: Design, rng):
     # Same-topic themes meet at cosine ~0.75, other topics at ~0.35 (as sentence embeddings
     # of on-topic interview themes do).
-    n_topics = int(d.params.get("topics", 12))
+    dup = bool(d.params.get("dup", False))
+    n_topics = int(d.params.get("topics", 12 if dup else int(np.ceil(2.5 * max(d.n_a, d.n_b)))))
     dim, noise = 64, float(d.params.get("noise", 0.58))
     common = _unit(rng.normal(size=dim))
     topics = _unit(_unit(rng.normal(size=(n_topics, dim))) + 0.94 * common)
@@ -85,12 +92,16 @@ def _topics(d: Design, rng):
     side = rng.random(n_topics) < 0.5
     w_a = np.where(shared | side, 1.0, 0.0) * rng.gamma(2.0, size=n_topics)
     w_b = np.where(shared | ~side, 1.0, 0.0) * rng.gamma(2.0, size=n_topics)
-    if w_a.sum() == 0:
-        w_a[0] = 1.0
-    if w_b.sum() == 0:
-        w_b[-1] = 1.0
-    ta = rng.choice(n_topics, size=d.n_a, p=w_a / w_a.sum())
-    tb = rng.choice(n_topics, size=d.n_b, p=w_b / w_b.sum())
+
+    def pick(w, n):
+        # distinct topics per analyst (an analyst does not write one theme twice) unless
+        # the design asks for repeats; topics beyond the analyst's own come last
+        w = w + 1e-3 * w.max() if w.max() > 0 else np.ones_like(w)
+        if dup:
+            return rng.choice(n_topics, size=n, p=w / w.sum())
+        return rng.choice(n_topics, size=n, replace=False, p=w / w.sum())
+
+    ta, tb = pick(w_a, d.n_a), pick(w_b, d.n_b)
     ea = _unit(topics[ta] + noise * rng.normal(size=(d.n_a, dim)) / np.sqrt(dim))
     eb = _unit(topics[tb] + noise * rng.normal(size=(d.n_b, dim)) / np.sqrt(dim))
     return ea @ eb.T, ea @ ea.T, eb @ eb.T
@@ -175,6 +186,8 @@ def grid(name: str) -> list[Design]:
     for n_a, n_b in ((6, 6), (8, 12), (12, 12), (20, 30)):
         for pi in (0.3, 0.6, 0.9):
             designs.append(Design("topics", n_a, n_b, pi))
+    for n_a, n_b in ((8, 12), (12, 12), (20, 30)):
+        designs.append(Design("topics", n_a, n_b, 0.6, {"dup": True}))
     for n_a, n_b in ((6, 12), (10, 20), (12, 30)):
         for pi in (0.3, 0.8):
             designs.append(Design("granular", n_a, n_b, pi))

@@ -38,6 +38,8 @@ def summary_figure(summary: pd.DataFrame, out) -> None:
         ax.set_yticklabels(order, fontsize=6)
         ax.set_xlim(-0.02, 1.02)
         ax.invert_yaxis()
+    if not cov.empty:
+        axes[0].set_xlim(min(0.8, float(cov["value"].min()) - 0.02), 1.005)
     axes[0].axvline(COVERAGE_FLOOR, color="red", lw=0.8, label=f"floor {COVERAGE_FLOOR}")
     axes[0].axvline(0.95, color="grey", lw=0.8, ls="--", label="nominal 0.95")
     axes[1].axvline(0.05, color="red", lw=0.8, label="alpha 0.05")
