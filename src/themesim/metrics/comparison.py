@@ -77,6 +77,7 @@ def comparison_rows(
     with_bootstrap: bool = True,
     plan=None,
     mass_ceiling: float = 1.0,
+    references: dict | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """One row per threshold: every set-level metric. Also returns the transport plan, the
     per-theme null table (`null`, None without a pool) and baselines (`parts`), which
@@ -85,7 +86,8 @@ def comparison_rows(
     S, W_a, W_b and null_pool (n_a x P) must already be on the method's scale (see on_scale).
     plan: S's transport plan when the caller has it (the same S scored on other thresholds).
     mass_ceiling: the similarity of identical themes on this scale for ot_mass_ceiling (1, or
-    the paraphrase ceiling's median where it is measured).
+    the paraphrase ceiling's median where it is measured). references: the mass floor and
+    ceiling when the caller has them (the same S on other thresholds).
     """
     from themesim.metrics.baselines import baseline_summary
     from themesim.metrics.distinctiveness import gap_summary
@@ -123,9 +125,11 @@ def comparison_rows(
     if plan is None:
         plan = unbalanced_plan(S, reg=tr["reg"], reg_m=tr["reg_m"])
     extra |= transport_summary(plan, S, min_share=tr["min_share"])
-    extra |= mass_references(
-        S, extra["ot_total_mass"], reg=tr["reg"], reg_m=tr["reg_m"], ceiling=mass_ceiling
-    )
+    if references is None:
+        references = mass_references(
+            S, extra["ot_total_mass"], reg=tr["reg"], reg_m=tr["reg_m"], ceiling=mass_ceiling
+        )
+    extra |= references
     table = _with_constants(table, extra)
     # splits and joins among matching partners: one count per threshold
     table["ot_n_splits"], table["ot_n_joins"] = split_join_counts(
@@ -146,7 +150,8 @@ def comparison_rows(
         for col, n in (("ot_n_splits", n_a), ("ot_n_joins", n_b)):
             lo, hi = clopper_pearson(table[col].to_numpy(float), n)
             table[f"{col}_ci_low"], table[f"{col}_ci_high"] = lo * n, hi * n
-    return table, {"plan": plan, "null": nt, "parts": parts}
+    refs = {k: extra[k] for k in ("ot_mass_floor", "ot_mass_ceiling", "ot_mass_scaled")}
+    return table, {"plan": plan, "null": nt, "parts": parts, "references": refs}
 
 
 def _with_constants(table: pd.DataFrame, values: dict) -> pd.DataFrame:

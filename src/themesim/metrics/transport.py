@@ -265,22 +265,28 @@ def transport_summary(
 
 
 def mass_references(
-    S, mass: float, *, reg: float = 0.05, reg_m: float = 1.0, ceiling: float = 1.0, unrelated=None
+    S, mass: float, *, reg: float = 0.05, reg_m: float = 1.0, ceiling: float = 1.0, shuffles=3
 ) -> dict[str, float]:
-    """The mass the same plan moves between unrelated sets of these sizes (every cell at the
-    unrelated level u: by default the median of S) and between identical sets (min(n_a, n_b)
-    one-to-one cells at `ceiling`, the rest at u); ot_mass_scaled places S's own mass on
-    that scale (0 = unrelated, 1 = identical), NaN where ceiling <= u."""
+    """Where the moved mass sits between unrelated and identical sets of these sizes.
+
+    floor: the mean mass over `shuffles` seeded random placements of S's own values (the
+    same similarities, no structure: what unrelated sets with this method's spread give);
+    ceiling: the same placements with min(n_a, n_b) one-to-one cells at `ceiling` (the
+    similarity of identical themes); ot_mass_scaled = (mass - floor) / (ceiling - floor),
+    NaN where the ceiling is not above the floor.
+    """
     S = _as_matrix(S)
     n_a, n_b = S.shape
-    u = float(np.median(S)) if unrelated is None else float(unrelated)
-    floor_plan = unbalanced_plan(np.full(S.shape, u), reg=reg, reg_m=reg_m)
-    top = np.full(S.shape, u)
+    rng = np.random.default_rng(0)
     k = min(n_a, n_b)
-    top[np.arange(k), np.arange(k)] = ceiling
-    ceiling_plan = unbalanced_plan(top, reg=reg, reg_m=reg_m)
-    floor, ceil = float(floor_plan.sum()), float(ceiling_plan.sum())
-    scaled = (mass - floor) / (ceil - floor) if ceil > floor and ceiling > u else float("nan")
+    floors, ceils = [], []
+    for _ in range(shuffles):
+        shuffled = rng.permutation(np.sort(S, axis=None)).reshape(S.shape)  # order-free
+        floors.append(unbalanced_plan(shuffled, reg=reg, reg_m=reg_m).sum())
+        shuffled[np.arange(k), np.arange(k)] = ceiling
+        ceils.append(unbalanced_plan(shuffled, reg=reg, reg_m=reg_m).sum())
+    floor, ceil = float(np.mean(floors)), float(np.mean(ceils))
+    scaled = (mass - floor) / (ceil - floor) if ceil > floor else float("nan")
     return {"ot_mass_floor": floor, "ot_mass_ceiling": ceil, "ot_mass_scaled": scaled}
 
 

@@ -178,7 +178,7 @@ def metric_tables(
             thresholds=grid,
             with_bootstrap=False,
             plan=extra["plan"],
-            mass_ceiling=paraphrase_ceiling if own else 1.0,
+            references=extra["references"],
         )
         swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
         tt = theme_rows(
