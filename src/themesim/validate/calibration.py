@@ -43,7 +43,7 @@ PROCEDURES = {
 GRIDS = {
     # (designs, draws, resamples, procedures)
     "small": (("sparse", "grid"), 80, 200, ("pairs_bootstrap", cal.CI_METHOD)),
-    "full": (tuple(DESIGNS), 300, 400, tuple(PROCEDURES)),
+    "full": (tuple(DESIGNS), 200, 300, tuple(PROCEDURES)),
 }
 QUANTITIES = ("auc", "f1_threshold", "youden_threshold")
 
