@@ -21,5 +21,9 @@ run(
     out_fit=sm.output.fit,
     out_scores=sm.output.scores,
     out_png=sm.output.png,
+    out_crossfit=sm.output.crossfit,
+    comparisons=[tuple(x) for x in p.comparisons],
+    study_themes=dict(zip(p.study_sets, sm.input.study_themes, strict=True)),
+    prevalence=p.prevalence,
     threads=sm.threads,
 )

@@ -48,6 +48,86 @@ def test_calibrate_summary_and_intervals():
     assert calibrate(SCORES, LABELS, n_boot=50)["auc"] == 0.75
 
 
+def test_prevalence_and_interval_method_are_reported():
+    out = calibrate(SCORES, LABELS, n_boot=50)
+    assert out["prevalence"] == 0.5 and out["ci_method"] == "stratified_theme_bootstrap"
+    assert calibrate(SCORES, LABELS, n_boot=50, scheme="pairs")["ci_method"] == "pairs_bootstrap"
+    with pytest.raises(ValueError, match="scheme"):
+        calibrate(SCORES, LABELS, n_boot=5, scheme="rows")
+
+
+def test_resamples_keep_both_labels():
+    """Regression: pairs drawn regardless of label left resamples with matches only or
+    non-matches only, which were dropped. 2 matches of 40: a resample draws no match with
+    probability (38/40)^40 = 0.13; within labels, never."""
+    from themesim.metrics.calibration import resample_indices
+
+    y = np.r_[np.ones(2, dtype=np.int64), np.zeros(38, dtype=np.int64)]
+    rng = np.random.default_rng(0)
+    one_label = [
+        np.unique(y[resample_indices(rng, y, scheme="pairs")]).size == 1 for _ in range(400)
+    ]
+    assert 0.08 < np.mean(one_label) < 0.18
+    for scheme in ("stratified", "stratified_theme"):
+        for _ in range(400):
+            yb = y[resample_indices(rng, y, scheme=scheme)]
+            assert set(yb.tolist()) == {0, 1}
+    # stratified: exactly as many matches and non-matches as rated
+    yb = y[resample_indices(rng, y, scheme="stratified")]
+    assert (yb.sum(), yb.size) == (2, 40)
+
+
+def test_theme_resampling_moves_a_themes_pairs_together():
+    """Pairs sharing both themes are drawn equally often; one A theme with 3 distinct B
+    texts: the B draws decide, their counts sum to 3 (m_a = 1 always); a theme of one side
+    drawn k times multiplies every pair it is in."""
+    from themesim.metrics.calibration import resample_indices, theme_ids
+
+    assert theme_ids(["a  b", "a b", " c"]).tolist() == [0, 0, 1]
+    y = np.array([1, 1, 1, 0, 0, 0, 0])
+    a = np.array([0, 0, 0, 1, 1, 2, 2])
+    b = np.array([0, 1, 2, 3, 3, 4, 5])
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        w = np.bincount(resample_indices(rng, y, a, b), minlength=7)
+        assert w[:3].sum() == 3  # one A theme: its B texts drawn 3 times
+        assert w[3] == w[4]  # same A theme, same B text
+        assert w[3:].sum() > 0
+    # the same draws by hand (non-matches first, then matches), pair count m_a · m_b
+    ref = np.random.default_rng(5)
+    while True:  # non-matches: A themes {1, 2}, B texts {3, 4, 5}
+        ma = np.bincount(ref.integers(0, 2, 2), minlength=2)
+        mb = np.bincount(ref.integers(0, 3, 3), minlength=3)
+        w0 = ma[[0, 0, 1, 1]] * mb[[0, 0, 1, 2]]
+        if w0.any():
+            break
+    ma = np.bincount(ref.integers(0, 1, 1), minlength=1)  # matches: A theme 0 alone
+    w1 = ma[[0, 0, 0]] * np.bincount(ref.integers(0, 3, 3), minlength=3)
+    got = np.bincount(resample_indices(np.random.default_rng(5), y, a, b), minlength=7)
+    assert got.tolist() == np.r_[w1, w0].tolist()
+
+
+def test_rebase_by_hand():
+    """P = 0.5 at 57 % matches re-based to 10 %: odds 1 · (0.1/0.9) / (0.57/0.43) = 0.0838,
+    P = 0.0773 ("about 0.08"); 0 and 1 stay, the same share changes nothing."""
+    from themesim.metrics.calibration import rebase, with_prevalence
+
+    ratio = (0.1 / 0.9) / (0.57 / 0.43)
+    got = rebase([0.0, 0.5, 1.0], 0.57, 0.10)
+    assert got.tolist() == [0.0, pytest.approx(ratio / (1 + ratio)), 1.0]
+    assert got[1] == pytest.approx(0.0773, abs=5e-5)
+    p = np.array([0.1, 0.3, 0.9])
+    assert np.array_equal(rebase(p, 0.4, 0.4), p)
+    fit = isotonic_fit(SCORES, LABELS)  # P: 0, 0.5, 0.5, 1 at 50 % matches
+    kept = with_prevalence(fit, 0.5, None)
+    assert np.array_equal(map_calibrated([0.1, 0.375, 0.8], kept), [0, 0.5, 1])
+    moved = with_prevalence(fit, 0.5, 0.2)
+    assert (moved["target_prevalence"] == 0.2).all() and (moved["prevalence"] == 0.5).all()
+    # odds 1 · (0.2/0.8) / 1 = 0.25: P = 0.2
+    assert map_calibrated([0.375], moved)[0] == pytest.approx(0.2)
+    assert moved["p_match_at_target"].tolist() == pytest.approx([0, 0.2, 0.2, 1])
+
+
 def random_cases(kind: str, n: int = 300):
     """(scores, labels) with both labels: continuous scores, or tied ones (tenths,
     quarters), where collinear ROC points and pooled isotonic values arise."""
@@ -166,6 +246,7 @@ def test_schema_calibration_defaults_equal_the_settings_source():
     assert props["pairs"]["default"] == DEFAULT_CALIBRATION["pairs"]
     assert props["positive_from"]["default"] == DEFAULT_CALIBRATION["positive_from"]
     assert props["bootstrap"]["default"] == DEFAULT_CALIBRATION["bootstrap"]
+    assert props["prevalence"]["default"] == DEFAULT_CALIBRATION["prevalence"] is None
     # A partial bootstrap keeps the other default (one level deep).
     assert calibration_settings({"bootstrap": {"n": 5}})["bootstrap"] == {"n": 5, "seed": 0}
 
@@ -490,3 +571,41 @@ def test_the_judge_similarity_job_reads_the_rated_pairs_as_calibration_does(tmp_
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
     assert rated_texts(bad) == ([], [])
+
+
+def test_rated_cells_and_crossfit_by_hand():
+    """Rated pairs that are cells of a comparison (either order) and the calibration of
+    each comparison without its own cells."""
+    from themesim.steps.calibration import crossfit_table, rated_cells
+
+    rows = [
+        ("A", "X", 1, 0.9),  # h vs l
+        ("B", "Y", 0, 0.2),  # h vs l
+        ("Z", "A  ", 1, 0.8),  # h vs m, m's text first; white space does not count
+        ("A", "Q", 0, 0.1),  # Q is no theme
+        ("B", "X", 0, 0.4),  # h vs l
+        ("A", "Y", 1, 0.7),  # h vs l
+        ("B", "Q", 1, 0.6),
+        ("A", "Q2", 0, 0.3),
+    ]
+    pairs = pd.DataFrame(rows, columns=["text_a", "text_b", "label", "score"])
+    texts = {"h": ["A", "B"], "l": ["X", "Y"], "m": ["Z"]}
+    cells = rated_cells(pairs, [("h", "l"), ("h", "m")], texts)
+    assert np.flatnonzero(cells[("h", "l")]).tolist() == [0, 1, 4, 5]
+    assert np.flatnonzero(cells[("h", "m")]).tolist() == [2]
+    table = crossfit_table("m1", pairs, cells, {"f1_threshold": 0.4})
+    hl, hm = table.iloc[0], table.iloc[1]
+    # h vs l without its cells: matches 0.8, 0.6 over non-matches 0.1, 0.3
+    assert (hl["n_rated_cells"], hl["n_pairs_fit"], hl["n_positive_fit"]) == (4, 4, 2)
+    assert (hl["auc"], hl["f1_threshold"], hl["youden_threshold"]) == (1.0, 0.6, 0.6)
+    assert hl["in_sample"] and hl["f1_threshold_all"] == 0.4
+    # h vs m without row 2: matches 0.9, 0.7, 0.6 over 0.4, 0.3, 0.2, 0.1
+    assert (hm["n_rated_cells"], hm["n_pairs_fit"], hm["f1_threshold"]) == (1, 7, 0.6)
+    # too few left of a label: no calibration without the cells
+    few = crossfit_table(
+        "m1",
+        pairs.iloc[[0, 1, 3, 5]],
+        rated_cells(pairs.iloc[[0, 1, 3, 5]], [("h", "l")], texts),
+        {"f1_threshold": 0.4},
+    )
+    assert few["n_pairs_fit"].tolist() == [1] and np.isnan(few["auc"].iloc[0])

@@ -6,7 +6,6 @@ B         b1 b1 b3 b2 b2 b2
 """
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -130,16 +129,114 @@ def test_top1_takes_the_highest_score_then_the_first_theme():
     assert top1(labels, SEGMENTS, B_IDS).tolist() == [2, 0, -1, -1, -1, -1]
 
 
-def test_bootstrap_is_seeded_and_brackets_the_estimate(data):
+def test_jackknife_by_hand(data):
+    """Transcripts {0, 1}, {2, 3}, {4, 5}: coverage of A leaving each out is 3/4, 3/4, 1;
+    mean 5/6, Σ (r − mean)² = 1/24, se² = (2/3)(1/24) = 1/36, se = 1/6; t(2) = 4.3027."""
     A, B, ta, tb = data
-    kw = dict(min_iou=0.5, threshold=0.5, n_boot=50, seed=3)
-    r1, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **kw)
-    r2, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **kw)
-    assert r1 == r2
-    assert r1["data_coverage_a_ci_low"] <= 5 / 6 <= r1["data_coverage_a_ci_high"]
+    kw = dict(min_iou=0.5, threshold=0.5, transcripts=np.array([0, 0, 1, 1, 2, 2]))
+    r1, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, intervals=True, **kw)
+    assert r1["n_transcripts"] == 3 and r1["ci_method"] == "transcript_jackknife"
+    h = 4.302652729749464 / 6
+    assert r1["data_coverage_a_ci_low"] == pytest.approx(5 / 6 - h)
+    assert r1["data_coverage_a_ci_high"] == 1.0  # 5/6 + h clipped to the share's range
+    # B labels every segment in every replicate: no spread, the value is certain here
     assert r1["data_coverage_b_ci_low"] == r1["data_coverage_b_ci_high"] == 1.0
-    r3, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **{**kw, "seed": 4})
-    assert r3 != r1
+    # deterministic: no seed reaches the jackknife
+    r2, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, intervals=True, seed=9, **kw)
+    assert r1 == r2
+    # one transcript: no transcript-level interval, and the row says why
+    r3, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, min_iou=0.5, threshold=0.5, intervals=True)
+    assert r3["ci_method"] == "none (one transcript)" and math.isnan(r3["ami_ci_low"])
+
+
+def test_jackknife_interval_by_hand():
+    from themesim.metrics.grounding import jackknife_interval
+
+    # replicates 1, 2, 3: mean 2, Σ (r − 2)² = 2, se² = (2/3)·2 = 4/3; t(2) = 4.3027
+    h = 4.302652729749464 * math.sqrt(4 / 3)
+    assert jackknife_interval(2.5, [1, 2, 3]) == pytest.approx((2.5 - h, 2.5 + h))
+    # clipped to the bounds, never past the estimate; undefined replicates left out
+    assert jackknife_interval(0.9, [0.5, np.nan, 0.9, 1.0], bounds=(0, 1))[1] == 1.0
+    assert jackknife_interval(1.2, [1.2, 1.2], bounds=(0, 1)) == (1.2, 1.2)
+    assert all(math.isnan(v) for v in jackknife_interval(0.5, [0.5, np.nan]))
+
+
+def test_independent_labelings_intervals_contain_their_estimate():
+    """Regression: the segment bootstrap gave two independent labelings of 84 segments AMI
+    -0.026 with [0.067, 0.224] (resampled segments repeat, and repeats always agree). The
+    transcript jackknife's interval always holds its estimate, and the permutation test
+    finds no agreement above chance."""
+    from themesim.metrics.grounding import CI_METRICS
+
+    rng = np.random.default_rng(23)
+    n, na, nb = 84, 5, 6
+    transcripts = np.repeat(np.arange(6), 14)
+    top_a = np.where(rng.random(n) < 0.7, rng.integers(0, na, n), -1)
+    top_b = np.where(rng.random(n) < 0.7, rng.integers(0, nb, n), -1)
+    A, B = top_a[:, None] == np.arange(na), top_b[:, None] == np.arange(nb)
+    Sab = rng.random((na, nb))
+    ids_a, ids_b = [f"a{i}" for i in range(na)], [f"b{j}" for j in range(nb)]
+    row, _ = grounding(
+        A, B, top_a, top_b, Sab, ids_a, ids_b, min_iou=0.2, threshold=0.5,
+        transcripts=transcripts, intervals=True, n_perm=199, seed=1,
+    )  # fmt: skip
+    for m in CI_METRICS:
+        if not math.isnan(row[m]):
+            assert row[f"{m}_ci_low"] <= row[m] <= row[f"{m}_ci_high"], m
+    assert row["ami_ci_low"] < 0.05 < row["ami_ci_high"]
+    assert row["ami_p"] > 0.05 and row["ari_p"] > 0.05
+    assert row["p_method"] == "within_transcript_permutation" and row["n_permutations"] == 199
+
+
+def test_permutation_p_enumerated_exactly():
+    """Two transcripts of two segments; A and B each one theme on segments 0 and 2.
+    B's rows can trade places within each transcript in 2! · 2! = 4 ways:
+    B = 1010 (identity): κ = 1, IoU 1; 0110 or 1001: κ = 0, IoU 1/3; 0101: κ = −1, IoU 0.
+    κ reaches the observed 1 once: p = 1/4. Grounded F1 (min_iou 0.2) is 1 in three of
+    them: p = 3/4. ρ needs 3 pairs and α two categories: no p."""
+    from themesim.metrics.grounding import permutation_test, text_pairs
+
+    A = np.array([[1], [0], [1], [0]], dtype=bool)
+    top = np.array([0, -1, 0, -1])
+    S1 = np.array([[0.9]])
+    args = (A, A.copy(), top, top.copy(), S1, text_pairs(S1, 0.5), 0.2, np.array([0, 0, 1, 1]))
+    out = permutation_test(*args, n_perm=10, seed=0)
+    assert out["p_method"] == "within_transcript_permutation_exact"
+    assert out["n_permutations"] == 4
+    assert out["text_pairs_median_kappa_p"] == 0.25
+    assert out["grounded_hungarian_f1_p"] == 0.75
+    assert math.isnan(out["text_data_spearman_p"]) and math.isnan(
+        out["text_pairs_krippendorff_alpha_p"]
+    )
+    # fewer draws than arrangements: Monte Carlo, p = (1 + hits) / (1 + draws) ≥ 1 / 4
+    mc = permutation_test(*args, n_perm=3, seed=0)
+    assert mc["p_method"] == "within_transcript_permutation" and mc["n_permutations"] == 3
+    assert mc["text_pairs_median_kappa_p"] in (0.25, 0.5, 0.75, 1.0)
+    assert mc == permutation_test(*args, n_perm=3, seed=0)  # seeded
+
+
+def test_permutations_stay_within_their_stratum():
+    from themesim.metrics.grounding import _permutations
+
+    strata = np.array([0, 1, 0, 1, 1, 2, 0], dtype=np.int64)
+    perms = _permutations(strata.tobytes(), strata.size, 200, 4)
+    assert (strata[perms] == strata).all()  # every row comes from its own stratum
+    assert (np.sort(perms, axis=1) == np.arange(strata.size)).all()  # a permutation
+    assert len({p.tobytes() for p in perms}) == 3 * 2 * 6  # all 72 arrangements turn up
+
+
+def test_iou_interval_is_not_empty_at_zero():
+    """A pair that never meets in the sample (IoU 0 over a union of 4 segments): Wilson's
+    upper bound z² / (n + z²) at n = 4, not the jackknife's [0, 0]."""
+    from scipy.stats import norm
+
+    from themesim.metrics.grounding import iou_intervals
+
+    A = np.array([[1], [1], [0], [0]], dtype=bool)
+    B = np.array([[0], [0], [1], [1]], dtype=bool)
+    lo, hi = iou_intervals(A, B, np.array([0, 1, 0, 1]))
+    z2 = norm.ppf(0.975) ** 2
+    assert lo[0, 0] == 0 and hi[0, 0] == pytest.approx(z2 / (4 + z2))
 
 
 def test_report_section_lists_shared_and_single_passages(tmp_path):
@@ -231,9 +328,11 @@ def test_partition_scores_equal_scikit_learn_bit_for_bit():
         assert ari == adjusted_rand_score(x, y), (x, y)
 
 
-def test_bootstrap_equals_resampling_the_rows_bit_for_bit():
-    """The weighted-count bootstrap gives the same intervals, to the last bit, as the
-    statistics computed on each resample's rows (A[idx], B[idx]) with the same draws."""
+def test_permuted_statistics_equal_the_rows_permuted():
+    """The permutation test's fast statistics (label counts fixed, contingency by bincount,
+    α from the table) equal the full statistics on B's rows permuted: AMI, ARI, F1, κ and
+    ρ to the last bit, α to rounding; and each leave-one-out IoU equals the IoU of the rows
+    left."""
     from themesim.metrics import grounding as g
 
     rng = np.random.default_rng(11)
@@ -244,24 +343,49 @@ def test_bootstrap_equals_resampling_the_rows_bit_for_bit():
     B = (rng.random((n, nb)) < 0.15) | (top_b[:, None] == np.arange(nb))
     S = rng.random((na, nb))
     for tpairs in (g.text_pairs(S, 0.3), None):
-        got = g._bootstrap(A, B, top_a, top_b, S, tpairs, 0.2, 60, 5, 0.95)
-        draws = np.random.default_rng(5)
-        values = []
-        for _ in range(60):
-            idx = draws.integers(0, n, size=n)
-            res, _ = g._summary(A[idx], B[idx], top_a[idx], top_b[idx], S, tpairs, 0.2)
-            values.append([res[m] for m in g.CI_METRICS])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN text columns
-            # the percentiles as the code takes them: 50 * (1 - 0.95) is not exactly 2.5
-            lo, hi = np.nanpercentile(np.array(values), [50 * (1 - 0.95), 50 * 1.95], axis=0)
-        want = {}
-        for m, a, b in zip(g.CI_METRICS, lo, hi, strict=True):
-            want[f"{m}_ci_low"], want[f"{m}_ci_high"] = float(a), float(b)
-        assert got.keys() == want.keys()
-        for k in want:  # NaN == NaN for the text columns without text pairs
-            assert got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])), k
-        assert not math.isnan(got["ami_ci_low"]) and got["ami_ci_low"] < got["ami_ci_high"]
+        ctx = g._Perm(A, B, top_a, top_b, S, tpairs, 0.2)
+        for _ in range(20):
+            perm = rng.permutation(n)
+            got = dict(zip(g.TEST_METRICS, ctx.stats(perm), strict=True))
+            want, _ = g._summary(A, B[perm], top_a, top_b[perm], S, tpairs, 0.2)
+            for m in g.TEST_METRICS:
+                if m == "text_pairs_krippendorff_alpha":
+                    assert got[m] == pytest.approx(want[m], abs=1e-12, nan_ok=True)
+                else:
+                    assert got[m] == want[m] or (math.isnan(got[m]) and math.isnan(want[m])), m
+    transcripts = np.repeat(np.arange(5), 18)
+    loo = g._loo_iou(A, B, transcripts)
+    for t in range(5):
+        keep = transcripts != t
+        assert np.array_equal(loo[t], g.iou_matrix(A[keep], B[keep])[3])
+
+
+def test_alpha_from_table_equals_krippendorff():
+    from themesim.metrics.grounding import alpha_from_table, alpha_mapped, text_pairs
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n, na, nb = int(rng.integers(2, 60)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        top_a = np.where(rng.random(n) < 0.7, rng.integers(0, na, n), -1)
+        top_b = np.where(rng.random(n) < 0.7, rng.integers(0, nb, n), -1)
+        tp = text_pairs(rng.random((na, nb)), 0.4)
+        both = (top_a >= 0) & (top_b >= 0)
+        C = np.zeros((na, nb), dtype=np.int64)
+        np.add.at(C, (top_a[both], top_b[both]), 1)
+        want = alpha_mapped(top_a, top_b, tp)
+        got = alpha_from_table(C, tp) if C.sum() else math.nan
+        assert got == pytest.approx(want, abs=1e-12, nan_ok=True), (C, tp)
+
+
+def test_average_ranks_equal_scipy_bit_for_bit():
+    from scipy.stats import rankdata
+
+    from themesim.metrics.grounding import average_ranks
+
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        y = np.round(rng.random(int(rng.integers(1, 60))), int(rng.integers(0, 3)))
+        assert np.array_equal(average_ranks(y), rankdata(y))
 
 
 def test_kappa_counts_array_equals_statsmodels_bit_for_bit():

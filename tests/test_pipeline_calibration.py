@@ -99,6 +99,21 @@ def test_precomputed_calibration_from_its_matrices(study):
     assert scores["score"].tolist() == [0.9, 0.8, 0.9, 0.5, 0.3, 0.1, 0.2]
     log = (root / "logs/calibration/pre.log").read_text()
     assert "1 of 8 rated pairs have no score and are left out" in log
+    # All 7 scored pairs are cells of pre's comparisons, which they calibrate: the summary
+    # and the log say so; crossfit.csv calibrates each comparison without its own cells.
+    assert (cal["n_pairs_in_comparisons"], cal["comparisons_in_sample"]) == (7, 2)
+    assert "7 of 7 rated pairs are cells of 2 of its comparisons" in log
+    cross = pd.read_csv(root / "results/calibration/pre/crossfit.csv")
+    assert cross[["set_b", "n_rated_cells", "n_pairs_fit"]].values.tolist() == [
+        ["llm", 4, 3],
+        ["llm2", 3, 4],
+    ]
+    # without llm's cells 1 non-match is left (too few); without llm2's: 0.9, 0.8 over 0.5, 0.3
+    assert pd.isna(cross["auc"].iloc[0])
+    assert (cross["auc"].iloc[1], cross["f1_threshold"].iloc[1]) == (1.0, 0.8)
+    assert (
+        cal["prevalence"] == pytest.approx(4 / 7) and cal["target_prevalence"] == cal["prevalence"]
+    )
     comp = pd.read_csv(root / "results/metrics/pre/comparisons.csv")
     first = comp.drop_duplicates("threshold_source")
     assert dict(zip(first["threshold_source"], first["threshold"], strict=True)) == {

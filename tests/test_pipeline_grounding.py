@@ -59,6 +59,12 @@ def test_grounding_tables(study):
     assert (g["n_segments"] == 4).all()
     assert (g["data_coverage_a"] == 0.5).all()  # 2 of 4 segments coded
     assert g["sources_a"].tolist() == ["coded", "coded"]
+    # One transcript: no transcript-level interval, and the row says why. B's labels trade
+    # places within each speaker's two turns: 2! · 2! = 4 arrangements, enumerated.
+    assert (g["n_transcripts"] == 1).all() and (g["ci_method"] == "none (one transcript)").all()
+    assert g["ami_ci_low"].isna().all()
+    assert (g["p_method"] == "within_transcript_permutation_exact").all()
+    assert (g["n_permutations"] == 4).all()
     pairs = pd.read_csv(study / "results/metrics/minilm/grounding_pairs.csv")
     assert list(pairs.columns) == [
         "method",

@@ -301,7 +301,9 @@ GROUNDING_DEFAULTS = {
     "assign": "uncoded",
     "quote_cutoff": 90.0,
     "exclude_speakers": ["Interviewer"],
-    "bootstrap": 200,
+    "intervals": True,
+    "permutations": 499,
+    "bootstrap": 200,  # read for one release: 0 still turns the intervals off
     "seed": 0,
 }
 

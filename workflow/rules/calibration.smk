@@ -6,6 +6,10 @@ rule calibration:
         judged=lambda wc: calibration_after_judge(wc.method),
         themes=lambda wc: calibration_themes(wc.method),
         matrices=lambda wc: calibration_matrices(wc.method),
+        # the method's theme tables: which rated pairs are cells of its comparisons
+        study_themes=lambda wc: [
+            f"results/themes/{s}.parquet" for s in STUDY.sets_for(wc.method)
+        ],
         code=code("calibration.py"),
     output:
         summary=report(
@@ -15,6 +19,7 @@ rule calibration:
         ),
         fit="results/calibration/{method}/isotonic.csv",
         scores="results/calibration/{method}/scores.csv",
+        crossfit="results/calibration/{method}/crossfit.csv",
         png=report(
             "results/calibration/{method}/calibration.png",
             caption="../report/calibration.rst",
@@ -40,5 +45,8 @@ rule calibration:
         cache=lambda wc: calibration_cache(wc.method),
         sets=lambda wc: calibration_sets(wc.method),
         matrix_pairs=lambda wc: calibration_matrix_pairs(wc.method),
+        study_sets=lambda wc: STUDY.sets_for(wc.method),
+        comparisons=lambda wc: STUDY.pairs_for(wc.method),
+        prevalence=lambda wc: calibration_settings()["prevalence"],
     script:
         "../../scripts/calibration.py"

@@ -915,12 +915,14 @@ def variant_sets(pairs):
 
 
 def grounding_settings():
-    """What the grounding metrics read: `grounding:` and the bootstrap size."""
+    """What the grounding metrics read: `grounding:`'s interval and test settings."""
     g = STUDY.grounding
     return {
         "min_iou": g["min_iou"],
         "seed": g["seed"],
+        "intervals": g["intervals"],
         "bootstrap": {"n": g["bootstrap"]},
+        "permutations": g["permutations"],
     }
 
 

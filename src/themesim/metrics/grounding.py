@@ -6,6 +6,11 @@ highest `score` (coded and quote labels score 1, assigned labels their similarit
 theme listed first in the set. Every statistic comes from a library: scikit-learn (AMI, ARI,
 Cohen's κ), krippendorff (α), scipy (Hungarian assignment, Spearman). Formulas:
 docs/grounding.md.
+
+Inference treats the transcript, not the segment, as the sampled unit: segments of one
+interview hang together, and a resample that repeats segments makes two labelings look more
+alike than they are. Intervals leave one transcript out at a time (jackknife); the test of
+agreement above chance moves B's labels among the segments of one transcript and speaker.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ KAPPA_GOOD = 0.4  # "moderate" agreement (Landis & Koch) — the share of pairs 
 PAIR_COLUMNS = ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa", "similarity", "text_pair"]
 METRIC_COLUMNS = [
     "n_segments",
+    "n_transcripts",
     "n_both_labelled",
     "data_coverage_a",
     "data_coverage_b",
@@ -55,6 +61,29 @@ CI_METRICS = [
     "text_pairs_krippendorff_alpha",
     "text_data_spearman",
 ]
+# The interval each CI metric is clipped to (never past the estimate).
+CI_BOUNDS = {
+    "data_coverage_a": (0.0, 1.0),
+    "data_coverage_b": (0.0, 1.0),
+    "ami": (-1.0, 1.0),
+    "ari": (-1.0, 1.0),
+    "grounded_hungarian_f1": (0.0, 1.0),
+    "text_pairs_median_kappa": (-1.0, 1.0),
+    "text_pairs_krippendorff_alpha": (-1.0, 1.0),
+    "text_data_spearman": (-1.0, 1.0),
+}
+CI_METHOD = "transcript_jackknife"
+# Agreement above chance: each gets `<metric>_p` from the within-transcript permutation test.
+TEST_METRICS = [
+    "ami",
+    "ari",
+    "grounded_hungarian_f1",
+    "text_pairs_median_kappa",
+    "text_pairs_krippendorff_alpha",
+    "text_data_spearman",
+]
+P_METHOD = "within_transcript_permutation"
+P_TOL = 1e-12  # a permuted statistic this close below the observed one counts as reaching it
 
 
 def label_matrix(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
@@ -226,13 +255,25 @@ def _spearman_ranked(rank_x: np.ndarray | None, y: np.ndarray) -> float:
     """:func:`_spearman` with x's ranks given (None: x constant or too short): scipy's
     spearmanr step for step (ranks stacked as its `apply_along_axis` lays them out, then
     np.corrcoef), for the bootstrap, whose S stays while the IoU changes."""
-    from scipy.stats import rankdata
-
     y = y.ravel()
     if rank_x is None or np.ptp(y) == 0:
         return math.nan
-    ranked = np.stack([rank_x, rankdata(y)]).T
+    ranked = np.stack([rank_x, average_ranks(y)]).T
     return float(np.corrcoef(ranked, rowvar=False)[1, 0])
+
+
+def average_ranks(y: np.ndarray) -> np.ndarray:
+    """scipy.stats.rankdata(y) (ties: their average rank) for a 1-d array, without its
+    checks: the ranks are halves of integers, exact in float64, so the bits are equal."""
+    order = np.argsort(y, kind="mergesort")
+    ys = y[order]
+    new = np.r_[True, ys[1:] != ys[:-1]]
+    first = np.flatnonzero(new)  # start of each run of ties in sorted order
+    ends = np.r_[first[1:], y.size]
+    rank = (first + ends + 1) / 2.0  # average of the 1-based positions first+1 … ends
+    out = np.empty(y.size)
+    out[order] = np.repeat(rank, ends - first)
+    return out
 
 
 def _summary(
@@ -288,7 +329,10 @@ def grounding(
     min_iou: float,
     threshold: float | None,
     op: str = "ge",
-    n_boot: int = 0,
+    transcripts: np.ndarray | None = None,
+    strata: np.ndarray | None = None,
+    intervals: bool = False,
+    n_perm: int = 0,
     seed: int = 0,
     level: float = 0.95,
 ) -> tuple[dict, pd.DataFrame]:
@@ -298,7 +342,11 @@ def grounding(
     indices (-1 = unlabelled); S: the method's text similarity (A themes × B themes) on its
     scale (metrics.method_scale; NaN cells where z is undefined: no text columns then);
     threshold/op: the method's first threshold on that scale, for the text Hungarian pairs.
-    n_boot > 0 adds `<metric>_ci_low/_ci_high` from resampling segments with replacement.
+    transcripts: each segment's transcript (any labels; None: one transcript); strata: the
+    permutation's blocks (None: the transcripts).
+    intervals adds `<metric>_ci_low/_ci_high` from the delete-one-transcript jackknife
+    (:func:`jackknife_interval`) and `ci_method`; n_perm > 0 adds `<metric>_p`, the
+    within-transcript permutation test of agreement above chance (:func:`permutation_test`).
     """
     S = np.asarray(S, dtype=float)
     if S.shape != (A.shape[1], B.shape[1]):
@@ -310,6 +358,9 @@ def grounding(
     row, iou = _summary(A, B, top_a, top_b, S, tpairs, min_iou)
     if tpairs is not None:
         row["text_hungarian_f1"] = _f1(len(tpairs), S.shape[0], S.shape[1])
+    transcripts = np.zeros(len(A), dtype=np.int64) if transcripts is None else transcripts
+    transcripts = _codes(transcripts)
+    row["n_transcripts"] = int(len(np.unique(transcripts)))
     row = {k: row[k] for k in METRIC_COLUMNS}
     both, n_a, n_b, _ = iou_matrix(A, B)
     tp = set(tpairs or [])
@@ -331,21 +382,250 @@ def grounding(
         ],
         columns=PAIR_COLUMNS,
     )
-    if n_boot:
-        row.update(_bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level))
+    if intervals:
+        row.update(_jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level))
+    if n_perm:
+        strata = transcripts if strata is None else _codes(strata)
+        row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
     return row, pairs
 
 
+def _codes(labels) -> np.ndarray:
+    """Integer codes of any labels (transcript names, (transcript, speaker) keys)."""
+    return np.unique(np.asarray(labels), return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
+def jackknife_interval(
+    estimate: float, replicates, level: float = 0.95, bounds=(-math.inf, math.inf)
+) -> tuple[float, float]:
+    """The delete-one-group jackknife interval θ̂ ± t(G' − 1) · se of a statistic θ, with
+    se² = (G' − 1) / G' · Σ (θ_(g) − θ_(·))² over the G' replicates θ_(g) that are defined
+    (each leaves one transcript out; θ_(·) their mean), clipped to the statistic's `bounds`
+    but never past θ̂: it always contains the estimate. NaN with fewer than 2 replicates."""
+    from scipy.stats import t as student_t
+
+    r = np.asarray(replicates, dtype=float)
+    r = r[np.isfinite(r)]
+    if not np.isfinite(estimate) or r.size < 2:
+        return math.nan, math.nan
+    g = r.size
+    se = math.sqrt((g - 1) / g * float(np.sum((r - r.mean()) ** 2)))
+    h = float(student_t.ppf(0.5 * (1 + level), g - 1)) * se
+    lo, hi = bounds
+    return min(estimate, max(estimate - h, lo)), max(estimate, min(estimate + h, hi))
+
+
+def _loo_iou(A, B, transcripts) -> np.ndarray:
+    """IoU of every theme pair with each transcript left out: (G, n_a, n_b)."""
+    groups = np.unique(transcripts)
+    Ai, Bi = A.astype(np.int64), B.astype(np.int64)
+    both, n_a, n_b = Ai.T @ Bi, Ai.sum(axis=0), Bi.sum(axis=0)
+    out = np.empty((len(groups), A.shape[1], B.shape[1]))
+    for g, t in enumerate(groups):
+        m = transcripts == t
+        out[g] = _iou(both - Ai[m].T @ Bi[m], n_a - Ai[m].sum(axis=0), n_b - Bi[m].sum(axis=0))
+    return out
+
+
+def iou_intervals(A, B, transcripts, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Per theme pair an interval for its IoU, a share of the segments either theme labels
+    (n = that union): Wilson's score interval (statsmodels proportion_confint) on the
+    effective size n / deff, deff = the transcript jackknife's variance over the binomial
+    one (at least 1: never narrower than independent segments). Wilson's interval is not
+    empty where the IoU is 0 or 1 in the sample, as the jackknife's would be. A pair that
+    neither theme ever labels: [0, 0]."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    both, n_a, n_b, iou = iou_matrix(A, B)
+    union = (n_a[:, None] + n_b[None, :] - both).astype(float)
+    reps = _loo_iou(A, B, transcripts)
+    g = reps.shape[0]
+    v_jk = (g - 1) / g * ((reps - reps.mean(axis=0)) ** 2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v_bin = iou * (1 - iou) / union
+        deff = np.where(v_bin > 0, np.maximum(v_jk / v_bin, 1.0), 1.0)
+    n_eff = np.where(union > 0, union / deff, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = proportion_confint(iou * n_eff, n_eff, alpha=1 - level, method="wilson")
+    empty = union == 0
+    lo, hi = np.where(empty, 0.0, np.minimum(lo, iou)), np.where(empty, 0.0, np.maximum(hi, iou))
+    return lo, hi
+
+
+def grounded_f1_interval(A, B, transcripts, min_iou: float, level: float = 0.95):
+    """grounded_hungarian_f1 counts pairs past min_iou, which a jackknife of the count itself
+    cannot bound (it jumps). From each pair's IoU interval [lo, hi] (:func:`iou_intervals`):
+    the low end counts the estimate's matched pairs whose lo passes min_iou, the high end
+    the most pairs that can be matched one-to-one among those whose hi passes (scipy
+    maximum_bipartite_matching); 2k / (n_a + n_b) of each."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    _, _, _, iou = iou_matrix(A, B)
+    lo, hi = iou_intervals(A, B, transcripts, level)
+    matched = grounded_hungarian(iou, min_iou)
+    k_lo = sum(1 for i, j in matched if lo[i, j] >= min_iou and lo[i, j] > 0)
+    ok = (hi >= min_iou) & (hi > 0)
+    match = maximum_bipartite_matching(csr_matrix(ok.astype(np.int8)), perm_type="column")
+    k_hi = int((match >= 0).sum())
+    return _f1(k_lo, A.shape[1], B.shape[1]), _f1(k_hi, A.shape[1], B.shape[1])
+
+
+def _jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level) -> dict:
+    """CI_METRICS' jackknife intervals: each replicate is the full statistic on the segments
+    of every transcript but one (no segment ever repeats); grounded_hungarian_f1 from its
+    pairs' IoU intervals (:func:`grounded_f1_interval`)."""
+    groups = np.unique(transcripts)
+    reps = np.full((len(groups), len(CI_METRICS)), np.nan)
+    if len(groups) >= 2:
+        for g, t in enumerate(groups):
+            keep = transcripts != t
+            res, _ = _summary(A[keep], B[keep], top_a[keep], top_b[keep], S, tpairs, min_iou)
+            reps[g] = [res[m] for m in CI_METRICS]
+    out: dict = {}
+    for k, m in enumerate(CI_METRICS):
+        lo, hi = jackknife_interval(row[m], reps[:, k], level, CI_BOUNDS[m])
+        out[f"{m}_ci_low"], out[f"{m}_ci_high"] = lo, hi
+    if len(groups) >= 2:
+        lo, hi = grounded_f1_interval(A, B, transcripts, min_iou, level)
+        f1 = row["grounded_hungarian_f1"]
+        out["grounded_hungarian_f1_ci_low"] = min(lo, f1)
+        out["grounded_hungarian_f1_ci_high"] = max(hi, f1)
+    out["ci_method"] = CI_METHOD if len(groups) >= 2 else "none (one transcript)"
+    return out
+
+
+def alpha_from_table(C: np.ndarray, pairs: list[tuple[int, int]]) -> float:
+    """:func:`alpha_mapped` from the contingency table C of the segments both label (rows:
+    A's top-1 themes, columns: B's): Krippendorff's nominal α of two coders, whose pairable
+    units are exactly those segments. Coincidences o = M + Mᵀ, M the table with B's
+    columns mapped onto A's themes through the pairs (a B theme outside them its own
+    category); α = 1 − (n − 1) Σ_{c≠k} o_ck / Σ_{c≠k} n_c n_k. Equal to the krippendorff
+    package to rounding (tests/test_grounding.py); the permutation test's inner loop."""
+    C = np.asarray(C, dtype=np.float64)
+    n_a, n_b = C.shape
+    col = np.arange(n_a, n_a + n_b)
+    for a, b in pairs:
+        col[b] = a
+    M = np.zeros((n_a + n_b, n_a + n_b))
+    for j in range(n_b):
+        M[:n_a, col[j]] += C[:, j]
+    o = M + M.T
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    if (n_c > 0).sum() < 2:
+        return math.nan
+    off = n - np.trace(o)
+    expected = n * n - float(n_c @ n_c)
+    return float(1.0 - (n - 1) * off / expected)
+
+
+class _Perm:
+    """What every permuted statistic of one comparison shares: B's rows trade places, A's
+    and both sets' label counts stay."""
+
+    def __init__(self, A, B, top_a, top_b, S, tpairs, min_iou):
+        from scipy.stats import rankdata
+
+        self.Ai, self.Bi = A.astype(np.int64), B.astype(np.int64)
+        self.n_a, self.n_b = self.Ai.sum(axis=0), self.Bi.sum(axis=0)
+        self.top_a, self.top_b = top_a, top_b
+        self.shape = (A.shape[1], B.shape[1])
+        self.n, self.min_iou = len(A), min_iou
+        self.text = tpairs is not None
+        self.tpairs = tpairs or []
+        self.ti = np.array([i for i, _ in self.tpairs], dtype=np.int64)
+        self.tj = np.array([j for _, j in self.tpairs], dtype=np.int64)
+        s = S.ravel()
+        self.rank_s = rankdata(s) if self.text and s.size >= 3 and np.ptp(s) > 0 else None
+
+    def stats(self, perm: np.ndarray) -> list[float]:
+        """TEST_METRICS with B's segment i labelled as B's segment perm[i]."""
+        n_a, n_b = self.shape
+        both = self.Ai.T @ self.Bi[perm]
+        iou = _iou(both, self.n_a, self.n_b)
+        tb = self.top_b[perm]
+        paired = (self.top_a >= 0) & (tb >= 0)
+        C = np.bincount(self.top_a[paired] * n_b + tb[paired], minlength=n_a * n_b)
+        C = C.reshape(n_a, n_b)
+        ami, ari = partition_scores(C) if C.sum() >= 2 else (math.nan, math.nan)
+        g = grounded_hungarian(iou, self.min_iou)
+        if self.text:
+            kappas = kappa_counts_array(
+                both[self.ti, self.tj], self.n_a[self.ti], self.n_b[self.tj], self.n
+            )
+            med = _median_kappa(kappas)
+            alpha = alpha_from_table(C, self.tpairs) if C.sum() >= 1 else math.nan
+            rho = _spearman_ranked(self.rank_s, iou)
+        else:
+            med = alpha = rho = math.nan
+        return [ami, ari, _f1(len(g), n_a, n_b), med, alpha, rho]
+
+
+def _arrangements(strata: np.ndarray) -> int:
+    """How many ways B's rows can trade places within the strata: Π n_s!."""
+    return math.prod(math.factorial(int(c)) for c in np.bincount(strata))
+
+
 @functools.lru_cache(maxsize=8)
-def _resamples(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """n_boot × n segment indices drawn with replacement, one row per resample (read-only):
-    the same for every comparison of a job (same segments, same seed), so drawn once."""
+def _permutations(key: bytes, n: int, n_perm: int, seed: int) -> np.ndarray:
+    """n_perm × n within-stratum permutations (read-only), drawn once per job: every
+    comparison of a method has the same segments, strata and seed."""
+    strata = np.frombuffer(key, dtype=np.int64)
     rng = np.random.default_rng(seed)
-    idx = np.zeros((n_boot, n), dtype=np.int64)
-    for r in range(n_boot):  # one draw per resample, as the intervals were always drawn
-        idx[r] = rng.integers(0, n, size=n)
-    idx.flags.writeable = False
-    return idx
+    base = np.argsort(strata, kind="stable")
+    out = np.empty((n_perm, n), dtype=np.int64)
+    for r in range(n_perm):
+        order = np.lexsort((rng.random(n), strata))  # each stratum's rows in random order
+        out[r, base] = order
+    out.flags.writeable = False
+    return out
+
+
+def _all_permutations(strata: np.ndarray):
+    """Every within-stratum permutation (the identity first)."""
+    import itertools
+
+    blocks = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    blocks = [b for b in blocks if b.size > 1]
+    for choice in itertools.product(*(itertools.permutations(b.tolist()) for b in blocks)):
+        perm = np.arange(len(strata))
+        for b, p in zip(blocks, choice, strict=True):
+            perm[b] = p
+        yield perm
+
+
+def permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed) -> dict:
+    """One-sided p of each TEST_METRICS: is agreement above what the segments' placement
+    within their stratum (transcript × speaker) gives by chance? Under the null, B's labels
+    are exchangeable among the segments of a stratum: its rows trade places there, so
+    every theme keeps its count in each transcript and each speaker's turns. p = (1 + #{T* ≥
+    T}) / (1 + n_perm) over n_perm seeded draws, or, when the strata allow at most n_perm
+    arrangements, #{T* ≥ T} / (all of them) (exact; the identity among them). A permuted
+    statistic that is undefined counts as reaching T (conservative)."""
+    strata = np.ascontiguousarray(strata, dtype=np.int64)
+    ctx = _Perm(A, B, top_a, top_b, S, tpairs, min_iou)
+    observed = np.array(ctx.stats(np.arange(len(A))), dtype=float)
+    total = _arrangements(strata)
+    exact = total <= n_perm
+    perms = (
+        _all_permutations(strata)
+        if exact
+        else _permutations(strata.tobytes(), len(A), n_perm, seed)
+    )
+    hits = np.zeros(len(TEST_METRICS), dtype=np.int64)
+    for perm in perms:
+        t = np.array(ctx.stats(perm), dtype=float)
+        hits += np.isnan(t) | (t >= observed - P_TOL)
+    p = hits / total if exact else (1 + hits) / (1 + n_perm)
+    out = {
+        f"{m}_p": (float(v) if np.isfinite(observed[k]) else math.nan)
+        for k, (m, v) in enumerate(zip(TEST_METRICS, p, strict=True))
+    }
+    out["p_method"] = P_METHOD + ("_exact" if exact else "")
+    out["n_permutations"] = int(total if exact else n_perm)
+    return out
 
 
 def partition_scores(C: np.ndarray) -> tuple[float, float]:
@@ -369,11 +649,10 @@ def partition_scores(C: np.ndarray) -> tuple[float, float]:
 
 def _ami(C: np.ndarray) -> float:
     """scikit-learn's adjusted_mutual_info_score (arithmetic mean) on a trimmed table."""
-    from sklearn.metrics import mutual_info_score
     from sklearn.metrics.cluster._expected_mutual_info_fast import expected_mutual_information
 
     eps = np.finfo("float64").eps
-    mi = mutual_info_score(None, None, contingency=C)
+    mi = _mutual_info(C)
     emi = expected_mutual_information(C, int(C.sum()))
     h_true, h_pred = _entropy(C.sum(axis=1)), _entropy(C.sum(axis=0))
     denominator = np.mean([h_true, h_pred]) - emi
@@ -381,6 +660,24 @@ def _ami(C: np.ndarray) -> float:
     numerator = mi - emi
     numerator = min(numerator, -eps) if numerator < 0 else max(numerator, eps)
     return float(numerator / denominator)
+
+
+def _mutual_info(C: np.ndarray) -> float:
+    """scikit-learn's mutual_info_score(contingency=C) step for step, without its input
+    validation (most of a permutation's cost)."""
+    nzx, nzy = np.nonzero(C)
+    nz_val = C[nzx, nzy]
+    total = C.sum()
+    pi, pj = C.sum(axis=1), C.sum(axis=0)
+    if pi.size == 1 or pj.size == 1:
+        return 0.0
+    log_nm = np.log(nz_val)
+    nm = nz_val / total
+    outer = pi.take(nzx).astype(np.int64, copy=False) * pj.take(nzy).astype(np.int64, copy=False)
+    log_outer = -np.log(outer) + math.log(pi.sum()) + math.log(pj.sum())
+    mi = nm * (log_nm - math.log(total)) + nm * log_outer
+    mi = np.where(np.abs(mi) < np.finfo(mi.dtype).eps, 0.0, mi)
+    return float(np.clip(mi.sum(), 0.0, None))
 
 
 def _entropy(counts: np.ndarray) -> float:
@@ -404,57 +701,3 @@ def _ari(C: np.ndarray) -> float:
     if fn == 0 and fp == 0:
         return 1.0
     return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
-
-
-def _bootstrap(A, B, top_a, top_b, S, tpairs, min_iou, n_boot, seed, level) -> dict:
-    """Each resample as per-segment weights (how often it was drawn): the label counts, IoU,
-    κ and contingency tables follow from weighted sums, equal to those of the resampled rows.
-    """
-    from scipy.stats import rankdata
-
-    n = len(A)
-    Ai, Bi = A.astype(np.int64), B.astype(np.int64)
-    covered_a, covered_b = A.any(axis=1).astype(np.int64), B.any(axis=1).astype(np.int64)
-    paired = (top_a >= 0) & (top_b >= 0)
-    n_cells = A.shape[1] * B.shape[1]
-    cell = top_a[paired] * B.shape[1] + top_b[paired]
-    text = tpairs is not None
-    ti = np.array([i for i, _ in tpairs or []], dtype=np.int64)
-    tj = np.array([j for _, j in tpairs or []], dtype=np.int64)
-    s = S.ravel()
-    rank_s = rankdata(s) if text and s.size >= 3 and np.ptp(s) > 0 else None
-    values = np.full((n_boot, len(CI_METRICS)), np.nan)
-    for r, idx in enumerate(_resamples(n, n_boot, seed)):
-        w = np.bincount(idx, minlength=n)
-        both = Ai.T @ (Bi * w[:, None])
-        n_a, n_b = w @ Ai, w @ Bi
-        iou = _iou(both, n_a, n_b)
-        C = np.bincount(cell, weights=w[paired], minlength=n_cells).astype(np.int64)
-        C = C.reshape(A.shape[1], B.shape[1])
-        ami, ari = partition_scores(C) if C.sum() >= 2 else (math.nan, math.nan)
-        g = grounded_hungarian(iou, min_iou)
-        res = {
-            "data_coverage_a": int(w @ covered_a) / n if n else math.nan,
-            "data_coverage_b": int(w @ covered_b) / n if n else math.nan,
-            "ami": ami,
-            "ari": ari,
-            "grounded_hungarian_f1": _f1(len(g), A.shape[1], B.shape[1]),
-            "text_pairs_median_kappa": (
-                _median_kappa(kappa_counts_array(both[ti, tj], n_a[ti], n_b[tj], n))
-                if text
-                else math.nan
-            ),
-            "text_pairs_krippendorff_alpha": (
-                alpha_mapped(top_a[idx], top_b[idx], tpairs) if text else math.nan
-            ),
-            "text_data_spearman": _spearman_ranked(rank_s, iou) if text else math.nan,
-        }
-        values[r] = [res[m] for m in CI_METRICS]
-    q = [50 * (1 - level), 50 * (1 + level)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = np.nanpercentile(values, q, axis=0)
-    out = {}
-    for m, a, b in zip(CI_METRICS, lo, hi, strict=True):
-        out[f"{m}_ci_low"], out[f"{m}_ci_high"] = float(a), float(b)
-    return out

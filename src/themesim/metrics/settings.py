@@ -31,6 +31,7 @@ DEFAULT_CALIBRATION: dict = {
     "pairs": None,
     "positive_from": None,
     "bootstrap": {"n": 1000, "seed": 0},
+    "prevalence": None,
 }
 
 

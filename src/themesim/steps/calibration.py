@@ -81,6 +81,60 @@ def scored_pairs(pairs: pd.DataFrame, scores, *, method: str, kind: str, pairs_f
     return out
 
 
+CROSSFIT_COLUMNS = [
+    "method",
+    "set_a",
+    "set_b",
+    "n_rated_cells",
+    "n_pairs_fit",
+    "n_positive_fit",
+    "auc",
+    "f1_threshold",
+    "youden_threshold",
+    "f1_threshold_all",
+    "in_sample",
+]
+
+
+def _norm(text) -> str:
+    return " ".join(str(text).split())
+
+
+def rated_cells(pairs: pd.DataFrame, comparisons, texts: dict) -> dict:
+    """(set_a, set_b) -> boolean mask of the rated pairs that are cells of that comparison:
+    text_a is the text of one of its A themes and text_b of a B theme, or the other way
+    round (texts as the study renders them, runs of white space as one space)."""
+    ta, tb = pairs["text_a"].map(_norm), pairs["text_b"].map(_norm)
+    out = {}
+    for a, b in comparisons:
+        in_a, in_b = set(texts[a]), set(texts[b])
+        fwd = ta.isin(in_a) & tb.isin(in_b)
+        out[(a, b)] = (fwd | (tb.isin(in_a) & ta.isin(in_b))).to_numpy()
+    return out
+
+
+def crossfit_table(method: str, pairs: pd.DataFrame, cells: dict, summary: dict):
+    """Per comparison: how many rated pairs are its own cells, and the AUC and thresholds
+    of the rated pairs without them (NaN when fewer than MIN_PER_LABEL of a label remain)."""
+    import math
+
+    from themesim.metrics.calibration import MIN_PER_LABEL, _resample_stats
+
+    s, y = pairs["score"].to_numpy(float), pairs["label"].to_numpy(int)
+    rows = []
+    for (a, b), mask in cells.items():
+        keep = ~mask
+        n_pos = int(y[keep].sum())
+        auc = t_f1 = t_j = math.nan
+        if min(n_pos, int(keep.sum()) - n_pos) >= MIN_PER_LABEL:
+            auc, t_f1, t_j = _resample_stats(s[keep], y[keep])
+        rows.append(
+            [method, a, b, int(mask.sum()), int(keep.sum()), n_pos, auc, t_f1, t_j]
+            + [summary["f1_threshold"], bool(mask.any())]
+        )
+    return pd.DataFrame(rows, columns=CROSSFIT_COLUMNS)
+
+
 def calibration_tables(
     *,
     method: str,
@@ -97,10 +151,27 @@ def calibration_tables(
     out_fit,
     out_scores,
     out_png,
+    out_crossfit=None,
+    comparisons=(),
+    study_themes=None,
+    prevalence=None,
     threads=None,
 ) -> None:
-    """results/calibration/{method}.csv (summary), its isotonic fit, scores and figure."""
-    from themesim.metrics.calibration import calibrate, isotonic_fit, read_rated_pairs
+    """results/calibration/{method}.csv (summary), its isotonic fit, scores, figure and
+    crossfit.csv (per comparison of the method, its rated cells and the calibration
+    without them).
+
+    comparisons: the method's (set_a, set_b); study_themes: set -> theme parquet of their
+    sets; prevalence: calibration.prevalence, the share of matches P(match) is re-based to
+    (None: the rated pairs' own)."""
+    from themesim.io.themes import read_themes_parquet
+    from themesim.metrics.calibration import (
+        calibrate,
+        isotonic_fit,
+        read_rated_pairs,
+        theme_ids,
+        with_prevalence,
+    )
     from themesim.report.threshold_plots import calibration_plot
 
     pairs = read_rated_pairs(pairs_file, positive_from)
@@ -117,10 +188,42 @@ def calibration_tables(
     )
     pairs = scored_pairs(pairs, scores, method=method, kind=kind, pairs_file=pairs_file)
     scores, y = pairs["score"].to_numpy(), pairs["label"].to_numpy()
-    summary = calibrate(scores, y, n_boot=bootstrap["n"], seed=bootstrap["seed"])
-    fit = isotonic_fit(scores, y)
+    summary = calibrate(
+        scores,
+        y,
+        n_boot=bootstrap["n"],
+        seed=bootstrap["seed"],
+        themes_a=theme_ids(pairs["text_a"]),
+        themes_b=theme_ids(pairs["text_b"]),
+    )
+    texts = {
+        st: [_norm(t) for t in read_themes_parquet(p)["text"]]
+        for st, p in (study_themes or {}).items()
+    }
+    cells = rated_cells(pairs, [tuple(c) for c in comparisons], texts)
+    own = np.zeros(len(pairs), dtype=bool)
+    for mask in cells.values():
+        own |= mask
+    target = summary["prevalence"] if prevalence is None else float(prevalence)
+    summary |= {
+        "target_prevalence": target,
+        "n_pairs_in_comparisons": int(own.sum()),
+        "comparisons_in_sample": int(sum(m.any() for m in cells.values())),
+    }
+    fit = with_prevalence(isotonic_fit(scores, y), summary["prevalence"], prevalence)
     write_csv(pd.DataFrame([{"method": method} | summary]), out_csv)
     write_csv(fit, out_fit)
     write_csv(pairs, out_scores)
+    if out_crossfit is not None:
+        write_csv(crossfit_table(method, pairs, cells, summary), out_crossfit)
     calibration_plot(scores, y, fit, summary, title=f"{method}: calibration", out_png=out_png)
     log.info("%s: AUC %.3f on %d rated pairs", method, summary["auc"], len(pairs))
+    if own.any():
+        log.warning(
+            "%s: %d of %d rated pairs are cells of %d of its comparisons and calibrate them "
+            "(their thresholds without those pairs: crossfit.csv)",
+            method,
+            int(own.sum()),
+            len(pairs),
+            summary["comparisons_in_sample"],
+        )

@@ -62,7 +62,12 @@ def grounding_tables(
         threshold = resolve_thresholds([threshold], summary, fit)[0][0]
     to_scale = base_scale(name, clamp, fit)
     within = dict(scale.get("within") or {})
-    segments = read_segments_parquet(segments_path)[["transcript", "segment"]]
+    segments = read_segments_parquet(segments_path)
+    # Intervals leave out one transcript at a time; the permutation test moves B's labels
+    # only among one speaker's turns of one transcript (questions stay unassigned).
+    transcripts = segments["transcript"].astype(str).to_numpy()
+    strata = (segments["transcript"].astype(str) + "\x1f" + _speakers(segments)).to_numpy()
+    segments = segments[["transcript", "segment"]]
     ids = {s: read_themes_parquet(p)["theme_id"].tolist() for s, p in themes.items()}
     read = {s: pd.read_parquet(p) for s, p in labels.items()}
     W: dict = {}
@@ -73,7 +78,9 @@ def grounding_tables(
             W[s] = read_similarity(within[s], ids[s], ids[s]) if s in within else None
         return W[s]
 
+    # grounding.bootstrap (its old segment resamples) of 0 still turns the intervals off.
     boot = settings.get("bootstrap") or {}
+    intervals = bool(settings.get("intervals", True)) and int(boot.get("n", 1)) > 0
     rows, pair_tables = [], []
     for (a, b), sim, long_out in zip(pairs, similarities, out_long, strict=True):
         S, flag = method_matrix(
@@ -96,7 +103,10 @@ def grounding_tables(
             min_iou=float(settings["min_iou"]),
             threshold=threshold,
             op=op,
-            n_boot=int(boot.get("n", 0)),
+            transcripts=transcripts,
+            strata=strata,
+            intervals=intervals,
+            n_perm=int(settings.get("permutations", 0)),
             seed=int(settings.get("seed", 0)),
         )
         sources = {s: ",".join(sorted(read[s]["source"].unique())) or "none" for s in (a, b)}
@@ -132,6 +142,13 @@ def grounding_tables(
             r["grounded_hungarian_f1"],
             r["ami"],
         )
+
+
+def _speakers(segments: pd.DataFrame) -> pd.Series:
+    """Each segment's speaker, any case (one stratum when the transcripts name none)."""
+    if "speaker" not in segments.columns:
+        return pd.Series("", index=segments.index)
+    return segments["speaker"].fillna("").astype(str).str.strip().str.casefold()
 
 
 def grounding_tables_and_plots(*, out_heatmaps, out_scatter, **tables) -> None:

@@ -1,0 +1,180 @@
+"""Grounding: coverage and width of every transcript-jackknife interval, type-I error and power
+of the within-transcript permutation test (metrics/grounding.py, docs/grounding.md).
+
+Simulated studies with transcript structure: G interviews of alternating interviewer and
+participant turns (20–50 turns each, so segments per transcript vary), K = 6 true topics whose
+shares differ by transcript (Dirichlet), set A coded like an analyst (about half the
+participant turns, a few questions, now and then a second label), set B assigned like a
+method (participant turns only, 7 themes: one never matches). B either follows the true
+topic (agreeing labelings) or draws from the transcript's topic shares regardless of the turn
+(independent within the transcript: the permutation test's null, though the pooled labelings
+still agree through the transcripts' shares). The true value of each statistic is the
+statistic on one study of POPULATION transcripts of the same design; the text similarity S
+(diagonal pairs above 0.5) is fixed per design.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from themesim.metrics import grounding as g
+from themesim.validate.core import rng_for, row, summary_frame
+
+AREA = "grounding"
+K_A, K_B = 6, 7
+ALPHA = 0.05
+POPULATION = 3000  # transcripts of the study that gives the true values
+
+# name: (Dirichlet concentration of the transcripts' topic shares, B follows the topic?,
+# B's accuracy when it does, share of the answers B labels)
+DESIGNS = {
+    "independent": (0.5, False, 0.0, 0.45),
+    "independent_flat": (20.0, False, 0.0, 0.45),
+    "agree": (0.5, True, 0.6, 0.45),
+    "agree_weak": (0.5, True, 0.25, 0.45),
+    "agree_strong": (0.5, True, 0.85, 0.6),
+}
+GRIDS = {
+    # (designs, transcripts, draws, permutations, segment-bootstrap baseline resamples)
+    "small": (("independent", "agree_strong"), (6, 12), 40, 39, 0),
+    "full": (tuple(DESIGNS), (4, 6, 10, 20, 30), 100, 99, 30),
+}
+BASELINE_SIZES = (6,)  # where the full grid also runs the segment bootstrap
+
+
+def similarity(rng: np.random.Generator) -> np.ndarray:
+    """A's 6 × B's 7 text similarity: the diagonal pairs 0.65–0.85, the rest 0.1–0.4."""
+    S = rng.uniform(0.1, 0.4, (K_A, K_B))
+    S[np.arange(K_A), np.arange(K_A)] = rng.uniform(0.65, 0.85, K_A)
+    return S
+
+
+def simulate(rng: np.random.Generator, design: str, n_transcripts: int) -> dict:
+    """One study: label matrices, top-1 labels, transcripts and (transcript, speaker) strata."""
+    conc, follows, acc, share_b = DESIGNS[design]
+    turns = rng.integers(20, 51, n_transcripts)
+    transcripts = np.repeat(np.arange(n_transcripts), turns)
+    n = transcripts.size
+    shares = rng.dirichlet(np.full(K_A, conc), n_transcripts)
+    # alternating turns, the interviewer first; a question is about the answer that follows
+    pos = np.arange(n) - np.repeat(np.cumsum(turns) - turns, turns)
+    interviewer = pos % 2 == 0
+    u = rng.random(n)
+    topic = (u[:, None] > np.cumsum(shares, axis=1)[transcripts]).sum(axis=1)
+    topic = np.minimum(topic, K_A - 1)
+    ans = np.minimum(np.arange(n) + 1, n - 1)
+    topic = np.where(interviewer & (transcripts[ans] == transcripts), topic[ans], topic)
+    # A: an analyst's codes (0.8 right), half the answers, a tenth of the questions
+    coded = np.where(interviewer, rng.random(n) < 0.1, rng.random(n) < 0.55)
+    top_a = np.where(rng.random(n) < 0.8, topic, rng.integers(0, K_A, n))
+    top_a = np.where(coded, top_a, -1)
+    # B: assigned to answers only
+    assigned = ~interviewer & (rng.random(n) < share_b)
+    if follows:
+        b = np.where(rng.random(n) < acc, topic, rng.integers(0, K_B, n))
+    else:  # the transcript's shares, whatever the turn is about
+        v = rng.random(n)
+        drawn = np.minimum((v[:, None] > np.cumsum(shares, axis=1)[transcripts]).sum(axis=1), 5)
+        b = np.where(rng.random(n) < 0.8, drawn, rng.integers(0, K_B, n))
+    top_b = np.where(assigned, b, -1)
+    A = _with_second_label(rng, top_a, K_A)
+    B = _with_second_label(rng, top_b, K_B)
+    strata = transcripts * 2 + interviewer
+    return {"A": A, "B": B, "top_a": top_a, "top_b": top_b, "t": transcripts, "strata": strata}
+
+
+def _with_second_label(rng, top: np.ndarray, k: int) -> np.ndarray:
+    """The label matrix: the top-1 theme, and a second one on a fifth of the labelled."""
+    X = top[:, None] == np.arange(k)
+    extra = (top >= 0) & (rng.random(top.size) < 0.2)
+    X[np.flatnonzero(extra), rng.integers(0, k, int(extra.sum()))] = True
+    return X
+
+
+def truth(design: str, S: np.ndarray, seed: int) -> dict:
+    """Each CI metric on one study of POPULATION transcripts (the population value)."""
+    d = simulate(rng_for(seed, AREA, design, "population"), design, POPULATION)
+    tp = g.text_pairs(S, 0.5)
+    res, _ = g._summary(d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2)
+    return {m: res[m] for m in g.CI_METRICS}
+
+
+def _segment_bootstrap(d, S, n_boot, rng) -> dict:
+    """The percentile segment bootstrap the jackknife replaced (resampled segments repeat)."""
+    tp = g.text_pairs(S, 0.5)
+    n = len(d["A"])
+    vals = []
+    for _ in range(n_boot):
+        i = rng.integers(0, n, n)
+        res, _ = g._summary(d["A"][i], d["B"][i], d["top_a"][i], d["top_b"][i], S, tp, 0.2)
+        vals.append([res["ami"], res["ari"]])
+    lo, hi = np.nanpercentile(np.array(vals), [2.5, 97.5], axis=0)
+    return {"ami": (lo[0], hi[0]), "ari": (lo[1], hi[1])}
+
+
+def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    designs, sizes, draws, n_perm, n_boot = GRIDS[grid]
+    detail, rows = [], []
+    for design in designs:
+        S = similarity(rng_for(seed, AREA, design, "S"))
+        true = truth(design, S, seed)
+        for G in sizes:
+            rng = rng_for(seed, AREA, design, G)
+            for k in range(draws):
+                d = simulate(rng, design, G)
+                est, _ = g.grounding(
+                    d["A"], d["B"], d["top_a"], d["top_b"], S,
+                    [f"a{i}" for i in range(K_A)], [f"b{j}" for j in range(K_B)],
+                    min_iou=0.2, threshold=0.5, transcripts=d["t"], strata=d["strata"],
+                    intervals=True, n_perm=n_perm, seed=k,
+                )  # fmt: skip
+                base = {"design": design, "transcripts": G, "draw": k}
+                for m in g.CI_METRICS:
+                    lo, hi = est[f"{m}_ci_low"], est[f"{m}_ci_high"]
+                    detail.append(
+                        base
+                        | {"quantity": m, "procedure": g.CI_METHOD, "estimate": est[m]}
+                        | {"ci_low": lo, "ci_high": hi, "truth": true[m]}
+                        | {"p": est.get(f"{m}_p", math.nan)}
+                    )
+                if n_boot and G in BASELINE_SIZES and k < draws // 2:
+                    for m, (lo, hi) in _segment_bootstrap(d, S, n_boot, rng).items():
+                        detail.append(
+                            base
+                            | {"quantity": m, "procedure": "segment_bootstrap"}
+                            | {"estimate": est[m], "ci_low": lo, "ci_high": hi}
+                            | {"truth": true[m], "p": math.nan}
+                        )
+    df = pd.DataFrame(detail)
+    for (design, G, m, proc), part in df.groupby(
+        ["design", "transcripts", "quantity", "procedure"], sort=False
+    ):
+        rows.extend(_summary_rows(design, G, m, proc, part))
+    return df, summary_frame(rows)
+
+
+def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) -> list[dict]:
+    name = f"{design}_G{G}"
+    kw = {"n_a": K_A, "n_b": K_B}
+    out = []
+    ok = part.dropna(subset=["ci_low", "ci_high", "estimate"])
+    if len(ok):
+        inside = (ok["ci_low"] <= ok["truth"]) & (ok["truth"] <= ok["ci_high"])
+        width = ok["ci_high"] - ok["ci_low"]
+        holds = (ok["ci_low"] <= ok["estimate"]) & (ok["estimate"] <= ok["ci_high"])
+        out.append(row(AREA, name, m, proc, "coverage", float(inside.mean()), len(ok),
+                       nominal=0.95, **kw))  # fmt: skip
+        out.append(row(AREA, name, m, proc, "mean_width", float(width.mean()), len(ok),
+                       mc_se=float(width.std(ddof=1) / math.sqrt(len(ok))), **kw))  # fmt: skip
+        out.append(row(AREA, name, m, proc, "contains_estimate", float(holds.mean()),
+                       len(ok), **kw))  # fmt: skip
+    tested = part.dropna(subset=["p"])
+    if m in g.TEST_METRICS and len(tested):
+        prop = "power" if DESIGNS[design][1] else "type1_error"
+        rate = float((tested["p"] <= ALPHA).mean())
+        out.append(row(AREA, name, m, g.P_METHOD, prop, rate, len(tested), nominal=ALPHA,
+                       **kw))  # fmt: skip
+    return out
