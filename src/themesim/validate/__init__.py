@@ -31,7 +31,7 @@ def areas() -> dict[str, object]:
 
 def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print) -> pd.DataFrame:
     """Run the areas (all, or those named in `only`) and write results/validation/:
-    {area}.csv (detail), summary.csv and summary.png. Returns the summary."""
+    {area}.csv (detail), summary.csv, summary.png and summary.md. Returns the summary."""
     from themesim.io.files import atomic_path
 
     check_grid(grid)
@@ -60,6 +60,8 @@ def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print)
     from themesim.validate.figure import summary_figure
 
     summary_figure(table, summary_path.with_suffix(".png"))
+    with atomic_path(summary_path.with_suffix(".md")) as tmp:
+        Path(tmp).write_text(markdown_table(table), encoding="utf-8")
     return table
 
 
@@ -67,3 +69,30 @@ def failures(summary: pd.DataFrame) -> pd.DataFrame:
     """Rows where the contract applies and the measured property misses it."""
     judged = summary[summary["passes"].notna()]
     return judged[~judged["passes"].astype(bool)]
+
+
+def markdown_table(summary: pd.DataFrame) -> str:
+    """Per area and property: how many checked rows, the worst value and whether all hold
+    (the table docs/validity.md quotes)."""
+    lines = [
+        "| area | property | designs | rows checked | worst | holds |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (area, prop), g in summary.groupby(["area", "property"], sort=False):
+        judged = g[g["passes"].notna()]
+        values = g["value"].astype(float)
+        if prop in ("coverage", "contains_estimate", "power", "recovery_f1"):
+            worst = values[g["required"].astype(bool)].min() if len(judged) else values.min()
+        elif prop in ("type1_error", "fdr"):
+            worst = values[g["required"].astype(bool)].max() if len(judged) else values.max()
+        else:
+            continue
+        holds = (
+            "yes"
+            if len(judged) and judged["passes"].astype(bool).all()
+            else ("no" if len(judged) else "–")
+        )
+        lines.append(
+            f"| {area} | {prop} | {g['design'].nunique()} | {len(judged)} | {worst:.3f} | {holds} |"
+        )
+    return "\n".join(lines) + "\n"
