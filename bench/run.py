@@ -39,6 +39,13 @@ P7  LLM judge (issue 14): seconds per judgement with the packaged Qwen2.5-Coder-
     CPU seconds per judgement are printed too. --p7-parallel (llama-server's slots),
     --p7-concurrency (requests in flight; the judge sends 1 to its local server) and
     --p7-server-args (extra llama-server options, also named in the cache key) vary the setup.
+GPU issue 27: the project's encode on an accelerator (--device, default cuda) against a bare
+    SentenceTransformer.encode(batch_size=256) of the same weights (--model-path, default
+    bench/.assets/minilm from bench/gpu_assets.py, else the packaged MiniLM) at --texts texts
+    (default 40,000), per --gpu-dtypes; ratio, cosine to the CPU's float32 vectors, bit
+    identity in another order. Without the device it prints that it skipped. Imports only
+    torch, transformers, sentence-transformers, numpy and themesim.embed.encode
+    (bench/gpu_speed.py); bench/gpu_check.sh runs it on a GPU machine.
 Every run uses a fresh embedding cache under the work folder and `--cores` (default 2).
 """
 
@@ -59,7 +66,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
+import yaml  # also a dependency of transformers: present on a bare GPU machine
 
 REPO = Path(__file__).resolve().parents[1]
 LAST_CPU = [0.0]
@@ -300,7 +307,8 @@ def p1(a, state) -> None:
 
 
 def p2(a, state) -> None:
-    print(f"P2  embed step vs bare SentenceTransformer.encode ({a.texts} texts, batch 64)")
+    n_texts = a.texts or 2000
+    print(f"P2  embed step vs bare SentenceTransformer.encode ({n_texts} texts, batch 64)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import pandas as pd
     import torch
@@ -311,9 +319,9 @@ def p2(a, state) -> None:
     from themesim.steps import embed as embed_step
 
     human = read_theme_file(REPO / "data/demo/themes/human.csv", set_name="human")
-    k = a.texts // len(human) + 1
+    k = n_texts // len(human) + 1
     texts = [t for s in word_salad_sets(human["text"].tolist(), k, seed=7) for t in s]
-    texts = list(dict.fromkeys(texts))[: a.texts]
+    texts = list(dict.fromkeys(texts))[:n_texts]
     table = pd.DataFrame({c: [human[c].iloc[0]] * len(texts) for c in human.columns})
     table["theme_id"] = [f"T{i}" for i in range(len(texts))]
     table["text"] = texts
@@ -821,6 +829,15 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
                 )
 
 
+DTYPES = ["float16", "bfloat16", "float32"]
+
+
+def gpu(a, state) -> None:
+    from gpu_speed import run_gpu  # bench/ is the script's folder, first on sys.path
+
+    run_gpu(a)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--only", default="P1,P2,P3,P4,P5", help="comma-separated parts")
@@ -828,13 +845,20 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--null-pool", type=int, default=50, help="word-salad pool texts (P1, P3, P5)")
     ap.add_argument("--bootstrap", type=int, default=100, help="bootstrap draws (P1, P3, P5)")
-    ap.add_argument("--texts", type=int, default=2000, help="texts encoded in P2")
+    ap.add_argument("--texts", type=int, help="texts encoded in P2 (2000) and GPU (40000)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads in P2")
     ap.add_argument("--rounds", type=int, default=3, help="alternating timing rounds in P2")
     ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
     ap.add_argument("--p4-sets", type=ints, default=[50, 100, 200])
     ap.add_argument("--p5-sets", type=int, default=200)
     ap.add_argument("--p5-methods", type=lambda s: s.split(","), default=["tfidf"])
+    ap.add_argument("--device", default="cuda", help="GPU: the accelerator (cuda, cuda:1, mps)")
+    ap.add_argument("--model-path", help="GPU: sentence-transformers folder (bench/gpu_assets.py)")
+    ap.add_argument("--gpu-dtypes", type=lambda s: s.split(","), default=DTYPES)
+    ap.add_argument("--gpu-rows", type=ints, default=[32, 64, 256, 512], help="GPU: float16 rows")
+    ap.add_argument("--gpu-rounds", dest="rounds_gpu", type=int, default=2, help="GPU: timings")
+    ap.add_argument("--cpu-ref-texts", type=int, default=2000, help="GPU: CPU reference texts")
+    ap.add_argument("--budget-s", type=float, default=240, help="GPU: later steps skipped")
     ap.add_argument("--p7-themes", type=int, default=10, help="themes of each set in P7")
     ap.add_argument("--load-sets", type=int, default=100, help="theme sets of LOAD")
     ap.add_argument("--load-predict", type=ints, default=[10, 20], help="LOAD's smaller sizes")
@@ -863,7 +887,7 @@ def main() -> None:
     state: dict = {}
     try:
         parts_fn = (("P0", p0), ("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5))
-        for name, fn in (*parts_fn, ("P6", p6), ("P7", p7), ("LOAD", load)):
+        for name, fn in (*parts_fn, ("P6", p6), ("P7", p7), ("LOAD", load), ("GPU", gpu)):
             if name in parts:
                 t = time.perf_counter()
                 fn(a, state)

@@ -26,8 +26,10 @@ from pathlib import Path
 import numpy as np
 
 ENV = "THEMESIM_EMBED_CACHE"
-# Bump when the way vectors are computed changes (the batching rule in embed.encode).
+# Bump when the way vectors are computed changes (the batching rule in embed.encode). An
+# accelerator's passes repeat token rows on the device and normalise in float32 (/3).
 SCHEME = "equal-token-length-fixed-rows/2"
+DEVICE_SCHEME = "equal-token-length-fixed-rows/3"
 _HEAD = 1 << 20  # bytes of a large weight file hashed at each end
 
 
@@ -74,21 +76,23 @@ def folder_fingerprint(path) -> str:
 
 def model_key(source, *, rows: int, device: str = "cpu", dtype: str = "float32") -> dict:
     """Everything that changes a text's vector; thresholds are not among it, and batch size
-    only through the rows per forward pass (embed.encode.batch_rows)."""
+    only through the rows per forward pass (embed.encode.batch_rows, which also depend on
+    the device)."""
     if source.package:
         weights = f"{source.package}=={source.package_version}"
     else:
         weights = f"folder-sha256:{folder_fingerprint(source.path)}"
+    device = str(device).split(":")[0]  # cuda:0 and cuda:1 compute alike
     return {
         "model": source.model,
         "weights": weights,
         "sentence_transformers": _dist_version("sentence-transformers"),
         "transformers": _dist_version("transformers"),
         "torch": _dist_version("torch"),
-        "device": str(device).split(":")[0],  # cuda:0 and cuda:1 compute alike
+        "device": device,
         "dtype": dtype,
         "normalized": True,
-        "scheme": SCHEME,
+        "scheme": SCHEME if device == "cpu" else DEVICE_SCHEME,
         "rows": rows,
     }
 

@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from themesim import __version__
 from themesim.errors import InputError
@@ -159,6 +157,7 @@ def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float3
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         torch = import_torch()
+        check_device(torch, device, dtype, source.model)
         from themesim.embed.plain import PlainEncoder, plain_config
 
         plain = plain_config(source.path) if (device, dtype) == ("cpu", "float32") else None
@@ -174,11 +173,39 @@ def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float3
     return _MODELS[key]
 
 
+def check_device(torch, device: str, dtype: str, model: str) -> None:
+    """InputError unless torch can run `device` (and bfloat16 there), before a model loads."""
+    dev = device_type(device)
+    where = f"model {model} on device {device!r}"
+    if dev == "cuda" and not torch.cuda.is_available():
+        raise InputError(
+            where,
+            f"torch {torch.__version__} sees no CUDA GPU",
+            "Run the embedding job where a GPU is visible (a GPU node; CUDA_VISIBLE_DEVICES), "
+            "or set the method's `device: cpu`",
+        )
+    if dev == "mps" and not torch.backends.mps.is_available():
+        raise InputError(where, "torch sees no Apple GPU (mps)", "Set the method's `device: cpu`")
+    if dev == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
+        raise InputError(
+            where,
+            f"this GPU ({torch.cuda.get_device_name(device)}) has no bfloat16",
+            "bfloat16 needs an Ampere or newer GPU (A100, H100, RTX 30xx); use `dtype: float32`",
+        )
+
+
+def preprocess(model, texts: list[str]) -> dict:
+    """The model's tokenizer output for `texts`, padded to the longest (sentence-transformers
+    before 6 calls it `tokenize`)."""
+    fn = getattr(model, "preprocess", None) or model.tokenize
+    return fn(list(texts))
+
+
 def token_lengths(model, texts: list[str], chunk: int = 1024) -> list[int]:
     """Each text's token count as the model's own preprocessing makes it (after truncation)."""
     out: list[int] = []
     for i in range(0, len(texts), chunk):
-        mask = model.preprocess(texts[i : i + chunk])["attention_mask"]
+        mask = preprocess(model, texts[i : i + chunk])["attention_mask"]
         out += mask.sum(dim=1).tolist()
     return out
 
@@ -187,7 +214,7 @@ def encode(
     texts: list[str],
     source: ModelSource,
     *,
-    batch_size: int = 64,
+    batch_size: int | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     threads: int | None = None,
@@ -195,11 +222,11 @@ def encode(
     """L2-normalised float32 embeddings, one row per text, in the order given.
 
     A text's vector depends on the text alone, never on the texts encoded with it: every
-    forward pass holds `batch_rows(batch_size)` texts of one token length (a short batch is
-    filled with repeats of its own texts), so nothing is padded and every pass of a length
-    has one shape. Padding, and the batch's row count, otherwise change a vector's last bits
-    (measured with MiniLM on CPU, 2 threads: up to 1.5e-7, a one-text batch against larger
-    ones), which made a cached vector depend on which job or set encoded it first.
+    forward pass holds `batch_rows(batch_size, device)` texts of one token length (a short
+    batch is filled with repeats of its own texts), so nothing is padded and every pass of a
+    length has one shape. Padding, and the batch's row count, otherwise change a vector's last
+    bits (measured with MiniLM on CPU, 2 threads: up to 1.5e-7, a one-text batch against
+    larger ones), which made a cached vector depend on which job or set encoded it first.
     """
     texts = list(texts)
     if not texts:
@@ -216,10 +243,31 @@ def encode(
         log.info("%s: %d forward passes at once, 1 torch thread each", source.model, workers)
     elif used:
         log.info("%s: %d torch threads (the job's %s)", source.model, used, threads)
-    warn_truncated(model, texts, source.model)
-    lengths = token_lengths(model, texts)
-    order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
-    rows = batch_rows(batch_size)
+    rows = batch_rows(batch_size, device)
+    on_cpu = device_type(device) == "cpu"
+    prompt = None if on_cpu else _default_prompt(model)
+    if on_cpu or prompt:
+        # model.encode adds a default prompt: count the tokens it will see
+        lengths = token_lengths(model, [prompt + t for t in texts] if prompt else texts)
+        take = None
+    else:
+        lengths, take = token_table(model, texts)
+    warn_truncated(model, texts, source.model, None if prompt else lengths)
+    groups = length_groups(lengths, rows)
+    if on_cpu:
+        out = cpu_passes(model, texts, groups, rows, workers)
+    elif prompt:
+        out = _encode_passes_float32(model, texts, groups, rows)
+    else:
+        out = device_passes(model, texts, groups, rows, device, take)
+    check_finite(out, texts, source.model, device, dtype)
+    return out
+
+
+def length_groups(lengths: list[int], rows: int) -> list[list[int]]:
+    """Positions of the texts of each forward pass: by token length (then position), at most
+    `rows` of one length per pass."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
     groups = []
     start = 0
     while start < len(order):
@@ -232,17 +280,26 @@ def encode(
             stop += 1
         groups.append(order[start:stop])
         start = stop
+    return groups
+
+
+def encode_pass(model, batch: list[str], rows: int) -> np.ndarray:
+    """One forward pass of `rows` texts through model.encode: the batch and repeats of it."""
+    batch = batch + [batch[k % len(batch)] for k in range(rows - len(batch))]
+    return model.encode(
+        batch,
+        batch_size=rows,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+
+
+def cpu_passes(model, texts: list[str], groups, rows: int, workers: int) -> np.ndarray:
+    """The forward passes on the CPU, `workers` at once."""
 
     def forward(idx):
-        batch = [texts[i] for i in idx]
-        batch += [batch[k % len(batch)] for k in range(rows - len(batch))]
-        return model.encode(
-            batch,
-            batch_size=rows,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        return encode_pass(model, [texts[i] for i in idx], rows)
 
     out = None
     if workers > 1:
@@ -264,6 +321,128 @@ def encode(
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return out
+
+
+def token_table(model, texts: list[str], chunk: int = 1024):
+    """Every text's model inputs from one tokenisation: (lengths, take), where take(idx)
+    gives the inputs of the texts at `idx` (all of one token length) as tokenising them
+    together would, without padding. Chunks of similar character length keep the padding
+    small; the per-token tensors are stored with it dropped. take is None when the model's
+    preprocessing returns anything else than per-token tensors and fixed values (then each
+    pass tokenises its own texts)."""
+    torch = import_torch()
+    order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+    lengths = [0] * len(texts)
+    first = np.zeros(len(texts), dtype=np.int64)  # each text's first token in the store
+    parts: dict[str, list] = {}
+    fixed: dict = {}
+    supported = True
+    done = 0
+    for c in range(0, len(order), chunk):
+        idx = order[c : c + chunk]
+        features = preprocess(model, [texts[i] for i in idx])
+        mask = features["attention_mask"]
+        counts = mask.sum(dim=1).tolist()
+        starts = done + np.concatenate([[0], np.cumsum(counts[:-1], dtype=np.int64)])
+        first[idx] = starts
+        for i, n in zip(idx, counts, strict=True):
+            lengths[i] = n
+        done += sum(counts)
+        if not supported:
+            continue
+        keep = mask.bool()
+        for key, value in features.items():
+            if torch.is_tensor(value) and value.shape == mask.shape:
+                parts.setdefault(key, []).append(value[keep].numpy())
+            elif torch.is_tensor(value) or fixed.setdefault(key, value) != value:
+                supported = False
+    if not supported:
+        return lengths, None
+    # numpy, not torch: a gather this small costs more in torch's thread pool than it does
+    store = {key: np.concatenate(chunks) for key, chunks in parts.items()}
+
+    def take(idx) -> dict:
+        at = first[np.asarray(idx)][:, None] + np.arange(lengths[idx[0]])
+        return {key: torch.from_numpy(value[at]) for key, value in store.items()} | fixed
+
+    return lengths, take
+
+
+FETCH_EVERY = 64  # passes whose vectors stay on the accelerator before one copy back
+
+
+def device_passes(model, texts: list[str], groups, rows: int, device: str, take=None):
+    """The forward passes on an accelerator. Each pass's texts are tokenised once (by
+    token_table's `take`, else here) and their token rows repeated on the device up to `rows`
+    (the same inputs as repeating the texts); the vectors, normalised in float32, stay on the
+    device and come back every FETCH_EVERY passes, so the host does not wait for each pass."""
+    torch = import_torch()
+    pinned = device_type(device) == "cuda"
+    truncate = getattr(model, "truncate_dim", None)
+    out = None
+    pending: list = []
+
+    def fetch():
+        nonlocal out
+        idx = np.concatenate([np.asarray(i, dtype=np.int64) for i, _ in pending])
+        emb = torch.cat([e for _, e in pending]).cpu().numpy()
+        if out is None:
+            out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
+        out[idx] = emb
+        pending.clear()
+        release_freed_memory()
+
+    with torch.inference_mode():
+        for idx in groups:
+            n = len(idx)
+            features = take(idx) if take else preprocess(model, [texts[i] for i in idx])
+            repeat = torch.arange(rows, device=device) % n if n < rows else None
+            on_device = {}
+            for key, value in features.items():
+                if torch.is_tensor(value) and value.dim() and value.shape[0] == n:
+                    value = value.pin_memory() if pinned else value
+                    value = value.to(device, non_blocking=pinned)
+                    value = value if repeat is None else value[repeat]
+                on_device[key] = value
+            emb = model(on_device)["sentence_embedding"][:n]
+            if truncate:
+                emb = emb[:, :truncate]
+            pending.append((idx, torch.nn.functional.normalize(emb.float(), p=2, dim=1)))
+            if len(pending) == FETCH_EVERY:
+                fetch()
+        if pending:
+            fetch()
+    return out
+
+
+def _default_prompt(model) -> str | None:
+    name = getattr(model, "default_prompt_name", None)
+    return (getattr(model, "prompts", None) or {}).get(name) if name else None
+
+
+def _encode_passes_float32(model, texts: list[str], groups, rows: int) -> np.ndarray:
+    """model.encode's passes (it adds the model's prompt), renormalised in float32."""
+    out = None
+    for idx in groups:
+        emb = encode_pass(model, [texts[i] for i in idx], rows)[: len(idx)].astype(np.float32)
+        if out is None:
+            out = np.empty((len(texts), emb.shape[1]), dtype=np.float32)
+        out[idx] = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    return out
+
+
+def check_finite(out: np.ndarray, texts: list[str], model: str, device: str, dtype: str) -> None:
+    """InputError when a vector holds inf or NaN (a half precision's overflow) rather than
+    letting it reach every similarity."""
+    bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
+    if len(bad):
+        raise InputError(
+            f"model {model} on {device} in {dtype}",
+            f"gave non-finite vectors (inf or NaN) for {len(bad)} of {len(texts)} texts, e.g. "
+            f"text {bad[0] + 1} ({texts[bad[0]][:40]!r})",
+            "float16's range can overflow inside some models, T5's among them: set the "
+            "method's `dtype: bfloat16` (or float32)",
+        )
 
 
 def release_models() -> None:
@@ -296,15 +475,30 @@ def release_freed_memory() -> None:
 
 
 # Texts per forward pass. Few texts share a token length, so a short group is filled with
-# repeats of its own texts; 4 rows waste 12 % of the tokens on the demo's texts, 8 rows 27 %
-# (mpnet: 75 s against 81 s, and no faster at 3, 5 or 6 rows; bench/README.md).
+# repeats of its own texts; on the CPU 4 rows waste 12 % of the tokens on the demo's texts,
+# 8 rows 27 % (mpnet: 75 s against 81 s, and no faster at 3, 5 or 6 rows; bench/README.md).
 CANON_ROWS = 4
+# On an accelerator 4-row passes leave it idle (MiniLM on an H100: 590 texts/s against
+# 6,179 for a bare encode at 256 rows, issue 27), so passes are larger there and the repeats
+# run on units that would otherwise wait: the rows of a method with `batch_size: null`
+# (bench/README.md, "GPU"). Any other accelerator (xpu, npu, ...) gets ACCEL_ROWS.
+DEVICE_ROWS = {"cpu": CANON_ROWS, "cuda": 128, "mps": 32}
+ACCEL_ROWS = 32
 
 
-def batch_rows(batch_size: int | None) -> int:
-    """Texts per forward pass: a fixed number (part of the cache key), lower only when the
-    method's batch_size asks for less (memory on a GPU)."""
-    return max(1, min(int(batch_size or CANON_ROWS), CANON_ROWS))
+def device_type(device: str | None) -> str:
+    """cuda:1 -> cuda: the devices of one type compute alike."""
+    return str(device or "cpu").split(":")[0]
+
+
+def batch_rows(batch_size: int | None, device: str | None = "cpu") -> int:
+    """Texts per forward pass, a fixed number (part of the cache key). On the CPU 4, lower
+    only when the method's batch_size asks for less; on an accelerator the method's
+    batch_size, or the device type's DEVICE_ROWS when it is null."""
+    dev = device_type(device)
+    if dev == "cpu":
+        return max(1, min(int(batch_size or CANON_ROWS), CANON_ROWS))
+    return max(1, int(batch_size or DEVICE_ROWS.get(dev, ACCEL_ROWS)))
 
 
 def set_threads(threads: int | None) -> int | None:
@@ -340,7 +534,7 @@ def embed_texts(
     source: ModelSource,
     *,
     cache_root=None,
-    batch_size: int = 64,
+    batch_size: int | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     threads: int | None = None,
@@ -358,7 +552,7 @@ def embed_texts(
     cache = None
     found: dict[str, np.ndarray] = {}
     if cache_root is not None and unique:
-        key = model_key(source, device=device, dtype=dtype, rows=batch_rows(batch_size))
+        key = model_key(source, device=device, dtype=dtype, rows=batch_rows(batch_size, device))
         cache = EmbeddingCache(cache_root, key)
         found = cache.get(unique)
     missing = [sha for sha in unique if sha not in found]
@@ -381,21 +575,26 @@ def embed_texts(
     return np.ascontiguousarray(np.stack([found[s] for s in shas]), dtype=np.float32), stats
 
 
-def warn_truncated(model, texts: list[str], name: str) -> list[int]:
+def warn_truncated(model, texts: list[str], name: str, lengths=None) -> list[int]:
     """Log which texts exceed the model's input length (they are cut, as every encoder does).
 
-    Returns their positions. A token covers at least one UTF-8 byte (at most 4 per
-    character), so short texts are not tokenised.
+    Returns their positions. Only texts that may be longer are tokenised in full: with
+    `lengths` (token counts after truncation) those that fill the model's input; else those
+    of more than limit / 4 characters (a token covers at least one UTF-8 byte, at most 4 per
+    character).
     """
     limit, tok = getattr(model, "max_seq_length", None), getattr(model, "tokenizer", None)
     if not limit or tok is None:
         return []
+    if lengths is not None:
+        maybe = [i for i, n in enumerate(lengths) if n >= limit]
+    else:
+        maybe = [i for i, t in enumerate(texts) if 4 * len(t) + 2 > limit]
     long = []
-    for i, t in enumerate(texts):
-        if 4 * len(t) + 2 > limit:
-            n = len(tok(t, truncation=False, verbose=False)["input_ids"])
-            if n > limit:
-                long.append((i, n))
+    for i in maybe:
+        n = len(tok(texts[i], truncation=False, verbose=False)["input_ids"])
+        if n > limit:
+            long.append((i, n))
     if long:
         shown = "; ".join(f"text {i + 1} ({n} tokens, {texts[i][:40]!r}…)" for i, n in long[:3])
         log.warning(
@@ -417,6 +616,9 @@ def text_sha256(text: str) -> str:
 
 def write_vector_table(path, columns: dict, emb: np.ndarray, meta: dict) -> None:
     """Parquet of the given columns plus `embedding` (fixed-size float32 list) and metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     dim = int(emb.shape[1]) if emb.ndim == 2 else 0
     flat = pa.array(np.ascontiguousarray(emb, dtype=np.float32).reshape(-1), pa.float32())
     data = {k: pa.array(v) for k, v in columns.items()}
@@ -442,6 +644,8 @@ def write_embeddings(path, themes, emb: np.ndarray, source: ModelSource, method:
 
 def read_vector_table(path) -> tuple[pd.DataFrame, np.ndarray, dict]:
     """The non-vector columns, the embedding matrix and the metadata of a vector table."""
+    import pyarrow.parquet as pq
+
     table = pq.read_table(path)
     col = table.column("embedding").combine_chunks()
     dim = col.type.list_size
@@ -467,7 +671,7 @@ def encode_with(spec: dict, texts: list[str], threads, *, cache=False, what: str
         texts,
         source,
         cache_root=root,
-        batch_size=spec.get("batch_size") or 32,
+        batch_size=spec.get("batch_size"),
         device=spec.get("device") or "cpu",
         dtype=spec.get("dtype") or "float32",
         threads=threads,

@@ -20,7 +20,7 @@ class SentenceTransformer(Kind):
         "model": MINILM,
         "path": None,
         "thresholds": [0.56],
-        "batch_size": 64,
+        "batch_size": None,  # texts per forward pass: the device's (embed.encode.batch_rows)
         "device": "cpu",
         "dtype": "float32",
         "assign_threshold": 0.3,  # grounding: a segment gets a theme at this similarity
