@@ -74,7 +74,7 @@ def candidates():
                             f"{kind}, {rule}{', context 0.5' if context else ''}"
                             f"{', fitted thresholds' if fit else ''}",
                             dict(
-                                kind=kind,
+                                coding=kind,
                                 rule=rule.split()[0],
                                 center=rule.endswith("centred"),
                                 context=context,

@@ -68,10 +68,10 @@ def test_exemplar_prototypes_never_use_the_coded_transcripts_own_evidence():
     groups = ["a", "a", "a", "b", "b", "b"]
     E = np.zeros((6, 2), dtype=bool)
     E[[0, 4], 0] = True
-    base = cross_fitted_scores(T, V, groups, E, kind="exemplar", text_weight=0.5)
+    base = cross_fitted_scores(T, V, groups, E, coding="exemplar", text_weight=0.5)
     E2 = E.copy()
     E2[1, 1] = True  # more evidence in transcript a
-    moved = cross_fitted_scores(T, V, groups, E2, kind="exemplar", text_weight=0.5)
+    moved = cross_fitted_scores(T, V, groups, E2, coding="exemplar", text_weight=0.5)
     assert moved[:, :3] == pytest.approx(base[:, :3])  # a's scores ignore a's evidence
     assert not np.allclose(moved[1, 3:], base[1, 3:])  # b's theme 1 now has a prototype
     # transcript b's theme 0 prototype: segment 0's vector (from a) plus half the text's
@@ -80,7 +80,7 @@ def test_exemplar_prototypes_never_use_the_coded_transcripts_own_evidence():
     in_a = np.array([1, 1, 1, 0, 0, 0], dtype=bool)[:, None]
     P = prototypes(Tn, Vn, E & in_a, 0.5)
     assert base[0, 3:] == pytest.approx(P[0] @ Vn[3:].T)
-    assert cross_fitted_scores(T, V, groups, E, kind="similarity") == pytest.approx(
+    assert cross_fitted_scores(T, V, groups, E, coding="similarity") == pytest.approx(
         (T / np.linalg.norm(T, axis=1, keepdims=True)) @ Vn.T
     )
 

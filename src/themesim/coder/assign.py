@@ -63,7 +63,7 @@ def cross_fitted_scores(
     groups,
     evidence: np.ndarray | None,
     *,
-    kind: str,
+    coding: str,
     text_weight: float = 0.5,
 ) -> np.ndarray:
     """Themes × segments scores: the cosine of each segment with its theme prototypes, those
@@ -71,7 +71,7 @@ def cross_fitted_scores(
     themes booleans (None or all False: every prototype is the theme's text)."""
     T, V = unit_rows(T), unit_rows(V)
     groups = np.asarray(groups, dtype=object)
-    if kind == "similarity" or evidence is None or not evidence.any():
+    if coding == "similarity" or evidence is None or not evidence.any():
         return T @ V.T
     S = np.zeros((len(T), len(V)))
     for g in dict.fromkeys(groups.tolist()):
@@ -154,7 +154,7 @@ def vector_labels(
     segments: pd.DataFrame,
     eligible: np.ndarray,
     *,
-    kind: str,
+    coding: str,
     rule: str,
     threshold: float,
     evidence: np.ndarray | None = None,
@@ -172,7 +172,7 @@ def vector_labels(
     fitted thresholds. Both cross-fitted by transcript."""
     groups = segments["transcript"].to_numpy()
     W = context_vectors(V, segments, context)
-    S = cross_fitted_scores(T, W, groups, evidence, kind=kind, text_weight=text_weight)
+    S = cross_fitted_scores(T, W, groups, evidence, coding=coding, text_weight=text_weight)
     thr = threshold
     if fit_thresholds and coded is not None and coded.any():
         thr = fitted_thresholds(S, coded, groups, np.asarray(eligible, bool), threshold, min_coded)

@@ -25,7 +25,7 @@ def evidence_matrix(rows, segments: pd.DataFrame, ids, sources) -> np.ndarray:
 
 def coder_rows(
     *,
-    kind: str,
+    coding: str,
     coder: dict,
     spec: dict,
     themes: pd.DataFrame,
@@ -42,13 +42,13 @@ def coder_rows(
 
     evidence_rows: the set's coded and quote label rows (prototypes of `exemplar`, coded rows
     for fitted thresholds); llm_scores: the coder_llm step's table (transcript, segment,
-    theme_id, score) for kind `llm`."""
+    theme_id, score) for coding `llm`."""
     from themesim import kinds
     from themesim.coder.assign import decide, vector_labels
 
     ids = themes["theme_id"].tolist()
-    rule = rule_of(coder, kind)
-    if kind == "llm":
+    rule = rule_of(coder, coding)
+    if coding == "llm":
         if llm_scores is None:
             return None
         S = _llm_matrix(llm_scores, segments, ids)
@@ -67,7 +67,7 @@ def coder_rows(
             *vec,
             segments,
             eligible,
-            kind=kind,
+            coding=coding,
             rule=rule,
             threshold=float(threshold),
             evidence=evidence,

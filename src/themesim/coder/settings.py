@@ -72,10 +72,10 @@ def bases(grounding: dict | None) -> list[str]:
     return b
 
 
-def rule_of(coder: dict, kind: str) -> str:
+def rule_of(coder: dict, coding: str) -> str:
     from themesim.coder.assign import DEFAULT_RULE
 
-    return coder.get("rule") or DEFAULT_RULE[kind]
+    return coder.get("rule") or DEFAULT_RULE[coding]
 
 
 def set_coder(coder: dict, method: str, set_name: str) -> str:
@@ -91,20 +91,19 @@ def set_coder(coder: dict, method: str, set_name: str) -> str:
     return llm["fallback"]
 
 
-def describe(coder: dict, kind: str, threshold) -> str:
-    """One line naming the coder, for the tables and the report."""
-    if kind == "llm":
+def describe(coder: dict, coding: str, threshold) -> str:
+    """One line naming the coder (`coding`: its kind for this set), for the tables and the
+    report."""
+    if coding == "llm":
         llm = coder["llm"]
         model = llm["model"] or "packaged Qwen2.5-Coder-1.5B"
-        return (
-            f"llm ({model}, {llm['score_mode']}, {rule_of(coder, 'llm')} P ≥ {llm['threshold']:g})"
-        )
+        return f"llm ({model}, {llm['score_mode']}, {_rule(coder, 'llm')} P ≥ {llm['threshold']:g})"
     extra = f", context {coder['context']:g}" if coder["context"] else ""
     extra += ", fitted thresholds" if coder["fit_thresholds"] else ""
     thr = "—" if threshold is None else f"{float(threshold):g}"
-    return f"{kind} ({_rule(coder, kind)} ≥ {thr}{extra})"
+    return f"{coding} ({_rule(coder, coding)} ≥ {thr}{extra})"
 
 
-def _rule(coder: dict, kind: str) -> str:
-    rule = rule_of(coder, kind)
+def _rule(coder: dict, coding: str) -> str:
+    rule = rule_of(coder, coding)
     return f"{rule} centred" if rule == "top1" and coder.get("center", True) else rule
