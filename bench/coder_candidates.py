@@ -128,11 +128,15 @@ def embedding_rows(method: str) -> list[dict]:
     return rows
 
 
-def llm_rows(cache: str) -> list[dict]:
+def llm_rows(cache: str, transcripts=None) -> list[dict]:
+    """The LLM coder's rows; transcripts: code (and score) only these (the LLM takes ~10 s a
+    segment on 2 shared cores, so a subset may be all there is time for)."""
     from themesim.coder.llm import CoderLLMSettings, code_segments
 
     seg, themes, H = load("minilm")
     elig = (seg["speaker"].astype(str).str.casefold() != "interviewer").to_numpy()
+    if transcripts:
+        elig &= seg["transcript"].isin(transcripts).to_numpy()
     rows = []
     for mode in ("logprob",):
         P = np.zeros(H.shape)
@@ -178,6 +182,7 @@ def joint_sentence_transformer(df: pd.DataFrame) -> pd.DataFrame:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--llm", action="store_true", help="also the LLM coder (slow)")
+    p.add_argument("--llm-transcripts", nargs="*", help="the LLM on these transcripts only")
     p.add_argument("--cache", default="results/cache/coder.sqlite")
     p.add_argument("--out", default="bench/coder_candidates.csv")
     args = p.parse_args()
@@ -185,7 +190,7 @@ def main() -> None:
     for m in SPEC:
         rows += embedding_rows(m)
     if args.llm:
-        rows += llm_rows(args.cache)
+        rows += llm_rows(args.cache, args.llm_transcripts)
     df = pd.DataFrame(rows)
     df.to_csv(Path(args.out).with_name(Path(args.out).stem + "_grid.csv"), index=False)
     best = best_by_tune(df)

@@ -236,3 +236,25 @@ def test_llm_coder_caches_and_resumes(fake_llm, tmp_path):
     assert body["max_tokens"] == 1 and body["top_logprobs"] == 20
     con = sqlite3.connect(cache)
     assert con.execute("SELECT COUNT(*) FROM codings WHERE status = 'ok'").fetchone()[0] == 2
+
+
+def test_report_shows_the_coder_beside_the_data_and_names_unchecked_sets(tmp_path):
+    from themesim.report.grounding_section import coder_view
+
+    segments = pd.DataFrame(
+        {"transcript": ["a", "a", "b", "b"], "segment": [0, 1, 0, 1], "speaker": "P", "text": "x"}
+    )
+    labels = _labels([("a", 0, "H1", "coded", 1), ("a", 0, "H1", "assigned", 0.5)])
+    themes = {"h": pd.DataFrame({"theme_id": ["H1"], "name": ["one"]})}
+    methods = {
+        "m": {"sets": ["h", "p"], "coded_sets": ["h"], "coders": {"h": "sim", "p": "sim"}},
+        "j": {"sets": ["h"], "coded_sets": ["h"], "coders": {}},
+    }
+    table = agreement_table(methods, {("m", "h"): labels}, themes, segments)
+    path = tmp_path / "coder_agreement.csv"
+    table.to_csv(path, index=False)
+    view = coder_view({"m": {"coder_agreement_csv": str(path)}, "j": {}})
+    assert [r[:3] for r in view["rows"]] == [["m", "h", "sim"]]
+    assert view["rows"][0][3].startswith("1.00 [")  # κ 1, no interval from 2 transcripts
+    assert view["unchecked"] == ["m: p"] and view["no_coder"] == ["j: h"]
+    assert coder_view({"m": {"coder_agreement_csv": str(tmp_path / "none.csv")}}) is None

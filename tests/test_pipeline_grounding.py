@@ -158,12 +158,15 @@ def test_qdpx_sources_become_the_transcripts(tmp_path):
         ["dennis", 0, ""],  # one line: "Dennis:" is not taken for a speaker
     ]
     labels = pd.read_parquet(tmp_path / "results/segments/tfidf/human.parquet")
+    coded = labels[labels["source"] == "coded"]
     # "Badly." (33-39) and "I cut my hours" (40-54) lie in Amira's turn, which starts at 26.
-    assert labels[["transcript", "segment", "theme_id", "source"]].values.tolist() == [
+    assert coded[["transcript", "segment", "theme_id", "source"]].values.tolist() == [
         ["amira", 1, "c-health", "coded"],
         ["amira", 1, "c-hours", "coded"],
         ["amira", 1, "c-work", "coded"],
         ["dennis", 0, "c-health", "coded"],
     ]
     g = pd.read_csv(tmp_path / target)
-    assert g["n_segments"].tolist() == [5] and g["data_coverage_a"].tolist() == [2 / 5]
+    assert g["n_segments"].tolist() == [5] and g["grounding_basis"].tolist() == ["coder"]
+    by_coder = labels.loc[labels["source"] == "assigned", ["transcript", "segment"]]
+    assert g["data_coverage_a"].tolist() == [len(by_coder.drop_duplicates()) / 5]

@@ -852,6 +852,11 @@ def generate_cache():
     return ["results/cache/generate.sqlite"] if STUDY.generated else []
 
 
+def coder_cache():
+    """The LLM coder's cache when some set is LLM-coded (kept like the judge's)."""
+    return ["results/cache/coder.sqlite"] if llm_coded_sets() else []
+
+
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
     from themesim.archive.build import code_files

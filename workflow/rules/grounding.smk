@@ -151,6 +151,9 @@ if llm_coded_sets():
             "benchmarks/coder_llm/all.tsv"
         priority: 1
         threads: workflow.cores
+        resources:
+            mem_mb=4000,
+            llm_server=llm_server_for(STUDY.grounding["coder"]["llm"]),
         params:
             sets=llm_coded_sets(),
             llm=STUDY.grounding["coder"]["llm"],

@@ -15,7 +15,10 @@ from themesim.coder.settings import BASES
 
 EVIDENCE = ("coded", "quote")
 # The data side of a row without labels to compare (NaN, not the 0 an empty labelling gives).
-DATA_METRICS_NOTE = "no coder labels for {sets} under this method (its kind scores no segments)"
+DATA_METRICS_NOTE = (
+    "no coder labels for {sets} under this method (its kind scores no segments, or "
+    "grounding.assign is never)"
+)
 
 
 def basis_labels(
