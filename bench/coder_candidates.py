@@ -128,7 +128,7 @@ def embedding_rows(method: str) -> list[dict]:
     return rows
 
 
-def llm_rows(cache: str, transcripts=None) -> list[dict]:
+def llm_rows(cache: str, transcripts=None, server: str = "auto") -> list[dict]:
     """The LLM coder's rows; transcripts: code (and score) only these (the LLM takes ~10 s a
     segment on 2 shared cores, so a subset may be all there is time for)."""
     from themesim.coder.llm import CoderLLMSettings, code_segments
@@ -141,23 +141,16 @@ def llm_rows(cache: str, transcripts=None) -> list[dict]:
     for mode in ("logprob",):
         P = np.zeros(H.shape)
         idx = np.nonzero(elig)[0]
-        P[idx] = code_segments(themes, seg, CoderLLMSettings(score_mode=mode), cache, rows=idx)
-        for calibrated in (False, True):
-            S = P.T.copy()
-            if calibrated:  # contextual calibration: each code's probability over its mean
-                S = S / np.maximum(S[:, elig].mean(axis=1, keepdims=True), 1e-9)
-                S = S / S.sum(axis=0, keepdims=True).clip(min=1e-9)
-            for rule in ("top1", "all"):
-                name = f"llm {mode}, {rule}{', calibrated' if calibrated else ''}"
-                rows += score_rows(
-                    "llm",
-                    name,
-                    lambda th, S=S, rule=rule: decide(S, elig, rule, th),
-                    LLM_GRID,
-                    seg,
-                    H,
-                    elig,
-                )
+        P[idx] = code_segments(
+            themes, seg, CoderLLMSettings(score_mode=mode, server=server), cache, rows=idx
+        )
+        S = P.T.copy()
+        for rule in ("all", "top1", "top1 centred"):
+
+            def at(th, S=S, rule=rule):
+                return decide(S, elig, rule.split()[0], th, center=rule.endswith("centred"))
+
+            rows += score_rows("llm", f"llm {mode}, {rule}", at, LLM_GRID, seg, H, elig)
     return rows
 
 
@@ -183,6 +176,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--llm", action="store_true", help="also the LLM coder (slow)")
     p.add_argument("--llm-transcripts", nargs="*", help="the LLM on these transcripts only")
+    p.add_argument("--llm-server", default="auto", help="auto | native | python (local server)")
     p.add_argument("--cache", default="results/cache/coder.sqlite")
     p.add_argument("--out", default="bench/coder_candidates.csv")
     args = p.parse_args()
@@ -190,7 +184,7 @@ def main() -> None:
     for m in SPEC:
         rows += embedding_rows(m)
     if args.llm:
-        rows += llm_rows(args.cache, args.llm_transcripts)
+        rows += llm_rows(args.cache, args.llm_transcripts, args.llm_server)
     df = pd.DataFrame(rows)
     df.to_csv(Path(args.out).with_name(Path(args.out).stem + "_grid.csv"), index=False)
     best = best_by_tune(df)
