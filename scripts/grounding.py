@@ -24,6 +24,7 @@ run(
     bases=list(p.bases),
     coder_sets=list(p.coder_sets),
     assign=p.assign,
+    coders=dict(p.coders),
     out_heatmaps=list(sm.output.heatmaps),
     out_scatter=sm.output.scatter,
 )

@@ -71,6 +71,8 @@ def test_grounding_tables(study):
     coded_by_coder = human.loc[human["source"] == "assigned", "segment"].nunique()
     assert (g["data_coverage_a"] == coded_by_coder / 4).all()  # the coder's labels, not 2/4
     assert g["sources_a"].tolist() == ["assigned", "assigned"]
+    assert (g["coder_a"] == "similarity (top1 centred ≥ 0.2)").all()  # minilm's default
+    assert (g["coder_a"] == g["coder_b"]).all() and g["basis_note"].isna().all()
     pairs = pd.read_csv(study / "results/metrics/minilm/grounding_pairs.csv")
     assert list(pairs.columns) == [
         "method",

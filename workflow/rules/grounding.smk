@@ -130,6 +130,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             bases=STUDY.grounding["basis"],
             coder_sets=lambda wc: coder_sets(wc.method),
             assign=STUDY.grounding["assign"],
+            coders=lambda wc: coder_descriptions(wc.method),
         script:
             "../../scripts/grounding.py"
 

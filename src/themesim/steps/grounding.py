@@ -38,12 +38,15 @@ def grounding_tables(
     bases=None,
     coder_sets=None,
     assign: str = "uncoded",
+    coders: dict | None = None,
 ) -> None:
     """grounding.csv (one row per comparison and basis), grounding_pairs.csv and a long
     parquet per comparison (every theme pair of every basis).
 
     bases: grounding.basis (themesim.coder.basis; default `mixed`, the labels as they come);
-    coder_sets: the sets the method's coder labels (default every set); assign: grounding's.
+    coder_sets: the sets the method's coder labels (default every set); assign: grounding's;
+    coders: set -> the coder that labels it (coder_a, coder_b; a `coder` row whose sets two
+    different coders labelled says so in basis_note).
 
     The text side decides as the metric tables do: S on the method's scale
     (metrics.method_scale) against the first threshold on that scale. scale: ``scale`` and
@@ -112,6 +115,9 @@ def grounding_tables(
             )
             if note:
                 row, pt = _no_data(row, pt)
+            coder = {s: (coders or {}).get(s, "") for s in (a, b)}
+            if basis == "coder" and not note and coder[a] != coder[b]:
+                note = f"two coders: {a} by {coder[a]}, {b} by {coder[b]}"
             sources = {
                 s: ",".join(sorted(x["source"].unique())) or "none" for s, x in ((a, la), (b, lb))
             }
@@ -131,7 +137,7 @@ def grounding_tables(
                 }
                 | ({"scale_flag": flag} if name == "z" else {})
                 | row
-                | {"basis_note": note}
+                | {"basis_note": note, "coder_a": coder[a], "coder_b": coder[b]}
             )
             longs.append(pt.assign(method=method, set_a=a, set_b=b, grounding_basis=basis))
         pt = pd.concat(longs, ignore_index=True)
