@@ -21,6 +21,10 @@ run(
     out_long=list(sm.output.long),
     calibration=list(sm.input.calibration),
     scale=dict(p.scale),
+    bases=list(p.bases),
+    coder_sets=list(p.coder_sets),
+    assign=p.assign,
+    coders=dict(p.coders),
     out_heatmaps=list(sm.output.heatmaps),
     out_scatter=sm.output.scatter,
 )

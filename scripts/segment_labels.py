@@ -21,6 +21,9 @@ run(
     assign_threshold=p.assign_threshold,
     quote_cutoff=p.quote_cutoff,
     exclude_speakers=list(p.exclude_speakers),
+    coder=dict(p.coder),
+    coder_kinds=dict(p.coder_kinds),
+    llm_scores=dict(zip(p.llm_sets, sm.input.llm_scores, strict=True)),
     out=dict(zip(sets, sm.output.labels, strict=True)),
     out_quotes=dict(zip(sets, sm.output.quotes, strict=True)),
 )

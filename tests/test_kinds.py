@@ -148,7 +148,7 @@ def test_a_method_of_a_kind_gets_that_kinds_defaults(tmp_path):
         "analyzer": "word",
         "ngram_range": None,
         "thresholds": [0.2],
-        "assign_threshold": 0.1,
+        "assign_threshold": 0.08,
         "description": "tf (tfidf)",
         "active": True,
         "comparisons": None,

@@ -1,4 +1,5 @@
-"""Grounding on the tiny study of test_pipeline: a coded human set, assigned LLM sets."""
+"""Grounding on the tiny study of test_pipeline: a coded human set, LLM sets without evidence;
+every set also labelled by the automatic coder (source `assigned`)."""
 
 import pandas as pd
 import pytest
@@ -15,6 +16,7 @@ TARGETS = [
     "results/metrics/minilm/grounding.csv",
     "results/metrics/tfidf/grounding.csv",
     "results/metrics/judge/grounding.csv",
+    "results/grounding/coder_agreement.csv",
 ]
 
 
@@ -40,25 +42,37 @@ def study(tmp_path_factory):
 
 def test_labels_are_the_coded_segments(study):
     labels = pd.read_parquet(study / "results/segments/minilm/human.parquet")
+    coded = labels[labels["source"] == "coded"]
     # segment 1 is Sam's first turn, segment 3 the second
-    assert labels[["segment", "theme_id", "source"]].values.tolist() == [
+    assert coded[["segment", "theme_id", "source"]].values.tolist() == [
         [1, "H1", "coded"],
         [3, "H3", "coded"],
     ]
+    # the coder codes the human set too (blind), one theme per participant turn at most
+    coder = labels[labels["source"] == "assigned"]
+    assert set(coder["segment"]) <= {1, 3} and not coder["segment"].duplicated().any()
     llm = pd.read_parquet(study / "results/segments/minilm/llm.parquet")
     assert set(llm["source"]) <= {"assigned"}
-    assert (llm["score"] >= 0.3).all()  # the default assign_threshold
-    assert not set(llm["segment"]) & {0, 2}  # interviewer questions are never assigned
+    assert (llm["score"] >= 0.2).all()  # the default assign_threshold
+    assert not set(llm["segment"]) & {0, 2}  # interviewer questions are never coded
+    assert not llm["segment"].duplicated().any()  # top1
     judge = pd.read_parquet(study / "results/segments/judge/llm.parquet")
-    assert judge.empty  # the judge never assigns and llm has no quotes
+    assert judge.empty  # the judge scores no segments and llm has no quotes
 
 
 def test_grounding_tables(study):
     g = pd.read_csv(study / "results/metrics/minilm/grounding.csv")
-    assert g[["set_a", "set_b"]].values.tolist() == [["human", "llm"], ["human", "llm2"]]
+    assert g[["set_a", "set_b", "grounding_basis"]].values.tolist() == [
+        ["human", "llm", "coder"],  # llm carries no evidence: no evidence row
+        ["human", "llm2", "coder"],
+    ]
     assert (g["n_segments"] == 4).all()
-    assert (g["data_coverage_a"] == 0.5).all()  # 2 of 4 segments coded
-    assert g["sources_a"].tolist() == ["coded", "coded"]
+    human = pd.read_parquet(study / "results/segments/minilm/human.parquet")
+    coded_by_coder = human.loc[human["source"] == "assigned", "segment"].nunique()
+    assert (g["data_coverage_a"] == coded_by_coder / 4).all()  # the coder's labels, not 2/4
+    assert g["sources_a"].tolist() == ["assigned", "assigned"]
+    assert (g["coder_a"] == "similarity (top1 centred ≥ 0.2)").all()  # minilm's default
+    assert (g["coder_a"] == g["coder_b"]).all() and g["basis_note"].isna().all()
     # One transcript: no transcript-level interval, and the row says why. B's labels trade
     # places within each speaker's two turns: 2! · 2! = 4 arrangements, enumerated.
     assert (g["n_transcripts"] == 1).all() and (g["ci_method"] == "none (one transcript)").all()
@@ -70,6 +84,7 @@ def test_grounding_tables(study):
         "method",
         "set_a",
         "set_b",
+        "grounding_basis",
         "a_id",
         "b_id",
         "n_a",
@@ -80,19 +95,34 @@ def test_grounding_tables(study):
     ]
     assert len(pairs) == 4 * 3 + 4 * 2
     h1 = pairs[(pairs.set_b == "llm") & (pairs.a_id == "H1")]
-    assert h1["n_a"].tolist() == [1, 1, 1]
-    assert (h1["iou"] == h1["n_both"] / (h1["n_a"] + h1["n_b"] - h1["n_both"])).all()
+    assert (h1["iou"] == h1["n_both"] / (h1["n_a"] + h1["n_b"] - h1["n_both"])).fillna(0).all()
     long = pd.read_parquet(study / "results/metrics/minilm/grounding/human__vs__llm.parquet")
     assert len(long) == 12 and "text_pair" in long.columns
+    # the judge's coder labels nothing: its data figures are missing, not 0
     judge = pd.read_csv(study / "results/metrics/judge/grounding.csv")
-    assert judge["data_coverage_b"].tolist() == [0.0, 0.0]
+    assert judge["grounding_basis"].tolist() == ["coder", "coder"]
+    assert judge["data_coverage_b"].isna().all() and judge["text_hungarian_f1"].notna().all()
+    assert judge["basis_note"].str.contains("no coder labels for human and llm").all()
+
+
+def test_coder_agreement_per_method_and_set(study):
+    t = pd.read_csv(study / "results/grounding/coder_agreement.csv")
+    overall = t[t["level"] == "overall"].set_index(["method", "set"])
+    assert overall.loc[("minilm", "human"), "status"] == "checked"
+    assert overall.loc[("minilm", "llm"), "status"] == "unchecked"
+    assert overall.loc[("judge", "human"), "status"] == "no coder"
+    themes = t[(t["method"] == "tfidf") & (t["set"] == "human") & (t["level"] == "theme")]
+    assert len(themes) == 4 and (themes["n_segments"] == 2).all()  # Sam's two turns
+    assert (themes["n_human"].sum(), themes["prevalence_human"].sum()) == (2, 1.0)
 
 
 def test_grounding_settings_rerun_no_embedding(study):
     configure(study, assign_threshold=0.05, min_iou=0.5, assign="always")
     counts = job_counts(snakemake(study, "-n", "--cores", "2", *TARGETS).stdout)
     assert not any(k.startswith(("embed", "similarity", "ingest")) for k in counts), counts
-    assert counts["grounding"] == 3 and counts["segment_labels"] == 3  # one job per method
+    # one labels job per method: coder_agreement reads every method's labels (abtt's too)
+    assert counts["grounding"] == 3 and counts["segment_labels"] == 4
+    assert counts["coder_agreement"] == 1
     configure(study)
 
 
@@ -136,12 +166,15 @@ def test_qdpx_sources_become_the_transcripts(tmp_path):
         ["dennis", 0, ""],  # one line: "Dennis:" is not taken for a speaker
     ]
     labels = pd.read_parquet(tmp_path / "results/segments/tfidf/human.parquet")
+    coded = labels[labels["source"] == "coded"]
     # "Badly." (33-39) and "I cut my hours" (40-54) lie in Amira's turn, which starts at 26.
-    assert labels[["transcript", "segment", "theme_id", "source"]].values.tolist() == [
+    assert coded[["transcript", "segment", "theme_id", "source"]].values.tolist() == [
         ["amira", 1, "c-health", "coded"],
         ["amira", 1, "c-hours", "coded"],
         ["amira", 1, "c-work", "coded"],
         ["dennis", 0, "c-health", "coded"],
     ]
     g = pd.read_csv(tmp_path / target)
-    assert g["n_segments"].tolist() == [5] and g["data_coverage_a"].tolist() == [2 / 5]
+    assert g["n_segments"].tolist() == [5] and g["grounding_basis"].tolist() == ["coder"]
+    by_coder = labels.loc[labels["source"] == "assigned", ["transcript", "segment"]]
+    assert g["data_coverage_a"].tolist() == [len(by_coder.drop_duplicates()) / 5]

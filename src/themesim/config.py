@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from themesim.coder.settings import bases, coder_settings
 from themesim.errors import InputError
 from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
@@ -297,6 +298,7 @@ def _ceiling(config: dict) -> dict:
 
 GROUNDING_DEFAULTS = {
     "active": True,
+    "basis": ["coder", "evidence"],
     "min_iou": 0.2,
     "assign": "uncoded",
     "quote_cutoff": 90.0,
@@ -553,6 +555,8 @@ def prepare(config: dict) -> Study:
     )
     study.segments, study.levels = _set_segments(config, sets)
     study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
+    study.grounding["coder"] = coder_settings(study.grounding)  # nested defaults filled in
+    study.grounding["basis"] = bases(study.grounding)
     study.run_groups = _run_groups(config, sets, generated)
     study.ceiling = _ceiling(config)
     study.transcript_projects = projects if transcripts else []

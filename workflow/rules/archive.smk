@@ -20,7 +20,7 @@ rule archive:
         transcripts=STUDY.transcripts,
         precomputed=precomputed_inputs(),
         judge_cache=judge_cache(),
-        caches=generate_cache() + paraphrase_cache(),
+        caches=generate_cache() + paraphrase_cache() + coder_cache(),
         code_names=list(archive_code()),
         code_version=CODE_VERSION,
         confidential=archive_settings()["confidential"],

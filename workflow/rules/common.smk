@@ -1,6 +1,7 @@
 import re
 from pathlib import Path
 
+from themesim.coder.settings import describe, set_coder
 from themesim.config import generated_csv, pair_name, prepare
 from themesim.deps import CodeDeps
 from themesim import kinds
@@ -551,6 +552,8 @@ def workbook_tables():
             out[f"{m} runs"] = f"{d}/runs.csv"
         if has_calibration(m):
             out[f"{m} calibration"] = f"results/calibration/{m}.csv"
+    if has_grounding():
+        out["coder agreement"] = CODER_AGREEMENT
     return out
 
 
@@ -849,6 +852,11 @@ def generate_cache():
     return ["results/cache/generate.sqlite"] if STUDY.generated else []
 
 
+def coder_cache():
+    """The LLM coder's cache when some set is LLM-coded (kept like the judge's)."""
+    return ["results/cache/coder.sqlite"] if llm_coded_sets() else []
+
+
 def archive_code():
     """The workflow's own files by name in the archive, so the archive can be rerun."""
     from themesim.archive.build import code_files
@@ -892,10 +900,52 @@ def assign_threshold(method):
 
 
 def assigns(method, set_name):
-    """Does the set get assigned labels under this method (so it needs embeddings)?"""
+    """Does the set get coder labels from the method's vectors (so it needs embeddings)?"""
     if assign_threshold(method) is None:
         return False
-    return STUDY.grounding["assign"] == "always" or set_name not in STUDY.segments
+    return set_coder(STUDY.grounding["coder"], method, set_name) != "llm"
+
+
+def coder_sets(method):
+    """The method's sets its coder labels (grounding.coder): by the LLM or by vectors."""
+    if STUDY.grounding["assign"] == "never":
+        return []
+    return [
+        s for s in STUDY.sets_for(method) if assigns(method, s) or llm_coded(method, s)
+    ]
+
+
+def llm_coded(method, set_name):
+    return (
+        STUDY.grounding["assign"] != "never"
+        and set_coder(STUDY.grounding["coder"], method, set_name) == "llm"
+    )
+
+
+def llm_coded_sets(method=None):
+    """Sets the LLM codes under `method` (None: under any method with grounding)."""
+    methods = [method] if method else (list(STUDY.methods) if has_grounding() else [])
+    return [
+        s
+        for s in STUDY.sets
+        if any(llm_coded(m, s) for m in methods if s in STUDY.sets_for(m))
+    ]
+
+
+def llm_score_file(set_name):
+    return f"results/coder/llm/{set_name}.parquet"
+
+
+def coder_descriptions(method):
+    """Set -> one line naming the coder that labels it under the method."""
+    return {
+        s: describe(
+            STUDY.grounding["coder"],
+            set_coder(STUDY.grounding["coder"], method, s),
+            assign_threshold(method),
+        )
+        for s in coder_sets(method)
+    }
 
 
 def coded_sets(method):
@@ -904,7 +954,7 @@ def coded_sets(method):
 
 
 def assigned_sets(method):
-    """The method's sets that get assigned labels (assigns), in set order."""
+    """The method's sets that get coder labels from its vectors (assigns), in set order."""
     return [s for s in STUDY.sets_for(method) if assigns(method, s)]
 
 
@@ -926,6 +976,13 @@ def grounding_settings():
     }
 
 
+CODER_AGREEMENT = "results/grounding/coder_agreement.csv"
+
+
+def coder_agreement_files():
+    return [CODER_AGREEMENT] if has_grounding() else []
+
+
 def label_files(method):
     return [f"results/segments/{method}/{s}.parquet" for s in STUDY.sets_for(method)]
 
@@ -942,10 +999,14 @@ def grounding_outputs(method):
         for p in pair_names(STUDY.pairs_for(method))
     ]
     plots.append(f"results/plots/{method}/grounding/text_vs_data")
-    return [
-        f"results/metrics/{method}/grounding.csv",
-        f"results/metrics/{method}/grounding_pairs.csv",
-    ] + [f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
+    return (
+        [
+            f"results/metrics/{method}/grounding.csv",
+            f"results/metrics/{method}/grounding_pairs.csv",
+        ]
+        + [f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
+        + coder_agreement_files()
+    )
 
 
 def grounding_report_files(method):
@@ -962,4 +1023,5 @@ def grounding_report_files(method):
             for p in pair_names(STUDY.pairs_for(method))
         },
         "grounding_scatter_png": f"results/plots/{method}/grounding/text_vs_data.png",
+        "coder_agreement_csv": CODER_AGREEMENT,
     }

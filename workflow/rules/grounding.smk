@@ -18,6 +18,7 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             segments="results/transcripts/segments.parquet",
             transcripts=STUDY.transcripts,
             coded=lambda wc: [STUDY.segments[s] for s in coded_sets(wc.method)],
+            llm_scores=lambda wc: [llm_score_file(s) for s in llm_coded_sets(wc.method)],
             embeddings=lambda wc: embedding_files(wc.method, assigned_sets(wc.method)),
             segment_embeddings=lambda wc: (
                 segment_embedding_files(wc.method) if assigned_sets(wc.method) else []
@@ -50,6 +51,12 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             ),
             quote_cutoff=STUDY.grounding.get("quote_cutoff", 90.0),
             exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
+            coder=STUDY.grounding["coder"],
+            coder_kinds=lambda wc: {
+                s: set_coder(STUDY.grounding["coder"], wc.method, s)
+                for s in STUDY.sets_for(wc.method)
+            },
+            llm_sets=lambda wc: llm_coded_sets(wc.method),
         script:
             "../../scripts/segment_labels.py"
 
@@ -120,5 +127,71 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
             op=lambda wc: method_op(wc.method),
             scale=lambda wc: heatmap_scale(wc.method),
             settings=grounding_settings(),
+            bases=STUDY.grounding["basis"],
+            coder_sets=lambda wc: coder_sets(wc.method),
+            assign=STUDY.grounding["assign"],
+            coders=lambda wc: coder_descriptions(wc.method),
         script:
             "../../scripts/grounding.py"
+
+
+# The LLM coder's scores (grounding.coder.kind: llm), one job for every LLM-coded set: its
+# answers do not depend on the method, and are cached in results/cache/coder.sqlite.
+if llm_coded_sets():
+
+    rule coder_llm:
+        input:
+            themes=[f"results/themes/{s}.parquet" for s in llm_coded_sets()],
+            segments="results/transcripts/segments.parquet",
+            code=code("coder_llm.py"),
+        output:
+            scores=[llm_score_file(s) for s in llm_coded_sets()],
+        log:
+            "logs/grounding/coder_llm.log",
+        benchmark:
+            "benchmarks/coder_llm/all.tsv"
+        priority: 1
+        threads: workflow.cores
+        resources:
+            mem_mb=4000,
+            llm_server=llm_server_for(STUDY.grounding["coder"]["llm"]),
+        params:
+            sets=llm_coded_sets(),
+            llm=STUDY.grounding["coder"]["llm"],
+            exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
+            cache="results/cache/coder.sqlite",
+        script:
+            "../../scripts/coder_llm.py"
+
+
+# How far the coder agrees with the human coding of every set that has one, per method.
+if has_grounding():
+
+    rule coder_agreement:
+        input:
+            labels=[f for m in STUDY.methods for f in label_files(m)],
+            themes=theme_parquets(),
+            segments="results/transcripts/segments.parquet",
+            code=code("coder_agreement.py"),
+        output:
+            table=report(
+                CODER_AGREEMENT,
+                caption="../report/coder_agreement.rst",
+                category="Metric tables",
+                subcategory="grounding",
+            ),
+        log:
+            "logs/grounding/coder_agreement.log",
+        params:
+            methods={
+                m: {
+                    "sets": STUDY.sets_for(m),
+                    "coded_sets": coded_sets(m),
+                    "coders": coder_descriptions(m),
+                }
+                for m in STUDY.methods
+            },
+            sets=list(STUDY.sets),
+            exclude_speakers=STUDY.grounding.get("exclude_speakers", ["Interviewer"]),
+        script:
+            "../../scripts/coder_agreement.py"

@@ -259,8 +259,8 @@ def readme(*, study: dict, archive_file: str, confidential: bool, provenance: di
             "",
             "The inputs were marked confidential (`archive.confidential: true`): the theme files,",
             "transcripts, precomputed matrices, normalised texts, embeddings (they hold the",
-            "embedded text), the LLM caches (judge, generation, paraphrases) and the paraphrases",
-            f"of the reference themes are not here; `{WITHHELD}` lists their sha256.",
+            "embedded text), the LLM caches (judge, generation, paraphrases, coder) and the",
+            f"paraphrases of the reference themes are not here; `{WITHHELD}` lists their sha256.",
             "Metric tables, plots and the report still name the themes, as results do. To rerun,",
             f"put the inputs at the listed paths and check them with `sha256sum -c {WITHHELD}`.",
         ]

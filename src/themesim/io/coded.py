@@ -174,52 +174,59 @@ def coded_labels(
     """
     rows = []
     for doc, tid, text, start, end, _coder, n in coded[CODED_COLUMNS].itertuples(index=False):
-        at = f"{where}, row {n}"
-        if doc not in texts:
-            stem = Path(doc).stem
-            if stem in texts:
-                doc = stem
-            else:
-                raise InputError(
-                    at,
-                    f"document {doc!r} is not a transcript of the study",
-                    f"Use a transcript's file name without extension "
-                    f"({', '.join(sorted(texts)[:6])}{', ...' if len(texts) > 6 else ''}), "
-                    "or add the transcript to `transcripts:`.",
-                )
-        full = texts[doc]
-        if pd.isna(start):
-            hit = find_normalised(text, full)
-            if hit is None:
-                raise InputError(
-                    at,
-                    f"text {_short(text)!r} is not found in transcript {doc!r}",
-                    "Copy the passage exactly from the transcript, or give start and end.",
-                )
-            start, end = hit
-        else:
-            start, end = int(start), int(end)
-            if end > len(full):
-                raise InputError(
-                    at,
-                    f"offsets {start}-{end} lie outside transcript {doc!r} "
-                    f"({len(full)} characters)",
-                    "Offsets count characters of the transcript's text from 0; re-export them "
-                    "for this transcript, or leave start and end empty.",
-                )
-            if norm(text) not in norm(full[start:end]) and norm(full[start:end]) not in norm(text):
-                raise InputError(
-                    at,
-                    f"text {_short(text)!r} is not at offsets {start}-{end} of {doc!r} "
-                    f"(found {_short(full[start:end])!r})",
-                    "Re-export the offsets with the transcript as imported, "
-                    "or leave start and end empty to locate the text.",
-                )
+        doc, start, end = coded_span(doc, text, start, end, texts, f"{where}, row {n}")
         for s in overlapping(offsets, doc, start, end):
             rows.append((doc, s, tid, source))
     out = pd.DataFrame(rows, columns=LABEL_COLUMNS).drop_duplicates()
     out = out.sort_values(["transcript", "segment", "theme_id"], kind="stable")
     return out.astype({"segment": "int64"}).reset_index(drop=True)
+
+
+def coded_span(
+    doc: str, text: str, start, end, texts: dict[str, str], at: str
+) -> tuple[str, int, int]:
+    """(transcript, start, end) of one coded passage: `doc` resolved to a transcript (a file
+    name with extension names its stem), a passage with offsets checked to show its text
+    there (compared after normalising), a passage without located by its text."""
+    if doc not in texts:
+        stem = Path(doc).stem
+        if stem in texts:
+            doc = stem
+        else:
+            raise InputError(
+                at,
+                f"document {doc!r} is not a transcript of the study",
+                f"Use a transcript's file name without extension "
+                f"({', '.join(sorted(texts)[:6])}{', ...' if len(texts) > 6 else ''}), "
+                "or add the transcript to `transcripts:`.",
+            )
+    full = texts[doc]
+    if pd.isna(start):
+        hit = find_normalised(text, full)
+        if hit is None:
+            raise InputError(
+                at,
+                f"text {_short(text)!r} is not found in transcript {doc!r}",
+                "Copy the passage exactly from the transcript, or give start and end.",
+            )
+        return doc, hit[0], hit[1]
+    start, end = int(start), int(end)
+    if end > len(full):
+        raise InputError(
+            at,
+            f"offsets {start}-{end} lie outside transcript {doc!r} ({len(full)} characters)",
+            "Offsets count characters of the transcript's text from 0; re-export them "
+            "for this transcript, or leave start and end empty.",
+        )
+    if norm(text) not in norm(full[start:end]) and norm(full[start:end]) not in norm(text):
+        raise InputError(
+            at,
+            f"text {_short(text)!r} is not at offsets {start}-{end} of {doc!r} "
+            f"(found {_short(full[start:end])!r})",
+            "Re-export the offsets with the transcript as imported, "
+            "or leave start and end empty to locate the text.",
+        )
+    return doc, start, end
 
 
 def _key(name) -> str:

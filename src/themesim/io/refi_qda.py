@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +36,7 @@ class QdpxProject:
     themes: pd.DataFrame  # THEME_COLUMNS, in code-book order
     coded: pd.DataFrame  # CODED_COLUMNS; `row` numbers the selections in file order
     texts: dict[str, str]  # transcript stem -> plain text
+    users: dict[str, str] = field(default_factory=dict)  # Users/User guid -> name
 
 
 def _bad(where: str, problem: str) -> InputError:
@@ -132,6 +133,11 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
         if root.tag != f"{{{NS}}}Project":
             raise _bad(where, f"project.qde's root is {root.tag!r}, not a {NS} Project")
         codes = _codes(root, f"{where}: project.qde")
+        users = {
+            u.get("guid"): (u.get("name") or u.get("guid"))
+            for u in root.findall("q:Users/q:User", _Q)
+            if u.get("guid")
+        }
         texts: dict[str, str] = {}
         selections = []
         for n, src in enumerate(root.findall("q:Sources/q:TextSource", _Q), start=1):
@@ -203,7 +209,7 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
     coded = pd.DataFrame(rows, columns=CODED_COLUMNS)
     coded["start"] = pd.array(coded["start"], dtype="Int64")
     coded["end"] = pd.array(coded["end"], dtype="Int64")
-    return QdpxProject(themes=themes, coded=coded, texts=texts)
+    return QdpxProject(themes=themes, coded=coded, texts=texts, users=users)
 
 
 # Where the sources' text goes when the config lists no transcripts (rule qdpx_transcripts).

@@ -35,6 +35,10 @@ class Abtt(SentenceTransformer):
         its space (and it embeds no segments of its own)."""
         return None
 
+    def segment_vectors(self, spec, themes, segments, *embedding_files):
+        """None, as segment_scores: no segment has a place in the corrected space."""
+        return None
+
     def check_study(self, name, spec, methods):
         base = methods.get(spec.get("base"))
         if base is None or base["kind"] != "sentence_transformer":

@@ -160,6 +160,14 @@ class Kind:
         nothing."""
         return None
 
+    def segment_vectors(
+        self, spec: dict, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(theme vectors, segment vectors) in one space, rows in the order of themes and of
+        segments, for the grounding coder's prototypes (themesim.coder.assign); None: the
+        kind has no such space (its coder can only be the LLM)."""
+        return None
+
 
 def read_checked_embeddings(embeddings: dict, tables: dict) -> tuple[dict, str | None]:
     """Set -> float vectors of its embedding file, checked against the theme table."""

@@ -23,7 +23,7 @@ class SentenceTransformer(Kind):
         "batch_size": None,  # texts per forward pass: the device's (embed.encode.batch_rows)
         "device": "cpu",
         "dtype": "float32",
-        "assign_threshold": 0.3,  # grounding: a segment gets a theme at this similarity
+        "assign_threshold": 0.2,  # grounding: the coder's threshold (docs/grounding.md)
     }
     builtins = {
         "minilm": {"active": True, "description": "all-MiniLM-L6-v2 cosine similarity"},
@@ -151,6 +151,25 @@ class SentenceTransformer(Kind):
         rows = [order[t] for t in themes["theme_id"]]
         keys = zip(segments["transcript"], segments["segment"], strict=True)
         return cosine(emb_t[rows], emb_s[[pos[(t, int(s))] for t, s in keys]])
+
+    def segment_vectors(
+        self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ):
+        """The theme and segment vectors the method already wrote."""
+        from themesim.embed.encode import read_embeddings, read_vector_table
+
+        if not theme_embeddings or not segment_embeddings:
+            return None
+        ids, emb_t, _ = read_embeddings(theme_embeddings)
+        cols, emb_s, _ = read_vector_table(segment_embeddings)
+        order = {t: i for i, t in enumerate(ids)}
+        pos = {
+            (t, int(s)): i
+            for i, (t, s) in enumerate(zip(cols["transcript"], cols["segment"], strict=True))
+        }
+        keys = zip(segments["transcript"], segments["segment"], strict=True)
+        rows = [pos[(t, int(s))] for t, s in keys]
+        return emb_t[[order[t] for t in themes["theme_id"]]], emb_s[rows]
 
 
 @functools.lru_cache(maxsize=64)

@@ -16,7 +16,7 @@ class Tfidf(Kind):
         "analyzer": "word",
         "ngram_range": None,
         "thresholds": [0.2],
-        "assign_threshold": 0.1,
+        "assign_threshold": 0.08,  # grounding: the coder's threshold (docs/grounding.md)
     }
     builtins = {
         "tfidf": {
@@ -117,6 +117,21 @@ class Tfidf(Kind):
             return None
         texts = segments["text"].tolist()
         return tfidf(themes["text"].tolist(), texts, **tfidf_options(spec))
+
+    def segment_vectors(
+        self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
+    ):
+        """The L2-normalised TF-IDF rows of the theme texts and the segments, fitted on both
+        together as segment_scores does (their products are its cosines)."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from themesim.similarity import tfidf_options
+
+        if not len(segments):
+            return None
+        texts = themes["text"].tolist() + segments["text"].tolist()
+        X = TfidfVectorizer(**tfidf_options(spec)).fit_transform(texts).toarray()
+        return X[: len(themes)], X[len(themes) :]
 
 
 @functools.lru_cache(maxsize=64)

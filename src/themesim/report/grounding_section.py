@@ -15,6 +15,7 @@ EXCERPTS = 2  # per kind of passage and pair
 HEADERS = [
     "Method",
     "Comparison",
+    "Basis",
     "Text Hungarian F1",
     "Grounded Hungarian F1",
     "AMI",
@@ -68,12 +69,14 @@ def grounding_view(
                 for t, s, x in zip(seg["transcript"], seg["segment"], seg["text"], strict=True)
             }
         comps = []
+        first = set()
         for r in g.to_dict("records"):
             a, b = r["set_a"], r["set_b"]
             rows.append(
                 [
                     m,
                     f"{a} vs {b}",
+                    r.get("grounding_basis", "mixed"),
                     _f(r["text_hungarian_f1"]),
                     _f(r["grounded_hungarian_f1"]),
                     _f(r["ami"]),
@@ -84,6 +87,9 @@ def grounding_view(
                 ]
             )
             pair = f"{a}__vs__{b}"
+            if pair in first:  # the heatmap and passages show each comparison's first basis
+                continue
+            first.add(pair)
             comps.append(
                 {
                     "title": f"{a} vs {b}",
@@ -91,7 +97,12 @@ def grounding_view(
                         (spec.get("grounding_heatmaps") or {}).get(pair), html_dir, md_dir
                     ),
                     "pairs": _pair_passages(
-                        spec, a, b, pair, None if withhold_text else seg_text or {}
+                        spec,
+                        a,
+                        b,
+                        pair,
+                        None if withhold_text else seg_text or {},
+                        r.get("grounding_basis", "mixed"),
                     ),
                 }
             )
@@ -104,10 +115,88 @@ def grounding_view(
         )
     if not rows:
         return None
-    return {"heading": HEADING, "headers": HEADERS, "rows": rows, "methods": blocks}
+    coder = coder_view(methods)
+    return {
+        "heading": HEADING,
+        "headers": HEADERS,
+        "rows": rows,
+        "methods": blocks,
+        "coder": coder,
+    }
 
 
-def _pair_passages(spec: dict, a: str, b: str, pair: str, seg_text: dict | None) -> list[dict]:
+CODER_HEADERS = [
+    "Method",
+    "Set",
+    "Coder",
+    "Median κ per theme [95 % CI]",
+    "Pooled κ",
+    "Pooled α [95 % CI]",
+    "Themes",
+    "Segments",
+    "Prevalence human / coder",
+]
+
+
+def _basis_rows(labels: pd.DataFrame, basis: str) -> pd.DataFrame:
+    """The label rows a basis compares (themesim.coder.basis; mixed: all of them)."""
+    if basis == "coder":
+        return labels[labels["source"] == "assigned"]
+    if basis == "evidence":
+        return labels[labels["source"].isin(["coded", "quote"])]
+    return labels
+
+
+def coder_view(methods: dict) -> dict | None:
+    """The coder against the human coding (coder_agreement.csv): one row per method and set
+    with human coding, and the sets whose coder no human coding checks."""
+    paths = {spec.get("coder_agreement_csv") for spec in methods.values()} - {None}
+    paths = [p for p in paths if Path(p).is_file()]
+    if not paths:
+        return None
+    t = pd.read_csv(paths[0])
+    t = t[t["method"].isin(methods)]
+    overall = t[t["level"] == "overall"]
+    rows, unchecked, no_coder = [], {}, {}
+    for r in overall.to_dict("records"):
+        if r["status"] == "checked":
+            themes = t[(t["method"] == r["method"]) & (t["set"] == r["set"])]
+            n_themes = int((themes["level"] == "theme").sum())
+            rows.append(
+                [
+                    r["method"],
+                    r["set"],
+                    r["coder"],
+                    f"{_f(r['median_kappa'])} {_ci(r, 'median_kappa')}",
+                    _f(r["pooled_kappa"]),
+                    f"{_f(r['pooled_alpha'])} {_ci(r, 'pooled_alpha')}",
+                    str(n_themes),
+                    str(int(r["n_segments"])),
+                    f"{_f(r['prevalence_human'], 3)} / {_f(r['prevalence_coder'], 3)}",
+                ]
+            )
+        elif r["status"] == "unchecked":
+            unchecked.setdefault(r["method"], []).append(r["set"])
+        else:
+            no_coder.setdefault(r["method"], []).append(r["set"])
+    return {
+        "headers": CODER_HEADERS,
+        "rows": rows,
+        "unchecked": [f"{m}: {', '.join(s)}" for m, s in unchecked.items()],
+        "no_coder": [f"{m}: {', '.join(s)}" for m, s in no_coder.items()],
+    }
+
+
+def _ci(r: dict, m: str) -> str:
+    lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
+    if _f(lo) == "—":
+        return "[—]"
+    return f"[{_f(lo)}, {_f(hi)}]"
+
+
+def _pair_passages(
+    spec: dict, a: str, b: str, pair: str, seg_text: dict | None, basis: str = "mixed"
+) -> list[dict]:
     gdir, sdir = spec.get("grounding_dir"), spec.get("segments_dir")
     if not gdir or not sdir:
         return []
@@ -116,7 +205,9 @@ def _pair_passages(spec: dict, a: str, b: str, pair: str, seg_text: dict | None)
     if not (long_path.is_file() and la.is_file() and lb.is_file()):
         return []
     long = pd.read_parquet(long_path)
-    la, lb = pd.read_parquet(la), pd.read_parquet(lb)
+    if "grounding_basis" in long.columns:
+        long = long[long["grounding_basis"] == basis]
+    la, lb = _basis_rows(pd.read_parquet(la), basis), _basis_rows(pd.read_parquet(lb), basis)
     out = []
     for r in long[long["text_pair"]].to_dict("records"):
         sa = {

@@ -35,9 +35,18 @@ def grounding_tables(
     out_long,
     calibration=(),
     scale: dict | None = None,
+    bases=None,
+    coder_sets=None,
+    assign: str = "uncoded",
+    coders: dict | None = None,
 ) -> None:
-    """grounding.csv (one row per comparison), grounding_pairs.csv and a long parquet per
-    comparison (every theme pair).
+    """grounding.csv (one row per comparison and basis), grounding_pairs.csv and a long
+    parquet per comparison (every theme pair of every basis).
+
+    bases: grounding.basis (themesim.coder.basis; default `mixed`, the labels as they come);
+    coder_sets: the sets the method's coder labels (default every set); assign: grounding's;
+    coders: set -> the coder that labels it (coder_a, coder_b; a `coder` row whose sets two
+    different coders labelled says so in basis_note).
 
     The text side decides as the metric tables do: S on the method's scale
     (metrics.method_scale) against the first threshold on that scale. scale: ``scale`` and
@@ -46,6 +55,7 @@ def grounding_tables(
     the F1-maximising threshold from calibration[0] (results/calibration/{method}.csv), as a
     P(match) under scale: calibrated. Segment labels stay on raw scores (assign_threshold).
     """
+    from themesim.coder.basis import basis_labels
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
     from themesim.metrics.grounding import grounding, label_matrix, top1
@@ -90,54 +100,71 @@ def grounding_tables(
             W_b=within_matrix(b) if name == "z" else None,
             to_scale=to_scale,
         )
-        A = label_matrix(read[a], segments, ids[a])
-        B = label_matrix(read[b], segments, ids[b])
-        row, pt = grounding(
-            A,
-            B,
-            top1(read[a], segments, ids[a]),
-            top1(read[b], segments, ids[b]),
-            S,
-            ids[a],
-            ids[b],
-            min_iou=float(settings["min_iou"]),
-            threshold=threshold,
-            op=op,
-            transcripts=transcripts,
-            strata=strata,
-            intervals=intervals,
-            n_perm=int(settings.get("permutations", 0)),
-            seed=int(settings.get("seed", 0)),
-        )
-        sources = {s: ",".join(sorted(read[s]["source"].unique())) or "none" for s in (a, b)}
-        rows.append(
-            {
-                "method": method,
-                "set_a": a,
-                "set_b": b,
-                "sources_a": sources[a],
-                "sources_b": sources[b],
-                "quote_grounding_rate_a": _quote_rate(quotes[a]),
-                "quote_grounding_rate_b": _quote_rate(quotes[b]),
-                "min_iou": float(settings["min_iou"]),
-                "text_threshold": threshold,
-                "scale": name,
+        longs = []
+        for basis, la, lb, note in basis_labels(
+            read, a, b, bases or ["mixed"], ids if coder_sets is None else coder_sets, assign
+        ):
+            A = label_matrix(la, segments, ids[a])
+            B = label_matrix(lb, segments, ids[b])
+            row, pt = grounding(
+                A,
+                B,
+                top1(la, segments, ids[a]),
+                top1(lb, segments, ids[b]),
+                S,
+                ids[a],
+                ids[b],
+                min_iou=float(settings["min_iou"]),
+                threshold=threshold,
+                op=op,
+                transcripts=transcripts,
+                strata=strata,
+                intervals=intervals,
+                n_perm=int(settings.get("permutations", 0)),
+                seed=int(settings.get("seed", 0)),
+            )
+            if note:
+                row, pt = _no_data(row, pt)
+            coder = {s: (coders or {}).get(s, "") for s in (a, b)}
+            if basis == "coder" and not note and coder[a] != coder[b]:
+                note = f"two coders: {a} by {coder[a]}, {b} by {coder[b]}"
+            sources = {
+                s: ",".join(sorted(x["source"].unique())) or "none" for s, x in ((a, la), (b, lb))
             }
-            | ({"scale_flag": flag} if name == "z" else {})
-            | row
-        )
-        pt = pt.assign(method=method, set_a=a, set_b=b)
-        write_parquet(pt[["method", "set_a", "set_b", *pt.columns[:-3]]], long_out)
+            rows.append(
+                {
+                    "method": method,
+                    "set_a": a,
+                    "set_b": b,
+                    "grounding_basis": basis,
+                    "sources_a": sources[a],
+                    "sources_b": sources[b],
+                    "quote_grounding_rate_a": _quote_rate(quotes[a]),
+                    "quote_grounding_rate_b": _quote_rate(quotes[b]),
+                    "min_iou": float(settings["min_iou"]),
+                    "text_threshold": threshold,
+                    "scale": name,
+                }
+                | ({"scale_flag": flag} if name == "z" else {})
+                | row
+                | {"basis_note": note, "coder_a": coder[a], "coder_b": coder[b]}
+            )
+            longs.append(pt.assign(method=method, set_a=a, set_b=b, grounding_basis=basis))
+        pt = pd.concat(longs, ignore_index=True)
+        front = ["method", "set_a", "set_b", "grounding_basis"]
+        write_parquet(pt[front + [c for c in pt.columns if c not in front]], long_out)
         pair_tables.append(pt)
     write_csv(pd.DataFrame(rows), out_csv)
-    cols = ["method", "set_a", "set_b", "a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa"]
+    cols = ["method", "set_a", "set_b", "grounding_basis"]
+    cols += ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa"]
     write_csv(pd.concat(pair_tables, ignore_index=True)[cols], out_pairs)
     for r in rows:
         log.info(
-            "%s %s vs %s: text Hungarian F1 %.2f, grounded %.2f, AMI %.2f",
+            "%s %s vs %s (%s): text Hungarian F1 %.2f, grounded %.2f, AMI %.2f",
             method,
             r["set_a"],
             r["set_b"],
+            r["grounding_basis"],
             r["text_hungarian_f1"],
             r["grounded_hungarian_f1"],
             r["ami"],
@@ -149,6 +176,17 @@ def _speakers(segments: pd.DataFrame) -> pd.Series:
     if "speaker" not in segments.columns:
         return pd.Series("", index=segments.index)
     return segments["speaker"].fillna("").astype(str).str.strip().str.casefold()
+
+
+def _no_data(row: dict, pairs: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
+    """A row whose labels a set lacks (its coder cannot label): NaN data figures, not the
+    zeros an empty labelling would give; the text figures stay."""
+    import math
+
+    text = {"n_segments", "text_hungarian_f1", "text_pairs"}
+    row = {k: (v if k in text else math.nan) for k, v in row.items()}
+    pairs = pairs.assign(n_both=pd.NA, iou=math.nan, kappa=math.nan)
+    return row, pairs
 
 
 def grounding_tables_and_plots(*, out_heatmaps, out_scatter, **tables) -> None:
@@ -179,16 +217,25 @@ def grounding_plots(
         names[s] = dict(zip(t["theme_id"], t["name"], strict=True))
     longs = []
     for (a, b), path, out in zip(pairs, pair_tables, out_heatmaps, strict=True):
-        long = pd.read_parquet(path)
+        long = primary_basis(pd.read_parquet(path))
         longs.append(long)
         iou_heatmap(long, names[a], names[b], f"{method}: {a} vs {b} — segment IoU", out, _svg(out))
     text_vs_data(
         pd.concat(longs, ignore_index=True),
-        pd.read_csv(table),
+        primary_basis(pd.read_csv(table)),
         method,
         out_scatter,
         _svg(out_scatter),
     )
+
+
+def primary_basis(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of each comparison's first basis (grounding.basis order): what the figures
+    and the report's passages show."""
+    if "grounding_basis" not in df.columns:
+        return df
+    first = df.groupby(["set_a", "set_b"], sort=False)["grounding_basis"].transform("first")
+    return df[df["grounding_basis"] == first]
 
 
 def _svg(png) -> str:

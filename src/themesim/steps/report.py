@@ -226,6 +226,18 @@ def tables_workbook(*, tables: dict, out, max_cells: int = MAX_SHEET_CELLS) -> N
         _fix_zip_times(Path(tmp))
 
 
+def frames_workbook(frames: dict, out) -> None:
+    """:func:`tables_workbook` of tables in memory (sheet title -> DataFrame), one sheet each."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for i, (title, df) in enumerate(frames.items()):
+            paths[title] = Path(tmp) / f"{i}.csv"
+            df.to_csv(paths[title], index=False)
+        tables_workbook(tables=paths, out=out)
+
+
 def _fix_zip_times(path: Path) -> None:
     """Rewrite a zip with every entry dated 1980-01-01 and the workbook's modified date
     fixed (openpyxl stamps it on save), so reruns are byte-identical."""

@@ -7,7 +7,6 @@ import logging
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
@@ -52,6 +51,9 @@ def method_segment_labels(
     assign_threshold: float | None = None,
     quote_cutoff: float = 90.0,
     exclude_speakers=(),
+    coder: dict | None = None,
+    coder_kinds: dict | None = None,
+    llm_scores: dict | None = None,
     out: dict,
     out_quotes: dict,
 ) -> None:
@@ -60,9 +62,12 @@ def method_segment_labels(
 
     themes, out, out_quotes: set -> path; coded: set -> its coded-segments file (sets
     without one are absent); levels: set -> the .qdpx level (default "all");
-    theme_embeddings: set -> its embedding file, for the sets that get assigned labels.
+    theme_embeddings: set -> its embedding file, for the sets that get coder labels;
+    coder_kinds: set -> the coder kind that labels it (default: coder's kind); llm_scores:
+    set -> the coder_llm table of an LLM-coded set.
     """
     coded, levels, theme_embeddings = coded or {}, levels or {}, theme_embeddings or {}
+    coder_kinds, llm_scores = coder_kinds or {}, llm_scores or {}
     shared = _transcripts(segments_path, transcripts)
     for s in sets:
         _write_set_labels(
@@ -79,6 +84,9 @@ def method_segment_labels(
             assign_threshold=assign_threshold,
             quote_cutoff=quote_cutoff,
             exclude_speakers=exclude_speakers,
+            coder=coder,
+            coder_kind=coder_kinds.get(s),
+            llm_scores=llm_scores.get(s),
             out=out[s],
             out_quotes=out_quotes[s],
         )
@@ -100,6 +108,7 @@ def segment_labels(
     assign_threshold: float | None = None,
     quote_cutoff: float = 90.0,
     exclude_speakers=(),
+    coder: dict | None = None,
     out,
     out_quotes,
 ) -> None:
@@ -107,11 +116,12 @@ def segment_labels(
     and the set's quotes with where they were found.
 
     coded: the set's coded-segments file or .qdpx (source `coded`, score 1); quotes in the
-    theme file are located (source `quote`, score 1); `assign` (uncoded|always|never) adds
-    each segment's themes with similarity ≥ assign_threshold (source `assigned`, score =
-    similarity) for a set without coded data, or always; segments of `exclude_speakers`
-    (e.g. the interviewer) are never assigned. spec: the method's similarity settings (its
-    `kind` says how themes and segments are scored: Kind.segment_scores).
+    theme file are located (source `quote`, score 1); unless `assign` is never, the
+    automatic coder (`coder`: grounding.coder, themesim.coder) adds its labels (source
+    `assigned`, score = the coder's score) with assign_threshold as its threshold; segments
+    of `exclude_speakers` (e.g. the interviewer) are never coded. spec: the method's
+    similarity settings (its `kind` gives the theme and segment vectors:
+    Kind.segment_vectors).
     """
     _write_set_labels(
         _transcripts(segments_path, transcripts),
@@ -127,6 +137,7 @@ def segment_labels(
         assign_threshold=assign_threshold,
         quote_cutoff=quote_cutoff,
         exclude_speakers=exclude_speakers,
+        coder=coder,
         out=out,
         out_quotes=out_quotes,
     )
@@ -149,8 +160,12 @@ def _write_set_labels(
     exclude_speakers,
     out,
     out_quotes,
+    coder=None,
+    coder_kind=None,
+    llm_scores=None,
 ) -> None:
-    from themesim import kinds
+    from themesim.coder.labels import coder_rows
+    from themesim.coder.settings import coder_settings
     from themesim.io.coded import coded_labels, read_coded_file
     from themesim.io.quotes import locate_quotes
     from themesim.io.spans import overlapping
@@ -171,27 +186,27 @@ def _write_set_labels(
     located, missing = locate_quotes(themes, texts, quote_cutoff)
     for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
         rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
-    do_assign = assign == "always" or (assign == "uncoded" and not coded)
-    if do_assign and assign_threshold is not None:
-        S = kinds.get(spec["kind"]).segment_scores(
-            spec, themes, segments, theme_embeddings, segment_embeddings
+    if assign != "never":
+        coder = coder_settings({"coder": coder})
+        # Interviewer questions name the topics and would take most assigned labels.
+        skip = {str(x).casefold() for x in exclude_speakers}
+        asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
+        rows += (
+            coder_rows(
+                coding=coder_kind or coder["kind"],
+                coder=coder,
+                spec=spec,
+                themes=themes,
+                segments=segments,
+                eligible=~asked,
+                evidence_rows=rows,
+                threshold=assign_threshold,
+                theme_embeddings=theme_embeddings,
+                segment_embeddings=segment_embeddings,
+                llm_scores=pd.read_parquet(llm_scores) if llm_scores else None,
+            )
+            or []
         )
-        if S is not None:
-            # Interviewer questions name the topics and would take most assigned labels.
-            skip = {str(x).casefold() for x in exclude_speakers}
-            asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
-            S = np.where(asked[None, :], -np.inf, S)
-            ti, si = np.nonzero(S >= assign_threshold)
-            for i, j in zip(ti, si, strict=True):
-                rows.append(
-                    (
-                        segments["transcript"].iat[j],
-                        int(segments["segment"].iat[j]),
-                        themes["theme_id"].iat[i],
-                        "assigned",
-                        float(S[i, j]),
-                    )
-                )
     labels = _labels_frame(rows)
     write_parquet(labels.reset_index(drop=True), out)
     quotes = pd.concat(

@@ -1,0 +1,1 @@
+"""The automatic coder of grounding: labels transcript segments with a set's themes."""

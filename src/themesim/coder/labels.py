@@ -1,0 +1,107 @@
+"""One set's coder labels on the transcript segments (source `assigned` of
+results/segments/{method}/{set}.parquet), for the segment_labels step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from themesim.coder.settings import rule_of
+
+
+def evidence_matrix(rows, segments: pd.DataFrame, ids, sources) -> np.ndarray:
+    """Segments × themes: does a label row of one of `sources` put the theme on the segment?"""
+    pos = {
+        (t, int(s)): i
+        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
+    }
+    col = {t: j for j, t in enumerate(ids)}
+    E = np.zeros((len(segments), len(ids)), dtype=bool)
+    for t, s, tid, source, *_ in rows:
+        if source in sources:
+            E[pos[(t, int(s))], col[tid]] = True
+    return E
+
+
+def coder_rows(
+    *,
+    coding: str,
+    coder: dict,
+    spec: dict,
+    themes: pd.DataFrame,
+    segments: pd.DataFrame,
+    eligible: np.ndarray,
+    evidence_rows,
+    threshold,
+    theme_embeddings=None,
+    segment_embeddings=None,
+    llm_scores=None,
+) -> list[tuple] | None:
+    """(transcript, segment, theme_id, "assigned", score) of the set's coder labels, or None
+    when this coder cannot label under the method (no vectors, no threshold).
+
+    evidence_rows: the set's coded and quote label rows (prototypes of `exemplar`, coded rows
+    for fitted thresholds); llm_scores: the coder_llm step's table (transcript, segment,
+    theme_id, score) for coding `llm`."""
+    from themesim import kinds
+    from themesim.coder.assign import decide, vector_labels
+
+    ids = themes["theme_id"].tolist()
+    rule = rule_of(coder, coding)
+    if coding == "llm":
+        if llm_scores is None:
+            return None
+        S = _llm_matrix(llm_scores, segments, ids)
+        L = decide(S, eligible, rule, float(coder["llm"]["threshold"]), bool(coder["center"]))
+    else:
+        if threshold is None:
+            return None
+        vec = kinds.get(spec["kind"]).segment_vectors(
+            spec, themes, segments, theme_embeddings, segment_embeddings
+        )
+        if vec is None:
+            return None
+        evidence = evidence_matrix(evidence_rows, segments, ids, ("coded", "quote"))
+        coded = evidence_matrix(evidence_rows, segments, ids, ("coded",))
+        L, S = vector_labels(
+            *vec,
+            segments,
+            eligible,
+            coding=coding,
+            rule=rule,
+            threshold=float(threshold),
+            evidence=evidence,
+            coded=coded,
+            context=float(coder["context"]),
+            text_weight=float(coder["text_weight"]),
+            fit_thresholds=bool(coder["fit_thresholds"]),
+            min_coded=int(coder["min_coded"]),
+            center=bool(coder["center"]),
+        )
+    si, ti = np.nonzero(L)
+    return [
+        (
+            segments["transcript"].iat[j],
+            int(segments["segment"].iat[j]),
+            ids[i],
+            "assigned",
+            float(S[i, j]),
+        )
+        for j, i in zip(si, ti, strict=True)
+    ]
+
+
+def _llm_matrix(table: pd.DataFrame, segments: pd.DataFrame, ids) -> np.ndarray:
+    """Themes × segments P(code) of the coder_llm table; 0 where a segment was not asked."""
+    pos = {
+        (t, int(s)): i
+        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
+    }
+    col = {t: j for j, t in enumerate(ids)}
+    S = np.zeros((len(ids), len(segments)))
+    for t, s, tid, score in table[["transcript", "segment", "theme_id", "score"]].itertuples(
+        index=False, name=None
+    ):
+        if (t, int(s)) in pos and tid in col:
+            S[col[tid], pos[(t, int(s))]] = float(score)
+    return S

@@ -1,0 +1,443 @@
+"""Deductive LLM coding: the set's themes as a codebook, one request per transcript segment.
+
+Two answer modes. `logprob` (default): the codes are lettered and the model answers the letter
+of the code that fits best, or 0 for none, in one token; the probabilities of the letters
+among the top tokens, normalised over the letters and 0, are the segment's scores per theme,
+so several themes can pass the coder's threshold (multi-label). `json`: the codes are
+numbered and the model lists every code that fits (`{"codes": [2, 5]}`, a grammar or JSON
+schema allows nothing else); a listed code scores 1. On the demo the packaged 1.5B model
+listed every code for most passages in json mode (docs/grounding.md), so logprob is the
+default.
+
+Through the judge's plumbing (llm/client.py): an OpenAI-compatible endpoint, or with no
+base_url a local llama.cpp server with the packaged Qwen2.5-Coder-1.5B. Every answer is
+cached in SQLite (results/cache/coder.sqlite) and committed at once, keyed by everything that
+changes it (model, prompt file, codebook, passage and its context, settings), so an
+interrupted run resumes and a second method or study with the same set asks nothing again.
+The codebook sits in the system message and the passage after it, so a local server evaluates
+the codebook once and each request only the passage (its prompt cache keeps the prefix).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from themesim.errors import InputError, StepError
+from themesim.llm import client as llm
+
+log = logging.getLogger("themesim.coder")
+
+PROMPT_SLOTS = ("{codebook}", "{passage}", "{speaker}", "{context}")
+
+
+@dataclass(frozen=True)
+class CoderLLMSettings:
+    base_url: str | None = None  # None: a local llama.cpp server with the packaged model
+    model: str | None = None  # the endpoint's model name when base_url is set
+    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+    prompt: str = "coder_v1"  # llm/prompts/<prompt>[_logprob].txt, or a path to a .txt file
+    score_mode: str = "logprob"  # logprob: P(letter) per code; json: the listed codes
+    context: int = 1  # earlier segments shown (not coded) before the passage
+    temperature: float = 0.0
+    max_tokens: int = 48
+    seed: int = 0
+    max_retries: int = 4
+    timeout_s: float = 120.0
+    backoff_s: float = 1.0
+    backoff_max_s: float = 30.0
+    n_ctx: int = 4096  # local server only: the codebook and a passage must fit
+    threads: int | None = None  # local server only
+    server: str = "auto"  # local server only: auto | native | python
+    server_id: str | None = None  # set when the local server is started (part of the key)
+
+    def __post_init__(self):
+        if self.score_mode not in ("logprob", "json"):
+            raise InputError(
+                "grounding.coder.score_mode",
+                f"{self.score_mode!r} is unknown",
+                "Use logprob or json.",
+            )
+        if self.base_url is not None and not self.model:
+            raise InputError(
+                "grounding.coder",
+                "base_url is set but model is not",
+                "Give the model name the endpoint expects.",
+            )
+
+
+@dataclass(frozen=True)
+class CoderPrompt:
+    version: str
+    system: str
+    user: str
+    sha256: str
+
+
+def load_coder_prompt(name: str, score_mode: str = "logprob") -> CoderPrompt:
+    from themesim.llm.prompts import PROMPT_DIR, _sha256
+
+    suffix = "_logprob" if score_mode == "logprob" else ""
+    path = Path(name) if name.endswith(".txt") else PROMPT_DIR / f"{name}{suffix}.txt"
+    if not path.is_file():
+        raise InputError(
+            f"grounding.coder.prompt {name!r}",
+            "no such prompt file",
+            "Use coder_v1 or a path to a .txt file with system: and user: sections.",
+        )
+    raw = path.read_text(encoding="utf-8")
+    user, system = llm.split_roles(raw.splitlines(), path)
+    whole = (system or "") + user
+    for slot in PROMPT_SLOTS:
+        if slot not in whole:
+            raise InputError(str(path), f"the prompt has no {slot} slot", "Add it.")
+    if "{passage}" not in user:
+        raise InputError(str(path), "{passage} is not in the user message", "Move it there.")
+    return CoderPrompt(path.stem, system or "", user, _sha256(raw))
+
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+TOP_LOGPROBS = 20  # the most OpenAI's API returns: codes beyond the 19 likeliest score 0
+
+
+def code_labels(k: int, score_mode: str) -> list[str]:
+    """What the model answers per code: letters (one token each) or 1-based numbers."""
+    if score_mode == "json":
+        return [str(i) for i in range(1, k + 1)]
+    if k > len(LETTERS):
+        raise InputError(
+            "grounding.coder",
+            f"a set of {k} themes has more codes than the {len(LETTERS)} letters of logprob mode",
+            "Use score_mode: json for this study.",
+        )
+    return list(LETTERS[:k])
+
+
+def codebook(names, descriptions, labels) -> str:
+    """`A. Name: description` lines: the labels are what the model answers."""
+    return "\n".join(
+        f"{c}. {n}: {' '.join(str(d).split())}" if str(d).strip() else f"{c}. {n}"
+        for c, n, d in zip(labels, names, descriptions, strict=True)
+    )
+
+
+def grammar(k: int) -> str:
+    """GBNF of `{"codes": [n, …]}` with n one of 1..k: nothing else can be sampled."""
+    nums = " | ".join(f'"{i}"' for i in range(k, 0, -1))  # longest first: "10" before "1"
+    return f'root ::= "{{\\"codes\\": [" (code (", " code)*)? "]}}"\ncode ::= {nums}'
+
+
+def parse_letter_probs(top: dict[str, float], labels: list[str]) -> list[float]:
+    """P(label) per code over the top first tokens, normalised over the labels and `0` (no
+    code); tokens match case- and space-insensitively. ValueError when none of them is there."""
+    import math
+
+    want = {c.casefold(): i for i, c in enumerate(labels)}
+    p = [0.0] * len(labels)
+    none = 0.0
+    for token, logprob in top.items():
+        t = token.strip().casefold()
+        if logprob is None:
+            continue
+        if t in want:
+            p[want[t]] += math.exp(logprob)
+        elif t == "0":
+            none += math.exp(logprob)
+    total = sum(p) + none
+    if total == 0:
+        raise ValueError(f"no code letter and no 0 among the top tokens {sorted(top)[:8]}")
+    return [x / total for x in p]
+
+
+def parse_codes(text: str, k: int) -> list[int]:
+    """The 1-based code numbers of an answer, sorted, without repeats; ValueError otherwise."""
+    m = re.search(r"\{.*\}", text or "", re.S)
+    if not m:
+        raise ValueError("no JSON object in the answer")
+    obj = json.loads(m.group(0))
+    codes = obj.get("codes") if isinstance(obj, dict) else None
+    if not isinstance(codes, list):
+        raise ValueError('no "codes" list in the answer')
+    out = set()
+    for c in codes:
+        n = int(c) if isinstance(c, int | str) and str(c).strip().isdigit() else None
+        if n is None or not 1 <= n <= k:
+            raise ValueError(f"code {c!r} is not one of 1..{k}")
+        out.add(n)
+    return sorted(out)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS codings (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    prompt_sha256 TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    passage TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    answer TEXT,                   -- JSON: P per code (logprob) or the 1-based codes (json)
+    raw_response TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    error TEXT,
+    attempts INTEGER,
+    seconds REAL,
+    updated_at TEXT NOT NULL
+)
+"""
+
+
+def _answer_settings(s: CoderLLMSettings) -> dict:
+    out = {"score_mode": s.score_mode, "temperature": s.temperature, "seed": s.seed}
+    if s.score_mode == "json":
+        out["max_tokens"] = s.max_tokens
+    if s.server_id is not None:
+        out["server"] = s.server_id
+    return out
+
+
+def _key(model, prompt: CoderPrompt, book: str, passage: str, s: CoderLLMSettings) -> str:
+    return llm.canonical_key(
+        {
+            "model": model,
+            "prompt_version": prompt.version,
+            "prompt_sha256": prompt.sha256,
+            "codebook": book,
+            "passage": passage,
+            **_answer_settings(s),
+        }
+    )
+
+
+def _messages(prompt: CoderPrompt, book: str, speaker: str, passage: str, context: str) -> list:
+    def fill(t: str) -> str:
+        return (
+            t.replace("{codebook}", book)
+            .replace("{context}", context)
+            .replace("{speaker}", speaker)
+            .replace("{passage}", passage)
+        )
+
+    msgs = [{"role": "system", "content": fill(prompt.system)}] if prompt.system else []
+    return msgs + [{"role": "user", "content": fill(prompt.user)}]
+
+
+def passages(segments, context: int) -> list[tuple[str, str, str]]:
+    """(speaker, text, context block) per segment row: the `context` segments before it in
+    its transcript, as `Speaker: text` lines, shown to the model but not coded."""
+    out = []
+    rows = list(zip(segments["transcript"], segments["speaker"], segments["text"], strict=True))
+    for i, (t, spk, text) in enumerate(rows):
+        before = [r for r in rows[max(0, i - context) : i] if r[0] == t] if context else []
+        block = "".join(f"{s}: {x}\n" for _t, s, x in before)
+        block = f"Context, not to be coded:\n{block}\n" if block else ""
+        out.append((str(spk or "speaker"), str(text), block))
+    return out
+
+
+def code_segments(
+    themes,
+    segments,
+    settings: CoderLLMSettings,
+    cache_path,
+    *,
+    rows=None,
+    progress: bool = False,
+) -> np.ndarray:
+    """Segments × themes scores (themes: name, description; segments: transcript, speaker,
+    text, in transcript order; rows: the positions of the segments to code, default all —
+    the others still serve as context): P(code) in logprob mode, 1 for a listed code in json
+    mode. Raises StepError when some requests failed; the answered ones stay cached and a
+    rerun asks only the rest."""
+    prompt = load_coder_prompt(settings.prompt, settings.score_mode)
+    model = llm.endpoint_model(settings.base_url, settings.model)
+    if settings.base_url is None:
+        from themesim.llm.server import backend_id
+
+        settings = replace(settings, server_id=backend_id(settings.server))
+    k = len(themes)
+    labels = code_labels(k, settings.score_mode)
+    book = codebook(themes["name"].tolist(), themes["description"].tolist(), labels)
+    items = passages(segments, settings.context)
+    if rows is not None:
+        items = [items[int(i)] for i in rows]
+    keys, jobs = [], {}
+    for spk, text, ctx in items:
+        passage = f"{ctx}\x00{spk}\x00{text}"
+        key = _key(model, prompt, book, passage, settings)
+        keys.append(key)
+        jobs.setdefault(key, (spk, text, ctx, passage))
+    con = llm.open_sqlite(cache_path, SCHEMA)
+    try:
+        done = _cached(con, list(jobs))
+        misses = [key for key in jobs if key not in done]
+        if misses:
+            _ask(misses, jobs, done, con, settings, model, prompt, book, labels, progress)
+    finally:
+        con.close()
+    out = np.zeros((len(items), k))
+    for i, key in enumerate(keys):
+        if settings.score_mode == "logprob":
+            out[i] = done[key]
+        else:
+            out[i, [c - 1 for c in done[key]]] = 1.0
+    return out
+
+
+def _cached(con: sqlite3.Connection, keys: list[str]) -> dict[str, list]:
+    found = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        rows = con.execute(
+            "SELECT key, answer FROM codings WHERE status = 'ok' AND key IN "
+            f"({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        found.update({key: json.loads(answer) for key, answer in rows})
+    return found
+
+
+def _top_logprobs(choice: dict) -> dict[str, float]:
+    from themesim.llm.judge import _top_logprobs
+
+    return _top_logprobs(choice)
+
+
+def _ask(misses, jobs, done, con, settings, model, prompt, book, labels, progress) -> None:
+    from tqdm import tqdm
+
+    key_env = llm.api_key(settings.api_key_env, "grounding.coder")
+    redact = llm.Redactor(key_env)
+    state = llm.CallState()
+    logprob = settings.score_mode == "logprob"
+    k = len(labels)
+    failed = []
+    with ExitStack() as stack:
+        base = stack.enter_context(
+            llm.endpoint(
+                settings.base_url,
+                n_ctx=settings.n_ctx,
+                threads=settings.threads,
+                label="coder",
+                logits_all=logprob,
+                backend=settings.server,
+            )
+        )
+        url, headers = f"{base}/chat/completions", llm.auth_headers(key_env)
+        bar = stack.enter_context(tqdm(total=len(misses), desc="coder", disable=not progress))
+        for key in misses:  # in order: a local server's one slot keeps the codebook's prefix
+            spk, text, ctx, passage = jobs[key]
+            body = {
+                "model": model,
+                "messages": _messages(prompt, book, spk, text, ctx),
+                "temperature": settings.temperature,
+                "max_tokens": 1 if logprob else settings.max_tokens,
+                "seed": settings.seed,
+            }
+            if logprob:
+                body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+
+            def attempt(use_rf: bool, _fails: int, body=body):
+                b = dict(body)
+                if use_rf and settings.base_url is None:
+                    b["grammar"] = grammar(k)
+                elif use_rf:
+                    b["response_format"] = {"type": "json_object", "schema": _schema(k)}
+                choice, usage = llm.post_chat(url, headers, b, settings.timeout_s, redact)
+                try:
+                    if logprob:
+                        top = _top_logprobs(choice)
+                        raw = redact(json.dumps(top, ensure_ascii=False))
+                        return parse_letter_probs(top, labels), raw, usage
+                    raw = redact((choice.get("message") or {}).get("content") or "")
+                    return parse_codes(raw, k), raw, usage
+                except (ValueError, TypeError) as e:
+                    raise llm.Retry(f"unparsable answer ({e})", raw=None, fatal=False) from e
+
+            res = llm.with_retries(
+                attempt,
+                state,
+                max_retries=settings.max_retries,
+                backoff_s=settings.backoff_s,
+                backoff_max_s=settings.backoff_max_s,
+                redact=redact,
+                label="coder",
+                sends_response_format=not logprob,
+            )
+            if res.skipped:
+                break
+            if res.ok:
+                answer, raw, usage = res.value
+                done[key] = answer
+                _store(
+                    con, key, model, prompt, book, passage, settings, "ok", answer, raw, usage, res
+                )
+            else:
+                failed.append((text, res.error))
+                _store(
+                    con,
+                    key,
+                    model,
+                    prompt,
+                    book,
+                    passage,
+                    settings,
+                    "failed",
+                    None,
+                    res.error.raw,
+                    {},
+                    res,
+                    error=redact(str(res.error)),
+                )
+            bar.update(1)
+    if failed or len(done) < len(jobs):
+        missing = len(jobs) - len(done)
+        text, err = failed[0] if failed else ("", "not attempted: the endpoint kept failing")
+        raise StepError(
+            f"LLM coder: {missing} of {len(jobs)} passages not coded (first: "
+            f"{' '.join(text.split())[:60]!r}: {err}). The {len(done)} coded ones are cached "
+            f"in the coder cache; rerunning asks only the rest."
+        )
+
+
+def _schema(k: int) -> dict:
+    item = {"type": "integer", "minimum": 1, "maximum": k}
+    codes = {"type": "array", "items": item, "uniqueItems": True}
+    return {"type": "object", "properties": {"codes": codes}, "required": ["codes"]}
+
+
+def _store(
+    con, key, model, prompt, book, passage, settings, status, codes, raw, usage, res, error=None
+) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO codings VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            key,
+            model,
+            prompt.version,
+            prompt.sha256,
+            book,
+            passage,
+            json.dumps(_answer_settings(settings), sort_keys=True),
+            status,
+            json.dumps(codes) if codes is not None else None,
+            raw,
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+            error,
+            res.attempts,
+            res.seconds,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        ),
+    )
+    con.commit()

@@ -1,0 +1,109 @@
+"""`grounding.coder` and `grounding.basis`: defaults and checks (docs/grounding.md)."""
+
+from __future__ import annotations
+
+from themesim.errors import InputError
+
+BASES = ("coder", "evidence", "mixed")
+DEFAULT_BASES = ["coder", "evidence"]
+KINDS = ("similarity", "exemplar", "llm")
+
+LLM_DEFAULTS = {
+    "base_url": None,  # None: a local llama.cpp server with the packaged Qwen2.5-Coder-1.5B
+    "model": None,
+    "api_key_env": None,
+    "prompt": "coder_v1",
+    "score_mode": "logprob",
+    "context": 1,  # earlier segments shown with a passage (the interviewer's question)
+    "threshold": 0.2,  # P(code) a label needs
+    "sets": None,  # LLM-code only these sets (null: every set); the others: fallback
+    "methods": None,  # only under these methods (null: every method); the others: fallback
+    "fallback": "similarity",
+    "timeout_s": 600.0,
+    "max_retries": 4,
+    "n_ctx": 4096,
+    "threads": None,
+    "server": "auto",
+}
+CODER_DEFAULTS = {
+    "kind": "similarity",
+    "rule": None,  # top1 | all; None: the kind's (top1 for each)
+    "center": True,  # top1: best theme by its score minus its mean over the segments
+    "context": 0.0,  # weight of the neighbouring turns of the same speaker
+    "text_weight": 0.5,  # exemplar: the theme text's weight beside its evidence's mean
+    "fit_thresholds": False,
+    "min_coded": 3,
+    "llm": LLM_DEFAULTS,
+}
+
+
+def coder_settings(grounding: dict | None) -> dict:
+    """`grounding.coder` with every default filled in (the llm block too), checked."""
+    given = dict((grounding or {}).get("coder") or {})
+    llm = LLM_DEFAULTS | dict(given.pop("llm", None) or {})
+    out = CODER_DEFAULTS | given | {"llm": llm}
+    where = "config grounding.coder"
+    if out["kind"] not in KINDS:
+        raise InputError(
+            f"{where}.kind", f"{out['kind']!r} is not a coder", f"Use one of {', '.join(KINDS)}."
+        )
+    if llm["fallback"] not in ("similarity", "exemplar"):
+        raise InputError(
+            f"{where}.llm.fallback",
+            f"{llm['fallback']!r} is not a coder of embeddings",
+            "Use similarity or exemplar.",
+        )
+    if out["rule"] not in (None, "top1", "all"):
+        raise InputError(f"{where}.rule", f"{out['rule']!r} is unknown", "Use top1 or all.")
+    return out
+
+
+def bases(grounding: dict | None) -> list[str]:
+    """`grounding.basis` as a list, checked."""
+    b = (grounding or {}).get("basis", DEFAULT_BASES)
+    b = [b] if isinstance(b, str) else list(b)
+    bad = [x for x in b if x not in BASES]
+    if bad or not b:
+        raise InputError(
+            "config grounding.basis",
+            f"{bad or b!r} is not a list of {', '.join(BASES)}",
+            "Write e.g. basis: [coder, evidence].",
+        )
+    return b
+
+
+def rule_of(coder: dict, coding: str) -> str:
+    from themesim.coder.assign import DEFAULT_RULE
+
+    return coder.get("rule") or DEFAULT_RULE[coding]
+
+
+def set_coder(coder: dict, method: str, set_name: str) -> str:
+    """The coder kind that labels `set_name` under `method`: llm only where its sets and
+    methods lists allow, else the fallback."""
+    if coder["kind"] != "llm":
+        return coder["kind"]
+    llm = coder["llm"]
+    if (llm["sets"] is None or set_name in llm["sets"]) and (
+        llm["methods"] is None or method in llm["methods"]
+    ):
+        return "llm"
+    return llm["fallback"]
+
+
+def describe(coder: dict, coding: str, threshold) -> str:
+    """One line naming the coder (`coding`: its kind for this set), for the tables and the
+    report."""
+    if coding == "llm":
+        llm = coder["llm"]
+        model = llm["model"] or "packaged Qwen2.5-Coder-1.5B"
+        return f"llm ({model}, {llm['score_mode']}, {_rule(coder, 'llm')} P ≥ {llm['threshold']:g})"
+    extra = f", context {coder['context']:g}" if coder["context"] else ""
+    extra += ", fitted thresholds" if coder["fit_thresholds"] else ""
+    thr = "—" if threshold is None else f"{float(threshold):g}"
+    return f"{coding} ({_rule(coder, coding)} ≥ {thr}{extra})"
+
+
+def _rule(coder: dict, coding: str) -> str:
+    rule = rule_of(coder, coding)
+    return f"{rule} centred" if rule == "top1" and coder.get("center", True) else rule
