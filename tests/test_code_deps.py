@@ -35,7 +35,7 @@ def test_plot_and_metric_scripts_run_their_modules():
     assert "themesim.report.plots" in modules("plots.py")
     assert "themesim.metrics.coverage" in modules("plots.py")  # the heatmap marks matches
     metrics = modules("metrics.py")
-    assert "themesim.metrics.coverage" in metrics and "themesim.metrics.bootstrap" in metrics
+    assert "themesim.metrics.coverage" in metrics and "themesim.metrics.intervals" in metrics
     assert "themesim.report.plots" not in metrics
     for script in ("similarity.py", "ingest_themes.py", "embed.py"):
         assert "themesim.metrics.coverage" not in modules(script), script
