@@ -65,11 +65,12 @@ def verdict_view(path) -> dict | None:
     if path is None or str(path) == "" or not Path(path).is_file():
         return None
     df = read_verdicts(path)
-    compared = df[df["role"] == "compared"]
-    shown = compared if not compared.empty else df
     methods = []
-    for method in dict.fromkeys(shown["method"]):
-        rows = shown[shown["method"] == method].to_dict("records")
+    for method in dict.fromkeys(df["method"]):
+        mine = df[df["method"] == method]
+        # a method that ran only the human-human comparison still says what it found
+        compared = mine[mine["role"] == "compared"]
+        rows = (compared if not compared.empty else mine).to_dict("records")
         methods.append({"name": method, "sentences": [verdict_sentence(r) for r in rows]})
     grouped = bool((df["second_analyst"].astype(str) != "").any())
     return {"methods": methods, "grouped": grouped}
