@@ -736,7 +736,7 @@ def test_headline_carries_the_first_analysts_verdict(study, tmp_path):
     assert df["verdict"].tolist() == ["not shown", "", ""]  # θ 0.9 and tfidf: none
     tex = headline_tex(df)
     assert "\\begin{tabular}{llrrlrrlrrrrrrll}" in tex and "Human--human" in tex
-    assert " & 0.800 & -0.200 & -0.461--0.087 & not shown \\\\" in tex
+    assert " & 0.800 & $-0.200$ & $[-0.461, 0.087]$ & not shown \\\\" in tex
     assert tex.splitlines()[-3].endswith(" & -- & -- & -- & -- \\\\")  # tfidf's row
 
 

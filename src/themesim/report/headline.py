@@ -138,6 +138,16 @@ def _tex_num(x) -> str:
     return "--" if _isnan(x) else f"{float(x):.3f}"
 
 
+def _tex_signed(x) -> str:
+    """A number that may be negative, in math mode (a minus sign, not a hyphen)."""
+    return "--" if _isnan(x) else f"${float(x):.3f}$"
+
+
+def _tex_bracket(lo, hi) -> str:
+    """[lo, hi] of a signed quantity: a dash between negative ends would read as a minus."""
+    return "--" if _isnan(lo) or _isnan(hi) else f"$[{float(lo):.3f}, {float(hi):.3f}]$"
+
+
 def _tex_range(lo, hi) -> str:
     return "--" if _isnan(lo) or _isnan(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
 
@@ -217,8 +227,8 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
             verdict = str(r.get("verdict") or "")
             cells += [
                 _tex_num(r.get("human_human")),
-                _tex_num(r.get("difference")),
-                _tex_range(r.get("difference_ci_low"), r.get("difference_ci_high")),
+                _tex_signed(r.get("difference")),
+                _tex_bracket(r.get("difference_ci_low"), r.get("difference_ci_high")),
                 tex_escape(verdict) if verdict else "--",
             ]
         lines.append(" & ".join(cells) + r" \\")
