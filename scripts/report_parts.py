@@ -19,9 +19,13 @@ headline = dict(
     out_svg=p.headline["svg"],
     reference=p.reference,
     max_panels=p.max_panels,
+    themes=[theme_tables[m] for m in methods],
+    out_verdicts=sm.output.verdicts,
+    reference_group=list(p.reference_group),
+    equivalence=dict(p.equivalence),
 )
 tasks = [
-    # The workbook after the headline: it is the workbook's first sheet.
+    # The workbook after the headline and verdicts: they are the workbook's first sheets.
     [
         (headline_tables, headline),
         (tables_workbook, dict(tables=dict(p.tables), out=sm.output.workbook)),

@@ -15,11 +15,13 @@ ONE = "human__vs__llm2"
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     """The tiny study (human vs llm, human vs llm2; run group llm + llm2) with two TF-IDF
-    methods: `tfidf` on every comparison and `tf_one`, the same settings, on human vs llm2."""
+    methods: `tfidf` on every comparison and `tf_one`, the same settings, on human vs llm2;
+    llm2 stands in for a second analyst (reference_group)."""
     root = make_study(tmp_path_factory.mktemp("restricted"))
     write_config(
         root,
         [0.5],
+        reference_group=["human", "llm2"],
         methods={
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
             "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
@@ -200,3 +202,35 @@ def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
     md = (root / "results/report/summary.md").read_text()
     assert "../plots/tf_llms/heatmaps/llm__vs__llm2_heatmap.png" in md
     assert "tf\\_llms ran on 1 of 3 comparisons" in md
+
+
+def test_verdicts_through_the_workflow(study):
+    """reference_group reaches report_parts: verdicts.csv, the headline's columns, the
+    workbook's sheet and the sentences that open the report; tf_one, which ran only the
+    human-human comparison, has no compared set and says what its one row is."""
+    from openpyxl import load_workbook
+
+    root, _ = study
+    verdicts = pd.read_csv(root / "results/report/verdicts.csv", keep_default_na=False)
+    compared = verdicts[verdicts["role"] == "compared"]
+    assert list(zip(compared["method"], compared["set_b"], strict=True)) == [("tfidf", "llm")]
+    row = compared.iloc[0]
+    assert row["second_analyst"] == "llm2" and row["verdict"] in ("not shown", "worse")
+    comp = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv").set_index("set_b")
+    assert float(row["human_human"]) == comp.loc["llm2", "hungarian_coverage_a"]
+    n_a = int(row["n_a"])
+    diff = (int(row["n_only_b"]) - int(row["n_only_human"])) / n_a
+    assert float(row["difference"]) == diff
+    assert float(row["difference_ci_low"]) <= diff <= float(row["difference_ci_high"])
+    group = verdicts[verdicts["role"] == "reference group"]
+    assert set(group["method"]) == {"tfidf", "tf_one"} and set(group["set_b"]) == {"llm2"}
+    head = pd.read_csv(root / "results/report/headline.csv", keep_default_na=False)
+    mine = head[(head["method"] == "tfidf") & (head["set_b"] == "llm")].iloc[0]
+    assert (mine["verdict"], mine["second_analyst"]) == (row["verdict"], "llm2")
+    assert head.loc[head["set_b"] == "llm2", "verdict"].eq("").all()
+    book = load_workbook(root / "results/report/tables.xlsx", read_only=True)
+    assert book.sheetnames[:3] == ["sheets", "headline", "verdicts"]
+    html = (root / "results/report/summary.html").read_text()
+    opening = html[html.index('id="verdicts"') : html.index('id="at-a-glance"')]
+    assert "the second analyst llm2 matches" in opening
+    assert "llm2 is a second analyst of the reference group." in opening  # tf_one

@@ -78,6 +78,11 @@ def study(tmp_path):
     }
     side = tmp_path / "out" / "side by side.png"
     side.write_bytes(b"\x89PNG\r\n\x1a\nside")
+    verdicts = tmp_path / "out" / "report" / "verdicts.csv"  # the pipeline always has one
+    verdicts.parent.mkdir(parents=True)
+    _verdict_table([_verdict_row("minilm", "llm", 0.5), _verdict_row("tfidf", "llm", 0.3)]).to_csv(
+        verdicts, index=False
+    )
     return {
         "out_html": tmp_path / "out" / "report" / "summary.html",
         "out_md": tmp_path / "out" / "summary.md",
@@ -86,6 +91,7 @@ def study(tmp_path):
             "description": "Human vs LLM themes <b>for</b> carers",
             "reference": "human",
             "side_by_side_png": side,
+            "verdicts_csv": verdicts,
         },
         "methods": methods,
         "inputs": [
@@ -606,3 +612,194 @@ def test_markdown_syntax_in_names_is_escaped(study):
     assert "[Guilt](" not in md and "*and*" not in md
     html = study["out_html"].read_text(encoding="utf-8")
     assert "*and* obligation_x" in html and r"\*and\*" not in html  # HTML only escapes HTML
+
+
+# ---------------------------------------------------------------------------
+# verdicts (issue 26): the sentences that open the report, read at a glance
+
+
+def _verdict_table(rows):
+    from themesim.metrics.equivalence import VERDICT_COLUMNS
+
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _verdicts(study, tmp_path, rows):
+    path = tmp_path / "out" / "report" / "verdicts.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _verdict_table(rows).to_csv(path, index=False)
+    study["study"]["verdicts_csv"] = path
+    return path
+
+
+def _verdict_row(method, set_b, threshold, **values):
+    base = {
+        "method": method, "set_a": "human", "set_b": set_b, "threshold": threshold,
+        "op": "ge", "role": "compared", "second_analyst": "", "metric": "hungarian_coverage_a",
+        "n_a": 10, "n_matched": 6, "agreement": 0.6, "agreement_ci_low": 0.2624,
+        "agreement_ci_high": 0.8784, "hungarian_f1": 0.75, "hungarian_f1_ci_low": 0.4,
+        "hungarian_f1_ci_high": 0.9, "verdict": "", "ci_method": "",
+    }  # fmt: skip
+    return base | values
+
+
+GROUPED = {
+    "second_analyst": "human_b", "human_n_matched": 8, "human_human": 0.8,
+    "human_human_ci_low": 0.4439, "human_human_ci_high": 0.9748, "n_both": 5, "n_only_b": 1,
+    "n_only_human": 3, "n_neither": 1, "difference": -0.2, "difference_ci_low": -0.4612,
+    "difference_ci_high": 0.0871, "difference_ci_level": 0.9, "margin": 0.1, "alpha": 0.05,
+    "verdict": "not shown", "ci_method": "paired score",
+}  # fmt: skip
+
+
+def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tmp_path):
+    _verdicts(
+        study,
+        tmp_path,
+        [
+            _verdict_row("minilm", "llm", 0.5, **GROUPED),
+            _verdict_row("minilm", "human_b", 0.5, role="reference group", n_matched=8),
+            _verdict_row(
+                "minilm", "llm", 0.9, **GROUPED | {"verdict": "worse", "difference_ci_high": -0.15}
+            ),
+            _verdict_row("tfidf", "llm", 0.3, second_analyst="human_b", margin=0.1, alpha=0.05),
+        ],
+    )
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    # the verdicts come first, then the at-a-glance figure and table, then how to read them
+    assert (
+        html.index('id="verdicts"')
+        < html.index('id="at-a-glance"')
+        < html.index('id="how-to-read"')
+    )
+    verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
+    first = (
+        "θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one (0.600, 95 % CI 0.262–0.878; "
+        "Hungarian F1 0.750); the second analyst human_b matches 8 (0.800, 95 % CI "
+        "0.444–0.975). Difference -0.200 [-0.461, 0.087] (90 % CI): equivalence within "
+        "±0.100 not shown."
+    )
+    assert f"<li>{first}</li>" in verdicts
+    assert "worse: the whole interval lies below −0.100." in verdicts
+    # methods never pooled: one list per method; the group's own row is not a sentence
+    assert verdicts.count('<ul class="verdicts">') == 2 and "human_b matches 8 of" not in verdicts
+    assert (
+        "θ ≥ 0.3: llm matches 6 of 10 human themes one-to-one (0.600, 95 % CI 0.262–0.878; "
+        "Hungarian F1 0.750); this method did not compare human with the second analyst "
+        "human_b (its comparisons: setting), so there is no verdict."
+    ) in verdicts
+    md = study["out_md"].read_text(encoding="utf-8")
+    assert md.index("## Verdicts") < md.index("## At a glance") < md.index("## How to read")
+    # names and brackets escaped as every name in the Markdown report is
+    assert "- θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one \\(0.600, 95 % CI" in md
+    assert "the second analyst human\\_b matches 8" in md
+
+
+def test_without_a_group_the_sentence_states_the_agreement_only(study, tmp_path):
+    _verdicts(study, tmp_path, [_verdict_row("minilm", "llm", 0.5)])
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
+    assert (
+        "<li>θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one (0.600, 95 % CI "
+        "0.262–0.878; Hungarian F1 0.750).</li>"
+    ) in verdicts
+    assert "second analyst" not in verdicts.split("</p>", 1)[1]
+
+
+def test_no_verdicts_file_no_section(study):
+    del study["study"]["verdicts_csv"]
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    assert 'id="verdicts"' not in html and "## Verdicts" not in study["out_md"].read_text()
+
+
+def test_headline_carries_the_first_analysts_verdict(study, tmp_path):
+    from themesim.report.headline import VERDICT_HEADLINE, headline_frame, headline_tex
+
+    paths = {m: spec["comparisons_csv"] for m, spec in study["methods"].items()}
+    verdicts = pd.DataFrame(
+        [
+            _verdict_row("minilm", "llm", 0.5, **GROUPED),
+            _verdict_row("minilm", "llm", 0.5, **GROUPED | {"second_analyst": "human_c"}),
+        ]
+    )
+    df = headline_frame(paths, verdicts)
+    assert list(df.columns[-len(VERDICT_HEADLINE) :]) == VERDICT_HEADLINE
+    first = df.iloc[0]
+    assert (first["second_analyst"], first["human_human"], first["verdict"]) == (
+        "human_b",
+        0.8,
+        "not shown",
+    )
+    assert df["verdict"].tolist() == ["not shown", "", ""]  # θ 0.9 and tfidf: none
+    tex = headline_tex(df)
+    assert "\\begin{tabular}{llrrlrrlrrrrrrll}" in tex and "Human--human" in tex
+    assert " & 0.800 & $-0.200$ & $[-0.461, 0.087]$ & not shown \\\\" in tex
+    assert tex.splitlines()[-3].endswith(" & -- & -- & -- & -- \\\\")  # tfidf's row
+
+
+@pytest.mark.skipif(_chromium() is None, reason="needs Chromium: `make browser` installs it")
+def test_report_reads_at_a_glance_in_a_1400px_window(study, tmp_path):
+    import json
+    import subprocess
+
+    # The widest glance table: the paraphrase ceiling's columns and long set names.
+    for spec in study["methods"].values():
+        comp = pd.read_csv(spec["comparisons_csv"])
+        comp["set_b"] = "llm_paraphrase_granular"
+        for col in ("ceiling_median", "matched_sim_pct_of_ceiling", "normalised_alignment"):
+            comp[col] = 0.5
+        comp.to_csv(spec["comparisons_csv"], index=False)
+    _verdicts(study, tmp_path, [_verdict_row("minilm", "llm_paraphrase_granular", 0.5, **GROUPED)])
+    study["study"]["intervals_png"] = study["study"]["side_by_side_png"]
+    plots.runs_heatmap(
+        ["a", "b"], np.eye(2), score=0.5, title="t", out_png=study["study"]["side_by_side_png"]
+    )
+    write_report(**study)
+    probe = """<script>
+const glance = document.getElementById('at-a-glance').parentElement;
+const wrap = glance.querySelector('.table-wrap');
+const out = {scroll: wrap.scrollWidth, client: wrap.clientWidth,
+  right: wrap.querySelector('table').getBoundingClientRect().right,
+  page: document.documentElement.clientWidth,
+  pageScroll: document.documentElement.scrollWidth,
+  figure: glance.querySelector('figure').getBoundingClientRect().top,
+  table: wrap.getBoundingClientRect().top,
+  verdicts: document.getElementById('verdicts').getBoundingClientRect().top,
+  glanceTop: glance.getBoundingClientRect().top};
+const pre = document.createElement('pre');
+pre.id = 'probe-' + 'out';
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script></body>"""
+    page = study["out_html"].with_name("probe.html")
+    page.write_text(
+        study["out_html"].read_text(encoding="utf-8").replace("</body>", probe), encoding="utf-8"
+    )
+    proc = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,1000",
+            "--dump-dom",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = re.search(r'<pre id="probe-out">(.*?)</pre>', proc.stdout)
+    assert found, proc.stdout[-2000:]
+    m = json.loads(found.group(1).replace("&quot;", '"'))
+    # every column of the glance table is in view: no horizontal scroll, nothing cut
+    assert m["scroll"] <= m["client"], m
+    assert m["right"] <= m["page"] and m["pageScroll"] <= m["page"], m
+    # verdicts first, then the figure, then the table
+    assert m["verdicts"] < m["glanceTop"] < m["figure"] < m["table"], m

@@ -16,7 +16,7 @@ from themesim.coder.settings import bases, coder_settings
 from themesim.errors import InputError
 from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
-from themesim.metrics.settings import metrics_settings
+from themesim.metrics.settings import equivalence_settings, metrics_settings
 
 SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # fullmatch: "$" passes a final "\n"
 METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
@@ -68,6 +68,9 @@ class Study:
     transcript_projects: list[str] = field(default_factory=list)
     # method -> the pairs it runs, for a method whose `comparisons:` restricts them
     restricted: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # human sets of the same data, the reference first; `equivalence:` with defaults
+    reference_group: list[str] = field(default_factory=list)
+    equivalence: dict = field(default_factory=dict)
 
     def pairs_for(self, method: str) -> list[tuple[str, str]]:
         """The comparisons a method runs: its `comparisons:`, else every one of the study."""
@@ -422,6 +425,40 @@ def _run_groups(config: dict, sets: dict[str, str], generated: dict) -> dict[str
     return groups
 
 
+def _reference_group(config: dict, sets: dict[str, str], reference: str) -> list[str]:
+    """reference_group: checked set names, the reference first; [] when not given."""
+    members = [str(m) for m in config.get("reference_group") or []]
+    if not members:
+        return []
+    where = "config reference_group"
+    for m in members:
+        if m not in sets:
+            close = difflib.get_close_matches(m, list(sets), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(
+                where,
+                f"{m!r} is not a theme set{hint}",
+                f"Use set names (file stem unless name: is given): {', '.join(sets)}",
+            )
+    if len(set(members)) != len(members):
+        twice = next(m for m in members if members.count(m) > 1)
+        raise InputError(where, f"{twice!r} is listed twice", "List each set once")
+    if len(members) < 2:
+        raise InputError(
+            where,
+            f"has {len(members)} set but a reference group needs at least 2",
+            "List the reference and at least one more human theme set, or remove the key",
+        )
+    if reference not in members:
+        raise InputError(
+            where,
+            f"does not include the reference set {reference!r}: the sets are compared on its "
+            "themes",
+            f"Add {reference!r} to reference_group, or make one of its sets the reference",
+        )
+    return [reference] + [m for m in members if m != reference]
+
+
 def generated_csv(run: str) -> str:
     return f"{GENERATED_DIR}/{run}.csv"
 
@@ -561,6 +598,8 @@ def prepare(config: dict) -> Study:
     study.ceiling = _ceiling(config)
     study.transcript_projects = projects if transcripts else []
     study.restricted = _restricted(study)
+    study.reference_group = _reference_group(config, sets, reference)
+    study.equivalence = equivalence_settings(config.get("equivalence"))
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, study.pairs_for(m))
     return study

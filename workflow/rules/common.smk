@@ -537,7 +537,7 @@ def calibration_themes(method):
 
 def workbook_tables():
     """Sheet title -> metric table of results/report/tables.xlsx, one sheet each."""
-    out = {"headline": "results/report/headline.csv"}
+    out = {"headline": "results/report/headline.csv", "verdicts": VERDICTS_CSV}
     for m in STUDY.methods:
         d = f"results/metrics/{m}"
         out |= {
@@ -699,6 +699,8 @@ HEADLINE_FILES = {
     "png": "results/report/headline_intervals.png",
     "svg": "results/report/headline_intervals.svg",
 }
+# Each set's agreement with the reference beside a second analyst's, and the verdict.
+VERDICTS_CSV = "results/report/verdicts.csv"
 WORKBOOK = "results/report/tables.xlsx"
 SIDE_BY_SIDE_FILES = {
     "png": "results/plots/methods_side_by_side.png",

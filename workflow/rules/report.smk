@@ -20,6 +20,7 @@ rule summary_report:
         ],
         precomputed=precomputed_files(),
         headline=["results/report/headline.csv", "results/report/headline.tex"],
+        verdicts=VERDICTS_CSV,
         intervals="results/report/headline_intervals.png",
         embeddings=[
             f"results/embeddings/{m}/{STUDY.reference}.parquet"
@@ -76,6 +77,7 @@ rule summary_report:
         headline={
             "headline_csv": "results/report/headline.csv",
             "headline_tex": "results/report/headline.tex",
+            "verdicts_csv": VERDICTS_CSV,
         },
         confidential=archive_settings()["confidential"],
     script:
@@ -94,8 +96,12 @@ rule report_parts:
         themes_tables=expand(
             "results/metrics/{method}/themes.csv", method=STUDY.methods
         ),
-        # The workbook's first sheet, headline.csv, is written by this job.
-        tables=[t for t in workbook_tables().values() if t != HEADLINE_CSV],
+        # The workbook's first sheets, headline.csv and verdicts.csv, are written by this job.
+        tables=[
+            t
+            for t in workbook_tables().values()
+            if t not in (HEADLINE_CSV, VERDICTS_CSV)
+        ],
         themes=theme_parquets(),
         embeddings=sorted(
             {f for m in theme_map_methods() for f in theme_map_embeddings(m)}
@@ -103,6 +109,9 @@ rule report_parts:
         code=code("report_parts.py"),
     output:
         *report_parts_outputs(),
+        verdicts=report(
+            VERDICTS_CSV, caption="../report/verdicts.rst", category="Summary"
+        ),
         workbook=WORKBOOK,
     log:
         "logs/report/report_parts.log",
@@ -133,5 +142,7 @@ rule report_parts:
         },
         reference=STUDY.reference,
         max_panels=max_pair_panels(),
+        reference_group=STUDY.reference_group,
+        equivalence=STUDY.equivalence,
     script:
         "../../scripts/report_parts.py"

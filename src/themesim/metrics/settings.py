@@ -34,6 +34,10 @@ DEFAULT_CALIBRATION: dict = {
     "prevalence": None,
 }
 
+# The equivalence verdict of a reference group (metrics/equivalence.py); the schema's
+# equivalence: defaults are held equal to these by tests/test_equivalence.py.
+DEFAULT_EQUIVALENCE: dict = {"margin": 0.1, "alpha": 0.05}
+
 
 def _merged(defaults: dict, user: dict | None) -> dict:
     out = copy.deepcopy(defaults)
@@ -67,6 +71,11 @@ def _deprecated_null_k(null_model: dict) -> None:
 def calibration_settings(user: dict | None) -> dict:
     """DEFAULT_CALIBRATION with the user's `calibration:` merged in, one level deep."""
     return _merged(DEFAULT_CALIBRATION, user)
+
+
+def equivalence_settings(user: dict | None) -> dict:
+    """DEFAULT_EQUIVALENCE with the user's `equivalence:` merged in."""
+    return _merged(DEFAULT_EQUIVALENCE, user)
 
 
 def metrics_settings(user: dict | None) -> dict:

@@ -19,18 +19,81 @@ from themesim.report.tables import (
     _write,
 )
 
+# The equivalence verdict against the reference group's first other analyst
+# (results/report/verdicts.csv has every analyst): `human_human` is that analyst's share of
+# the reference's themes matched one-to-one (hungarian_coverage_a of its comparison), the
+# difference and its (1 - 2 alpha) interval those of hungarian_coverage_a; NaN and empty
+# without a reference group.
+VERDICT_HEADLINE = [
+    "second_analyst", "human_human", "difference", "difference_ci_low", "difference_ci_high",
+    "verdict",
+]  # fmt: skip
+_VERDICT_TEXT = ("second_analyst", "verdict")
+
 # The headline table for a paper (CSV and LaTeX), in the seed's recommended order; the
 # report's at-a-glance table shows exactly these rows.
 HEADLINE_COLUMNS = [
     "method", "set_a", "set_b", "threshold", "op", "hungarian_f1", "f1", "matched_sim_median",
     "matched_sim_q1", "matched_sim_q3", "hungarian_coverage_a", "hungarian_coverage_b",
     "raza_jaccard", "hungarian_f1_ci_low", "hungarian_f1_ci_high", "significant_match_rate",
+    *VERDICT_HEADLINE,
 ]  # fmt: skip
 
 
-def headline_frame(comparisons: Mapping[str, object]) -> pd.DataFrame:
+def verdict_frame(
+    comparisons: Mapping[str, object],
+    themes: Mapping[str, object],
+    *,
+    reference: str,
+    group=(),
+    margin: float = 0.1,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
+    comparisons.csv and themes.csv (method -> path)."""
+    from themesim.metrics.equivalence import verdict_table
+    from themesim.report.tables import THEME_COLUMNS, THEME_TEXT_COLUMNS
+
+    comps, tabs = {}, {}
+    for method, path in comparisons.items():
+        comp = _read_table(
+            path, f"comparisons CSV of method {method!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
+        )
+        comps[method] = _only_method(comp, method, path, "comparisons CSV")
+        tpath = themes.get(method)
+        if tpath is not None:
+            th = _read_table(
+                tpath, f"themes CSV of method {method!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
+            )
+            tabs[method] = _only_method(th, method, tpath, "themes CSV")
+    return verdict_table(comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha)
+
+
+def _with_verdicts(frame: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
+    """VERDICT_HEADLINE of each row from the verdicts of its comparison against the first
+    other analyst of the reference group."""
+    frame = frame.copy()
+    for col in VERDICT_HEADLINE:
+        frame[col] = "" if col in _VERDICT_TEXT else float("nan")
+    if verdicts is None or verdicts.empty or frame.empty:
+        return frame
+    mine = verdicts[(verdicts["role"] == "compared") & (verdicts["second_analyst"] != "")]
+    mine = mine.drop_duplicates(["method", "set_a", "set_b", "threshold"], keep="first")
+    key = ["method", "set_a", "set_b", "threshold"]
+    merged = frame[key].merge(mine[key + VERDICT_HEADLINE], on=key, how="left")
+    for col in VERDICT_HEADLINE:
+        values = merged[col]
+        frame[col] = (values.fillna("") if col in _VERDICT_TEXT else values).to_numpy()
+    return frame
+
+
+def headline_frame(
+    comparisons: Mapping[str, object], verdicts: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """HEADLINE_COLUMNS of every method's comparisons.csv, in the report's row order, and the
-    paraphrase ceiling's columns when some method has them (`ceiling.active`)."""
+    paraphrase ceiling's columns when some method has them (`ceiling.active`); verdicts:
+    verdict_frame's table, whose first analyst's verdict each row carries (VERDICT_HEADLINE,
+    empty without one)."""
     from themesim.metrics.ceiling import CEILING_COLUMNS
 
     frames, columns = [], list(HEADLINE_COLUMNS)
@@ -45,8 +108,11 @@ def headline_frame(comparisons: Mapping[str, object]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=columns)
     # Without bootstrap, null model or ceiling their columns are absent: NaN, never made up.
+    frames = [_with_verdicts(f, verdicts) for f in frames]
     return pd.concat([f.reindex(columns=columns) for f in frames], ignore_index=True)
 
+
+HEADLINE_TEX_BASE = "llrrlrrlrrrr"  # the 12 columns every headline.tex has
 
 _TEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -72,29 +138,60 @@ def _tex_num(x) -> str:
     return "--" if _isnan(x) else f"{float(x):.3f}"
 
 
+def _tex_signed(x) -> str:
+    """A number that may be negative, in math mode (a minus sign, not a hyphen)."""
+    return "--" if _isnan(x) else f"${float(x):.3f}$"
+
+
+def _tex_bracket(lo, hi) -> str:
+    """[lo, hi] of a signed quantity: a dash between negative ends would read as a minus."""
+    return "--" if _isnan(lo) or _isnan(hi) else f"$[{float(lo):.3f}, {float(hi):.3f}]$"
+
+
 def _tex_range(lo, hi) -> str:
     return "--" if _isnan(lo) or _isnan(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
 
 
 def headline_tex(df: pd.DataFrame, notes=()) -> str:
-    """A booktabs tabular of the headline table (3 decimals, as in the HTML report)."""
+    """A booktabs tabular of the headline table (3 decimals, as in the HTML report); the
+    human-human columns only when some row has a verdict (`reference_group`)."""
     tex_op = {"ge": r"$\geq$", "gt": "$>$"}
     ceiling = "ceiling_median" in df.columns  # the paraphrase ceiling ran
+    verdicts = "verdict" in df.columns and bool((df["verdict"].fillna("") != "").any())
+    n_cols = 12 + (3 if ceiling else 0) + (4 if verdicts else 0)
+    head_groups = [
+        r" & & & \multicolumn{2}{c}{Hungarian $F_1$} & Coverage"
+        r" & \multicolumn{2}{c}{Matched similarity}"
+        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard & Significant"
+    ]
+    rules = r"\cmidrule(lr){4-5}\cmidrule(lr){7-8}\cmidrule(lr){9-10}"
+    names = (
+        r"Method & Comparison & $\theta$ & value & 95\,\% CI & $F_1$ & median & IQR & A & B"
+        r" & (for comparison) & match rate"
+    )
+    col = len(HEADLINE_TEX_BASE)
+    if ceiling:
+        head_groups.append(r" & \multicolumn{3}{c}{Paraphrase ceiling}")
+        rules += rf"\cmidrule(lr){{{col + 1}-{col + 3}}}"
+        names += r" & median & \% of it & norm.\ alignment"
+        col += 3
+    if verdicts:
+        head_groups.append(r" & Human--human & \multicolumn{2}{c}{Difference} & Verdict")
+        rules += rf"\cmidrule(lr){{{col + 2}-{col + 3}}}"
+        names += r" & coverage A & value & CI & "
     lines = [
         "% Headline table written by themesim: one row per method, comparison and configured",
         "% threshold. Needs \\usepackage{booktabs}. Same numbers as headline.csv and the",
         "% at-a-glance table of summary.html. Never average across methods.",
-        r"\begin{tabular}{llrrlrrlrrrr" + ("rrr}" if ceiling else "}"),
+        r"\begin{tabular}{"
+        + HEADLINE_TEX_BASE
+        + ("rrr" if ceiling else "")
+        + ("rrll" if verdicts else "")
+        + "}",
         r"\toprule",
-        r" & & & \multicolumn{2}{c}{Hungarian $F_1$} & Coverage"
-        r" & \multicolumn{2}{c}{Matched similarity}"
-        r" & \multicolumn{2}{c}{Hungarian coverage} & Raza Jaccard & Significant"
-        + (r" & \multicolumn{3}{c}{Paraphrase ceiling} \\" if ceiling else r" \\"),
-        r"\cmidrule(lr){4-5}\cmidrule(lr){7-8}\cmidrule(lr){9-10}"
-        + (r"\cmidrule(lr){13-15}" if ceiling else ""),
-        r"Method & Comparison & $\theta$ & value & 95\,\% CI & $F_1$ & median & IQR & A & B"
-        r" & (for comparison) & match rate"
-        + (r" & median & \% of it & norm.\ alignment \\" if ceiling else r" \\"),
+        "".join(head_groups) + r" \\",
+        rules,
+        names + r" \\",
         r"\midrule",
     ]
     previous = None
@@ -126,11 +223,19 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
                 "--" if _isnan(pct) else f"{float(pct):.1f}",
                 _tex_num(r["normalised_alignment"]),
             ]
+        if verdicts:
+            verdict = str(r.get("verdict") or "")
+            cells += [
+                _tex_num(r.get("human_human")),
+                _tex_signed(r.get("difference")),
+                _tex_bracket(r.get("difference_ci_low"), r.get("difference_ci_high")),
+                tex_escape(verdict) if verdict else "--",
+            ]
         lines.append(" & ".join(cells) + r" \\")
         previous = method
     lines.append(r"\bottomrule")
-    for note in notes:  # a method restricted by `comparisons:`: which share it ran
-        lines.append(r"\multicolumn{12}{l}{\footnotesize " + tex_escape(note) + r"} \\")
+    for note in notes:  # restricted methods, the verdict's settings
+        lines.append(rf"\multicolumn{{{n_cols}}}{{l}}{{\footnotesize " + tex_escape(note) + r"} \\")
     lines += [r"\end{tabular}", ""]
     return "\n".join(lines)
 

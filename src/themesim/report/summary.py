@@ -45,6 +45,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 # Section headings, shared by both templates (tests check them).
 HEADINGS = {
+    "verdicts": "Verdicts",
     "how_to_read": "How to read this report",
     "at_a_glance": "At a glance",
     "side_by_side": "Methods side by side",
@@ -108,6 +109,7 @@ def _context(
             "reference": study.get("reference") or "",
         },
         "headline": headline,
+        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir),
         "glance_headers": GLANCE_HEADERS + ([h for h, _, _ in CEILING_GLANCE] if ceiling else []),
         "glance_rows": [
             row + (cells if ceiling else [])
@@ -183,6 +185,15 @@ def _context(
         "config_yaml": yaml.safe_dump(_plain(config or {}), sort_keys=False, allow_unicode=True),
         "grounding": _grounding_view(methods, html_dir, md_dir, bool(study.get("confidential"))),
     }
+
+
+def _verdicts_view(path, html_dir: Path, md_dir: Path):
+    from themesim.report.verdicts import verdict_view
+
+    view = verdict_view(path)
+    if view is not None:
+        view["csv"] = {"html": _relpath(Path(path), html_dir), "md": _relpath(Path(path), md_dir)}
+    return view
 
 
 def _grounding_view(methods, html_dir: Path, md_dir: Path, withhold_text: bool = False):

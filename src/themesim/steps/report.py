@@ -20,17 +20,42 @@ def headline_tables(
     ran_on=None,
     reference=None,
     max_panels=None,
+    themes=None,
+    out_verdicts=None,
+    reference_group=(),
+    equivalence=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
     (above ``max_panels`` comparisons: the reference's and a box of all).
     ran_on: method -> (its comparisons, the study's) for methods restricted by `comparisons:`,
-    noted under the LaTeX table."""
-    from themesim.report.headline import headline_frame, write_headline
+    noted under the LaTeX table.
+    out_verdicts: results/report/verdicts.csv, from each method's themes.csv (`themes`, in
+    method order) and `reference_group` at `equivalence` ({margin, alpha}); the headline
+    then carries the first other analyst's verdict."""
+    from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
-    df = headline_frame(dict(zip(methods, comparisons, strict=True)))
-    write_headline(df, out_csv=out_csv, out_tex=out_tex, notes=ran_on_notes(ran_on))
+    by_method = dict(zip(methods, comparisons, strict=True))
+    verdicts, notes = None, list(ran_on_notes(ran_on))
+    if out_verdicts is not None:
+        from themesim.io.files import write_csv
+        from themesim.metrics.equivalence import verdict_note
+        from themesim.metrics.settings import equivalence_settings
+
+        settings = equivalence_settings(equivalence)
+        verdicts = verdict_frame(
+            by_method,
+            dict(zip(methods, themes, strict=True)),
+            reference=reference,
+            group=list(reference_group or ()),
+            **settings,
+        )
+        write_csv(verdicts, out_verdicts)
+        if reference_group:
+            notes.append(verdict_note(reference_group, **settings))
+    df = headline_frame(by_method, verdicts)
+    write_headline(df, out_csv=out_csv, out_tex=out_tex, notes=notes)
     if out_png is not None:
         from themesim.report.threshold_plots import headline_intervals
 

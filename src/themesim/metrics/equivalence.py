@@ -1,0 +1,321 @@
+"""Is a theme set as close to the reference as a second human analyst? (docs/metrics.md,
+"Human-human reference and equivalence").
+
+Paired on the reference set's themes: for each theme of A (the study's reference), whether
+it is matched one-to-one (a Hungarian pair with S op θ) by the compared set B and by a
+second analyst H of the reference group. The quantity is the share of A's themes matched
+one-to-one (`hungarian_coverage_a`), and the paired difference
+
+    d = coverage_A(B) - coverage_A(H) = (n_only_b - n_only_h) / n_a
+
+over the 2 x 2 table of A's themes (both / only B / only H / neither). Its interval is the
+paired score interval of Tango (1998) with the bias (N / (N - 1)) and skewness corrections
+of Laud (ratesci's `pairbinci`, its default "SCAS" for a paired difference). The verdict is
+a TOST at `equivalence.alpha` against `equivalence.margin`, read off the (1 - 2 alpha)
+interval [L, U]:
+
+- `equivalent`: -margin < L and U < margin (both one-sided tests reject at alpha);
+- `worse`: U < -margin (B's agreement is lower than the analyst's by more than the margin,
+  one-sided at alpha);
+- `not shown`: anything else, a B better than the analyst by more than the margin included.
+
+Hungarian F1 is not paired: its denominator holds B's and H's own themes, which the two do
+not share. The validation suite (themesim.validate.equivalence) measures the verdicts'
+error rates at the margin, the interval's coverage and the power.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+VERDICTS = ("equivalent", "not shown", "worse")
+METRIC = "hungarian_coverage_a"
+# ratesci's continuity adjustment gamma (its cc; the conventional one is 0.5): without it the
+# verdicts' exact error at the margin reaches 0.098 (equivalent) and 0.062 (worse) for
+# 6-30 themes; with 0.25 their largest over a grid of every null table is 0.038 and 0.045
+# for 6-80 themes (docs/metrics.md).
+CONTINUITY = 0.25
+CI_METHOD = (
+    "paired score (Tango) with bias, skewness (SCAS, Laud) and continuity (0.25) corrections"
+)
+_EDGE = 1e-12  # the difference is searched on (-1, 1): at +-1 a cell probability is 0
+_STEPS = 64  # bisection steps: the interval to below 1e-18, far under any printed digit
+
+# Columns of results/report/verdicts.csv, one row per method, reference comparison,
+# threshold and second analyst.
+VERDICT_COLUMNS = [
+    "method", "set_a", "set_b", "threshold", "op", "role", "second_analyst", "metric",
+    "n_a", "n_matched", "agreement", "agreement_ci_low", "agreement_ci_high",
+    "hungarian_f1", "hungarian_f1_ci_low", "hungarian_f1_ci_high",
+    "human_n_matched", "human_human", "human_human_ci_low", "human_human_ci_high",
+    "n_both", "n_only_b", "n_only_human", "n_neither",
+    "difference", "difference_ci_low", "difference_ci_high", "difference_ci_level",
+    "margin", "alpha", "verdict", "ci_method",
+]  # fmt: skip
+ROLE_COMPARED = "compared"
+ROLE_GROUP = "reference group"
+
+
+def paired_counts(x, y) -> tuple[int, int, int, int]:
+    """(both, only x, only y, neither) of two flag vectors over the same units."""
+    x, y = np.asarray(x, dtype=bool), np.asarray(y, dtype=bool)
+    if x.shape != y.shape:
+        raise ValueError(f"paired flags need the same units, got {x.shape} and {y.shape}")
+    return int((x & y).sum()), int((x & ~y).sum()), int((~x & y).sum()), int((~x & ~y).sum())
+
+
+def _score(theta, a, b, c, d, cc=0.0):
+    """Laud's skewness-corrected Tango score of the paired difference theta (vectorised):
+    decreasing in theta, 0 at the estimate (b - c) / n; cc: ratesci's continuity
+    adjustment gamma (the score's numerator b - c - n theta moves 2 gamma towards 0)."""
+    n = a + b + c + d
+    lam = n / (n - 1)
+    s = (b - c - n * theta) / n
+    corr = 2 * cc * np.sign(s) / n
+    qa = 2 * n
+    qb = -b - c + (2 * n - b + c) * theta
+    qc = -c * theta * (1 - theta)
+    root = -qb + np.sqrt(np.maximum(qb * qb - 4 * qa * qc, 0.0))
+    p21 = np.where(root == 0, 0.0, root / (2 * qa))  # restricted MLE of P(only y)
+    p12 = p21 + theta
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p11 = np.where(a == 0, 0.0, a / (a + d) * (1 - p12 - p21))
+    p22 = 1 - p11 - p12 - p21
+    p2d = np.clip(p21 + p11, 0.0, 1.0)
+    p1d = p2d + theta
+    v = np.maximum(0.0, (p1d * (1 - p1d) + p2d * (1 - p2d) - 2 * (p11 * p22 - p12 * p21)) / n)
+    v = v * lam
+    mu3 = (
+        p1d * (1 - p1d) * (1 - 2 * p1d)
+        - p2d * (1 - p2d) * (1 - 2 * p2d)
+        - 3 * (p11 * (1 - p1d) ** 2 + p21 * p1d**2 - p1d * p2d * (1 - p1d))
+        + 3 * (p11 * (1 - p2d) ** 2 + p12 * p2d**2 - p1d * p2d * (1 - p2d))
+    ) / n**2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        plain = np.where(np.abs(s) <= np.abs(corr), 0.0, (s - corr) / np.sqrt(v))  # +-inf: v 0
+        skew = np.where(np.abs(mu3) < 1e-10, 0.0, mu3 / (6 * v**1.5))
+        skew = np.where(np.isfinite(skew), skew, 0.0)
+        disc = np.maximum(0.0, 1 + 4 * skew * (plain + skew))
+        corrected = (-1 + np.sqrt(disc)) / (2 * skew)
+    return np.where((skew == 0) | ~np.isfinite(plain), plain, corrected)
+
+
+def paired_interval(
+    a, b, c, d, level: float = 0.90, cc: float = CONTINUITY
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of the paired difference (b - c) / n at `level` (two-sided), n = a+b+c+d,
+    a: both, b: only the first, c: only the second, d: neither. Broadcasts; n < 2 gives NaN.
+    cc: the continuity adjustment (0: ratesci's pairbinci default, SCAS without it).
+
+    Each end is where the score reaches -+z (bisection on the score, which falls with the
+    difference): 0.9 gives the interval a TOST at 0.05 reads.
+    """
+    from scipy.stats import norm
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+    a, b, c, d = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, b, c, d)))
+    n = a + b + c + d
+    z = norm.ppf(1 - (1 - level) / 2)
+    est = np.where(n > 0, (b - c) / np.maximum(n, 1), 0.0)
+    ok = n >= 2
+
+    def solve(lo, hi, target, keep_low):
+        # keep_low(score at mid): the end lies above mid
+        for _ in range(_STEPS):
+            mid = (lo + hi) / 2
+            up = keep_low(_score(mid, a, b, c, d, cc), target)
+            lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+        return (lo + hi) / 2
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bottom = np.full(a.shape, -1 + _EDGE)
+        top = np.full(a.shape, 1 - _EDGE)
+        low = solve(bottom, np.maximum(est, bottom), z, lambda s, t: s >= t)
+        low = np.where(_score(bottom, a, b, c, d, cc) < z, -1.0, low)
+        high = solve(np.minimum(est, top), top, -z, lambda s, t: s > t)
+        high = np.where(_score(top, a, b, c, d, cc) > -z, 1.0, high)
+    low = np.where(ok, np.minimum(low, est), np.nan)
+    high = np.where(ok, np.maximum(high, est), np.nan)
+    return low, high
+
+
+def verdict(low: float, high: float, margin: float) -> str:
+    """The TOST verdict of a (1 - 2 alpha) interval against +-margin ('' without one)."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    if -margin < low and high < margin:
+        return "equivalent"
+    if high < -margin:
+        return "worse"
+    return "not shown"
+
+
+def equivalence_test(x, y, margin: float = 0.10, alpha: float = 0.05) -> dict:
+    """The paired comparison of two flag vectors over A's themes (x: the compared set,
+    y: the second analyst): counts, difference, its (1 - 2 alpha) interval and the verdict."""
+    check_settings(margin, alpha)
+    a, b, c, d = paired_counts(x, y)
+    n = a + b + c + d
+    level = 1 - 2 * alpha
+    lo, hi = paired_interval(a, b, c, d, level)
+    lo, hi = float(lo), float(hi)
+    return {
+        "n_both": a,
+        "n_only_b": b,
+        "n_only_human": c,
+        "n_neither": d,
+        "difference": (b - c) / n if n else np.nan,
+        "difference_ci_low": lo,
+        "difference_ci_high": hi,
+        "difference_ci_level": level,
+        "verdict": verdict(lo, hi, margin),
+    }
+
+
+def check_settings(margin: float, alpha: float) -> None:
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"equivalence alpha must be between 0 and 0.5, got {alpha}")
+    if not 0 < margin < 1:
+        raise ValueError(f"equivalence margin must be between 0 and 1, got {margin}")
+
+
+# ---------------------------------------------------------------------------
+# the report's table, from the metric CSVs
+
+
+def _matched_from_themes(themes: pd.DataFrame, set_a: str, set_b: str, ids, threshold, op):
+    """Per theme of A (in `ids` order): matched one-to-one in set_a vs set_b at the threshold,
+    read from themes.csv (side a: the Hungarian partner's similarity); None when themes.csv
+    has no rows for the comparison."""
+    rows = themes[(themes["set_a"] == set_a) & (themes["set_b"] == set_b) & (themes["side"] == "a")]
+    if rows.empty:
+        return None
+    sim = rows.set_index(rows["theme_id"].astype(str))["hungarian_similarity"]
+    sim = pd.to_numeric(sim, errors="coerce").reindex([str(i) for i in ids])
+    has = sim.notna().to_numpy()
+    flags = np.zeros(len(sim), dtype=bool)
+    values, t = sim.to_numpy(np.float64)[has], float(threshold)
+    # metrics.coverage.matches' rule, not imported: the report's job never reruns for it
+    flags[has] = values >= t if op == "ge" else values > t
+    return flags
+
+
+def verdict_table(
+    comparisons: dict[str, pd.DataFrame],
+    themes: dict[str, pd.DataFrame],
+    *,
+    reference: str,
+    group=(),
+    margin: float = 0.10,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """VERDICT_COLUMNS: per method, comparison of the reference with another set, threshold,
+    and second analyst (each member of `group` but the reference): the set's and the analyst's
+    share of the reference's themes matched one-to-one, their paired difference, its
+    (1 - 2 alpha) interval and the verdict. A set of the group is listed once with role
+    "reference group" and no verdict; without a group every comparison is listed with its
+    agreement only. Values are copied from comparisons.csv where it has them; the pairing
+    reads each A theme's Hungarian partner from themes.csv (method -> table)."""
+    check_settings(margin, alpha)
+    group = [g for g in dict.fromkeys(group or ()) if g != reference]
+    level = 1 - 2 * alpha
+    out = []
+    for method, comp in comparisons.items():
+        comp = comp[comp["set_a"] == reference]
+        th = themes.get(method)
+        order = list(dict.fromkeys(comp["set_b"]))
+        for set_b in order:
+            mine = comp[comp["set_b"] == set_b].sort_values("threshold", kind="stable")
+            role = ROLE_GROUP if set_b in group else ROLE_COMPARED
+            analysts = [g for g in group if g != set_b] if role == ROLE_COMPARED else []
+            for r in mine.to_dict("records"):
+                base = {
+                    "method": method,
+                    "set_a": reference,
+                    "set_b": set_b,
+                    "threshold": r["threshold"],
+                    "op": r["op"],
+                    "role": role,
+                    "metric": METRIC,
+                    "n_a": r["n_a"],
+                    "n_matched": r["hungarian_n_matched"],
+                    "agreement": r["hungarian_coverage_a"],
+                    "agreement_ci_low": r.get("hungarian_coverage_a_ci_low", np.nan),
+                    "agreement_ci_high": r.get("hungarian_coverage_a_ci_high", np.nan),
+                    "hungarian_f1": r["hungarian_f1"],
+                    "hungarian_f1_ci_low": r.get("hungarian_f1_ci_low", np.nan),
+                    "hungarian_f1_ci_high": r.get("hungarian_f1_ci_high", np.nan),
+                    "margin": margin if analysts else np.nan,
+                    "alpha": alpha if analysts else np.nan,
+                    "verdict": "",
+                    "ci_method": "",
+                    "second_analyst": "",
+                }
+                if not analysts:
+                    out.append(base)
+                    continue
+                for h in analysts:
+                    row = dict(base, second_analyst=h)
+                    hum = comp[(comp["set_b"] == h) & (comp["threshold"] == r["threshold"])]
+                    if not hum.empty:
+                        hr = hum.iloc[0]
+                        row |= {
+                            "human_n_matched": hr["hungarian_n_matched"],
+                            "human_human": hr["hungarian_coverage_a"],
+                            "human_human_ci_low": hr.get("hungarian_coverage_a_ci_low", np.nan),
+                            "human_human_ci_high": hr.get("hungarian_coverage_a_ci_high", np.nan),
+                        }
+                    flags = None
+                    if th is not None and not hum.empty:
+                        flags = _paired_flags(th, reference, set_b, h, r["threshold"], r["op"])
+                    if flags is not None:
+                        for f, name, counted in ((flags[0], set_b, r), (flags[1], h, hum.iloc[0])):
+                            _check_count(f, counted, method, name, r["threshold"])
+                        row |= equivalence_test(*flags, margin, alpha)
+                        row["ci_method"] = CI_METHOD
+                    row.setdefault("difference_ci_level", level)
+                    out.append(row)
+    df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
+    for col in ("second_analyst", "verdict", "ci_method"):
+        df[col] = df[col].fillna("")
+    return df
+
+
+def _paired_flags(themes: pd.DataFrame, reference: str, set_b: str, human: str, threshold, op):
+    """(set_b's flags, the analyst's flags) over the reference's themes, or None when
+    themes.csv lacks either comparison (a comparison not scored, e.g. flagged under z)."""
+    side_a = themes[(themes["set_a"] == reference) & (themes["side"] == "a")]
+    ids = list(dict.fromkeys(side_a.loc[side_a["set_b"] == set_b, "theme_id"].astype(str)))
+    if not ids:
+        return None
+    x = _matched_from_themes(themes, reference, set_b, ids, threshold, op)
+    y = _matched_from_themes(themes, reference, human, ids, threshold, op)
+    return None if x is None or y is None else (x, y)
+
+
+def _check_count(flags, row, method: str, set_b: str, threshold) -> None:
+    """The flags read from themes.csv must count what comparisons.csv counted."""
+    from themesim.errors import InputError
+
+    n = row["hungarian_n_matched"]
+    if np.isfinite(n) and int(flags.sum()) != int(n):
+        raise InputError(
+            f"results/metrics/{method}/themes.csv",
+            f"the Hungarian partners of {set_b}'s comparison at threshold {threshold:g} give "
+            f"{int(flags.sum())} matched themes, comparisons.csv counts {int(n)}",
+            "Rerun the metrics rule of this method: its tables come from different runs",
+        )
+
+
+def verdict_note(group, margin: float, alpha: float) -> str:
+    """The line under headline.tex that says what its human-human columns hold."""
+    group = list(group)
+    level = 1 - 2 * alpha
+    return (
+        f"Human--human: {group[1]}'s share of {group[0]}'s themes matched one-to-one; "
+        f"difference: the row's share minus it, {level * 100:g} % interval (paired score, "
+        f"SCAS); verdict: TOST at alpha {alpha:g} against +-{margin:g} "
+        "(results/report/verdicts.csv has every analyst)."
+    )
