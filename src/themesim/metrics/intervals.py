@@ -20,8 +20,8 @@ suite (themesim.validate.intervals) measures the coverage on designs with known 
   the values the metric can take.
 
 Themes that match several themes (a join, a split, two themes of one topic) are not
-independent units. Where the match graph at the threshold (A-B links S op t, and with
-within-set matrices A-A and B-B links W op t) has a component holding two themes of one side,
+independent units. Where the match graph at the threshold (A-B links S op t) has a component
+holding two themes of one side,
 each count's design effect is measured by a two-sample delete-one jackknife (A's themes and
 B's themes are two samples: deleting a B theme takes away the hits, pairs and best matches it
 gave), and Clopper-Pearson runs on the effective count (Korn & Graubard 1998), with
@@ -154,18 +154,13 @@ class _Structure:
     """The match graph at one threshold: its components and whether any holds two themes
     of one side (then matches cluster and counts need their design effect)."""
 
-    def __init__(self, M: np.ndarray, within_a=None, within_b=None):
+    def __init__(self, M: np.ndarray):
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import connected_components
 
         n_a, n_b = M.shape
         adj = np.zeros((n_a + n_b, n_a + n_b), dtype=bool)
         adj[:n_a, n_a:] = M
-        for W, sl in ((within_a, slice(0, n_a)), (within_b, slice(n_a, n_a + n_b))):
-            if W is not None:
-                block = W.copy()
-                np.fill_diagonal(block, False)
-                adj[sl, sl] = block
         self.n_comp, labels = connected_components(csr_matrix(adj), directed=False)
         size_a = np.bincount(labels[:n_a], minlength=self.n_comp)
         size_b = np.bincount(labels[n_a:], minlength=self.n_comp)
@@ -200,20 +195,8 @@ def _effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
     return float(n * ref / var * min(df_ratio, 1.0))
 
 
-def _side_units(W) -> np.ndarray:
-    """Unit label of each theme of one side: themes that match each other (W op t) share a
-    unit; without a within-set matrix every theme is its own unit."""
-    if W is None:
-        return None
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    W = W.copy()
-    np.fill_diagonal(W, False)
-    return connected_components(csr_matrix(W), directed=False)[1]
-
-
 def _groups(units, n: int) -> list[np.ndarray]:
+    """The deletion units of one side: each theme alone, or the themes sharing a label."""
     if units is None:
         return [np.array([i]) for i in range(n)]
     return [np.flatnonzero(units == u) for u in np.unique(units)]
@@ -347,22 +330,17 @@ class _Sample:
         self.sims = {prefix: (keep_a[pr] & keep_b[pc]) for prefix, (pr, pc) in pairs.items()}
 
 
-def _one_threshold(S, t, op, gamma, level, W_a, W_b, hung, side_a, side_b):
+def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     n_a, n_b = S.shape
     m = min(n_a, n_b)
     M = matches(S, t, op)
-    st = _Structure(
-        M,
-        None if W_a is None else matches(W_a, t, op),
-        None if W_b is None else matches(W_b, t, op),
-    )
+    st = _Structure(M)
     jk = st.clustered  # a design effect is measured only where matches cluster
     (best_a, gap_a), (best_b, gap_b) = side_a, side_b
     rows, cols = hung
     keep = matches(S[rows, cols], t, op)
     pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, op)}
-    units_a = _side_units(None if W_a is None else matches(W_a, t, op))
-    units_b = _side_units(None if W_b is None else matches(W_b, t, op))
+    units_a = units_b = None  # each theme is its own unit
     all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
     full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
     deleted: list[list[_Sample]] = [[], []]
@@ -484,9 +462,10 @@ def interval_table(
     """Intervals for every set-level metric of metrics.score and distinctiveness.gap_summary.
 
     One row per threshold: `threshold`, `<metric>_ci_low`, `<metric>_ci_high` for each metric
-    of CI_METRICS (CI_COLUMNS), then `ci_method`. W_a, W_b (within-set matrices on S's scale)
-    let themes of one side that match each other count as one unit. Deterministic: no
-    resampling.
+    of CI_METRICS (CI_COLUMNS), then `ci_method`. Deterministic: no resampling. W_a, W_b
+    (within-set matrices) are accepted and not used: linking themes of one side that match
+    each other into one unit made units of whole sets on real embeddings (on-topic themes
+    of one analyst meet at MiniLM's threshold), and intervals of [0, 1].
     """
     _check_op(op)
     _check_level(level)
@@ -499,7 +478,7 @@ def interval_table(
     side_b = (best_b, best_b - second_b)
     rows, methods = [], []
     for x in t:
-        values, method = _one_threshold(S, x, op, gamma, level, W_a, W_b, hung, side_a, side_b)
+        values, method = _one_threshold(S, x, op, gamma, level, hung, side_a, side_b)
         rows.append(values)
         methods.append(method)
     table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(t.size, -1), columns=CI_COLUMNS)
