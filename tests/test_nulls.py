@@ -384,3 +384,35 @@ def test_salad_sets_with_an_undefined_z_are_left_out():
     np.testing.assert_array_equal(kept, np.tile(np.r_[SETS[0], SETS[2], SETS[3]], (2, 1)))
     full = np.tile(POOL12, (2, 1))
     assert defined_sets(full, 3)[1] == 0 and np.array_equal(defined_sets(full, 3)[0], full)
+
+
+def test_metrics_step_leaves_out_undefined_salad_sets_and_says_so(caplog):
+    from themesim.steps.metrics import _defined_null
+
+    pool = np.tile(np.r_[POOL12, POOL12], (2, 1))  # 8 sets of 3
+    pool[:, 4] = np.nan
+    with caplog.at_level("INFO", logger="themesim"):
+        kept = _defined_null("m", "a", "b", pool, 3)
+    assert kept.shape == (2, 21) and "1 of the 8 word-salad sets of b" in caplog.text
+    caplog.clear()
+    pool[:, 1::3] = np.nan  # every set: too few texts left for a null
+    with caplog.at_level("WARNING", logger="themesim"):
+        assert _defined_null("m", "a", "b", pool, 3) is None
+    assert "no null p-values" in caplog.text and "metrics.null_model.pool" in caplog.text
+
+
+def test_metrics_step_names_themes_at_the_floor(caplog):
+    from themesim.metrics.comparison import Settings
+    from themesim.steps.metrics import _log_null_resolution
+
+    pool = np.r_[np.linspace(0.0, 0.2, 140), np.full(60, 0.3)]
+    null = null_table(np.array([0.5, 0.1]), np.vstack([pool, pool]), 4)
+    assert list(null["null_tail"]) == [FLOOR, EMPIRICAL]
+    with caplog.at_level("INFO", logger="themesim"):
+        _log_null_resolution("m", "a", "b", null, 200, 4, Settings(thresholds=[0.5]))
+    assert "1 theme(s) of a beat every word-salad set" in caplog.text
+    assert "1/51" in caplog.text
+    caplog.clear()
+    with caplog.at_level("INFO", logger="themesim"):  # 12 sets of 16: 1/13 > 0.05
+        _log_null_resolution("m", "a", "b", null, 192, 16, Settings(thresholds=[0.5]))
+    assert "holds 12 word-salad sets" in caplog.text and "pool: 320" in caplog.text

@@ -166,7 +166,9 @@ def metric_tables(
             S, flag = z_scale(S0, W0[a], W0[b])
         if a in W0 and b in W0 and decision:
             Z, zflag = (S, flag) if on_z else z_scale(S0, W0[a], W0[b])
-            dc = decision_changes(S0, Z, decision["raw"], decision["z"], st.op, ids_a, ids_b, zflag)
+            dc = decision_changes(
+                S0, Z, decision["raw"], decision["z"], st.op, ids_a, ids_b, zflag, st.z_alpha
+            )
             changes.append(pd.concat([pd.DataFrame([head] * len(dc)), dc], axis=1))
         if not np.isfinite(S).all():
             # z undefined for some theme (set too small, zero spread): flagged, not scored.

@@ -59,11 +59,11 @@ GRID = {
     "full": {
         "dists": ("uniform", "beta", "normal", "gumbel", "t5"),
         "sizes": ((4, 4), (6, 6), (10, 10), (20, 20), (30, 30), (10, 20)),
-        "draws": 2000,
+        "draws": 1000,
         "methods": ("tfidf", "minilm"),
         "b_sets": ("llm_partial", "qwen_run1", "qwen_run3", "llm_paraphrase", "llm_granular"),
-        "salad_sets": 400,
-        "replicates": 400,
+        "salad_sets": 300,
+        "replicates": 300,
     },
 }
 
@@ -357,32 +357,49 @@ def planted_design(scorer: Scorer, scale: str, salad_sets: int, reps: int, seed,
 
 
 def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from themesim.validate._parallel import starmap
+
     g = GRID[grid]
     records, summary = [], []
-    for dist in g["dists"]:
-        for n_a, n_b in g["sizes"]:
-            rec = iid_design(dist, n_a, n_b, g["draws"], seed)
-            records.append(rec)
-            summary += _summary_rows(rec, n_a, n_b)
-    a = demo_texts("human")
-    for method in g["methods"]:
-        scorer = Scorer(method, a)
-        for scale in ("raw", "z"):
-            for b_name in g["b_sets"]:
-                rec = salad_design(scorer, b_name, scale, g["salad_sets"], g["replicates"], seed)
-                if rec is None:
-                    continue
-                records.append(rec)
-                summary += _summary_rows(rec, rec["n_a"], rec["n_b"])
-            rec = planted_design(scorer, scale, g["salad_sets"], g["replicates"], seed)
-            records.append(rec)
-            d = rec["design"]
-            summary.append(
-                row(AREA, d, "null_q", "BH", "power", rec["power"], rec["n_planted"],
-                    n_a=rec["n_a"], n_b=rec["n_b"])
-            )  # fmt: skip
-            summary.append(
-                row(AREA, d, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"],
-                    rec["draws"], n_a=rec["n_a"], n_b=rec["n_b"], nominal=ALPHA)
-            )  # fmt: skip
+    tasks = [(d, n_a, n_b, g["draws"], seed) for d in g["dists"] for n_a, n_b in g["sizes"]]
+    for rec in starmap(iid_design, tasks):
+        records.append(rec)
+        summary += _summary_rows(rec, rec["n_a"], rec["n_b"])
+    real = [(m, sc, b) for m in g["methods"] for sc in ("raw", "z") for b in g["b_sets"]]
+    real += [(m, sc, None) for m in g["methods"] for sc in ("raw", "z")]
+    tasks = [(m, sc, b, g["salad_sets"], g["replicates"], seed) for m, sc, b in real]
+    for rec in starmap(real_design, tasks):
+        if rec is None:
+            continue
+        records.append(rec)
+        if rec["design"].startswith("salad_"):
+            summary += _summary_rows(rec, rec["n_a"], rec["n_b"])
+            continue
+        d = rec["design"]
+        summary.append(
+            row(AREA, d, "null_q", "BH", "power", rec["power"], rec["n_planted"],
+                n_a=rec["n_a"], n_b=rec["n_b"])
+        )  # fmt: skip
+        summary.append(
+            row(AREA, d, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"],
+                rec["draws"], n_a=rec["n_a"], n_b=rec["n_b"], nominal=ALPHA)
+        )  # fmt: skip
     return pd.DataFrame.from_records(records), summary_frame(summary)
+
+
+def real_design(method: str, scale: str, b_name, salad_sets: int, reps: int, seed: int):
+    """salad_design against B = b_name, or planted_design when b_name is None (a process of
+    its own: one scorer each)."""
+    scorer = _scorer(method)
+    if b_name is None:
+        return planted_design(scorer, scale, salad_sets, reps, seed)
+    return salad_design(scorer, b_name, scale, salad_sets, reps, seed)
+
+
+_SCORERS: dict = {}
+
+
+def _scorer(method: str) -> Scorer:
+    if method not in _SCORERS:
+        _SCORERS[method] = Scorer(method, demo_texts("human"))
+    return _SCORERS[method]
