@@ -1,14 +1,21 @@
-"""Maximum-likelihood fit of a generalized Pareto tail at location 0, to the last bit the
-result of scipy.stats.genpareto.fit(x, floc=0.0), about twenty times faster.
+"""Generalized Pareto tails at location 0 for the null model (metrics/nulls.py): fits and
+their goodness-of-fit check.
+
+`fit_mle` (what the null model uses): the maximum-likelihood fit as a one-dimensional search
+(Grimshaw's profile likelihood), at least scipy's likelihood at a few per cent of its cost.
+`anderson_darling` and `ad_critical`: the check of a fit against Choulakian & Stephens'
+table. `fit_scale`: the scale at a fixed shape.
+
+`fit`: the result of scipy.stats.genpareto.fit(x, floc=0.0) to the last bit, about twenty
+times faster:
 
 scipy's generic fit minimises the penalised negative log-likelihood with Nelder-Mead
 (scipy.optimize.fmin) from genpareto's own starting point; most of its time goes to the
 generic machinery around each of the ~100 likelihood evaluations of one fit (argument
 broadcasting, support masks, apply_where). `nnlf` below evaluates the same expression with
 the same numpy and scipy.special operations on the same arrays, so every value fmin sees, and
-hence the fit, is the same. The null model fits one tail per theme and comparison: the
-metrics rule of a large all-pairs study spent most of its time there.
-tests/test_gpd.py checks the fits and the likelihood values against scipy's.
+hence the fit, is the same. tests/test_gpd.py checks the fits and the likelihood values
+against scipy's.
 """
 
 from __future__ import annotations

@@ -59,11 +59,11 @@ GRID = {
     "full": {
         "dists": ("uniform", "beta", "normal", "gumbel", "t5"),
         "sizes": ((4, 4), (6, 6), (10, 10), (20, 20), (30, 30), (10, 20)),
-        "draws": 1000,
+        "draws": 400,
         "methods": ("tfidf", "minilm"),
         "b_sets": ("llm_partial", "qwen_run1", "qwen_run3", "llm_paraphrase", "llm_granular"),
-        "salad_sets": 300,
-        "replicates": 300,
+        "salad_sets": 200,
+        "replicates": 200,
     },
 }
 
