@@ -53,7 +53,7 @@ for m in methods:
                 method=m,
                 themes_csv=theme_tables[m],
                 op=p.op[m],
-                gamma=float(p.gamma),
+                gamma=float(p.gamma[m]),
                 out_distributions=f["distributions_png"],
                 out_confidence=f["confidence_png"],
                 out_distributions_svg=f["distributions_svg"],

@@ -63,10 +63,10 @@ def test_tfidf_null_pool_made_once_per_b_equals_the_direct_formula():
     first = kind.null_pool(a, b, None, 30, 0, scale, None, spec={"kind": "tfidf"})
     again = kind.null_pool(a, b, None, 30, 0, scale, None, spec={"kind": "tfidf"})
     texts, _ = word_salad_pool(b["text"].tolist(), 30, 0)
-    n_b = len(b)
-    chunks = [texts[i : i + n_b] for i in range(0, 30, n_b)]
+    n_b = len(b)  # 7: 30 asked gives ceil(30 / 7) = 5 whole salad sets, 35 texts
+    chunks = [texts[i : i + n_b] for i in range(0, 35, n_b)]
     direct = np.hstack([tfidf(a["text"].tolist(), x) for x in chunks])
-    assert first.shape == (len(a), 30)
+    assert first.shape == (len(a), 35)
     assert np.array_equal(first, direct) and np.array_equal(again, direct)
     for W, x in zip(seen, chunks + chunks, strict=True):  # each salad set's own matrix
         assert np.array_equal(W, tfidf(x, None))
@@ -77,12 +77,19 @@ def test_embedded_null_pool_follows_a_rewritten_file(tmp_path):
     emb_a, null_1, null_2 = unit(rng, 4), unit(rng, 20), unit(rng, 20)
     path = tmp_path / "null.parquet"
     kind = get_kind("sentence_transformer")
+    b = pd.DataFrame({"theme_id": [f"B{j}" for j in range(5)]})  # 20 texts: 4 salad sets
+    seen = []
+
+    def scale(M, W):
+        seen.append(W)
+        return M
 
     def pool(null):
         write_vector_table(path, {"text": [f"t{i}" for i in range(20)]}, null, {})
-        return kind.null_pool(None, None, path, 20, 0, lambda M, W: (M, W), emb_a)
+        return kind.null_pool(None, b, path, 20, 0, scale, emb_a)
 
-    M1, W1 = pool(null_1)
-    assert np.allclose(M1, emb_a @ null_1.T, atol=1e-6) and np.allclose(np.diag(W1), 1.0)
-    M2, _ = pool(null_2)  # same path, new content: read again, not served from the cache
+    M1 = pool(null_1)
+    assert np.allclose(M1, emb_a @ null_1.T, atol=1e-6)
+    assert [W.shape for W in seen] == [(5, 5)] * 4 and np.allclose(np.diag(seen[0]), 1.0)
+    M2 = pool(null_2)  # same path, new content: read again, not served from the cache
     assert np.array_equal(M2, cosine(emb_a, null_2.astype(np.float32)))

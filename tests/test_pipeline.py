@@ -76,8 +76,8 @@ def test_embeddings_file(study):
 
 
 def test_null_pool_file_and_p_values(study):
-    """The embed job embeds P = 20 salad texts per B set (not K whole sets); null_p follows
-    from the pool by the formula of docs/nulls.md."""
+    """The embed job embeds P = 20 salad texts per B set, rounded up to whole salad sets
+    (21 for llm's 3 themes); null_p follows from the pool by the formula of docs/nulls.md."""
     from themesim.embed.encode import read_embeddings, read_vector_table
     from themesim.metrics.nulls import null_pvalues
     from themesim.similarity import cosine
@@ -85,12 +85,12 @@ def test_null_pool_file_and_p_values(study):
     r = study / "results"
     cols, pool, meta = read_vector_table(r / "nulls/minilm/llm.parquet")
     llm = pd.read_parquet(r / "themes/llm.parquet")
-    assert list(cols.columns) == ["pool_index", "theme_id", "text"] and pool.shape[0] == 20
+    assert list(cols.columns) == ["pool_index", "theme_id", "text"] and pool.shape[0] == 21
     assert meta["pool"] == 20 and meta["seed"] == 2
     lengths = dict(zip(llm["theme_id"], llm["text"].str.split().str.len(), strict=True))
     assert [len(t.split()) for t in cols["text"]] == [lengths[t] for t in cols["theme_id"]]
     assert (
-        f"a pool of 20 word-salad texts of {len(llm)} themes (llm)"
+        f"a pool of 21 word-salad texts of {len(llm)} themes (llm)"
         in (study / "logs/embed/minilm.log").read_text()
     )
     _, human, _ = read_embeddings(r / "embeddings/minilm/human.parquet")

@@ -6,7 +6,14 @@ import pytest
 from themesim.errors import InputError
 from themesim.kinds import method_defaults
 from themesim.metrics.comparison import Settings, comparison_rows
-from themesim.metrics.scales import decision_changes, within_spread, z_scale
+from themesim.metrics.scales import (
+    decision_changes,
+    within_spread,
+    z_cut,
+    z_fpr,
+    z_pvalues,
+    z_scale,
+)
 
 # Off-diagonal rows: theme 0 -> (.1, .2, .3): mean .2, sd .1; theme 2 -> (.2, .4, .6): mean .4,
 # sd .2.
@@ -125,3 +132,98 @@ def test_report_shows_the_decision_table(tmp_path):
     pd.DataFrame(columns=dc.columns).to_csv(tmp_path / "empty.csv", index=False)
     spec["decisions_csv"] = tmp_path / "empty.csv"
     assert _method_view("minilm", spec, tmp_path, tmp_path)["decisions"] is None
+
+
+# --- the size-aware cut (issue 23, item 7) ---------------------------------------------------
+
+
+def test_z_fpr_hand_computed_and_the_issues_rates():
+    # t with 2 df: sf(x) = (1 - x / sqrt(x² + 2)) / 2. Four themes, m = 3 others: z > 2 is
+    # t_2 > 2 / sqrt(4/3) = sqrt(3), so the rate is (1 - sqrt(3/5)) / 2 = 0.1127.
+    assert z_fpr(2.0, 3) == pytest.approx((1 - np.sqrt(3 / 5)) / 2, rel=1e-12)
+    # the issue's rates for 4, 10 and 20 themes: 0.11, 0.047, 0.033
+    np.testing.assert_allclose(z_fpr(2.0, [3, 9, 19]), [0.1127, 0.0472, 0.0335], atol=5e-5)
+    assert np.isnan(z_fpr(2.0, 2))  # fewer than 3 others: no spread, no rate
+
+
+def test_z_cut_hand_computed():
+    # t_2's upper 0.05 point: (2p - 1) / sqrt(2p(1 - p)) at p = 0.95; times sqrt(1 + 1/3).
+    t2 = 0.9 / np.sqrt(2 * 0.95 * 0.05)
+    assert z_cut(3, 0.05) == pytest.approx(t2 * np.sqrt(4 / 3), rel=1e-12)
+    cuts = z_cut([3, 5, 9, 19, 29], 0.05)
+    assert (np.diff(cuts) < 0).all() and cuts[-1] > 1.645  # falls towards the normal's
+    assert z_fpr(cuts, [3, 5, 9, 19, 29]) == pytest.approx(0.05)
+    assert np.isnan(z_cut(1))
+    with pytest.raises(ValueError):
+        z_cut(5, 1.5)
+
+
+def test_z_fpr_matches_simulated_normal_cells():
+    # A cell exchangeable with the m others of its row (all normal): its z passes 2 at the
+    # t rate, not the normal's 0.023.
+    rng = np.random.default_rng(0)
+    m = 5
+    x = rng.normal(size=(40000, m + 1))
+    z = (x[:, 0] - x[:, 1:].mean(axis=1)) / x[:, 1:].std(axis=1, ddof=1)
+    rate = np.mean(z > 2.0)
+    assert abs(rate - z_fpr(2.0, m)) < 3 * np.sqrt(rate * (1 - rate) / len(z))
+
+
+def test_z_pvalues_is_the_larger_side():
+    S = np.full((4, 4), 0.5)
+    P = z_pvalues(S, W, W)
+    # cell (0, 2): A side z = 3 against theme 0's row, B side z = 0.5 against theme 2's
+    assert P[0, 2] == pytest.approx(z_fpr(0.5, 3))
+    assert P[0, 0] == pytest.approx(z_fpr(3.0, 3))
+    small = np.array([[1.0, 0.2, 0.3], [0.2, 1.0, 0.4], [0.3, 0.4, 1.0]])
+    assert np.isnan(z_pvalues(np.full((3, 4), 0.5), small, W)).all()  # 2 others: no p
+
+
+def test_decision_changes_carry_the_size_aware_columns():
+    S = np.eye(4) * 0.5 + 0.1
+    Z, _ = z_scale(S, W, W)
+    tab = decision_changes(S, Z, [0.5], [2.0, 3.0], z_alpha=0.1)
+    assert list(tab.columns[-4:]) == ["z_fpr_a", "z_fpr_b", "z_cut_a", "z_cut_b"]
+    np.testing.assert_allclose(tab["z_fpr_a"], z_fpr([2.0, 3.0], 3))
+    np.testing.assert_allclose(tab["z_cut_b"], z_cut(3, 0.1))
+
+
+def test_comparison_rows_report_the_size_aware_cut():
+    rng = np.random.default_rng(1)
+    S, W_a, W_b = rng.uniform(0, 1, (4, 6)), rng.uniform(0, 1, (4, 4)), rng.uniform(0, 1, (6, 6))
+    W_b = (W_b + W_b.T) / 2
+    W_a = (W_a + W_a.T) / 2
+    rows, _ = comparison_rows(S, Settings(thresholds=[0.5]), W_a=W_a, W_b=W_b)
+    r = rows.iloc[0]
+    assert r["baseline_z_fpr_a"] == pytest.approx(z_fpr(2.0, 3))  # metrics.baseline_z
+    assert r["baseline_z_fpr_b"] == pytest.approx(z_fpr(2.0, 5))
+    assert r["z_cut_a"] == pytest.approx(z_cut(3, 0.05)) and "z_fpr_a" not in rows
+    Z, _ = z_scale(S, W_a, W_b)
+    rows, _ = comparison_rows(Z, Settings(thresholds=[1.0, 2.0], scale="z"), W_a=W_a, W_b=W_b)
+    np.testing.assert_allclose(rows["z_fpr_b"], z_fpr([1.0, 2.0], 5))
+
+
+def test_gamma_per_scale():
+    from themesim.metrics.settings import DEFAULT_METRICS, gamma_for
+
+    assert gamma_for(0.2, "z") == 0.2  # a number: every scale, as before
+    assert gamma_for({"z": 1.0}, "z") == 1.0
+    assert gamma_for({"z": 1.0}, "cosine") == 0.15  # the rest keep their defaults
+    assert gamma_for(DEFAULT_METRICS["gamma"], "z") == 1.5
+    assert gamma_for(DEFAULT_METRICS["gamma"], "angular") == 0.05
+    assert Settings(thresholds=[0.5]).gamma == 0.15
+
+
+@pytest.mark.parametrize(
+    "gamma, ok", [(0.1, True), ({"z": 1.0}, True), ({"zz": 1.0}, False), (-0.1, False)]
+)
+def test_gamma_in_the_schema(gamma, ok):
+    from pathlib import Path
+
+    import jsonschema
+    import yaml
+
+    path = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+    metrics = yaml.safe_load(path.read_text())["properties"]["metrics"]
+    errors = list(jsonschema.Draft202012Validator(metrics).iter_errors({"gamma": gamma}))
+    assert (not errors) == ok

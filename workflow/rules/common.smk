@@ -7,6 +7,7 @@ from themesim.deps import CodeDeps
 from themesim import kinds
 from themesim.errors import exit_on_error
 from themesim.io.manifest import MANIFEST, missing
+from themesim.metrics.settings import gamma_for
 from themesim.provenance import git_commit
 from themesim.similarity import tfidf_options
 
@@ -345,15 +346,17 @@ def family_settings(method):
     """What the metric families of one method read: thresholds, op, scale and `metrics:`."""
     spec = STUDY.methods[method]
     m = STUDY.metrics
+    scale = spec.get("scale", "cosine")
     return {
         "thresholds": spec["thresholds"],
         "op": method_op(method),
-        "gamma": m["gamma"],
+        "gamma": gamma_for(m["gamma"], scale),
         "baseline_z": m["baseline_z"],
+        "z_alpha": m["z_alpha"],
         "bootstrap": m["bootstrap"],
         "null_model": m["null_model"],
         "transport": m["transport"],
-        "scale": spec.get("scale", "cosine"),
+        "scale": scale,
         "clamp": bool(spec.get("clamp", False)),
     }
 

@@ -130,7 +130,7 @@ rule report_parts:
         side_by_side=SIDE_BY_SIDE_FILES,
         figures={m: method_figure_files(m) for m in STUDY.methods},
         op={m: method_op(m) for m in STUDY.methods},
-        gamma=STUDY.metrics["gamma"],
+        gamma={m: family_settings(m)["gamma"] for m in STUDY.methods},
         sets=list(STUDY.sets),
         theme_maps={
             m: {

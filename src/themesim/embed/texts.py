@@ -38,10 +38,13 @@ def word_salad_sets(texts: list[str], k: int, seed: int) -> list[list[str]]:
 
 
 def word_salad_pool(texts: list[str], size: int, seed: int) -> tuple[list[str], list[int]]:
-    """P salad texts of a theme set and, for each, the index of the theme whose length it has.
+    """At least `size` salad texts of a theme set, in whole salad sets, and for each text the
+    index of the theme whose length it has.
 
-    The first ceil(P / n) salad sets of word_salad_sets, concatenated and cut at P: the pool
-    holds every theme length about equally often, made exactly as the whole salad sets are.
+    The first ceil(P / n) salad sets of word_salad_sets, concatenated: texts
+    [k·n, (k+1)·n) are salad set k, so the null model can take each set's best match (an
+    exact rank p) and standardise a set's texts against one another (scale z) as it does a
+    real B set (docs/nulls.md).
     """
     if size < 1:
         raise ValueError(f"pool must be >= 1, got {size}")
@@ -49,8 +52,8 @@ def word_salad_pool(texts: list[str], size: int, seed: int) -> tuple[list[str], 
         raise ValueError("a word-salad pool needs at least one theme text")
     n = len(texts)
     sets = word_salad_sets(texts, math.ceil(size / n), seed)
-    pool = [t for salad in sets for t in salad][:size]
-    return pool, [i % n for i in range(size)]
+    pool = [t for salad in sets for t in salad]
+    return pool, [i % n for i in range(len(pool))]
 
 
 def top_tfidf_terms(texts: Sequence[str], k: int = 5) -> list[list[str]]:

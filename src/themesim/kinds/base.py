@@ -148,7 +148,8 @@ class Kind:
         """Each A theme's similarity to every text of B's word-salad pool (n_a x P), or None.
 
         scale(S, W): scores of A against pool texts, given S and the pool texts' own
-        similarities W (the z scale standardises each pool text against the others).
+        similarities W; called once per whole salad set (n_b = len(b) texts in pool order),
+        so the z scale standardises each pool text against the other texts of its set.
         """
         return None
 

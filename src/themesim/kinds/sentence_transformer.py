@@ -130,7 +130,12 @@ class SentenceTransformer(Kind):
             return None
         stat = os.stat(null_file)
         emb, within = _null_vectors(str(null_file), stat.st_mtime_ns, stat.st_size)
-        return scale(cosine(emb_a, emb), within)
+        S = cosine(emb_a, emb)
+        # One salad set (n_b texts) at a time: under z a salad text is standardised against
+        # the other n_b − 1 texts of its own set, as a real B theme is against B's others.
+        n_b = len(b)
+        sets = [slice(k * n_b, (k + 1) * n_b) for k in range(len(emb) // n_b)]
+        return np.hstack([scale(S[:, s], within[s, s]) for s in sets])
 
     def segment_scores(
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None

@@ -145,7 +145,9 @@ def _salad_sets(b_texts: tuple, pool: int, seed: int, **options) -> tuple:
     texts, _ = word_salad_pool(list(b_texts), pool, seed)
     n_b = len(b_texts)
     out = []
-    for x in (texts[i : i + n_b] for i in range(0, len(texts), n_b)):
+    # Whole salad sets only (the pool holds nothing else): a set's TF-IDF is fitted on A and
+    # its own n_b texts, and under z each text is standardised against the other n_b − 1.
+    for x in (texts[i : i + n_b] for i in range(0, len(texts) - n_b + 1, n_b)):
         w = tfidf(x, None, **options)
         w.flags.writeable = False
         out.append((x, w))

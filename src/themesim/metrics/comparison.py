@@ -21,8 +21,9 @@ class Settings:
 
     thresholds: list[float]
     op: str = "ge"
-    gamma: float = DEFAULT_METRICS["gamma"]
+    gamma: float = DEFAULT_METRICS["gamma"]["cosine"]  # on the method's scale (gamma_for)
     baseline_z: float = DEFAULT_METRICS["baseline_z"]
+    z_alpha: float = DEFAULT_METRICS["z_alpha"]
     bootstrap: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["bootstrap"]))
     null_model: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["null_model"]))
     transport: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["transport"]))
@@ -111,7 +112,13 @@ def comparison_rows(
         if W is not None:
             extra |= _suffixed(baseline_summary(parts[f"within_{side}"]), f"_{side}")
     if W_a is not None and W_b is not None:
+        from themesim.metrics.scales import size_aware_columns, z_fpr
+
         extra |= baseline_summary(parts["sym"])
+        extra |= size_aware_columns(S.shape[0], S.shape[1], settings.baseline_z, settings.z_alpha)
+        if settings.scale == "z":  # the false-positive rate of each row's z threshold
+            for side, n in (("a", S.shape[0]), ("b", S.shape[1])):
+                table[f"z_fpr_{side}"] = z_fpr(table["threshold"].to_numpy(float), n - 1)
     null_q = nt = None
     if null_pool is not None and len(null_pool):
         nt = null_table(S.max(axis=1), null_pool, S.shape[1], settings.null_model["alpha"])

@@ -7,6 +7,12 @@ the symmetric baseline of seed 000 as a scale every metric family can run on.
 
 A theme whose set is too small for a spread (fewer than 3 other themes) or whose spread is
 zero has no z; its row (column) of S_z is NaN and the flag names why, as in the baselines.
+
+Size-aware cut. "z > 2" does not mean one thing at every set size: a cell that is no match
+(exchangeable with the m = n - 1 other similarities of its theme's row, all normal) has
+(S - mean) / sd ~ sqrt(1 + 1/m) t_(m-1), so z > 2 is passed by 0.11 of such cells with 4
+themes, 0.047 with 10 and 0.033 with 20. z_fpr gives that rate, z_cut the z whose rate is
+alpha, z_pvalues a cell's p on both sides (docs/thresholds.md, the suite's area zscale).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.baselines import _check_within, _others, _z
+from themesim.metrics.baselines import MIN_WITHIN, _check_within, _others, _z
 from themesim.metrics.coverage import _check_op, check_matrix, hungarian_pairs, matches
 
 Z_DEFAULT_THRESHOLD = 2.0
@@ -32,7 +38,63 @@ DECISION_COLUMNS = [
     "only_raw_pairs",
     "only_z_pairs",
     "z_flag",
+    "z_fpr_a",
+    "z_fpr_b",
+    "z_cut_a",
+    "z_cut_b",
 ]
+
+
+def z_fpr(z, n_others) -> np.ndarray:
+    """P(one side's z > z) for a cell that is no match, against n_others within-set values:
+    the t prediction bound, sf of t_(m-1) at z / sqrt(1 + 1/m); NaN below MIN_WITHIN others."""
+    from scipy.stats import t
+
+    z = np.asarray(z, dtype=np.float64)
+    m = np.asarray(n_others, dtype=np.float64)
+    ok = m >= MIN_WITHIN
+    mm = np.where(ok, m, MIN_WITHIN)
+    with np.errstate(invalid="ignore"):
+        out = t.sf(z / np.sqrt(1.0 + 1.0 / mm), mm - 1.0)
+    return np.where(ok, out, np.nan)
+
+
+def z_cut(n_others, alpha: float = 0.05) -> np.ndarray:
+    """The z a non-matching cell passes with probability alpha against n_others within-set
+    values (normal model): sqrt(1 + 1/m) · t_(m-1) upper alpha point; NaN below MIN_WITHIN."""
+    from scipy.stats import t
+
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    m = np.asarray(n_others, dtype=np.float64)
+    ok = m >= MIN_WITHIN
+    mm = np.where(ok, m, MIN_WITHIN)
+    return np.where(ok, np.sqrt(1.0 + 1.0 / mm) * t.isf(alpha, mm - 1.0), np.nan)
+
+
+def z_pvalues(S, W_a, W_b) -> np.ndarray:
+    """Per cell, the p of its symmetric z: max of the two sides' z_fpr (a cell passes only
+    when it stands out on both sides, an intersection-union test, so no correction for the
+    two sides is needed). NaN where a side's z is undefined."""
+    S = check_matrix(S)
+    W_a = _check_within(W_a, S.shape[0], "W_a")
+    W_b = _check_within(W_b, S.shape[1], "W_b")
+    mu_a, sd_a, _ = within_spread(W_a)
+    mu_b, sd_b, _ = within_spread(W_b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_a = z_fpr((S - mu_a[:, None]) / sd_a[:, None], S.shape[0] - 1)
+        p_b = z_fpr((S - mu_b[None, :]) / sd_b[None, :], S.shape[1] - 1)
+    return np.maximum(p_a, p_b)
+
+
+def size_aware_columns(n_a: int, n_b: int, baseline_z: float, alpha: float) -> dict:
+    """comparisons.csv's size-aware z columns: the false-positive rate of z > baseline_z on
+    each side (n - 1 other themes) and the z cut whose rate is alpha."""
+    out = {}
+    for side, n in (("a", n_a), ("b", n_b)):
+        out[f"baseline_z_fpr_{side}"] = float(z_fpr(baseline_z, n - 1))
+        out[f"z_cut_{side}"] = float(z_cut(n - 1, alpha))
+    return out
 
 
 def within_spread(W) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -70,13 +132,23 @@ def _kept(S: np.ndarray, threshold: float, op: str) -> set[tuple[int, int]]:
 
 
 def decision_changes(
-    S_raw, Z, raw_thresholds, z_thresholds, op: str = "ge", a_ids=None, b_ids=None, z_flag=""
+    S_raw,
+    Z,
+    raw_thresholds,
+    z_thresholds,
+    op: str = "ge",
+    a_ids=None,
+    b_ids=None,
+    z_flag="",
+    z_alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Hungarian pairs kept on the raw scale and on the z scale: both, only raw, only z.
 
     Each scale runs its own max-sum assignment and keeps its pairs at its own threshold;
     one row per (raw threshold, z threshold). With an undefined z (NaN cells) the z
-    columns are NaN and z_flag says why.
+    columns are NaN and z_flag says why. z_fpr_a, z_fpr_b: the false-positive rate of the
+    z threshold on each side at its set's size; z_cut_a, z_cut_b: the z whose rate is
+    z_alpha.
     """
     _check_op(op)
     S_raw = check_matrix(S_raw)
@@ -108,5 +180,8 @@ def decision_changes(
             else:
                 rec |= {k: np.nan for k in DECISION_COLUMNS[3:8]}
                 rec |= {"only_raw_pairs": "", "only_z_pairs": "", "z_flag": z_flag or "nan"}
+            for side, n in (("a", S_raw.shape[0]), ("b", S_raw.shape[1])):
+                rec[f"z_fpr_{side}"] = float(z_fpr(float(tz), n - 1))
+                rec[f"z_cut_{side}"] = float(z_cut(n - 1, z_alpha))
             records.append(rec)
     return pd.DataFrame.from_records(records, columns=DECISION_COLUMNS)

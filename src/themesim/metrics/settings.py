@@ -13,9 +13,16 @@ log = logging.getLogger("themesim")
 
 MIN_NULL_POOL = 10  # fewest salad texts whose upper tail can be fitted (metrics/nulls.py)
 
+# The distinctiveness gap γ on each scale (docs/thresholds.md): 0.15 on the cosine scale;
+# about the same gap near S = 0.6 in angular units; 1.5 within-set standard deviations on
+# the z scale (0.15 is 1.8 of them for MiniLM on the demo's theme sets, 3.7 for TF-IDF);
+# P(match) units on the calibrated scale.
+GAMMA_SCALES = ("cosine", "angular", "calibrated", "z")
+
 DEFAULT_METRICS: dict = {
-    "gamma": 0.15,
+    "gamma": {"cosine": 0.15, "angular": 0.05, "calibrated": 0.15, "z": 1.5},
     "baseline_z": 2.0,
+    "z_alpha": 0.05,
     "bootstrap": {"n": 1000, "seed": 0},
     "null_model": {"pool": 200, "seed": 0, "alpha": 0.05},
     "transport": {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2},
@@ -66,6 +73,14 @@ def _deprecated_null_k(null_model: dict) -> None:
         "Write metrics.null_model.pool instead (default 200; 0 = off).",
         what,
     )
+
+
+def gamma_for(gamma, scale: str) -> float:
+    """γ on a method's scale: a number applies to every scale (the setting before it was
+    given per scale); a mapping gives each scale its own, the defaults filling the rest."""
+    if isinstance(gamma, dict):
+        return float({**DEFAULT_METRICS["gamma"], **gamma}[scale])
+    return float(gamma)
 
 
 def calibration_settings(user: dict | None) -> dict:

@@ -49,6 +49,50 @@ def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
     return rows.assign(scale_flag=flag)
 
 
+def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None:
+    """The pool without the salad sets whose z is undefined (a salad text without a
+    within-set spread); None, with a warning, when fewer than MIN_NULL_POOL texts remain."""
+    from themesim.metrics.nulls import MIN_POOL, defined_sets
+
+    kept, dropped = defined_sets(pool, n_b)
+    if kept.shape[1] < max(MIN_POOL, n_b):
+        log.warning(
+            "%s: %s vs %s: no null p-values: %d of the %d word-salad sets of %s have a text "
+            "without a within-set spread on the z scale; raise metrics.null_model.pool",
+            method, a, b, dropped, pool.shape[1] // n_b, b,
+        )  # fmt: skip
+        return None
+    log.info(
+        "%s: %s vs %s: %d of the %d word-salad sets of %s left out of the null: a text of "
+        "theirs has no within-set spread on the z scale",
+        method, a, b, dropped, pool.shape[1] // n_b, b,
+    )  # fmt: skip
+    return kept
+
+
+def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st) -> None:
+    """Say where the null's p rests on the fitted tail or stops at its floor (docs/nulls.md)."""
+    from themesim.metrics.nulls import FLOOR
+
+    k = pool_size // n_b
+    alpha = st.null_model["alpha"]
+    advice = f"metrics.null_model.pool: {math.ceil(1 / alpha) * n_b} or more"
+    if (k + 1) * alpha < 1:
+        log.info(
+            "%s: %s vs %s: B's pool holds %d word-salad sets, so a p below 1/%d = %.3g rests "
+            "on the fitted tail alone (%s would reach %g by ranks)",
+            method, a, b, k, k + 1, 1 / (k + 1), advice, alpha,
+        )  # fmt: skip
+    floor = null["null_tail"] == FLOOR
+    if floor.any():
+        log.warning(
+            "%s: %s vs %s: %d theme(s) of %s beat every word-salad set of the pool, but no tail "
+            "fit passed its check: their null_p stays at 1/%d = %.3g (null_tail = floor); "
+            "%s resolves smaller p",
+            method, a, b, int(floor.sum()), a, k + 1, 1 / (k + 1), advice,
+        )  # fmt: skip
+
+
 def metric_tables(
     *,
     method: str,
@@ -128,7 +172,9 @@ def metric_tables(
             S, flag = z_scale(S0, W0[a], W0[b])
         if a in W0 and b in W0 and decision:
             Z, zflag = (S, flag) if on_z else z_scale(S0, W0[a], W0[b])
-            dc = decision_changes(S0, Z, decision["raw"], decision["z"], st.op, ids_a, ids_b, zflag)
+            dc = decision_changes(
+                S0, Z, decision["raw"], decision["z"], st.op, ids_a, ids_b, zflag, st.z_alpha
+            )
             changes.append(pd.concat([pd.DataFrame([head] * len(dc)), dc], axis=1))
         if not np.isfinite(S).all():
             # z undefined for some theme (set too small, zero spread): flagged, not scored.
@@ -157,7 +203,7 @@ def metric_tables(
             spec=spec,
         )
         if null_pool is not None and not np.isfinite(null_pool).all():
-            null_pool = None  # a null set too small for a spread: no null on the z scale
+            null_pool = _defined_null(method, a, b, null_pool, len(tb))
         own = a == reference and np.isfinite(paraphrase_ceiling)
         rows, extra = comparison_rows(
             S,
@@ -167,6 +213,8 @@ def metric_tables(
             null_pool=null_pool,
             mass_ceiling=paraphrase_ceiling if own else 1.0,
         )
+        if extra["null"] is not None:
+            _log_null_resolution(method, a, b, extra["null"], null_pool.shape[1], len(tb), st)
         if on_z:
             rows["scale_flag"] = flag
         if calibration:
