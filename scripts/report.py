@@ -18,6 +18,7 @@ run(
     embeddings=list(sm.input.embeddings),
     segments=sm.input.segments,
     sets=dict(sm.params.sets),
+    theme_tables=list(sm.input.theme_tables),
     transcripts=list(sm.input.transcripts),
     config=dict(sm.params.config),
     code_version=sm.params.code_version,

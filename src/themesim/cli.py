@@ -106,7 +106,9 @@ def cmd_validate(args) -> int:
     summary = run_suite(args.out, grid=args.grid, seed=args.seed, only=only)
     bad = failures(summary)
     judged = int(summary["passes"].notna().sum())
-    print(f"validate: {judged - len(bad)} of {judged} checked properties hold; written to {args.out}")
+    print(
+        f"validate: {judged - len(bad)} of {judged} checked properties hold; written to {args.out}"
+    )
     for r in bad.itertuples():
         print(
             f"  MISSED {r.area} {r.design} {r.quantity} [{r.procedure}] {r.property} "

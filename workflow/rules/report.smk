@@ -27,6 +27,8 @@ rule summary_report:
         ],
         segments="results/transcripts/segments.parquet",
         theme_files=list(STUDY.sets.values()),
+        # The ingested tables, in STUDY.sets order: the inputs table counts their themes.
+        theme_tables=theme_parquets(),
         transcripts=STUDY.transcripts,
         grounding=[f for m in STUDY.methods for f in grounding_outputs(m)],
         code=code("report.py"),

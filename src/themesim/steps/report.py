@@ -53,6 +53,7 @@ def summary_report(
     embeddings,
     segments,
     sets: dict,
+    theme_tables,
     transcripts,
     config: dict,
     code_version,
@@ -75,8 +76,12 @@ def summary_report(
     archive keeps the report.
     method_pairs: method -> the pair names it ran (its `comparisons:`), when not every one of
     `pairs`; `heatmaps` then holds each method's own pairs' heatmaps, in method order.
+    theme_tables: the ingested theme tables (results/themes/<set>.parquet), in `sets` order:
+    a set's theme count comes from its table, so every input format the ingest step reads
+    (.qdpx included) is counted the same way, without parsing the file a second time.
     """
-    from themesim.io.themes import read_theme_file
+    import pyarrow.parquet as pq
+
     from themesim.provenance import provenance
     from themesim.report.summary import write_report
 
@@ -107,9 +112,9 @@ def summary_report(
             "path": str(p),
             "kind": "themes",
             "sha256": sha256_file(p),
-            "n_items": len(read_theme_file(p, set_name=s)),
+            "n_items": pq.ParquetFile(t).metadata.num_rows,
         }
-        for s, p in sets.items()
+        for p, t in zip(sets.values(), theme_tables, strict=True)
     ]
     counts = seg.groupby("transcript", sort=True)
     inputs += [
