@@ -316,6 +316,45 @@ def test_parsers():
         parse_logprob_score({"maybe": -0.1})
 
 
+def test_a_fraction_on_a_percentage_scale_is_refused_not_stored_100_times_too_small(
+    serve, tmp_path, caplog
+):
+    """Regression (issue 24.2): judge_v3 asks for an integer 0–100; a server that rejects
+    response_format with HTTP 400 lets the model answer 0.85, once stored as 0.0085 "ok"."""
+    with pytest.raises(ValueError, match=r"score 0.85 is not a whole number 0–100"):
+        parse_json_score('{"score": 0.85}', 100)
+    assert parse_json_score('{"score": 85.0}', 100) == parse_json_score('{"score": "85"}', 100)
+    assert parse_json_score('{"score": 1}', 100) == 0.01  # an integer is read as a percentage
+
+    def behave(n, body, headers):
+        if "response_format" in body:
+            return 400, '{"error": "response_format is not supported"}', 0
+        return 200, completion('{"score": 0.85}' if n <= 3 else '{"score": 85}'), 0
+
+    srv = serve(behave)
+    s = settings(srv.url, prompt="judge_v3", max_retries=3)
+    with caplog.at_level(logging.WARNING, logger="themesim"):
+        scores, stats = judge_matrix(A[:1], B[:1], s, tmp_path / "c.sqlite", progress=False)
+    # 400, then 0.85 twice (unusable, retried), then 85
+    assert scores[0, 0] == 0.85 and srv.calls == 4 and stats.failed == 0
+    assert "not a whole number 0–100" in caplog.text
+    # A fraction stored "ok" by an older version is asked again, not read back.
+    con = sqlite3.connect(tmp_path / "c.sqlite")
+    with con:
+        con.execute("UPDATE judgements SET score = 0.0085 WHERE text_a = ?", (A[0],))
+    con.close()
+    srv3 = serve(lambda n, b, h: (200, completion('{"score": 85}'), 0))
+    again, _ = judge_matrix(A[:1], B[:1], replace(s, base_url=srv3.url), tmp_path / "c.sqlite")
+    assert again[0, 0] == 0.85 and srv3.calls == 1
+    # Always a fraction: the pair fails after its retries, is stored "failed" and is NaN.
+    srv2 = serve(lambda n, b, h: (200, completion('{"score": 0.85}'), 0))
+    s2 = replace(s, base_url=srv2.url)
+    with pytest.raises(JudgeError, match="not a whole number 0–100") as err:
+        judge_matrix(A[1:2], B[:1], s2, tmp_path / "c.sqlite", progress=False)
+    assert math.isnan(err.value.scores[0, 0]) and srv2.calls == 4
+    assert {r["status"] for r in rows(tmp_path / "c.sqlite") if r["text_a"] == A[1]} == {"failed"}
+
+
 def test_prompt_has_no_example_score():
     for mode in ("json", "logprob"):
         text = load_prompt("judge_v1", mode).text

@@ -219,7 +219,10 @@ def open_cache(path: str | Path) -> sqlite3.Connection:
     return open_sqlite(path, SCHEMA)
 
 
-def _cached_ok(con: sqlite3.Connection, keys: list[str]) -> dict[str, float]:
+def _cached_ok(
+    con: sqlite3.Connection, keys: list[str], settings: JudgeSettings, prompt: JudgePrompt
+) -> dict[str, float]:
+    """key -> score of the keys cached "ok" with a score this version would store."""
     found = {}
     for i in range(0, len(keys), 500):
         chunk = keys[i : i + 500]
@@ -229,6 +232,12 @@ def _cached_ok(con: sqlite3.Connection, keys: list[str]) -> dict[str, float]:
             chunk,
         )
         found.update(dict(rows))
+    if settings.score_mode == "json" and prompt.scale > 1:
+        # Fractions on a percentage scale were once stored "ok" 100 times too small: asked
+        # again, as an integer answer s gives s / scale.
+        found = {
+            k: v for k, v in found.items() if abs(v * prompt.scale - round(v * prompt.scale)) < 1e-6
+        }
     return found
 
 
@@ -261,7 +270,8 @@ def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> 
 
 
 def parse_json_score(text: str, scale: int = 1) -> float:
-    """The score in a `{"score": S}` answer divided by scale; ValueError unless S in [0, scale]."""
+    """The score in a `{"score": S}` answer divided by scale; ValueError unless S in [0, scale]
+    and, on a scale above 1 (the prompt asks for an integer), a whole number."""
     match = re.search(r"\{.*?\}", text or "", re.S)
     if not match:
         raise ValueError("no JSON object in the answer")
@@ -273,6 +283,10 @@ def parse_json_score(text: str, scale: int = 1) -> float:
         raise ValueError('no numeric "score" in the answer')
     if not 0 <= s <= scale:
         raise ValueError(f"score {s} is outside 0–{scale}")
+    if scale > 1 and s != int(s):
+        # The prompt asks for an integer 0..scale: 0.85 is an answer on a 0–1 scale, which
+        # divided by the scale would be stored 100 times too small.
+        raise ValueError(f"score {s} is not a whole number 0–{scale} (a 0–1 answer?)")
     return float(s) / scale
 
 
@@ -508,7 +522,7 @@ def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
     keys = list(dict.fromkeys(cache_key(model, prompt, a, b, settings) for a, b in order))
     con = open_cache(cache_path)
     try:
-        return len(keys) - len(_cached_ok(con, keys))
+        return len(keys) - len(_cached_ok(con, keys, settings, prompt))
     finally:
         con.close()
 
@@ -528,7 +542,7 @@ def _judge_ordered(order, settings, cache_path, progress):
     stats = JudgeStats(judgements=len(jobs))
     con = open_cache(cache_path)
     try:
-        scores = _cached_ok(con, list(jobs))
+        scores = _cached_ok(con, list(jobs), settings, prompt)
         stats.cached = len(scores)
         misses = [k for k in jobs if k not in scores]
         failures: list[tuple[str, _Outcome]] = []
