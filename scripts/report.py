@@ -20,6 +20,7 @@ run(
     sets=dict(sm.params.sets),
     theme_tables=list(sm.input.theme_tables),
     transcripts=list(sm.input.transcripts),
+    coded=dict(sm.params.coded),
     config=dict(sm.params.config),
     code_version=sm.params.code_version,
     method_files={m: dict(v) for m, v in dict(sm.params.method_files).items()},

@@ -92,6 +92,15 @@ def _offset(value, key: str, at: str) -> int | None:
     return int(f)
 
 
+def coded_rows(path) -> int | None:
+    """Rows of a coded-segments file below its header (None for a .qdpx project)."""
+    p = Path(path)
+    if p.suffix.lower() not in CODED_SUFFIXES:
+        return None
+    records = [r for r in _records(p, str(path)) if any(str(v).strip() for v in r)]
+    return max(len(records) - 1, 0)
+
+
 def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
     """The coded segments of `path` as CODED_COLUMNS; `theme` resolved to the set's theme_id.
 

@@ -65,6 +65,7 @@ def summary_report(
     intervals_png=None,
     confidential: bool = False,
     method_pairs: dict | None = None,
+    coded: dict | None = None,
 ) -> None:
     """Both summary reports.
 
@@ -79,9 +80,11 @@ def summary_report(
     theme_tables: the ingested theme tables (results/themes/<set>.parquet), in `sets` order:
     a set's theme count comes from its table, so every input format the ingest step reads
     (.qdpx included) is counted the same way, without parsing the file a second time.
+    coded: set -> its coded-segments file (`theme_sets[i].segments`), listed with its rows.
     """
     import pyarrow.parquet as pq
 
+    from themesim.io.coded import coded_rows
     from themesim.provenance import provenance
     from themesim.report.summary import write_report
 
@@ -115,6 +118,15 @@ def summary_report(
             "n_items": pq.ParquetFile(t).metadata.num_rows,
         }
         for p, t in zip(sets.values(), theme_tables, strict=True)
+    ]
+    inputs += [
+        {
+            "path": str(p),
+            "kind": f"coded segments of {s}",
+            "sha256": sha256_file(p),
+            "n_items": coded_rows(p),
+        }
+        for s, p in (coded or {}).items()
     ]
     counts = seg.groupby("transcript", sort=True)
     inputs += [
