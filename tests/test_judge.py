@@ -304,6 +304,45 @@ def test_logprob_mode(serve, tmp_path):
     assert "yes or no" in body["messages"][0]["content"]
 
 
+def logprob_answer(yes: float, no: float = math.log(0.2)) -> dict:
+    top = [{"token": "Yes", "logprob": yes}, {"token": "No", "logprob": no}]
+    return completion(
+        "Yes", logprobs={"content": [{"token": "Yes", "logprob": yes, "top_logprobs": top}]}
+    )
+
+
+@pytest.mark.parametrize("bad", [math.nan, 1000.0, "high"])
+def test_a_logprob_that_is_not_a_log_probability_is_an_unusable_answer(serve, tmp_path, bad):
+    """Regression (issue 24.4, 24.5): a NaN logprob was cached as an "ok" judgement with a
+    NULL score (the job said 0 failed, and every rerun reused it); a logprob of 1000 crashed
+    the judge with OverflowError, with no retry and no failed row. Both are now unusable
+    answers: retried, then stored "failed" and named."""
+    srv = serve(lambda n, b, h: (200, logprob_answer(bad if n <= 2 else math.log(0.6)), 0))
+    cache = tmp_path / "c.sqlite"
+    s = settings(srv.url, score_mode="logprob", max_retries=1)
+    with pytest.raises(JudgeError, match="unparsable answer") as err:
+        judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert "not a log-probability" in str(err.value) or "not a number" in str(err.value)
+    assert srv.calls == 2 and err.value.stats.failed == 1 and math.isnan(err.value.scores[0, 0])
+    assert [(r["status"], r["score"]) for r in rows(cache)] == [("failed", None)]
+    # The failed pair is asked again next run: 0.6 / (0.6 + 0.2)
+    scores, stats = judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert scores[0, 0] == pytest.approx(0.75) and stats.done == 1 and srv.calls == 3
+
+
+def test_an_ok_row_without_a_score_is_asked_again(serve, tmp_path):
+    """A NULL score an older version stored "ok" (issue 24.4) no longer counts as cached."""
+    srv = serve()
+    cache = tmp_path / "c.sqlite"
+    judge_matrix(A[:1], B[:1], settings(srv.url), cache, progress=False)
+    con = sqlite3.connect(cache)
+    with con:
+        con.execute("UPDATE judgements SET score = NULL")
+    con.close()
+    scores, stats = judge_matrix(A[:1], B[:1], settings(srv.url), cache, progress=False)
+    assert scores[0, 0] == expected(A[0], B[0]) and stats.cached == 0 and srv.calls == 2
+
+
 def test_parsers():
     assert parse_json_score('{"score": 0.8}') == 0.8
     assert parse_json_score('```json\n{"score": 1}\n```') == 1.0
@@ -314,6 +353,12 @@ def test_parsers():
     assert parse_logprob_score({"yes": math.log(0.3), " No ": math.log(0.1)}) == pytest.approx(0.75)
     with pytest.raises(ValueError):
         parse_logprob_score({"maybe": -0.1})
+    assert parse_logprob_score({"yes": -math.inf, "no": -0.5}) == 0.0
+    assert parse_logprob_score({"yes": 1e-7, "no": -math.inf}) == 1.0  # rounding of 0
+    for bad in (math.nan, 0.5, 1000.0, True, "x"):
+        with pytest.raises(ValueError, match="logprob"):
+            parse_logprob_score({"yes": bad, "no": -1.0})
+    assert parse_logprob_score({"maybe": math.nan, "yes": -1.0, "no": -1.0}) == 0.5
 
 
 def test_a_fraction_on_a_percentage_scale_is_refused_not_stored_100_times_too_small(

@@ -222,12 +222,14 @@ def open_cache(path: str | Path) -> sqlite3.Connection:
 def _cached_ok(
     con: sqlite3.Connection, keys: list[str], settings: JudgeSettings, prompt: JudgePrompt
 ) -> dict[str, float]:
-    """key -> score of the keys cached "ok" with a score this version would store."""
+    """key -> score of the keys cached "ok" with a score this version would store (an older
+    version stored NULL scores of NaN logprobs "ok": those are asked again)."""
     found = {}
     for i in range(0, len(keys), 500):
         chunk = keys[i : i + 500]
         rows = con.execute(
-            f"SELECT key, score FROM judgements WHERE status = 'ok' AND key IN "
+            f"SELECT key, score FROM judgements WHERE status = 'ok' AND score IS NOT NULL "
+            f"AND score BETWEEN 0 AND 1 AND key IN "
             f"({','.join('?' * len(chunk))})",
             chunk,
         )
@@ -316,12 +318,22 @@ def _top_logprobs(choice: dict) -> dict[str, float]:
 
 
 def parse_logprob_score(top: dict[str, float]) -> float:
-    """P(yes) / (P(yes) + P(no)) over the top tokens, matching case- and space-insensitively."""
+    """P(yes) / (P(yes) + P(no)) over the top tokens, matching case- and space-insensitively.
+
+    ValueError when a yes/no logprob is not a log-probability: NaN, not a number, or above 0
+    (a NaN once became a NULL score stored "ok"; 1000 overflowed math.exp). −inf is P = 0.
+    """
     p = {"yes": 0.0, "no": 0.0}
     for token, logprob in top.items():
-        word = token.strip().lower()
-        if word in p and logprob is not None:
-            p[word] += math.exp(logprob)
+        word = str(token).strip().lower()
+        if word not in p or logprob is None:
+            continue
+        if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+            raise ValueError(f"logprob {logprob!r} of {token!r} is not a number")
+        # A log-probability is ≤ 0; allow the rounding of a server that prints 1e-7 for 0.
+        if math.isnan(logprob) or logprob > 1e-6:
+            raise ValueError(f"logprob {logprob!r} of {token!r} is not a log-probability (≤ 0)")
+        p[word] += math.exp(min(logprob, 0.0))
     if p["yes"] + p["no"] == 0:
         raise ValueError(f"neither yes nor no among the top tokens {sorted(top)}")
     return p["yes"] / (p["yes"] + p["no"])
@@ -366,8 +378,11 @@ def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
         else:
             out.raw = redact(_json_answer(body, choice))
             out.score = parse_json_score(out.raw, scale)
-    except (ValueError, TypeError, AttributeError) as e:
+    except (ValueError, TypeError, AttributeError, ArithmeticError) as e:
         raise _Retry(f"unparsable answer ({e})", raw=out.raw, fatal=False) from e
+    if not (isinstance(out.score, float) and 0.0 <= out.score <= 1.0):
+        # Only a score in [0, 1] is stored "ok": anything else would be cached as a success.
+        raise _Retry(f"unusable score {out.score!r}", raw=out.raw, fatal=False)
     return out
 
 
