@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import completion, themes_in
+from helpers import completion, themes_in, trickle
 
 from themesim.errors import InputError
 from themesim.llm import server as llama_server
@@ -198,6 +198,47 @@ def test_too_slow_answer_times_out_and_is_retried(serve, tmp_path):
     assert scores[0, 0] == expected(A[0], B[0])
     assert srv.calls == 2 and stats.calls == 2
     assert time.monotonic() - t0 < 1.4
+
+
+@pytest.mark.parametrize("in_headers", [False, True], ids=["body", "headers"])
+def test_timeout_s_bounds_the_whole_request(serve, tmp_path, in_headers):
+    """Regression (issue 24.7): a server that sends a byte every 0.1 s never trips a read
+    timeout, and held a request past 120 s at timeout_s 5. timeout_s now bounds the request,
+    its headers and body together."""
+    answer = json.dumps(completion(json.dumps({"score": 0.5}))).encode()
+    assert len(answer) > 150  # 15 s or more to send in full
+    srv = serve(lambda n, b, h: (200, trickle(answer, 0.1, in_headers=in_headers), 0))
+    t0 = time.monotonic()
+    with pytest.raises(JudgeError, match=r"no complete answer within timeout_s=0.6 s") as err:
+        judge_matrix(
+            A[:1], B[:1], settings(srv.url, timeout_s=0.6, max_retries=1), tmp_path / "c.sqlite"
+        )
+    assert time.monotonic() - t0 < 4  # two attempts of 0.6 s, a backoff, no 15 s
+    assert srv.calls == 2 and err.value.stats.calls == 2
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "until-close"])
+def test_an_answer_larger_than_the_limit_is_not_read(serve, tmp_path, monkeypatch, declared):
+    """Regression (issue 24.8): four 300 MB answers took 2.5 GB of memory and a 1.26 GB
+    cache. An answer beyond MAX_ANSWER_BYTES is dropped unread (retried, then failed), and a
+    long answer that parses is stored clipped to MAX_RAW_CHARS."""
+    from themesim.llm import client
+
+    monkeypatch.setattr(client, "MAX_ANSWER_BYTES", 1 << 16)
+    huge = json.dumps(completion('{"score": 0.5} ' + "x" * (1 << 17))).encode()
+    srv = serve(lambda n, b, h: (200, trickle(huge, 0, declared=declared), 0))
+    cache = tmp_path / "c.sqlite"
+    with pytest.raises(JudgeError, match=r"larger than 0.0625 MiB") as err:
+        judge_matrix(A[:1], B[:1], settings(srv.url, max_retries=1), cache, progress=False)
+    assert srv.calls == 2 and err.value.stats.failed == 1
+    # Below the limit: parsed, and stored with its start only.
+    long = '{"score": 0.5} ' + "y" * 50_000
+    srv2 = serve(lambda n, b, h: (200, completion(long), 0))
+    scores, _ = judge_matrix(A[:1], B[:1], settings(srv2.url), cache, progress=False)
+    assert scores[0, 0] == 0.5
+    (row,) = rows(cache)
+    assert row["raw_response"].startswith('{"score": 0.5} yyy') and len(row["raw_response"]) < 4100
+    assert row["raw_response"].endswith("[46015 more characters not stored]")
 
 
 def test_unparsable_answer_is_failed_not_zero(serve, tmp_path):
@@ -766,3 +807,45 @@ def test_both_orders_go_out_in_the_same_sorted_stream(serve, tmp_path):
     assert sent == sorted(forward + [(b, a) for a, b in forward])
     mean = [[(expected(a, b) + expected(b, a)) / 2 for b in B] for a in [A[2], A[0]]]
     np.testing.assert_allclose(got, mean)
+
+
+def test_a_failing_pair_is_asked_max_retries_plus_one_times_in_the_judge_job(serve, tmp_path):
+    """Regression (issue 24.11): the similarity job's second pass asked again every pair
+    its sorted stream had failed, so a pair failing at max_retries 2 got 6 requests. It
+    now gets 3, and the job's error names it from its `failed` row."""
+    import pandas as pd
+
+    from themesim.errors import StepError
+    from themesim.kinds.llm_judge import KIND
+
+    bad = (A[0], B[1])
+
+    def behave(n, body, headers):
+        if themes_in(body) == bad:
+            return 200, completion("About seven out of ten."), 0
+        return good(n, body, headers)
+
+    srv = serve(behave)
+    spec = {"base_url": srv.url, "model": "fake-model", "prompt": "judge_v1", "max_retries": 2}
+    spec |= {"score_mode": "json", "concurrency": 1, "timeout_s": 5}
+    tables = {"a": pd.DataFrame({"text": A[:2]}), "b": pd.DataFrame({"text": B})}
+    rated = ([A[2], A[0]], [B[0], B[1]])  # the failing pair is a rated pair too
+    with pytest.raises(StepError) as err:
+        list(KIND.similarity(spec, [("a", "b")], tables, cache=tmp_path / "c.sqlite", rated=rated))
+    sent = [themes_in(b) for b in srv.bodies]
+    assert sent.count(bad) == 3 and len(sent) == 3 + 3 + 1  # 3 good cells, 1 rated pair
+    msg = str(err.value)
+    assert "judging a vs b" in msg and "1 of 4 judgements failed" in msg
+    assert "seven out of ten" in msg and "3 attempt(s)" in msg and "Carers are tired 0" in msg
+    # Only rated pairs failing: the job ends, the calibration job asks them again.
+    srv2 = serve(behave)
+    spec2 = spec | {"base_url": srv2.url}
+    ((_, got, _),) = KIND.similarity(
+        spec2,
+        [("a", "b")],
+        {"a": tables["a"][1:], "b": tables["b"]},
+        cache=tmp_path / "d.sqlite",
+        rated=rated,
+    )
+    assert [themes_in(b) for b in srv2.bodies].count(bad) == 3
+    np.testing.assert_allclose(got, [[expected(A[1], b) for b in B]])

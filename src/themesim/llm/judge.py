@@ -243,6 +243,16 @@ def _cached_ok(
     return found
 
 
+# The stored answer is for reading, not reparsing: a longer one keeps its start.
+MAX_RAW_CHARS = 4000
+
+
+def _clip(raw: str | None) -> str | None:
+    if raw is None or len(raw) <= MAX_RAW_CHARS:
+        return raw
+    return raw[:MAX_RAW_CHARS] + f" … [{len(raw) - MAX_RAW_CHARS} more characters not stored]"
+
+
 def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> None:
     con.execute(
         "INSERT OR REPLACE INTO judgements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -256,7 +266,7 @@ def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> 
             json.dumps(_answer_settings(settings), sort_keys=True),
             out.status,
             out.score,
-            out.raw,
+            _clip(out.raw),
             out.prompt_tokens,
             out.completion_tokens,
             out.error,
@@ -457,15 +467,18 @@ def judge_matrix(
     cache_path: str | Path,
     *,
     progress: bool = True,
+    ask: bool = True,
 ) -> tuple[np.ndarray, JudgeStats]:
     """Scores[i, j] = the judge's overlap of texts_a[i] and texts_b[j], in [0, 1].
 
     Only cache misses are sent, `settings.concurrency` at a time. Raises JudgeError after all
     pairs if any failed (its .scores has NaN there); the successes stay cached.
+    ask=False: send nothing; a miss is reported from its `failed` row (a caller that has just
+    asked it, with all its retries, reads the matrix from the cache without asking again).
     """
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     order = request_order(texts_a, texts_b, settings.both_orders)
-    score, stats, failed = _judge_ordered(order, settings, cache_path, progress)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask)
     matrix = np.array([[score(a, b) for b in texts_b] for a in texts_a], dtype=np.float64)
     matrix = matrix.reshape(len(texts_a), len(texts_b))
     if failed:
@@ -480,11 +493,12 @@ def judge_pairs(
     cache_path: str | Path,
     *,
     progress: bool = True,
+    ask: bool = True,
 ) -> tuple[np.ndarray, JudgeStats]:
     """Scores[i] = the judge's overlap of texts_a[i] and texts_b[i] (rated pairs), in [0, 1].
 
-    The same requests, cache keys and failure handling as judge_matrix: a pair already judged
-    inside a matrix is answered from the cache.
+    The same requests, cache keys, failure handling and `ask` as judge_matrix: a pair already
+    judged inside a matrix is answered from the cache.
     """
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     if len(texts_a) != len(texts_b):
@@ -494,7 +508,7 @@ def judge_pairs(
     order = sorted(dict.fromkeys(zip(texts_a, texts_b, strict=True)), key=lambda p: first[p[0]])
     if settings.both_orders:
         order = list(dict.fromkeys(order + [(b, a) for a, b in order]))
-    score, stats, failed = _judge_ordered(order, settings, cache_path, progress)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask)
     scores = np.array([score(a, b) for a, b in zip(texts_a, texts_b, strict=True)], dtype=float)
     if failed:
         raise JudgeError(failed, scores, stats)
@@ -542,8 +556,9 @@ def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
         con.close()
 
 
-def _judge_ordered(order, settings, cache_path, progress):
-    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
+def _judge_ordered(order, settings, cache_path, progress, ask=True):
+    """Judge each distinct ordered (a, b) of `order` that the cache lacks (with ask=False,
+    report the misses from their stored `failed` rows instead).
 
     Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
     and the failure message ("" when every judgement is ok).
@@ -561,7 +576,11 @@ def _judge_ordered(order, settings, cache_path, progress):
         stats.cached = len(scores)
         misses = [k for k in jobs if k not in scores]
         failures: list[tuple[str, _Outcome]] = []
-        if misses:
+        if misses and not ask:
+            failures += _stored_failures(con, misses)
+            stats.failed = len(failures)
+            stats.skipped = len(misses) - stats.failed
+        elif misses:
             _run_misses(
                 misses,
                 jobs,
@@ -666,6 +685,21 @@ def _run_misses(
             raise
         finally:
             stats.calls = state.calls
+
+
+def _stored_failures(con: sqlite3.Connection, keys: list[str]) -> list[tuple[str, _Outcome]]:
+    """(key, outcome) of the keys stored `failed`, in `keys` order."""
+    found = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        rows = con.execute(
+            "SELECT key, raw_response, error, attempts FROM judgements WHERE status = 'failed' "
+            f"AND key IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        for k, raw, error, attempts in rows:
+            found[k] = _Outcome("failed", raw=raw, error=error, attempts=int(attempts or 0))
+    return [(k, found[k]) for k in keys if k in found]
 
 
 def _failure_message(failures, jobs, stats, cache_path, redact) -> str:
