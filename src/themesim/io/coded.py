@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import math
 from pathlib import Path
 
@@ -17,7 +18,9 @@ import pandas as pd
 
 from themesim.errors import InputError
 from themesim.io.inputs import check_input_file, read_text_file
-from themesim.io.spans import find_normalised, norm, overlapping
+from themesim.io.spans import find_in, norm, normalise, overlapping
+
+log = logging.getLogger("themesim")
 
 CODED_SUFFIXES = (".csv", ".tsv", ".xlsx")
 CODED_COLUMNS = ["document", "theme_id", "text", "start", "end", "coder", "row"]
@@ -179,9 +182,12 @@ def coded_labels(
 
     `texts` is each transcript's plain text and `offsets` its segments' spans
     (`spans.transcript_texts`, `spans.segment_offsets`). A span with offsets must show its
-    text there (compared after normalising); a span without is located by its text.
+    text there (compared after normalising); a span without is located by its text, at its
+    first occurrence: when the text occurs more than once, a warning names the row and every
+    occurrence (the coder may have meant another; give start and end to say which).
     """
     rows = []
+    normalised: dict[str, tuple[str, list[int]]] = {}
     for doc, tid, text, start, end, _coder, n in coded[CODED_COLUMNS].itertuples(index=False):
         at = f"{where}, row {n}"
         if doc not in texts:
@@ -198,14 +204,28 @@ def coded_labels(
                 )
         full = texts[doc]
         if pd.isna(start):
-            hit = find_normalised(text, full)
-            if hit is None:
+            if doc not in normalised:
+                normalised[doc] = normalise(full)
+            hits = _occurrences(norm(text), *normalised[doc])
+            if not hits:
                 raise InputError(
                     at,
                     f"text {_short(text)!r} is not found in transcript {doc!r}",
                     "Copy the passage exactly from the transcript, or give start and end.",
                 )
-            start, end = hit
+            start, end = hits[0]
+            if len(hits) > 1:
+                spots = ", ".join(f"{a}-{b}" for a, b in hits[:5])
+                log.warning(
+                    "%s: text %r occurs %d times in transcript %r (characters %s%s); labelled "
+                    "at the first only. Give start and end to label another occurrence.",
+                    at,
+                    _short(text),
+                    len(hits),
+                    doc,
+                    spots,
+                    ", ..." if len(hits) > 5 else "",
+                )
         else:
             start, end = int(start), int(end)
             if end > len(full):
@@ -229,6 +249,16 @@ def coded_labels(
     out = pd.DataFrame(rows, columns=LABEL_COLUMNS).drop_duplicates()
     out = out.sort_values(["transcript", "segment", "theme_id"], kind="stable")
     return out.astype({"segment": "int64"}).reset_index(drop=True)
+
+
+def _occurrences(n: str, hay: str, index: list[int]) -> list[tuple[int, int]]:
+    """Every (start, end) of the normalised needle `n` in a normalised text, left to right."""
+    hits: list[tuple[int, int]] = []
+    while True:
+        hit = find_in(n, hay, index, hits[-1][0] + 1 if hits else 0)
+        if hit is None:
+            return hits
+        hits.append(hit)
 
 
 def _key(name) -> str:
