@@ -849,3 +849,32 @@ def test_a_failing_pair_is_asked_max_retries_plus_one_times_in_the_judge_job(ser
     )
     assert [themes_in(b) for b in srv2.bodies].count(bad) == 3
     np.testing.assert_allclose(got, [[expected(A[1], b) for b in B]])
+
+
+def test_llama_server_gets_every_prompt_from_an_empty_slot_by_default(serve, tmp_path):
+    """Issue 23 (8): llama-server reused the previous request's prompt prefix, so a score
+    depended on the request before it (18 of the demo's 89 moved by up to 0.042 with the
+    order). By default every request to llama-server now says `cache_prompt: false`, and
+    those scores have keys of their own; `cache_prompt: true` keeps the old requests and
+    keys. Other endpoints never get the field (OpenAI refuses unknown ones)."""
+    from themesim.llm.judge import _answer_settings
+
+    native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
+    srv = serve()
+    cache = tmp_path / "c.sqlite"
+    free = settings(srv.url, server_id=native)
+    reuse = replace(free, cache_prompt=True)
+    other = settings(srv.url, server_id="llama-cpp-python 0.3.36")
+    for s in (free, reuse, other, settings(srv.url)):
+        judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert [b.get("cache_prompt", "absent") for b in srv.bodies] == [False, True, "absent"] * 1 + [
+        "absent"
+    ]
+    assert JudgeSettings().cache_prompt is False
+    assert _answer_settings(free)["cache_prompt"] is False
+    # cache_prompt: true asks as before, with the keys of before
+    before = {k: v for k, v in _answer_settings(free).items() if k != "cache_prompt"}
+    assert _answer_settings(reuse) == before
+    model, prompt = "fake-model", load_prompt("judge_v1")
+    keys = {cache_key(model, prompt, A[0], B[0], s) for s in (free, reuse, other)}
+    assert len(keys) == 3 and len(rows(cache)) == 4

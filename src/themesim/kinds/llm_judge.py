@@ -19,6 +19,7 @@ JUDGE_DEFAULTS = {
     "temperature": 0.0,
     "max_tokens": 24,
     "both_orders": False,
+    "cache_prompt": False,
     "concurrency": 2,
     "max_retries": 4,
     "timeout_s": 120.0,

@@ -59,6 +59,10 @@ class JudgeSettings:
     temperature: float = 0.0
     max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
     both_orders: bool = False  # judge (A, B) and (B, A); the score is the mean of the two
+    # llama-server only: reuse the KV cache of the previous request's prompt prefix. Faster,
+    # but a score then depends on the request before it (docs/judge.md, "The order is part of
+    # a score"); False evaluates every prompt from an empty slot: the score of a pair alone.
+    cache_prompt: bool = False
     concurrency: int = 2
     max_retries: int = 4  # extra attempts after the first, per judgement
     timeout_s: float = 120.0  # per request (a local server queues concurrent requests)
@@ -169,18 +173,33 @@ def _answer_settings(settings: JudgeSettings) -> dict:
     # score: their scores never share a cache entry. Other endpoints keep their keys.
     if settings.server_id is not None:
         out["server"] = settings.server_id
+    if order_free(settings):
+        # Every prompt from an empty slot: other numbers than a reused prefix gave, so other
+        # keys (a cache_prompt: true run keeps the keys of the versions before).
+        out["cache_prompt"] = False
     if compact_json(settings):
         # The answer's fixed prefix is prefilled, not generated: other tokens, other keys.
         out["grammar"] = "prefill"
     return out
 
 
+def llama_server(settings: JudgeSettings) -> bool:
+    """Whether the requests go to llama.cpp's llama-server (the local one, or a base_url
+    whose server_id the caller gave): it takes llama.cpp's own request fields."""
+    return (settings.server_id or "").startswith("llama-server ")
+
+
+def order_free(settings: JudgeSettings) -> bool:
+    """Each request evaluated from an empty slot (`cache_prompt: false` sent to
+    llama-server), so a score does not depend on the request before it."""
+    return llama_server(settings) and not settings.cache_prompt
+
+
 def compact_json(settings: JudgeSettings) -> bool:
     """json mode on llama-server: the assistant's answer is prefilled with JSON_PREFIX and a
     grammar lets the model write only the score and the closing brace (bench/README.md P7);
     the JSON schema's grammar would let it pretty-print (twice the tokens)."""
-    server = settings.server_id or ""
-    return settings.score_mode == "json" and server.startswith("llama-server ")
+    return settings.score_mode == "json" and llama_server(settings)
 
 
 # What every json answer starts with; on llama-server it is prefilled, not generated.
@@ -360,6 +379,8 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
         "max_tokens": settings.effective_max_tokens,
         "seed": settings.seed,
     }
+    if llama_server(settings):
+        body["cache_prompt"] = settings.cache_prompt
     if settings.score_mode == "logprob":
         body.update(logprobs=True, top_logprobs=10)
     elif use_rf and compact_json(settings):
@@ -441,9 +462,11 @@ def _snip(text: str, n: int = 60) -> str:
 def request_order(texts_a, texts_b, both_orders: bool = False) -> list[tuple[str, str]]:
     """Distinct ordered judgements, every B of one A consecutively (A-major).
 
-    The prompts put Theme A before Theme B, and a llama.cpp server keeps the KV cache of the
-    longest prefix shared with the previous request, so each A's prompt prefix is evaluated
-    once, not once per B. Identical texts are asked once.
+    The prompts put Theme A before Theme B, and with `cache_prompt: true` (and on
+    llama-cpp-python's server) the server keeps the KV cache of the longest prefix shared with
+    the previous request, so each A's prompt prefix is evaluated once, not once per B. (By
+    default llama-server evaluates every prompt whole: the order then changes no score.)
+    Identical texts are asked once.
     """
     a_texts, b_texts = list(dict.fromkeys(texts_a)), list(dict.fromkeys(texts_b))
     order = [(a, b) for a in a_texts for b in b_texts]
