@@ -2,8 +2,9 @@
 # Table of contents only; helpers live in workflow/rules/common.smk.
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.utils import min_version, validate
-from themesim.config import check_schema
+from themesim.config import check_schema, coerce_cli_values
 from themesim.errors import exit_on_error
 
 min_version("9.0")
@@ -12,10 +13,13 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+# --config passes nested numbers as text: read them as the schema wants, and say so.
+CLI_CONFIG = dict(workflow.config_settings.config)
+for note in coerce_cli_values(config, CLI_CONFIG, SCHEMA):
+    logger.info(note)
 # One line naming the key (typos get a "did you mean"), then Snakemake's check and defaults.
-exit_on_error(
-    check_schema, config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
-)
+exit_on_error(check_schema, config, SCHEMA, CLI_CONFIG)
 validate(config, "workflow/schemas/config.schema.yaml")
 
 

@@ -11,6 +11,7 @@ run(
     study=dict(p.study),
     sets=dict(p.sets),
     transcripts=list(p.transcripts),
+    coded=dict(p.coded),
     precomputed={m: list(f) for m, f in dict(p.precomputed).items()},
     results=list(sm.input.results),
     judge_cache=p.judge_cache,

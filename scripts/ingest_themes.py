@@ -10,4 +10,5 @@ run(
     set_name=sm.wildcards.set,
     template=sm.params.template,
     level=sm.params.get("level", "all"),
+    within=bool(sm.params.get("within", False)),
 )

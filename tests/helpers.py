@@ -165,6 +165,29 @@ def completion(content: str, logprobs=None) -> dict:
     }
 
 
+def trickle(data: bytes, every_s: float, *, in_headers: bool = False, declared: bool = True):
+    """A response writer that sends `data` (a JSON body) one byte every `every_s` seconds,
+    after complete headers, or with the headers themselves trickled (in_headers); without
+    `declared`, no Content-Length (the body ends when the connection closes)."""
+
+    def write(handler):
+        length = f"Content-Length: {len(data)}\r\n" if declared else "Connection: close\r\n"
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + (length + "\r\n").encode()
+        if every_s == 0:
+            handler.wfile.write(head + data)
+            return
+        slow = head + data if in_headers else data
+        if not in_headers:
+            handler.wfile.write(head)
+            handler.wfile.flush()
+        for i in range(len(slow)):
+            handler.wfile.write(slow[i : i + 1])
+            handler.wfile.flush()
+            time.sleep(every_s)
+
+    return write
+
+
 def themes_in(body: dict) -> tuple[str, str]:
     """The two theme texts of a judge request (its user message: a prefilled answer follows)."""
     text = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
@@ -198,6 +221,8 @@ class FakeLLM:
     """A chat-completions endpoint on 127.0.0.1 whose answers `behave(n, body, headers)` picks.
 
     behave returns (status, payload dict or raw str, delay in seconds); n counts requests from 1.
+    A payload that is a function writes the whole response itself: payload(handler) (a
+    hostile server: see `trickle`).
     """
 
     def __init__(self, behave):
@@ -216,6 +241,12 @@ class FakeLLM:
                     n = len(fake.bodies)
                 status, payload, delay = fake.behave(n, body, dict(self.headers))
                 time.sleep(delay)
+                if callable(payload):
+                    try:
+                        payload(self)
+                    except OSError:
+                        pass  # the client cut the connection
+                    return
                 data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 try:
                     self.send_response(status)

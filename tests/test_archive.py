@@ -434,6 +434,43 @@ def test_inputs_outside_the_run_folder_move_under_inputs(tmp_path):
     assert prov["inputs_moved"][str(elsewhere / "llm.yaml")] == moved
 
 
+CODED = "document,theme,text\nsam,H1,I changed my shifts\n"
+
+
+def test_coded_segments_are_archived_withheld_and_found_by_the_config(tmp_path):
+    """Regression (issue 24.3): a set's `segments:` file was not archived (nor hashed when
+    confidential), so an unpacked archive stopped at "theme_sets[0].segments: file not found"."""
+    run = make_run(tmp_path / "run")
+    (run / "data" / "coded.csv").write_text(CODED)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "llm_coded.csv").write_text(CODED.replace("H1", "L1"))
+    code = make_code(tmp_path / "code")
+    config = dict(
+        CONFIG,
+        theme_sets=[
+            {"path": "data/human.csv", "segments": "data/coded.csv"},
+            {"path": "data/llm.yaml", "segments": str(elsewhere / "llm_coded.csv")},
+        ],
+    )
+    coded = {"human": "data/coded.csv", "llm": str(elsewhere / "llm_coded.csv")}
+    build(run, code, tmp_path / "open.zip", config=config, coded=coded)
+    files = read_zip(tmp_path / "open.zip")
+    cfg = yaml.safe_load(files["config/config.yaml"])
+    assert cfg["theme_sets"][0]["segments"] == "data/coded.csv"
+    assert files["data/coded.csv"] == CODED.encode()
+    moved = cfg["theme_sets"][1]["segments"]
+    assert moved.startswith("inputs/external/") and moved.endswith("/llm_coded.csv")
+    assert files[moved] == CODED.replace("H1", "L1").encode()
+    assert f"{sha(CODED.encode())}  data/coded.csv" in files[SUMS].decode()
+    build(run, code, tmp_path / "c.zip", config=config, coded=coded, confidential=True)
+    files = read_zip(tmp_path / "c.zip")
+    withheld = dict(line.split("  ")[::-1] for line in files[WITHHELD].decode().splitlines())
+    assert "data/coded.csv" not in files and withheld["data/coded.csv"] == sha(CODED.encode())
+    assert withheld[moved] == sha(CODED.replace("H1", "L1").encode())
+    assert not any(b"I changed my shifts" in data for data in files.values())
+
+
 def test_a_glob_that_would_find_archive_files_becomes_a_list():
     config = {"transcripts": ["*/*.txt"], "methods": {}}
     kept = {"transcripts": ["tr/*.txt"], "methods": {}}
@@ -519,10 +556,11 @@ def study(tmp_path_factory):
     (root / "data" / "llm.yaml").write_text(LLM_SMALL)
     (root / "data" / "sam.txt").write_text(TRANSCRIPT)
     (root / "data" / "ana.txt").write_text(CONFIDENTIAL)
+    (root / "data" / "coded.csv").write_text(CODED)
     cfg = {
         "study": {"name": "tiny archive", "description": "archive test"},
         "reference": "human",
-        "theme_sets": ["data/human.csv", "data/llm.yaml"],
+        "theme_sets": [{"path": "data/human.csv", "segments": "data/coded.csv"}, "data/llm.yaml"],
         "transcripts": ["data/*.txt"],
         "sweep": {"start": 0.0, "stop": 1.0, "step": 0.1},
         "metrics": {"bootstrap": {"n": 10, "seed": 1}, "null_model": {"pool": 10, "seed": 2}},
@@ -550,6 +588,7 @@ def test_rule_archives_the_study(study, capsys):
     for name in (
         "config/config.yaml",
         "data/human.csv",
+        "data/coded.csv",
         "data/sam.txt",
         "results/metrics/minilm/comparisons.csv",
         "results/metrics/tfidf/sweep.csv",
@@ -575,6 +614,10 @@ def test_rule_archives_the_study(study, capsys):
     for name in files:
         if name.startswith("results/"):
             assert files[name] == (study / name).read_bytes(), name
+    # The coded segments are an input of the report too (issue 24.3), with their row count.
+    assert f"| data/coded.csv | coded segments of human | 1 | {sha(CODED.encode())}" in (
+        files["results/report/summary.md"].decode()
+    )
     # The ceiling ran: the report and the paper's headline table show its columns.
     assert "| Normalised alignment |" in files["results/report/summary.md"].decode()
     assert b"normalised_alignment" in files["results/report/headline.csv"]
@@ -623,12 +666,13 @@ def test_rule_confidential_archive(study, tmp_path, capsys):
     cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     snakemake(study, "--cores", "2", "archive")
     files = read_zip(zip_of(study))
-    assert not {"data/human.csv", "data/llm.yaml", "data/sam.txt"} & set(files)
+    assert not {"data/human.csv", "data/llm.yaml", "data/sam.txt", "data/coded.csv"} & set(files)
     assert not any(n.startswith(("results/embeddings/", "results/transcripts/")) for n in files)
     assert "results/metrics/minilm/comparisons.csv" in files
     withheld = dict(line.split("  ")[::-1] for line in files[WITHHELD].decode().splitlines())
     assert withheld["data/human.csv"] == sha((study / "data" / "human.csv").read_bytes())
     assert withheld["data/sam.txt"] == sha(TRANSCRIPT.encode())
+    assert withheld["data/coded.csv"] == sha(CODED.encode())
     assert "results/embeddings/minilm/human.parquet" in withheld
     # The paraphrases and their cache hold theme text: hashes only; the similarities stay.
     for name in ("results/ceiling/paraphrases.csv", "results/cache/paraphrase.sqlite"):

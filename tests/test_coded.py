@@ -107,6 +107,30 @@ def test_bad_coded_rows_name_file_and_row(tmp_path, study, row, message):
     assert str(e.value).startswith(f"{p}, {message}")
 
 
+def test_repeated_text_without_offsets_is_labelled_at_its_first_occurrence_with_a_warning(
+    tmp_path, study, caplog
+):
+    """Regression (issue 24.9): "Amira:" heads segments 1 and 3; without offsets the row was
+    labelled at the first silently. The rule (first occurrence) stays; the warning names the
+    row, the transcript and every occurrence, and offsets pick another."""
+    _seg, texts, offsets = study
+    p = _write(
+        tmp_path,
+        "document,theme,text,start,end\n"
+        "amira,Work,Amira:,,\n"  # at 26 and at 81
+        "amira,Own health,Amira:,81,87\n"  # with offsets: the second, no warning
+        "amira,Own health,I never sleep through,,\n",  # once only: no warning
+    )
+    with caplog.at_level(logging.WARNING, logger="themesim"):
+        labels = coded_labels(read_coded_file(p, THEMES), texts, offsets, str(p))
+    assert labels[["segment", "theme_id"]].values.tolist() == [[1, "H01"], [3, "H02"]]
+    warned = [r.getMessage() for r in caplog.records]
+    assert warned == [
+        f"{p}, row 2: text 'Amira:' occurs 2 times in transcript 'amira' (characters 26-32, "
+        "81-87); labelled at the first only. Give start and end to label another occurrence."
+    ]
+
+
 def test_missing_column(tmp_path):
     p = _write(tmp_path, "document,text\namira,x\n")
     with pytest.raises(InputError, match="no theme column"):

@@ -163,6 +163,27 @@ def test_unreadable_entry_is_a_miss_and_is_rewritten(tmp_path, minilm):
     assert cache.put({sha: again[0]}) == 1 and cache.get([sha])[sha].tobytes() == vec[0].tobytes()
 
 
+def test_a_vector_file_with_other_numbers_fails_its_checksum(tmp_path, minilm):
+    """Regression (issue 24.10): a cached .npy with the right shape and dtype but other numbers
+    was used silently (and changed comparisons.csv); a truncated one was re-encoded but left
+    on disk. Both now fail the file's checksum: a miss, removed and written again."""
+    texts = TEXTS[:2]
+    vec, _ = embed_texts(texts, minilm, cache_root=tmp_path)
+    cache = EmbeddingCache(tmp_path, model_key(minilm, rows=ROWS))
+    sha0, sha1 = (text_sha256(t) for t in texts)
+    np.save(cache._path(sha0), -vec[0])  # right shape and dtype, other numbers
+    good = cache._path(sha1).read_bytes()
+    cache._path(sha1).write_bytes(good[: len(good) // 2])  # truncated
+    assert cache.get([sha0, sha1]) == {}
+    assert not cache._path(sha0).exists() and not cache._path(sha1).exists()
+    again, stats = embed_texts(texts, minilm, cache_root=tmp_path)
+    assert (stats.encoded, stats.cached) == (2, 0) and again.tobytes() == vec.tobytes()
+    assert cache._path(sha1).read_bytes() == good  # written again, the same bytes
+    # Another text's file under this text's name fails too (the checksum names the text).
+    cache._path(sha0).write_bytes(good)
+    assert list(cache.get([sha0, sha1])) == [sha1]
+
+
 def test_cache_folder_setting(monkeypatch, tmp_path):
     monkeypatch.setenv("THEMESIM_EMBED_CACHE", str(tmp_path / "env"))
     assert cache_dir(None) == tmp_path / "env"

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import completion, themes_in
+from helpers import completion, themes_in, trickle
 
 from themesim.errors import InputError
 from themesim.llm import server as llama_server
@@ -200,6 +200,47 @@ def test_too_slow_answer_times_out_and_is_retried(serve, tmp_path):
     assert time.monotonic() - t0 < 1.4
 
 
+@pytest.mark.parametrize("in_headers", [False, True], ids=["body", "headers"])
+def test_timeout_s_bounds_the_whole_request(serve, tmp_path, in_headers):
+    """Regression (issue 24.7): a server that sends a byte every 0.1 s never trips a read
+    timeout, and held a request past 120 s at timeout_s 5. timeout_s now bounds the request,
+    its headers and body together."""
+    answer = json.dumps(completion(json.dumps({"score": 0.5}))).encode()
+    assert len(answer) > 150  # 15 s or more to send in full
+    srv = serve(lambda n, b, h: (200, trickle(answer, 0.1, in_headers=in_headers), 0))
+    t0 = time.monotonic()
+    with pytest.raises(JudgeError, match=r"no complete answer within timeout_s=0.6 s") as err:
+        judge_matrix(
+            A[:1], B[:1], settings(srv.url, timeout_s=0.6, max_retries=1), tmp_path / "c.sqlite"
+        )
+    assert time.monotonic() - t0 < 4  # two attempts of 0.6 s, a backoff, no 15 s
+    assert srv.calls == 2 and err.value.stats.calls == 2
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "until-close"])
+def test_an_answer_larger_than_the_limit_is_not_read(serve, tmp_path, monkeypatch, declared):
+    """Regression (issue 24.8): four 300 MB answers took 2.5 GB of memory and a 1.26 GB
+    cache. An answer beyond MAX_ANSWER_BYTES is dropped unread (retried, then failed), and a
+    long answer that parses is stored clipped to MAX_RAW_CHARS."""
+    from themesim.llm import client
+
+    monkeypatch.setattr(client, "MAX_ANSWER_BYTES", 1 << 16)
+    huge = json.dumps(completion('{"score": 0.5} ' + "x" * (1 << 17))).encode()
+    srv = serve(lambda n, b, h: (200, trickle(huge, 0, declared=declared), 0))
+    cache = tmp_path / "c.sqlite"
+    with pytest.raises(JudgeError, match=r"larger than 0.0625 MiB") as err:
+        judge_matrix(A[:1], B[:1], settings(srv.url, max_retries=1), cache, progress=False)
+    assert srv.calls == 2 and err.value.stats.failed == 1
+    # Below the limit: parsed, and stored with its start only.
+    long = '{"score": 0.5} ' + "y" * 50_000
+    srv2 = serve(lambda n, b, h: (200, completion(long), 0))
+    scores, _ = judge_matrix(A[:1], B[:1], settings(srv2.url), cache, progress=False)
+    assert scores[0, 0] == 0.5
+    (row,) = rows(cache)
+    assert row["raw_response"].startswith('{"score": 0.5} yyy') and len(row["raw_response"]) < 4100
+    assert row["raw_response"].endswith("[46015 more characters not stored]")
+
+
 def test_unparsable_answer_is_failed_not_zero(serve, tmp_path):
     bad_pair = (A[1], B[0])
 
@@ -304,6 +345,45 @@ def test_logprob_mode(serve, tmp_path):
     assert "yes or no" in body["messages"][0]["content"]
 
 
+def logprob_answer(yes: float, no: float = math.log(0.2)) -> dict:
+    top = [{"token": "Yes", "logprob": yes}, {"token": "No", "logprob": no}]
+    return completion(
+        "Yes", logprobs={"content": [{"token": "Yes", "logprob": yes, "top_logprobs": top}]}
+    )
+
+
+@pytest.mark.parametrize("bad", [math.nan, 1000.0, "high"])
+def test_a_logprob_that_is_not_a_log_probability_is_an_unusable_answer(serve, tmp_path, bad):
+    """Regression (issue 24.4, 24.5): a NaN logprob was cached as an "ok" judgement with a
+    NULL score (the job said 0 failed, and every rerun reused it); a logprob of 1000 crashed
+    the judge with OverflowError, with no retry and no failed row. Both are now unusable
+    answers: retried, then stored "failed" and named."""
+    srv = serve(lambda n, b, h: (200, logprob_answer(bad if n <= 2 else math.log(0.6)), 0))
+    cache = tmp_path / "c.sqlite"
+    s = settings(srv.url, score_mode="logprob", max_retries=1)
+    with pytest.raises(JudgeError, match="unparsable answer") as err:
+        judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert "not a log-probability" in str(err.value) or "not a number" in str(err.value)
+    assert srv.calls == 2 and err.value.stats.failed == 1 and math.isnan(err.value.scores[0, 0])
+    assert [(r["status"], r["score"]) for r in rows(cache)] == [("failed", None)]
+    # The failed pair is asked again next run: 0.6 / (0.6 + 0.2)
+    scores, stats = judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert scores[0, 0] == pytest.approx(0.75) and stats.done == 1 and srv.calls == 3
+
+
+def test_an_ok_row_without_a_score_is_asked_again(serve, tmp_path):
+    """A NULL score an older version stored "ok" (issue 24.4) no longer counts as cached."""
+    srv = serve()
+    cache = tmp_path / "c.sqlite"
+    judge_matrix(A[:1], B[:1], settings(srv.url), cache, progress=False)
+    con = sqlite3.connect(cache)
+    with con:
+        con.execute("UPDATE judgements SET score = NULL")
+    con.close()
+    scores, stats = judge_matrix(A[:1], B[:1], settings(srv.url), cache, progress=False)
+    assert scores[0, 0] == expected(A[0], B[0]) and stats.cached == 0 and srv.calls == 2
+
+
 def test_parsers():
     assert parse_json_score('{"score": 0.8}') == 0.8
     assert parse_json_score('```json\n{"score": 1}\n```') == 1.0
@@ -314,6 +394,51 @@ def test_parsers():
     assert parse_logprob_score({"yes": math.log(0.3), " No ": math.log(0.1)}) == pytest.approx(0.75)
     with pytest.raises(ValueError):
         parse_logprob_score({"maybe": -0.1})
+    assert parse_logprob_score({"yes": -math.inf, "no": -0.5}) == 0.0
+    assert parse_logprob_score({"yes": 1e-7, "no": -math.inf}) == 1.0  # rounding of 0
+    for bad in (math.nan, 0.5, 1000.0, True, "x"):
+        with pytest.raises(ValueError, match="logprob"):
+            parse_logprob_score({"yes": bad, "no": -1.0})
+    assert parse_logprob_score({"maybe": math.nan, "yes": -1.0, "no": -1.0}) == 0.5
+
+
+def test_a_fraction_on_a_percentage_scale_is_refused_not_stored_100_times_too_small(
+    serve, tmp_path, caplog
+):
+    """Regression (issue 24.2): judge_v3 asks for an integer 0–100; a server that rejects
+    response_format with HTTP 400 lets the model answer 0.85, once stored as 0.0085 "ok"."""
+    with pytest.raises(ValueError, match=r"score 0.85 is not a whole number 0–100"):
+        parse_json_score('{"score": 0.85}', 100)
+    assert parse_json_score('{"score": 85.0}', 100) == parse_json_score('{"score": "85"}', 100)
+    assert parse_json_score('{"score": 1}', 100) == 0.01  # an integer is read as a percentage
+
+    def behave(n, body, headers):
+        if "response_format" in body:
+            return 400, '{"error": "response_format is not supported"}', 0
+        return 200, completion('{"score": 0.85}' if n <= 3 else '{"score": 85}'), 0
+
+    srv = serve(behave)
+    s = settings(srv.url, prompt="judge_v3", max_retries=3)
+    with caplog.at_level(logging.WARNING, logger="themesim"):
+        scores, stats = judge_matrix(A[:1], B[:1], s, tmp_path / "c.sqlite", progress=False)
+    # 400, then 0.85 twice (unusable, retried), then 85
+    assert scores[0, 0] == 0.85 and srv.calls == 4 and stats.failed == 0
+    assert "not a whole number 0–100" in caplog.text
+    # A fraction stored "ok" by an older version is asked again, not read back.
+    con = sqlite3.connect(tmp_path / "c.sqlite")
+    with con:
+        con.execute("UPDATE judgements SET score = 0.0085 WHERE text_a = ?", (A[0],))
+    con.close()
+    srv3 = serve(lambda n, b, h: (200, completion('{"score": 85}'), 0))
+    again, _ = judge_matrix(A[:1], B[:1], replace(s, base_url=srv3.url), tmp_path / "c.sqlite")
+    assert again[0, 0] == 0.85 and srv3.calls == 1
+    # Always a fraction: the pair fails after its retries, is stored "failed" and is NaN.
+    srv2 = serve(lambda n, b, h: (200, completion('{"score": 0.85}'), 0))
+    s2 = replace(s, base_url=srv2.url)
+    with pytest.raises(JudgeError, match="not a whole number 0–100") as err:
+        judge_matrix(A[1:2], B[:1], s2, tmp_path / "c.sqlite", progress=False)
+    assert math.isnan(err.value.scores[0, 0]) and srv2.calls == 4
+    assert {r["status"] for r in rows(tmp_path / "c.sqlite") if r["text_a"] == A[1]} == {"failed"}
 
 
 def test_prompt_has_no_example_score():
@@ -682,3 +807,74 @@ def test_both_orders_go_out_in_the_same_sorted_stream(serve, tmp_path):
     assert sent == sorted(forward + [(b, a) for a, b in forward])
     mean = [[(expected(a, b) + expected(b, a)) / 2 for b in B] for a in [A[2], A[0]]]
     np.testing.assert_allclose(got, mean)
+
+
+def test_a_failing_pair_is_asked_max_retries_plus_one_times_in_the_judge_job(serve, tmp_path):
+    """Regression (issue 24.11): the similarity job's second pass asked again every pair
+    its sorted stream had failed, so a pair failing at max_retries 2 got 6 requests. It
+    now gets 3, and the job's error names it from its `failed` row."""
+    import pandas as pd
+
+    from themesim.errors import StepError
+    from themesim.kinds.llm_judge import KIND
+
+    bad = (A[0], B[1])
+
+    def behave(n, body, headers):
+        if themes_in(body) == bad:
+            return 200, completion("About seven out of ten."), 0
+        return good(n, body, headers)
+
+    srv = serve(behave)
+    spec = {"base_url": srv.url, "model": "fake-model", "prompt": "judge_v1", "max_retries": 2}
+    spec |= {"score_mode": "json", "concurrency": 1, "timeout_s": 5}
+    tables = {"a": pd.DataFrame({"text": A[:2]}), "b": pd.DataFrame({"text": B})}
+    rated = ([A[2], A[0]], [B[0], B[1]])  # the failing pair is a rated pair too
+    with pytest.raises(StepError) as err:
+        list(KIND.similarity(spec, [("a", "b")], tables, cache=tmp_path / "c.sqlite", rated=rated))
+    sent = [themes_in(b) for b in srv.bodies]
+    assert sent.count(bad) == 3 and len(sent) == 3 + 3 + 1  # 3 good cells, 1 rated pair
+    msg = str(err.value)
+    assert "judging a vs b" in msg and "1 of 4 judgements failed" in msg
+    assert "seven out of ten" in msg and "3 attempt(s)" in msg and "Carers are tired 0" in msg
+    # Only rated pairs failing: the job ends, the calibration job asks them again.
+    srv2 = serve(behave)
+    spec2 = spec | {"base_url": srv2.url}
+    ((_, got, _),) = KIND.similarity(
+        spec2,
+        [("a", "b")],
+        {"a": tables["a"][1:], "b": tables["b"]},
+        cache=tmp_path / "d.sqlite",
+        rated=rated,
+    )
+    assert [themes_in(b) for b in srv2.bodies].count(bad) == 3
+    np.testing.assert_allclose(got, [[expected(A[1], b) for b in B]])
+
+
+def test_llama_server_gets_every_prompt_from_an_empty_slot_by_default(serve, tmp_path):
+    """Issue 23 (8): llama-server reused the previous request's prompt prefix, so a score
+    depended on the request before it (18 of the demo's 89 moved by up to 0.042 with the
+    order). By default every request to llama-server now says `cache_prompt: false`, and
+    those scores have keys of their own; `cache_prompt: true` keeps the old requests and
+    keys. Other endpoints never get the field (OpenAI refuses unknown ones)."""
+    from themesim.llm.judge import _answer_settings
+
+    native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
+    srv = serve()
+    cache = tmp_path / "c.sqlite"
+    free = settings(srv.url, server_id=native)
+    reuse = replace(free, cache_prompt=True)
+    other = settings(srv.url, server_id="llama-cpp-python 0.3.36")
+    for s in (free, reuse, other, settings(srv.url)):
+        judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert [b.get("cache_prompt", "absent") for b in srv.bodies] == [False, True, "absent"] * 1 + [
+        "absent"
+    ]
+    assert JudgeSettings().cache_prompt is False
+    assert _answer_settings(free)["cache_prompt"] is False
+    # cache_prompt: true asks as before, with the keys of before
+    before = {k: v for k, v in _answer_settings(free).items() if k != "cache_prompt"}
+    assert _answer_settings(reuse) == before
+    model, prompt = "fake-model", load_prompt("judge_v1")
+    keys = {cache_key(model, prompt, A[0], B[0], s) for s in (free, reuse, other)}
+    assert len(keys) == 3 and len(rows(cache)) == 4

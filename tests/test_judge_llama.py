@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import requests
 
-from themesim.llm.judge import JudgeSettings, judge_matrix
+from themesim.llm.judge import JudgeSettings, judge_matrix, judge_pairs
 from themesim.llm.server import (
     LlamaServer,
     native_server_path,
@@ -159,3 +159,30 @@ def test_json_mode_on_the_native_server_generates_only_the_number(tmp_path):
         # One token per digit (Qwen's number tokens) and one for the brace: nothing else.
         assert tokens == len(raw) - len('{"score": '), (raw, tokens)
         assert json.loads(settings)["grammar"] == "prefill"
+
+
+@pytest.mark.slow
+def test_a_score_does_not_depend_on_the_request_before_it(tmp_path):
+    """Issue 23 (8): with the slot's prompt cache a score depended on the request before it
+    (the demo's 89 judgements in two orders: 50 scores apart, by up to 0.045). By default
+    every prompt is evaluated from an empty slot: the same pairs asked in two orders give the
+    same scores bit for bit."""
+    if native_server_path() is None:
+        pytest.skip("no native llama-server: `make install` builds .venv/llama.cpp/bin")
+    pairs = [(a, b) for a in A for b in B]
+    runs = {}
+    with LlamaServer(packaged_model_path(), n_ctx=2048, backend="native") as server:
+        s = JudgeSettings(
+            base_url=server.base_url, model=packaged_model_name(), server_id=server.backend_id
+        )
+        assert s.cache_prompt is False
+        for name, order in (("a-major", pairs), ("reversed", pairs[::-1])):
+            texts_a, texts_b = zip(*order, strict=True)
+            scores, stats = judge_pairs(
+                list(texts_a), list(texts_b), s, tmp_path / f"{name}.sqlite", progress=False
+            )
+            assert stats.done == 9
+            runs[name] = dict(zip(order, scores, strict=True))
+    got = np.array([[runs["a-major"][p], runs["reversed"][p]] for p in pairs])
+    print("scores (a-major, reversed):\n", np.round(got, 4))
+    np.testing.assert_array_equal(got[:, 0], got[:, 1])

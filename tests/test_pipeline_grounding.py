@@ -1,6 +1,8 @@
 """Grounding on the tiny study of test_pipeline: a coded human set, LLM sets without evidence;
 every set also labelled by the automatic coder (source `assigned`)."""
 
+import re
+
 import pandas as pd
 import pytest
 import yaml
@@ -126,17 +128,16 @@ def test_grounding_settings_rerun_no_embedding(study):
     configure(study)
 
 
-def test_qdpx_sources_become_the_transcripts(tmp_path):
-    """A .qdpx set and no `transcripts:`: the project's sources are the transcripts, and its
-    selections land on the segments of those texts."""
-    from helpers import B_INTERNAL, LLM, TEXT_A, TEXT_B, make_qdpx, project_xml
+def qdpx_study(root):
+    """A .qdpx set (Amira leads two lines, so the transcript reader takes her name for a
+    speaker), an LLM set, no `transcripts:`, one TF-IDF method; returns Amira's text."""
+    from helpers import B_INTERNAL, LLM, TEXT_A, make_qdpx, project_xml
 
-    (tmp_path / "data").mkdir()
-    # Amira leads two lines, so the transcript reader takes her name for a speaker.
+    (root / "data").mkdir()
     text_a = TEXT_A + "Interviewer: And sleep?\nAmira: Never enough.\n"
     xml = project_xml(B_INTERNAL).replace(TEXT_A, text_a)
-    make_qdpx(tmp_path / "data", xml, name="coded.qdpx")
-    (tmp_path / "data" / "llm.yaml").write_text(LLM)
+    make_qdpx(root / "data", xml, name="coded.qdpx")
+    (root / "data" / "llm.yaml").write_text(LLM)
     cfg = {
         "reference": "human",
         "theme_sets": [
@@ -147,8 +148,17 @@ def test_qdpx_sources_become_the_transcripts(tmp_path):
         "methods": {"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
         "grounding": {"bootstrap": 20},
     }
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return text_a
+
+
+def test_qdpx_sources_become_the_transcripts(tmp_path):
+    """A .qdpx set and no `transcripts:`: the project's sources are the transcripts, and its
+    selections land on the segments of those texts."""
+    from helpers import TEXT_B
+
+    text_a = qdpx_study(tmp_path)
     target = "results/metrics/tfidf/grounding.csv"
     counts = job_counts(snakemake(tmp_path, "-n", "--cores", "2", target).stdout)
     assert counts["qdpx_transcripts"] == 1 and counts["ingest_transcripts"] == 1, counts
@@ -178,3 +188,21 @@ def test_qdpx_sources_become_the_transcripts(tmp_path):
     assert g["n_segments"].tolist() == [5] and g["grounding_basis"].tolist() == ["coder"]
     by_coder = labels.loc[labels["source"] == "assigned", ["transcript", "segment"]]
     assert g["data_coverage_a"].tolist() == [len(by_coder.drop_duplicates()) / 5]
+
+
+def test_a_qdpx_study_finishes_all_and_archive(tmp_path):
+    """Regression (issue 24.1): the summary report read every theme file as a plain theme
+    file and stopped at "unsupported theme file type '.qdpx'"; it now counts the themes of
+    the ingested table, so `all` and `archive` finish and the report lists the project."""
+    import zipfile
+
+    qdpx_study(tmp_path)
+    snakemake(tmp_path, "--cores", "2")
+    md = (tmp_path / "results/report/summary.md").read_text(encoding="utf-8")
+    # Work, Cutting hours and Own health at level "all"; the LLM set's three themes.
+    assert re.search(r"\| data/coded\.qdpx \| themes \| 3 \| [0-9a-f]{12}", md), md
+    assert re.search(r"\| data/llm\.yaml \| themes \| 3 \| [0-9a-f]{12}", md), md
+    snakemake(tmp_path, "--cores", "2", "archive")
+    (zipped,) = (tmp_path / "results" / "archive").glob("*.zip")
+    names = set(zipfile.ZipFile(zipped).namelist())
+    assert {"data/coded.qdpx", "data/llm.yaml", "results/report/summary.html"} <= names

@@ -5,6 +5,7 @@ import re
 
 import pandas as pd
 import pytest
+from helpers import HUMAN
 
 from themesim.errors import InputError
 from themesim.io.themes import (
@@ -540,3 +541,17 @@ def test_read_themes_parquet_rejects_other_tables(tmp_path):
     bad = write(tmp_path, "y.parquet", b"not parquet")
     with pytest.raises(InputError, match=at(bad) + " is not a readable parquet file"):
         read_themes_parquet(bad)
+
+
+def test_a_truncated_theme_table_says_how_to_make_it_again(tmp_path):
+    """Regression (issue 24.12): "Re-create it with themesim" did not say how."""
+    out = tmp_path / "human.parquet"
+    write_themes_parquet(read_theme_file(write(tmp_path, "human.csv", HUMAN)), out)
+    out.write_bytes(out.read_bytes()[:-100])
+    with pytest.raises(InputError) as err:
+        read_themes_parquet(out)
+    assert str(err.value).startswith(f"{out}: is not a readable parquet file")
+    assert str(err.value).endswith(
+        ". Delete the file and run the workflow again (e.g. `snakemake --cores 4`): the rule "
+        "that wrote it runs again from its inputs."
+    )

@@ -253,6 +253,35 @@ def test_docx_only_table(tmp_path):
         read_transcript(path)
 
 
+def test_a_docx_that_unpacks_too_large_is_refused_unread(tmp_path, monkeypatch):
+    """Regression (issue 24.8): a 1.7 MB .docx holding a 600 MB word/document.xml took
+    5.1 GB. The declared sizes are checked first; python-docx never opens such a file."""
+    import zipfile
+
+    from themesim.io import transcripts
+
+    document = docx.Document()
+    document.add_paragraph("P1: Fine.")
+    small = tmp_path / "small.docx"
+    document.save(str(small))
+    path = tmp_path / "bomb.docx"
+    with zipfile.ZipFile(small) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "word/document.xml":  # valid XML, 3 MB of blanks
+                data = data.replace(b"<w:body>", b"<w:body>" + b" " * (3 << 20), 1)
+            dst.writestr(info.filename, data)
+    assert path.stat().st_size < 100_000
+    assert read_transcript(path)["text"].tolist() == ["Fine."]  # within the default limit
+    monkeypatch.setattr(transcripts, "MAX_DOCX_UNPACKED", 2 << 20)
+    monkeypatch.setattr(docx, "Document", lambda *a: pytest.fail("the document was opened"))
+    with pytest.raises(
+        InputError,
+        match=at(path) + r" unpacks to 3\.\d MB \(word/document.xml: 3\.0 MB\), more than the 2 MB",
+    ):
+        read_transcript(path)
+
+
 def test_corrupt_docx(tmp_path):
     path = write(tmp_path, "bad.docx", b"PK\x03\x04 this is not really a zip")
     with pytest.raises(InputError, match=at(path) + " is not a readable Word .docx file"):

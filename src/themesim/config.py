@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import glob
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -118,11 +119,126 @@ def _key_path(path) -> str:
     return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")
 
 
-def check_schema(config: dict, schema_path) -> None:
+def _schema_at(schema: dict, key) -> dict | None:
+    """The subschema of a mapping key or list index (properties, additionalProperties,
+    items), or None where the schema says nothing."""
+    if isinstance(key, int):
+        items = schema.get("items")
+        return items if isinstance(items, dict) else None
+    props = schema.get("properties") or {}
+    if key in props:
+        return props[key]
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
+def _accepts(schema: dict) -> tuple[set[str], list]:
+    """(JSON types, constant values) a value may take under `schema` and its anyOf/oneOf."""
+    types, consts = set(), []
+    for branch in [schema, *schema.get("anyOf", []), *schema.get("oneOf", [])]:
+        t = branch.get("type")
+        types |= {t} if isinstance(t, str) else set(t or [])
+        if "const" in branch:
+            consts.append(branch["const"])
+        consts += list(branch.get("enum") or [])
+    return types, consts
+
+
+def _as_typed(text: str, types: set[str]) -> tuple[bool, object]:
+    """(True, `text` as the integer, number, boolean or null the schema wants), or
+    (False, None) when it is none of them."""
+    word = text.strip()
+    whole = re.fullmatch(r"[+-]?\d+", word) is not None
+    if "integer" in types and whole:
+        return True, int(word)
+    if "number" in types:
+        try:
+            value = float(word)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value):
+            return True, int(word) if whole else value
+    if "boolean" in types and word.lower() in ("true", "false"):
+        return True, word.lower() == "true"
+    if "null" in types and word.lower() in ("null", "~"):
+        return True, None
+    return False, None
+
+
+def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
+    """Turn the text Snakemake's `--config` hands over for nested numbers, booleans and nulls
+    into what the schema wants there, in `config` (the merged config); returns one line per
+    value changed, for the log.
+
+    Snakemake parses a top-level `--config key=0.6` as a number but reads a nested value
+    (`methods={"minilm": {"thresholds": [0.6]}}`) with YAML's base loader, all text. Only the
+    values given on the command line (`cli`) are touched: a number quoted in a config file
+    stays an error ("remove the quotes").
+    """
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    notes: list[str] = []
+
+    def walk(given, merged, node, path):
+        if node is None:
+            return merged
+        if isinstance(given, dict) and isinstance(merged, dict):
+            for k, v in given.items():
+                if k in merged:
+                    merged[k] = walk(v, merged[k], _schema_at(node, k), [*path, k])
+            return merged
+        if isinstance(given, list) and isinstance(merged, list) and len(given) == len(merged):
+            for i, v in enumerate(given):
+                merged[i] = walk(v, merged[i], _schema_at(node, i), [*path, i])
+            return merged
+        if isinstance(merged, str) and given == merged:
+            types, consts = _accepts(node)
+            if "string" in types or merged in consts:
+                return merged
+            ok, value = _as_typed(merged, types)
+            if ok:
+                notes.append(
+                    f"config {_key_path(path)}: {merged!r} from --config read as "
+                    f"{json.dumps(value)} "
+                    "(Snakemake's --config passes nested values as text)"
+                )
+                return value
+        return merged
+
+    for key, value in dict(cli or {}).items():
+        if key in config:
+            config[key] = walk(value, config[key], _schema_at(schema, key), [key])
+    return notes
+
+
+# Appended to a schema error in a value given with --config.
+CLI_HINT = (
+    " (The value came from --config, which passes nested values as text: write them in a "
+    "YAML file and add it with --configfile, e.g. `snakemake --cores 8 --configfile "
+    "config/config.yaml overrides.yaml`.)"
+)
+
+
+def _given(cli, path) -> bool:
+    """Whether `path` lies inside a value given on the command line (`cli`)."""
+    node = cli
+    for key in path:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        else:
+            return False
+    return True
+
+
+def check_schema(config: dict, schema_path, cli=None) -> None:
     """Validate the config against its JSON schema with a one-line error naming the key.
 
     Snakemake's own `validate` runs after this (it also fills in the schema's defaults); this
     check only words the first problem so a researcher can fix it without reading a traceback.
+    cli: the values given with --config; an error inside one says how to give it instead.
     """
     import jsonschema
     import yaml
@@ -132,6 +248,15 @@ def check_schema(config: dict, schema_path) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is None:
         return
+    try:
+        _raise_schema_error(error)
+    except InputError as e:
+        if cli and error.absolute_path and _given(cli, list(error.absolute_path)):
+            raise InputError(e.where, e.problem, e.fix + CLI_HINT) from None
+        raise
+
+
+def _raise_schema_error(error) -> None:
     where = "config" + (f" {_key_path(error.absolute_path)}" if error.absolute_path else "")
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
@@ -188,6 +313,20 @@ def check_schema(config: dict, schema_path) -> None:
         raise InputError(
             where, f"{error.instance!r} is not of type {want}", f"Write it as {example}"
         )
+    if error.validator in ("anyOf", "oneOf"):
+        accepted = []
+        for branch in error.validator_value:
+            if "const" in branch:
+                accepted.append(repr(branch["const"]))
+            elif branch.get("type"):
+                t = branch["type"]
+                accepted.append(" or ".join(t) if isinstance(t, list) else f"a {t}")
+        if accepted:
+            raise InputError(
+                where,
+                f"{error.instance!r} is not {' or '.join(accepted)}",
+                "See config/README.md for this key",
+            )
     raise InputError(where, error.message, "See config/README.md for this key")
 
 

@@ -68,7 +68,6 @@ def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -
     terms (it then scores 0 against everything) and when word terms meet text without spaces.
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.metrics.pairwise import cosine_similarity
 
     texts = list(texts_a) + list(texts_b or [])
     vec = TfidfVectorizer(**vectorizer_options)
@@ -101,7 +100,26 @@ def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -
                 hint,
             )
     n = len(texts_a)
-    return snap_unit(cosine_similarity(X[:n], X[n:] if texts_b is not None else X))
+    return _blocked_cosine(X[:n], X[n:] if texts_b is not None else X)
+
+
+# Rows of a matrix computed (or a long-form file written and read) at a time: the dense
+# result is the only n_a x n_b array held, never its float64 copies or per-cell objects.
+BLOCK_CELLS = 1 << 22
+
+
+def _blocked_cosine(X_a, X_b) -> np.ndarray:
+    """snap_unit(cosine_similarity(X_a, X_b)) of sparse rows, `BLOCK_CELLS` cells at a
+    time into one output: the same bits (each cell is the same sum), a third of the peak."""
+    from sklearn.preprocessing import normalize
+
+    A, B = normalize(X_a), normalize(X_b).T.tocsc()
+    out = np.empty((A.shape[0], B.shape[1]), dtype=np.float64)
+    step = max(1, BLOCK_CELLS // max(B.shape[1], 1))
+    for i in range(0, A.shape[0], step):
+        block = A[i : i + step] @ B
+        out[i : i + step] = snap_unit(block.toarray() if hasattr(block, "toarray") else block)
+    return out
 
 
 # Precomputed scores are on the cosine scale (an angular method converts them afterwards).
@@ -214,6 +232,13 @@ def align_matrix(S: np.ndarray, row_names, col_names, a_names, b_names, where: s
     return S[np.ix_([rows[n] for n in a_names], [cols[n] for n in b_names])]
 
 
+def _positions(ids: pa.ChunkedArray, pos: dict[str, int]) -> np.ndarray:
+    """Each id's index in `pos` (-1 for an id not asked for), through the ids' dictionary."""
+    d = ids.combine_chunks().dictionary_encode()
+    lookup = np.array([pos.get(x, -1) for x in d.dictionary.to_pylist()], dtype=np.int64)
+    return lookup[d.indices.to_numpy(zero_copy_only=False)] if len(lookup) else lookup
+
+
 def to_long(S: np.ndarray, a_ids, b_ids) -> pd.DataFrame:
     """Long form a_id, b_id, similarity; A-major order."""
     n_a, n_b = S.shape
@@ -226,37 +251,71 @@ def to_long(S: np.ndarray, a_ids, b_ids) -> pd.DataFrame:
     )
 
 
+# Rows of a long-form file per row group: pyarrow's default, so a file written in blocks
+# holds the same bytes as one written whole.
+ROW_GROUP = 1024 * 1024
+STREAM_ABOVE = 64 << 20  # bytes of a file read from disk by row group, not into memory first
+_SIMILARITY_SCHEMA = pa.schema(
+    [("a_id", pa.string()), ("b_id", pa.string()), ("similarity", pa.float64())]
+)
+
+
 def write_similarity(path, S: np.ndarray, a_ids, b_ids, meta: dict) -> None:
-    long = to_long(S, a_ids, b_ids)
-    table = pa.table(
-        {
-            "a_id": pa.array(long["a_id"].tolist(), pa.string()),
-            "b_id": pa.array(long["b_id"].tolist(), pa.string()),
-            "similarity": pa.array(long["similarity"].to_numpy(), pa.float64()),
-        }
+    """The long form (a_id, b_id, similarity; A-major) of S, written one row group at a time:
+    besides S it holds one row group's ids, not a Python object per cell (146 bytes a cell
+    when built whole)."""
+    S = np.asarray(S, dtype=np.float64)
+    n_a, n_b = S.shape
+    a = pa.array([str(x) for x in a_ids], pa.string())
+    b = pa.array([str(x) for x in b_ids], pa.string())
+    flat = S.reshape(-1)
+    schema = _SIMILARITY_SCHEMA.with_metadata(
+        {SIMILARITY_META_KEY: json.dumps(meta, sort_keys=True)}
     )
-    table = table.replace_schema_metadata({SIMILARITY_META_KEY: json.dumps(meta, sort_keys=True)})
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema) as writer:
+        for start in range(0, n_a * n_b, ROW_GROUP) if n_a * n_b else [0]:
+            idx = np.arange(start, min(start + ROW_GROUP, n_a * n_b))
+            block = pa.table(
+                [a.take(idx // n_b), b.take(idx % n_b), pa.array(flat[idx], pa.float64())],
+                schema=schema,
+            )
+            writer.write_table(block)
 
 
 def read_similarity(path, a_ids, b_ids) -> np.ndarray:
     """The n_a x n_b matrix of a long-form file, in the given id order; a file its job listed
-    in a manifest must be there and unchanged (themesim.io.manifest)."""
+    in a manifest must be there and unchanged (themesim.io.manifest). Read one row group at a
+    time into the matrix."""
     from themesim.io.manifest import verify
 
     if not os.path.exists(path):
         verify(path)  # a listed file: says to rerun its job
-    data = Path(path).read_bytes()
-    verify(path, data)
-    df = pq.read_table(pa.BufferReader(data)).to_pandas()
-    wide = df.pivot(index="a_id", columns="b_id", values="similarity")
-    try:
-        S = wide.loc[list(a_ids), list(b_ids)].to_numpy(dtype=np.float64)
-    except KeyError as e:
-        raise InputError(
-            str(path), f"does not hold every theme pair ({e})", "Delete it and rerun the workflow"
-        ) from e
-    if np.isnan(S).any():
+    if os.path.getsize(path) > STREAM_ABOVE:
+        verify(path)  # hashed in chunks, then read from disk: the file never sits in memory
+        source = str(path)
+    else:
+        data = Path(path).read_bytes()  # read once for the hash and the table
+        verify(path, data)
+        source = pa.BufferReader(data)
+    a_pos = {str(x): i for i, x in enumerate(a_ids)}
+    b_pos = {str(x): j for j, x in enumerate(b_ids)}
+    S = np.full((len(a_pos), len(b_pos)), np.nan)
+    with pq.ParquetFile(source) as f:
+        for g in range(f.num_row_groups):
+            t = f.read_row_group(g, columns=["a_id", "b_id", "similarity"])
+            rows = _positions(t.column("a_id"), a_pos)
+            cols = _positions(t.column("b_id"), b_pos)
+            keep = (rows >= 0) & (cols >= 0)
+            S[rows[keep], cols[keep]] = t.column("similarity").to_numpy()[keep]
+    nan = np.isnan(S)
+    if nan.any():
+        absent = [n for n, i in a_pos.items() if nan[i].all()]
+        absent += [n for n, j in b_pos.items() if nan[:, j].all()]
+        if absent:
+            raise InputError(
+                str(path),
+                f"does not hold every theme pair (no pair of {absent[:5]})",
+                "Delete it and rerun the workflow",
+            )
         raise InputError(str(path), "has missing pairs", "Delete it and rerun the workflow")
     return S

@@ -7,6 +7,7 @@ rule archive:
         results=lambda wc: archive_results(),
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
+        coded=list(coded_inputs().values()),
         precomputed=precomputed_files(),
         code=list(archive_code().values()),
     output:
@@ -18,6 +19,7 @@ rule archive:
         study={"name": STUDY.name, "description": STUDY.description},
         sets=STUDY.sets,
         transcripts=STUDY.transcripts,
+        coded=coded_inputs(),
         precomputed=precomputed_inputs(),
         judge_cache=judge_cache(),
         caches=generate_cache() + paraphrase_cache() + coder_cache(),

@@ -847,6 +847,13 @@ def precomputed_inputs():
     }
 
 
+def coded_inputs():
+    """set -> its coded-segments file (`theme_sets[i].segments`), when that is not the set's
+    own theme file (a .qdpx is both): an input the archive and the report's inputs hold.
+    """
+    return {s: p for s, p in STUDY.segments.items() if p != STUDY.sets.get(s)}
+
+
 def judge_cache():
     """The judge's cache when a judge method runs (an accumulating file, not a rule output)."""
     return "results/cache/judge.sqlite" if STUDY.methods_with("judge_cache") else None

@@ -9,6 +9,11 @@ rule ingest_themes:
     params:
         template=lambda wc: STUDY.template,
         level=lambda wc: STUDY.levels.get(wc.set, "all"),
+        # A method writes this set's within-set matrix: its size is checked here, first.
+        within=lambda wc: any(
+            wc.set in STUDY.sets_for(m)
+            for m in STUDY.methods_with("within_set_matrices")
+        ),
     script:
         "../../scripts/ingest_themes.py"
 

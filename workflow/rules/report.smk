@@ -28,7 +28,10 @@ rule summary_report:
         ],
         segments="results/transcripts/segments.parquet",
         theme_files=list(STUDY.sets.values()),
+        # The ingested tables, in STUDY.sets order: the inputs table counts their themes.
+        theme_tables=theme_parquets(),
         transcripts=STUDY.transcripts,
+        coded=list(coded_inputs().values()),
         grounding=[f for m in STUDY.methods for f in grounding_outputs(m)],
         code=code("report.py"),
     output:
@@ -63,6 +66,7 @@ rule summary_report:
         method_pairs={m: pair_names(STUDY.pairs_for(m)) for m in STUDY.methods},
         heatmaps=[h for m in STUDY.methods for h in heatmap_paths(m)],
         sets=STUDY.sets,
+        coded=coded_inputs(),
         config=lambda wc: config,
         code_version=CODE_VERSION,
         method_files={

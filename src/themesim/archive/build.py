@@ -146,8 +146,10 @@ def place_inputs(
     transcripts: list[str],
     precomputed: dict[str, list[str]],
     taken,
+    coded: dict[str, str] | None = None,
 ) -> Inputs:
-    """Lay out the theme files, transcripts and precomputed matrices inside the archive.
+    """Lay out the theme files, coded-segments files, transcripts and precomputed matrices
+    inside the archive.
 
     Inputs inside the run folder keep their relative paths, so the config as run finds them
     unchanged; others go under `inputs/` and their config entries are rewritten.
@@ -177,6 +179,12 @@ def place_inputs(
         if path in out.moved:
             new = out.moved[path]
             entries[i] = new if isinstance(entry, str) else {**entry, "path": new}
+    # Coded segments (`theme_sets[i].segments`): the config as run must find them too.
+    for path in (coded or {}).values():
+        add(path)
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and entry.get("segments") in out.moved:
+            entries[i] = {**entry, "segments": out.moved[entry["segments"]]}
 
     names = [add(p) for p in transcripts]
     # Keep the globs as run when they find exactly these files in the archive; else list them.
@@ -258,17 +266,18 @@ def readme(*, study: dict, archive_file: str, confidential: bool, provenance: di
             f"| `{WITHHELD}` | sha256 of the confidential inputs and text-bearing results |",
             "",
             "The inputs were marked confidential (`archive.confidential: true`): the theme files,",
-            "transcripts, precomputed matrices, normalised texts, embeddings (they hold the",
-            "embedded text), the LLM caches (judge, generation, paraphrases, coder) and the",
-            f"paraphrases of the reference themes are not here; `{WITHHELD}` lists their sha256.",
+            "coded segments, transcripts, precomputed matrices, normalised texts, embeddings",
+            "(they hold the embedded text), the LLM caches (judge, generation, paraphrases,",
+            f"coder) and the paraphrases of the reference themes are not here; `{WITHHELD}`",
+            "lists their sha256.",
             "Metric tables, plots and the report still name the themes, as results do. To rerun,",
             f"put the inputs at the listed paths and check them with `sha256sum -c {WITHHELD}`.",
         ]
     else:
         lines += [
             "",
-            "Theme files, transcripts and any precomputed matrices are at the paths the config",
-            "names.",
+            "Theme files, coded-segments files, transcripts and any precomputed matrices are at",
+            "the paths the config names.",
         ]
     lines += [
         "",
@@ -374,6 +383,7 @@ def build_archive(
     transcripts: list[str],
     precomputed: dict[str, list[str]],
     results: list[str],
+    coded: dict[str, str] | None = None,
     judge_cache: str | None,
     code: dict[str, str],
     caches: Sequence[str] = (),
@@ -385,7 +395,8 @@ def build_archive(
     """Write the archive zip to `out`; returns its entries (bytes or file) without SHA256SUMS.
 
     `results` and the inputs are paths relative to the run folder; `code` maps names in the
-    archive (relative to the Snakefile's folder) to the workflow's files.
+    archive (relative to the Snakefile's folder) to the workflow's files; `coded`: set -> its
+    coded-segments file (an input like the theme files: withheld when confidential).
     """
     import yaml
 
@@ -430,6 +441,7 @@ def build_archive(
         transcripts=transcripts,
         precomputed=precomputed,
         taken=set(entries) | reserved,
+        coded=coded,
     )
     for name, src in sorted(placed.files.items()):
         if confidential:

@@ -8,6 +8,11 @@ reader never sees half a vector and parallel jobs (also on a cluster's shared fi
 need no lock: two jobs writing the same text write the same bytes. The folder lives outside
 Snakemake's outputs, so a failed or killed job never deletes it.
 
+Each file is the vector's .npy followed by a checksum (TRAILER and the sha256 of the model
+key's folder name, the text's hash and the .npy bytes; np.load ignores it): a file whose numbers
+were changed, truncated or copied from another text or model fails the check, counts as a miss
+and is written again.
+
 Vectors do not depend on which other texts were encoded with them (see embed.encode: every
 forward pass has a fixed number of rows of one token length), so a run that takes vectors
 from the cache writes the same bytes as one that encodes them, whichever job came first.
@@ -31,6 +36,7 @@ ENV = "THEMESIM_EMBED_CACHE"
 SCHEME = "equal-token-length-fixed-rows/2"
 DEVICE_SCHEME = "equal-token-length-fixed-rows/3"
 _HEAD = 1 << 20  # bytes of a large weight file hashed at each end
+TRAILER = b"\nthemesim-sha256:"
 
 
 def default_dir() -> Path:
@@ -113,17 +119,33 @@ class EmbeddingCache:
     def _path(self, sha: str) -> Path:
         return self.dir / sha[:2] / f"{sha}.npy"
 
+    def _digest(self, sha: str, npy: bytes) -> bytes:
+        return hashlib.sha256(f"{self.dir.name}/{sha}\0".encode() + npy).hexdigest().encode()
+
     def get(self, shas) -> dict[str, np.ndarray]:
-        """The cached vectors among `shas`; a missing or unreadable file is a miss."""
+        """The cached vectors among `shas`. A missing file is a miss; so is one that fails
+        its checksum (other numbers, truncated, another text's or an older version's
+        file), which is removed so that `put` writes it again."""
+        import io
+
         found = {}
         for sha in shas:
             p = self._path(sha)
             try:
-                v = np.load(p, allow_pickle=False)
-            except (OSError, ValueError, EOFError):
+                data = p.read_bytes()
+            except OSError:
                 continue
-            if v.dtype == np.float32 and v.ndim == 1:
+            npy, tag, digest = data.rpartition(TRAILER)
+            v = None
+            if tag and digest == self._digest(sha, npy):
+                try:
+                    v = np.load(io.BytesIO(npy), allow_pickle=False)
+                except (OSError, ValueError, EOFError):
+                    v = None
+            if v is not None and v.dtype == np.float32 and v.ndim == 1:
                 found[sha] = v
+            else:
+                p.unlink(missing_ok=True)
         return found
 
     def put(self, vectors: dict[str, np.ndarray]) -> int:
@@ -141,7 +163,7 @@ class EmbeddingCache:
                 continue
             p.parent.mkdir(exist_ok=True)
             buf = _npy_bytes(np.ascontiguousarray(v, dtype=np.float32))
-            self._write(p, buf)
+            self._write(p, buf + TRAILER + self._digest(sha, buf))
             written += 1
         return written
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import math
 from pathlib import Path
 
@@ -17,7 +18,9 @@ import pandas as pd
 
 from themesim.errors import InputError
 from themesim.io.inputs import check_input_file, read_text_file
-from themesim.io.spans import find_normalised, norm, overlapping
+from themesim.io.spans import find_in, norm, normalise, overlapping
+
+log = logging.getLogger("themesim")
 
 CODED_SUFFIXES = (".csv", ".tsv", ".xlsx")
 CODED_COLUMNS = ["document", "theme_id", "text", "start", "end", "coder", "row"]
@@ -90,6 +93,15 @@ def _offset(value, key: str, at: str) -> int | None:
             at, f"{key} is {value!r}, not a character offset", f"Give {key} as a whole number ≥ 0."
         )
     return int(f)
+
+
+def coded_rows(path) -> int | None:
+    """Rows of a coded-segments file below its header (None for a .qdpx project)."""
+    p = Path(path)
+    if p.suffix.lower() not in CODED_SUFFIXES:
+        return None
+    records = [r for r in _records(p, str(path)) if any(str(v).strip() for v in r)]
+    return max(len(records) - 1, 0)
 
 
 def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
@@ -170,11 +182,14 @@ def coded_labels(
 
     `texts` is each transcript's plain text and `offsets` its segments' spans
     (`spans.transcript_texts`, `spans.segment_offsets`). A span with offsets must show its
-    text there (compared after normalising); a span without is located by its text.
+    text there (compared after normalising); a span without is located by its text, at its
+    first occurrence: when the text occurs more than once, a warning names the row and every
+    occurrence (the coder may have meant another; give start and end to say which).
     """
     rows = []
+    normalised: dict[str, tuple[str, list[int]]] = {}
     for doc, tid, text, start, end, _coder, n in coded[CODED_COLUMNS].itertuples(index=False):
-        doc, start, end = coded_span(doc, text, start, end, texts, f"{where}, row {n}")
+        doc, start, end = coded_span(doc, text, start, end, texts, f"{where}, row {n}", normalised)
         for s in overlapping(offsets, doc, start, end):
             rows.append((doc, s, tid, source))
     out = pd.DataFrame(rows, columns=LABEL_COLUMNS).drop_duplicates()
@@ -183,11 +198,13 @@ def coded_labels(
 
 
 def coded_span(
-    doc: str, text: str, start, end, texts: dict[str, str], at: str
+    doc: str, text: str, start, end, texts: dict[str, str], at: str, normalised=None
 ) -> tuple[str, int, int]:
     """(transcript, start, end) of one coded passage: `doc` resolved to a transcript (a file
     name with extension names its stem), a passage with offsets checked to show its text
-    there (compared after normalising), a passage without located by its text."""
+    there (compared after normalising), a passage without located by its text at its first
+    occurrence, with a warning naming every occurrence when there are several. normalised:
+    a cache of normalised transcripts for the caller's loop."""
     if doc not in texts:
         stem = Path(doc).stem
         if stem in texts:
@@ -202,14 +219,29 @@ def coded_span(
             )
     full = texts[doc]
     if pd.isna(start):
-        hit = find_normalised(text, full)
-        if hit is None:
+        normalised = {} if normalised is None else normalised
+        if doc not in normalised:
+            normalised[doc] = normalise(full)
+        hits = _occurrences(norm(text), *normalised[doc])
+        if not hits:
             raise InputError(
                 at,
                 f"text {_short(text)!r} is not found in transcript {doc!r}",
                 "Copy the passage exactly from the transcript, or give start and end.",
             )
-        return doc, hit[0], hit[1]
+        if len(hits) > 1:
+            spots = ", ".join(f"{a}-{b}" for a, b in hits[:5])
+            log.warning(
+                "%s: text %r occurs %d times in transcript %r (characters %s%s); labelled "
+                "at the first only. Give start and end to label another occurrence.",
+                at,
+                _short(text),
+                len(hits),
+                doc,
+                spots,
+                ", ..." if len(hits) > 5 else "",
+            )
+        return doc, hits[0][0], hits[0][1]
     start, end = int(start), int(end)
     if end > len(full):
         raise InputError(
@@ -227,6 +259,16 @@ def coded_span(
             "or leave start and end empty to locate the text.",
         )
     return doc, start, end
+
+
+def _occurrences(n: str, hay: str, index: list[int]) -> list[tuple[int, int]]:
+    """Every (start, end) of the normalised needle `n` in a normalised text, left to right."""
+    hits: list[tuple[int, int]] = []
+    while True:
+        hit = find_in(n, hay, index, hits[-1][0] + 1 if hits else 0)
+        if hit is None:
+            return hits
+        hits.append(hit)
 
 
 def _key(name) -> str:

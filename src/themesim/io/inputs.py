@@ -71,6 +71,13 @@ def parse_json(text: str, where: str, empty):
         ) from e
 
 
+# How a damaged result is made again: a result's rule reruns when its file is missing.
+REWRITE = (
+    "Delete the file and run the workflow again (e.g. `snakemake --cores 4`): the rule that "
+    "wrote it runs again from its inputs."
+)
+
+
 def read_checked_table(path, columns: list[str], what: str) -> pa.Table:
     """The given columns of a parquet file themesim wrote, with pyarrow alone; a clear error
     for anything else."""
@@ -81,15 +88,14 @@ def read_checked_table(path, columns: list[str], what: str) -> pa.Table:
         with pq.ParquetFile(str(p)) as f:
             table = f.read(columns=[c for c in columns if c in f.schema_arrow.names])
     except (pa.ArrowException, OSError) as e:
-        raise InputError(
-            str(path), f"is not a readable parquet file ({e})", "Re-create it with themesim."
-        ) from e
+        raise InputError(str(path), f"is not a readable parquet file ({e})", REWRITE) from e
     missing = [c for c in columns if c not in table.column_names]
     if missing:
         raise InputError(
             str(path),
             f"is not a {what} table (missing columns {', '.join(missing)})",
-            f"Point to a {what}s parquet file written by themesim.",
+            f"Point to a {what}s parquet file written by themesim, or: {REWRITE[0].lower()}"
+            + REWRITE[1:],
         )
     return table.select(columns)
 

@@ -95,8 +95,8 @@ def verify(path, data: bytes | None = None) -> None:
                 f"is missing (listed in {m})",
                 f"Run `snakemake {path}` (or the whole workflow) to redo the job that writes it",
             )
-        data = Path(path).read_bytes()
-    if hashlib.sha256(data).hexdigest() != want:
+    digest = sha256_file(path) if data is None else hashlib.sha256(data).hexdigest()
+    if digest != want:
         raise InputError(
             str(path),
             f"has changed since its job wrote it (its sha256 differs from {m})",

@@ -19,6 +19,7 @@ JUDGE_DEFAULTS = {
     "temperature": 0.0,
     "max_tokens": 24,
     "both_orders": False,
+    "cache_prompt": False,
     "concurrency": 2,
     "max_retries": 4,
     "timeout_s": 120.0,
@@ -128,11 +129,12 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
     comparison names the pair and keeps the cache, one of a rated pair is left to the
     calibration job, which asks again and reports it.
 
-    All of them are first asked as one stream in sorted order, so requests that share a
+    All of them are asked as one stream in sorted order, so requests that share a
     Theme A (a comparison's and the rated pairs') follow each other and the server's
     prompt cache serves that prefix once: on the demo, 4,745 prompt tokens evaluated
-    instead of 5,177 as two streams. The loops below then read the cache; a request
-    that failed in the stream is asked again there and reported as before."""
+    instead of 5,177 as two streams. The loops below then read the cache without asking
+    again: a request that failed in the stream had its `max_retries` there, and is reported
+    from its `failed` row (asking it again doubled its requests)."""
     from dataclasses import replace
 
     from themesim.errors import StepError
@@ -155,7 +157,7 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
     for a, b in pairs:
         try:
             S, stats = judge_matrix(
-                tables[a]["text"].tolist(), tables[b]["text"].tolist(), settings, cache
+                tables[a]["text"].tolist(), tables[b]["text"].tolist(), settings, cache, ask=False
             )
         except JudgeError as e:
             raise StepError(f"judging {a} vs {b}: {e}") from e
@@ -163,7 +165,7 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
         out[(a, b)] = S
     if rated[0]:
         try:
-            _, stats = judge_pairs(*rated, settings, cache)
+            _, stats = judge_pairs(*rated, settings, cache, ask=False)
             log.info("judge of the %d rated pairs (for calibration): %s", len(rated[0]), stats)
         except JudgeError as e:
             log.warning("rated pairs: %s (the calibration job asks again)", e)

@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import sqlite3
 import threading
 import time
@@ -27,6 +28,9 @@ from themesim.errors import InputError
 log = logging.getLogger("themesim.llm.client")
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
+# A chat completion of a judgement or a theme list is kilobytes; a larger answer is read no
+# further (four 300 MB answers once took 2.5 GB of memory and a 1.26 GB judge cache).
+MAX_ANSWER_BYTES = 8 << 20
 
 
 class Retry(Exception):
@@ -113,21 +117,143 @@ def open_sqlite(path: str | Path, schema: str) -> sqlite3.Connection:
 _local = threading.local()
 
 
+class _Deadline:
+    """The end of one request: when it passes, the connection in use is shut down.
+
+    `requests`' timeout bounds each read of the socket, not the request, so a server that
+    sends a byte a second (in its headers or its body) held a request for ever; timeout_s
+    promises the whole request."""
+
+    def __init__(self, seconds: float):
+        self.conn = None  # the urllib3 connection this request uses (set by _Watched)
+        self.expired = False
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def _cut(self) -> None:
+        with self._lock:
+            self.expired = True
+            sock = getattr(self.conn, "sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # the blocked read returns at once
+            except OSError:
+                pass
+
+    def watch(self, conn) -> None:
+        with self._lock:
+            self.conn = conn
+
+    def __enter__(self):
+        _local.deadline = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._timer.cancel()
+        with self._lock:
+            self.conn = None  # finished: its connection goes back to the pool uncut
+        _local.deadline = None
+
+
+def _watched_connection(base):
+    class Watched(base):
+        """A urllib3 connection that tells the request's deadline which socket to cut."""
+
+        def _tell(self):
+            deadline = getattr(_local, "deadline", None)
+            if deadline is not None:
+                deadline.watch(self)
+
+        def connect(self):
+            self._tell()
+            return super().connect()
+
+        def request(self, *args, **kwargs):
+            self._tell()
+            return super().request(*args, **kwargs)
+
+    return Watched
+
+
+def _watched_pools() -> dict:
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    class Pool(HTTPConnectionPool):
+        ConnectionCls = _watched_connection(HTTPConnection)
+
+    class TLSPool(HTTPSConnectionPool):
+        ConnectionCls = _watched_connection(HTTPSConnection)
+
+    return {"http": Pool, "https": TLSPool}
+
+
+class _DeadlineAdapter(requests.adapters.HTTPAdapter):
+    """requests' adapter whose connections a request's _Deadline can cut (proxied too)."""
+
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _watched_pools()
+
+    def proxy_manager_for(self, *args, **kwargs):
+        manager = super().proxy_manager_for(*args, **kwargs)
+        manager.pool_classes_by_scheme = _watched_pools()
+        return manager
+
+
 def session() -> requests.Session:
     if not hasattr(_local, "session"):
-        _local.session = requests.Session()
+        s = requests.Session()
+        adapter = _DeadlineAdapter()
+        s.mount("http://", adapter)
+        s.mount("https://", adapter)
+        _local.session = s
     return _local.session
 
 
+def _read_capped(r: requests.Response, limit: int) -> bytes:
+    """The body of a streamed response, or Retry when it exceeds `limit` bytes."""
+    declared = r.headers.get("Content-Length", "")
+    too_big = Retry(
+        f"the server's answer is larger than {limit / 2**20:g} MiB (MAX_ANSWER_BYTES)",
+        fatal=False,
+    )
+    if declared.isdigit() and int(declared) > limit:
+        raise too_big
+    chunks, size = [], 0
+    for chunk in r.iter_content(1 << 16):
+        size += len(chunk)
+        if size > limit:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def post_chat(url: str, headers: dict, body: dict, timeout_s: float, redact) -> tuple[dict, dict]:
-    """(first choice, usage) of one chat completion; raises Retry / GiveUp."""
+    """(first choice, usage) of one chat completion; raises Retry / GiveUp.
+
+    timeout_s bounds the whole request (connecting, the headers and the body; a local server's
+    queue included), and an answer larger than MAX_ANSWER_BYTES is not read further."""
+    too_slow = f"no complete answer within timeout_s={timeout_s:g} s"
+    deadline = _Deadline(timeout_s)
     try:
-        r = session().post(url, json=body, headers=headers, timeout=timeout_s)
+        with deadline:
+            r = session().post(url, json=body, headers=headers, timeout=timeout_s, stream=True)
+            try:
+                content = _read_capped(r, MAX_ANSWER_BYTES)
+            finally:
+                r.close()  # a body left unread (too large, too slow) is not kept for reuse
     except requests.Timeout as e:
-        raise Retry(f"no answer within timeout_s={timeout_s:g} s") from e
-    except requests.ConnectionError as e:
-        raise Retry(f"cannot connect to {url} ({type(e).__name__})") from e
-    text = redact(r.text[:2000])
+        raise Retry(too_slow) from e
+    except requests.RequestException as e:
+        if deadline.expired:
+            raise Retry(too_slow) from e
+        if isinstance(e, requests.ConnectionError):
+            raise Retry(f"cannot connect to {url} ({type(e).__name__})") from e
+        raise Retry(f"the connection to {url} broke ({type(e).__name__})") from e
+    text = redact(content[:8000].decode("utf-8", "replace")[:2000])
     if r.status_code in RETRY_STATUS or r.status_code >= 500:
         raise Retry(f"HTTP {r.status_code} from the server", raw=text)
     if r.status_code != 200:
@@ -138,7 +264,7 @@ def post_chat(url: str, headers: dict, body: dict, timeout_s: float, redact) -> 
             fatal=r.status_code in (401, 403, 404, 405),
         )
     try:
-        data = r.json()
+        data = json.loads(content)
         return data["choices"][0], data.get("usage") or {}
     except (ValueError, KeyError, IndexError, TypeError) as e:
         raise Retry("the server's reply is not a chat completion", raw=text, fatal=False) from e

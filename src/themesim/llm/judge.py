@@ -59,6 +59,10 @@ class JudgeSettings:
     temperature: float = 0.0
     max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
     both_orders: bool = False  # judge (A, B) and (B, A); the score is the mean of the two
+    # llama-server only: reuse the KV cache of the previous request's prompt prefix. Faster,
+    # but a score then depends on the request before it (docs/judge.md, "The order is part of
+    # a score"); False evaluates every prompt from an empty slot: the score of a pair alone.
+    cache_prompt: bool = False
     concurrency: int = 2
     max_retries: int = 4  # extra attempts after the first, per judgement
     timeout_s: float = 120.0  # per request (a local server queues concurrent requests)
@@ -169,18 +173,33 @@ def _answer_settings(settings: JudgeSettings) -> dict:
     # score: their scores never share a cache entry. Other endpoints keep their keys.
     if settings.server_id is not None:
         out["server"] = settings.server_id
+    if order_free(settings):
+        # Every prompt from an empty slot: other numbers than a reused prefix gave, so other
+        # keys (a cache_prompt: true run keeps the keys of the versions before).
+        out["cache_prompt"] = False
     if compact_json(settings):
         # The answer's fixed prefix is prefilled, not generated: other tokens, other keys.
         out["grammar"] = "prefill"
     return out
 
 
+def llama_server(settings: JudgeSettings) -> bool:
+    """Whether the requests go to llama.cpp's llama-server (the local one, or a base_url
+    whose server_id the caller gave): it takes llama.cpp's own request fields."""
+    return (settings.server_id or "").startswith("llama-server ")
+
+
+def order_free(settings: JudgeSettings) -> bool:
+    """Each request evaluated from an empty slot (`cache_prompt: false` sent to
+    llama-server), so a score does not depend on the request before it."""
+    return llama_server(settings) and not settings.cache_prompt
+
+
 def compact_json(settings: JudgeSettings) -> bool:
     """json mode on llama-server: the assistant's answer is prefilled with JSON_PREFIX and a
     grammar lets the model write only the score and the closing brace (bench/README.md P7);
     the JSON schema's grammar would let it pretty-print (twice the tokens)."""
-    server = settings.server_id or ""
-    return settings.score_mode == "json" and server.startswith("llama-server ")
+    return settings.score_mode == "json" and llama_server(settings)
 
 
 # What every json answer starts with; on llama-server it is prefilled, not generated.
@@ -219,17 +238,38 @@ def open_cache(path: str | Path) -> sqlite3.Connection:
     return open_sqlite(path, SCHEMA)
 
 
-def _cached_ok(con: sqlite3.Connection, keys: list[str]) -> dict[str, float]:
+def _cached_ok(
+    con: sqlite3.Connection, keys: list[str], settings: JudgeSettings, prompt: JudgePrompt
+) -> dict[str, float]:
+    """key -> score of the keys cached "ok" with a score this version would store (an older
+    version stored NULL scores of NaN logprobs "ok": those are asked again)."""
     found = {}
     for i in range(0, len(keys), 500):
         chunk = keys[i : i + 500]
         rows = con.execute(
-            f"SELECT key, score FROM judgements WHERE status = 'ok' AND key IN "
+            f"SELECT key, score FROM judgements WHERE status = 'ok' AND score IS NOT NULL "
+            f"AND score BETWEEN 0 AND 1 AND key IN "
             f"({','.join('?' * len(chunk))})",
             chunk,
         )
         found.update(dict(rows))
+    if settings.score_mode == "json" and prompt.scale > 1:
+        # Fractions on a percentage scale were once stored "ok" 100 times too small: asked
+        # again, as an integer answer s gives s / scale.
+        found = {
+            k: v for k, v in found.items() if abs(v * prompt.scale - round(v * prompt.scale)) < 1e-6
+        }
     return found
+
+
+# The stored answer is for reading, not reparsing: a longer one keeps its start.
+MAX_RAW_CHARS = 4000
+
+
+def _clip(raw: str | None) -> str | None:
+    if raw is None or len(raw) <= MAX_RAW_CHARS:
+        return raw
+    return raw[:MAX_RAW_CHARS] + f" … [{len(raw) - MAX_RAW_CHARS} more characters not stored]"
 
 
 def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> None:
@@ -245,7 +285,7 @@ def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> 
             json.dumps(_answer_settings(settings), sort_keys=True),
             out.status,
             out.score,
-            out.raw,
+            _clip(out.raw),
             out.prompt_tokens,
             out.completion_tokens,
             out.error,
@@ -261,7 +301,8 @@ def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> 
 
 
 def parse_json_score(text: str, scale: int = 1) -> float:
-    """The score in a `{"score": S}` answer divided by scale; ValueError unless S in [0, scale]."""
+    """The score in a `{"score": S}` answer divided by scale; ValueError unless S in [0, scale]
+    and, on a scale above 1 (the prompt asks for an integer), a whole number."""
     match = re.search(r"\{.*?\}", text or "", re.S)
     if not match:
         raise ValueError("no JSON object in the answer")
@@ -273,6 +314,10 @@ def parse_json_score(text: str, scale: int = 1) -> float:
         raise ValueError('no numeric "score" in the answer')
     if not 0 <= s <= scale:
         raise ValueError(f"score {s} is outside 0–{scale}")
+    if scale > 1 and s != int(s):
+        # The prompt asks for an integer 0..scale: 0.85 is an answer on a 0–1 scale, which
+        # divided by the scale would be stored 100 times too small.
+        raise ValueError(f"score {s} is not a whole number 0–{scale} (a 0–1 answer?)")
     return float(s) / scale
 
 
@@ -302,12 +347,22 @@ def _top_logprobs(choice: dict) -> dict[str, float]:
 
 
 def parse_logprob_score(top: dict[str, float]) -> float:
-    """P(yes) / (P(yes) + P(no)) over the top tokens, matching case- and space-insensitively."""
+    """P(yes) / (P(yes) + P(no)) over the top tokens, matching case- and space-insensitively.
+
+    ValueError when a yes/no logprob is not a log-probability: NaN, not a number, or above 0
+    (a NaN once became a NULL score stored "ok"; 1000 overflowed math.exp). −inf is P = 0.
+    """
     p = {"yes": 0.0, "no": 0.0}
     for token, logprob in top.items():
-        word = token.strip().lower()
-        if word in p and logprob is not None:
-            p[word] += math.exp(logprob)
+        word = str(token).strip().lower()
+        if word not in p or logprob is None:
+            continue
+        if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+            raise ValueError(f"logprob {logprob!r} of {token!r} is not a number")
+        # A log-probability is ≤ 0; allow the rounding of a server that prints 1e-7 for 0.
+        if math.isnan(logprob) or logprob > 1e-6:
+            raise ValueError(f"logprob {logprob!r} of {token!r} is not a log-probability (≤ 0)")
+        p[word] += math.exp(min(logprob, 0.0))
     if p["yes"] + p["no"] == 0:
         raise ValueError(f"neither yes nor no among the top tokens {sorted(top)}")
     return p["yes"] / (p["yes"] + p["no"])
@@ -324,6 +379,8 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
         "max_tokens": settings.effective_max_tokens,
         "seed": settings.seed,
     }
+    if llama_server(settings):
+        body["cache_prompt"] = settings.cache_prompt
     if settings.score_mode == "logprob":
         body.update(logprobs=True, top_logprobs=10)
     elif use_rf and compact_json(settings):
@@ -352,8 +409,11 @@ def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
         else:
             out.raw = redact(_json_answer(body, choice))
             out.score = parse_json_score(out.raw, scale)
-    except (ValueError, TypeError, AttributeError) as e:
+    except (ValueError, TypeError, AttributeError, ArithmeticError) as e:
         raise _Retry(f"unparsable answer ({e})", raw=out.raw, fatal=False) from e
+    if not (isinstance(out.score, float) and 0.0 <= out.score <= 1.0):
+        # Only a score in [0, 1] is stored "ok": anything else would be cached as a success.
+        raise _Retry(f"unusable score {out.score!r}", raw=out.raw, fatal=False)
     return out
 
 
@@ -402,9 +462,11 @@ def _snip(text: str, n: int = 60) -> str:
 def request_order(texts_a, texts_b, both_orders: bool = False) -> list[tuple[str, str]]:
     """Distinct ordered judgements, every B of one A consecutively (A-major).
 
-    The prompts put Theme A before Theme B, and a llama.cpp server keeps the KV cache of the
-    longest prefix shared with the previous request, so each A's prompt prefix is evaluated
-    once, not once per B. Identical texts are asked once.
+    The prompts put Theme A before Theme B, and with `cache_prompt: true` (and on
+    llama-cpp-python's server) the server keeps the KV cache of the longest prefix shared with
+    the previous request, so each A's prompt prefix is evaluated once, not once per B. (By
+    default llama-server evaluates every prompt whole: the order then changes no score.)
+    Identical texts are asked once.
     """
     a_texts, b_texts = list(dict.fromkeys(texts_a)), list(dict.fromkeys(texts_b))
     order = [(a, b) for a in a_texts for b in b_texts]
@@ -428,15 +490,18 @@ def judge_matrix(
     cache_path: str | Path,
     *,
     progress: bool = True,
+    ask: bool = True,
 ) -> tuple[np.ndarray, JudgeStats]:
     """Scores[i, j] = the judge's overlap of texts_a[i] and texts_b[j], in [0, 1].
 
     Only cache misses are sent, `settings.concurrency` at a time. Raises JudgeError after all
     pairs if any failed (its .scores has NaN there); the successes stay cached.
+    ask=False: send nothing; a miss is reported from its `failed` row (a caller that has just
+    asked it, with all its retries, reads the matrix from the cache without asking again).
     """
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     order = request_order(texts_a, texts_b, settings.both_orders)
-    score, stats, failed = _judge_ordered(order, settings, cache_path, progress)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask)
     matrix = np.array([[score(a, b) for b in texts_b] for a in texts_a], dtype=np.float64)
     matrix = matrix.reshape(len(texts_a), len(texts_b))
     if failed:
@@ -451,11 +516,12 @@ def judge_pairs(
     cache_path: str | Path,
     *,
     progress: bool = True,
+    ask: bool = True,
 ) -> tuple[np.ndarray, JudgeStats]:
     """Scores[i] = the judge's overlap of texts_a[i] and texts_b[i] (rated pairs), in [0, 1].
 
-    The same requests, cache keys and failure handling as judge_matrix: a pair already judged
-    inside a matrix is answered from the cache.
+    The same requests, cache keys, failure handling and `ask` as judge_matrix: a pair already
+    judged inside a matrix is answered from the cache.
     """
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     if len(texts_a) != len(texts_b):
@@ -465,7 +531,7 @@ def judge_pairs(
     order = sorted(dict.fromkeys(zip(texts_a, texts_b, strict=True)), key=lambda p: first[p[0]])
     if settings.both_orders:
         order = list(dict.fromkeys(order + [(b, a) for a, b in order]))
-    score, stats, failed = _judge_ordered(order, settings, cache_path, progress)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask)
     scores = np.array([score(a, b) for a, b in zip(texts_a, texts_b, strict=True)], dtype=float)
     if failed:
         raise JudgeError(failed, scores, stats)
@@ -508,13 +574,14 @@ def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
     keys = list(dict.fromkeys(cache_key(model, prompt, a, b, settings) for a, b in order))
     con = open_cache(cache_path)
     try:
-        return len(keys) - len(_cached_ok(con, keys))
+        return len(keys) - len(_cached_ok(con, keys, settings, prompt))
     finally:
         con.close()
 
 
-def _judge_ordered(order, settings, cache_path, progress):
-    """Judge each distinct ordered (a, b) of `order` that the cache lacks.
+def _judge_ordered(order, settings, cache_path, progress, ask=True):
+    """Judge each distinct ordered (a, b) of `order` that the cache lacks (with ask=False,
+    report the misses from their stored `failed` rows instead).
 
     Returns score(a, b) (the mean of both orders with both_orders; NaN if missing), the stats
     and the failure message ("" when every judgement is ok).
@@ -528,11 +595,15 @@ def _judge_ordered(order, settings, cache_path, progress):
     stats = JudgeStats(judgements=len(jobs))
     con = open_cache(cache_path)
     try:
-        scores = _cached_ok(con, list(jobs))
+        scores = _cached_ok(con, list(jobs), settings, prompt)
         stats.cached = len(scores)
         misses = [k for k in jobs if k not in scores]
         failures: list[tuple[str, _Outcome]] = []
-        if misses:
+        if misses and not ask:
+            failures += _stored_failures(con, misses)
+            stats.failed = len(failures)
+            stats.skipped = len(misses) - stats.failed
+        elif misses:
             _run_misses(
                 misses,
                 jobs,
@@ -637,6 +708,21 @@ def _run_misses(
             raise
         finally:
             stats.calls = state.calls
+
+
+def _stored_failures(con: sqlite3.Connection, keys: list[str]) -> list[tuple[str, _Outcome]]:
+    """(key, outcome) of the keys stored `failed`, in `keys` order."""
+    found = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        rows = con.execute(
+            "SELECT key, raw_response, error, attempts FROM judgements WHERE status = 'failed' "
+            f"AND key IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        for k, raw, error, attempts in rows:
+            found[k] = _Outcome("failed", raw=raw, error=error, attempts=int(attempts or 0))
+    return [(k, found[k]) for k in keys if k in found]
 
 
 def _failure_message(failures, jobs, stats, cache_path, redact) -> str:

@@ -10,8 +10,13 @@ import pandas as pd
 log = logging.getLogger("themesim")
 
 
-def ingest_themes(src, out, *, set_name: str, template: str, level: str = "all") -> None:
+def ingest_themes(
+    src, out, *, set_name: str, template: str, level: str = "all", within: bool = False
+) -> None:
+    """within: a method of the study writes this set's within-set matrix, whose size is
+    checked against the memory here, before any other job runs (themesim.memory)."""
     from themesim.io.themes import read_theme_file, write_themes_parquet
+    from themesim.memory import check_matrix
 
     if str(src).lower().endswith(".qdpx"):  # a REFI-QDA project: its codes are the themes
         from themesim.io.refi_qda import read_qdpx, theme_table
@@ -19,6 +24,8 @@ def ingest_themes(src, out, *, set_name: str, template: str, level: str = "all")
         df = theme_table(read_qdpx(src, level), set_name, template, str(src))
     else:
         df = read_theme_file(src, set_name=set_name, text_template=template)
+    if within:
+        check_matrix(len(df), len(df), f"{src} (set {set_name})", "its within-set matrix")
     write_themes_parquet(df, out)
     log.info("%s: %d themes from %s", set_name, len(df), src)
     if len(df) <= 3:  # not an error, but the NaNs it causes must not be silent

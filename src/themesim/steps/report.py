@@ -78,6 +78,7 @@ def summary_report(
     embeddings,
     segments,
     sets: dict,
+    theme_tables,
     transcripts,
     config: dict,
     code_version,
@@ -89,6 +90,7 @@ def summary_report(
     intervals_png=None,
     confidential: bool = False,
     method_pairs: dict | None = None,
+    coded: dict | None = None,
 ) -> None:
     """Both summary reports.
 
@@ -100,8 +102,14 @@ def summary_report(
     archive keeps the report.
     method_pairs: method -> the pair names it ran (its `comparisons:`), when not every one of
     `pairs`; `heatmaps` then holds each method's own pairs' heatmaps, in method order.
+    theme_tables: the ingested theme tables (results/themes/<set>.parquet), in `sets` order:
+    a set's theme count comes from its table, so every input format the ingest step reads
+    (.qdpx included) is counted the same way, without parsing the file a second time.
+    coded: set -> its coded-segments file (`theme_sets[i].segments`), listed with its rows.
     """
-    from themesim.io.themes import read_theme_file
+    import pyarrow.parquet as pq
+
+    from themesim.io.coded import coded_rows
     from themesim.provenance import provenance
     from themesim.report.summary import write_report
 
@@ -132,9 +140,18 @@ def summary_report(
             "path": str(p),
             "kind": "themes",
             "sha256": sha256_file(p),
-            "n_items": len(read_theme_file(p, set_name=s)),
+            "n_items": pq.ParquetFile(t).metadata.num_rows,
         }
-        for s, p in sets.items()
+        for p, t in zip(sets.values(), theme_tables, strict=True)
+    ]
+    inputs += [
+        {
+            "path": str(p),
+            "kind": f"coded segments of {s}",
+            "sha256": sha256_file(p),
+            "n_items": coded_rows(p),
+        }
+        for s, p in (coded or {}).items()
     ]
     counts = seg.groupby("transcript", sort=True)
     inputs += [

@@ -39,9 +39,14 @@ def similarity_pairs(
     rated_pairs: the rated-pairs CSV a kind with a judgement cache also scores (into the
     cache only), so its calibration job starts no second LLM server."""
     from themesim.io.manifest import write_manifest
+    from themesim.memory import check_matrix
     from themesim.similarity import write_similarity
 
     tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    if pairs:  # the largest matrix first, before any is built
+        a, b = max(pairs, key=lambda p: len(tables[p[0]]) * len(tables[p[1]]))
+        what = f"the within-set matrix of {a}" if a == b else f"the matrix of {a} vs {b}"
+        check_matrix(len(tables[a]), len(tables[b]), f"{method} similarity", what)
     scored = get_kind(spec["kind"]).similarity(
         spec,
         pairs,

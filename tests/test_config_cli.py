@@ -1,0 +1,88 @@
+"""Config values given with `snakemake --config`: nested numbers arrive as text."""
+
+import copy
+
+import pytest
+from helpers import REPO, make_study, snakemake
+
+from themesim.config import check_schema, coerce_cli_values
+from themesim.errors import InputError
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+BASE = {
+    "theme_sets": ["a.csv", "b.csv"],
+    "methods": {"minilm": {"kind": "sentence_transformer", "thresholds": [0.5]}},
+}
+
+
+def merged(cli):
+    """The config as Snakemake merges a config file and --config (nested dicts merge)."""
+    from snakemake.utils import update_config
+
+    config = copy.deepcopy(BASE)
+    update_config(config, copy.deepcopy(cli))
+    return config
+
+
+def test_nested_numbers_booleans_and_nulls_from_the_command_line_are_read_as_such():
+    cli = {
+        "methods": {
+            "minilm": {
+                "thresholds": ["0.6", "calibrated", "-1"],
+                "batch_size": "32",
+                "active": "false",
+                "assign_threshold": "null",
+                "device": "1",  # a string where the schema wants one: kept
+            }
+        }
+    }
+    config = merged(cli)
+    notes = coerce_cli_values(config, cli, SCHEMA)
+    m = config["methods"]["minilm"]
+    assert m["thresholds"] == [0.6, "calibrated", -1] and isinstance(m["thresholds"][2], int)
+    assert (m["batch_size"], m["active"], m["assign_threshold"], m["device"]) == (
+        32,
+        False,
+        None,
+        "1",
+    )
+    assert m["kind"] == "sentence_transformer"  # from the file, untouched
+    assert notes[0] == (
+        "config methods.minilm.thresholds[0]: '0.6' from --config read as 0.6 "
+        "(Snakemake's --config passes nested values as text)"
+    )
+    assert len(notes) == 5  # 0.6, -1, 32, false, null
+    check_schema(config, SCHEMA)
+
+
+def test_a_quoted_number_in_a_config_file_stays_an_error():
+    config = merged({"methods": {"minilm": {"thresholds": ["0.6"]}}})
+    assert coerce_cli_values(config, {}, SCHEMA) == []
+    with pytest.raises(InputError, match=r"'0.6' is not a number or 'calibrated'"):
+        check_schema(config, SCHEMA)
+
+
+def test_a_bad_value_from_the_command_line_names_the_cause_and_the_configfile_way():
+    cli = {"methods": {"minilm": {"thresholds": ["sixty"]}}}
+    config = merged(cli)
+    assert coerce_cli_values(config, cli, SCHEMA) == []
+    with pytest.raises(InputError) as err:
+        check_schema(config, SCHEMA, cli)
+    msg = str(err.value)
+    assert msg.startswith(
+        "config methods.minilm.thresholds[0]: 'sixty' is not a number or 'calibrated'"
+    )
+    assert "came from --config, which passes nested values as text" in msg
+    assert "--configfile config/config.yaml overrides.yaml" in msg
+
+
+def test_the_readme_threshold_override_runs(tmp_path):
+    """Regression (issue 24.13): `--config 'methods={"minilm": {"thresholds": [0.6]}}'`
+    stopped at "thresholds[0]: '0.6' is not valid under any of the given schemas"."""
+    root = make_study(tmp_path)
+    proc = snakemake(
+        root, "-n", "--cores", "1", "--config", 'methods={"minilm": {"thresholds": [0.6]}}'
+    )
+    out = proc.stdout + proc.stderr
+    assert "config methods.minilm.thresholds[0]: '0.6' from --config read as 0.6" in out
+    assert "metrics" in proc.stdout
