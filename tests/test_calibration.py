@@ -89,6 +89,8 @@ def test_clustered_auc_variance_by_hand():
     from themesim.metrics.calibration import clustered_auc_variance
 
     assert clustered_auc_variance(S4, Y4, [0, 1, 1, 0], [0, 1, 2, 3]) == pytest.approx(0.25)
+    # any labels name the themes
+    assert clustered_auc_variance(S4, Y4, list("xyyx"), list("pqrs")) == pytest.approx(0.25)
     assert clustered_auc_variance(S4, Y4, [0, 1, 0, 1], None) == pytest.approx(1 / 12)
     # one A theme: that side adds nothing
     assert clustered_auc_variance(S4, Y4, [0, 0, 0, 0], None) == pytest.approx(1 / 12)

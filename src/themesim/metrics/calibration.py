@@ -379,18 +379,22 @@ def clustered_auc_variance(s: np.ndarray, y: np.ndarray, a=None, b=None) -> floa
     psi = np.empty(s.size)
     psi[y == 1] = (v10 - auc) / v10.size
     psi[y == 0] = (v01 - auc) / v01.size
-    a = np.arange(s.size) if a is None else np.asarray(a)
-    b = np.arange(s.size) if b is None else np.asarray(b)
+    a = _codes(np.arange(s.size) if a is None else a)
+    b = _codes(np.arange(s.size) if b is None else b)
 
-    def one_way(ids) -> float:
-        _, inv = np.unique(ids, return_inverse=True, axis=0)
-        sums = np.bincount(inv.reshape(-1), weights=psi)
+    def one_way(codes) -> float:
+        sums = np.bincount(_codes(codes), weights=psi)
         c = sums.size
         return c / (c - 1) * float((sums**2).sum()) if c > 1 else 0.0
 
-    v_a, v_b, v_ab = one_way(a), one_way(b), one_way(np.c_[a, b])
+    v_a, v_b, v_ab = one_way(a), one_way(b), one_way(a * (b.max() + 1) + b)
     v = v_a + v_b - v_ab
     return v if v > 0 else max(v_a, v_b)
+
+
+def _codes(ids) -> np.ndarray:
+    """0..k−1 for the k distinct ids (any labels), in sorted order."""
+    return np.unique(np.asarray(ids).reshape(-1), return_inverse=True)[1].reshape(-1)
 
 
 def hanley_mcneil_variance(theta: float, m: int, n: int) -> float:
