@@ -177,8 +177,10 @@ def _design(design: str, seed: int, sizes, draws: int, n_perm: int, n_boot: int)
 
 def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) -> list[dict]:
     name = f"{design}_G{G}"
-    # the withheld jackknife is shown, not bound: grounding() does not print it
-    kw = {"n_a": K_A, "n_b": K_B} | ({"required": False} if proc == WITHHELD else {})
+    # the withheld jackknife and the replaced segment bootstrap are shown, not bound:
+    # grounding() prints neither
+    shown = proc in (WITHHELD, "segment_bootstrap")
+    kw = {"n_a": K_A, "n_b": K_B} | ({"required": False} if shown else {})
     out = []
     defined = part.dropna(subset=["estimate"])
     if m in g.BIASED_CI_MIN_TRANSCRIPTS and proc == g.CI_METHOD and len(defined):
