@@ -206,7 +206,7 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     show("model load + 512-text warm-up: bare, themesim", f"{t_load:.1f} s, {t_ours:.1f} s")
     show("parameter dtype: bare, themesim", f"{param_dtype(bare)}, {param_dtype(model)}")
     if state["lengths"] is None:
-        t, lengths = timed(lambda: enc.token_lengths(model, texts))
+        t, (lengths, _) = timed(lambda: enc.token_table(model, texts))
         state["lengths"] = lengths
         show("token lengths: distinct, mean, max", f"{len(set(lengths))}, "
              f"{np.mean(lengths):.1f}, {max(lengths)} ({t:.1f} s to count)")  # fmt: skip
@@ -238,6 +238,8 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     off = np.abs(1 - np.linalg.norm(V, axis=1)).max()
     show("themesim vectors: max |1 - norm|, all finite", f"{off:.1e}, {np.isfinite(V).all()}")
     if not skip("bit-identity checks", 2 * ours_s + 10):
+        again = ours(texts)
+        show("bit-identical, same texts in the same order again", yes(again.tobytes() == V.tobytes()))
         perm = np.random.default_rng(27).permutation(n)
         W = ours([texts[i] for i in perm])
         show("bit-identical, texts shuffled (seed 27)", yes(W.tobytes() == V[perm].tobytes()))
@@ -251,11 +253,13 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     # encode per batch of 256) against the rest (forward passes, copies).
     if not skip("host tokenising", 30):
         t_tab, _ = timed(lambda: enc.token_table(model, texts))
+        t_pre, _ = timed(lambda: enc._preprocess_table(model, texts, 1024))
         order = np.argsort([-len(t) for t in texts])
         batches = [[texts[i] for i in order[j : j + 256]] for j in range(0, n, 256)]
         t_tok, _ = timed(lambda: [enc.preprocess(model, b) for b in batches])
-        show("host tokenising: themesim token_table, bare-style by 256",
-             f"{t_tab:.2f} s, {t_tok:.2f} s")  # fmt: skip
+        rust = yes(enc.rust_token_table(model, texts[:200]) is not None)
+        show(f"host tokenising: token_table (Rust batch: {rust}), by preprocessing, by 256",
+             f"{t_tab:.2f} s, {t_pre:.2f} s, {t_tok:.2f} s")  # fmt: skip
     for r in a.gpu_rows:
         if r == rows or skip(f"batch_size {r}", 2 * ours_s + 5):
             continue
@@ -267,3 +271,39 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
 
 def yes(flag: bool) -> str:
     return "yes" if flag else "NO"
+
+
+def probe(a) -> None:
+    """Where GPU vectors lose their bits (--gpu-probe): the project's encode of --texts texts
+    in float16 and float32, again in the same order, shuffled, and a subset alone, first as
+    configured, then with torch's deterministic algorithms and SDPA's math kernel (run with
+    CUBLAS_WORKSPACE_CONFIG=:4096:8 set before the process starts)."""
+    import torch
+
+    import themesim.embed.encode as enc
+
+    path = Path(a.model_path) if a.model_path else ASSETS
+    source = enc.resolve_model(f"bench:{path.name}", str(path))
+    n = a.texts or 5000
+    texts = bench_texts(n)
+    perm = np.random.default_rng(27).permutation(n)
+    print(f"GPU probe: bit identity of {n} texts on {a.device}, "
+          f"CUBLAS_WORKSPACE_CONFIG={os.environ.get('CUBLAS_WORKSPACE_CONFIG')}")  # fmt: skip
+    for mode in ("default", "deterministic"):
+        if mode == "deterministic":
+            torch.use_deterministic_algorithms(True, warn_only=True)
+            torch.backends.cuda.enable_flash_sdp(False)
+            torch.backends.cuda.enable_mem_efficient_sdp(False)
+        for dtype in a.gpu_dtypes:
+            t = time.perf_counter()
+            base = enc.encode(texts, source, device=a.device, dtype=dtype)
+            s = time.perf_counter() - t
+            again = enc.encode(texts, source, device=a.device, dtype=dtype)
+            shuffled = enc.encode([texts[i] for i in perm], source, device=a.device, dtype=dtype)
+            alone = enc.encode(texts[:SUBSET][::-1], source, device=a.device, dtype=dtype)
+            show(f"{mode}, {dtype}: same order again / shuffled / {SUBSET} alone ({s:.2f} s)",
+                 f"{yes(again.tobytes() == base.tobytes())} / "
+                 f"{yes(shuffled.tobytes() == base[perm].tobytes())} / "
+                 f"{yes(alone.tobytes() == base[:SUBSET][::-1].tobytes())}, max |diff| shuffled "
+                 f"{np.abs(shuffled - base[perm]).max():.1e}")  # fmt: skip
+            enc.release_models()

@@ -833,9 +833,9 @@ DTYPES = ["float16", "bfloat16", "float32"]
 
 
 def gpu(a, state) -> None:
-    from gpu_speed import run_gpu  # bench/ is the script's folder, first on sys.path
+    from gpu_speed import probe, run_gpu  # bench/ is the script's folder, first on sys.path
 
-    run_gpu(a)
+    (probe if a.gpu_probe else run_gpu)(a)
 
 
 def main() -> None:
@@ -858,6 +858,7 @@ def main() -> None:
     ap.add_argument("--gpu-rows", type=ints, default=[32, 64, 256, 512], help="GPU: float16 rows")
     ap.add_argument("--gpu-rounds", dest="rounds_gpu", type=int, default=2, help="GPU: timings")
     ap.add_argument("--cpu-ref-texts", type=int, default=2000, help="GPU: CPU reference texts")
+    ap.add_argument("--gpu-probe", action="store_true", help="GPU: where vectors lose bits")
     ap.add_argument("--budget-s", type=float, default=240, help="GPU: later steps skipped")
     ap.add_argument("--p7-themes", type=int, default=10, help="themes of each set in P7")
     ap.add_argument("--load-sets", type=int, default=100, help="theme sets of LOAD")

@@ -126,6 +126,39 @@ def test_token_table_gives_each_pass_the_inputs_of_its_texts_alone(st_model):
                 assert ours[key] == value, key
 
 
+ODD = TEXTS + ["  Outer spaces and Capitals  ", "ÜBER café naïve", "\tTabbed\n"]
+
+
+def test_rust_token_table_is_the_preprocessing_table(st_model):
+    """The Rust tokenizer's one batch gives every text the tokens the model's preprocessing
+    gives (truncation, outer white space, capitals, accents included)."""
+    rust = enc.rust_token_table(st_model, ODD)
+    assert rust is not None
+    lengths, slow = enc._preprocess_table(st_model, ODD, chunk=5)
+    assert rust.lengths == lengths and max(lengths) == 256
+    assert rust.fixed == slow.fixed == {"modality": "text"}
+    for idx in length_groups(lengths, 3):
+        ours, theirs = rust(idx), slow(idx)
+        assert set(ours) == set(theirs) == {"input_ids", "token_type_ids", "attention_mask", "modality"}
+        for key in ("input_ids", "token_type_ids", "attention_mask"):
+            assert ours[key].equal(theirs[key]), key
+
+
+def test_rust_token_table_steps_aside_where_preprocessing_differs(st_model, monkeypatch):
+    """A preprocessing the Rust tokenizer does not reproduce (here: one that drops a text's
+    last word) makes token_table tokenise through the preprocessing itself."""
+    real = enc.preprocess
+
+    def shorter(model, texts):
+        return real(model, [t.rsplit(" ", 1)[0] for t in texts])
+
+    monkeypatch.setattr(enc, "preprocess", shorter)
+    assert enc.rust_token_table(st_model, ODD) is None
+    lengths, take = token_table(st_model, ODD)
+    assert lengths == token_lengths(st_model, ODD)  # the preprocessing's, not the tokenizer's
+    assert type(take).__name__ == "TokenTable"
+
+
 def test_device_passes_give_the_cpu_passes_bits(st_model, monkeypatch):
     """The accelerator's pass (texts tokenised once, token rows repeated up to `rows`,
     normalised in float32, fetched every FETCH_EVERY passes) equals model.encode of the texts

@@ -323,13 +323,39 @@ def cpu_passes(model, texts: list[str], groups, rows: int, workers: int) -> np.n
     return out
 
 
+class TokenTable:
+    """Every text's per-token model inputs, stored without padding: text i's tokens are
+    store[key][first[i] : first[i] + lengths[i]]; `fixed` holds the non-tensor values
+    (e.g. sentence-transformers' `modality`). Called with the positions of texts of one
+    token length, it gives their inputs as tokenising them together would."""
+
+    def __init__(self, lengths, first, store: dict, fixed: dict):
+        self.lengths = lengths
+        self.first = first
+        self.store = store
+        self.fixed = fixed
+
+    def __call__(self, idx) -> dict:
+        torch = import_torch()
+        at = self.first[np.asarray(idx)][:, None] + np.arange(self.lengths[idx[0]])
+        return {key: torch.from_numpy(value[at]) for key, value in self.store.items()} | self.fixed
+
+
 def token_table(model, texts: list[str], chunk: int = 1024):
-    """Every text's model inputs from one tokenisation: (lengths, take), where take(idx)
-    gives the inputs of the texts at `idx` (all of one token length) as tokenising them
-    together would, without padding. Chunks of similar character length keep the padding
-    small; the per-token tensors are stored with it dropped. take is None when the model's
-    preprocessing returns anything else than per-token tensors and fixed values (then each
-    pass tokenises its own texts)."""
+    """Every text's model inputs from one tokenisation: (lengths, take), take a TokenTable,
+    or None when the model's preprocessing returns anything else than per-token tensors and
+    fixed values (then each pass tokenises its own texts). The model's own Rust tokenizer
+    runs all texts in one parallel batch where it gives exactly what the model's
+    preprocessing gives (checked on a sample); otherwise the preprocessing runs in chunks."""
+    table = rust_token_table(model, texts)
+    if table is not None:
+        return table.lengths, table
+    return _preprocess_table(model, texts, chunk)
+
+
+def _preprocess_table(model, texts: list[str], chunk: int):
+    """token_table through the model's preprocessing, in chunks of similar character
+    length (little padding), the per-token tensors stored with the padding dropped."""
     torch = import_torch()
     order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
     lengths = [0] * len(texts)
@@ -360,24 +386,84 @@ def token_table(model, texts: list[str], chunk: int = 1024):
         return lengths, None
     # numpy, not torch: a gather this small costs more in torch's thread pool than it does
     store = {key: np.concatenate(chunks) for key, chunks in parts.items()}
+    return lengths, TokenTable(lengths, first, store, fixed)
 
-    def take(idx) -> dict:
-        at = first[np.asarray(idx)][:, None] + np.arange(lengths[idx[0]])
-        return {key: torch.from_numpy(value[at]) for key, value in store.items()} | fixed
 
-    return lengths, take
+# The model inputs a Rust tokenizer's Encoding carries, by the names models take them under.
+ENCODING_FIELDS = {"input_ids": "ids", "token_type_ids": "type_ids", "attention_mask": "attention_mask"}
+CHECKED = 64  # texts of each kind (first, longest, with outer spaces) checked against preprocess
+
+
+def rust_token_table(model, texts: list[str]) -> TokenTable | None:
+    """token_table from the model's Rust (`tokenizers`) tokenizer in one batch: on a GPU
+    machine the preprocessing's Python side, not the GPU, bounded the speed (40,000 texts:
+    3.96 s of the 5.02 s, bench/README.md "GPU"). None where there is no such tokenizer or
+    it differs from the model's preprocessing on the checked texts: the first, the longest
+    (truncation) and those with outer white space or capitals (stripping, lowercasing)."""
+    torch = import_torch()
+    module = model[0] if hasattr(model, "__getitem__") else None
+    tok = getattr(module, "tokenizer", None)
+    backend = getattr(tok, "backend_tokenizer", None)
+    if backend is None or not texts:
+        return None
+    longest = sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))[:CHECKED]
+    odd = [i for i, t in enumerate(texts) if t != t.strip() or t != t.lower()][:CHECKED]
+    checked = sorted(set(range(min(CHECKED, len(texts)))) | set(longest) | set(odd))
+    reference = preprocess(model, [texts[i] for i in checked])
+    mask = reference.get("attention_mask")
+    if not torch.is_tensor(mask):
+        return None
+    fixed, keys = {}, []
+    for key, value in reference.items():
+        if torch.is_tensor(value):
+            if value.shape != mask.shape or key not in ENCODING_FIELDS:
+                return None
+            keys.append(key)
+        else:
+            fixed[key] = value
+    from tokenizers import Tokenizer
+
+    rust = Tokenizer.from_str(backend.to_str())  # a copy: the model's keeps its settings
+    rust.no_padding()
+    limit = getattr(model, "max_seq_length", None) or getattr(tok, "model_max_length", None)
+    if limit and limit < 10**6:
+        rust.enable_truncation(int(limit), direction=getattr(tok, "truncation_side", "right"))
+    else:
+        rust.no_truncation()
+    encodings = rust.encode_batch(list(texts))
+    lengths = [len(e.ids) for e in encodings]
+    first = np.concatenate([[0], np.cumsum(lengths[:-1], dtype=np.int64)]).astype(np.int64)
+    total = int(sum(lengths))
+    store = {}
+    for key in keys:
+        field = ENCODING_FIELDS[key]
+        flat = (v for e in encodings for v in getattr(e, field))
+        store[key] = np.fromiter(flat, dtype=np.int64, count=total)
+        if reference[key].dtype != torch.int64:
+            return None
+    table = TokenTable(lengths, first, store, fixed)
+    keep = mask.bool()
+    for row, i in enumerate(checked):
+        if lengths[i] != int(keep[row].sum()):
+            return None
+        ours = table([i])
+        for key in keys:
+            if not ours[key][0].equal(reference[key][row][keep[row]]):
+                return None
+    return table
 
 
 FETCH_EVERY = 64  # passes whose vectors stay on the accelerator before one copy back
 
 
 def device_passes(model, texts: list[str], groups, rows: int, device: str, take=None):
-    """The forward passes on an accelerator. Each pass's texts are tokenised once (by
-    token_table's `take`, else here) and their token rows repeated on the device up to `rows`
-    (the same inputs as repeating the texts); the vectors, normalised in float32, stay on the
-    device and come back every FETCH_EVERY passes, so the host does not wait for each pass."""
+    """The forward passes on an accelerator. With a TokenTable the token store goes to the
+    device once and each pass gathers its rows there (its texts and repeats of them up to
+    `rows`: the same inputs as repeating the texts), so a pass copies nothing from the host;
+    otherwise each pass tokenises its own texts. The vectors, normalised in float32, stay on
+    the device and come back every FETCH_EVERY passes, so the host does not wait for each
+    pass."""
     torch = import_torch()
-    pinned = device_type(device) == "cuda"
     truncate = getattr(model, "truncate_dim", None)
     out = None
     pending: list = []
@@ -393,18 +479,12 @@ def device_passes(model, texts: list[str], groups, rows: int, device: str, take=
         release_freed_memory()
 
     with torch.inference_mode():
-        for idx in groups:
-            n = len(idx)
-            features = take(idx) if take else preprocess(model, [texts[i] for i in idx])
-            repeat = torch.arange(rows, device=device) % n if n < rows else None
-            on_device = {}
-            for key, value in features.items():
-                if torch.is_tensor(value) and value.dim() and value.shape[0] == n:
-                    value = value.pin_memory() if pinned else value
-                    value = value.to(device, non_blocking=pinned)
-                    value = value if repeat is None else value[repeat]
-                on_device[key] = value
-            emb = model(on_device)["sentence_embedding"][:n]
+        if isinstance(take, TokenTable):
+            inputs = table_inputs(take, groups, rows, device)
+        else:
+            inputs = (tokenised_inputs(model, texts, idx, rows, device) for idx in groups)
+        for idx, features in zip(groups, inputs, strict=True):
+            emb = model(features)["sentence_embedding"][: len(idx)]
             if truncate:
                 emb = emb[:, :truncate]
             pending.append((idx, torch.nn.functional.normalize(emb.float(), p=2, dim=1)))
@@ -413,6 +493,36 @@ def device_passes(model, texts: list[str], groups, rows: int, device: str, take=
         if pending:
             fetch()
     return out
+
+
+def table_inputs(table: TokenTable, groups, rows: int, device: str):
+    """Each pass's inputs gathered on the device from the table's store, copied there once
+    with every pass's first tokens (a pass's texts, then repeats of them up to `rows`)."""
+    torch = import_torch()
+    store = {key: torch.from_numpy(value).to(device) for key, value in table.store.items()}
+    rows_of = np.stack([np.asarray(idx)[np.arange(rows) % len(idx)] for idx in groups])
+    starts = torch.from_numpy(table.first[rows_of]).to(device)
+    span = torch.arange(max(table.lengths), device=device)
+    for p, idx in enumerate(groups):
+        at = starts[p, :, None] + span[: table.lengths[idx[0]]]
+        yield {key: value[at] for key, value in store.items()} | table.fixed
+
+
+def tokenised_inputs(model, texts: list[str], idx, rows: int, device: str) -> dict:
+    """A pass's inputs tokenised from its texts, their token rows repeated on the device."""
+    torch = import_torch()
+    pinned = device_type(device) == "cuda"
+    n = len(idx)
+    features = preprocess(model, [texts[i] for i in idx])
+    repeat = torch.arange(rows, device=device) % n if n < rows else None
+    on_device = {}
+    for key, value in features.items():
+        if torch.is_tensor(value) and value.dim() and value.shape[0] == n:
+            value = value.pin_memory() if pinned else value
+            value = value.to(device, non_blocking=pinned)
+            value = value if repeat is None else value[repeat]
+        on_device[key] = value
+    return on_device
 
 
 def _default_prompt(model) -> str | None:
