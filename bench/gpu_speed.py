@@ -239,7 +239,9 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     show("themesim vectors: max |1 - norm|, all finite", f"{off:.1e}, {np.isfinite(V).all()}")
     if not skip("bit-identity checks", 2 * ours_s + 10):
         again = ours(texts)
-        show("bit-identical, same texts in the same order again", yes(again.tobytes() == V.tobytes()))
+        show(
+            "bit-identical, same texts in the same order again", yes(again.tobytes() == V.tobytes())
+        )
         perm = np.random.default_rng(27).permutation(n)
         W = ours([texts[i] for i in perm])
         show("bit-identical, texts shuffled (seed 27)", yes(W.tobytes() == V[perm].tobytes()))

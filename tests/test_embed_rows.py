@@ -139,7 +139,11 @@ def test_rust_token_table_is_the_preprocessing_table(st_model):
     assert rust.fixed == slow.fixed == {"modality": "text"}
     for idx in length_groups(lengths, 3):
         ours, theirs = rust(idx), slow(idx)
-        assert set(ours) == set(theirs) == {"input_ids", "token_type_ids", "attention_mask", "modality"}
+        assert (
+            set(ours)
+            == set(theirs)
+            == {"input_ids", "token_type_ids", "attention_mask", "modality"}
+        )
         for key in ("input_ids", "token_type_ids", "attention_mask"):
             assert ours[key].equal(theirs[key]), key
 

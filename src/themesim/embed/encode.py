@@ -390,7 +390,11 @@ def _preprocess_table(model, texts: list[str], chunk: int):
 
 
 # The model inputs a Rust tokenizer's Encoding carries, by the names models take them under.
-ENCODING_FIELDS = {"input_ids": "ids", "token_type_ids": "type_ids", "attention_mask": "attention_mask"}
+ENCODING_FIELDS = {
+    "input_ids": "ids",
+    "token_type_ids": "type_ids",
+    "attention_mask": "attention_mask",
+}
 CHECKED = 64  # texts of each kind (first, longest, with outer spaces) checked against preprocess
 
 
