@@ -303,9 +303,10 @@ def probe(a) -> None:
             again = enc.encode(texts, source, device=a.device, dtype=dtype)
             shuffled = enc.encode([texts[i] for i in perm], source, device=a.device, dtype=dtype)
             alone = enc.encode(texts[:SUBSET][::-1], source, device=a.device, dtype=dtype)
-            show(f"{mode}, {dtype}: same order again / shuffled / {SUBSET} alone ({s:.2f} s)",
+            show(f"{mode}, {dtype}: same order again / shuffled / {min(SUBSET, n)} alone ({s:.2f} s)",
                  f"{yes(again.tobytes() == base.tobytes())} / "
                  f"{yes(shuffled.tobytes() == base[perm].tobytes())} / "
                  f"{yes(alone.tobytes() == base[:SUBSET][::-1].tobytes())}, max |diff| shuffled "
-                 f"{np.abs(shuffled - base[perm]).max():.1e}")  # fmt: skip
+                 f"{np.abs(shuffled - base[perm]).max():.1e}, alone "
+                 f"{np.abs(alone - base[:SUBSET][::-1]).max():.1e}")  # fmt: skip
             enc.release_models()

@@ -488,10 +488,13 @@ def device_passes(model, texts: list[str], groups, rows: int, device: str, take=
         else:
             inputs = (tokenised_inputs(model, texts, idx, rows, device) for idx in groups)
         for idx, features in zip(groups, inputs, strict=True):
-            emb = model(features)["sentence_embedding"][: len(idx)]
+            emb = model(features)["sentence_embedding"]
             if truncate:
                 emb = emb[:, :truncate]
-            pending.append((idx, torch.nn.functional.normalize(emb.float(), p=2, dim=1)))
+            # Normalised as the whole pass, then cut: a reduction's kernel (and its order of
+            # summation) on a GPU depends on how many rows it reduces.
+            emb = torch.nn.functional.normalize(emb.float(), p=2, dim=1)[: len(idx)]
+            pending.append((idx, emb))
             if len(pending) == FETCH_EVERY:
                 fetch()
         if pending:
