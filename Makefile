@@ -70,8 +70,8 @@ study: install
 	HF_HUB_OFFLINE=1 $(BIN)/snakemake --cores $(CORES)
 
 lint: install  # `snakemake --lint` runs as a test (tests/test_workflow_lint.py)
-	$(BIN)/ruff check src tests scripts
-	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/ruff check src tests scripts bench
+	$(BIN)/ruff format --check src tests scripts bench
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 test: lint

@@ -303,7 +303,8 @@ def probe(a) -> None:
             again = enc.encode(texts, source, device=a.device, dtype=dtype)
             shuffled = enc.encode([texts[i] for i in perm], source, device=a.device, dtype=dtype)
             alone = enc.encode(texts[:SUBSET][::-1], source, device=a.device, dtype=dtype)
-            show(f"{mode}, {dtype}: same order again / shuffled / {min(SUBSET, n)} alone ({s:.2f} s)",
+            k = min(SUBSET, n)
+            show(f"{mode}, {dtype}: same order again / shuffled / {k} alone ({s:.2f} s)",
                  f"{yes(again.tobytes() == base.tobytes())} / "
                  f"{yes(shuffled.tobytes() == base[perm].tobytes())} / "
                  f"{yes(alone.tobytes() == base[:SUBSET][::-1].tobytes())}, max |diff| shuffled "

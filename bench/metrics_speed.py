@@ -3,7 +3,7 @@
 Times metrics.score (coverage + one-to-one) and distinctiveness.gap_summary over the 101
 thresholds of threshold_grid() on a seeded n x n matrix, against a straightforward
 loop-per-threshold reference written here, checks that both give the same numbers, and
-prints seconds and the speed-up. Also times bootstrap_table on a 12 x 12 matrix.
+prints seconds and the speed-up. Also times interval_table on a 12 x 12 matrix.
 A benchmark, not a test: nothing here asserts a time.
 
     .venv/bin/python bench/metrics_speed.py [--n 1000] [--seed 0] [--no-reference]
@@ -20,9 +20,9 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from themesim.metrics.bootstrap import bootstrap_table
 from themesim.metrics.coverage import score, threshold_grid
 from themesim.metrics.distinctiveness import gap_summary
+from themesim.metrics.intervals import interval_table
 
 
 def diagonal_heavy(n: int, seed: int) -> np.ndarray:
@@ -135,8 +135,8 @@ def main() -> None:
         print(f"    whole sweep  {total:8.3f} s   speed-up x{total / (t_score + t_gap):6.1f}")
 
     small = diagonal_heavy(12, args.seed)
-    t_boot, _ = timed(bootstrap_table, small, [0.5, 0.7], n_boot=1000, seed=args.seed)
-    print(f"bootstrap_table 12 x 12, 2 thresholds, 1000 resamples  {t_boot:6.3f} s")
+    t_ci, _ = timed(interval_table, small, [0.5, 0.7])
+    print(f"interval_table 12 x 12, 2 thresholds  {t_ci:6.3f} s")
 
 
 if __name__ == "__main__":
