@@ -40,4 +40,4 @@ include: "workflow/rules/archive.smk"
 rule all:
     default_target: True
     input:
-        get_final_output(),
+        PLAN.final_outputs(),

@@ -4,11 +4,11 @@ if STUDY.generated:
 
     rule generate_themes:
         input:
-            segments="results/transcripts/segments.parquet",
-            prompts=generate_prompt_files(),
+            segments=paths.SEGMENTS,
+            prompts=PLAN.generate_prompt_files(),
             code=code("generate_themes.py"),
         output:
-            generated_files(),
+            PLAN.generated_files(),
         log:
             "logs/generate/themes.log",
         threads: 2
@@ -19,6 +19,6 @@ if STUDY.generated:
             runs=STUDY.generated,
             settings=STUDY.generate,
             # An accumulating cache, not an output: a failed job must never delete it.
-            cache="results/cache/generate.sqlite",
+            cache=paths.CACHES["generate"],
         script:
             "../../scripts/generate_themes.py"

@@ -3,7 +3,7 @@ rule ingest_themes:
         src=lambda wc: STUDY.sets[wc.set],
         code=code("ingest_themes.py"),
     output:
-        "results/themes/{set}.parquet",
+        paths.THEMES,
     log:
         "logs/ingest/themes_{set}.log",
     params:
@@ -37,7 +37,7 @@ rule ingest_transcripts:
         transcripts=STUDY.transcripts,
         code=code("ingest_transcripts.py"),
     output:
-        "results/transcripts/segments.parquet",
+        paths.SEGMENTS,
     log:
         "logs/ingest/transcripts.log",
     script:
