@@ -10,7 +10,6 @@ rule calibration:
         ),
         # the method's theme tables: which rated pairs are cells of its comparisons
         study_themes=lambda wc: PLAN.method_themes(wc.method),
-        code=code("calibration.py"),
     output:
         summary=report(
             f"{paths.CALIBRATION}.csv",
@@ -38,6 +37,7 @@ rule calibration:
         mem_mb=lambda wc: calibration_mem_mb(wc.method),
         llm_server=lambda wc: llm_server_of(wc.method),
     params:
+        code=code("calibration.py"),
         kind=lambda wc: PLAN.kind(wc.method),
         spec=lambda wc: PLAN.calibration_spec(wc.method),
         positive_from=lambda wc: PLAN.calibration_settings()["positive_from"],

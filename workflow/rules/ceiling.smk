@@ -4,7 +4,6 @@
 rule paraphrase_reference:
     input:
         themes=PLAN.themes([STUDY.reference])[0],
-        code=code("paraphrase.py"),
     output:
         paths.PARAPHRASES,
     log:
@@ -13,6 +12,7 @@ rule paraphrase_reference:
     resources:
         llm_server=llm_server_for(PLAN.paraphrase_settings()),
     params:
+        code=code("paraphrase.py"),
         settings=PLAN.paraphrase_settings(),
         cache=paths.CACHES["paraphrase"],
     script:
@@ -23,7 +23,6 @@ rule ceiling_similarity:
     input:
         paraphrases=paths.PARAPHRASES,
         embeddings=lambda wc: PLAN.embedding_files(wc.method, [STUDY.reference]),
-        code=code("ceiling.py"),
     output:
         paths.CEILING,
     log:
@@ -32,6 +31,7 @@ rule ceiling_similarity:
         method=paths.regex_of(m for m in STUDY.methods if PLAN.has_ceiling(m)),
     threads: 2
     params:
+        code=code("ceiling.py"),
         kind=lambda wc: PLAN.kind(wc.method),
         spec=lambda wc: PLAN.ceiling_spec(wc.method),
         cache=PLAN.embedding_cache(),

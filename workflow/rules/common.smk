@@ -36,10 +36,11 @@ wildcard_constraints:
 
 
 def code(script):
-    """The package files a rule's script runs, derived from its imports (themesim.deps):
-    Snakemake cannot see an edit to an imported module, so they are inputs of the rule.
+    """A digest of the package files a rule's script runs, derived from its imports
+    (themesim.deps): Snakemake cannot see an edit to an imported module, so it is a param of
+    the rule (a param change reruns the job; the log's inputs stay the data it reads).
     """
-    return CODE_DEPS.files(script)
+    return CODE_DEPS.digest(script)
 
 
 def reported(entries):

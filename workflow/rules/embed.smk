@@ -10,7 +10,6 @@ for v in PLAN.variants("embed", STUDY.methods_with("own_embeddings")):
             themes=PLAN.themes(),
             segments=PLAN.segments(),
             pairs=lambda wc: ancient(PLAN.embedded_rated_pairs(wc.method)),
-            code=code("embed.py"),
         output:
             embeddings=expand(paths.EMBEDDINGS, set=STUDY.sets, allow_missing=True),
             keywords=expand(paths.KEYWORDS, set=STUDY.sets, allow_missing=True),
@@ -33,6 +32,7 @@ for v in PLAN.variants("embed", STUDY.methods_with("own_embeddings")):
                 gpu=lambda wc: method_gpus(wc.method),
             ),
         params:
+            code=code("embed.py"),
             settings=lambda wc: PLAN.embed_settings(wc.method),
             cache=PLAN.embedding_cache(),
             sets=list(STUDY.sets),

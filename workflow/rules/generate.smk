@@ -6,7 +6,6 @@ if STUDY.generated:
         input:
             segments=paths.SEGMENTS,
             prompts=PLAN.generate_prompt_files(),
-            code=code("generate_themes.py"),
         output:
             PLAN.generated_files(),
         log:
@@ -16,6 +15,7 @@ if STUDY.generated:
             mem_mb=4000,
             llm_server=llm_server_for(STUDY.generate),
         params:
+            code=code("generate_themes.py"),
             runs=STUDY.generated,
             settings=STUDY.generate,
             # An accumulating cache, not an output: a failed job must never delete it.

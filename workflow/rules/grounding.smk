@@ -25,7 +25,6 @@ for v in PLAN.variants("segment_labels"):
                 if PLAN.assigned_sets(wc.method)
                 else []
             ),
-            code=code("segment_labels.py"),
         output:
             labels=PLAN.label_files("{method}", PLAN.variant_sets(v.pairs)),
             quotes=PLAN.quote_files("{method}", PLAN.variant_sets(v.pairs)),
@@ -39,6 +38,7 @@ for v in PLAN.variants("segment_labels"):
         resources:
             **cluster_resources(v),
         params:
+            code=code("segment_labels.py"),
             sets=lambda wc: STUDY.sets_for(wc.method),
             coded_sets=lambda wc: PLAN.coded_sets(wc.method),
             assigned_sets=lambda wc: PLAN.embedded_sets(
@@ -82,7 +82,6 @@ for v in PLAN.variants("grounding"):
             # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
             # from the similarity job).
             calibration=lambda wc: PLAN.calibration_files(wc.method),
-            code=code("grounding.py"),
         output:
             table=report(
                 f"{paths.METRICS}/grounding.csv",
@@ -117,6 +116,7 @@ for v in PLAN.variants("grounding"):
         resources:
             **cluster_resources(v),
         params:
+            code=code("grounding.py"),
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.pairs_for(wc.method),
             similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
@@ -140,7 +140,6 @@ if PLAN.llm_coded_sets():
         input:
             themes=PLAN.themes(PLAN.llm_coded_sets()),
             segments=paths.SEGMENTS,
-            code=code("coder_llm.py"),
         output:
             scores=PLAN.llm_score_files(PLAN.llm_coded_sets()),
         log:
@@ -153,6 +152,7 @@ if PLAN.llm_coded_sets():
             mem_mb=4000,
             llm_server=llm_server_for(STUDY.grounding["coder"]["llm"]),
         params:
+            code=code("coder_llm.py"),
             sets=PLAN.llm_coded_sets(),
             llm=STUDY.grounding["coder"]["llm"],
             exclude_speakers=STUDY.grounding["exclude_speakers"],
@@ -169,7 +169,6 @@ if PLAN.has_grounding():
             labels=[f for m in STUDY.methods for f in PLAN.label_files(m)],
             themes=PLAN.themes(),
             segments=paths.SEGMENTS,
-            code=code("coder_agreement.py"),
         output:
             table=report(
                 paths.CODER_AGREEMENT,
@@ -180,6 +179,7 @@ if PLAN.has_grounding():
         log:
             "logs/grounding/coder_agreement.log",
         params:
+            code=code("coder_agreement.py"),
             methods={
                 m: {
                     "sets": STUDY.sets_for(m),

@@ -13,7 +13,6 @@ for v in PLAN.variants("metrics"):
             themes=PLAN.themes(),
             ceiling=lambda wc: PLAN.ceiling_files(wc.method),
             calibration=lambda wc: PLAN.calibration_files(wc.method),
-            code=code("metrics.py"),
         output:
             comparisons=report(
                 f"{paths.METRICS}/comparisons.csv",
@@ -41,6 +40,7 @@ for v in PLAN.variants("metrics"):
         resources:
             **cluster_resources(v),
         params:
+            code=code("metrics.py"),
             kind=lambda wc: PLAN.kind(wc.method),
             sets=list(STUDY.sets),
             pairs=lambda wc: STUDY.pairs_for(wc.method),
@@ -71,7 +71,6 @@ rule set_quality:
         keywords=lambda wc: PLAN.keyword_files(wc.method),
         segment_embeddings=lambda wc: PLAN.segment_embedding_files(wc.method),
         segments=paths.SEGMENTS,
-        code=code("set_quality.py"),
     output:
         sets=report(
             f"{paths.METRICS}/sets.csv",
@@ -85,6 +84,7 @@ rule set_quality:
     benchmark:
         "benchmarks/set_quality/{method}.tsv"
     params:
+        code=code("set_quality.py"),
         kind=lambda wc: PLAN.kind(wc.method),
         sets=lambda wc: STUDY.sets_for(wc.method),
         within_sets=lambda wc: PLAN.within_sets(wc.method),
@@ -103,7 +103,6 @@ rule runs:
         embeddings=lambda wc: PLAN.embedding_files(
             wc.method, PLAN.method_runs(wc.method)
         ),
-        code=code("runs.py"),
     output:
         table=report(
             f"{paths.METRICS}/runs.csv",
@@ -127,6 +126,7 @@ rule runs:
     wildcard_constraints:
         method=PLAN.methods_with("runs"),
     params:
+        code=code("runs.py"),
         kind=lambda wc: PLAN.kind(wc.method),
         runs=lambda wc: PLAN.method_runs(wc.method),
         groups=lambda wc: PLAN.run_groups(wc.method),

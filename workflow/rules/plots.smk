@@ -11,7 +11,6 @@ for v in PLAN.variants("plots"):
             similarity=lambda wc: PLAN.similarity_done(wc.method),
             themes=PLAN.themes(),
             calibration=lambda wc: PLAN.calibration_files(wc.method),
-            code=code("plots.py"),
         output:
             heatmaps=report(
                 [f"{paths.PLOTS}/{p}_heatmap.png" for p in names],
@@ -36,6 +35,7 @@ for v in PLAN.variants("plots"):
         resources:
             **cluster_resources(v),
         params:
+            code=code("plots.py"),
             sets=list(STUDY.sets),
             pairs=lambda wc: PLAN.reference_pairs(STUDY.pairs_for(wc.method)),
             similarity_paths=lambda wc: PLAN.similarity_files(
@@ -58,7 +58,6 @@ rule pair_heatmaps:
         similarity=lambda wc: PLAN.similarity_done(wc.method),
         themes=PLAN.themes(),
         calibration=lambda wc: PLAN.calibration_files(wc.method),
-        code=code("pair_heatmaps.py"),
     output:
         report(
             directory(f"{paths.PLOTS}/heatmaps"),
@@ -72,6 +71,7 @@ rule pair_heatmaps:
     benchmark:
         "benchmarks/plot_heatmaps/{method}.tsv"
     params:
+        code=code("pair_heatmaps.py"),
         sets=list(STUDY.sets),
         pairs=lambda wc: PLAN.other_pairs(STUDY.pairs_for(wc.method)),
         similarity_paths=lambda wc: PLAN.similarity_files(

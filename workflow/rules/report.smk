@@ -29,7 +29,6 @@ rule summary_report:
         transcripts=STUDY.transcripts,
         coded=list(PLAN.coded_inputs().values()),
         grounding=[f for m in STUDY.methods for f in PLAN.grounding_outputs(m)],
-        code=code("report.py"),
     output:
         html=report(
             paths.SUMMARY["html"],
@@ -40,6 +39,7 @@ rule summary_report:
     log:
         "logs/report/summary.log",
     params:
+        code=code("report.py"),
         study={
             "name": STUDY.name,
             "description": STUDY.description,
@@ -82,7 +82,6 @@ rule report_parts:
         embeddings=sorted(
             {f for m in PLAN.theme_map_methods() for f in PLAN.theme_map_embeddings(m)}
         ),
-        code=code("report_parts.py"),
     output:
         *reported(PLAN.report_parts_outputs()),
         verdicts=report(
@@ -98,6 +97,7 @@ rule report_parts:
     priority: 1
     threads: report_threads()
     params:
+        code=code("report_parts.py"),
         methods=list(STUDY.methods),
         ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},

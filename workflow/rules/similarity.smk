@@ -16,7 +16,6 @@ for v in PLAN.similarity_variants():
             embeddings=lambda wc: PLAN.theme_map_embeddings(wc.method),
             matrices=lambda wc: PLAN.matrix_files(wc.method, STUDY.pairs_for(wc.method)),
             rated=lambda wc: ancient(PLAN.judged_rated_pairs(wc.method)),
-            code=code("similarity.py"),
         output:
             manifest=f"{paths.SIMILARITY}/manifest.csv",
             pairs=expand(
@@ -39,6 +38,7 @@ for v in PLAN.similarity_variants():
                 llm_server=lambda wc: llm_server_of(wc.method),
             ),
         params:
+            code=code("similarity.py"),
             sets=lambda wc: PLAN.similarity_sets(wc.method),
             pairs=lambda wc: STUDY.method_pairs(wc.method),
             paths=lambda wc: PLAN.similarity_files(
