@@ -425,7 +425,12 @@ def _set_entries(config: dict) -> dict[str, str]:
     return sets
 
 
+# The defaults of the study-level sections below; the schema's defaults are held equal to
+# these by tests/test_defaults.py.
 CEILING_DEFAULTS = {"active": False, "k": 5}  # the rest: themesim.llm.paraphrase defaults
+# Figure limits of a study with many comparisons (`plots:`; null = no limit).
+PLOTS_DEFAULTS = {"max_pair_heatmaps": 200, "max_pair_panels": 30}
+ARCHIVE_DEFAULTS = {"confidential": False, "authors": []}
 
 
 def _ceiling(config: dict) -> dict:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from themesim import kinds
 from themesim.coder.settings import describe, set_coder
-from themesim.config import Study, generated_csv, pair_name
+from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
 from themesim.io.manifest import MANIFEST, missing
-from themesim.metrics.settings import DEFAULT_PLOTS, gamma_for
+from themesim.metrics.settings import gamma_for
 
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 
@@ -510,7 +510,7 @@ class Plan:
         """A paraphrase ceiling for this method: active, a kind that can score paraphrases,
         and the reference among the sets of its comparisons."""
         return (
-            bool(self.study.ceiling.get("active"))
+            bool(self.study.ceiling["active"])
             and self.kind_of(method).ceiling
             and self.study.reference in self.study.sets_for(method)
         )
@@ -591,7 +591,7 @@ class Plan:
         """plots.max_pair_heatmaps / plots.max_pair_panels as given (null = no limit), else
         the default."""
         plots = self.config.get("plots") or {}
-        return plots[key] if key in plots else DEFAULT_PLOTS[key]
+        return plots[key] if key in plots else PLOTS_DEFAULTS[key]
 
     def figures(self, method: str, drawn_by: str | None = None) -> list[Figure]:
         """The per-method figures the method has (of one job when drawn_by is given)."""
@@ -647,7 +647,7 @@ class Plan:
     # ------------------------------------------------------------ grounding
 
     def has_grounding(self) -> bool:
-        return bool(self.study.grounding.get("active", True) and self.study.transcripts)
+        return bool(self.study.grounding["active"] and self.study.transcripts)
 
     def grounding_pairs(self, pairs) -> list[str]:
         """Pair names of the grounding rules' per-pair files; none when grounding is off, so
@@ -829,8 +829,8 @@ class Plan:
                 "thresholds": s["thresholds"],
                 "op": self.op(m),
                 "kind": self.kind(m),
-                "scale": s.get("scale", "cosine"),
-                "clamp": bool(s.get("clamp", False)),
+                "scale": self.family_settings(m)["scale"],
+                "clamp": self.family_settings(m)["clamp"],
                 "reference": self.study.reference,
                 "max_pair_panels": panels,
             }
@@ -882,7 +882,7 @@ class Plan:
         return out
 
     def archive_settings(self) -> dict:
-        return {"confidential": False, "authors": []} | (self.config.get("archive") or {})
+        return ARCHIVE_DEFAULTS | (self.config.get("archive") or {})
 
     def archive_zip(self) -> str:
         from themesim.archive.build import archive_name
@@ -923,7 +923,8 @@ class Plan:
         return [generated_csv(run) for run in self.study.generated]
 
     def generate_prompt_files(self) -> list[str]:
+        from themesim.llm.generate import GenerateSettings
         from themesim.llm.prompts import prompt_paths
 
-        name = self.study.generate.get("prompt", "generate_v1")
+        name = self.study.generate.get("prompt", GenerateSettings.prompt)
         return [str(p) for p in prompt_paths(name).values()]

@@ -130,6 +130,6 @@ rule runs:
         kind=lambda wc: PLAN.kind(wc.method),
         runs=lambda wc: PLAN.method_runs(wc.method),
         groups=lambda wc: PLAN.run_groups(wc.method),
-        clamp=lambda wc: bool(STUDY.methods[wc.method].get("clamp", False)),
+        clamp=lambda wc: PLAN.family_settings(wc.method)["clamp"],
     script:
         "../../scripts/runs.py"

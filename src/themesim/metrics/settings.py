@@ -45,9 +45,6 @@ DEFAULT_CALIBRATION: dict = {
 # equivalence: defaults are held equal to these by tests/test_equivalence.py.
 DEFAULT_EQUIVALENCE: dict = {"margin": 0.1, "alpha": 0.05}
 
-# Figure limits of a study with many comparisons (`plots:`; null = no limit).
-DEFAULT_PLOTS: dict = {"max_pair_heatmaps": 200, "max_pair_panels": 30}
-
 
 def _merged(defaults: dict, user: dict | None) -> dict:
     out = copy.deepcopy(defaults)
