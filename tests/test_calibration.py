@@ -50,10 +50,85 @@ def test_calibrate_summary_and_intervals():
 
 def test_prevalence_and_interval_method_are_reported():
     out = calibrate(SCORES, LABELS, n_boot=50)
-    assert out["prevalence"] == 0.5 and out["ci_method"] == "stratified_theme_bootstrap"
-    assert calibrate(SCORES, LABELS, n_boot=50, scheme="pairs")["ci_method"] == "pairs_bootstrap"
+    assert out["prevalence"] == 0.5
+    assert out["ci_method"] == (
+        "auc: newcombe_score_theme_deff; thresholds: stratified_theme_bootstrap"
+    )
+    old = calibrate(SCORES, LABELS, n_boot=50, scheme="pairs", auc_method="percentile")
+    assert old["ci_method"] == "pairs_bootstrap"
     with pytest.raises(ValueError, match="scheme"):
         calibrate(SCORES, LABELS, n_boot=5, scheme="rows")
+    with pytest.raises(ValueError, match="auc_method"):
+        calibrate(SCORES, LABELS, n_boot=5, auc_method="bca")
+
+
+# SCORES/LABELS as matches 0.8, 0.35 and non-matches 0.4, 0.1. Placements: 0.8 beats both
+# non-matches (1), 0.35 one (0.5); 0.4 is beaten by one match (0.5), 0.1 by both (1).
+S4 = np.array([0.8, 0.35, 0.4, 0.1])
+Y4 = np.array([1, 1, 0, 0])
+
+
+def test_delong_and_hanley_mcneil_variances_by_hand():
+    from themesim.metrics.calibration import delong_variance, hanley_mcneil_variance, placements
+
+    v10, v01 = placements(S4, Y4)
+    assert v10.tolist() == [1.0, 0.5] and v01.tolist() == [0.5, 1.0]
+    # S10 = S01 = (0.25² + 0.25²) / 1 = 0.125; V = 0.125/2 + 0.125/2
+    assert delong_variance(S4, Y4) == pytest.approx(0.125)
+    # N* − 1 = 1: 0.75 · 0.25 · (1 + 0.25/1.25 + 0.75/1.75) / 4
+    assert hanley_mcneil_variance(0.75, 2, 2) == pytest.approx(0.1875 * (1.2 + 3 / 7) / 4)
+    assert hanley_mcneil_variance(1.0, 6, 6) == 0.0
+
+
+def test_clustered_auc_variance_by_hand():
+    """ψ = (placement − 0.75) / 2: +0.125, −0.125 (matches), −0.125, +0.125 (non-matches).
+    A themes {0.8, 0.1} and {0.35, 0.4}: sums ±0.25, V_A = 2/1 · 2 · 0.0625 = 0.25; B texts
+    all distinct: V_B = V_AB = 4/3 · 4 · 0.015625, so V = V_A. A themes that pair each match
+    with the non-match it beats by half: sums 0, V_A = 0, V = V_A + V_B − V_AB = 0, not
+    positive: max(V_A, V_B) = 1/12."""
+    from themesim.metrics.calibration import clustered_auc_variance
+
+    assert clustered_auc_variance(S4, Y4, [0, 1, 1, 0], [0, 1, 2, 3]) == pytest.approx(0.25)
+    # any labels name the themes
+    assert clustered_auc_variance(S4, Y4, list("xyyx"), list("pqrs")) == pytest.approx(0.25)
+    assert clustered_auc_variance(S4, Y4, [0, 1, 0, 1], None) == pytest.approx(1 / 12)
+    # one A theme: that side adds nothing
+    assert clustered_auc_variance(S4, Y4, [0, 0, 0, 0], None) == pytest.approx(1 / 12)
+
+
+def test_auc_interval_solves_the_score_equation():
+    """(θ̂ − θ)² = z² · deff · V_HM(θ) at both ends, deff = V_cl / min(V_DL, V_HM(0.75)).
+    Every pair its own theme: V_cl = 4/3 · Σψ² = 1/12 against V_HM(0.75) = 0.0763 (V_DL
+    0.125): deff 1.09. Clustered: 0.25 / 0.0763 = 3.27, a wider interval."""
+    from scipy.stats import norm
+
+    from themesim.metrics.calibration import auc_interval, hanley_mcneil_variance
+
+    z2 = norm.ppf(0.975) ** 2
+    lo, hi = auc_interval(S4, Y4)
+    deff = (1 / 12) / hanley_mcneil_variance(0.75, 2, 2)
+    for t in (lo, hi):
+        assert (0.75 - t) ** 2 == pytest.approx(z2 * deff * hanley_mcneil_variance(t, 2, 2))
+    assert lo < 0.75 < hi
+    clo, chi = auc_interval(S4, Y4, [0, 1, 1, 0], [0, 1, 2, 3])
+    deff = 0.25 / hanley_mcneil_variance(0.75, 2, 2)
+    for t in (clo, chi):
+        assert (0.75 - t) ** 2 == pytest.approx(z2 * deff * hanley_mcneil_variance(t, 2, 2))
+    assert clo < lo and chi > hi
+
+
+def test_a_perfect_separation_gets_an_interval_not_a_point():
+    """Regression: a bootstrap of 6 matches all above 6 non-matches gives [1, 1]. Score
+    interval, θ̂ = 1, m = n = 6, N* − 1 = 5: the low end solves 1 − θ = z² θ [1 + 5(1 − θ)/
+    (2 − θ) + 5θ/(1 + θ)] / 36, a cubic once multiplied by (2 − θ)(1 + θ): 0.6892."""
+    from themesim.metrics.calibration import auc_interval
+
+    s = np.r_[np.linspace(0.6, 0.9, 6), np.linspace(0.1, 0.5, 6)]
+    y = np.r_[np.ones(6, dtype=np.int64), np.zeros(6, dtype=np.int64)]
+    assert auc_interval(s, y) == (pytest.approx(0.689230577, abs=1e-8), 1.0)
+    out = calibrate(s, y, n_boot=50, auc_method="percentile")
+    assert (out["auc_ci_low"], out["auc_ci_high"]) == (1.0, 1.0)  # the old interval
+    assert calibrate(s, y, n_boot=50)["auc_ci_low"] == pytest.approx(0.689230577, abs=1e-8)
 
 
 def test_resamples_keep_both_labels():
@@ -609,3 +684,18 @@ def test_rated_cells_and_crossfit_by_hand():
         {"f1_threshold": 0.4},
     )
     assert few["n_pairs_fit"].tolist() == [1] and np.isnan(few["auc"].iloc[0])
+
+
+def test_threshold_interval_holds_its_estimate():
+    """Regression: the smoothed bootstrap's percentiles can miss the threshold itself. In
+    the suite's sparse_unequal design (draw 9, seed 0) Youden's threshold 0.5902 got
+    [0.4856, 0.5880]; the interval now reaches the estimate."""
+    from themesim.validate import calibration as vc
+
+    rng = vc.rng_for(0, "calibration", "sparse_unequal")
+    for _ in range(10):
+        d = vc.simulate(rng, "sparse_unequal")
+    out = calibrate(d["s"], d["y"], n_boot=300, seed=9, themes_a=d["a"], themes_b=d["b"])
+    assert out["youden_threshold"] == pytest.approx(0.590157, abs=1e-6)
+    assert out["youden_threshold_ci_low"] == pytest.approx(0.485599, abs=1e-6)
+    assert out["youden_threshold_ci_high"] == out["youden_threshold"]

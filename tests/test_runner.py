@@ -3,6 +3,7 @@ raised in a child still ends the job with the one-line error."""
 
 import os
 import pickle
+import time
 
 import pytest
 
@@ -10,7 +11,8 @@ from themesim.errors import InputError
 from themesim.steps.runner import run_all
 
 
-def write(path, text, after=None):
+def write(path, text, after=None, hold=0.0):
+    time.sleep(hold)  # keeps this worker busy, so another worker takes the next chain
     if after is not None:  # a chain's second step sees the first one's file
         text = open(after).read() + text
     with open(path, "w") as f:
@@ -31,8 +33,8 @@ def test_input_error_survives_pickling():
 def test_steps_run_and_chains_keep_their_order(tmp_path, workers):
     a, b, c = (tmp_path / n for n in "abc")
     tasks = [
-        [(write, dict(path=a, text="first")), (write, dict(path=b, text="+", after=a))],
-        (write, dict(path=c, text="alone")),
+        [(write, dict(path=a, text="first", hold=0.5)), (write, dict(path=b, text="+", after=a))],
+        (write, dict(path=c, text="alone", hold=0.5)),
     ]
     run_all(tmp_path / "log.txt", tasks, workers=workers)
     assert b.read_text().startswith("first ") and "+" in b.read_text()

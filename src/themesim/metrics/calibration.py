@@ -1,8 +1,9 @@
 """Calibration of one method's scores against hand-rated theme pairs (docs/thresholds.md).
 
-From (score, label) pairs: ROC AUC with a seeded bootstrap interval, an isotonic fit of
-P(match | score), and the thresholds that maximise F1 and Youden's J, each with a bootstrap
-interval. A threshold is one of the observed scores, used as `score >= t`.
+From (score, label) pairs: ROC AUC with a score-type interval widened by the rated pairs'
+clustering by theme, an isotonic fit of P(match | score), and the thresholds that maximise F1
+and Youden's J, each with a bootstrap interval. A threshold is one of the observed scores,
+used as `score >= t`.
 
 The ROC curve, its AUC and the isotonic fit are scikit-learn's arithmetic (roc_curve,
 roc_auc_score, IsotonicRegression on scipy's isotonic_regression) written out here:
@@ -37,10 +38,15 @@ SUMMARY_COLUMNS = [
     "ci_method",
 ]
 MIN_PER_LABEL = 2
-# Resampling of the rated pairs: within each label, their themes (the texts on either side)
-# drawn with replacement, a pair counted as often as both its themes were drawn.
+# Resampling of the rated pairs for the thresholds: within each label, their themes (the
+# texts on either side) drawn with replacement, a pair counted as often as both its themes
+# were drawn.
 CI_METHOD = "stratified_theme_bootstrap"
+# The AUC's interval (:func:`auc_interval`): Newcombe's score-type interval, its variance
+# scaled by the design effect of a two-way (A theme, B theme) clustered DeLong variance.
+AUC_CI_METHOD = "newcombe_score_theme_deff"
 SCHEMES = ("stratified_theme", "stratified_oneway", "stratified", "pairs")
+AUC_METHODS = ("score", "percentile")
 
 
 def read_rated_pairs(path, positive_from=None) -> pd.DataFrame:
@@ -287,19 +293,26 @@ def calibrate(
     themes_b=None,
     scheme: str = "stratified_theme",
     smooth: float = 1.0,
+    auc_method: str = "score",
 ) -> dict:
-    """SUMMARY_COLUMNS for one method: AUC, F1 and Youden thresholds, bootstrap intervals.
+    """SUMMARY_COLUMNS for one method: AUC, F1 and Youden thresholds and their intervals.
 
-    Resamples (numpy default_rng(seed)) keep the labels apart and the pairs of a theme
-    together (:func:`resample_indices`; themes_a, themes_b: each pair's theme ids, e.g.
-    :func:`theme_ids` of its texts); 95 % percentile intervals. A threshold is the argmax
-    of a step function, whose plain bootstrap is too narrow, so the thresholds of a resample
-    come from its scores plus normal noise of sd h = smooth · (pooled within-label sd) ·
-    n^(−1/5) (a smoothed bootstrap); its AUC from the scores as drawn. `prevalence` is the
-    rated pairs' share of matches, the share the isotonic P(match) assumes.
+    The AUC's interval (auc_method "score", the default) is :func:`auc_interval`: no
+    resampling. The thresholds' come from resamples (numpy default_rng(seed)) that keep the
+    labels apart and the pairs of a theme together (:func:`resample_indices`; themes_a,
+    themes_b: each pair's theme ids, e.g. :func:`theme_ids` of its texts); 95 % percentile
+    intervals. A threshold is the argmax of a step function, whose plain bootstrap is too
+    narrow, so the thresholds of a resample come from its scores plus normal noise of sd
+    h = smooth · (pooled within-label sd) · n^(−1/5) (a smoothed bootstrap). auc_method
+    "percentile": the AUC's percentile interval over the same resamples, scores as drawn
+    (before issue 23; the validation suite's baseline). Every interval is widened to hold its
+    estimate where the resamples' percentiles miss it. `prevalence` is the rated pairs'
+    share of matches, the share the isotonic P(match) assumes.
     """
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    if auc_method not in AUC_METHODS:
+        raise ValueError(f"auc_method must be one of {AUC_METHODS}, got {auc_method!r}")
     s, y = _check(scores, labels)
     out = {"n_pairs": int(s.size), "n_positive": int(y.sum())}
     out["auc"] = _resample_stats(s, y)[0]
@@ -314,7 +327,8 @@ def calibrate(
         yb = y[idx]
         if yb.min() == yb.max():  # only where scheme "pairs" draws one label
             continue
-        boot[k] = _resample_stats(s[idx], yb)
+        if h <= 0 or auc_method == "percentile":
+            boot[k] = _resample_stats(s[idx], yb)
         if h > 0:
             boot[k, 1:] = _resample_stats(s[idx] + h * rng.standard_normal(idx.size), yb)[1:]
     q = [50 * (1 - level), 50 * (1 + level)]
@@ -322,9 +336,103 @@ def calibrate(
         warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = np.nanpercentile(boot, q, axis=0)
     for k, name in enumerate(("auc", "f1_threshold", "youden_threshold")):
-        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = float(lo[k]), float(hi[k])
-    out["ci_method"] = {"stratified_theme": CI_METHOD}.get(scheme, f"{scheme}_bootstrap")
+        lo_k, hi_k, est = float(lo[k]), float(hi[k]), out[name]
+        if np.isfinite(lo_k) and np.isfinite(hi_k):  # a smoothed resample can miss the estimate
+            lo_k, hi_k = min(lo_k, est), max(hi_k, est)
+        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = lo_k, hi_k
+    boot_method = {"stratified_theme": CI_METHOD}.get(scheme, f"{scheme}_bootstrap")
+    if auc_method == "score":
+        out["auc_ci_low"], out["auc_ci_high"] = auc_interval(
+            s, y, themes_a, themes_b, level=level, estimate=out["auc"]
+        )
+        out["ci_method"] = f"auc: {AUC_CI_METHOD}; thresholds: {boot_method}"
+    else:
+        out["ci_method"] = boot_method
     return {c: out[c] for c in SUMMARY_COLUMNS}
+
+
+def placements(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's placement values: per match, the share of non-matches it out-scores (ties
+    count half); per non-match, the share of matches that out-score it. Each averages to
+    the AUC."""
+    pos, neg = s[y == 1], s[y == 0]
+    wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    return wins.mean(axis=1), wins.mean(axis=0)
+
+
+def delong_variance(s: np.ndarray, y: np.ndarray) -> float:
+    """DeLong's variance of the AUC for independent pairs: S10 / m + S01 / n, S10 and S01
+    the sample variances (ddof 1) of the matches' and non-matches' placements."""
+    v10, v01 = placements(s, y)
+    return sum(float(v.var(ddof=1)) / v.size for v in (v10, v01) if v.size > 1)
+
+
+def clustered_auc_variance(s: np.ndarray, y: np.ndarray, a=None, b=None) -> float:
+    """The AUC's variance with the rated pairs clustered by A theme and by B theme (two-way
+    cluster-robust, Cameron, Gelbach & Miller 2011, on DeLong's linearisation as Obuchowski
+    1997 does for one-way clusters): each pair's influence ψ = (placement − AUC) / m for a
+    match, / n for a non-match; V_side = C/(C − 1) Σ_clusters (Σ ψ)² for the A themes, the
+    B themes and the (A, B) cells; V = V_A + V_B − V_AB (max(V_A, V_B) where that is not
+    positive). a, b None: every pair its own theme. A side with one theme adds nothing."""
+    v10, v01 = placements(s, y)
+    auc = float(v10.mean())
+    psi = np.empty(s.size)
+    psi[y == 1] = (v10 - auc) / v10.size
+    psi[y == 0] = (v01 - auc) / v01.size
+    a = _codes(np.arange(s.size) if a is None else a)
+    b = _codes(np.arange(s.size) if b is None else b)
+
+    def one_way(codes) -> float:
+        sums = np.bincount(_codes(codes), weights=psi)
+        c = sums.size
+        return c / (c - 1) * float((sums**2).sum()) if c > 1 else 0.0
+
+    v_a, v_b, v_ab = one_way(a), one_way(b), one_way(a * (b.max() + 1) + b)
+    v = v_a + v_b - v_ab
+    return v if v > 0 else max(v_a, v_b)
+
+
+def _codes(ids) -> np.ndarray:
+    """0..k−1 for the k distinct ids (any labels), in sorted order."""
+    return np.unique(np.asarray(ids).reshape(-1), return_inverse=True)[1].reshape(-1)
+
+
+def hanley_mcneil_variance(theta: float, m: int, n: int) -> float:
+    """The AUC's variance at θ for m matches and n non-matches (Hanley & McNeil 1982 with
+    Newcombe's 2006 N* = (m + n)/2: the same weight on both sides):
+    θ(1 − θ)[1 + (N* − 1)(1 − θ)/(2 − θ) + (N* − 1)θ/(1 + θ)] / (m n)."""
+    k = (m + n) / 2 - 1
+    spread = 1 + k * (1 - theta) / (2 - theta) + k * theta / (1 + theta)
+    return theta * (1 - theta) * spread / (m * n)
+
+
+def auc_interval(scores, labels, themes_a=None, themes_b=None, *, level=0.95, estimate=None):
+    """The AUC's interval: Newcombe's (2006, method 5) score-type interval, the θ with
+    (θ̂ − θ)² ≤ z² · deff · V_HM(θ) (:func:`hanley_mcneil_variance`), whose variance follows
+    θ: it does not shrink to a point where θ̂ is 1, as a bootstrap of a perfect separation
+    does. deff = max(1, V_cl / min(V_DL, V_HM(θ̂))): the clustered variance
+    (:func:`clustered_auc_variance`, pairs sharing a theme move together) over the smaller
+    of DeLong's independent-pair variance and the model's at θ̂, so the interval is at least
+    as wide as the clustering and the data's own spread ask. estimate: the AUC (default
+    from the scores); the interval always contains it."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    s, y = _check(scores, labels)
+    theta = _resample_stats(s, y)[0] if estimate is None else float(estimate)
+    m, n = int(y.sum()), int(y.size - y.sum())
+    v_cl = clustered_auc_variance(s, y, themes_a, themes_b)
+    base = min(delong_variance(s, y), hanley_mcneil_variance(theta, m, n))
+    deff = max(1.0, v_cl / base) if base > 0 else 1.0
+    c2 = float(norm.ppf(0.5 * (1 + level))) ** 2 * deff
+
+    def gap(t: float) -> float:  # > 0 outside the interval
+        return (theta - t) ** 2 - c2 * hanley_mcneil_variance(t, m, n)
+
+    eps = 1e-12  # V_HM is 0 at 0 and 1: each end is searched strictly inside
+    lo = 0.0 if theta <= eps else brentq(gap, 0.0, min(theta, 1 - eps), xtol=1e-14)
+    hi = 1.0 if theta >= 1 - eps else brentq(gap, max(theta, eps), 1.0, xtol=1e-14)
+    return min(lo, theta), max(hi, theta)
 
 
 def _within_sd(s: np.ndarray, y: np.ndarray) -> float:

@@ -73,6 +73,11 @@ CI_BOUNDS = {
     "text_data_spearman": (-1.0, 1.0),
 }
 CI_METHOD = "transcript_jackknife"
+# Intervals withheld (NaN) below this many transcripts: noise in a few transcripts' IoU and κ
+# pulls these statistics towards 0, which a jackknife (spread) does not see, and no interval
+# the suite tried held 0.93 there (docs/validity.md, "Grounding inference"). ρ: never given.
+BIASED_CI_MIN_TRANSCRIPTS = {"text_pairs_median_kappa": 20, "text_data_spearman": math.inf}
+NOT_GIVEN = "not given: biased by segment noise, see docs/validity.md"
 # Agreement above chance: each gets `<metric>_p` from the within-transcript permutation test.
 TEST_METRICS = [
     "ami",
@@ -335,6 +340,7 @@ def grounding(
     n_perm: int = 0,
     seed: int = 0,
     level: float = 0.95,
+    withhold_biased: bool = True,
 ) -> tuple[dict, pd.DataFrame]:
     """(metrics row, pair table) of one comparison.
 
@@ -345,8 +351,10 @@ def grounding(
     transcripts: each segment's transcript (any labels; None: one transcript); strata: the
     permutation's blocks (None: the transcripts).
     intervals adds `<metric>_ci_low/_ci_high` from the delete-one-transcript jackknife
-    (:func:`jackknife_interval`) and `ci_method`; n_perm > 0 adds `<metric>_p`, the
-    within-transcript permutation test of agreement above chance (:func:`permutation_test`).
+    (:func:`jackknife_interval`) and `ci_method`, less those :func:`withhold_biased` withholds
+    (withhold_biased=False: all of them, for the validation suite); n_perm > 0 adds
+    `<metric>_p`, the within-transcript permutation test of agreement above chance
+    (:func:`permutation_test`).
     """
     S = np.asarray(S, dtype=float)
     if S.shape != (A.shape[1], B.shape[1]):
@@ -384,6 +392,8 @@ def grounding(
     )
     if intervals:
         row.update(_jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level))
+        if withhold_biased:
+            row.update(withheld_intervals(row))
     if n_perm:
         strata = transcripts if strata is None else _codes(strata)
         row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
@@ -493,6 +503,27 @@ def _jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level) 
         out["grounded_hungarian_f1_ci_low"] = min(lo, f1)
         out["grounded_hungarian_f1_ci_high"] = max(hi, f1)
     out["ci_method"] = CI_METHOD if len(groups) >= 2 else "none (one transcript)"
+    return out
+
+
+def withheld_intervals(row: dict) -> dict:
+    """The jackknife row's intervals that BIASED_CI_MIN_TRANSCRIPTS withholds at its
+    n_transcripts, set to NaN, and a ci_method naming them and why (never a silent NaN)."""
+    if not str(row.get("ci_method", "")).startswith(CI_METHOD):
+        return {}  # one transcript: no interval at all, and ci_method already says so
+    g = row["n_transcripts"]
+    names = [
+        m if math.isinf(g_min) else f"{m} (under {g_min} transcripts)"
+        for m, g_min in BIASED_CI_MIN_TRANSCRIPTS.items()
+        if g < g_min
+    ]
+    out: dict = {
+        f"{m}_ci_{end}": math.nan
+        for m, g_min in BIASED_CI_MIN_TRANSCRIPTS.items()
+        if g < g_min
+        for end in ("low", "high")
+    }
+    out["ci_method"] = f"{CI_METHOD}; {', '.join(names)}: {NOT_GIVEN}" if names else CI_METHOD
     return out
 
 

@@ -6,7 +6,10 @@ Simulated rated pairs with theme structure: a pair's score is μ_label + u_a + v
 u_a shared by every pair of its A theme and v_b by every pair of its B theme. Designs:
 "sparse" as the demo (10 A themes, 4–5 pairs each, B texts drawn from a pool so a few recur;
 57 % matches), the same on a logistic scale with heavy-tailed noise ("sparse_logit"), more
-pairs ("sparse_large"), and a fully crossed grid (6 × 8, 20 % matches). The true values are
+pairs ("sparse_large"), and a fully crossed grid (6 × 8, 20 % matches); the full grid also
+checks the AUC interval on two score models it was not built on: a grid whose themes'
+wording outweighs each pair's noise ("grid_strong_themes") and tight matches among widely
+spread non-matches ("sparse_unequal"). The true values are
 the statistics on one sample of the same design 300 times larger (themes and pairs alike).
 Each draw also fits the isotonic P(match) and scores it on a comparison-sized population of
 the same themes' kind at 10 % matches, as rated and re-based (prior shift).
@@ -20,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics import calibration as cal
+from themesim.validate._parallel import starmap
 from themesim.validate.core import rng_for, row, summary_frame
 
 AREA = "calibration"
@@ -31,18 +35,25 @@ DESIGNS = {
     "sparse_logit": ("sparse", 10, 4.4, 0.57, "logit"),
     "sparse_large": ("sparse", 30, 4.0, 0.5, "normal"),
     "grid": ("grid", 6, 8, 0.2, "normal"),
+    # checks of the AUC interval on score models it was not built on (full grid)
+    "grid_strong_themes": ("grid", 6, 8, 0.2, "themes"),
+    "sparse_unequal": ("sparse", 10, 4.4, 0.57, "unequal"),
 }
-# procedure: (resampling scheme, smoothing of the thresholds' resamples)
+# procedure: (resampling scheme, smoothing of the thresholds' resamples, the AUC's interval).
+# Rows of the AUC under a "score" procedure are named cal.AUC_CI_METHOD; under "percentile"
+# the bootstrap's name (the AUC's percentile interval over the same resamples).
 PROCEDURES = {
-    "pairs_bootstrap": ("pairs", 0.0),  # before issue 23
-    cal.CI_METHOD: ("stratified_theme", 1.0),  # the default
-    "stratified_theme_unsmoothed": ("stratified_theme", 0.0),
-    "stratified_bootstrap": ("stratified", 1.0),
-    "stratified_oneway_bootstrap": ("stratified_oneway", 1.0),
+    "pairs_bootstrap": ("pairs", 0.0, "percentile"),  # before issue 23
+    cal.CI_METHOD: ("stratified_theme", 1.0, "score"),  # the default
+    # the AUC's theme-bootstrap percentile interval (the first round of issue 23)
+    "stratified_theme_unsmoothed": ("stratified_theme", 0.0, "percentile"),
+    "stratified_bootstrap": ("stratified", 1.0, "percentile"),
+    "stratified_oneway_bootstrap": ("stratified_oneway", 1.0, "percentile"),
 }
+SMALL_BASELINE = "stratified_theme_unsmoothed"  # the AUC's last interval, for comparison
 GRIDS = {
     # (designs, draws, resamples, procedures)
-    "small": (("sparse", "grid"), 80, 200, ("pairs_bootstrap", cal.CI_METHOD)),
+    "small": (("sparse", "grid"), 80, 200, ("pairs_bootstrap", cal.CI_METHOD, SMALL_BASELINE)),
     "full": (tuple(DESIGNS), 200, 300, tuple(PROCEDURES)),
 }
 QUANTITIES = ("auc", "f1_threshold", "youden_threshold")
@@ -70,6 +81,11 @@ def _scores(rng, y, a, b, link: str) -> np.ndarray:
     v = rng.normal(0, 1, b.max() + 1)[b]
     if link == "normal":  # cosine-like, matches 0.2 higher
         return np.where(y == 1, 0.65, 0.45) + 0.05 * u + 0.04 * v + 0.06 * rng.normal(0, 1, y.size)
+    if link == "themes":  # the themes' wording outweighs the pair's own noise
+        return np.where(y == 1, 0.65, 0.45) + 0.08 * u + 0.08 * v + 0.04 * rng.normal(0, 1, y.size)
+    if link == "unequal":  # matches tight, non-matches spread wide
+        e = rng.normal(0, 1, y.size)
+        return np.where(y == 1, 0.62 + 0.02 * e, 0.40 + 0.10 * e) + 0.03 * u + 0.03 * v
     eta = np.where(y == 1, 1.0, -0.6) + 0.5 * u + 0.4 * v + 0.5 * rng.standard_t(4, y.size)
     return 1 / (1 + np.exp(-eta))
 
@@ -100,35 +116,44 @@ def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
 
 def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     designs, draws, n_boot, procedures = GRIDS[grid]
-    detail, rows = [], []
-    for design in designs:
-        true = truth(design, seed)
-        s_pop, y_pop = population(design, seed, TARGET)
-        rng = rng_for(seed, AREA, design)
-        for k in range(draws):
-            d = simulate(rng, design)
-            for proc in procedures:
-                scheme, smooth = PROCEDURES[proc]
-                out = cal.calibrate(d["s"], d["y"], n_boot=n_boot, seed=k, themes_a=d["a"],
-                                    themes_b=d["b"], scheme=scheme, smooth=smooth)  # fmt: skip
-                for q in QUANTITIES:
-                    detail.append(
-                        {"design": design, "draw": k, "quantity": q, "procedure": proc}
-                        | {"estimate": out[q], "ci_low": out[f"{q}_ci_low"]}
-                        | {"ci_high": out[f"{q}_ci_high"], "truth": true[q]}
-                    )
-            fit = cal.isotonic_fit(d["s"], d["y"])
-            prevalence = float(d["y"].mean())
-            for name, target in (("as_rated", None), ("prior_shift_rebased", TARGET)):
-                p = cal.map_calibrated(s_pop, cal.with_prevalence(fit, prevalence, target))
-                detail.append(
-                    {"design": design, "draw": k, "quantity": "p_match", "procedure": name}
-                    | {"estimate": ece(p, y_pop), "mean_p": float(p.mean())}
-                )
+    tasks = [(design, seed, draws, n_boot, procedures) for design in designs]
+    detail = [r for part in starmap(_design, tasks) for r in part]  # designs in parallel
     df = pd.DataFrame(detail)
+    rows = []
     for (design, q, proc), part in df.groupby(["design", "quantity", "procedure"], sort=False):
         rows.extend(_summary_rows(design, q, proc, part))
     return df, summary_frame(rows)
+
+
+def _design(design: str, seed: int, draws: int, n_boot: int, procedures) -> list[dict]:
+    """The detail rows of one design (its own generators: the same on any worker)."""
+    detail = []
+    true = truth(design, seed)
+    s_pop, y_pop = population(design, seed, TARGET)
+    rng = rng_for(seed, AREA, design)
+    for k in range(draws):
+        d = simulate(rng, design)
+        for proc in procedures:
+            scheme, smooth, auc_method = PROCEDURES[proc]
+            out = cal.calibrate(d["s"], d["y"], n_boot=n_boot, seed=k, themes_a=d["a"],
+                                themes_b=d["b"], scheme=scheme, smooth=smooth,
+                                auc_method=auc_method)  # fmt: skip
+            for q in QUANTITIES:
+                name = cal.AUC_CI_METHOD if q == "auc" and auc_method == "score" else proc
+                detail.append(
+                    {"design": design, "draw": k, "quantity": q, "procedure": name}
+                    | {"estimate": out[q], "ci_low": out[f"{q}_ci_low"]}
+                    | {"ci_high": out[f"{q}_ci_high"], "truth": true[q]}
+                )
+        fit = cal.isotonic_fit(d["s"], d["y"])
+        prevalence = float(d["y"].mean())
+        for name, target in (("as_rated", None), ("prior_shift_rebased", TARGET)):
+            p = cal.map_calibrated(s_pop, cal.with_prevalence(fit, prevalence, target))
+            detail.append(
+                {"design": design, "draw": k, "quantity": "p_match", "procedure": name}
+                | {"estimate": ece(p, y_pop), "mean_p": float(p.mean())}
+            )
+    return detail
 
 
 def _summary_rows(design: str, q: str, proc: str, part: pd.DataFrame) -> list[dict]:
@@ -146,9 +171,12 @@ def _summary_rows(design: str, q: str, proc: str, part: pd.DataFrame) -> list[di
     inside = (ok["ci_low"] <= ok["truth"]) & (ok["truth"] <= ok["ci_high"])
     holds = (ok["ci_low"] <= ok["estimate"]) & (ok["estimate"] <= ok["ci_high"])
     width = ok["ci_high"] - ok["ci_low"]
+    # the earlier and alternative procedures are shown, not bound: themesim prints the default
+    kw = {"required": proc in (cal.CI_METHOD, cal.AUC_CI_METHOD)}
     return [
-        row(AREA, design, q, proc, "coverage", float(inside.mean()), len(ok), nominal=0.95),
+        row(AREA, design, q, proc, "coverage", float(inside.mean()), len(ok), nominal=0.95,
+            **kw),
         row(AREA, design, q, proc, "mean_width", float(width.mean()), len(ok),
-            mc_se=float(width.std(ddof=1) / math.sqrt(len(ok)))),
-        row(AREA, design, q, proc, "contains_estimate", float(holds.mean()), len(ok)),
+            mc_se=float(width.std(ddof=1) / math.sqrt(len(ok))), **kw),
+        row(AREA, design, q, proc, "contains_estimate", float(holds.mean()), len(ok), **kw),
     ]  # fmt: skip

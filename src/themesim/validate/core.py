@@ -39,6 +39,8 @@ SUMMARY_COLUMNS = [
 MIN_CONTRACT_SIZE = 6
 # Nominal coverage 0.95 is held at this floor (METRICS.md "Intervals").
 COVERAGE_FLOOR = 0.93
+# Properties judged against a level: a row of one needs a finite nominal.
+JUDGED_AGAINST_NOMINAL = ("coverage", "type1_error", "fdr")
 
 
 def check_grid(grid: str) -> str:
@@ -75,7 +77,14 @@ def row(
     """One summary row; `passes` is judged for coverage (>= COVERAGE_FLOOR, within 2 MC se),
     type-I error and FDR (<= nominal, within 2 MC se) and contains_estimate (== 1) where
     the sets are large enough for the contract. required=False: a stress design, measured
-    and shown outside the contract (docs/validity.md says why)."""
+    and shown outside the contract (docs/validity.md says why). A coverage, type-I error or
+    FDR row without a finite nominal is refused (ValueError): NaN would compare False and
+    mark a type-I error failed, or leave a row unjudged, without saying so."""
+    if prop in JUDGED_AGAINST_NOMINAL and not np.isfinite(nominal):
+        raise ValueError(
+            f"{area}/{design}/{quantity}: a {prop} row needs a finite nominal level, "
+            f"got {nominal!r}"
+        )
     if mc_se is None:
         mc_se = proportion_se(value, draws) if 0 <= value <= 1 else float("nan")
     small = min(x for x in (n_a, n_b) if x is not None) if (n_a or n_b) else None

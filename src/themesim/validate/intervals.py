@@ -9,6 +9,8 @@ that draw, and its population value is its mean over the draws where it is defin
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -45,7 +47,9 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
     rng = rng_for(seed, AREA, design.name, "truth")
     theta = design.theta
     truth = np.array([estimates(design.draw(rng)[0], theta) for _ in range(truth_draws)])
-    truth = np.nanmean(truth, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no match in any draw: NaN
+        truth = np.nanmean(truth, axis=0)
     rng = rng_for(seed, AREA, design.name, "draws")
     lo = np.empty((draws, len(CI_METRICS)))
     hi = np.empty_like(lo)
@@ -64,7 +68,8 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
     covered = (lo - eps <= truth) & (truth <= hi + eps)
     contains = (lo - eps <= est) & (est <= hi + eps)
     n_ok = ok.sum(axis=0)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         out = pd.DataFrame(
             {
                 "design": design.name,
@@ -92,10 +97,10 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
 def run(grid_name: str, seed: int):
     check_grid(grid_name)
     size = SIZES[grid_name]
-    detail = pd.concat(
-        [measure(d, seed, size["truth"], size["draws"]) for d in grid(grid_name)],
-        ignore_index=True,
-    )
+    from themesim.validate._parallel import starmap
+
+    tasks = [(d, seed, size["truth"], size["draws"]) for d in grid(grid_name)]
+    detail = pd.concat(starmap(measure, tasks), ignore_index=True)
     rows = []
     for r in detail.itertuples():
         if r.draws == 0:

@@ -21,7 +21,7 @@ from themesim.validate.core import check_grid, rng_for, row, summary_frame
 from themesim.validate.designs import Design
 
 AREA = "transport"
-SIZES = {"small": {"truth": 200, "draws": 120}, "full": {"truth": 2000, "draws": 1000}}
+SIZES = {"small": {"truth": 150, "draws": 100}, "full": {"truth": 2000, "draws": 1000}}
 QUANTITIES = ["ot_total_mass", "ot_cost"]
 
 
