@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from snakemake.logging import logger
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 from themesim.config import check_schema, coerce_cli_values
 from themesim.errors import exit_on_error
 
@@ -18,9 +18,9 @@ SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 CLI_CONFIG = dict(workflow.config_settings.config)
 for note in coerce_cli_values(config, CLI_CONFIG, SCHEMA):
     logger.info(note)
-# One line naming the key (typos get a "did you mean"), then Snakemake's check and defaults.
-exit_on_error(check_schema, config, SCHEMA, CLI_CONFIG)
-validate(config, "workflow/schemas/config.schema.yaml")
+# One check against the schema: one line naming the key (typos get a "did you mean"), and
+# the schema's defaults filled in, in the same pass.
+exit_on_error(check_schema, config, SCHEMA, CLI_CONFIG, defaults=True)
 
 
 include: "workflow/rules/common.smk"
@@ -40,4 +40,4 @@ include: "workflow/rules/archive.smk"
 rule all:
     default_target: True
     input:
-        get_final_output(),
+        PLAN.final_outputs(),

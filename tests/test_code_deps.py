@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, job_counts, snakemake, snakemake_env, write_config, write_data
 
-from themesim.deps import script_code, script_modules
+from themesim.deps import code_digest, script_code, script_modules
 
 SRC = REPO / "src" / "themesim"
 SCRIPTS = REPO / "scripts"
@@ -129,6 +129,29 @@ def test_code_deps_kept_between_runs_until_a_package_file_changes(tmp_path, monk
     assert again == first + [str(pkg / "lib" / "b.py")]
 
 
+def test_code_digest_follows_names_and_contents_not_mtimes_or_location(tmp_path):
+    import themesim.deps as deps
+
+    def digest(root):
+        deps._file_sha.cache_clear()
+        files = [root / "pkg" / "a.py", root / "pkg" / "sub" / "b.py"]
+        return code_digest(files, root / "pkg")
+
+    for root in (tmp_path / "one", tmp_path / "two"):
+        (root / "pkg" / "sub").mkdir(parents=True)
+        (root / "pkg" / "a.py").write_text("X = 1\n")
+        (root / "pkg" / "sub" / "b.py").write_text("Y = 2\n")
+    first = digest(tmp_path / "one")
+    assert digest(tmp_path / "two") == first  # another checkout of the same code
+    os.utime(tmp_path / "one" / "pkg" / "a.py", (1, 1))
+    assert digest(tmp_path / "one") == first
+    (tmp_path / "one" / "pkg" / "a.py").write_text("X = 2\n")
+    assert digest(tmp_path / "one") != first
+    (tmp_path / "two" / "pkg" / "sub" / "b.py").rename(tmp_path / "two" / "pkg" / "b.py")
+    files = [tmp_path / "two" / "pkg" / "a.py", tmp_path / "two" / "pkg" / "b.py"]
+    assert code_digest(files, tmp_path / "two" / "pkg") != first  # a moved module
+
+
 # ---------------------------------------------------------------- in the workflow
 
 # Rules that draw figures (runs and grounding draw theirs beside their tables).
@@ -215,6 +238,16 @@ def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
     assert set(counts) == {"metrics", "grounding"} | downstream, counts
     assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["summary_report"] == 1
     assert not [r for r in counts if r.startswith(("embed", "similarity", "ingest"))]
+
+
+def test_job_logs_list_the_data_a_job_reads_not_the_code(workflow_copy):
+    """The code digest is a param: a job's `input:` line names its data files, and an edit
+    reruns it for changed params."""
+    out = after_change(*workflow_copy, "metrics/coverage.py")
+    inputs = [line for line in out.splitlines() if line.strip().startswith("input:")]
+    assert inputs and not [line for line in inputs if "src/themesim" in line]
+    assert "results/similarity/tfidf/manifest.csv" in "\n".join(inputs)
+    assert "params" in out.lower()  # the reason Snakemake gives for the rerun
 
 
 def test_a_touch_without_an_edit_reruns_nothing(workflow_copy):

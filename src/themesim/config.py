@@ -5,7 +5,9 @@ Checked when the workflow is parsed, so a wrong path or name fails in the first 
 
 from __future__ import annotations
 
+import copy
 import difflib
+import functools
 import glob
 import json
 import math
@@ -165,6 +167,19 @@ def _as_typed(text: str, types: set[str]) -> tuple[bool, object]:
     return False, None
 
 
+@functools.cache
+def _load_schema(path: str, mtime_ns: int) -> dict:
+    import yaml
+
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+
+
+def load_schema(schema_path) -> dict:
+    """The config schema (read once per process and file version; do not modify it)."""
+    path = Path(schema_path)
+    return _load_schema(str(path.resolve()), path.stat().st_mtime_ns)
+
+
 def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
     """Turn the text Snakemake's `--config` hands over for nested numbers, booleans and nulls
     into what the schema wants there, in `config` (the merged config); returns one line per
@@ -175,9 +190,7 @@ def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
     values given on the command line (`cli`) are touched: a number quoted in a config file
     stays an error ("remove the quotes").
     """
-    import yaml
-
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    schema = load_schema(schema_path)
     notes: list[str] = []
 
     def walk(given, merged, node, path):
@@ -233,18 +246,36 @@ def _given(cli, path) -> bool:
     return True
 
 
-def check_schema(config: dict, schema_path, cli=None) -> None:
+def _filling_defaults(validator_class):
+    """The validator class that, as it validates an object, gives each property the
+    schema has a default for and the config lacks that default (as Snakemake's `validate`
+    does: the workflow and the report see every setting)."""
+    from jsonschema import validators
+
+    properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, props, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in props.items():
+                if "default" in sub:
+                    instance.setdefault(name, copy.deepcopy(sub["default"]))
+        yield from properties(validator, props, instance, schema)
+
+    return validators.extend(validator_class, {"properties": set_defaults})
+
+
+def check_schema(config: dict, schema_path, cli=None, *, defaults: bool = False) -> None:
     """Validate the config against its JSON schema with a one-line error naming the key.
 
-    Snakemake's own `validate` runs after this (it also fills in the schema's defaults); this
-    check only words the first problem so a researcher can fix it without reading a traceback.
-    cli: the values given with --config; an error inside one says how to give it instead.
+    defaults: fill in the schema's defaults in the same pass (the workflow's one check of
+    its config at parse time). cli: the values given with --config; an error inside one
+    says how to give it instead.
     """
     import jsonschema
-    import yaml
 
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
+    schema = load_schema(schema_path)
+    cls = jsonschema.Draft202012Validator
+    validator = (_filling_defaults(cls) if defaults else cls)(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is None:
         return
@@ -425,7 +456,12 @@ def _set_entries(config: dict) -> dict[str, str]:
     return sets
 
 
+# The defaults of the study-level sections below; the schema's defaults are held equal to
+# these by tests/test_defaults.py.
 CEILING_DEFAULTS = {"active": False, "k": 5}  # the rest: themesim.llm.paraphrase defaults
+# Figure limits of a study with many comparisons (`plots:`; null = no limit).
+PLOTS_DEFAULTS = {"max_pair_heatmaps": 200, "max_pair_panels": 30}
+ARCHIVE_DEFAULTS = {"confidential": False, "authors": []}
 
 
 def _ceiling(config: dict) -> dict:

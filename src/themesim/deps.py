@@ -1,10 +1,12 @@
 """Which package files a workflow script runs: a rule's exact code dependencies.
 
-Snakemake cannot see an edit to an imported module, so every rule lists the files of
-``themesim`` its script uses as ``code=`` inputs. They are derived here from the imports,
-never typed: the step function the script imports, the module-level helpers it calls, and the
-full import closure of every other ``themesim`` module reached (imports inside functions
-count, as do the ``__init__.py`` files of the packages on the way).
+Snakemake cannot see an edit to an imported module, so every rule carries a digest of the
+files of ``themesim`` its script uses as its ``code`` param: an edit reruns exactly the rules
+whose scripts reach the file, and a job's log lists the data it reads, not ~50 module paths.
+The files are derived here from the imports, never typed: the step function the script
+imports, the module-level helpers it calls, and the full import closure of every other
+``themesim`` module reached (imports inside functions count, as do the ``__init__.py`` files
+of the packages on the way).
 """
 
 from __future__ import annotations
@@ -173,6 +175,10 @@ class CodeDeps:
             self._save()
         return list(self.known[script])
 
+    def digest(self, script: str) -> str:
+        """sha256 of the code files of `script`: their names in the package and contents."""
+        return code_digest(self.files(script), self.src)
+
     def _load(self) -> dict:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -189,6 +195,22 @@ class CodeDeps:
             os.replace(tmp, self.path)  # concurrent runs never read half a file
         except OSError:
             pass
+
+
+def code_digest(files, src) -> str:
+    """One sha256 over each file's path relative to `src` and its contents, in order: the
+    same code gives the same digest wherever the package lies (a moved checkout reruns
+    nothing), and a touch without an edit changes nothing."""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(Path(f).relative_to(src).as_posix().encode() + b"\0")
+        h.update(_file_sha(f).encode() + b"\n")
+    return h.hexdigest()
+
+
+@cache
+def _file_sha(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _signature(folders) -> str:

@@ -1,17 +1,21 @@
 # Not part of `all`: `snakemake --cores 4 archive` bundles a finished study for a paper.
+from themesim.archive.build import code_files
+
+ARCHIVE_CODE = {name: str(p) for name, p in code_files(workflow.basedir).items()}
 
 
 rule archive:
     input:
         # A function: its thousands of per-pair files are listed only when archiving.
-        results=lambda wc: archive_results(),
+        results=lambda wc: PLAN.archive_results(),
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
-        coded=list(coded_inputs().values()),
-        precomputed=precomputed_files(),
-        code=list(archive_code().values()),
+        coded=list(PLAN.coded_inputs().values()),
+        precomputed=PLAN.precomputed_files(),
+        # The workflow's own files by name, so the archive can be rerun.
+        code=list(ARCHIVE_CODE.values()),
     output:
-        archive_zip(),
+        PLAN.archive_zip(),
     log:
         "logs/archive/archive.log",
     params:
@@ -19,13 +23,13 @@ rule archive:
         study={"name": STUDY.name, "description": STUDY.description},
         sets=STUDY.sets,
         transcripts=STUDY.transcripts,
-        coded=coded_inputs(),
-        precomputed=precomputed_inputs(),
-        judge_cache=judge_cache(),
-        caches=generate_cache() + paraphrase_cache() + coder_cache(),
-        code_names=list(archive_code()),
+        coded=PLAN.coded_inputs(),
+        precomputed=PLAN.precomputed_inputs(),
+        judge_cache=PLAN.judge_cache(),
+        caches=PLAN.archive_caches(),
+        code_names=list(ARCHIVE_CODE),
         code_version=CODE_VERSION,
-        confidential=archive_settings()["confidential"],
-        authors=archive_settings()["authors"],
+        confidential=PLAN.archive_settings()["confidential"],
+        authors=PLAN.archive_settings()["authors"],
     script:
         "../../scripts/archive.py"

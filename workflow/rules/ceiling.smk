@@ -3,37 +3,37 @@
 
 rule paraphrase_reference:
     input:
-        themes=f"results/themes/{STUDY.reference}.parquet",
-        code=code("paraphrase.py"),
+        themes=PLAN.themes([STUDY.reference])[0],
     output:
-        "results/ceiling/paraphrases.csv",
+        paths.PARAPHRASES,
     log:
         "logs/ceiling/paraphrases.log",
     threads: 2
     resources:
-        llm_server=llm_server_for(paraphrase_settings()),
+        llm_server=llm_server_for(PLAN.paraphrase_settings()),
     params:
-        settings=paraphrase_settings(),
-        cache="results/cache/paraphrase.sqlite",
+        code=code("paraphrase.py"),
+        settings=PLAN.paraphrase_settings(),
+        cache=paths.CACHES["paraphrase"],
     script:
         "../../scripts/paraphrase.py"
 
 
 rule ceiling_similarity:
     input:
-        paraphrases="results/ceiling/paraphrases.csv",
-        embeddings=lambda wc: embedding_files(wc.method, [STUDY.reference]),
-        code=code("ceiling.py"),
+        paraphrases=paths.PARAPHRASES,
+        embeddings=lambda wc: PLAN.embedding_files(wc.method, [STUDY.reference]),
     output:
-        "results/ceiling/{method}.parquet",
+        paths.CEILING,
     log:
         "logs/ceiling/{method}.log",
     wildcard_constraints:
-        method=regex_of(m for m in STUDY.methods if has_ceiling(m)),
+        method=paths.regex_of(m for m in STUDY.methods if PLAN.has_ceiling(m)),
     threads: 2
     params:
-        kind=lambda wc: kind(wc.method),
-        spec=lambda wc: ceiling_spec(wc.method),
-        cache=embedding_cache(),
+        code=code("ceiling.py"),
+        kind=lambda wc: PLAN.kind(wc.method),
+        spec=lambda wc: PLAN.ceiling_spec(wc.method),
+        cache=PLAN.embedding_cache(),
     script:
         "../../scripts/ceiling.py"

@@ -4,11 +4,10 @@ if STUDY.generated:
 
     rule generate_themes:
         input:
-            segments="results/transcripts/segments.parquet",
-            prompts=generate_prompt_files(),
-            code=code("generate_themes.py"),
+            segments=paths.SEGMENTS,
+            prompts=PLAN.generate_prompt_files(),
         output:
-            generated_files(),
+            PLAN.generated_files(),
         log:
             "logs/generate/themes.log",
         threads: 2
@@ -16,9 +15,10 @@ if STUDY.generated:
             mem_mb=4000,
             llm_server=llm_server_for(STUDY.generate),
         params:
+            code=code("generate_themes.py"),
             runs=STUDY.generated,
             settings=STUDY.generate,
             # An accumulating cache, not an output: a failed job must never delete it.
-            cache="results/cache/generate.sqlite",
+            cache=paths.CACHES["generate"],
         script:
             "../../scripts/generate_themes.py"

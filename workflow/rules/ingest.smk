@@ -1,12 +1,12 @@
 rule ingest_themes:
     input:
         src=lambda wc: STUDY.sets[wc.set],
-        code=code("ingest_themes.py"),
     output:
-        "results/themes/{set}.parquet",
+        paths.THEMES,
     log:
         "logs/ingest/themes_{set}.log",
     params:
+        code=code("ingest_themes.py"),
         template=lambda wc: STUDY.template,
         level=lambda wc: STUDY.levels.get(wc.set, "all"),
         # A method writes this set's within-set matrix: its size is checked here, first.
@@ -23,11 +23,12 @@ if STUDY.transcript_projects:
     rule qdpx_transcripts:
         input:
             projects=STUDY.transcript_projects,
-            code=code("qdpx_transcripts.py"),
         output:
             STUDY.transcripts,
         log:
             "logs/ingest/qdpx_transcripts.log",
+        params:
+            code=code("qdpx_transcripts.py"),
         script:
             "../../scripts/qdpx_transcripts.py"
 
@@ -35,10 +36,11 @@ if STUDY.transcript_projects:
 rule ingest_transcripts:
     input:
         transcripts=STUDY.transcripts,
-        code=code("ingest_transcripts.py"),
     output:
-        "results/transcripts/segments.parquet",
+        paths.SEGMENTS,
     log:
         "logs/ingest/transcripts.log",
+    params:
+        code=code("ingest_transcripts.py"),
     script:
         "../../scripts/ingest_transcripts.py"

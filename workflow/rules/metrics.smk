@@ -1,59 +1,61 @@
-# A copy of the rule per group of methods restricted to the same `comparisons:`.
-for suffix, pattern, pairs in pair_variants(STUDY.methods):
-
-    share_cluster_settings("metrics", suffix)
+# A rule per group of methods restricted to the same `comparisons:` (Plan.variants).
+for v in PLAN.variants("metrics"):
 
     rule:
         name:
-            f"metrics{suffix}"
+            v.rule
         input:
-            similarity=lambda wc: similarity_done(wc.method),
-            nulls=lambda wc: null_files(wc.method),
-            embeddings=lambda wc: embedding_files(wc.method, reference_sides(wc.method)),
-            themes=theme_parquets(),
-            ceiling=lambda wc: ceiling_files(wc.method),
-            calibration=lambda wc: calibration_files(wc.method),
-            code=code("metrics.py"),
+            similarity=lambda wc: PLAN.similarity_done(wc.method),
+            nulls=lambda wc: PLAN.null_files(wc.method),
+            embeddings=lambda wc: PLAN.embedding_files(
+                wc.method, PLAN.reference_sides(wc.method)
+            ),
+            themes=PLAN.themes(),
+            ceiling=lambda wc: PLAN.ceiling_files(wc.method),
+            calibration=lambda wc: PLAN.calibration_files(wc.method),
         output:
             comparisons=report(
-                "results/metrics/{method}/comparisons.csv",
+                f"{paths.METRICS}/comparisons.csv",
                 caption="../report/comparisons.rst",
                 category="Metric tables",
                 subcategory="{method}",
             ),
-            themes="results/metrics/{method}/themes.csv",
-            sweep="results/metrics/{method}/sweep.csv",
-            transport_manifest="results/metrics/{method}/transport/manifest.csv",
+            themes=f"{paths.METRICS}/themes.csv",
+            sweep=f"{paths.METRICS}/sweep.csv",
+            transport_manifest=f"{paths.METRICS}/transport/manifest.csv",
             transport=expand(
-                "results/metrics/{{method}}/transport/{pair}.parquet",
-                pair=declared_pairs(
-                    pairs, variant_manifests(pairs, transport_manifest)
-                ),
+                f"{paths.METRICS}/transport/{{pair}}.parquet",
+                pair=PLAN.transport_pairs(v),
+                allow_missing=True,
             ),
-            splits="results/metrics/{method}/transport/splits_joins.csv",
-            decisions="results/metrics/{method}/decision_changes.csv",
+            splits=f"{paths.METRICS}/transport/splits_joins.csv",
+            decisions=f"{paths.METRICS}/decision_changes.csv",
         log:
             "logs/metrics/{method}.log",
         benchmark:
             "benchmarks/metrics/{method}.tsv"
         wildcard_constraints:
-            method=pattern,
+            method=v.pattern,
+        threads: cluster_threads(v)
+        resources:
+            **cluster_resources(v),
         params:
-            kind=lambda wc: STUDY.methods[wc.method]["kind"],
+            code=code("metrics.py"),
+            kind=lambda wc: PLAN.kind(wc.method),
             sets=list(STUDY.sets),
             pairs=lambda wc: STUDY.pairs_for(wc.method),
-            similarity_paths=lambda wc: similarity_files(wc.method),
-            transport_paths=lambda wc: transport_files(wc.method),
-            within_sets=lambda wc: within_sets(wc.method),
-            within_paths=lambda wc: within_files(wc.method),
-            null_sets=lambda wc: null_sets(wc.method),
-            embedded_sets=lambda wc: embedded_sets(
-                wc.method, reference_sides(wc.method)
+            similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
+            transport_paths=lambda wc: PLAN.transport_files(wc.method),
+            within_sets=lambda wc: PLAN.within_sets(wc.method),
+            within_paths=lambda wc: PLAN.within_files(wc.method),
+            null_sets=lambda wc: PLAN.null_sets(wc.method),
+            embedded_sets=lambda wc: PLAN.embedded_sets(
+                wc.method, PLAN.reference_sides(wc.method)
             ),
-            settings=lambda wc: family_settings(wc.method),
-            decision=lambda wc: decision_thresholds(wc.method),
+            settings=lambda wc: PLAN.family_settings(wc.method),
+            decision=lambda wc: PLAN.decision_thresholds(wc.method),
             sweep=STUDY.sweep,
-            spec=lambda wc: similarity_spec(wc.method),
+            spec=lambda wc: PLAN.similarity_spec(wc.method),
             reference=STUDY.reference,
         script:
             "../../scripts/metrics.py"
@@ -61,31 +63,35 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
 
 rule set_quality:
     input:
-        themes=lambda wc: method_themes(wc.method),
-        within=lambda wc: similarity_done(wc.method) if within_sets(wc.method) else [],
-        embeddings=lambda wc: embedding_files(wc.method, STUDY.sets_for(wc.method)),
-        keywords=lambda wc: keyword_files(wc.method),
-        segment_embeddings=lambda wc: segment_embedding_files(wc.method),
-        segments="results/transcripts/segments.parquet",
-        code=code("set_quality.py"),
+        themes=lambda wc: PLAN.method_themes(wc.method),
+        within=lambda wc: (
+            PLAN.similarity_done(wc.method) if PLAN.within_sets(wc.method) else []
+        ),
+        embeddings=lambda wc: PLAN.embedding_files(wc.method, STUDY.sets_for(wc.method)),
+        keywords=lambda wc: PLAN.keyword_files(wc.method),
+        segment_embeddings=lambda wc: PLAN.segment_embedding_files(wc.method),
+        segments=paths.SEGMENTS,
     output:
         sets=report(
-            "results/metrics/{method}/sets.csv",
+            f"{paths.METRICS}/sets.csv",
             caption="../report/sets.rst",
             category="Metric tables",
             subcategory="{method}",
         ),
-        themes="results/metrics/{method}/sets_themes.csv",
+        themes=f"{paths.METRICS}/sets_themes.csv",
     log:
         "logs/metrics/{method}_sets.log",
     benchmark:
         "benchmarks/set_quality/{method}.tsv"
     params:
-        kind=lambda wc: STUDY.methods[wc.method]["kind"],
+        code=code("set_quality.py"),
+        kind=lambda wc: PLAN.kind(wc.method),
         sets=lambda wc: STUDY.sets_for(wc.method),
-        within_sets=lambda wc: within_sets(wc.method),
-        within_paths=lambda wc: within_files(wc.method),
-        embedded_sets=lambda wc: embedded_sets(wc.method, STUDY.sets_for(wc.method)),
+        within_sets=lambda wc: PLAN.within_sets(wc.method),
+        within_paths=lambda wc: PLAN.within_files(wc.method),
+        embedded_sets=lambda wc: PLAN.embedded_sets(
+            wc.method, STUDY.sets_for(wc.method)
+        ),
         settings=STUDY.metrics["quality"],
     script:
         "../../scripts/set_quality.py"
@@ -93,37 +99,37 @@ rule set_quality:
 
 rule runs:
     input:
-        themes=lambda wc: [
-            f"results/themes/{s}.parquet" for s in method_runs(wc.method)
-        ],
-        embeddings=lambda wc: embedding_files(wc.method, method_runs(wc.method)),
-        code=code("runs.py"),
+        themes=lambda wc: PLAN.themes(PLAN.method_runs(wc.method)),
+        embeddings=lambda wc: PLAN.embedding_files(
+            wc.method, PLAN.method_runs(wc.method)
+        ),
     output:
         table=report(
-            "results/metrics/{method}/runs.csv",
+            f"{paths.METRICS}/runs.csv",
             caption="../report/runs.rst",
             category="Metric tables",
             subcategory="{method}",
         ),
-        matrix="results/metrics/{method}/runs_matrix.parquet",
+        matrix=f"{paths.METRICS}/runs_matrix.parquet",
         # The figure too: a job of its own cost an interpreter start for a second of work.
         png=report(
-            "results/plots/{method}/run_consistency.png",
+            f"{paths.PLOTS}/run_consistency.png",
             caption="../report/run_consistency.rst",
             category="Run consistency",
             subcategory="{method}",
         ),
-        svg="results/plots/{method}/run_consistency.svg",
+        svg=f"{paths.PLOTS}/run_consistency.svg",
     log:
         "logs/metrics/{method}_runs.log",
     benchmark:
         "benchmarks/runs/{method}.tsv"
     wildcard_constraints:
-        method=methods_with("runs"),
+        method=PLAN.methods_with("runs"),
     params:
-        kind=lambda wc: STUDY.methods[wc.method]["kind"],
-        runs=lambda wc: method_runs(wc.method),
-        groups=lambda wc: run_groups(wc.method),
-        clamp=lambda wc: bool(STUDY.methods[wc.method].get("clamp", False)),
+        code=code("runs.py"),
+        kind=lambda wc: PLAN.kind(wc.method),
+        runs=lambda wc: PLAN.method_runs(wc.method),
+        groups=lambda wc: PLAN.run_groups(wc.method),
+        clamp=lambda wc: PLAN.family_settings(wc.method)["clamp"],
     script:
         "../../scripts/runs.py"

@@ -1,55 +1,51 @@
-# A copy of the rule per group of methods restricted to the same `comparisons:`.
-for suffix, pattern, pairs in pair_variants(STUDY.methods):
-
-    share_cluster_settings("plots", suffix)
+# A rule per group of methods restricted to the same `comparisons:` (Plan.variants).
+for v in PLAN.variants("plots"):
+    names = paths.pair_names(PLAN.reference_pairs(v.pairs))
 
     rule:
         name:
-            f"plots{suffix}"
+            v.rule
         input:
-            comparisons="results/metrics/{method}/comparisons.csv",
-            sweep="results/metrics/{method}/sweep.csv",
-            similarity=lambda wc: similarity_done(wc.method),
-            themes=theme_parquets(),
-            calibration=lambda wc: calibration_files(wc.method),
-            code=code("plots.py"),
+            comparisons=f"{paths.METRICS}/comparisons.csv",
+            sweep=f"{paths.METRICS}/sweep.csv",
+            similarity=lambda wc: PLAN.similarity_done(wc.method),
+            themes=PLAN.themes(),
+            calibration=lambda wc: PLAN.calibration_files(wc.method),
         output:
             heatmaps=report(
-                expand(
-                    "results/plots/{{method}}/{pair}_heatmap.png",
-                    pair=pair_names(reference_pairs(pairs)),
-                ),
+                [f"{paths.PLOTS}/{p}_heatmap.png" for p in names],
                 caption="../report/heatmap.rst",
                 category="Heatmaps",
                 subcategory="{method}",
             ),
             sweep=report(
-                "results/plots/{method}/sweep.png",
+                f"{paths.PLOTS}/sweep.png",
                 caption="../report/sweep.rst",
                 category="Threshold sweeps",
             ),
-            heatmaps_svg=expand(
-                "results/plots/{{method}}/{pair}_heatmap.svg",
-                pair=pair_names(reference_pairs(pairs)),
-            ),
-            sweep_svg="results/plots/{method}/sweep.svg",
+            heatmaps_svg=[f"{paths.PLOTS}/{p}_heatmap.svg" for p in names],
+            sweep_svg=f"{paths.PLOTS}/sweep.svg",
         log:
             "logs/plots/{method}.log",
         benchmark:
             "benchmarks/plots/{method}.tsv"
         wildcard_constraints:
-            method=pattern,
+            method=v.pattern,
+        threads: cluster_threads(v)
+        resources:
+            **cluster_resources(v),
         params:
+            code=code("plots.py"),
             sets=list(STUDY.sets),
-            pairs=lambda wc: reference_pairs(STUDY.pairs_for(wc.method)),
-            similarity_paths=lambda wc: similarity_files(
-                wc.method, reference_pairs(STUDY.pairs_for(wc.method))
+            pairs=lambda wc: PLAN.reference_pairs(STUDY.pairs_for(wc.method)),
+            similarity_paths=lambda wc: PLAN.similarity_files(
+                wc.method, PLAN.reference_pairs(STUDY.pairs_for(wc.method))
             ),
             thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
-            op=lambda wc: method_op(wc.method),
-            scale=lambda wc: heatmap_scale(wc.method),
+            op=lambda wc: PLAN.op(wc.method),
+            scale=lambda wc: PLAN.heatmap_scale(wc.method),
             reference=STUDY.reference,
-            max_panels=max_pair_panels(),
+            max_panels=PLAN.plot_limit("max_pair_panels"),
         script:
             "../../scripts/plots.py"
 
@@ -58,14 +54,13 @@ for suffix, pattern, pairs in pair_variants(STUDY.methods):
 # (above plots.max_pair_heatmaps pairs: an overview of every set against every set instead).
 rule pair_heatmaps:
     input:
-        comparisons="results/metrics/{method}/comparisons.csv",
-        similarity=lambda wc: similarity_done(wc.method),
-        themes=theme_parquets(),
-        calibration=lambda wc: calibration_files(wc.method),
-        code=code("pair_heatmaps.py"),
+        comparisons=f"{paths.METRICS}/comparisons.csv",
+        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        themes=PLAN.themes(),
+        calibration=lambda wc: PLAN.calibration_files(wc.method),
     output:
         report(
-            directory("results/plots/{method}/heatmaps"),
+            directory(f"{paths.PLOTS}/heatmaps"),
             patterns=["{pair}_heatmap.png"],
             caption="../report/heatmap.rst",
             category="Heatmaps",
@@ -76,14 +71,15 @@ rule pair_heatmaps:
     benchmark:
         "benchmarks/plot_heatmaps/{method}.tsv"
     params:
+        code=code("pair_heatmaps.py"),
         sets=list(STUDY.sets),
-        pairs=lambda wc: other_pairs(STUDY.pairs_for(wc.method)),
-        similarity_paths=lambda wc: similarity_files(
-            wc.method, other_pairs(STUDY.pairs_for(wc.method))
+        pairs=lambda wc: PLAN.other_pairs(STUDY.pairs_for(wc.method)),
+        similarity_paths=lambda wc: PLAN.similarity_files(
+            wc.method, PLAN.other_pairs(STUDY.pairs_for(wc.method))
         ),
         thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
-        op=lambda wc: method_op(wc.method),
-        scale=lambda wc: heatmap_scale(wc.method),
-        max_heatmaps=max_pair_heatmaps(),
+        op=lambda wc: PLAN.op(wc.method),
+        scale=lambda wc: PLAN.heatmap_scale(wc.method),
+        max_heatmaps=PLAN.plot_limit("max_pair_heatmaps"),
     script:
         "../../scripts/pair_heatmaps.py"

@@ -23,16 +23,21 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sqlite3
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
+from themesim.llm.session import (
+    CacheTable,
+    CallSession,
+    EndpointSettings,
+    scoring_session,
+    with_server_id,
+)
 
 log = logging.getLogger("themesim.coder")
 
@@ -40,38 +45,26 @@ PROMPT_SLOTS = ("{codebook}", "{passage}", "{speaker}", "{context}")
 
 
 @dataclass(frozen=True)
-class CoderLLMSettings:
-    base_url: str | None = None  # None: a local llama.cpp server with the packaged model
-    model: str | None = None  # the endpoint's model name when base_url is set
-    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+class CoderLLMSettings(EndpointSettings):
+    WHERE = "grounding.coder"
+
     prompt: str = "coder_v1"  # llm/prompts/<prompt>[_logprob].txt, or a path to a .txt file
     score_mode: str = "logprob"  # logprob: P(letter) per code; json: the listed codes
     context: int = 1  # earlier segments shown (not coded) before the passage
-    temperature: float = 0.0
     max_tokens: int = 48
     seed: int = 0
-    max_retries: int = 4
-    timeout_s: float = 120.0
-    backoff_s: float = 1.0
-    backoff_max_s: float = 30.0
     n_ctx: int = 4096  # local server only: the codebook and a passage must fit
-    threads: int | None = None  # local server only
     server: str = "auto"  # local server only: auto | native | python
     server_id: str | None = None  # set when the local server is started (part of the key)
 
     def __post_init__(self):
         if self.score_mode not in ("logprob", "json"):
             raise InputError(
-                "grounding.coder.score_mode",
+                f"{self.WHERE}.score_mode",
                 f"{self.score_mode!r} is unknown",
                 "Use logprob or json.",
             )
-        if self.base_url is not None and not self.model:
-            raise InputError(
-                "grounding.coder",
-                "base_url is set but model is not",
-                "Give the model name the endpoint expects.",
-            )
+        super().__post_init__()
 
 
 @dataclass(frozen=True)
@@ -175,26 +168,12 @@ def parse_codes(text: str, k: int) -> list[int]:
     return sorted(out)
 
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS codings (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    prompt_version TEXT NOT NULL,
-    prompt_sha256 TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    passage TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
-    answer TEXT,                   -- JSON: P per code (logprob) or the 1-based codes (json)
-    raw_response TEXT,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    error TEXT,
-    attempts INTEGER,
-    seconds REAL,
-    updated_at TEXT NOT NULL
+TABLE = CacheTable(
+    "codings",
+    asked=(("codebook", "TEXT NOT NULL", ""), ("passage", "TEXT NOT NULL", "")),
+    answer=("answer", "TEXT", "JSON: P per code (logprob) or the 1-based codes (json)"),
 )
-"""
+SCHEMA = TABLE.schema
 
 
 def _answer_settings(s: CoderLLMSettings) -> dict:
@@ -261,10 +240,7 @@ def code_segments(
     rerun asks only the rest."""
     prompt = load_coder_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
-    if settings.base_url is None:
-        from themesim.llm.server import backend_id
-
-        settings = replace(settings, server_id=backend_id(settings.server))
+    settings = with_server_id(settings)
     k = len(themes)
     labels = code_labels(k, settings.score_mode)
     book = codebook(themes["name"].tolist(), themes["description"].tolist(), labels)
@@ -277,14 +253,12 @@ def code_segments(
         key = _key(model, prompt, book, passage, settings)
         keys.append(key)
         jobs.setdefault(key, (spk, text, ctx, passage))
-    con = llm.open_sqlite(cache_path, SCHEMA)
-    try:
-        done = _cached(con, list(jobs))
+    with ExitStack() as stack:
+        session = scoring_session(settings, TABLE, cache_path, stack, "coder")
+        done = {k: json.loads(v) for k, v in session.answers(list(jobs)).items()}
         misses = [key for key in jobs if key not in done]
         if misses:
-            _ask(misses, jobs, done, con, settings, model, prompt, book, labels, progress)
-    finally:
-        con.close()
+            _ask(misses, jobs, done, session, settings, prompt, book, labels, progress)
     out = np.zeros((len(items), k))
     for i, key in enumerate(keys):
         if settings.score_mode == "logprob":
@@ -294,51 +268,20 @@ def code_segments(
     return out
 
 
-def _cached(con: sqlite3.Connection, keys: list[str]) -> dict[str, list]:
-    found = {}
-    for i in range(0, len(keys), 500):
-        chunk = keys[i : i + 500]
-        rows = con.execute(
-            "SELECT key, answer FROM codings WHERE status = 'ok' AND key IN "
-            f"({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        found.update({key: json.loads(answer) for key, answer in rows})
-    return found
-
-
-def _top_logprobs(choice: dict) -> dict[str, float]:
-    from themesim.llm.judge import _top_logprobs
-
-    return _top_logprobs(choice)
-
-
-def _ask(misses, jobs, done, con, settings, model, prompt, book, labels, progress) -> None:
+def _ask(misses, jobs, done, session: CallSession, settings, prompt, book, labels, progress):
     from tqdm import tqdm
 
-    key_env = llm.api_key(settings.api_key_env, "grounding.coder")
-    redact = llm.Redactor(key_env)
-    state = llm.CallState()
+    redact = session.redact
     logprob = settings.score_mode == "logprob"
     k = len(labels)
     failed = []
     with ExitStack() as stack:
-        base = stack.enter_context(
-            llm.endpoint(
-                settings.base_url,
-                n_ctx=settings.n_ctx,
-                threads=settings.threads,
-                label="coder",
-                logits_all=logprob,
-                backend=settings.server,
-            )
-        )
-        url, headers = f"{base}/chat/completions", llm.auth_headers(key_env)
+        session.start()
         bar = stack.enter_context(tqdm(total=len(misses), desc="coder", disable=not progress))
         for key in misses:  # in order: a local server's one slot keeps the codebook's prefix
             spk, text, ctx, passage = jobs[key]
             body = {
-                "model": model,
+                "model": session.model,
                 "messages": _messages(prompt, book, spk, text, ctx),
                 "temperature": settings.temperature,
                 "max_tokens": 1 if logprob else settings.max_tokens,
@@ -353,10 +296,10 @@ def _ask(misses, jobs, done, con, settings, model, prompt, book, labels, progres
                     b["grammar"] = grammar(k)
                 elif use_rf:
                     b["response_format"] = {"type": "json_object", "schema": _schema(k)}
-                choice, usage = llm.post_chat(url, headers, b, settings.timeout_s, redact)
+                choice, usage = session.post(b)
                 try:
                     if logprob:
-                        top = _top_logprobs(choice)
+                        top = llm.top_logprobs(choice)
                         raw = redact(json.dumps(top, ensure_ascii=False))
                         return parse_letter_probs(top, labels), raw, usage
                     raw = redact((choice.get("message") or {}).get("content") or "")
@@ -364,41 +307,30 @@ def _ask(misses, jobs, done, con, settings, model, prompt, book, labels, progres
                 except (ValueError, TypeError) as e:
                     raise llm.Retry(f"unparsable answer ({e})", raw=None, fatal=False) from e
 
-            res = llm.with_retries(
-                attempt,
-                state,
-                max_retries=settings.max_retries,
-                backoff_s=settings.backoff_s,
-                backoff_max_s=settings.backoff_max_s,
-                redact=redact,
-                label="coder",
-                sends_response_format=not logprob,
-            )
+            res = session.ask(attempt, "coder", sends_response_format=not logprob)
             if res.skipped:
                 break
             if res.ok:
                 answer, raw, usage = res.value
                 done[key] = answer
-                _store(
-                    con, key, model, prompt, book, passage, settings, "ok", answer, raw, usage, res
-                )
             else:
                 failed.append((text, res.error))
-                _store(
-                    con,
-                    key,
-                    model,
-                    prompt,
-                    book,
-                    passage,
-                    settings,
-                    "failed",
-                    None,
-                    res.error.raw,
-                    {},
-                    res,
-                    error=redact(str(res.error)),
-                )
+                answer, raw, usage = None, res.error.raw, {}
+            session.store(
+                key,
+                prompt,
+                _answer_settings(settings),
+                codebook=book,
+                passage=passage,
+                status="ok" if res.ok else "failed",
+                answer=json.dumps(answer) if answer is not None else None,
+                raw_response=raw,
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+                error=None if res.ok else redact(str(res.error)),
+                attempts=res.attempts,
+                seconds=res.seconds,
+            )
             bar.update(1)
     if failed or len(done) < len(jobs):
         missing = len(jobs) - len(done)
@@ -414,30 +346,3 @@ def _schema(k: int) -> dict:
     item = {"type": "integer", "minimum": 1, "maximum": k}
     codes = {"type": "array", "items": item, "uniqueItems": True}
     return {"type": "object", "properties": {"codes": codes}, "required": ["codes"]}
-
-
-def _store(
-    con, key, model, prompt, book, passage, settings, status, codes, raw, usage, res, error=None
-) -> None:
-    con.execute(
-        "INSERT OR REPLACE INTO codings VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            key,
-            model,
-            prompt.version,
-            prompt.sha256,
-            book,
-            passage,
-            json.dumps(_answer_settings(settings), sort_keys=True),
-            status,
-            json.dumps(codes) if codes is not None else None,
-            raw,
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
-            error,
-            res.attempts,
-            res.seconds,
-            datetime.now(UTC).isoformat(timespec="seconds"),
-        ),
-    )
-    con.commit()

@@ -36,8 +36,10 @@ class Kind:
     keys: frozenset = frozenset()  # settings of this kind beyond COMMON_KEYS
     # The settings its similarity step reads (rule params: a change reruns that step only).
     similarity_keys: tuple = ()
-    # The workflow rule that writes its similarity files (rules differ in inputs).
+    # The name of the workflow rule that writes its similarity files (one rule definition;
+    # cluster profiles set resources by rule name) and what its job claims.
     similarity_rule: str = ""
+    similarity_job: dict = {"threads": 1, "priority": 0, "resources": {}}
     own_embeddings: bool = False  # embeds its themes, keywords and transcript segments
     reads_embeddings: bool = False  # its similarity reads embedding files (own or a base's)
     within_set_matrices: bool = True  # writes S of every set against itself

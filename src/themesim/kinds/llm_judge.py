@@ -43,6 +43,8 @@ class LlmJudge(Kind):
     keys = frozenset(JUDGE_KEYS)
     similarity_keys = JUDGE_KEYS
     similarity_rule = "similarity_judge"
+    # The big job: it starts first and claims its cores (a local server answers 2 at a time).
+    similarity_job = {"threads": 2, "priority": 1, "resources": {"mem_mb": 4000}}
     # n_a * n_b calls per comparison; within-set would add n^2 more
     within_set_matrices = False
     judge_cache = True

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
 
 from themesim.errors import InputError
 
 if TYPE_CHECKING:
-    from themesim.llm.generate import GenerateSettings
     from themesim.llm.prompts import GeneratePrompt
+
+
+class Context(Protocol):
+    """What the budget reads of the generation settings (themesim.llm.generate)."""
+
+    n_ctx: int
+    max_tokens: int
+    chars_per_token: float
 
 
 def approx_tokens(text: str, chars_per_token: float) -> int:
     return math.ceil(len(text) / chars_per_token)
 
 
-def text_budget(prompt: GeneratePrompt, settings: GenerateSettings, n_themes: int) -> int:
+def text_budget(prompt: GeneratePrompt, settings: Context, n_themes: int) -> int:
     """Tokens left for the {text} slot: n_ctx minus the prompt, the answer and a margin."""
     overhead = sum(
         approx_tokens(m["content"], settings.chars_per_token) + 8  # + role markup

@@ -270,6 +270,18 @@ def post_chat(url: str, headers: dict, body: dict, timeout_s: float, redact) -> 
         raise Retry("the server's reply is not a chat completion", raw=text, fatal=False) from e
 
 
+def top_logprobs(choice: dict) -> dict[str, float]:
+    """{token: logprob} of the first generated token, chat or legacy completion format."""
+    lp = choice.get("logprobs") or {}
+    content = lp.get("content")
+    if content:
+        return {t["token"]: t["logprob"] for t in content[0].get("top_logprobs") or []}
+    legacy = lp.get("top_logprobs")
+    if legacy:
+        return dict(legacy[0])
+    return {}
+
+
 @dataclass
 class CallState:
     """Shared by the requests of one run: response_format support, call count, abort flag."""

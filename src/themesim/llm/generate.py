@@ -20,7 +20,6 @@ import re
 import time
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -34,6 +33,7 @@ from themesim.llm.chunks import (
     text_budget,
 )
 from themesim.llm.prompts import load_prompts
+from themesim.llm.session import CacheTable, CallSession, EndpointSettings
 
 log = logging.getLogger("themesim.llm.generate")
 
@@ -47,35 +47,26 @@ class GenerateError(StepError):
 
 
 @dataclass(frozen=True)
-class GenerateSettings:
-    base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
-    model: str | None = None  # name sent to the endpoint; None with base_url None: packaged
-    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+class GenerateSettings(EndpointSettings):
+    WHERE = "generate_themes settings"
+
     prompt: str = "generate_v1"  # prompts/<prompt>_chunk.txt and prompts/<prompt>_merge.txt
     max_themes: int = 10  # of a run's final list
     chunk_themes: int = 5  # proposed per chunk
     temperature: float = 0.7  # > 0, so runs with different seeds differ
     max_tokens: int = 768  # per answer; reserved in the context next to the prompt
-    n_ctx: int = 2048  # the model's context in tokens; chunks are cut to fit it
     chars_per_token: float = 3.0  # approximate token count: characters / this (conservative)
-    max_retries: int = 4
     timeout_s: float = 600.0
-    backoff_s: float = 1.0
-    backoff_max_s: float = 30.0
-    threads: int | None = None  # local server only
 
     def __post_init__(self):
-        where = "generate_themes settings"
-        if self.base_url is not None and not self.model:
-            raise InputError(where, "base_url is set but model is not", "Give the model name")
+        super().__post_init__()
+        where = self.WHERE
         for key, low in (("max_themes", 1), ("chunk_themes", 1), ("max_tokens", 16)):
             if getattr(self, key) < low:
                 raise InputError(where, f"{key} must be ≥ {low}", f"Fix {key}")
-        if self.n_ctx < 512 or self.chars_per_token <= 0 or self.max_retries < 0:
+        if self.n_ctx < 512 or self.chars_per_token <= 0:
             raise InputError(
-                where,
-                "n_ctx must be ≥ 512, chars_per_token > 0 and max_retries ≥ 0",
-                "Fix the settings",
+                where, "n_ctx must be ≥ 512 and chars_per_token > 0", "Fix the settings"
             )
 
 
@@ -193,27 +184,16 @@ def candidate_lines(themes: list[dict]) -> list[str]:
 # ---------------------------------------------------------------- cache
 
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS generations (
-    key TEXT PRIMARY KEY,          -- sha256 of canonical JSON of everything that changes the answer
-    model TEXT NOT NULL,
-    prompt_version TEXT NOT NULL,
-    prompt_sha256 TEXT NOT NULL,
-    stage TEXT NOT NULL,           -- chunk | merge
-    seed INTEGER NOT NULL,         -- the run's seed (a retry after an unusable answer reseeds)
-    text TEXT NOT NULL,            -- what filled the prompt's {text} slot
-    settings TEXT NOT NULL,        -- JSON: temperature, max_tokens, max_themes of the call
-    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
-    themes TEXT,                   -- JSON list of {name, description, keywords}; NULL if failed
-    raw_response TEXT,             -- the answer text, or the last error body
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    error TEXT,
-    attempts INTEGER,
-    seconds REAL,
-    updated_at TEXT NOT NULL
+TABLE = CacheTable(
+    "generations",
+    asked=(
+        ("stage", "TEXT NOT NULL", "chunk | merge"),
+        ("seed", "INTEGER NOT NULL", "the run's seed (a retry after an unusable answer reseeds)"),
+        ("text", "TEXT NOT NULL", "what filled the prompt's {text} slot"),
+    ),
+    answer=("themes", "TEXT", "JSON list of {name, description, keywords}; NULL if failed"),
 )
-"""
+SCHEMA = TABLE.schema
 
 
 @dataclass
@@ -232,15 +212,10 @@ class _Generator:
         self.s = settings
         self.prompts = load_prompts(settings.prompt)
         self.quotes = asks_quotes(self.prompts)
-        self.model = llm.endpoint_model(settings.base_url, settings.model)
-        self.key = llm.api_key(settings.api_key_env, "generate_themes settings")
-        self.redact = llm.Redactor(self.key)
+        self.session = CallSession(settings, TABLE, cache_path, stack, label="generate")
+        self.model = self.session.model
+        self.redact = self.session.redact
         self.cache_path = cache_path
-        self.con = llm.open_sqlite(cache_path, SCHEMA)
-        stack.callback(self.con.close)
-        self.stack = stack
-        self.url: str | None = None
-        self.state = llm.CallState()
         self.stats = GenerateStats()
 
     def answer_settings(self, call: _Call) -> dict:
@@ -264,29 +239,15 @@ class _Generator:
             }
         )
 
-    def _endpoint_url(self) -> str:
-        if self.url is None:
-            base = self.stack.enter_context(
-                llm.endpoint(
-                    self.s.base_url, n_ctx=self.s.n_ctx, threads=self.s.threads, label="generate"
-                )
-            )
-            self.url = f"{base}/chat/completions"
-        return self.url
-
     def themes(self, call: _Call) -> list[dict]:
         self.stats.requests += 1
         key = self.cache_key(call)
-        row = self.con.execute(
-            "SELECT themes FROM generations WHERE key = ? AND status = 'ok'", (key,)
-        ).fetchone()
-        if row is not None:
+        cached = self.session.answers([key])
+        if key in cached:
             self.stats.cached += 1
-            return json.loads(row[0])
-        url = self._endpoint_url()
+            return json.loads(cached[key])
         prompt = self.prompts[call.stage]
         messages = prompt.messages(call.text, call.n_themes)
-        headers = llm.auth_headers(self.key)
         usage_seen: list[dict] = []
         raw_seen: list[str] = []
 
@@ -303,7 +264,7 @@ class _Generator:
                     "type": "json_object",
                     "schema": theme_schema(call.n_themes, self.quotes),
                 }
-            choice, usage = llm.post_chat(url, headers, body, self.s.timeout_s, self.redact)
+            choice, usage = self.session.post(body)
             usage_seen.append(usage)
             raw = self.redact((choice.get("message") or {}).get("content") or "")
             raw_seen.append(raw)
@@ -314,16 +275,8 @@ class _Generator:
                 raise llm.Retry(f"unparsable answer{cut}: {e}", raw=raw, fatal=False) from e
             return themes[: call.n_themes]
 
-        res = llm.with_retries(
-            attempt,
-            self.state,
-            max_retries=self.s.max_retries,
-            backoff_s=self.s.backoff_s,
-            backoff_max_s=self.s.backoff_max_s,
-            redact=self.redact,
-            label=f"generate {call.label}",
-        )
-        self.stats.calls = self.state.calls
+        res = self.session.ask(attempt, f"generate {call.label}")
+        self.stats.calls = self.session.state.calls
         p_tok = sum(int(u.get("prompt_tokens") or 0) for u in usage_seen)
         c_tok = sum(int(u.get("completion_tokens") or 0) for u in usage_seen)
         self.stats.prompt_tokens += p_tok
@@ -346,30 +299,22 @@ class _Generator:
         return res.value
 
     def _store(self, key, call: _Call, res, raw, p_tok, c_tok, error) -> None:
-        p = self.prompts[call.stage]
-        self.con.execute(
-            "INSERT OR REPLACE INTO generations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                key,
-                self.model,
-                p.version,
-                p.sha256,
-                call.stage,
-                call.seed,
-                call.text,
-                json.dumps(self.answer_settings(call), sort_keys=True),
-                "ok" if res.ok else "failed",
-                json.dumps(res.value, ensure_ascii=False) if res.ok else None,
-                raw,
-                p_tok,
-                c_tok,
-                error,
-                res.attempts,
-                res.seconds,
-                datetime.now(UTC).isoformat(timespec="seconds"),
-            ),
+        self.session.store(
+            key,
+            self.prompts[call.stage],
+            self.answer_settings(call),
+            stage=call.stage,
+            seed=call.seed,
+            text=call.text,
+            status="ok" if res.ok else "failed",
+            themes=json.dumps(res.value, ensure_ascii=False) if res.ok else None,
+            raw_response=raw,
+            prompt_tokens=p_tok,
+            completion_tokens=c_tok,
+            error=error,
+            attempts=res.attempts,
+            seconds=res.seconds,
         )
-        self.con.commit()
 
     def _fail(self, call: _Call, res, raw, error) -> None:
         what = error or "the run was stopped"

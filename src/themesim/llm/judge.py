@@ -20,19 +20,22 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from themesim.errors import InputError
 from themesim.llm import client as llm
-from themesim.llm.client import RETRY_STATUS, canonical_key, open_sqlite, post_chat, with_retries  # noqa: F401
-from themesim.llm.client import CallState as _RunState
-from themesim.llm.client import GiveUp as _GiveUp  # noqa: F401
-from themesim.llm.client import Redactor as _Redactor
+from themesim.llm.client import RETRY_STATUS, canonical_key, post_chat, top_logprobs  # noqa: F401
 from themesim.llm.client import Retry as _Retry
 from themesim.llm.prompts import JudgePrompt, load_prompt
+from themesim.llm.session import (
+    CacheTable,
+    CallSession,
+    EndpointSettings,
+    scoring_session,
+    with_server_id,
+)
 
 log = logging.getLogger("themesim.llm.judge")
 
@@ -50,10 +53,9 @@ class JudgeError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class JudgeSettings:
-    base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
-    model: str | None = None  # name sent to the endpoint; None with base_url None: packaged model
-    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
+class JudgeSettings(EndpointSettings):
+    WHERE = "judge settings"
+
     prompt: str = "judge_v3"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
     score_mode: str = "logprob"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
     temperature: float = 0.0
@@ -64,13 +66,7 @@ class JudgeSettings:
     # a score"); False evaluates every prompt from an empty slot: the score of a pair alone.
     cache_prompt: bool = False
     concurrency: int = 2
-    max_retries: int = 4  # extra attempts after the first, per judgement
-    timeout_s: float = 120.0  # per request (a local server queues concurrent requests)
-    backoff_s: float = 1.0  # first wait; doubles each retry
-    backoff_max_s: float = 30.0  # cap on one wait
     seed: int = 0
-    n_ctx: int = 2048  # local server only
-    threads: int | None = None  # local server only; None: the CPUs this process may use
     # Local server only: "auto" (llama.cpp's llama-server when `make install` built it, else
     # llama-cpp-python's; $THEMESIM_LLAMA_SERVER=python forces that), "native", "python".
     server: str = "auto"
@@ -82,22 +78,13 @@ class JudgeSettings:
     def __post_init__(self):
         if self.score_mode not in ("json", "logprob"):
             raise InputError(
-                "judge settings",
+                self.WHERE,
                 f"score_mode {self.score_mode!r} is unknown",
                 'Use "json" or "logprob"',
             )
-        if self.base_url is not None and not self.model:
-            raise InputError(
-                "judge settings",
-                "base_url is set but model is not",
-                "Give the model name the endpoint expects",
-            )
-        if self.concurrency < 1 or self.max_retries < 0:
-            raise InputError(
-                "judge settings",
-                "concurrency must be ≥ 1 and max_retries ≥ 0",
-                "Fix the judge settings",
-            )
+        super().__post_init__()
+        if self.concurrency < 1:
+            raise InputError(self.WHERE, "concurrency must be ≥ 1", "Fix the judge settings")
 
     @property
     def effective_max_tokens(self) -> int:
@@ -130,36 +117,14 @@ class _Outcome:
     fatal: bool = False  # the endpoint failed (not this pair's answer): stop the others
 
 
-# ---------------------------------------------------------------- prompts and keys
-
-
-def _api_key(settings: JudgeSettings) -> str | None:
-    return llm.api_key(settings.api_key_env, "judge settings")
-
-
 # ---------------------------------------------------------------- cache
 
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS judgements (
-    key TEXT PRIMARY KEY,          -- sha256 of canonical JSON of everything that changes the answer
-    model TEXT NOT NULL,
-    prompt_version TEXT NOT NULL,
-    prompt_sha256 TEXT NOT NULL,
-    text_a TEXT NOT NULL,
-    text_b TEXT NOT NULL,
-    settings TEXT NOT NULL,        -- JSON: score_mode, temperature, max_tokens, seed
-    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
-    score REAL,                    -- NULL when failed
-    raw_response TEXT,             -- the answer text (or top logprobs), or the last error body
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    error TEXT,
-    attempts INTEGER,
-    seconds REAL,
-    updated_at TEXT NOT NULL
+TABLE = CacheTable(
+    "judgements",
+    asked=(("text_a", "TEXT NOT NULL", ""), ("text_b", "TEXT NOT NULL", "")),
+    answer=("score", "REAL", "NULL when failed"),
 )
-"""
+SCHEMA = TABLE.schema
 
 
 def _answer_settings(settings: JudgeSettings) -> dict:
@@ -235,7 +200,7 @@ def cache_key(
 
 
 def open_cache(path: str | Path) -> sqlite3.Connection:
-    return open_sqlite(path, SCHEMA)
+    return TABLE.open(path)
 
 
 def _cached_ok(
@@ -243,16 +208,7 @@ def _cached_ok(
 ) -> dict[str, float]:
     """key -> score of the keys cached "ok" with a score this version would store (an older
     version stored NULL scores of NaN logprobs "ok": those are asked again)."""
-    found = {}
-    for i in range(0, len(keys), 500):
-        chunk = keys[i : i + 500]
-        rows = con.execute(
-            f"SELECT key, score FROM judgements WHERE status = 'ok' AND score IS NOT NULL "
-            f"AND score BETWEEN 0 AND 1 AND key IN "
-            f"({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        found.update(dict(rows))
+    found = TABLE.answers(con, keys, "score IS NOT NULL AND score BETWEEN 0 AND 1 AND ")
     if settings.score_mode == "json" and prompt.scale > 1:
         # Fractions on a percentage scale were once stored "ok" 100 times too small: asked
         # again, as an integer answer s gives s / scale.
@@ -272,29 +228,22 @@ def _clip(raw: str | None) -> str | None:
     return raw[:MAX_RAW_CHARS] + f" … [{len(raw) - MAX_RAW_CHARS} more characters not stored]"
 
 
-def _store(con, key, model, prompt, text_a, text_b, settings, out: _Outcome) -> None:
-    con.execute(
-        "INSERT OR REPLACE INTO judgements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            key,
-            model,
-            prompt.version,
-            prompt.sha256,
-            text_a,
-            text_b,
-            json.dumps(_answer_settings(settings), sort_keys=True),
-            out.status,
-            out.score,
-            _clip(out.raw),
-            out.prompt_tokens,
-            out.completion_tokens,
-            out.error,
-            out.attempts,
-            out.seconds,
-            datetime.now(UTC).isoformat(timespec="seconds"),
-        ),
+def _store(session: CallSession, key, prompt, text_a, text_b, settings, out: _Outcome) -> None:
+    session.store(
+        key,
+        prompt,
+        _answer_settings(settings),
+        text_a=text_a,
+        text_b=text_b,
+        status=out.status,
+        score=out.score,
+        raw_response=_clip(out.raw),
+        prompt_tokens=out.prompt_tokens,
+        completion_tokens=out.completion_tokens,
+        error=out.error,
+        attempts=out.attempts,
+        seconds=out.seconds,
     )
-    con.commit()
 
 
 # ---------------------------------------------------------------- parsing
@@ -332,18 +281,6 @@ def _json_answer(body: dict, choice: dict) -> str:
     content = content.removeprefix(prefix)
     stopped = choice.get("finish_reason") == "stop" and not content.endswith(JSON_END)
     return prefix + content + (JSON_END if stopped else "")
-
-
-def _top_logprobs(choice: dict) -> dict[str, float]:
-    """{token: logprob} of the first generated token, chat or legacy completion format."""
-    lp = choice.get("logprobs") or {}
-    content = lp.get("content")
-    if content:
-        return {t["token"]: t["logprob"] for t in content[0].get("top_logprobs") or []}
-    legacy = lp.get("top_logprobs")
-    if legacy:
-        return dict(legacy[0])
-    return {}
 
 
 def parse_logprob_score(top: dict[str, float]) -> float:
@@ -393,9 +330,10 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
     return body
 
 
-def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
-    """One HTTP request; returns an ok outcome or raises _Retry / _GiveUp."""
-    choice, usage = post_chat(url, headers, body, settings.timeout_s, redact)
+def _attempt(settings, session: CallSession, body, scale: int = 1) -> _Outcome:
+    """One HTTP request; returns an ok outcome or raises client.Retry / client.GiveUp."""
+    redact = session.redact
+    choice, usage = post_chat(session.start(), session.headers, body, settings.timeout_s, redact)
     out = _Outcome(
         "ok",
         prompt_tokens=int(usage.get("prompt_tokens") or 0),
@@ -403,7 +341,7 @@ def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
     )
     try:
         if settings.score_mode == "logprob":
-            top = _top_logprobs(choice)
+            top = top_logprobs(choice)
             out.raw = redact(json.dumps(top, ensure_ascii=False))
             out.score = parse_logprob_score(top)
         else:
@@ -417,23 +355,12 @@ def _attempt(settings, url, headers, body, redact, scale: int = 1) -> _Outcome:
     return out
 
 
-def _judge_one(
-    settings, url, headers, model, prompt, text_a, text_b, state: _RunState, redact
-) -> _Outcome:
+def _judge_one(settings, session: CallSession, prompt, text_a, text_b) -> _Outcome:
     def attempt(use_rf: bool, _answer_failures: int) -> _Outcome:
-        body = _request_body(settings, model, prompt, text_a, text_b, use_rf)
-        return _attempt(settings, url, headers, body, redact, prompt.scale)
+        body = _request_body(settings, session.model, prompt, text_a, text_b, use_rf)
+        return _attempt(settings, session, body, prompt.scale)
 
-    res = with_retries(
-        attempt,
-        state,
-        max_retries=settings.max_retries,
-        backoff_s=settings.backoff_s,
-        backoff_max_s=settings.backoff_max_s,
-        redact=redact,
-        label="judge",
-        sends_response_format=settings.score_mode != "logprob",
-    )
+    res = session.ask(attempt, "judge", sends_response_format=settings.score_mode != "logprob")
     if res.ok:
         out = res.value
         out.attempts, out.seconds = res.attempts, res.seconds
@@ -444,7 +371,7 @@ def _judge_one(
     return _Outcome(
         "failed",
         raw=last.raw,
-        error=redact(str(last)),
+        error=session.redact(str(last)),
         attempts=res.attempts,
         seconds=res.seconds,
         fatal=last.fatal,
@@ -542,13 +469,7 @@ def keyed_settings(settings: JudgeSettings):
     """(settings with the local server's id, model, prompt): what a cache key is made of."""
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
-    if settings.base_url is None:
-        from dataclasses import replace
-
-        from themesim.llm.server import backend_id
-
-        settings = replace(settings, server_id=backend_id(settings.server))
-    return settings, model, prompt
+    return with_server_id(settings), model, prompt
 
 
 def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
@@ -588,38 +509,21 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
     """
     t0 = time.monotonic()
     settings, model, prompt = keyed_settings(settings)
-    key = _api_key(settings)
-    redact = _Redactor(key)
-
     jobs = {cache_key(model, prompt, a, b, settings): (a, b) for a, b in order}
     stats = JudgeStats(judgements=len(jobs))
-    con = open_cache(cache_path)
-    try:
-        scores = _cached_ok(con, list(jobs), settings, prompt)
+    with ExitStack() as stack:
+        session = scoring_session(settings, TABLE, cache_path, stack, "judge")
+        redact = session.redact
+        scores = _cached_ok(session.con, list(jobs), settings, prompt)
         stats.cached = len(scores)
         misses = [k for k in jobs if k not in scores]
         failures: list[tuple[str, _Outcome]] = []
         if misses and not ask:
-            failures += _stored_failures(con, misses)
+            failures += _stored_failures(session.con, misses)
             stats.failed = len(failures)
             stats.skipped = len(misses) - stats.failed
         elif misses:
-            _run_misses(
-                misses,
-                jobs,
-                settings,
-                model,
-                prompt,
-                key,
-                redact,
-                con,
-                scores,
-                failures,
-                stats,
-                progress,
-            )
-    finally:
-        con.close()
+            _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats, progress)
 
     def score(a: str, b: str) -> float:
         s = scores.get(cache_key(model, prompt, a, b, settings))
@@ -648,25 +552,12 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
     return score, stats, failed
 
 
-def _run_misses(
-    misses, jobs, settings, model, prompt, key, redact, con, scores, failures, stats, progress
-) -> None:
+def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats, progress):
     from tqdm import tqdm
 
-    state = _RunState()
+    state = session.state
     with ExitStack() as stack:
-        base_url = stack.enter_context(
-            llm.endpoint(
-                settings.base_url,
-                n_ctx=settings.n_ctx,
-                threads=settings.threads,
-                label="judge",
-                logits_all=settings.score_mode == "logprob",
-                backend=settings.server,
-            )
-        )
-        url = f"{base_url}/chat/completions"
-        headers = llm.auth_headers(key)
+        session.start()  # the endpoint (a local server) before the workers ask it
         bar = stack.enter_context(
             tqdm(
                 total=stats.judgements,
@@ -679,12 +570,7 @@ def _run_misses(
         )
         bar.set_postfix(done=0, cached=stats.cached, failed=0)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=request_workers(settings)))
-        futures = {
-            pool.submit(
-                _judge_one, settings, url, headers, model, prompt, *jobs[k], state, redact
-            ): k
-            for k in misses
-        }
+        futures = {pool.submit(_judge_one, settings, session, prompt, *jobs[k]): k for k in misses}
         try:
             for fut in as_completed(futures):
                 k = futures[fut]
@@ -692,7 +578,7 @@ def _run_misses(
                 if out.status == "skipped":
                     stats.skipped += 1
                     continue
-                _store(con, k, model, prompt, *jobs[k], settings, out)  # committed at once
+                _store(session, k, prompt, *jobs[k], settings, out)  # committed at once
                 stats.prompt_tokens += out.prompt_tokens
                 stats.completion_tokens += out.completion_tokens
                 if out.status == "ok":

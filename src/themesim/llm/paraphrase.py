@@ -14,12 +14,12 @@ import logging
 import os
 from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
 from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256
+from themesim.llm.session import CacheTable, CallSession, EndpointSettings
 
 log = logging.getLogger("themesim.llm.paraphrase")
 
@@ -32,28 +32,20 @@ class ParaphraseError(StepError):
 
 
 @dataclass(frozen=True)
-class ParaphraseSettings:
+class ParaphraseSettings(EndpointSettings):
+    WHERE = "config ceiling"
+
     k: int = 5  # paraphrases per theme
-    base_url: str | None = None  # None: a local llama.cpp server with the packaged model
-    model: str | None = None
-    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
     prompt: str = "paraphrase_v1"  # prompts/<prompt>.txt, or a path
     temperature: float = 0.7
     max_tokens: int = 512
     seed: int = 0
-    n_ctx: int = 2048
-    max_retries: int = 4
     timeout_s: float = 600.0
-    backoff_s: float = 1.0
-    backoff_max_s: float = 30.0
-    threads: int | None = None  # local server only
 
     def __post_init__(self):
-        where = "config ceiling"
         if not isinstance(self.k, int) or self.k < 1:
-            raise InputError(f"{where}.k", f"{self.k!r} is not a count ≥ 1", "Set k: 5")
-        if self.base_url is not None and not self.model:
-            raise InputError(f"{where}.model", "base_url is set but model is not", "Give it")
+            raise InputError(f"{self.WHERE}.k", f"{self.k!r} is not a count ≥ 1", "Set k: 5")
+        super().__post_init__()
 
 
 @dataclass
@@ -113,22 +105,14 @@ def parse_paraphrases(text: str, k: int, original: str) -> list[str]:
     return out[:k]
 
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS paraphrases (
-    key TEXT PRIMARY KEY,          -- sha256 of canonical JSON of everything that changes the answer
-    model TEXT NOT NULL,
-    prompt_version TEXT NOT NULL,
-    prompt_sha256 TEXT NOT NULL,
-    text TEXT NOT NULL,            -- the theme text paraphrased
-    k INTEGER NOT NULL,
-    settings TEXT NOT NULL,        -- JSON: temperature, max_tokens, seed
-    paraphrases TEXT NOT NULL,     -- JSON list of k strings
-    raw_response TEXT,
-    attempts INTEGER,
-    seconds REAL,
-    updated_at TEXT NOT NULL
+# Only answers are stored: a call that keeps failing stops the job.
+TABLE = CacheTable(
+    "paraphrases",
+    asked=(("text", "TEXT NOT NULL", "the theme text paraphrased"), ("k", "INTEGER NOT NULL", "")),
+    answer=("paraphrases", "TEXT NOT NULL", "JSON list of k strings"),
+    outcome=False,
 )
-"""
+SCHEMA = TABLE.schema
 
 
 @dataclass
@@ -148,38 +132,27 @@ def paraphrase_texts(
     """
     s = settings
     prompt = load_paraphrase_prompt(s.prompt)
-    model = llm.endpoint_model(s.base_url, s.model)
-    key = llm.api_key(s.api_key_env, "ceiling settings")
-    redact = llm.Redactor(key)
     answer_settings = {"temperature": s.temperature, "max_tokens": s.max_tokens, "seed": s.seed}
-    stats, state = ParaphraseStats(), llm.CallState()
+    stats = ParaphraseStats()
     out: dict[str, list[str]] = {}
     with ExitStack() as stack:
-        con = llm.open_sqlite(cache_path, SCHEMA)
-        stack.callback(con.close)
-        url = None
+        session = CallSession(s, TABLE, cache_path, stack, label="ceiling")
+        redact = session.redact  # the API key is checked first, answers cached or not
         for text in dict.fromkeys(texts):
             stats.requests += 1
-            fields = {"model": model, "prompt_version": prompt.version}
+            fields = {"model": session.model, "prompt_version": prompt.version}
             fields |= {"prompt_sha256": prompt.sha256, "text": text, "k": s.k, **answer_settings}
             ckey = llm.canonical_key(fields)
-            row = con.execute(
-                "SELECT paraphrases FROM paraphrases WHERE key = ?", (ckey,)
-            ).fetchone()
-            if row is not None:
+            cached = session.answers([ckey])
+            if ckey in cached:
                 stats.cached += 1
-                out[text] = json.loads(row[0])
+                out[text] = json.loads(cached[ckey])
                 continue
-            if url is None:
-                base = stack.enter_context(
-                    llm.endpoint(s.base_url, n_ctx=s.n_ctx, threads=s.threads, label="ceiling")
-                )
-                url = f"{base}/chat/completions"
             raw_seen: list[str] = []
 
-            def attempt(use_rf: bool, failures: int, text=text, raw_seen=raw_seen, url=url):
+            def attempt(use_rf: bool, failures: int, text=text, raw_seen=raw_seen):
                 body = {
-                    "model": model,
+                    "model": session.model,
                     "messages": prompt.messages(text, s.k),
                     "temperature": s.temperature,
                     "max_tokens": s.max_tokens,
@@ -190,7 +163,7 @@ def paraphrase_texts(
                         "type": "json_object",
                         "schema": paraphrase_schema(s.k),
                     }
-                choice, _ = llm.post_chat(url, llm.auth_headers(key), body, s.timeout_s, redact)
+                choice, _ = session.post(body)
                 raw = redact((choice.get("message") or {}).get("content") or "")
                 raw_seen.append(raw)
                 try:
@@ -198,16 +171,8 @@ def paraphrase_texts(
                 except ValueError as e:
                     raise llm.Retry(f"unusable answer: {e}", raw=raw, fatal=False) from e
 
-            res = llm.with_retries(
-                attempt,
-                state,
-                max_retries=s.max_retries,
-                backoff_s=s.backoff_s,
-                backoff_max_s=s.backoff_max_s,
-                redact=redact,
-                label=f"paraphrase {text[:40]!r}",
-            )
-            stats.calls = state.calls
+            res = session.ask(attempt, f"paraphrase {text[:40]!r}")
+            stats.calls = session.state.calls
             if not res.ok:
                 last = raw_seen[-1] if raw_seen else ""
                 raise ParaphraseError(
@@ -218,24 +183,17 @@ def paraphrase_texts(
                         f"{cache_path}; rerunning resumes from there"
                     )
                 )
-            con.execute(
-                "INSERT OR REPLACE INTO paraphrases VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    ckey,
-                    model,
-                    prompt.version,
-                    prompt.sha256,
-                    text,
-                    s.k,
-                    json.dumps(answer_settings, sort_keys=True),
-                    json.dumps(res.value, ensure_ascii=False),
-                    raw_seen[-1],
-                    res.attempts,
-                    res.seconds,
-                    datetime.now(UTC).isoformat(timespec="seconds"),
-                ),
+            session.store(
+                ckey,
+                prompt,
+                answer_settings,
+                text=text,
+                k=s.k,
+                paraphrases=json.dumps(res.value, ensure_ascii=False),
+                raw_response=raw_seen[-1],
+                attempts=res.attempts,
+                seconds=res.seconds,
             )
-            con.commit()
             stats.done += 1
             out[text] = res.value
     log.info("paraphrase: %s", stats)

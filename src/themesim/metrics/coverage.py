@@ -14,39 +14,14 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-OPS = ("ge", "gt")
+from themesim.metrics import columns
 
-COVERAGE_COLUMNS = [
-    "n_a",
-    "n_b",
-    "n_match_pairs",
-    "raza_jaccard",
-    "hit_rate",
-    "recall",
-    "precision",
-    "f1",
-    "bidir_max_sim_a",
-    "bidir_max_sim_b",
-    "similarity_f1",
-]
-ONE_TO_ONE_COLUMNS = [
-    "hungarian_n_matched",
-    "hungarian_coverage_a",
-    "hungarian_coverage_b",
-    "hungarian_f1",
-    "true_jaccard",
-    "matched_sim_min",
-    "matched_sim_q1",
-    "matched_sim_median",
-    "matched_sim_q3",
-    "matched_sim_max",
-    "maxcard_n_matched",
-    "maxcard_coverage_a",
-    "maxcard_coverage_b",
-    "maxcard_f1",
-    "maxcard_true_jaccard",
-]
-METRIC_COLUMNS = COVERAGE_COLUMNS + ONE_TO_ONE_COLUMNS
+# The family's columns: one list each, in metrics/columns.py (the report reads them too).
+COVERAGE_COLUMNS = columns.COVERAGE_COLUMNS
+ONE_TO_ONE_COLUMNS = columns.ONE_TO_ONE_COLUMNS
+METRIC_COLUMNS = columns.METRIC_COLUMNS
+
+OPS = ("ge", "gt")
 
 
 def check_matrix(S) -> np.ndarray:

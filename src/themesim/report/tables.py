@@ -9,21 +9,12 @@ import pandas as pd
 
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
+from themesim.metrics import columns
 
+# The tables' columns, as the metrics job writes them (metrics/columns.py).
+COMPARISON_COLUMNS = columns.COMPARISON_COLUMNS
+THEME_COLUMNS = columns.THEME_COLUMNS
 TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "threshold_source", "scale_flag")
-COMPARISON_COLUMNS = [
-    "method", "set_a", "set_b", "threshold", "op", "n_a", "n_b", "n_match_pairs", "raza_jaccard",
-    "hit_rate", "recall", "precision", "f1", "bidir_max_sim_a", "bidir_max_sim_b", "similarity_f1",
-    "hungarian_n_matched", "hungarian_coverage_a", "hungarian_coverage_b", "hungarian_f1",
-    "true_jaccard", "matched_sim_min", "matched_sim_q1", "matched_sim_median", "matched_sim_q3",
-    "matched_sim_max", "maxcard_n_matched", "maxcard_coverage_a", "maxcard_coverage_b",
-    "maxcard_f1", "maxcard_true_jaccard",
-]  # fmt: skip
-THEME_COLUMNS = [
-    "method", "set_a", "set_b", "side", "theme_id", "theme_name", "best_match_id",
-    "best_match_name", "best_similarity", "second_similarity", "hungarian_partner_id",
-    "hungarian_partner_name", "hungarian_similarity",
-]  # fmt: skip
 THEME_TEXT_COLUMNS = (*(c for c in THEME_COLUMNS if not c.endswith("similarity")), "category")
 
 

@@ -11,14 +11,7 @@ import pandas as pd
 from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
 from themesim.kinds import get as get_kind
-
-# The columns every reader of themes.csv / the pair tables needs, even with no rows.
-PAIR_COLUMNS = ["method", "set_a", "set_b", "threshold"]
-THEME_KEY_COLUMNS = [
-    "method", "set_a", "set_b", "side", "theme_id", "theme_name", "best_match_id",
-    "best_match_name", "best_similarity", "second_similarity", "hungarian_partner_id",
-    "hungarian_partner_name", "hungarian_similarity", "category_threshold", "gap_abs", "category",
-]  # fmt: skip
+from themesim.metrics.columns import PAIR_COLUMNS, THEME_KEY_COLUMNS
 
 log = logging.getLogger("themesim")
 

@@ -1,0 +1,930 @@
+"""Every results path of a study, once, and each method's file lists.
+
+The workflow's rules read their paths from here (or from another rule's output); the final
+outputs, the report's inputs, the archive and the figures are lists built here from the study
+(themesim.config.Study) and what each method's kind does (themesim.kinds). Nothing here
+imports Snakemake: the rules wrap these paths in `ancient()`/`report()` where they need to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from themesim import kinds
+from themesim.coder.settings import describe, set_coder
+from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
+from themesim.io.manifest import MANIFEST, missing
+from themesim.metrics.settings import gamma_for
+
+NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
+
+# Wildcard patterns of the per-set, per-method and per-pair files.
+THEMES = "results/themes/{set}.parquet"
+SEGMENTS = "results/transcripts/segments.parquet"
+EMBEDDINGS = "results/embeddings/{method}/{set}.parquet"
+KEYWORDS = "results/keyword_embeddings/{method}/{set}.parquet"
+NULLS = "results/nulls/{method}/{set}.parquet"
+SEGMENT_EMBEDDINGS = "results/segment_embeddings/{method}.parquet"
+SIMILARITY = "results/similarity/{method}"  # {pair}.parquet and the manifest
+METRICS = "results/metrics/{method}"
+PLOTS = "results/plots/{method}"
+LABELS = "results/segments/{method}"  # {set}.parquet and {set}.quotes.csv
+CALIBRATION = "results/calibration/{method}"  # .csv beside the folder
+CEILING = "results/ceiling/{method}.parquet"
+PARAPHRASES = "results/ceiling/paraphrases.csv"
+LLM_SCORES = "results/coder/llm/{set}.parquet"
+CODER_AGREEMENT = "results/grounding/coder_agreement.csv"
+# The report's tables and the figures of metric tables (report_parts, summary_report).
+HEADLINE = {
+    "csv": "results/report/headline.csv",
+    "tex": "results/report/headline.tex",
+    "png": "results/report/headline_intervals.png",
+    "svg": "results/report/headline_intervals.svg",
+}
+VERDICTS = "results/report/verdicts.csv"  # each set against the reference and a 2nd analyst
+WORKBOOK = "results/report/tables.xlsx"
+SIDE_BY_SIDE = {
+    "png": "results/plots/methods_side_by_side.png",
+    "svg": "results/plots/methods_side_by_side.svg",
+}
+SUMMARY = {"html": "results/report/summary.html", "md": "results/report/summary.md"}
+# Accumulating caches of LLM calls: inputs of no rule, so a failed job never deletes them.
+CACHES = {
+    "judge": "results/cache/judge.sqlite",
+    "generate": "results/cache/generate.sqlite",
+    "paraphrase": "results/cache/paraphrase.sqlite",
+    "coder": "results/cache/coder.sqlite",
+}
+# Each method's metric tables, by the rule that writes them.
+METRIC_TABLES = ("comparisons", "themes", "sweep", "sets")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure a method may have: its file stem under results/plots/{method}/, the report's
+    key for its PNG, the job that draws it, its `snakemake --report` category and caption,
+    and the kind capability it needs (None: every method)."""
+
+    stem: str
+    key: str
+    drawn_by: str
+    category: str
+    needs: str | None = None
+
+
+# Adding a per-method figure is one entry here (plus its drawing, view and template lines).
+METHOD_FIGURES = (
+    Figure("distributions", "distributions_png", "report_parts", "Distributions"),
+    Figure("confidence", "confidence_png", "report_parts", "Confidence profiles"),
+    Figure("theme_map", "theme_map_png", "report_parts", "Theme maps", "theme_vectors"),
+    Figure("run_consistency", "runs_png", "runs", "Run consistency", "runs"),
+)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A path `snakemake --report` shows (caption: a file name in workflow/report/)."""
+
+    path: str
+    caption: str
+    category: str
+    subcategory: str | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One rule of a stage: its name, the methods it serves (a wildcard pattern) and the
+    comparisons they run. A rule declares one fixed list of per-pair outputs, so methods whose
+    `comparisons:` restrict them get a rule of their own (name suffix `_restricted<i>`)."""
+
+    rule: str
+    base: str  # the stage's rule name, which cluster profiles set resources for
+    pattern: str
+    pairs: list
+
+    @property
+    def restricted(self) -> bool:
+        return self.rule != self.base
+
+
+def pair_names(pairs) -> list[str]:
+    return [pair_name(a, b) for a, b in pairs]
+
+
+def regex_of(methods) -> str:
+    return "|".join(re.escape(m) for m in methods) or NOTHING
+
+
+def svg_of(png_files) -> list[str]:
+    return [re.sub(r"\.png$", ".svg", f) for f in png_files]
+
+
+def at(pattern: str, **names) -> str:
+    return pattern.format(**names)
+
+
+class Plan:
+    """The files of a study: what each rule reads and writes, per method."""
+
+    def __init__(self, study: Study, config: dict) -> None:
+        self.study = study
+        self.config = config
+        self.gone: dict[str, list[str]] = {}  # manifest -> listed pair names not on disk
+
+    # ------------------------------------------------------------ methods and kinds
+
+    def kind(self, method: str) -> str:
+        return self.study.methods[method]["kind"]
+
+    def kind_of(self, method: str):
+        """What the method's kind does (themesim.kinds): its capabilities and settings."""
+        return kinds.get(self.kind(method))
+
+    def spec(self, method: str) -> dict:
+        return self.study.methods[method]
+
+    def methods_with(self, capability: str) -> str:
+        """Wildcard pattern of the methods whose kind has a capability."""
+        return regex_of(self.study.methods_with(capability))
+
+    def op(self, method: str) -> str:
+        return self.spec(method).get("op", self.study.op)
+
+    def sets_of(self, pairs) -> list[str]:
+        """The sets those pairs compare, in the study's set order."""
+        used = {s for p in pairs for s in p}
+        return [s for s in self.study.sets if s in used]
+
+    def variants(self, stage: str, methods=None, rule: str | None = None) -> list[Variant]:
+        """The rules of a stage: one for the methods that run every comparison (it always
+        exists, with a pattern matching nothing when none does), one per group of methods
+        restricted to the same comparisons."""
+        rule = rule or stage
+        methods = list(self.study.methods if methods is None else methods)
+        groups: dict[tuple, list[str]] = {}
+        for m in methods:
+            if m in self.study.restricted:
+                groups.setdefault(tuple(self.study.restricted[m]), []).append(m)
+        full = [m for m in methods if m not in self.study.restricted]
+        out = [Variant(rule, rule, regex_of(full), self.study.pairs)]
+        for i, (pairs, group) in enumerate(groups.items(), start=1):
+            out.append(Variant(f"{rule}_restricted{i}", rule, regex_of(group), list(pairs)))
+        return out
+
+    def similarity_rules(self) -> list[str]:
+        """The similarity rules the kinds name, in registry order (themesim.kinds)."""
+        return list(dict.fromkeys(k.similarity_rule for k in kinds.KINDS.values()))
+
+    def similarity_variants(self) -> list[Variant]:
+        return [
+            v
+            for rule in self.similarity_rules()
+            for v in self.variants("similarity", self.rule_methods(rule), rule)
+        ]
+
+    def similarity_job(self, variant: Variant) -> dict:
+        """Threads, priority and resources of a similarity rule's jobs, from its kind."""
+        return next(
+            k.similarity_job for k in kinds.KINDS.values() if k.similarity_rule == variant.base
+        )
+
+    def similarity_cache(self, method: str):
+        """The judgement cache of a kind that keeps one (an accumulating file, no output)."""
+        return CACHES["judge"] if self.kind_of(method).judge_cache else None
+
+    def rule_methods(self, rule: str) -> list[str]:
+        """The methods whose kind writes its similarity files by that rule."""
+        return [m for m in self.study.methods if self.kind_of(m).similarity_rule == rule]
+
+    # ------------------------------------------------------------ themes and embeddings
+
+    def themes(self, sets=None) -> list[str]:
+        """Theme tables of those sets (default: every set of the study)."""
+        return [at(THEMES, set=s) for s in (self.study.sets if sets is None else sets)]
+
+    def method_themes(self, method: str) -> list[str]:
+        """Theme tables of the sets of a method's comparisons (its per-set work)."""
+        return self.themes(self.study.sets_for(method))
+
+    def segments(self) -> list[str]:
+        return [SEGMENTS] if self.study.transcripts else []
+
+    def segment_outputs(self) -> list[str]:
+        return [SEGMENT_EMBEDDINGS] if self.study.transcripts else []
+
+    def embed_settings(self, method: str) -> dict:
+        """The settings that change embeddings; thresholds are not among them."""
+        spec = self.spec(method)
+        return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
+
+    def embedding_cache(self):
+        """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
+        return self.config.get("embedding_cache")
+
+    def cache_on(self) -> bool:
+        return self.embedding_cache() not in (False, "")
+
+    def embedded_sets(self, method: str, sets) -> list[str]:
+        return list(sets) if self.kind_of(method).own_embeddings else []
+
+    def embedding_files(self, method: str, sets) -> list[str]:
+        return [at(EMBEDDINGS, method=method, set=s) for s in self.embedded_sets(method, sets)]
+
+    def keyword_files(self, method: str) -> list[str]:
+        sets = self.embedded_sets(method, self.study.sets_for(method))
+        return [at(KEYWORDS, method=method, set=s) for s in sets]
+
+    def segment_embedding_files(self, method: str) -> list[str]:
+        has = self.kind_of(method).own_embeddings and self.study.transcripts
+        return [at(SEGMENT_EMBEDDINGS, method=method)] if has else []
+
+    def theme_map_embeddings(self, method: str) -> list[str]:
+        """Embedding files a method's similarity and theme map read (an abtt variant corrects
+        its base's vectors); none for a kind that reads no embeddings."""
+        return self.embedding_files(self.study.embeddings_of(method), list(self.study.sets))
+
+    def embedded_null_sets(self, pairs=None) -> list[str]:
+        """B sets whose word-salad pools the embedding job writes: of the study's
+        comparisons, or of `pairs` (a restricted method's)."""
+        study = self.study
+        b = study.b_sets if pairs is None else list(dict.fromkeys(b for _, b in pairs))
+        return b if study.metrics["null_model"]["pool"] > 0 else []
+
+    def null_sets(self, method: str) -> list[str]:
+        """B sets with embedded word-salad pools (others build theirs in the metrics job)."""
+        embedded = self.kind_of(method).nulls == "embedded"
+        if not (embedded and self.study.metrics["null_model"]["pool"] > 0):
+            return []
+        return list(dict.fromkeys(b for _, b in self.study.pairs_for(method)))
+
+    def null_files(self, method: str) -> list[str]:
+        return [at(NULLS, method=method, set=s) for s in self.null_sets(method)]
+
+    def reference_sides(self, method: str) -> list[str]:
+        """Sets that appear as A in a comparison of the method."""
+        return list(dict.fromkeys(a for a, _ in self.study.pairs_for(method)))
+
+    # ------------------------------------------------------------ similarity
+
+    def similarity_dir(self, method: str) -> str:
+        return at(SIMILARITY, method=method)
+
+    def similarity_manifest(self, method: str) -> str:
+        return f"{self.similarity_dir(method)}/{MANIFEST}"
+
+    def similarity_files(self, method: str, pairs=None) -> list[str]:
+        pairs = self.study.pairs_for(method) if pairs is None else pairs
+        return [f"{self.similarity_dir(method)}/{p}.parquet" for p in pair_names(pairs)]
+
+    def similarity_done(self, method: str) -> list[str]:
+        """The manifest of a method's similarity job; consumers depend on it and get every
+        pair's path as a param. Thousands of per-pair inputs (all pairs of 200 sets) would
+        make the DAG build grow with pairs squared."""
+        return [self.similarity_manifest(method)]
+
+    def similarity_spec(self, method: str) -> dict:
+        """What the similarity step reads of the method; thresholds never re-score."""
+        return self.kind_of(method).similarity_spec(self.spec(method))
+
+    def similarity_sets(self, method: str) -> list[str]:
+        """The sets whose theme tables the similarity job reads: all of them for a kind that
+        reads embedding files (an abtt variant fits its correction on the study), else those
+        of the method's comparisons."""
+        if self.kind_of(method).reads_embeddings:
+            return list(self.study.sets)
+        return self.study.sets_for(method)
+
+    def matrix_files(self, method: str, pairs) -> list[str]:
+        """Score matrices made elsewhere that the method reads for those pairs."""
+        return self.kind_of(method).matrix_files(self.spec(method), pairs)
+
+    def within_sets(self, method: str) -> list[str]:
+        """Sets whose within-set matrix the method has (the sets of its comparisons)."""
+        return self.study.sets_for(method) if self.kind_of(method).within_set_matrices else []
+
+    def within_files(self, method: str) -> list[str]:
+        return self.similarity_files(method, [(s, s) for s in self.within_sets(method)])
+
+    def declared_pairs(self, pairs, manifests) -> list[str]:
+        """Pair files a job declares one by one, the reference pairs' and within-set ones, plus
+        any the manifests list that is gone, so Snakemake reruns the job (a declared output
+        is missing). The other pairs of `comparisons.all_pairs` are written beside them and
+        listed only in the job's manifest (themesim.io.manifest): pairs-squared declared
+        files made the dry run of 200 sets take minutes."""
+        names = pair_names(pairs)
+        listed = set(names)
+        reference = self.study.reference
+        declared = [n for (a, b), n in zip(pairs, names, strict=True) if a in (reference, b)]
+        for m in manifests:
+            self.gone[m] = [n for n in (Path(f).stem for f in missing(m)) if n in listed]
+            declared += self.gone[m]
+        return list(dict.fromkeys(declared))
+
+    def gone_files(self, manifest: str) -> list[str]:
+        """A manifest's pair files that went missing: `all` asks for them, since Snakemake
+        checks only the outputs a job is asked for, so the job that writes them reruns."""
+        folder = Path(manifest).parent.as_posix()
+        return [f"{folder}/{n}.parquet" for n in self.gone.get(manifest, [])]
+
+    def similarity_pairs(self, variant: Variant) -> list[str]:
+        """Pair names a similarity rule declares (none when no method uses it)."""
+        methods = [
+            m
+            for m in self.rule_methods(variant.base)
+            if self.study.pairs_for(m) == list(variant.pairs)
+        ]
+        if not methods:
+            return []
+        pairs = list(variant.pairs)
+        if any(self.kind_of(m).within_set_matrices for m in methods):
+            pairs += [(s, s) for s in self.sets_of(variant.pairs)]
+        return self.declared_pairs(pairs, [self.similarity_manifest(m) for m in methods])
+
+    # ------------------------------------------------------------ metrics
+
+    def metrics_dir(self, method: str) -> str:
+        return at(METRICS, method=method)
+
+    def metric_tables(self, method: str) -> list[str]:
+        return [f"{self.metrics_dir(method)}/{t}.csv" for t in METRIC_TABLES]
+
+    def transport_manifest(self, method: str) -> str:
+        return f"{self.metrics_dir(method)}/transport/{MANIFEST}"
+
+    def transport_files(self, method: str) -> list[str]:
+        folder = f"{self.metrics_dir(method)}/transport"
+        return [f"{folder}/{p}.parquet" for p in pair_names(self.study.pairs_for(method))]
+
+    def transport_pairs(self, variant: Variant) -> list[str]:
+        """Transport plans the metrics rule declares (declared_pairs)."""
+        manifests = [
+            self.transport_manifest(m)
+            for m in self.study.methods
+            if self.study.pairs_for(m) == list(variant.pairs)
+        ]
+        return self.declared_pairs(variant.pairs, manifests)
+
+    def family_settings(self, method: str) -> dict:
+        """What the metric families of one method read: thresholds, op, scale and `metrics:`."""
+        spec, m = self.spec(method), self.study.metrics
+        scale = spec.get("scale", "cosine")
+        return {
+            "thresholds": spec["thresholds"],
+            "op": self.op(method),
+            "gamma": gamma_for(m["gamma"], scale),
+            "baseline_z": m["baseline_z"],
+            "z_alpha": m["z_alpha"],
+            "bootstrap": m["bootstrap"],
+            "null_model": m["null_model"],
+            "transport": m["transport"],
+            "scale": scale,
+            "clamp": bool(spec.get("clamp", False)),
+        }
+
+    def decision_thresholds(self, method: str) -> dict:
+        """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
+        a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
+        any other method's against metrics.baseline_z."""
+        spec = self.spec(method)
+        if spec.get("scale") == "z":
+            raw = (
+                spec.get("raw_thresholds")
+                or kinds.method_defaults(method, {"kind": spec["kind"]})["thresholds"]
+            )
+            return {"raw": list(raw), "z": list(spec["thresholds"])}
+        return {"raw": list(spec["thresholds"]), "z": [self.study.metrics["baseline_z"]]}
+
+    def has_runs(self, method: str) -> bool:
+        """Run consistency (seeds 002-004): kinds that have it, and a run group (config
+        run_groups, or two or more generated runs) among the sets of its comparisons."""
+        return self.kind_of(method).runs and bool(self.run_groups(method))
+
+    def run_groups(self, method: str) -> dict:
+        """The run groups with two or more runs among the sets of the method's comparisons."""
+        sets = set(self.study.sets_for(method))
+        groups = {g: [s for s in runs if s in sets] for g, runs in self.study.run_groups.items()}
+        return {g: runs for g, runs in groups.items() if len(runs) >= 2}
+
+    def method_runs(self, method: str) -> list[str]:
+        """Every set in one of the method's run groups, once, in group order."""
+        return list(dict.fromkeys(s for g in self.run_groups(method).values() for s in g))
+
+    # ------------------------------------------------------------ calibration
+
+    def calibration_settings(self) -> dict:
+        """config `calibration:` with its defaults (metrics.settings, docs/thresholds.md)."""
+        from themesim.metrics.settings import calibration_settings
+
+        return calibration_settings(self.config.get("calibration"))
+
+    def uses_calibration(self, method: str) -> bool:
+        spec = self.spec(method)
+        return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
+
+    def has_calibration(self, method: str) -> bool:
+        """Rated pairs are configured and the method's kind can score them (a kind that
+        calibrates_on_request: only for a method that uses `calibrated`)."""
+        k = self.kind_of(method)
+        if not (self.calibration_settings()["pairs"] and k.calibrates):
+            return False
+        return self.uses_calibration(method) or not k.calibrates_on_request
+
+    def calibration_summary(self, method: str) -> str:
+        return f"{at(CALIBRATION, method=method)}.csv"
+
+    def calibration_files(self, method: str) -> list[str]:
+        """What the metrics rule reads to resolve `calibrated` (nothing when unused)."""
+        if not self.uses_calibration(method):
+            return []
+        return [self.calibration_summary(method), f"{at(CALIBRATION, method=method)}/isotonic.csv"]
+
+    def calibration_spec(self, method: str) -> dict:
+        """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
+        spec, k = self.spec(method), self.kind_of(method)
+        embed = self.embed_settings(k.embeddings_of(method, spec)) if k.reads_embeddings else {}
+        return embed | k.similarity_spec(spec)
+
+    def calibration_embeddings(self, method: str) -> list[str]:
+        """A kind whose pair scores need the study's theme vectors (abtt's correction)."""
+        if not self.kind_of(method).pairs_read_study_embeddings:
+            return []
+        return self.embedding_files(self.study.embeddings_of(method), list(self.study.sets))
+
+    def calibration_cache(self, method: str):
+        """The judge's judgement cache (the one its similarity rule fills) for a kind that
+        keeps one, else the embedding cache setting."""
+        return CACHES["judge"] if self.kind_of(method).judge_cache else self.embedding_cache()
+
+    def embeds_rated_pairs(self, method: str) -> bool:
+        """The embedding job of the method whose model scores this method's rated pairs puts
+        their vectors in the cache (steps.embed.calibration_texts): no second model load."""
+        k = self.kind_of(method)
+        return self.has_calibration(method) and k.reads_embeddings and self.cache_on()
+
+    def embedded_rated_pairs(self, method: str) -> list[str]:
+        """The rated pairs an embedding job encodes (for every method scoring with its model);
+        the rule reads them as `ancient`: an edit of the file reruns the calibration jobs,
+        which encode its new texts, not the embedding job and everything made from it."""
+        users = [
+            m
+            for m in self.study.methods
+            if self.embeds_rated_pairs(m)
+            and self.kind_of(m).embeddings_of(m, self.spec(m)) == method
+        ]
+        return [self.calibration_settings()["pairs"]] if users else []
+
+    def calibration_after_embed(self, method: str) -> list[str]:
+        """An embedding file of the model's job, so calibration runs after it fills the cache."""
+        if not self.embeds_rated_pairs(method):
+            return []
+        base = self.kind_of(method).embeddings_of(method, self.spec(method))
+        return self.embedding_files(base, [self.study.reference])
+
+    def judges_rated_pairs(self, method: str) -> bool:
+        """The method's similarity job judges its rated pairs into the judgement cache, so the
+        calibration job finds them there and starts no second LLM server."""
+        return self.has_calibration(method) and self.kind_of(method).judge_cache
+
+    def judged_rated_pairs(self, method: str) -> list[str]:
+        """The rated pairs the judge's similarity job judges (read as `ancient`: an edit of the
+        file reruns the calibration job, which judges its new pairs)."""
+        return [self.calibration_settings()["pairs"]] if self.judges_rated_pairs(method) else []
+
+    def calibration_after_judge(self, method: str) -> list[str]:
+        """The judge's similarity manifest, so calibration runs after it fills the cache."""
+        return [self.similarity_manifest(method)] if self.judges_rated_pairs(method) else []
+
+    def calibration_matrix_pairs(self, method: str) -> list:
+        """The pairs whose score matrices (made elsewhere) may hold the rated pairs."""
+        return self.study.method_pairs(method) if self.kind_of(method).reads_matrices else []
+
+    def calibration_sets(self, method: str) -> list[str]:
+        """Sets whose theme tables name the rows and columns of those matrices."""
+        return self.study.sets_for(method) if self.kind_of(method).reads_matrices else []
+
+    # ------------------------------------------------------------ ceiling
+
+    def has_ceiling(self, method: str) -> bool:
+        """A paraphrase ceiling for this method: active, a kind that can score paraphrases,
+        and the reference among the sets of its comparisons."""
+        return (
+            bool(self.study.ceiling["active"])
+            and self.kind_of(method).ceiling
+            and self.study.reference in self.study.sets_for(method)
+        )
+
+    def ceiling_files(self, method: str) -> list[str]:
+        """The method's paraphrase similarities, an input of its metrics ([] when none)."""
+        return [at(CEILING, method=method)] if self.has_ceiling(method) else []
+
+    def paraphrase_files(self) -> list[str]:
+        """The paraphrases and per-method paraphrase similarities, when some method has a
+        ceiling (archived beside the metric tables they feed)."""
+        methods = [m for m in self.study.methods if self.has_ceiling(m)]
+        return [PARAPHRASES] + [at(CEILING, method=m) for m in methods] if methods else []
+
+    def paraphrase_settings(self) -> dict:
+        """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
+        return {k: v for k, v in self.study.ceiling.items() if k != "active" and v is not None}
+
+    def ceiling_spec(self, method: str) -> dict:
+        """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
+        from themesim.similarity import tfidf_options
+
+        if self.kind_of(method).own_embeddings:
+            return self.embed_settings(method)
+        return tfidf_options(self.spec(method))
+
+    # ------------------------------------------------------------ plots
+
+    def plots_dir(self, method: str) -> str:
+        return at(PLOTS, method=method)
+
+    def reference_pairs(self, pairs) -> list:
+        """Pairs with a heatmap file each (the plots rule): the reference vs each set, which is
+        every pair of a study without `comparisons.all_pairs`."""
+        return [p for p in pairs if p[0] == self.study.reference]
+
+    def other_pairs(self, pairs) -> list:
+        """The rest of all pairs: their heatmaps go to one folder output per method, so the
+        DAG does not declare (and look up) pairs-squared files."""
+        return [p for p in pairs if p[0] != self.study.reference]
+
+    def heatmaps(self, method: str) -> list[str]:
+        pairs = self.reference_pairs(self.study.pairs_for(method))
+        return [f"{self.plots_dir(method)}/{p}_heatmap.png" for p in pair_names(pairs)]
+
+    def heatmap_folder(self, method: str) -> list[str]:
+        """The folder of the other pairs' heatmaps; none without `comparisons.all_pairs`."""
+        has = self.other_pairs(self.study.pairs_for(method))
+        return [f"{self.plots_dir(method)}/heatmaps"] if has else []
+
+    def heatmap_paths(self, method: str) -> list[str]:
+        """Every pair's heatmap PNG of the method, in the study's pair order (what the report
+        links)."""
+        pairs = self.study.pairs_for(method)
+        d = self.plots_dir(method)
+        return [
+            f"{d}/{p}_heatmap.png" if a == self.study.reference else f"{d}/heatmaps/{p}_heatmap.png"
+            for (a, _), p in zip(pairs, pair_names(pairs), strict=True)
+        ]
+
+    def heatmap_scale(self, method: str) -> dict:
+        """What the heatmaps and grounding read to put scores on the method's scale
+        (metrics.method_scale)."""
+        s = self.family_settings(method)
+        z = s["scale"] == "z"
+        fit = self.calibration_files(method)[1:] if s["scale"] == "calibrated" else []
+        within = (
+            dict(zip(self.within_sets(method), self.within_files(method), strict=True)) if z else {}
+        )
+        return {
+            "scale": s["scale"],
+            "clamp": s["clamp"],
+            "within": within,
+            "fit": fit[0] if fit else None,
+        }
+
+    def plot_limit(self, key: str):
+        """plots.max_pair_heatmaps / plots.max_pair_panels as given (null = no limit), else
+        the default."""
+        plots = self.config.get("plots") or {}
+        return plots[key] if key in plots else PLOTS_DEFAULTS[key]
+
+    def figures(self, method: str, drawn_by: str | None = None) -> list[Figure]:
+        """The per-method figures the method has (of one job when drawn_by is given)."""
+        return [
+            f
+            for f in METHOD_FIGURES
+            if (drawn_by is None or f.drawn_by == drawn_by)
+            and (f.needs is None or self.has(method, f.needs))
+        ]
+
+    def has(self, method: str, capability: str) -> bool:
+        return (
+            self.has_runs(method)
+            if capability == "runs"
+            else getattr(self.kind_of(method), capability)
+        )
+
+    def figure_path(self, method: str, figure: Figure, ext: str = "png") -> str:
+        return f"{self.plots_dir(method)}/{figure.stem}.{ext}"
+
+    def method_plot_files(self, method: str) -> dict[str, str]:
+        """Every extra plot of a method by its report key (PNG); each has an .svg beside it."""
+        return {f.key: self.figure_path(method, f) for f in self.figures(method)}
+
+    def method_figure_files(self, method: str) -> dict[str, str]:
+        """A method's figures drawn by report_parts: PNG and SVG by name."""
+        return {
+            f"{f.stem}_{ext}": self.figure_path(method, f, ext)
+            for f in self.figures(method, "report_parts")
+            for ext in ("png", "svg")
+        }
+
+    def report_parts_outputs(self) -> list:
+        """report_parts' outputs but the verdicts and the workbook: paths, the PNGs as Report
+        entries for `snakemake --report`."""
+        out = [
+            Report(HEADLINE["csv"], "headline.rst", "Summary"),
+            HEADLINE["tex"],
+            Report(HEADLINE["png"], "headline_intervals.rst", "Summary"),
+            HEADLINE["svg"],
+            Report(SIDE_BY_SIDE["png"], "side_by_side.rst", "Methods side by side"),
+            SIDE_BY_SIDE["svg"],
+        ]
+        for m in self.study.methods:
+            for f in self.figures(m, "report_parts"):
+                png = self.figure_path(m, f)
+                out += [Report(png, f"{f.stem}.rst", f.category, m), self.figure_path(m, f, "svg")]
+        return out
+
+    def theme_map_methods(self) -> list[str]:
+        return [m for m in self.study.methods if self.kind_of(m).theme_vectors]
+
+    # ------------------------------------------------------------ grounding
+
+    def has_grounding(self) -> bool:
+        return bool(self.study.grounding["active"] and self.study.transcripts)
+
+    def grounding_pairs(self, pairs) -> list[str]:
+        """Pair names of the grounding rules' per-pair files; none when grounding is off, so
+        an all-pairs study without transcripts declares no pairs-squared files."""
+        return pair_names(pairs) if self.has_grounding() else []
+
+    def assign_threshold(self, method: str):
+        """Theme-segment similarity at which a segment gets a theme; None: never assigns."""
+        if self.study.grounding["assign"] == "never":
+            return None
+        return self.spec(method).get("assign_threshold")  # a kind's default, or absent
+
+    def coder_of(self, method: str, set_name: str) -> str:
+        return set_coder(self.study.grounding["coder"], method, set_name)
+
+    def assigns(self, method: str, set_name: str) -> bool:
+        """Does the set get coder labels from the method's vectors (so it needs embeddings)?"""
+        if self.assign_threshold(method) is None:
+            return False
+        return self.coder_of(method, set_name) != "llm"
+
+    def llm_coded(self, method: str, set_name: str) -> bool:
+        return (
+            self.study.grounding["assign"] != "never" and self.coder_of(method, set_name) == "llm"
+        )
+
+    def coder_sets(self, method: str) -> list[str]:
+        """The method's sets its coder labels (grounding.coder): by the LLM or by vectors."""
+        if self.study.grounding["assign"] == "never":
+            return []
+        return [
+            s
+            for s in self.study.sets_for(method)
+            if self.assigns(method, s) or self.llm_coded(method, s)
+        ]
+
+    def llm_coded_sets(self, method: str | None = None) -> list[str]:
+        """Sets the LLM codes under `method` (None: under any method with grounding)."""
+        study = self.study
+        methods = [method] if method else (list(study.methods) if self.has_grounding() else [])
+        return [
+            s
+            for s in study.sets
+            if any(self.llm_coded(m, s) for m in methods if s in study.sets_for(m))
+        ]
+
+    def llm_score_files(self, sets) -> list[str]:
+        return [at(LLM_SCORES, set=s) for s in sets]
+
+    def coder_descriptions(self, method: str) -> dict[str, str]:
+        """Set -> one line naming the coder that labels it under the method."""
+        coder, threshold = self.study.grounding["coder"], self.assign_threshold(method)
+        return {
+            s: describe(coder, self.coder_of(method, s), threshold) for s in self.coder_sets(method)
+        }
+
+    def coded_sets(self, method: str) -> list[str]:
+        """The method's sets with a coded-segments file, in set order."""
+        return [s for s in self.study.sets_for(method) if s in self.study.segments]
+
+    def assigned_sets(self, method: str) -> list[str]:
+        """The method's sets that get coder labels from its vectors (assigns), in set order."""
+        return [s for s in self.study.sets_for(method) if self.assigns(method, s)]
+
+    def variant_sets(self, pairs) -> list[str]:
+        """The sets of the comparisons a variant of a rule runs; every set for the first."""
+        return list(self.study.sets) if pairs == self.study.pairs else self.sets_of(pairs)
+
+    def grounding_settings(self) -> dict:
+        """What the grounding metrics read: `grounding:`'s interval and test settings."""
+        g = self.study.grounding
+        return {
+            "min_iou": g["min_iou"],
+            "seed": g["seed"],
+            "intervals": g["intervals"],
+            "bootstrap": {"n": g["bootstrap"]},
+            "permutations": g["permutations"],
+        }
+
+    def label_files(self, method: str, sets=None) -> list[str]:
+        sets = self.study.sets_for(method) if sets is None else sets
+        return [f"{at(LABELS, method=method)}/{s}.parquet" for s in sets]
+
+    def quote_files(self, method: str, sets=None) -> list[str]:
+        sets = self.study.sets_for(method) if sets is None else sets
+        return [f"{at(LABELS, method=method)}/{s}.quotes.csv" for s in sets]
+
+    def coder_agreement_files(self) -> list[str]:
+        return [CODER_AGREEMENT] if self.has_grounding() else []
+
+    def grounding_iou(self, method: str, pair: str, ext: str = "png") -> str:
+        return f"{self.plots_dir(method)}/grounding/{pair}_iou.{ext}"
+
+    def grounding_scatter(self, method: str, ext: str = "png") -> str:
+        return f"{self.plots_dir(method)}/grounding/text_vs_data.{ext}"
+
+    def grounding_tables(self, method: str) -> list[str]:
+        d = self.metrics_dir(method)
+        return [f"{d}/grounding.csv", f"{d}/grounding_pairs.csv"]
+
+    def grounding_outputs(self, method: str) -> list[str]:
+        if not self.has_grounding():
+            return []
+        pairs = pair_names(self.study.pairs_for(method))
+        figures = [self.grounding_iou(method, p, ext) for p in pairs for ext in ("png", "svg")]
+        scatter = [self.grounding_scatter(method, ext) for ext in ("png", "svg")]
+        return self.grounding_tables(method) + figures + scatter + self.coder_agreement_files()
+
+    def grounding_report_files(self, method: str) -> dict:
+        """What the report's grounding section reads of a method (none without grounding)."""
+        if not self.has_grounding():
+            return {}
+        return {
+            "grounding_csv": self.grounding_tables(method)[0],
+            "grounding_dir": f"{self.metrics_dir(method)}/grounding",
+            "segments_dir": at(LABELS, method=method),
+            "segments_parquet": SEGMENTS,
+            "grounding_heatmaps": {
+                p: self.grounding_iou(method, p) for p in pair_names(self.study.pairs_for(method))
+            },
+            "grounding_scatter_png": self.grounding_scatter(method),
+            "coder_agreement_csv": CODER_AGREEMENT,
+        }
+
+    # ------------------------------------------------------------ the report
+
+    def workbook_tables(self) -> dict[str, str]:
+        """Sheet title -> metric table of results/report/tables.xlsx, one sheet each."""
+        out = {"headline": HEADLINE["csv"], "verdicts": VERDICTS}
+        for m in self.study.methods:
+            d = self.metrics_dir(m)
+            out |= {
+                f"{m} comparisons": f"{d}/comparisons.csv",
+                f"{m} themes": f"{d}/themes.csv",
+                f"{m} sweep": f"{d}/sweep.csv",
+                f"{m} sets": f"{d}/sets.csv",
+                f"{m} decision changes": f"{d}/decision_changes.csv",
+                f"{m} splits joins": f"{d}/transport/splits_joins.csv",
+            }
+            if self.has_runs(m):
+                out[f"{m} runs"] = f"{d}/runs.csv"
+            if self.has_calibration(m):
+                out[f"{m} calibration"] = self.calibration_summary(m)
+        if self.has_grounding():
+            out["coder agreement"] = CODER_AGREEMENT
+        return out
+
+    def all_tables(self, table: str) -> list[str]:
+        """One metric table (comparisons, themes, sweep, sets, decision_changes) of every
+        method."""
+        return [f"{self.metrics_dir(m)}/{table}.csv" for m in self.study.methods]
+
+    def runs_tables(self) -> list[str]:
+        return [f"{self.metrics_dir(m)}/runs.csv" for m in self.study.methods if self.has_runs(m)]
+
+    def pairs_overview_files(self, method: str) -> dict:
+        """The all-pairs overview the report shows when the folder holds one (report key)."""
+        folder = self.heatmap_folder(method)
+        return {"pairs_overview_png": f"{folder[0]}/overview.png"} if folder else {}
+
+    def report_method_files(self, method: str) -> dict:
+        """What the summary report reads of a method by key (figures, tables, grounding)."""
+        d = self.metrics_dir(method)
+        runs = {"runs_csv": f"{d}/runs.csv"} if self.has_runs(method) else {}
+        return (
+            self.method_plot_files(method)
+            | {"sets_csv": f"{d}/sets.csv", "decisions_csv": f"{d}/decision_changes.csv"}
+            | runs
+            | self.grounding_report_files(method)
+            | self.pairs_overview_files(method)
+        )
+
+    def report_methods(self) -> dict:
+        """The summary report's description of each method."""
+        panels = self.plot_limit("max_pair_panels")
+        return {
+            m: {
+                "description": s.get("description", m),
+                "thresholds": s["thresholds"],
+                "op": self.op(m),
+                "kind": self.kind(m),
+                "scale": self.family_settings(m)["scale"],
+                "clamp": self.family_settings(m)["clamp"],
+                "reference": self.study.reference,
+                "max_pair_panels": panels,
+            }
+            for m, s in self.study.methods.items()
+        }
+
+    def precomputed_inputs(self) -> dict[str, list[str]]:
+        """Per method that reads score matrices made elsewhere, the files it reads."""
+        return {
+            m: self.matrix_files(m, self.study.method_pairs(m))
+            for m in self.study.methods_with("reads_matrices")
+        }
+
+    def precomputed_files(self) -> list[str]:
+        """Score matrices made elsewhere that methods read (hashed in the report's inputs)."""
+        return [f for files in self.precomputed_inputs().values() for f in files]
+
+    def coded_inputs(self) -> dict[str, str]:
+        """set -> its coded-segments file, when that is not the set's own theme file (a .qdpx
+        is both): an input the archive and the report's inputs hold."""
+        return {s: p for s, p in self.study.segments.items() if p != self.study.sets.get(s)}
+
+    # ------------------------------------------------------------ final outputs and archive
+
+    def final_outputs(self) -> list[str]:
+        """What `all` asks for."""
+        out = [
+            SEGMENTS,
+            *SIDE_BY_SIDE.values(),
+            *HEADLINE.values(),
+            WORKBOOK,
+        ]
+        for m in self.study.methods:
+            out += self.similarity_done(m)
+            out += self.gone_files(self.similarity_manifest(m))
+            out += self.gone_files(self.transport_manifest(m))
+            out += self.metric_tables(m)
+            if self.has_runs(m):
+                out.append(f"{self.metrics_dir(m)}/runs.csv")
+            out += self.grounding_outputs(m)
+            plots = self.heatmaps(m) + [f"{self.plots_dir(m)}/sweep.png"]
+            plots += list(self.method_plot_files(m).values())
+            out += plots + svg_of(plots) + self.heatmap_folder(m)
+        out += list(SUMMARY.values())
+        for m in self.study.methods:
+            if self.has_calibration(m):
+                folder = at(CALIBRATION, method=m)
+                out += [self.calibration_summary(m), f"{folder}/calibration.png"]
+        return out
+
+    def archive_settings(self) -> dict:
+        return ARCHIVE_DEFAULTS | (self.config.get("archive") or {})
+
+    def archive_zip(self) -> str:
+        from themesim.archive.build import archive_name
+
+        return f"results/archive/{archive_name(self.study.name)}.zip"
+
+    def archive_results(self) -> list[str]:
+        """The final outputs plus the side tables and theme embeddings their rules also write."""
+        out = [f for f in self.final_outputs() if f.startswith("results/")]
+        for m in self.study.methods:
+            d = self.metrics_dir(m)
+            # The archive packs every file a manifest lists (themesim.archive.build).
+            out += [
+                self.similarity_manifest(m),
+                self.transport_manifest(m),
+                f"{d}/sets_themes.csv",
+                f"{d}/transport/splits_joins.csv",
+                f"{d}/decision_changes.csv",
+            ]
+            if self.has_runs(m):
+                out.append(f"{d}/runs_matrix.parquet")
+            out += self.embedding_files(m, self.study.sets)
+        out += self.paraphrase_files()
+        return list(dict.fromkeys(out))
+
+    def archive_caches(self) -> list[str]:
+        """The LLM call caches beside the judge's, when their calls run."""
+        out = [CACHES["generate"]] if self.study.generated else []
+        out += [CACHES["paraphrase"]] if self.paraphrase_files() else []
+        return out + ([CACHES["coder"]] if self.llm_coded_sets() else [])
+
+    def judge_cache(self):
+        """The judge's cache when a judge method runs (an accumulating file, not an output)."""
+        return CACHES["judge"] if self.study.methods_with("judge_cache") else None
+
+    def generated_files(self) -> list[str]:
+        """The CSVs of the LLM-generated runs (generate_themes), in run order."""
+        return [generated_csv(run) for run in self.study.generated]
+
+    def generate_prompt_files(self) -> list[str]:
+        from themesim.llm.generate import GenerateSettings
+        from themesim.llm.prompts import prompt_paths
+
+        name = self.study.generate.get("prompt", GenerateSettings.prompt)
+        return [str(p) for p in prompt_paths(name).values()]

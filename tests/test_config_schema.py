@@ -1,0 +1,55 @@
+"""The workflow checks its config once at parse time: check_schema(defaults=True) words the
+first problem in one line and fills in the schema's defaults, as Snakemake's `validate` did
+after it (the report and the archive keep the config with its defaults)."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from themesim.config import check_schema
+from themesim.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+DEMO = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        DEMO,
+        {"theme_sets": ["a.csv", "b.csv"], "methods": {"tfidf": {"kind": "tfidf"}}},
+        DEMO | {"grounding": {"coder": {"kind": "llm", "llm": {"threshold": 0.3}}}},
+    ],
+    ids=["demo", "minimal", "nested"],
+)
+def test_defaults_are_filled_as_snakemake_validate_fills_them(config):
+    from snakemake.utils import validate
+
+    ours, theirs = copy.deepcopy(config), copy.deepcopy(config)
+    check_schema(ours, SCHEMA, defaults=True)
+    validate(theirs, str(SCHEMA))
+    assert json.dumps(ours) == json.dumps(theirs)  # the same keys, values and order
+    assert ours != config  # something was filled in
+    assert ours["archive"] == {"confidential": False, "authors": []}
+
+
+def test_without_defaults_the_config_is_left_as_it_is():
+    config = copy.deepcopy(DEMO)
+    check_schema(config, SCHEMA)
+    assert config == DEMO
+
+
+def test_a_wrong_type_is_one_line_before_any_default_is_filled():
+    config = copy.deepcopy(DEMO) | {"grounding": 5}
+    with pytest.raises(InputError, match=r"^config grounding: 5 is not of type object"):
+        check_schema(config, SCHEMA, defaults=True)
+
+
+def test_the_snakefile_checks_the_config_once():
+    text = (REPO / "Snakefile").read_text()
+    assert text.count("exit_on_error(check_schema,") == 1
+    assert "validate(" not in text and "defaults=True" in text

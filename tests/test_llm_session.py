@@ -1,0 +1,89 @@
+"""One settings base and one cached call session for every LLM caller (themesim.llm.session)."""
+
+import ast
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from themesim.coder.llm import TABLE as CODER
+from themesim.coder.llm import CoderLLMSettings
+from themesim.errors import InputError
+from themesim.llm.generate import TABLE as GENERATE
+from themesim.llm.generate import GenerateSettings
+from themesim.llm.judge import TABLE as JUDGE
+from themesim.llm.judge import JudgeSettings
+from themesim.llm.paraphrase import TABLE as PARAPHRASE
+from themesim.llm.paraphrase import ParaphraseSettings
+from themesim.llm.session import EndpointSettings
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "themesim"
+TAIL = ["attempts", "seconds", "updated_at"]
+OUTCOME = ["raw_response", "prompt_tokens", "completion_tokens", "error", *TAIL]
+
+# The columns of the caches written before the tables had one source: a cache file of an
+# earlier run must take the rows of this one.
+COLUMNS = {
+    "judgements": ["key", "model", "prompt_version", "prompt_sha256", "text_a", "text_b"]
+    + ["settings", "status", "score", *OUTCOME],
+    "generations": ["key", "model", "prompt_version", "prompt_sha256", "stage", "seed", "text"]
+    + ["settings", "status", "themes", *OUTCOME],
+    "codings": ["key", "model", "prompt_version", "prompt_sha256", "codebook", "passage"]
+    + ["settings", "status", "answer", *OUTCOME],
+    "paraphrases": ["key", "model", "prompt_version", "prompt_sha256", "text", "k", "settings"]
+    + ["paraphrases", "raw_response", *TAIL],
+}
+
+
+@pytest.mark.parametrize("table", [JUDGE, GENERATE, CODER, PARAPHRASE], ids=lambda t: t.name)
+def test_cache_tables_keep_their_columns(table):
+    con = sqlite3.connect(":memory:")
+    con.execute(table.schema)
+    assert [r[1] for r in con.execute(f"PRAGMA table_info({table.name})")] == COLUMNS[table.name]
+
+
+def test_a_row_stored_by_name_is_found_ok_only(tmp_path):
+    con = JUDGE.open(tmp_path / "judge.sqlite")
+    row = {c: "x" for c in COLUMNS["judgements"]} | {"score": 0.25, "attempts": 1}
+    JUDGE.insert(con, row | {"key": "k1", "status": "ok"})
+    JUDGE.insert(con, row | {"key": "k2", "status": "failed", "score": None})
+    JUDGE.insert(con, row | {"key": "k3", "status": "ok", "score": 7.0})
+    assert JUDGE.answers(con, ["k1", "k2", "k3", "k4"]) == {"k1": 0.25, "k3": 7.0}
+    assert JUDGE.answers(con, ["k1", "k3"], "score BETWEEN 0 AND 1 AND ") == {"k1": 0.25}
+    para = PARAPHRASE.open(tmp_path / "paraphrase.sqlite")  # no status: every row is an answer
+    PARAPHRASE.insert(para, {c: "y" for c in COLUMNS["paraphrases"]} | {"key": "p", "k": 2})
+    assert PARAPHRASE.answers(para, ["p"]) == {"p": "y"}
+
+
+@pytest.mark.parametrize(
+    "cls, where",
+    [
+        (JudgeSettings, "judge settings"),
+        (GenerateSettings, "generate_themes settings"),
+        (ParaphraseSettings, "config ceiling"),
+        (CoderLLMSettings, "grounding.coder"),
+    ],
+)
+def test_every_caller_has_the_one_settings_base(cls, where):
+    assert issubclass(cls, EndpointSettings) and cls.WHERE == where
+    with pytest.raises(InputError) as e:
+        cls(base_url="http://127.0.0.1:9/v1")
+    assert e.value.where == where and "model is not" in e.value.problem
+    with pytest.raises(InputError):
+        cls(max_retries=-1)
+    assert cls().max_retries == 4 and cls().backoff_s == 1.0
+
+
+def test_settings_keep_their_own_defaults():
+    assert (JudgeSettings().timeout_s, GenerateSettings().timeout_s) == (120.0, 600.0)
+    assert (CoderLLMSettings().n_ctx, ParaphraseSettings().n_ctx) == (4096, 2048)
+    assert (JudgeSettings().max_tokens, GenerateSettings().max_tokens) == (24, 768)
+    assert ParaphraseSettings().k == 5 and GenerateSettings().temperature == 0.7
+
+
+def test_chunks_does_not_import_generate():
+    tree = ast.parse((SRC / "llm" / "chunks.py").read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
+    assert "themesim.llm.generate" not in imported

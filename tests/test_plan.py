@@ -1,0 +1,179 @@
+"""themesim.plan: every results path once, and each method's file lists."""
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import REPO, make_study, write_config
+
+from themesim.config import prepare
+from themesim.io.manifest import write_manifest
+from themesim.plan import METHOD_FIGURES, Plan, Report, Variant
+
+METHODS = {
+    "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
+    "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
+    "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
+    "judge": {"kind": "precomputed", "dir": "data/judge", "thresholds": [0.5]},
+}
+
+
+def plan_of(root: Path, **config) -> Plan:
+    import yaml
+
+    cfg = yaml.safe_load((root / "config" / "config.yaml").read_text()) | config
+    return Plan(prepare(cfg), cfg)
+
+
+@pytest.fixture
+def study(tmp_path, monkeypatch):
+    root = make_study(tmp_path)
+    write_config(root, [0.5], methods=METHODS)
+    # the precomputed method's matrix of llm vs llm2 (comparisons.all_pairs)
+    (root / "data" / "judge" / "llm__vs__llm2.csv").write_text(
+        ",Work and care,Costs\n"
+        "Employment and caregiving conflict,0.8,0.1\n"
+        "Financial strain,0.1,0.9\n"
+        "Gardening as escape,0.0,0.0\n"
+    )
+    monkeypatch.chdir(root)  # the config's paths are relative to the run folder
+    return root
+
+
+def test_a_restricted_method_gets_a_rule_of_its_own(study):
+    plan = plan_of(study)
+    every = [("human", "llm"), ("human", "llm2")]
+    assert plan.variants("metrics") == [
+        Variant("metrics", "metrics", "minilm|tfidf|judge", every),
+        Variant("metrics_restricted1", "metrics", "tf_one", [("human", "llm2")]),
+    ]
+    assert [v.rule for v in plan.similarity_variants()] == [
+        "similarity_embedding",
+        "similarity_tfidf",
+        "similarity_tfidf_restricted1",
+        "similarity_precomputed",
+        "similarity_abtt",  # no abtt method: a rule matching nothing
+        "similarity_judge",
+    ]
+    nothing = [v for v in plan.similarity_variants() if v.rule == "similarity_abtt"][0]
+    assert not re.fullmatch(nothing.pattern, "minilm") and plan.similarity_pairs(nothing) == []
+    assert [v.restricted for v in plan.variants("plots")] == [False, True]
+
+
+def test_similarity_rules_declare_reference_and_within_pairs_by_kind(study):
+    plan = plan_of(study, comparisons={"all_pairs": True})
+    by_rule = {v.rule: v for v in plan.similarity_variants()}
+    # tfidf writes within-set matrices; llm vs llm2 is listed only in its manifest
+    assert plan.similarity_pairs(by_rule["similarity_tfidf"]) == [
+        "human__vs__llm",
+        "human__vs__llm2",
+        "human__vs__human",
+        "llm__vs__llm",
+        "llm2__vs__llm2",
+    ]
+    # precomputed matrices: no within-set files
+    assert plan.similarity_pairs(by_rule["similarity_precomputed"]) == [
+        "human__vs__llm",
+        "human__vs__llm2",
+    ]
+    assert plan.similarity_pairs(by_rule["similarity_tfidf_restricted1"]) == [
+        "human__vs__llm2",
+        "human__vs__human",
+        "llm2__vs__llm2",
+    ]
+    assert plan.similarity_job(by_rule["similarity_tfidf"])["threads"] == 1
+    assert plan.similarity_sets("tf_one") == ["human", "llm2"]
+    assert plan.similarity_sets("minilm") == ["human", "llm", "llm2"]  # reads embeddings
+
+
+def test_a_listed_pair_file_that_is_gone_is_declared_and_asked_for(study):
+    plan = plan_of(study, comparisons={"all_pairs": True})
+    folder = study / "results/similarity/tfidf"
+    folder.mkdir(parents=True)
+    names = ["human__vs__llm", "llm__vs__llm2"]
+    for n in names:
+        (folder / f"{n}.parquet").write_bytes(n.encode())
+    write_manifest([folder / f"{n}.parquet" for n in names], folder / "manifest.csv")
+    (folder / "llm__vs__llm2.parquet").unlink()
+    tfidf = [v for v in plan.similarity_variants() if v.rule == "similarity_tfidf"][0]
+    assert "llm__vs__llm2" in plan.similarity_pairs(tfidf)
+    assert "results/similarity/tfidf/llm__vs__llm2.parquet" in plan.final_outputs()
+    assert "results/similarity/minilm/llm__vs__llm2.parquet" not in plan.final_outputs()
+
+
+def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):
+    outs = plan_of(study).final_outputs()
+    assert "results/plots/tf_one/human__vs__llm2_heatmap.png" in outs
+    assert not [f for f in outs if "tf_one/human__vs__llm_" in f]
+    assert "results/plots/tfidf/human__vs__llm_heatmap.svg" in outs
+    assert "results/metrics/tf_one/grounding.csv" in outs
+    assert len(outs) == len(set(outs)) + 3  # coder_agreement.csv: once per method (4)
+
+
+def test_figures_come_from_one_table(study):
+    plan = plan_of(study)
+    # run consistency: tfidf has a run group (llm, llm2); tf_one compares llm2 alone
+    assert plan.method_plot_files("tfidf") == {
+        "distributions_png": "results/plots/tfidf/distributions.png",
+        "confidence_png": "results/plots/tfidf/confidence.png",
+        "theme_map_png": "results/plots/tfidf/theme_map.png",
+        "runs_png": "results/plots/tfidf/run_consistency.png",
+    }
+    assert "runs_png" not in plan.method_plot_files("tf_one")
+    assert "theme_map_png" not in plan.method_plot_files("judge")  # no theme vectors
+    # report_parts draws every figure of the table but run consistency, PNG and SVG
+    drawn = {f.stem for f in METHOD_FIGURES if f.drawn_by == "report_parts"}
+    assert sorted(plan.method_figure_files("tfidf")) == sorted(
+        f"{s}_{ext}" for s in drawn for ext in ("png", "svg")
+    )
+    wrapped = [e for e in plan.report_parts_outputs() if isinstance(e, Report)]
+    assert (
+        Report(
+            "results/plots/judge/confidence.png", "confidence.rst", "Confidence profiles", "judge"
+        )
+        in wrapped
+    )
+    for m in plan.study.methods:
+        for key, path in plan.method_figure_files(m).items():
+            listed = [e.path if isinstance(e, Report) else e for e in plan.report_parts_outputs()]
+            assert path in listed, (m, key)
+
+
+def test_archive_holds_the_final_results_and_the_side_tables(study):
+    plan = plan_of(study)
+    archived = plan.archive_results()
+    assert len(archived) == len(set(archived))
+    assert {f for f in plan.final_outputs() if f.startswith("results/")} <= set(archived)
+    for f in (
+        "results/similarity/tf_one/manifest.csv",
+        "results/metrics/tf_one/transport/manifest.csv",
+        "results/metrics/minilm/sets_themes.csv",
+        "results/metrics/tfidf/runs_matrix.parquet",
+        "results/embeddings/minilm/llm2.parquet",
+    ):
+        assert f in archived, f
+    assert "results/embeddings/tfidf/llm2.parquet" not in archived
+
+
+def test_workbook_and_report_inputs(study):
+    plan = plan_of(study)
+    sheets = plan.workbook_tables()
+    assert list(sheets)[:2] == ["headline", "verdicts"]
+    assert sheets["tf_one comparisons"] == "results/metrics/tf_one/comparisons.csv"
+    assert "tf_one runs" not in sheets and sheets["tfidf runs"] == "results/metrics/tfidf/runs.csv"
+    files = plan.report_method_files("tf_one")
+    assert files["grounding_heatmaps"] == {
+        "human__vs__llm2": "results/plots/tf_one/grounding/human__vs__llm2_iou.png"
+    }
+    assert plan.plot_limit("max_pair_panels") == 30
+    assert plan_of(study, plots={"max_pair_panels": None}).plot_limit("max_pair_panels") is None
+
+
+def test_rule_files_type_no_results_path():
+    """The rules read results paths from themesim.plan, never a literal of their own."""
+    found = []
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for i, line in enumerate(path.read_text().splitlines(), start=1):
+            if re.search(r"[\"']results/", line):
+                found.append(f"{path.name}:{i}: {line.strip()}")
+    assert not found, found
