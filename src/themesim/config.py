@@ -583,29 +583,15 @@ def _run_groups(config: dict, sets: dict[str, str], generated: dict) -> dict[str
                     "themselves",
                     f"Remove {m!r} from {name!r}",
                 )
-            if m not in sets:
-                close = difflib.get_close_matches(m, list(sets), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise InputError(
-                    where,
-                    f"{m!r} is not a theme set{hint}",
-                    f"Use set names (file stem unless name: is given): {', '.join(sets)}",
-                )
-        if len(set(members)) != len(members):
-            twice = next(m for m in members if members.count(m) > 1)
-            raise InputError(where, f"{twice!r} is listed twice", "List each set once")
+        _check_set_names(where, members, sets)
         groups[str(name)] = members
     if len(generated) >= 2:
         groups[GENERATED_GROUP] = list(generated)
     return groups
 
 
-def _reference_group(config: dict, sets: dict[str, str], reference: str) -> list[str]:
-    """reference_group: checked set names, the reference first; [] when not given."""
-    members = [str(m) for m in config.get("reference_group") or []]
-    if not members:
-        return []
-    where = "config reference_group"
+def _check_set_names(where: str, members: list[str], sets) -> None:
+    """InputError unless every member names a theme set, each once."""
     for m in members:
         if m not in sets:
             close = difflib.get_close_matches(m, list(sets), n=1)
@@ -618,6 +604,15 @@ def _reference_group(config: dict, sets: dict[str, str], reference: str) -> list
     if len(set(members)) != len(members):
         twice = next(m for m in members if members.count(m) > 1)
         raise InputError(where, f"{twice!r} is listed twice", "List each set once")
+
+
+def _reference_group(config: dict, sets: dict[str, str], reference: str) -> list[str]:
+    """reference_group: checked set names, the reference first; [] when not given."""
+    members = [str(m) for m in config.get("reference_group") or []]
+    if not members:
+        return []
+    where = "config reference_group"
+    _check_set_names(where, members, sets)
     if len(members) < 2:
         raise InputError(
             where,

@@ -141,21 +141,10 @@ class SentenceTransformer(Kind):
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
     ):
         """Cosine of the theme and segment vectors the method already wrote."""
-        from themesim.embed.encode import read_embeddings, read_vector_table
         from themesim.similarity import cosine
 
-        if not theme_embeddings or not segment_embeddings:
-            return None
-        ids, emb_t, _ = read_embeddings(theme_embeddings)
-        cols, emb_s, _ = read_vector_table(segment_embeddings)
-        order = {t: i for i, t in enumerate(ids)}
-        pos = {
-            (t, int(s)): i
-            for i, (t, s) in enumerate(zip(cols["transcript"], cols["segment"], strict=True))
-        }
-        rows = [order[t] for t in themes["theme_id"]]
-        keys = zip(segments["transcript"], segments["segment"], strict=True)
-        return cosine(emb_t[rows], emb_s[[pos[(t, int(s))] for t, s in keys]])
+        vectors = self.segment_vectors(spec, themes, segments, theme_embeddings, segment_embeddings)
+        return None if vectors is None else cosine(*vectors)
 
     def segment_vectors(
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None

@@ -32,7 +32,7 @@ from themesim.llm.chunks import (
     segment_lines,
     text_budget,
 )
-from themesim.llm.prompts import load_prompts
+from themesim.llm.prompts import first_json, load_prompts
 from themesim.llm.session import CacheTable, CallSession, EndpointSettings
 
 log = logging.getLogger("themesim.llm.generate")
@@ -131,14 +131,7 @@ def parse_themes(text: str, quotes: bool = False) -> list[dict]:
     raises ValueError when the answer holds no JSON or no such theme. quotes: keep each
     theme's `quotes` (a prompt that asks for them); a theme without any keeps an empty list.
     """
-    text = text or ""
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if not starts:
-        raise ValueError("no JSON in the answer")
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text[min(starts) :])
-    except json.JSONDecodeError as e:
-        raise ValueError(f"invalid JSON ({e.msg} at char {e.pos})") from e
+    data = first_json(text)
     if isinstance(data, dict):
         items = data.get("themes")
         if items is None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
-from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256
+from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256, first_json
 from themesim.llm.session import CacheTable, CallSession, EndpointSettings
 
 log = logging.getLogger("themesim.llm.paraphrase")
@@ -81,14 +81,7 @@ def paraphrase_schema(k: int) -> dict:
 def parse_paraphrases(text: str, k: int, original: str) -> list[str]:
     """The first k distinct, non-empty paraphrases of a JSON answer that differ from the
     original (a copy would put the ceiling at 1); ValueError when fewer than k remain."""
-    text = text or ""
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if not starts:
-        raise ValueError("no JSON in the answer")
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text[min(starts) :])
-    except json.JSONDecodeError as e:
-        raise ValueError(f"invalid JSON ({e.msg} at char {e.pos})") from e
+    data = first_json(text)
     items = data.get("paraphrases") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ValueError('no "paraphrases" list in the answer')

@@ -9,6 +9,7 @@ the model again.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -41,6 +42,20 @@ def _chat(system: str | None, user: str) -> list[dict]:
     """Chat messages: the system message when the prompt has one, then the user's."""
     msgs = [{"role": "system", "content": system}] if system else []
     return msgs + [{"role": "user", "content": user}]
+
+
+def first_json(text: str | None):
+    """The first JSON object or array in a model's answer (text around it ignored);
+    ValueError when there is none or it does not parse."""
+    text = text or ""
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        raise ValueError("no JSON in the answer")
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[min(starts) :])
+    except json.JSONDecodeError as e:
+        raise ValueError(f"invalid JSON ({e.msg} at char {e.pos})") from e
+    return data
 
 
 def _sha256(raw: str) -> str:

@@ -59,6 +59,31 @@ def proportion_se(p: float, n: int) -> float:
     return math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
 
 
+def interval_rows(
+    area,
+    design,
+    quantity,
+    procedure,
+    coverage,
+    mean_width,
+    contains,
+    draws,
+    *,
+    nominal: float,
+    **common,
+) -> list[dict]:
+    """The three rows of one interval on one design: coverage of `nominal`, mean width
+    (no MC se) and the share of intervals that contain their estimate (required: 1)."""
+    return [
+        row(area, design, quantity, procedure, "coverage", coverage, draws,
+            nominal=nominal, **common),
+        row(area, design, quantity, procedure, "mean_width", mean_width, draws,
+            mc_se=np.nan, **common),
+        row(area, design, quantity, procedure, "contains_estimate", contains, draws,
+            nominal=1.0, mc_se=0.0, **common),
+    ]  # fmt: skip
+
+
 def row(
     area: str,
     design: str,

@@ -17,7 +17,7 @@ import pandas as pd
 from themesim.metrics.coverage import _best_two, score_arrays
 from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
 from themesim.metrics.intervals import CI_METRICS, interval_table, metric_method
-from themesim.validate.core import check_grid, rng_for, row, summary_frame
+from themesim.validate.core import check_grid, interval_rows, rng_for, summary_frame
 from themesim.validate.designs import THETA, grid
 
 AREA = "intervals"
@@ -108,45 +108,8 @@ def run(grid_name: str, seed: int):
         common = {"n_a": r.n_a, "n_b": r.n_b}
         if r.stress:
             common["required"] = False
-        procedure = metric_method(r.metric)
-        rows.append(
-            row(
-                AREA,
-                r.design,
-                r.metric,
-                procedure,
-                "coverage",
-                r.coverage,
-                r.draws,
-                nominal=LEVEL,
-                **common,
-            )
-        )
-        rows.append(
-            row(
-                AREA,
-                r.design,
-                r.metric,
-                procedure,
-                "mean_width",
-                r.mean_width,
-                r.draws,
-                mc_se=np.nan,
-                **common,
-            )
-        )
-        rows.append(
-            row(
-                AREA,
-                r.design,
-                r.metric,
-                procedure,
-                "contains_estimate",
-                r.contains_estimate,
-                r.draws,
-                nominal=1.0,
-                mc_se=0.0,
-                **common,
-            )
-        )
+        rows += interval_rows(
+            AREA, r.design, r.metric, metric_method(r.metric), r.coverage, r.mean_width,
+            r.contains_estimate, r.draws, nominal=LEVEL, **common,
+        )  # fmt: skip
     return detail, summary_frame(rows)

@@ -17,7 +17,7 @@ from themesim.metrics.transport import (
     transport_summary,
     unbalanced_plan,
 )
-from themesim.validate.core import check_grid, rng_for, row, summary_frame
+from themesim.validate.core import check_grid, interval_rows, rng_for, row, summary_frame
 from themesim.validate.designs import Design
 
 AREA = "transport"
@@ -95,47 +95,10 @@ def run(grid_name: str, seed: int):
     rows = []
     procedure = "two-sample jackknife-t"
     for r in detail.itertuples():
-        common = {"n_a": r.n_a, "n_b": r.n_b}
-        rows.append(
-            row(
-                AREA,
-                r.design,
-                r.quantity,
-                procedure,
-                "coverage",
-                r.coverage,
-                r.draws,
-                nominal=0.95,
-                **common,
-            )
-        )
-        rows.append(
-            row(
-                AREA,
-                r.design,
-                r.quantity,
-                procedure,
-                "mean_width",
-                r.mean_width,
-                r.draws,
-                mc_se=np.nan,
-                **common,
-            )
-        )
-        rows.append(
-            row(
-                AREA,
-                r.design,
-                r.quantity,
-                procedure,
-                "contains_estimate",
-                r.contains_estimate,
-                r.draws,
-                nominal=1.0,
-                mc_se=0.0,
-                **common,
-            )
-        )
+        rows += interval_rows(
+            AREA, r.design, r.quantity, procedure, r.coverage, r.mean_width,
+            r.contains_estimate, r.draws, nominal=0.95, n_a=r.n_a, n_b=r.n_b,
+        )  # fmt: skip
     for design, g in detail.groupby("design", sort=False):
         r = g.iloc[0]
         rows.append(
