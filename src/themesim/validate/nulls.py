@@ -88,16 +88,8 @@ def pool_size(n_b: int, pool: int = POOL) -> int:
 def _design_columns(design: str, kind: str, method: str, scale: str, n_a: int, n_b: int) -> dict:
     """The first columns of every design's row: what was scored, and its null pool."""
     pool = pool_size(n_b)
-    return {
-        "design": design,
-        "kind": kind,
-        "method": method,
-        "scale": scale,
-        "n_a": n_a,
-        "n_b": n_b,
-        "pool": pool,
-        "salad_sets_in_pool": pool // n_b,
-    }
+    scored = {"design": design, "kind": kind, "method": method, "scale": scale, "n_a": n_a}
+    return scored | {"n_b": n_b, "pool": pool, "salad_sets_in_pool": pool // n_b}
 
 
 def _rates(p: np.ndarray) -> dict:
