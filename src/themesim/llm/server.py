@@ -298,18 +298,15 @@ class LlamaServer:
 
     def command(self) -> list[str]:
         threads = str(self.threads or available_cores())
+        # Both servers take the same model and address flags.
+        serve = ["--model", str(self.model_path), "--host", HOST, "--port", str(self.port)]
         if self.backend == "native":
             # Each slot gets n_ctx (the KV cache is split between slots); prompt caching keeps
             # a slot's last prompt, so A-major requests evaluate only what follows Theme A.
             # No host-RAM prompt cache (up to 8 GB by default): A-major order has no use for it.
             return [
                 str(self.binary),
-                "--model",
-                str(self.model_path),
-                "--host",
-                HOST,
-                "--port",
-                str(self.port),
+                *serve,
                 "--ctx-size",
                 str(self.n_ctx * self.parallel),
                 "--parallel",
@@ -326,19 +323,7 @@ class LlamaServer:
                 *NATIVE_NUMERICS,
                 *self.extra_args,
             ]
-        cmd = [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(self.model_path),
-            "--host",
-            HOST,
-            "--port",
-            str(self.port),
-            "--n_ctx",
-            str(self.n_ctx),
-        ]
+        cmd = [sys.executable, "-m", "llama_cpp.server", *serve, "--n_ctx", str(self.n_ctx)]
         # llama-cpp-python generates on cpu_count // 2 threads by default (1 on 2 cores).
         cmd += ["--n_threads", threads, "--n_threads_batch", threads]
         if not self.logits_all:

@@ -98,19 +98,12 @@ def segment_labels(
     spec: dict,
     set_name: str,
     themes_path,
-    segments_path,
-    transcripts,
     coded=None,
     level: str = "all",
     theme_embeddings=None,
-    segment_embeddings=None,
-    assign: str = "uncoded",
-    assign_threshold: float | None = None,
-    quote_cutoff: float = 90.0,
-    exclude_speakers=(),
-    coder: dict | None = None,
     out,
     out_quotes,
+    **options,
 ) -> None:
     """results/segments/{method}/{set}.parquet (transcript, segment, theme_id, source, score)
     and the set's quotes with where they were found.
@@ -122,24 +115,21 @@ def segment_labels(
     of `exclude_speakers` (e.g. the interviewer) are never coded. spec: the method's
     similarity settings (its `kind` gives the theme and segment vectors:
     Kind.segment_vectors).
+    The other arguments (segments_path, transcripts, segment_embeddings, assign,
+    assign_threshold, quote_cutoff, exclude_speakers, coder) are method_segment_labels'.
     """
-    _write_set_labels(
-        _transcripts(segments_path, transcripts),
+    # One set through the method's job, so both write the same labels the same way.
+    method_segment_labels(
         method=method,
         spec=spec,
-        set_name=set_name,
-        themes_path=themes_path,
-        coded=coded,
-        level=level,
-        theme_embeddings=theme_embeddings,
-        segment_embeddings=segment_embeddings,
-        assign=assign,
-        assign_threshold=assign_threshold,
-        quote_cutoff=quote_cutoff,
-        exclude_speakers=exclude_speakers,
-        coder=coder,
-        out=out,
-        out_quotes=out_quotes,
+        sets=[set_name],
+        themes={set_name: themes_path},
+        coded={} if coded is None else {set_name: coded},
+        levels={set_name: level},
+        theme_embeddings={} if theme_embeddings is None else {set_name: theme_embeddings},
+        out={set_name: out},
+        out_quotes={set_name: out_quotes},
+        **options,
     )
 
 

@@ -85,6 +85,13 @@ def pool_size(n_b: int, pool: int = POOL) -> int:
     return math.ceil(pool / n_b) * n_b
 
 
+def _design_columns(design: str, kind: str, method: str, scale: str, n_a: int, n_b: int) -> dict:
+    """The first columns of every design's row: what was scored, and its null pool."""
+    pool = pool_size(n_b)
+    scored = {"design": design, "kind": kind, "method": method, "scale": scale, "n_a": n_a}
+    return scored | {"n_b": n_b, "pool": pool, "salad_sets_in_pool": pool // n_b}
+
+
 def _rates(p: np.ndarray) -> dict:
     return {
         f"p_le_{a}": float(np.mean(p <= a)) if p.size else np.nan
@@ -160,14 +167,7 @@ def iid_design(dist: str, n_a: int, n_b: int, draws: int, seed: int, share: floa
     q_pl, q_orc = _bh(np.vstack(dec_pl)), _bh(np.vstack(orc_pl))
     fdp = q_pl[:, m:].sum(axis=1) / np.maximum(q_pl.sum(axis=1), 1)
     rec = {
-        "design": f"iid_{dist}",
-        "kind": "synthetic",
-        "method": dist,
-        "scale": "raw",
-        "n_a": n_a,
-        "n_b": n_b,
-        "pool": size,
-        "salad_sets_in_pool": size // n_b,
+        **_design_columns(f"iid_{dist}", "synthetic", dist, "raw", n_a, n_b),
         "draws": draws,
         "n_p": p_null.size,
         **_rates(p_null.ravel()),
@@ -289,14 +289,9 @@ def salad_design(scorer: Scorer, b_name: str, scale: str, salad_sets: int, reps:
             pi, hi = theme_pvalues(obs[i : i + 1], pool[i], n_b)
             p[r, i], how[r, i] = pi[0], hi[0]
     return {
-        "design": f"salad_{scorer.method}_{scale}_{b_name}",
-        "kind": "real salad",
-        "method": scorer.method,
-        "scale": scale,
-        "n_a": n_a,
-        "n_b": n_b,
-        "pool": k * n_b,
-        "salad_sets_in_pool": k,
+        **_design_columns(
+            f"salad_{scorer.method}_{scale}_{b_name}", "real salad", scorer.method, scale, n_a, n_b
+        ),
         "draws": reps,
         "n_p": p.size,
         **_rates(p.ravel()),
@@ -341,14 +336,14 @@ def planted_design(scorer: Scorer, scale: str, salad_sets: int, reps: int, seed,
         n_planted += m
         fdp.append(q[~planted].sum() / max(q.sum(), 1))
     return {
-        "design": f"planted_{scorer.method}_{scale}",
-        "kind": "real paraphrases among salad",
-        "method": scorer.method,
-        "scale": scale,
-        "n_a": n_a,
-        "n_b": n_b,
-        "pool": k * n_b,
-        "salad_sets_in_pool": k,
+        **_design_columns(
+            f"planted_{scorer.method}_{scale}",
+            "real paraphrases among salad",
+            scorer.method,
+            scale,
+            n_a,
+            n_b,
+        ),
         "draws": len(fdp),
         "n_planted": n_planted,
         "power": float(np.sum(power) / max(n_planted, 1)),

@@ -3,9 +3,10 @@ the legend below the axes, cell annotations and the checks on input tables."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -123,6 +124,29 @@ def save_png(fig: Figure, out_png, out_svg=None) -> Path:
             )
     fig.clear()  # free the artists now; the Figure is not registered with pyplot
     return out
+
+
+def saving(figure: Callable[..., Figure], name: str, doc: str) -> Callable[..., Path]:
+    """The plain function ``name`` of a ``*_figure`` function: its arguments plus ``out_png``
+    (and ``out_svg``); draws the figure, saves it with save_png and returns the PNG path.
+    One wrapper, so each figure's parameter list is written once."""
+
+    def draw_and_save(*args, out_png, out_svg=None, **kwargs) -> Path:
+        return save_png(figure(*args, **kwargs), out_png, out_svg)
+
+    draw_and_save.__name__ = draw_and_save.__qualname__ = name
+    draw_and_save.__module__ = figure.__module__
+    draw_and_save.__doc__ = doc
+    # help() and inspect show the figure's parameters, then the two paths.
+    sig = inspect.signature(figure)
+    paths = [
+        inspect.Parameter("out_png", inspect.Parameter.KEYWORD_ONLY),
+        inspect.Parameter("out_svg", inspect.Parameter.KEYWORD_ONLY, default=None),
+    ]
+    draw_and_save.__signature__ = sig.replace(
+        parameters=[*sig.parameters.values(), *paths], return_annotation=Path
+    )
+    return draw_and_save
 
 
 def cell_span(n: int) -> float:

@@ -5,8 +5,6 @@ Never means: box = quartiles, whiskers = min and max, every point shown.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -22,7 +20,7 @@ from themesim.report.plots.common import (
     new_figure,
     op_symbol,
     require_columns,
-    save_png,
+    saving,
     wrap_label,
 )
 from themesim.report.plots.pair_limit import over_limit, shown_pairs
@@ -229,23 +227,12 @@ def distributions_figure(
     return fig
 
 
-def distributions(
-    themes: pd.DataFrame,
-    *,
-    op: str,
-    gamma: float,
-    title: str,
-    out_png,
-    out_svg=None,
-    reference: str | None = None,
-    max_panels: int | None = None,
-) -> Path:
+distributions = saving(
+    distributions_figure,
+    "distributions",
     """Matched-pair similarity and gap distributions, one row per comparison (above
-    ``max_panels``: the reference's and all pooled)."""
-    fig = distributions_figure(
-        themes, op=op, gamma=gamma, title=title, reference=reference, max_panels=max_panels
-    )
-    return save_png(fig, out_png, out_svg)
+    ``max_panels``: the reference's and all pooled).""",
+)
 
 
 def category_counts(rows: pd.DataFrame, side: str) -> dict[str, int]:
@@ -339,20 +326,9 @@ def confidence_figure(
     return fig
 
 
-def confidence_profile(
-    themes: pd.DataFrame,
-    *,
-    op: str,
-    gamma: float,
-    title: str,
-    out_png,
-    out_svg=None,
-    reference: str | None = None,
-    max_panels: int | None = None,
-) -> Path:
+confidence_profile = saving(
+    confidence_figure,
+    "confidence_profile",
     """Stacked bars of the four match categories, per side of each comparison (above
-    ``max_panels``: the reference's and the sums over all)."""
-    fig = confidence_figure(
-        themes, op=op, gamma=gamma, title=title, reference=reference, max_panels=max_panels
-    )
-    return save_png(fig, out_png, out_svg)
+    ``max_panels``: the reference's and the sums over all).""",
+)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 from matplotlib import colormaps
@@ -23,7 +22,7 @@ from themesim.report.plots.common import (
     meets_threshold,
     new_figure,
     op_symbol,
-    save_png,
+    saving,
     theme_label,
     theme_labels,
 )
@@ -248,25 +247,9 @@ def heatmap_figure(
     return fig
 
 
-def heatmap(
-    S,
-    a_labels: Sequence,
-    b_labels: Sequence,
-    *,
-    threshold: float,
-    op: str,
-    title: str,
-    out_png,
-    pairs: Sequence[tuple[int, int]] | None = None,
-    a_ids: Sequence | None = None,
-    b_ids: Sequence | None = None,
-    a_name: str = "A (reference)",
-    b_name: str = "B",
-    diagonal: bool = True,
-    out_svg=None,
-    scale_label: str = "similarity S",
-    symbol: str = "S",
-) -> Path:
+heatmap = saving(
+    heatmap_figure,
+    "heatmap",
     """Annotated similarity matrix (rows = A, the reference; columns = B).
 
     Cells meeting the threshold are outlined; ``pairs`` (Hungarian (i, j)) get a
@@ -275,21 +258,5 @@ def heatmap(
     to have labels like "H03 Guilt and obligation". ``S`` and ``threshold`` are on the scale
     ``scale_label`` names (the colour bar's label; ``symbol`` in the legend), so outlines are
     that scale's decisions.
-    """
-    fig = heatmap_figure(
-        S,
-        a_labels,
-        b_labels,
-        threshold=threshold,
-        op=op,
-        title=title,
-        pairs=pairs,
-        a_ids=a_ids,
-        b_ids=b_ids,
-        a_name=a_name,
-        b_name=b_name,
-        diagonal=diagonal,
-        scale_label=scale_label,
-        symbol=symbol,
-    )
-    return save_png(fig, out_png, out_svg)
+    """,
+)
