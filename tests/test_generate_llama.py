@@ -12,6 +12,9 @@ from themesim.llm.chunks import approx_tokens
 from themesim.llm.generate import GenerateSettings, generate_runs
 from themesim.llm.prompts import load_prompts
 
+# Two real generations (about 2 min on 2 cores): `make test-slow`, not `make test`.
+pytestmark = pytest.mark.slow
+
 TURNS = [
     ("Interviewer", "How do you manage work and caring for your mother?"),
     (
