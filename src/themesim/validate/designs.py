@@ -19,7 +19,8 @@ would give on average (METRICS.md "Intervals").
 - real: the demo's themes embedded by a real method (validate/demo.py): A is n_a of the ten
   human themes, B holds each one's paraphrase with probability pi and is filled with themes
   that match none of A (paraphrases and sub-themes of the human themes left out, the two
-  unmapped llm_partial themes); the method's own threshold.
+  unmapped llm_partial themes); the method's own threshold. Only sizes the pool fills in
+  every draw (a short B raises ValueError).
 """
 
 from __future__ import annotations
@@ -147,6 +148,13 @@ def _real(d: Design, rng):
             ]
     fillers = list(rng.permutation(fillers))
     b = (b + fillers)[: d.n_b]
+    if len(b) < d.n_b:
+        # A short B would make the population value a mean over other set sizes than the
+        # design names (the intervals are for the sizes a study has).
+        raise ValueError(
+            f"{d.name}: the demo holds only {len(b)} themes for B in this draw; "
+            "use sizes its pool always fills (n_b <= 10 with 6 A themes, <= 6 with 8)"
+        )
     b = [b[i] for i in rng.permutation(len(b))]
     a = [index[("human", h)] for h in chosen]
     return S_all[np.ix_(a, b)], S_all[np.ix_(a, a)], S_all[np.ix_(b, b)]
@@ -171,7 +179,7 @@ def grid(name: str) -> list[Design]:
             Design("noisy", 8, 8, 0.5),
             Design("topics", 8, 12, 0.6),
             Design("granular", 6, 14, 0.8),
-            Design("real", 8, 10, 0.6, {"method": "minilm"}, theta=0.56),
+            Design("real", 6, 10, 0.6, {"method": "minilm"}, theta=0.56),
         ]
     designs = []
     for n in (4, 6, 8, 10, 15, 20, 30):
@@ -192,7 +200,9 @@ def grid(name: str) -> list[Design]:
         for pi in (0.3, 0.8):
             designs.append(Design("granular", n_a, n_b, pi))
     for method, theta in (("minilm", 0.56), ("mpnet", 0.62), ("tfidf", 0.2)):
-        for n_a, n_b in ((6, 6), (8, 10), (10, 12)):
+        # Sizes the demo's pool fills in every draw: B takes the chosen themes' paraphrases
+        # and fills up with themes matching none of A, which fewer unchosen themes leave.
+        for n_a, n_b in ((6, 6), (6, 10), (8, 6)):
             for pi in (0.3, 0.7):
                 designs.append(Design("real", n_a, n_b, pi, {"method": method}, theta=theta))
     return designs
