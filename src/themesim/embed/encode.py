@@ -422,6 +422,8 @@ def rust_token_table(model, texts: list[str]) -> TokenTable | None:
         if torch.is_tensor(value):
             if value.shape != mask.shape or key not in ENCODING_FIELDS:
                 return None
+            if value.dtype != torch.int64:  # the store holds int64
+                return None
             keys.append(key)
         else:
             fixed[key] = value
@@ -443,8 +445,6 @@ def rust_token_table(model, texts: list[str]) -> TokenTable | None:
         field = ENCODING_FIELDS[key]
         flat = (v for e in encodings for v in getattr(e, field))
         store[key] = np.fromiter(flat, dtype=np.int64, count=total)
-        if reference[key].dtype != torch.int64:
-            return None
     table = TokenTable(lengths, first, store, fixed)
     keep = mask.bool()
     for row, i in enumerate(checked):

@@ -24,7 +24,7 @@ import pandas as pd
 
 from themesim.metrics import calibration as cal
 from themesim.validate._parallel import starmap
-from themesim.validate.core import rng_for, row, summary_frame
+from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
 AREA = "calibration"
 TARGET = 0.10  # the evaluated comparisons' share of matching cells
@@ -168,15 +168,6 @@ def _summary_rows(design: str, q: str, proc: str, part: pd.DataFrame) -> list[di
                 nominal=0.0, mc_se=float(m.std(ddof=1) / math.sqrt(n))),
         ]  # fmt: skip
     ok = part.dropna(subset=["ci_low", "ci_high"])
-    inside = (ok["ci_low"] <= ok["truth"]) & (ok["truth"] <= ok["ci_high"])
-    holds = (ok["ci_low"] <= ok["estimate"]) & (ok["estimate"] <= ok["ci_high"])
-    width = ok["ci_high"] - ok["ci_low"]
     # the earlier and alternative procedures are shown, not bound: themesim prints the default
-    kw = {"required": proc in (cal.CI_METHOD, cal.AUC_CI_METHOD)}
-    return [
-        row(AREA, design, q, proc, "coverage", float(inside.mean()), len(ok), nominal=0.95,
-            **kw),
-        row(AREA, design, q, proc, "mean_width", float(width.mean()), len(ok),
-            mc_se=float(width.std(ddof=1) / math.sqrt(len(ok))), **kw),
-        row(AREA, design, q, proc, "contains_estimate", float(holds.mean()), len(ok), **kw),
-    ]  # fmt: skip
+    required = proc in (cal.CI_METHOD, cal.AUC_CI_METHOD)
+    return draw_interval_rows(AREA, design, q, proc, ok, required=required)

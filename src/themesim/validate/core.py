@@ -84,6 +84,24 @@ def interval_rows(
     ]  # fmt: skip
 
 
+def draw_interval_rows(area, design, quantity, procedure, draws, **common) -> list[dict]:
+    """The coverage, mean width (with its Monte Carlo se) and contains-estimate rows of one
+    interval from its draws: a frame with ci_low, ci_high, truth and estimate per draw."""
+    lo, hi = draws["ci_low"], draws["ci_high"]
+    inside = (lo <= draws["truth"]) & (draws["truth"] <= hi)
+    holds = (lo <= draws["estimate"]) & (draws["estimate"] <= hi)
+    width = hi - lo
+    n = len(draws)
+    return [
+        row(area, design, quantity, procedure, "coverage", float(inside.mean()), n,
+            nominal=0.95, **common),
+        row(area, design, quantity, procedure, "mean_width", float(width.mean()), n,
+            mc_se=float(width.std(ddof=1) / np.sqrt(n)), **common),
+        row(area, design, quantity, procedure, "contains_estimate", float(holds.mean()), n,
+            **common),
+    ]  # fmt: skip
+
+
 def row(
     area: str,
     design: str,

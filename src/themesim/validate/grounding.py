@@ -22,7 +22,7 @@ import pandas as pd
 
 from themesim.metrics import grounding as g
 from themesim.validate._parallel import starmap
-from themesim.validate.core import rng_for, row, summary_frame
+from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
 AREA = "grounding"
 K_A, K_B = 6, 7
@@ -189,15 +189,7 @@ def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) ->
                        len(defined), **kw))  # fmt: skip
     ok = part.dropna(subset=["ci_low", "ci_high", "estimate"])
     if len(ok):
-        inside = (ok["ci_low"] <= ok["truth"]) & (ok["truth"] <= ok["ci_high"])
-        width = ok["ci_high"] - ok["ci_low"]
-        holds = (ok["ci_low"] <= ok["estimate"]) & (ok["estimate"] <= ok["ci_high"])
-        out.append(row(AREA, name, m, proc, "coverage", float(inside.mean()), len(ok),
-                       nominal=0.95, **kw))  # fmt: skip
-        out.append(row(AREA, name, m, proc, "mean_width", float(width.mean()), len(ok),
-                       mc_se=float(width.std(ddof=1) / math.sqrt(len(ok))), **kw))  # fmt: skip
-        out.append(row(AREA, name, m, proc, "contains_estimate", float(holds.mean()),
-                       len(ok), **kw))  # fmt: skip
+        out += draw_interval_rows(AREA, name, m, proc, ok, **kw)
     tested = part.dropna(subset=["p"])
     if m in g.TEST_METRICS and len(tested):
         prop = "power" if DESIGNS[design][1] else "type1_error"
