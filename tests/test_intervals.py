@@ -94,6 +94,67 @@ def test_a_join_widens_precision_beyond_the_independent_interval():
     assert "design effect" in r["ci_method"]
 
 
+def test_no_match_seen_counts_on_the_smaller_side_and_all_cells():
+    # 6 x 12, nothing at theta: a theme of A might have split into several of B, so B's
+    # share is out of 6 units, not 12; the pair count takes all 72 cells (the widest exact
+    # interval for a count of none); a gap can reach the scale's top less the lowest cell.
+    S = np.full((6, 12), 0.3)
+    S[0, 0] = 0.1
+    r = interval_table(S, [0.6]).iloc[0]
+    six = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
+    assert r["precision_ci_high"] == pytest.approx(six)
+    assert r["hit_rate_ci_high"] == pytest.approx(six)
+    assert r["share_no_good_match_b_ci_low"] == pytest.approx(1 - six)
+    cells = proportion_confint(0, 72, alpha=0.05, method="beta")[1]
+    assert r["n_match_pairs_ci_high"] == pytest.approx(72 * cells)
+    assert r["gap_abs_max_a_ci_high"] == pytest.approx(1.0 - 0.1)
+
+
+def test_mean_of_maxima_reaches_the_unseen_matched_rows():
+    # No row matches at 0.6, every row's maximum 0.5: a jackknife sees no spread, but up
+    # to 46 % of A's themes (Clopper-Pearson, 0 of 6) could match, at most at 1:
+    # 0.5 + 0.459 * (1 - 0.5).
+    S = np.full((6, 6), 0.2)
+    np.fill_diagonal(S, 0.5)
+    r = interval_table(S, [0.6]).iloc[0]
+    h = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
+    assert r["bidir_max_sim_a_ci_high"] == pytest.approx(0.5 + h * 0.5)
+    assert r["bidir_max_sim_a_ci_low"] == pytest.approx(0.5)
+    # all rows matched at 0.9, second best 0.2: the unseen unmatched rows sit near 0.2
+    S = np.full((6, 6), 0.2)
+    np.fill_diagonal(S, 0.9)
+    r = interval_table(S, [0.6]).iloc[0]
+    h = proportion_confint(6, 6, alpha=0.05, method="beta")[0]
+    assert r["bidir_max_sim_a_ci_low"] == pytest.approx(0.2 + h * 0.7)
+    assert r["bidir_max_sim_a_ci_high"] == pytest.approx(0.9)
+
+
+def test_a_share_at_one_keeps_its_clusters():
+    # Every B theme matched through three splits of A's themes: precision 10 of 10, but
+    # deleting a parent takes 3-4 hits at once; the interval reaches as far as the
+    # jackknife's t-interval, not only to Clopper-Pearson's 10 of 10 (0.69).
+    S = np.full((6, 10), 0.2)
+    S[0, :4] = 0.8
+    S[1, 4:7] = 0.8
+    S[2, 7:] = 0.8
+    r = interval_table(S, [0.6]).iloc[0]
+    assert r["precision_ci_high"] == 1.0
+    assert r["precision_ci_low"] < proportion_confint(10, 10, alpha=0.05, method="beta")[0]
+    assert "design effect" in r["ci_method"]
+
+
+def test_quartiles_read_at_numpys_expected_rank():
+    # numpy's first quartile of 10 values sits at rank 3.25, the quantile 3.25 / 11 in
+    # expectation: its interval is the order-statistic interval of that quantile
+    from themesim.metrics.intervals import _quartile_intervals
+
+    x = np.arange(1.0, 11.0)
+    lo, hi = _quartile_intervals(x, 0.95, 0.0, 20.0)
+    want = quantile_intervals(x, [3.25 / 11, 0.5, 7.75 / 11], 0.95, 0.0, 20.0)
+    assert lo[1:4] == pytest.approx(want[0]) and hi[1:4] == pytest.approx(want[1])
+    assert hi[1] == 7.0  # 0.25 would give rank 6
+
+
 matrices = st.builds(
     lambda seed, n, m, digits: np.round(
         np.random.default_rng(seed).uniform(-1, 1, size=(n, m)), digits

@@ -132,7 +132,9 @@ def quantile_intervals(values, qs, level: float, lower: float, upper: float, n_e
 def _quartile_intervals(values, level: float, lower: float, upper: float, n_eff_of=None):
     """Intervals of numpy's min, q1, median, q3, max of the values: (5,) lows, (5,) highs.
 
-    The minimum and maximum of k values are read as the quantiles 1/(k+1) and k/(k+1).
+    numpy's q-th percentile of k values sits at rank q (k - 1) + 1, whose expected quantile
+    is (q (k - 1) + 1) / (k + 1): 1/(k+1) for the minimum, k/(k+1) for the maximum, and a
+    first quartile above 0.25 (its mean over samples, the population value, lies there).
     n_eff_of(flags, q): the effective number of units for the share of values flagged
     (at or below the estimate), where the values are clustered.
     """
@@ -141,7 +143,7 @@ def _quartile_intervals(values, level: float, lower: float, upper: float, n_eff_
     k = int(defined.sum())
     if k == 0:
         return np.full(5, np.nan), np.full(5, np.nan)
-    qs = np.array([1 / (k + 1), 0.25, 0.5, 0.75, k / (k + 1)])
+    qs = (np.array([0.0, 0.25, 0.5, 0.75, 1.0]) * (k - 1) + 1) / (k + 1)
     est = np.percentile(v[defined], [0, 25, 50, 75, 100])
     n_eff = None
     if n_eff_of is not None:
@@ -186,11 +188,18 @@ def _effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
     ref = p_hat * (1 - p_hat) / n
     (va, da), (vb, db) = _jackknife_var(loo_a), _jackknife_var(loo_b)
     var = va + vb
-    if ref <= 0 or var <= ref:
+    if var <= ref or var <= 0:
         return float(n)
     den = (va * va / da if da else 0.0) + (vb * vb / db if db else 0.0)
     df = max(var * var / den if den > 0 else 1.0, 1.0)
     a = (1 - level) / 2
+    if ref <= 0:
+        # At 0 or 1 the binomial variance vanishes and no ratio exists: the units are as
+        # many as make the exact interval reach as far as the jackknife's t-interval.
+        reach = t.ppf(1 - a, df) * np.sqrt(var)
+        if reach >= 1:
+            return 1e-9
+        return float(min(n, np.log(a) / np.log1p(-reach)))
     df_ratio = (t.ppf(1 - a, max(n - 1, 1)) / t.ppf(1 - a, df)) ** 2
     return float(n * ref / var * min(df_ratio, 1.0))
 
@@ -226,6 +235,28 @@ def _best_mean_interval(S: np.ndarray, units_rows, units_cols, level: float):
             loo.append(float(top_vals[np.arange(n_r), first].mean()))
         parts.append(np.array(loo))
     return _jackknife_interval(est, parts, level)
+
+
+def _share_bounds(best, second, t, op, share_ci, top):
+    """Where the mean of row maxima can go as the share of matched rows moves over its
+    interval: mean = m0 + h (m1 - m0), h the share of rows whose maximum matches, m1 and m0
+    the mean maxima of matched and unmatched rows as seen. A sample without a matched row
+    says nothing of m1 (taken as the scale's top, a bound); one without an unmatched row
+    takes m0 from the rows' second-best values (a row's maximum without its match)."""
+    hit = matches(best, t, op)
+    k, n = int(hit.sum()), hit.size
+    if n == 0:
+        return np.nan, np.nan
+    m1 = float(best[hit].mean()) if k else max(float(top), float(t))
+    if k < n:
+        m0 = float(best[~hit].mean())
+    else:
+        finite = second[np.isfinite(second)]
+        if finite.size == 0:
+            return np.nan, np.nan
+        m0 = min(float(finite.mean()), float(t))
+    ends = [m0 + h * (m1 - m0) for h in share_ci]
+    return min(ends), max(ends)
 
 
 def _jackknife_interval(est: float, samples: list[np.ndarray], level: float):
@@ -355,8 +386,9 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     cp = _Requests()
     n_pairs = int(M.sum())
     # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
-    # of all n_a * n_b cells with their design effect.
-    cells_scale = n_a * n_b if (jk or n_pairs > m) else m
+    # of all n_a * n_b cells with their design effect; with no match seen, all cells (the
+    # widest exact interval for a count of none).
+    cells_scale = n_a * n_b if (jk or n_pairs > m or n_pairs == 0) else m
     units = {"cells": cells_scale, "hit_rate": n_a, "precision": n_b, "f1": m}
     for prefix in ("hungarian", "maxcard"):
         units |= {f"{prefix}_q": m, f"{prefix}_coverage_a": n_a, f"{prefix}_coverage_b": n_b}
@@ -364,13 +396,19 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
         units[f"unique_match_rate_{side}"] = n
         units |= {f"share_{c}_{side}": n for c in CATEGORIES}
     req: dict[str, int] = {}
+    shares: dict[str, tuple[float, float]] = {}
     for i, name in enumerate(_PROPS):
         n = units[name]
         p = n_pairs / n if name == "cells" else float(full.values[i])
         n_eff = float(n)
         if jk:
             n_eff = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
+        elif n_pairs == 0 and name != "cells":
+            # No match seen shows nothing of how matches would cluster: one theme of the
+            # smaller side may match several of the other, so it is the unit.
+            n_eff = float(min(n, m))
         req[name] = cp.add(p * n_eff, n_eff)
+        shares[name] = (p, n_eff)
 
     lo, hi = cp.solve(level)
     out: dict[str, tuple[float, float]] = {k: (lo[i], hi[i]) for k, i in req.items()}
@@ -394,11 +432,21 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     def clip(ci):
         return max(ci[0], floor), min(ci[1], top)
 
-    out["bidir_max_sim_a"] = clip(_best_mean_interval(S, units_a, units_b, level))
-    out["bidir_max_sim_b"] = clip(_best_mean_interval(S.T, units_b, units_a, level))
+    # A jackknife sees only the spread a sample shows: where few rows (or none) match, the
+    # matched rows' maxima are missing from it, so each interval also reaches as far as
+    # the share of matched rows' own interval moves the mean (_share_bounds).
+    def mean_interval(X, best, gap, share, units_r, units_c, lvl):
+        jk_lo, jk_hi = _best_mean_interval(X, units_r, units_c, lvl)
+        p, n_eff = shares[share]
+        h = clopper_pearson(p * n_eff, n_eff, lvl)
+        s_lo, s_hi = _share_bounds(best, best - gap, t, op, (float(h[0]), float(h[1])), top)
+        return clip((np.nanmin([jk_lo, s_lo]), np.nanmax([jk_hi, s_hi])))
+
     half = 1 - (1 - level) / 2
-    ia = clip(_best_mean_interval(S, units_a, units_b, half))
-    ib = clip(_best_mean_interval(S.T, units_b, units_a, half))
+    for lvl, keys in ((level, ("bidir_max_sim_a", "bidir_max_sim_b")), (half, ("ia", "ib"))):
+        out[keys[0]] = mean_interval(S, best_a, gap_a, "hit_rate", units_a, units_b, lvl)
+        out[keys[1]] = mean_interval(S.T, best_b, gap_b, "precision", units_b, units_a, lvl)
+    ia, ib = out.pop("ia"), out.pop("ib")
     est = float(_harmonic(best_a.mean(), best_b.mean()))
     # the harmonic mean rises with both means where they are positive
     out["similarity_f1"] = (
@@ -439,7 +487,9 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     )
     for i, q in enumerate(QUARTILES):
         out[f"matched_sim_{q}"] = (q_lo[i], q_hi[i])
-    spread = max(float(S.max() - S.min()), 0.0)
+    # A gap is at most the scale's top less the lowest similarity seen (not the spread seen:
+    # a sample without a clear match shows no large gap, and its population may).
+    spread = max(top - float(S.min()), 0.0)
     for side, g_ in (("a", gap_a), ("b", gap_b)):
         q_lo, q_hi = _quartile_intervals(
             g_, level, 0.0, spread, woodruff(lambda smp, side=side: smp.gaps[side])
