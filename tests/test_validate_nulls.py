@@ -72,3 +72,14 @@ def test_designs_are_reproducible():
     c = nulls.iid_design("normal", 6, 6, 20, seed=4)
     assert a == b and a != c
     assert np.isfinite(a["power"])
+
+
+def test_heavy_tails_are_shown_outside_the_contract():
+    # the same FDR of 0.188 fails a light-tailed design and is only shown for t5
+    rec = {"design": "iid_normal", "draws": 400, "n_p": 12000, "p_le_0.05": 0.04,
+           "p_le_0.5": 0.5, "fdr": 0.188}  # fmt: skip
+    judged = {r["property"]: r for r in nulls._summary_rows(rec, 30, 30)}
+    assert judged["fdr"]["required"] and judged["fdr"]["passes"] is False
+    shown = {r["property"]: r for r in nulls._summary_rows(rec | {"design": "iid_t5"}, 30, 30)}
+    assert not shown["fdr"]["required"] and np.isnan(shown["fdr"]["passes"])
+    assert shown["fdr"]["value"] == pytest.approx(0.188)

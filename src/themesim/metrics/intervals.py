@@ -13,20 +13,23 @@ suite (themesim.validate.intervals) measures the coverage on designs with known 
   Jaccard = k / (n_a + n_b - k)) takes the image of its count's interval. 5 of 5 gives
   [0.48, 1], never [1, 1].
 - means of per-theme values (bidirectional max-similarity): a two-sample jackknife (A's
-  themes and B's themes are two samples) with Student's t; their harmonic mean
-  (similarity_f1) from the two intervals at half the error each.
-- quartiles (matched similarities, gaps): distribution-free order-statistic intervals; the
-  minimum and maximum of k values are read as the quantiles 1/(k+1) and k/(k+1), bounded by
-  the values the metric can take.
+  themes and B's themes are two samples) with Student's t, reaching also as far as the share
+  of matched rows' own interval moves the mean (a sample without a matched row shows no
+  spread); their harmonic mean (similarity_f1) from the two intervals at half the error each.
+- quartiles (matched similarities, gaps): distribution-free order-statistic intervals at the
+  quantile numpy's percentile estimates in expectation (1/(k+1) and k/(k+1) for the minimum
+  and maximum of k values), bounded by the values the metric can take.
 
 Themes that match several themes (a join, a split, two themes of one topic) are not
 independent units. Where the match graph at the threshold (A-B links S op t) has a component
-holding two themes of one side,
-each count's design effect is measured by a two-sample delete-one jackknife (A's themes and
-B's themes are two samples: deleting a B theme takes away the hits, pairs and best matches it
-gave), and Clopper-Pearson runs on the effective count (Korn & Graubard 1998), with
-Welch-Satterthwaite degrees of freedom. A one-to-one structure has design effect 1: a
-matched pair is one unit, not two independent themes.
+holding two themes of one side, each count's design effect is measured by a two-sample
+delete-one jackknife (A's themes and B's themes are two samples: deleting a B theme takes
+away the hits, pairs and best matches it gave), and Clopper-Pearson runs on the effective
+count (Korn & Graubard 1998), with Welch-Satterthwaite degrees of freedom; at a share of 0 or
+1, on as many units as make it reach as far as the jackknife's t-interval. A one-to-one
+structure has design effect 1: a matched pair is one unit, not two independent themes. With
+no match seen nothing shows how matches would cluster: shares count out of the smaller
+side's themes, pairs out of all cells.
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS
 CI_COLUMNS = [f"{m}_ci_{end}" for m in CI_METRICS for end in ("low", "high")]
 
 METHOD_ONE_TO_ONE = (
-    "clopper-pearson (counts); two-sample jackknife-t (means); order statistics (quartiles)"
+    "clopper-pearson (counts); two-sample jackknife-t with the matched share's reach (means); "
+    "order statistics (quartiles)"
 )
 METHOD_CLUSTERED = METHOD_ONE_TO_ONE + "; design effect from a two-sample jackknife"
 
@@ -62,9 +66,9 @@ METHOD_CLUSTERED = METHOD_ONE_TO_ONE + "; design effect from a two-sample jackkn
 def metric_method(metric: str) -> str:
     """The interval method of one metric of CI_METRICS (docs/metrics.md, "Intervals")."""
     if metric in ("bidir_max_sim_a", "bidir_max_sim_b"):
-        return "two-sample jackknife-t"
+        return "two-sample jackknife-t with the matched share's reach"
     if metric == "similarity_f1":
-        return "harmonic mean of two jackknife-t intervals at 97.5 %"
+        return "harmonic mean of two such intervals at 97.5 %"
     if "_min" in metric or "_q1" in metric or "_median" in metric or "_q3" in metric:
         return "order statistics"
     if "_max" in metric and metric not in ("bidir_max_sim_a", "bidir_max_sim_b"):

@@ -106,7 +106,21 @@ def _bh(p: np.ndarray) -> np.ndarray:
     return np.vstack([bh_qvalues(r) <= ALPHA for r in p])
 
 
+# Heavy-tailed scores (GPD shape > 0): no pool of finite size bounds such a tail beyond its
+# largest value, and scores against salad texts are bounded, their fitted tails light
+# (docs/nulls.md). Measured and shown, outside the contract.
+STRESS = {"iid_t5"}
+
+
 def _summary_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
+    out = _judged_rows(rec, n_a, n_b)
+    if rec["design"] in STRESS:
+        for r in out:
+            r["required"], r["passes"] = False, float("nan")
+    return out
+
+
+def _judged_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
     d, draws = rec["design"], rec["draws"]
     out = [
         row(AREA, d, "null_p", PROCEDURE, "type1_error", rec["p_le_0.05"], rec["n_p"],
