@@ -96,8 +96,8 @@ def test_a_join_widens_precision_beyond_the_independent_interval():
 
 def test_no_match_seen_counts_on_the_smaller_side_and_all_cells():
     # 6 x 12, nothing at theta: a theme of A might have split into several of B, so B's
-    # share is out of 6 units, not 12; the pair count takes all 72 cells (the widest exact
-    # interval for a count of none); a gap can reach the scale's top less the lowest cell.
+    # share is out of 6 units, not 12, and the pair count reaches as far as B's count of
+    # matched themes (12 x that share); a gap can reach the scale's top less the lowest cell.
     S = np.full((6, 12), 0.3)
     S[0, 0] = 0.1
     r = interval_table(S, [0.6]).iloc[0]
@@ -105,9 +105,21 @@ def test_no_match_seen_counts_on_the_smaller_side_and_all_cells():
     assert r["precision_ci_high"] == pytest.approx(six)
     assert r["hit_rate_ci_high"] == pytest.approx(six)
     assert r["share_no_good_match_b_ci_low"] == pytest.approx(1 - six)
-    cells = proportion_confint(0, 72, alpha=0.05, method="beta")[1]
-    assert r["n_match_pairs_ci_high"] == pytest.approx(72 * cells)
+    assert r["n_match_pairs_ci_high"] == pytest.approx(12 * six)
+    assert r["raza_jaccard_ci_high"] == pytest.approx(12 * six / 72)
     assert r["gap_abs_max_a_ci_high"] == pytest.approx(1.0 - 0.1)
+
+
+def test_one_to_one_pairs_reach_either_sides_matched_count():
+    # 10 x 16, 4 pairs seen one to one: out of 10 units [0.12, 0.74] x 10, but if B's
+    # themes split A's in the population, each pair is one of B's 16 themes
+    S = np.full((10, 16), 0.2)
+    S[np.arange(4), np.arange(4)] = 0.8
+    r = interval_table(S, [0.6]).iloc[0]
+    lo10 = proportion_confint(4, 10, alpha=0.05, method="beta")[0]
+    hi16 = proportion_confint(4, 16, alpha=0.05, method="beta")[1]
+    assert r["n_match_pairs_ci_low"] == pytest.approx(10 * lo10)
+    assert r["n_match_pairs_ci_high"] == pytest.approx(16 * hi16)
 
 
 def test_mean_of_maxima_reaches_the_unseen_matched_rows():

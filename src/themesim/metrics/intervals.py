@@ -29,7 +29,7 @@ count (Korn & Graubard 1998), with Welch-Satterthwaite degrees of freedom; at a 
 1, on as many units as make it reach as far as the jackknife's t-interval. A one-to-one
 structure has design effect 1: a matched pair is one unit, not two independent themes. With
 no match seen nothing shows how matches would cluster: shares count out of the smaller
-side's themes, pairs out of all cells.
+side's themes; pairs seen one to one reach as far as either side's matched themes do.
 """
 
 from __future__ import annotations
@@ -390,9 +390,9 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     cp = _Requests()
     n_pairs = int(M.sum())
     # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
-    # of all n_a * n_b cells with their design effect; with no match seen, all cells (the
-    # widest exact interval for a count of none).
-    cells_scale = n_a * n_b if (jk or n_pairs > m or n_pairs == 0) else m
+    # of all n_a * n_b cells with their design effect.
+    one_to_one = not jk and n_pairs <= m
+    cells_scale = m if one_to_one else n_a * n_b
     units = {"cells": cells_scale, "hit_rate": n_a, "precision": n_b, "f1": m}
     for prefix in ("hungarian", "maxcard"):
         units |= {f"{prefix}_q": m, f"{prefix}_coverage_a": n_a, f"{prefix}_coverage_b": n_b}
@@ -407,7 +407,7 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
         n_eff = float(n)
         if jk:
             n_eff = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
-        elif n_pairs == 0 and name != "cells":
+        elif n_pairs == 0:
             # No match seen shows nothing of how matches would cluster: one theme of the
             # smaller side may match several of the other, so it is the unit.
             n_eff = float(min(n, m))
@@ -417,8 +417,14 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     lo, hi = cp.solve(level)
     out: dict[str, tuple[float, float]] = {k: (lo[i], hi[i]) for k, i in req.items()}
     c_lo, c_hi = out.pop("cells")
-    out["n_match_pairs"] = (c_lo * cells_scale, c_hi * cells_scale)
-    out["raza_jaccard"] = (c_lo * cells_scale / (n_a * n_b), c_hi * cells_scale / (n_a * n_b))
+    c_lo, c_hi = c_lo * cells_scale, c_hi * cells_scale
+    if one_to_one:
+        # Pairs seen one to one may come from themes that split (or join) in the population:
+        # each pair then stands for one matched theme of the side that split, so the count
+        # reaches as far as either side's count of matched themes does.
+        c_hi = max(c_hi, n_a * out["hit_rate"][1], n_b * out["precision"][1])
+    out["n_match_pairs"] = (c_lo, c_hi)
+    out["raza_jaccard"] = (c_lo / (n_a * n_b), c_hi / (n_a * n_b))
     out["recall"] = out["hit_rate"]
     for prefix, jaccard in (("hungarian", "true_jaccard"), ("maxcard", "maxcard_true_jaccard")):
         q_lo, q_hi = out.pop(f"{prefix}_q")
