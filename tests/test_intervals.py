@@ -167,6 +167,21 @@ def test_quartiles_read_at_numpys_expected_rank():
     assert hi[1] == 7.0  # 0.25 would give rank 6
 
 
+def test_quartile_reach_is_the_mean_over_matched_counts():
+    # one unmatched gap 0 and one matched gap 1, h = 0.5: k = 0, 1, 2 matched rows with
+    # probabilities 1/4, 1/2, 1/4; with one of each numpy's min, q1, median, q3, max are
+    # 0, 0.25, 0.5, 0.75, 1, so the means are 1/4 + 1/2 of those
+    from themesim.metrics.intervals import _quartile_reach
+
+    lo, hi = _quartile_reach([0.0, 1.0], [False, True], (0.5, 0.5), 0.0, 2.0)
+    assert lo == pytest.approx([0.25, 0.375, 0.5, 0.625, 0.75]) and hi == pytest.approx(lo)
+    lo, hi = _quartile_reach([0.0, 1.0], [False, True], (0.0, 1.0), 0.0, 2.0)
+    assert lo == pytest.approx([0.0] * 5) and hi == pytest.approx([1.0] * 5)
+    # no matched row seen: at h = 1 every row takes the bound
+    lo, hi = _quartile_reach([0.1, 0.2], [False, False], (0.0, 1.0), 0.0, 2.0)
+    assert hi == pytest.approx([2.0] * 5)
+
+
 matrices = st.builds(
     lambda seed, n, m, digits: np.round(
         np.random.default_rng(seed).uniform(-1, 1, size=(n, m)), digits

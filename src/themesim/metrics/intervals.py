@@ -263,6 +263,39 @@ def _share_bounds(best, second, t, op, share_ci, top):
     return min(ends), max(ends)
 
 
+def _quartile_reach(values, matched, share_ci, lower: float, upper: float):
+    """Where the mean of the sample's min, quartiles and max goes as the share h of matched
+    rows moves over its interval. Matched rows' gaps are large and unmatched rows' small, so
+    a sample's quartile jumps between the two groups with the count of matched rows it
+    draws, and its mean over samples lies between them: the mean over k ~ Bin(n, h) of the
+    statistic of k matched and n - k unmatched values (each group's values at evenly spaced
+    quantiles of its own). A group the sample lacks takes the bound (upper for matched rows,
+    lower for unmatched ones). Returns (5,) lows and highs of min, q1, median, q3, max."""
+    from scipy.stats import binom
+
+    v = np.asarray(values, dtype=np.float64)
+    ok = ~np.isnan(v)
+    v, hit = v[ok], np.asarray(matched, dtype=bool)[ok]
+    n = v.size
+    if n == 0:
+        return np.full(5, np.nan), np.full(5, np.nan)
+    m1 = v[hit] if hit.any() else np.array([upper])
+    m0 = v[~hit] if not hit.all() else np.array([lower])
+
+    def spread(group, size):
+        return np.quantile(group, (np.arange(size) + 0.5) / size) if size else group[:0]
+
+    ks = np.arange(n + 1)
+    stats = np.array(
+        [
+            np.percentile(np.concatenate([spread(m1, k), spread(m0, n - k)]), [0, 25, 50, 75, 100])
+            for k in ks
+        ]
+    )
+    ends = np.array([binom.pmf(ks, n, h) @ stats for h in share_ci])
+    return ends.min(axis=0), ends.max(axis=0)
+
+
 def _jackknife_interval(est: float, samples: list[np.ndarray], level: float):
     """est ± t · se, se² the sum over samples of each one's delete-one jackknife variance,
     degrees of freedom by Welch-Satterthwaite; (est, est) when nothing varies."""
@@ -500,10 +533,15 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     # A gap is at most the scale's top less the lowest similarity seen (not the spread seen:
     # a sample without a clear match shows no large gap, and its population may).
     spread = max(top - float(S.min()), 0.0)
-    for side, g_ in (("a", gap_a), ("b", gap_b)):
+    for side, g_, best, share in (
+        ("a", gap_a, best_a, "hit_rate"),
+        ("b", gap_b, best_b, "precision"),
+    ):
         q_lo, q_hi = _quartile_intervals(
             g_, level, 0.0, spread, woodruff(lambda smp, side=side: smp.gaps[side])
         )
+        r_lo, r_hi = _quartile_reach(g_, matches(best, t, op), out[share], 0.0, spread)
+        q_lo, q_hi = np.fmin(q_lo, r_lo), np.fmax(q_hi, r_hi)
         for i, q in enumerate(QUARTILES):
             out[f"gap_abs_{q}_{side}"] = (q_lo[i], q_hi[i])
     method = METHOD_CLUSTERED if jk else METHOD_ONE_TO_ONE

@@ -16,6 +16,10 @@ would give on average (METRICS.md "Intervals").
   with replacement from 12, so a set repeats topics (a stress design: many-to-many overlaps).
 - granular: every theme of A is split into 1-3 narrower themes of B with probability pi
   (S ~ U(0.6, 0.9) to their parent), the rest of B is unrelated; many-to-one.
+- tight: the planted pairs at S ~ N(0.9, 0.02) against others at N(0.2, 0.05): matched and
+  unmatched rows' gaps form two far-apart groups, so a sample's quartiles jump between them
+  with the count of matched rows drawn.
+- joins: granular seen from the other side (several themes of A join one of B).
 - real: the demo's themes embedded by a real method (validate/demo.py): A is n_a of the ten
   human themes, B holds each one's paraphrase with probability pi and is filled with themes
   that match none of A (paraphrases and sub-themes of the human themes left out, the two
@@ -73,6 +77,21 @@ def _noisy(d: Design, rng):
     cols = rng.permutation(d.n_b)[:k]
     S[rows, cols] = np.clip(rng.normal(0.64, 0.06, size=k), -1, 1)
     return S, None, None
+
+
+def _tight(d: Design, rng):
+    m = min(d.n_a, d.n_b)
+    k = rng.binomial(m, d.pi)
+    S = np.clip(rng.normal(0.2, 0.05, size=(d.n_a, d.n_b)), -1, 1)
+    rows = rng.permutation(d.n_a)[:k]
+    cols = rng.permutation(d.n_b)[:k]
+    S[rows, cols] = np.clip(rng.normal(0.9, 0.02, size=k), -1, 1)
+    return S, None, None
+
+
+def _joins(d: Design, rng):
+    S, _, _ = _granular(Design("granular", d.n_b, d.n_a, d.pi), rng)
+    return np.ascontiguousarray(S.T), None, None
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -165,6 +184,8 @@ DRAW = {
     "noisy": _noisy,
     "topics": _topics,
     "granular": _granular,
+    "tight": _tight,
+    "joins": _joins,
     "real": _real,
 }
 
@@ -199,6 +220,10 @@ def grid(name: str) -> list[Design]:
     for n_a, n_b in ((6, 12), (10, 20), (12, 30)):
         for pi in (0.3, 0.8):
             designs.append(Design("granular", n_a, n_b, pi))
+    for n_a, n_b, pi in ((6, 6, 0.1), (6, 6, 0.9), (8, 20, 0.2), (12, 12, 0.5)):
+        designs.append(Design("tight", n_a, n_b, pi))
+    for n_a, n_b, pi in ((12, 6, 0.3), (20, 10, 0.8)):
+        designs.append(Design("joins", n_a, n_b, pi))
     for method, theta in (("minilm", 0.56), ("mpnet", 0.62), ("tfidf", 0.2)):
         # Sizes the demo's pool fills in every draw: B takes the chosen themes' paraphrases
         # and fills up with themes matching none of A, which fewer unchosen themes leave.
