@@ -416,3 +416,24 @@ def test_metrics_step_names_themes_at_the_floor(caplog):
     with caplog.at_level("INFO", logger="themesim"):  # 12 sets of 16: 1/13 > 0.05
         _log_null_resolution("m", "a", "b", null, 192, 16, Settings(thresholds=[0.5]))
     assert "holds 12 word-salad sets" in caplog.text and "pool: 320" in caplog.text
+
+
+def test_metrics_step_warns_where_the_tail_is_heavy(caplog):
+    from scipy.stats import genpareto
+
+    from themesim.metrics.comparison import Settings
+    from themesim.steps.metrics import _log_null_resolution
+
+    heavy = genpareto.ppf((np.arange(200) + 0.5) / 200, 0.3)  # shape 0.3: a heavy tail
+    light = np.linspace(0.0, 1.0, 200)  # ends at 1
+    obs = np.array([heavy.max() + 1.0, light.max() + 0.5])
+    pools = np.vstack([heavy, light])
+    null = null_table(obs, pools, 4)
+    assert list(null["null_tail"]) == [GPD, GPD]
+    with caplog.at_level("WARNING", logger="themesim"):
+        _log_null_resolution("m", "a", "b", null, 200, 4, Settings(thresholds=[0.5]), pools)
+    assert "1 theme(s) of a take null_p from a heavy word-salad tail" in caplog.text
+    import re
+
+    shape = float(re.search(r"shape up to ([0-9.]+)", caplog.text).group(1))
+    assert 0.2 < shape < 0.4  # the fit of 50 exceedances of a GPD(0.3) quantile grid

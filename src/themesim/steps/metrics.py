@@ -63,9 +63,10 @@ def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None
     return kept
 
 
-def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st) -> None:
-    """Say where the null's p rests on the fitted tail or stops at its floor (docs/nulls.md)."""
-    from themesim.metrics.nulls import FLOOR
+def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=None) -> None:
+    """Say where the null's p rests on the fitted tail or stops at its floor, and where that
+    tail is heavy (docs/nulls.md)."""
+    from themesim.metrics.nulls import FLOOR, GPD, fit_tail
 
     k = pool_size // n_b
     alpha = st.null_model["alpha"]
@@ -83,6 +84,19 @@ def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st) -> No
             "fit passed its check: their null_p stays at 1/%d = %.3g (null_tail = floor); "
             "%s resolves smaller p",
             method, a, b, int(floor.sum()), a, k + 1, 1 / (k + 1), advice,
+        )  # fmt: skip
+    if pool is None:
+        return
+    # A heavy tail (shape > 0) has no end a pool can show: the one case where the tail's p
+    # errs small (BH's FDR up to 0.19 in the suite's t5 design).
+    fits = [fit_tail(pool[i, : k * n_b]) for i in np.flatnonzero(null["null_tail"] == GPD)]
+    heavy = [f.shape_fit for f in fits if f is not None and f.shape_fit > 0]
+    if heavy:
+        log.warning(
+            "%s: %s vs %s: %d theme(s) of %s take null_p from a heavy word-salad tail (fitted "
+            "shape up to %.2f > 0): such a tail can go on beyond anything a pool shows, so "
+            "those p and BH's null_q may be too small; read them as descriptive (docs/nulls.md)",
+            method, a, b, len(heavy), a, max(heavy),
         )  # fmt: skip
 
 
@@ -207,7 +221,9 @@ def metric_tables(
             mass_ceiling=paraphrase_ceiling if own else 1.0,
         )
         if extra["null"] is not None:
-            _log_null_resolution(method, a, b, extra["null"], null_pool.shape[1], len(tb), st)
+            _log_null_resolution(
+                method, a, b, extra["null"], null_pool.shape[1], len(tb), st, pool=null_pool
+            )
         if on_z:
             rows["scale_flag"] = flag
         if calibration:
