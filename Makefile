@@ -76,7 +76,7 @@ lint: install  # `snakemake --lint` runs as a test (tests/test_workflow_lint.py)
 
 # The tests marked slow (the packaged LLM generating themes, paraphrases and rated pairs) run
 # in test-slow; the judge's real-server pipeline tests stay in test. Two workers, one test
-# file each at a time (a file's fixtures are its own): 12 min on 2 cores instead of 19.
+# file each at a time (a file's fixtures are its own): 13 min of tests on 2 cores, not 19.
 TEST_WORKERS ?= 2
 test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile
