@@ -19,27 +19,18 @@ import argparse
 import numpy as np
 
 from themesim.validate import designs
-from themesim.validate.designs import Design
+from themesim.validate.designs import Design, planted_pairs
 from themesim.validate.intervals import measure
 
 
-def _planted_with(d: Design, rng, matched, other):
-    m = min(d.n_a, d.n_b)
-    k = rng.binomial(m, d.pi)
-    S = other(rng, (d.n_a, d.n_b))
-    rows, cols = rng.permutation(d.n_a)[:k], rng.permutation(d.n_b)[:k]
-    S[rows, cols] = matched(rng, k)
-    return S, None, None
-
-
 def _skewed(d, rng):
-    return _planted_with(
+    return planted_pairs(
         d, rng, lambda r, k: 0.6 + 0.4 * r.beta(1, 3, size=k), lambda r, s: 0.58 * r.beta(5, 2, s)
     )
 
 
 def _betas(d, rng):
-    return _planted_with(
+    return planted_pairs(
         d, rng, lambda r, k: 0.6 + 0.4 * r.beta(2, 2, size=k), lambda r, s: 0.9 * r.beta(2, 6, s)
     )
 

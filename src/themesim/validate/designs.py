@@ -59,34 +59,34 @@ class Design:
         return DRAW[self.kind](self, rng)
 
 
-def _planted(d: Design, rng, matched=(0.65, 0.95), other=(0.0, 0.55)):
-    m = min(d.n_a, d.n_b)
-    k = rng.binomial(m, d.pi)
-    S = rng.uniform(*other, size=(d.n_a, d.n_b))
+def planted_pairs(d: Design, rng, matched, other):
+    """k ~ Bin(min(n_a, n_b), pi) one-to-one pairs at matched(rng, k), every other cell
+    other(rng, (n_a, n_b)); (S, None, None)."""
+    k = rng.binomial(min(d.n_a, d.n_b), d.pi)
+    S = other(rng, (d.n_a, d.n_b))
     rows = rng.permutation(d.n_a)[:k]
     cols = rng.permutation(d.n_b)[:k]
-    S[rows, cols] = rng.uniform(*matched, size=k)
+    S[rows, cols] = matched(rng, k)
     return S, None, None
+
+
+def _planted(d: Design, rng):
+    return planted_pairs(
+        d, rng, lambda r, k: r.uniform(0.65, 0.95, size=k), lambda r, s: r.uniform(0.0, 0.55, s)
+    )
+
+
+def _normal(mean: float, sd: float):
+    """Draws from N(mean, sd) clipped to the cosine range."""
+    return lambda r, size: np.clip(r.normal(mean, sd, size=size), -1, 1)
 
 
 def _noisy(d: Design, rng):
-    m = min(d.n_a, d.n_b)
-    k = rng.binomial(m, d.pi)
-    S = np.clip(rng.normal(0.45, 0.08, size=(d.n_a, d.n_b)), -1, 1)
-    rows = rng.permutation(d.n_a)[:k]
-    cols = rng.permutation(d.n_b)[:k]
-    S[rows, cols] = np.clip(rng.normal(0.64, 0.06, size=k), -1, 1)
-    return S, None, None
+    return planted_pairs(d, rng, _normal(0.64, 0.06), _normal(0.45, 0.08))
 
 
 def _tight(d: Design, rng):
-    m = min(d.n_a, d.n_b)
-    k = rng.binomial(m, d.pi)
-    S = np.clip(rng.normal(0.2, 0.05, size=(d.n_a, d.n_b)), -1, 1)
-    rows = rng.permutation(d.n_a)[:k]
-    cols = rng.permutation(d.n_b)[:k]
-    S[rows, cols] = np.clip(rng.normal(0.9, 0.02, size=k), -1, 1)
-    return S, None, None
+    return planted_pairs(d, rng, _normal(0.9, 0.02), _normal(0.2, 0.05))
 
 
 def _joins(d: Design, rng):

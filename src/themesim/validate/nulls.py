@@ -113,37 +113,31 @@ STRESS = {"iid_t5"}
 
 
 def _summary_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
-    out = _judged_rows(rec, n_a, n_b)
-    if rec["design"] in STRESS:
-        for r in out:
-            r["required"], r["passes"] = False, float("nan")
-    return out
-
-
-def _judged_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
     d, draws = rec["design"], rec["draws"]
+    common = {"n_a": n_a, "n_b": n_b}
+    if d in STRESS:
+        common["required"] = False
     out = [
         row(AREA, d, "null_p", PROCEDURE, "type1_error", rec["p_le_0.05"], rec["n_p"],
-            n_a=n_a, n_b=n_b, nominal=ALPHA),
+            nominal=ALPHA, **common),
         row(AREA, d, "null_p", PROCEDURE, "p_le_0.5", rec["p_le_0.5"], rec["n_p"],
-            n_a=n_a, n_b=n_b, nominal=0.5),
-        row(AREA, d, "null_q", "BH", "fdr", rec["fdr"], draws, n_a=n_a, n_b=n_b, nominal=ALPHA),
+            nominal=0.5, **common),
+        row(AREA, d, "null_q", "BH", "fdr", rec["fdr"], draws, nominal=ALPHA, **common),
     ]  # fmt: skip
     for key, proc in (("power", "BH"), ("oracle_power", "BH, true null distribution")):
         if key in rec and np.isfinite(rec[key]):
             out.append(
-                row(AREA, d, "null_q", proc, "power", rec[key], rec["n_planted"],
-                    n_a=n_a, n_b=n_b)
+                row(AREA, d, "null_q", proc, "power", rec[key], rec["n_planted"], **common)
             )  # fmt: skip
     if "planted_fdr" in rec:
         out.append(
             row(AREA, d, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"], draws,
-                n_a=n_a, n_b=n_b, nominal=ALPHA)
+                nominal=ALPHA, **common)
         )  # fmt: skip
     if "issue_power" in rec:
         out.append(
             row(AREA, d, "null_p", "p <= 0.05, match at pool q99.5 + 0.05", "power",
-                rec["issue_power"], draws, n_a=n_a, n_b=n_b)
+                rec["issue_power"], draws, **common)
         )  # fmt: skip
     return out
 
