@@ -77,9 +77,13 @@ lint: install  # `snakemake --lint` runs as a test (tests/test_workflow_lint.py)
 # The tests marked slow (the packaged LLM generating themes, paraphrases and rated pairs) run
 # in test-slow; the judge's real-server pipeline tests stay in test. Two workers, one test
 # file each at a time (a file's fixtures are its own): 13 min of tests on 2 cores, not 19.
+# A test that hangs fails after TEST_TIMEOUT seconds with every thread's stack, instead of
+# holding the whole run (its module fixtures count into its first test's time).
 TEST_WORKERS ?= 2
+TEST_TIMEOUT ?= 900
 test: lint
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile \
+		--timeout $(TEST_TIMEOUT)
 
 test-slow: install
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m slow

@@ -7,8 +7,10 @@ Test files import from here (conftest.py puts this folder on the path), never fr
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -390,3 +392,25 @@ def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
         "heatmaps": heatmaps,
         "sweep_png": sweep_png,
     }
+
+
+def run_session(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """cmd in a session of its own, its output in files, every process of the session killed
+    afterwards. A browser leaves helpers (crash handler, zygote) that can hold a pipe open
+    after it exits, and subprocess.run(capture_output=True) would wait on them for ever."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+        try:
+            code = proc.wait(timeout=timeout)
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        out.seek(0)
+        err.seek(0)
+        text = [f.read().decode("utf-8", errors="replace") for f in (out, err)]
+    return subprocess.CompletedProcess(cmd, code, *text)

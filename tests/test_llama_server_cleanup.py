@@ -76,3 +76,29 @@ def test_server_stops_with_its_job(tmp_path, sig):
     finally:
         job.kill()
         job.wait()
+
+
+def test_server_starts_without_code_between_fork_and_exec(tmp_path, monkeypatch):
+    """A preexec_fn runs Python in the forked child; in a process with threads (a pytest-xdist
+    worker, a judge's request pool) it can block on a lock held by another thread at the fork,
+    and Popen then waits for ever. The parent-death signal is set by the launcher instead."""
+    from themesim.llm import server as llama_server
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def popen(cmd, **kwargs):
+        seen["cmd"], seen["kwargs"] = cmd, kwargs
+        raise Stop
+
+    monkeypatch.setattr(llama_server.subprocess, "Popen", popen)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    srv = llama_server.LlamaServer(model, log_path=tmp_path / "server.log")
+    with pytest.raises(Stop):
+        srv.__enter__()
+    assert seen["kwargs"].get("preexec_fn") is None
+    assert seen["cmd"][:2] == [sys.executable, "-c"] and "prctl(1, 9)" in seen["cmd"][2]
+    assert seen["cmd"][3] == str(os.getpid()) and seen["cmd"][4:] == srv.command()

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import comparison_row, write_method
+from helpers import comparison_row, run_session, write_method
 from markupsafe import escape
 
 from themesim.report import plots
@@ -535,7 +535,6 @@ def _chromium():
 @pytest.mark.skipif(_chromium() is None, reason="needs Chromium: `make browser` installs it")
 def test_report_renders_in_headless_chromium_without_errors_or_requests(study, tmp_path):
     import json
-    import subprocess
 
     from PIL import Image
 
@@ -550,7 +549,7 @@ def test_report_renders_in_headless_chromium_without_errors_or_requests(study, t
     )
     write_report(**study)
     shot, netlog = tmp_path / "phone.png", tmp_path / "net.json"
-    proc = subprocess.run(
+    proc = run_session(
         [
             _chromium(),
             "--headless",
@@ -570,8 +569,6 @@ def test_report_renders_in_headless_chromium_without_errors_or_requests(study, t
             f"--screenshot={shot}",
             study["out_html"].resolve().as_uri(),
         ],
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -743,7 +740,6 @@ def test_headline_carries_the_first_analysts_verdict(study, tmp_path):
 @pytest.mark.skipif(_chromium() is None, reason="needs Chromium: `make browser` installs it")
 def test_report_reads_at_a_glance_in_a_1400px_window(study, tmp_path):
     import json
-    import subprocess
 
     # The widest glance table: the paraphrase ceiling's columns and long set names.
     for spec in study["methods"].values():
@@ -778,7 +774,7 @@ document.body.appendChild(pre);
     page.write_text(
         study["out_html"].read_text(encoding="utf-8").replace("</body>", probe), encoding="utf-8"
     )
-    proc = subprocess.run(
+    proc = run_session(
         [
             _chromium(),
             "--headless",
@@ -790,8 +786,6 @@ document.body.appendChild(pre);
             "--dump-dom",
             page.resolve().as_uri(),
         ],
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]

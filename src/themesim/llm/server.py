@@ -9,7 +9,6 @@ bound to 127.0.0.1 only, on a free port, for the lifetime of a `with LlamaServer
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import importlib.util
@@ -224,13 +223,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Linux: the server is killed when the job that started it dies, even by SIGKILL."""
-    import ctypes
+# Linux: the server is killed when the job that started it dies, even by SIGKILL. Set in a
+# small launcher that then execs the server, not in a preexec_fn: code run between fork and
+# exec in a process with threads (a test worker, a judge's request pool) can deadlock on a
+# lock another thread held at the fork, and Popen waits on that child for ever.
+_PDEATHSIG_EXEC = (
+    "import ctypes, os, sys\n"
+    "try:\n"
+    "    ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
+    "except (OSError, AttributeError):\n"
+    "    pass\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit(70)\n"  # the parent is already gone
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
 
-    PR_SET_PDEATHSIG = 1
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+def _with_parent_death(cmd: list[str]) -> list[str]:
+    if not sys.platform.startswith("linux"):
+        return cmd
+    return [sys.executable, "-c", _PDEATHSIG_EXEC, str(os.getpid()), *cmd]
 
 
 def _raise_exit(signum, frame) -> None:
@@ -361,12 +373,11 @@ class LlamaServer:
         env = {"OMP_WAIT_POLICY": "PASSIVE"} | dict(os.environ)
         with open(self.log_path, "wb") as logfile:
             self.proc = subprocess.Popen(
-                self.command(),
+                _with_parent_death(self.command()),
                 env=env,
                 stdout=logfile,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         try:
             self._wait_ready()
