@@ -95,19 +95,42 @@ def test_a_join_widens_precision_beyond_the_independent_interval():
 
 
 def test_no_match_seen_counts_on_the_smaller_side_and_all_cells():
-    # 6 x 12, nothing at theta: a theme of A might have split into several of B, so B's
-    # share is out of 6 units, not 12, and the pair count reaches as far as B's count of
-    # matched themes (12 x that share); a gap can reach the scale's top less the lowest cell.
+    # 6 x 12, nothing at theta: two themes of each side that all match each other (a 2 x 2
+    # block, the smallest many-to-many overlap) may be one unit, so the shares are out of
+    # 6 / 2 = 3 units, not 6 or 12, and the pair count reaches 3 blocks of 4 pairs at that
+    # share's upper end; a gap can reach the scale's top less the lowest cell.
     S = np.full((6, 12), 0.3)
     S[0, 0] = 0.1
     r = interval_table(S, [0.6]).iloc[0]
-    six = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
-    assert r["precision_ci_high"] == pytest.approx(six)
-    assert r["hit_rate_ci_high"] == pytest.approx(six)
-    assert r["share_no_good_match_b_ci_low"] == pytest.approx(1 - six)
-    assert r["n_match_pairs_ci_high"] == pytest.approx(12 * six)
-    assert r["raza_jaccard_ci_high"] == pytest.approx(12 * six / 72)
+    three = proportion_confint(0, 3, alpha=0.05, method="beta")[1]
+    assert three == pytest.approx(0.7076, abs=1e-4)
+    assert r["precision_ci_high"] == pytest.approx(three)
+    assert r["hit_rate_ci_high"] == pytest.approx(three)
+    assert r["share_no_good_match_b_ci_low"] == pytest.approx(1 - three)
+    assert r["n_match_pairs_ci_high"] == pytest.approx(4 * 3 * three)
+    assert r["raza_jaccard_ci_high"] == pytest.approx(12 * three / 72)
     assert r["gap_abs_max_a_ci_high"] == pytest.approx(1.0 - 0.1)
+
+
+def test_blocks_that_all_match_are_the_units():
+    # 8 x 8 in four 2 x 2 blocks whose four cells all match (0.8), everything else 0.2.
+    # Deleting one theme leaves its twin matching, so the jackknife shows no variance; the
+    # four blocks are the units: hit rate 4 of 4, [0.398, 1], not 8 of 8 ([0.631, 1]).
+    S = np.full((8, 8), 0.2)
+    for b in range(4):
+        S[2 * b : 2 * b + 2, 2 * b : 2 * b + 2] = 0.8
+    r = interval_table(S, [0.6]).iloc[0]
+    four = proportion_confint(4, 4, alpha=0.05, method="beta")[0]
+    assert four == pytest.approx(0.3976, abs=1e-4)
+    assert r["hit_rate_ci_low"] == pytest.approx(four)
+    assert r["precision_ci_low"] == pytest.approx(four)
+    assert r["share_no_good_match_a_ci_high"] == pytest.approx(1 - four)
+    # 16 pairs, 2 per matched theme: as few as 8 x 0.398 matched themes hold 2 each
+    assert r["n_match_pairs_ci_low"] == pytest.approx(8 * four * 2)
+    # A row's maximum without its matches is 0.2 (its second best, 0.8, matches too):
+    # the mean of maxima reaches 0.2 + 0.398 x (0.8 - 0.2).
+    assert r["bidir_max_sim_a_ci_low"] == pytest.approx(0.2 + four * 0.6)
+    assert "design effect" in r["ci_method"]
 
 
 def test_one_to_one_pairs_reach_either_sides_matched_count():
@@ -124,12 +147,12 @@ def test_one_to_one_pairs_reach_either_sides_matched_count():
 
 def test_mean_of_maxima_reaches_the_unseen_matched_rows():
     # No row matches at 0.6, every row's maximum 0.5: a jackknife sees no spread, but up
-    # to 46 % of A's themes (Clopper-Pearson, 0 of 6) could match, at most at 1:
-    # 0.5 + 0.459 * (1 - 0.5).
+    # to 71 % of A's themes (Clopper-Pearson, 0 of 3 units: 6 themes in 2 x 2 blocks)
+    # could match, at most at 1: 0.5 + 0.708 * (1 - 0.5).
     S = np.full((6, 6), 0.2)
     np.fill_diagonal(S, 0.5)
     r = interval_table(S, [0.6]).iloc[0]
-    h = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
+    h = proportion_confint(0, 3, alpha=0.05, method="beta")[1]
     assert r["bidir_max_sim_a_ci_high"] == pytest.approx(0.5 + h * 0.5)
     assert r["bidir_max_sim_a_ci_low"] == pytest.approx(0.5)
     # all rows matched at 0.9, second best 0.2: the unseen unmatched rows sit near 0.2

@@ -90,8 +90,10 @@ def test_every_family_runs_on_z():
     )
     r = rows.iloc[0]
     assert r["hungarian_n_matched"] == 6  # every planted pair is > 2 sd above both spreads
-    # 6 of 6 pairs: Clopper-Pearson's lower end 0.025 ** (1 / 6), never a certain [1, 1]
-    assert r["hungarian_f1_ci_low"] == pytest.approx(0.025 ** (1 / 6))
+    # 6 of 6 pairs, never a certain [1, 1]; B's themes 2 and 4 both match exactly A's 2 and
+    # 4 (z > 2 by chance), a 2 x 2 block and so one unit: Clopper-Pearson's lower end for 5
+    # of 5 units, 0.025 ** (1 / 5)
+    assert r["hungarian_f1_ci_low"] == pytest.approx(0.025 ** (1 / 5))
     assert 0 <= r["baseline_share_passes_both"] <= 1
 
 

@@ -26,10 +26,14 @@ holding two themes of one side, each count's design effect is measured by a two-
 delete-one jackknife (A's themes and B's themes are two samples: deleting a B theme takes
 away the hits, pairs and best matches it gave), and Clopper-Pearson runs on the effective
 count (Korn & Graubard 1998), with Welch-Satterthwaite degrees of freedom; at a share of 0 or
-1, on as many units as make it reach as far as the jackknife's t-interval. A one-to-one
+1, on as many units as make it reach as far as the jackknife's t-interval. Themes of one
+side that match the same themes of the other (a block that all match each other, a join)
+are one deletion unit, a share at 0 or 1 counts on no more units than its side has, and a
+count of pairs also reaches as far as either side's matched share moves it. A one-to-one
 structure has design effect 1: a matched pair is one unit, not two independent themes. With
-no match seen nothing shows how matches would cluster: shares count out of the smaller
-side's themes; pairs seen one to one reach as far as either side's matched themes do.
+no match seen nothing shows how matches would cluster: shares count out of half the smaller
+side's themes (2 x 2 blocks); pairs seen one to one reach as far as either side's matched
+themes do.
 """
 
 from __future__ import annotations
@@ -241,12 +245,13 @@ def _best_mean_interval(S: np.ndarray, units_rows, units_cols, level: float):
     return _jackknife_interval(est, parts, level)
 
 
-def _share_bounds(best, second, t, op, share_ci, top):
+def _share_bounds(X, best, t, op, share_ci, top):
     """Where the mean of row maxima can go as the share of matched rows moves over its
     interval: mean = m0 + h (m1 - m0), h the share of rows whose maximum matches, m1 and m0
     the mean maxima of matched and unmatched rows as seen. A sample without a matched row
     says nothing of m1 (taken as the scale's top, a bound); one without an unmatched row
-    takes m0 from the rows' second-best values (a row's maximum without its match)."""
+    takes m0 from each row's largest value that does not match (its maximum without its
+    matches: a theme that matches two others has a second best that matches too)."""
     hit = matches(best, t, op)
     k, n = int(hit.sum()), hit.size
     if n == 0:
@@ -255,10 +260,11 @@ def _share_bounds(best, second, t, op, share_ci, top):
     if k < n:
         m0 = float(best[~hit].mean())
     else:
-        finite = second[np.isfinite(second)]
-        if finite.size == 0:
+        rest = np.where(matches(X, t, op), -np.inf, X).max(axis=1)
+        rest = rest[np.isfinite(rest)]
+        if rest.size == 0:
             return np.nan, np.nan
-        m0 = min(float(finite.mean()), float(t))
+        m0 = float(rest.mean())
     ends = [m0 + h * (m1 - m0) for h in share_ci]
     return min(ends), max(ends)
 
@@ -398,6 +404,25 @@ class _Sample:
         self.sims = {prefix: (keep_a[pr] & keep_b[pc]) for prefix, (pr, pc) in pairs.items()}
 
 
+def _twins(M: np.ndarray) -> np.ndarray:
+    """A unit label per row: rows that match the same nonempty set of columns share one (no
+    count can tell them apart); every other row is its own."""
+    labels = np.arange(M.shape[0])
+    seen: dict[bytes, int] = {}
+    for i, row in enumerate(M):
+        if row.any():
+            labels[i] = seen.setdefault(np.packbits(row).tobytes(), i)
+    return labels
+
+
+def _side_units(name: str, units_a: int, units_b: int) -> int:
+    if name == "hit_rate" or name.endswith("_a"):
+        return units_a
+    if name == "precision" or name.endswith("_b"):
+        return units_b
+    return min(units_a, units_b)
+
+
 def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     n_a, n_b = S.shape
     m = min(n_a, n_b)
@@ -408,7 +433,10 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     rows, cols = hung
     keep = matches(S[rows, cols], t, op)
     pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, op)}
-    units_a = units_b = None  # each theme is its own unit
+    # Themes of one side that match the same themes of the other (a block of themes that
+    # all match each other) are one unit; every other theme is its own.
+    units_a, units_b = (_twins(M), _twins(M.T)) if jk else (None, None)
+    side_units = (len(_groups(units_a, n_a)), len(_groups(units_b, n_b)))
     all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
     full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
     deleted: list[list[_Sample]] = [[], []]
@@ -440,10 +468,16 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
         n_eff = float(n)
         if jk:
             n_eff = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
+            if p in (0.0, 1.0):
+                # A share at 0 or 1 shows no variance when its themes come in blocks (all
+                # of a block match, and fall in one category, together): it counts on no
+                # more units than its side has.
+                n_eff = min(n_eff, float(_side_units(name, *side_units)))
         elif n_pairs == 0:
-            # No match seen shows nothing of how matches would cluster: one theme of the
-            # smaller side may match several of the other, so it is the unit.
-            n_eff = float(min(n, m))
+            # No match seen shows nothing of how matches would cluster: two themes of each
+            # side that all match each other (the smallest many-to-many overlap) may be one
+            # unit, so shares count on half the smaller side.
+            n_eff = float(min(n, m / 2))
         req[name] = cp.add(p * n_eff, n_eff)
         shares[name] = (p, n_eff)
 
@@ -456,6 +490,16 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
         # each pair then stands for one matched theme of the side that split, so the count
         # reaches as far as either side's count of matched themes does.
         c_hi = max(c_hi, n_a * out["hit_rate"][1], n_b * out["precision"][1])
+        if n_pairs == 0:
+            c_hi = max(c_hi, 2 * m * out["f1"][1])  # m / 2 blocks of up to 4 pairs each
+    elif n_pairs:
+        # With clusters, pairs are matched themes times the pairs each holds: the count also
+        # reaches as far as either side's matched share moves it at the pairs per theme seen
+        # (a sample whose every theme matches shows no variance in its share of cells).
+        for share, side in (("hit_rate", M.any(axis=1)), ("precision", M.any(axis=0))):
+            per = n_pairs / side.sum()
+            c_lo = min(c_lo, side.size * out[share][0] * per)
+            c_hi = max(c_hi, side.size * out[share][1] * per)
     out["n_match_pairs"] = (c_lo, c_hi)
     out["raza_jaccard"] = (c_lo / (n_a * n_b), c_hi / (n_a * n_b))
     out["recall"] = out["hit_rate"]
@@ -478,17 +522,17 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     # A jackknife sees only the spread a sample shows: where few rows (or none) match, the
     # matched rows' maxima are missing from it, so each interval also reaches as far as
     # the share of matched rows' own interval moves the mean (_share_bounds).
-    def mean_interval(X, best, gap, share, units_r, units_c, lvl):
+    def mean_interval(X, best, share, units_r, units_c, lvl):
         jk_lo, jk_hi = _best_mean_interval(X, units_r, units_c, lvl)
         p, n_eff = shares[share]
         h = clopper_pearson(p * n_eff, n_eff, lvl)
-        s_lo, s_hi = _share_bounds(best, best - gap, t, op, (float(h[0]), float(h[1])), top)
+        s_lo, s_hi = _share_bounds(X, best, t, op, (float(h[0]), float(h[1])), top)
         return clip((np.nanmin([jk_lo, s_lo]), np.nanmax([jk_hi, s_hi])))
 
     half = 1 - (1 - level) / 2
     for lvl, keys in ((level, ("bidir_max_sim_a", "bidir_max_sim_b")), (half, ("ia", "ib"))):
-        out[keys[0]] = mean_interval(S, best_a, gap_a, "hit_rate", units_a, units_b, lvl)
-        out[keys[1]] = mean_interval(S.T, best_b, gap_b, "precision", units_b, units_a, lvl)
+        out[keys[0]] = mean_interval(S, best_a, "hit_rate", units_a, units_b, lvl)
+        out[keys[1]] = mean_interval(S.T, best_b, "precision", units_b, units_a, lvl)
     ia, ib = out.pop("ia"), out.pop("ib")
     est = float(_harmonic(best_a.mean(), best_b.mean()))
     # the harmonic mean rises with both means where they are positive
