@@ -245,7 +245,7 @@ def _best_mean_interval(S: np.ndarray, units_rows, units_cols, level: float):
     return _jackknife_interval(est, parts, level)
 
 
-def _share_bounds(X, best, t, op, share_ci, top):
+def _share_bounds(X, MX, best, t, op, share_ci, top):
     """Where the mean of row maxima can go as the share of matched rows moves over its
     interval: mean = m0 + h (m1 - m0), h the share of rows whose maximum matches, m1 and m0
     the mean maxima of matched and unmatched rows as seen. A sample without a matched row
@@ -260,7 +260,7 @@ def _share_bounds(X, best, t, op, share_ci, top):
     if k < n:
         m0 = float(best[~hit].mean())
     else:
-        rest = np.where(matches(X, t, op), -np.inf, X).max(axis=1)
+        rest = np.where(MX, -np.inf, X).max(axis=1)
         rest = rest[np.isfinite(rest)]
         if rest.size == 0:
             return np.nan, np.nan
@@ -363,6 +363,14 @@ _PROPS = (
 )
 
 
+# The side whose themes each proportion counts: A's, B's, or "m" (min(n_a, n_b)).
+_SIDE = (
+    {"cells": "m", "hit_rate": "a", "precision": "b", "f1": "m"}
+    | {f"{p}_q": "m" for p in ("hungarian", "maxcard")}
+    | {name: name[-1] for name in _PROPS if name.endswith(("_a", "_b"))}
+)
+
+
 def _codes(S: np.ndarray, t, op, gamma) -> tuple[np.ndarray, np.ndarray]:
     """Each row's category code and gap (best - second)."""
     if S.shape[1] == 0:
@@ -415,14 +423,6 @@ def _twins(M: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _side_units(name: str, units_a: int, units_b: int) -> int:
-    if name == "hit_rate" or name.endswith("_a"):
-        return units_a
-    if name == "precision" or name.endswith("_b"):
-        return units_b
-    return min(units_a, units_b)
-
-
 def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     n_a, n_b = S.shape
     m = min(n_a, n_b)
@@ -436,13 +436,13 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     # Themes of one side that match the same themes of the other (a block of themes that
     # all match each other) are one unit; every other theme is its own.
     units_a, units_b = (_twins(M), _twins(M.T)) if jk else (None, None)
-    side_units = (len(_groups(units_a, n_a)), len(_groups(units_b, n_b)))
+    groups = (_groups(units_a, n_a), _groups(units_b, n_b))
     all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
     full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
     deleted: list[list[_Sample]] = [[], []]
     if jk:
-        for side, units, n in ((0, units_a, n_a), (1, units_b, n_b)):
-            for g in _groups(units, n):
+        for side in (0, 1):
+            for g in groups[side]:
                 ka, kb = all_a.copy(), all_b.copy()
                 (ka if side == 0 else kb)[g] = False
                 deleted[side].append(_Sample(S, M, ka, kb, pairs, t, op, gamma))
@@ -454,12 +454,10 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     # of all n_a * n_b cells with their design effect.
     one_to_one = not jk and n_pairs <= m
     cells_scale = m if one_to_one else n_a * n_b
-    units = {"cells": cells_scale, "hit_rate": n_a, "precision": n_b, "f1": m}
-    for prefix in ("hungarian", "maxcard"):
-        units |= {f"{prefix}_q": m, f"{prefix}_coverage_a": n_a, f"{prefix}_coverage_b": n_b}
-    for side, n in (("a", n_a), ("b", n_b)):
-        units[f"unique_match_rate_{side}"] = n
-        units |= {f"share_{c}_{side}": n for c in CATEGORIES}
+    themes = {"a": n_a, "b": n_b, "m": m}
+    units = {name: themes[side] for name, side in _SIDE.items()} | {"cells": cells_scale}
+    g_a, g_b = len(groups[0]), len(groups[1])
+    side_units = {"a": g_a, "b": g_b, "m": min(g_a, g_b)}
     req: dict[str, int] = {}
     shares: dict[str, tuple[float, float]] = {}
     for i, name in enumerate(_PROPS):
@@ -472,7 +470,7 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
                 # A share at 0 or 1 shows no variance when its themes come in blocks (all
                 # of a block match, and fall in one category, together): it counts on no
                 # more units than its side has.
-                n_eff = min(n_eff, float(_side_units(name, *side_units)))
+                n_eff = min(n_eff, float(side_units[_SIDE[name]]))
         elif n_pairs == 0:
             # No match seen shows nothing of how matches would cluster: two themes of each
             # side that all match each other (the smallest many-to-many overlap) may be one
@@ -522,17 +520,17 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
     # A jackknife sees only the spread a sample shows: where few rows (or none) match, the
     # matched rows' maxima are missing from it, so each interval also reaches as far as
     # the share of matched rows' own interval moves the mean (_share_bounds).
-    def mean_interval(X, best, share, units_r, units_c, lvl):
+    def mean_interval(X, MX, best, share, units_r, units_c, lvl):
         jk_lo, jk_hi = _best_mean_interval(X, units_r, units_c, lvl)
         p, n_eff = shares[share]
         h = clopper_pearson(p * n_eff, n_eff, lvl)
-        s_lo, s_hi = _share_bounds(X, best, t, op, (float(h[0]), float(h[1])), top)
+        s_lo, s_hi = _share_bounds(X, MX, best, t, op, (float(h[0]), float(h[1])), top)
         return clip((np.nanmin([jk_lo, s_lo]), np.nanmax([jk_hi, s_hi])))
 
     half = 1 - (1 - level) / 2
     for lvl, keys in ((level, ("bidir_max_sim_a", "bidir_max_sim_b")), (half, ("ia", "ib"))):
-        out[keys[0]] = mean_interval(S, best_a, "hit_rate", units_a, units_b, lvl)
-        out[keys[1]] = mean_interval(S.T, best_b, "precision", units_b, units_a, lvl)
+        out[keys[0]] = mean_interval(S, M, best_a, "hit_rate", units_a, units_b, lvl)
+        out[keys[1]] = mean_interval(S.T, M.T, best_b, "precision", units_b, units_a, lvl)
     ia, ib = out.pop("ia"), out.pop("ib")
     est = float(_harmonic(best_a.mean(), best_b.mean()))
     # the harmonic mean rises with both means where they are positive
