@@ -45,7 +45,8 @@ def test_same_vectors_as_sentence_transformers(minilm, monkeypatch):
     theirs = encode(TEXTS, minilm, batch_size=64, threads=1)
     assert type(next(iter(enc._MODELS.values()))).__name__ == "SentenceTransformer"
     assert ours.dtype == np.float32 and ours.shape == (len(TEXTS), 384)
-    assert ours.tobytes() == theirs.tobytes()
+    # another library's kernels: within a stated tolerance, not bits (they vary by CPU)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-6)
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-6)
     # Meaning survives: the two care themes are closer to each other than to the emoji text.
     sims = ours @ ours.T
@@ -129,8 +130,10 @@ def test_without_normalize_module(tmp_path, minilm):
 
 
 def test_passes_at_once_give_the_same_bits(minilm, monkeypatch, caplog):
-    """Two threads run two forward passes at once, one torch thread each: the same vectors as
-    one pass at a time with one or two torch threads, and as sentence-transformers."""
+    """Two threads run two forward passes at once, one torch thread each: the same bits as one
+    pass at a time (themesim's vectors depend on the text only), and sentence-transformers'
+    vectors within 1e-6 (its two-thread kernels may round differently on another CPU: 1.3e-7
+    seen on AVX-512/AMX)."""
     import os
 
     if len(os.sched_getaffinity(0)) < 2:
@@ -146,4 +149,5 @@ def test_passes_at_once_give_the_same_bits(minilm, monkeypatch, caplog):
     monkeypatch.setattr(enc, "_MODELS", {})
     monkeypatch.setattr(plain, "plain_config", lambda path: None)
     theirs = encode(texts, minilm, threads=2)  # sentence-transformers: no pool, 2 threads
-    assert pooled.tobytes() == one.tobytes() == theirs.tobytes()
+    assert pooled.tobytes() == one.tobytes()
+    np.testing.assert_allclose(theirs, pooled, rtol=0, atol=1e-6)
