@@ -1,0 +1,208 @@
+"""A generator against human analysts, over runs, analysts and themes (docs/verdicts.md).
+
+The data of one verdict: K >= 2 analysts, each the reference in turn, and R >= 1 runs of
+one generator. For reference analyst r and each of its n_r themes t,
+
+- gen[r][t, g]: the strength of the theme's one-to-one partner in run g (1/0: matched at
+  the threshold or not; or a continuous strength such as the calibrated P(match));
+- hum[r][t, h]: the same in analyst h's set (column r, the analyst itself, is NaN).
+
+The estimand is the difference of two means of the per-reference shares,
+
+    D = mean_r [ mean_{t, g} gen[r][t, g] - mean_{t, h != r} hum[r][t, h] ],
+
+the generator's agreement with an analyst (over runs and reference analysts) minus the
+agreement of two analysts (over ordered pairs). Its variance adds one delete-one jackknife
+per crossed factor that the study replicates (Cameron, Gelbach and Miller 2011 add the
+one-way variances and subtract their intersections; without the subtraction the sum is
+conservative): themes (or declared theme groups, deleted from every analyst at once), runs
+(R >= 2) and analysts (K >= 3; deleting one drops it as reference and as comparator). The
+interval is D +- t_{df} sqrt(V), df by Welch-Satterthwaite over the parts' own degrees of
+freedom. Which factors a study's interval carries is part of its result (`covers`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
+CI_METHOD = "crossed jackknife (themes + runs + analysts), Satterthwaite t"
+
+
+@dataclass
+class Crossed:
+    """The result of crossed_difference (every figure of one verdict row)."""
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    level: float
+    generator: float  # mean agreement of the generator over runs x reference analysts
+    human: float  # mean human-human agreement over ordered pairs of analysts
+    se: float
+    df: float
+    var_themes: float
+    var_runs: float
+    var_analysts: float
+    n_runs: int
+    n_analysts: int
+    n_themes: int  # reference themes over all reference analysts
+    n_clusters: int  # theme units of the jackknife (themes, or declared groups)
+    run_sd: float  # SD over runs of the run's agreement (NaN with one run)
+    analyst_sd: float  # SD over ordered analyst pairs of their agreement
+    covers: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _check(gen, hum, clusters):
+    k = len(gen)
+    if k < 2 or len(hum) != k:
+        raise ValueError(f"a crossed verdict needs 2 or more analysts, got {k}")
+    gen = [np.asarray(g, dtype=np.float64) for g in gen]
+    hum = [np.asarray(h, dtype=np.float64) for h in hum]
+    runs = {g.shape[1] for g in gen if g.ndim == 2}
+    if len(runs) != 1 or any(g.ndim != 2 for g in gen):
+        raise ValueError("every reference analyst needs the same runs: gen[r] is (themes, runs)")
+    for r, (g, h) in enumerate(zip(gen, hum, strict=True)):
+        if h.shape != (g.shape[0], k):
+            raise ValueError(f"hum[{r}] must be (themes, analysts) = {(g.shape[0], k)}")
+        if g.shape[0] < 1:
+            raise ValueError(f"reference analyst {r} has no themes")
+        own = np.delete(h, r, axis=1)
+        if not (np.isfinite(g).all() and np.isfinite(own).all()):
+            raise ValueError(f"reference analyst {r}: a strength is missing (NaN)")
+    if clusters is None:
+        offset, clusters = 0, []
+        for g in gen:  # each theme its own unit
+            clusters.append(np.arange(offset, offset + g.shape[0]))
+            offset += g.shape[0]
+    clusters = [np.asarray(c) for c in clusters]
+    if [c.shape[0] for c in clusters] != [g.shape[0] for g in gen]:
+        raise ValueError("clusters[r] must label each theme of reference analyst r")
+    return gen, hum, clusters
+
+
+def _means(gen, hum, keep_runs, keep_analysts):
+    """Per kept reference analyst: (per-theme generator mean, per-theme human mean)."""
+    out = []
+    for r in np.flatnonzero(keep_analysts):
+        others = keep_analysts.copy()
+        others[r] = False
+        out.append((r, gen[r][:, keep_runs].mean(axis=1), hum[r][:, others].mean(axis=1)))
+    return out
+
+
+def _estimate(parts) -> float:
+    return float(np.mean([g.mean() - h.mean() for _, g, h in parts]))
+
+
+def _jackknife(values: np.ndarray) -> float:
+    m = values.size
+    return float((m - 1) / m * ((values - values.mean()) ** 2).sum()) if m >= 2 else 0.0
+
+
+def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
+    """D and its (1 - 2 alpha) interval (module docstring). clusters[r]: a label per theme
+    of reference analyst r (declared groups; the same label across analysts is one unit);
+    None: every theme its own unit."""
+    from scipy.stats import t as student
+
+    gen, hum, clusters = _check(gen, hum, clusters)
+    k, n_runs = len(gen), gen[0].shape[1]
+    all_runs, all_analysts = np.ones(n_runs, bool), np.ones(k, bool)
+    parts = _means(gen, hum, all_runs, all_analysts)
+    d = _estimate(parts)
+    generator = float(np.mean([g.mean() for _, g, _ in parts]))
+    human = float(np.mean([h.mean() for _, _, h in parts]))
+
+    # themes (or groups): delete one unit from every reference analyst at once
+    labels = np.unique(np.concatenate(clusters))
+    sums = np.zeros((k, labels.size))
+    counts = np.zeros((k, labels.size))
+    for r, g, h in parts:
+        idx = np.searchsorted(labels, clusters[r])
+        np.add.at(sums[r], idx, g - h)
+        np.add.at(counts[r], idx, 1.0)
+    total, n = sums.sum(axis=1, keepdims=True), counts.sum(axis=1, keepdims=True)
+    left = n - counts
+    # a unit holding all of one analyst's themes leaves that analyst out of the mean
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(left > 0, (total - sums) / left, np.nan)
+    theme_values = np.nanmean(share, axis=0) if labels.size >= 2 else np.array([d])
+    var_t = _jackknife(theme_values)
+    df_t = max(labels.size - 1, 1)
+
+    var_r, df_r, run_sd = 0.0, np.inf, np.nan
+    if n_runs >= 2:
+        per_run = np.array(
+            [np.mean([gen[r][:, j].mean() for r in range(k)]) for j in range(n_runs)]
+        )
+        run_sd = float(per_run.std(ddof=1))
+        values = np.array(
+            [_estimate(_means(gen, hum, all_runs & (np.arange(n_runs) != j), all_analysts))
+             for j in range(n_runs)]
+        )  # fmt: skip
+        var_r, df_r = _jackknife(values), n_runs - 1
+
+    var_a, df_a = 0.0, np.inf
+    if k >= 3:
+        values = np.array(
+            [_estimate(_means(gen, hum, all_runs, all_analysts & (np.arange(k) != j)))
+             for j in range(k)]
+        )  # fmt: skip
+        var_a, df_a = _jackknife(values), k - 1
+    pairs = [hum[r][:, h].mean() for r in range(k) for h in range(k) if h != r]
+    analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
+
+    var = var_t + var_r + var_a
+    terms = [(var_t, df_t), (var_r, df_r), (var_a, df_a)]
+    denom = sum(v * v / f for v, f in terms if v > 0 and np.isfinite(f))
+    df = var * var / denom if denom > 0 else float(df_t)
+    level = 1 - 2 * alpha
+    half = float(student.ppf(1 - alpha, df) * np.sqrt(var))
+    covers = ("themes",) + (("runs",) if n_runs >= 2 else ()) + (("analysts",) if k >= 3 else ())
+    return Crossed(
+        difference=d,
+        ci_low=max(d - half, -1.0) if _unit_scale(gen, hum) else d - half,
+        ci_high=min(d + half, 1.0) if _unit_scale(gen, hum) else d + half,
+        level=level,
+        generator=generator,
+        human=human,
+        se=float(np.sqrt(var)),
+        df=float(df),
+        var_themes=var_t,
+        var_runs=var_r,
+        var_analysts=var_a,
+        n_runs=n_runs,
+        n_analysts=k,
+        n_themes=int(sum(g.shape[0] for g in gen)),
+        n_clusters=int(labels.size),
+        run_sd=run_sd,
+        analyst_sd=analyst_sd,
+        covers=covers,
+    )
+
+
+def _unit_scale(gen, hum) -> bool:
+    lo = min(min(np.nanmin(g) for g in gen), min(np.nanmin(h) for h in hum))
+    hi = max(max(np.nanmax(g) for g in gen), max(np.nanmax(h) for h in hum))
+    return lo >= 0 and hi <= 1
+
+
+def verdict(low: float, high: float, margin: float) -> str:
+    """The word for a (1 - 2 alpha) interval of the difference (docs/verdicts.md):
+    inside +-margin is `equivalent` (the difference is too small to matter, even when the
+    interval also lies above or below 0); else wholly above 0 `better`, wholly below 0
+    `worse`, above -margin `non-inferior`, otherwise `inconclusive`. '' without one."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    if -margin < low and high < margin:
+        return "equivalent"
+    if low > 0:
+        return "better"
+    if high < 0:
+        return "worse"
+    if low > -margin:
+        return "non-inferior"
+    return "inconclusive"

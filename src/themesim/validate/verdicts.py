@@ -1,0 +1,203 @@
+"""The verdicts of a generator against human analysts (metrics/crossed.py): their error at
+the margin and their power, on crossed designs of themes, runs and analysts
+(docs/verdicts.md, docs/validity.md).
+
+A design draws K analysts, each with n reference themes, and R runs of one generator. Each
+comparator j (another analyst, or a run) meets reference theme t of analyst r through a
+latent strength
+
+    y = mu_type + c_j + w_r + u_rt + v_(domain, type) + e,    e ~ N(0, 1),
+
+c_j: the comparator (run-to-run or analyst-to-analyst), w_r: the reference analyst's way of
+writing themes, u_rt: how findable the theme is (shared by every comparator: the pairing),
+v: a domain effect per type (an LLM that misses a whole domain; the analysts' own), with
+the domains' intraclass correlation icc = var(v) / (var(v) + var(u) + 1). The routes:
+
+- `matched`: 1 when y > 0 (a one-to-one partner at the threshold), else 0;
+- `strength`: Phi(y), a continuous strength on [0, 1] (a calibrated P(match)), matched
+  when above 0.5.
+
+mu_type is solved so that the route's human-human agreement is p_h and the difference is
+`diff` exactly (probit closed forms), so every row knows its truth. Themes are dealt to
+`domains` domains in turn, the same domains for every analyst (they code the same data).
+The designs below were written before the procedure was run on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from themesim.metrics.crossed import crossed_difference, verdict
+from themesim.validate.core import check_grid, rng_for, row, summary_frame
+
+AREA = "verdicts"
+MARGIN = 0.10
+ALPHA = 0.05
+ROUTES = ("matched", "strength")
+POWER_DIFF = -0.30
+
+
+@dataclass(frozen=True)
+class Design:
+    themes: int = 10  # reference themes per analyst
+    runs: int = 3
+    analysts: int = 3
+    p_h: float = 0.7  # human-human agreement on the route's scale
+    diff: float = 0.0  # generator minus human-human, on the route's scale
+    icc: float = 0.0  # domain intraclass correlation of the latent strengths
+    domains: int = 4
+    groups: bool = False  # the domains declared (a `group` column) or not
+    sd_theme: float = 0.8
+    sd_run: float = 0.3
+    sd_analyst: float = 0.3
+    sd_reference: float = 0.3
+
+    def name(self) -> str:
+        return (
+            f"n={self.themes},R={self.runs},K={self.analysts},p_h={self.p_h:g},"
+            f"d={self.diff:+.2f},icc={self.icc:g}" + (",groups" if self.groups else "")
+        )
+
+
+def _sd_domain(d: Design) -> float:
+    return float(np.sqrt(d.icc * (d.sd_theme**2 + 1) / (1 - d.icc))) if d.icc > 0 else 0.0
+
+
+def _total_var(d: Design, comparator_sd: float) -> float:
+    return 1 + comparator_sd**2 + d.sd_reference**2 + d.sd_theme**2 + _sd_domain(d) ** 2
+
+
+def means(d: Design, route: str) -> tuple[float, float] | None:
+    """(mu_generator, mu_human) giving agreement p_h and p_h + diff on the route's scale,
+    or None when p_h + diff is outside (0, 1)."""
+    from scipy.stats import norm
+
+    p_g = d.p_h + d.diff
+    if not (0 < p_g < 1 and 0 < d.p_h < 1):
+        return None
+    extra = 1.0 if route == "strength" else 0.0  # E Phi(Y) = Phi(mu / sqrt(1 + var Y))
+    mu_g = norm.ppf(p_g) * np.sqrt(_total_var(d, d.sd_run) + extra)
+    mu_h = norm.ppf(d.p_h) * np.sqrt(_total_var(d, d.sd_analyst) + extra)
+    return float(mu_g), float(mu_h)
+
+
+def draw(d: Design, route: str, rng):
+    """(gen, hum, clusters) of one simulated study: the inputs of crossed_difference."""
+    from scipy.stats import norm
+
+    mu_g, mu_h = means(d, route)
+    k, n, runs = d.analysts, d.themes, d.runs
+    sd_v = _sd_domain(d)
+    domain = np.arange(n) % d.domains
+    v_g = rng.normal(0, sd_v, d.domains)[domain]
+    v_h = rng.normal(0, sd_v, d.domains)[domain]
+    c_run = rng.normal(0, d.sd_run, runs)
+    c_an = rng.normal(0, d.sd_analyst, k)
+    w = rng.normal(0, d.sd_reference, k)
+    gen, hum, clusters = [], [], []
+    for r in range(k):
+        u = rng.normal(0, d.sd_theme, n)
+        base = (w[r] + u)[:, None]
+        yg = mu_g + c_run[None, :] + base + v_g[:, None] + rng.normal(0, 1, (n, runs))
+        yh = mu_h + c_an[None, :] + base + v_h[:, None] + rng.normal(0, 1, (n, k))
+        sg, sh = (yg > 0, yh > 0) if route == "matched" else (norm.cdf(yg), norm.cdf(yh))
+        sh = sh.astype(np.float64)
+        sh[:, r] = np.nan
+        gen.append(sg.astype(np.float64))
+        hum.append(sh)
+        clusters.append(domain if d.groups else r * n + np.arange(n))
+    return gen, hum, clusters
+
+
+def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA) -> dict:
+    """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws."""
+    counts = dict.fromkeys(("better", "equivalent", "non-inferior", "inconclusive", "worse"), 0)
+    covered, width = 0, 0.0
+    for _ in range(draws):
+        res = crossed_difference(*draw(d, route, rng), alpha=alpha)
+        counts[verdict(res.ci_low, res.ci_high, margin)] += 1
+        covered += res.ci_low <= d.diff <= res.ci_high
+        width += res.ci_high - res.ci_low
+    out = {f"p_{k}": v / draws for k, v in counts.items()}
+    # a claim the verdict words make: worse/better wholly below/above 0, non-inferior above
+    # -margin (better and equivalent also say so)
+    out["p_below_0"] = out["p_worse"]
+    out["p_above_minus_margin"] = out["p_non-inferior"] + out["p_better"]
+    return out | {"coverage": covered / draws, "mean_width": width / draws, "draws": draws}
+
+
+def power(d: Design, route: str, draws: int = 400, seed: int = 0) -> dict:
+    """P(each verdict) at one design (the study planner, `themesim power`)."""
+    return simulate(d, route, draws, rng_for(seed, AREA, "power", route, d.name()))
+
+
+# Written before the procedure was run on any of them (docs/validity.md, "verdicts").
+GRIDS = {
+    "small": {
+        "designs": [
+            Design(themes=10, runs=3, analysts=3, p_h=0.7),
+            Design(themes=8, runs=1, analysts=2, p_h=0.8),
+            Design(themes=15, runs=5, analysts=4, p_h=0.6, icc=0.16),
+            Design(themes=12, runs=3, analysts=3, p_h=0.7, icc=0.64, groups=True),
+        ],
+        "draws": 300,
+    },
+    "full": {
+        "designs": [
+            Design(themes=n, runs=r, analysts=k, p_h=p, icc=icc, groups=g)
+            for n in (8, 10, 15)
+            for r in (1, 3, 5)
+            for k in (2, 3, 4)
+            for p in (0.6, 0.8)
+            for icc, g in ((0.0, False), (0.16, False), (0.16, True), (0.64, True))
+        ],
+        "draws": 1000,
+    },
+}
+# Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
+# better and worse), and the power point.
+DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
+
+
+def _rows(d: Design, route: str, sim: dict) -> list[dict]:
+    name, n = f"{route}:{d.name()}", d.themes
+    procedure = f"crossed jackknife, {route}"
+
+    def err(quantity, value):
+        return row(AREA, name, quantity, procedure, "type1_error", value, sim["draws"],
+                   n_a=n, nominal=ALPHA)  # fmt: skip
+
+    out = []
+    if np.isclose(d.diff, -MARGIN):
+        out += [err("verdict equivalent", sim["p_equivalent"]),
+                err("verdict non-inferior or better", sim["p_above_minus_margin"])]  # fmt: skip
+    if np.isclose(d.diff, MARGIN):
+        out.append(err("verdict equivalent", sim["p_equivalent"]))
+    if np.isclose(d.diff, 0.0):
+        out += [err("verdict worse", sim["p_worse"]), err("verdict better", sim["p_better"])]
+    if np.isclose(d.diff, POWER_DIFF):
+        out.append(row(AREA, name, "verdict worse", procedure, "power", sim["p_worse"],
+                       sim["draws"], n_a=n))  # fmt: skip
+    # the (1 - 2 alpha) interval the words read: shown, judged through the errors above
+    out.append(row(AREA, name, "difference", procedure, "coverage_tost_level",
+                   sim["coverage"], sim["draws"], n_a=n, nominal=1 - 2 * ALPHA))  # fmt: skip
+    return out
+
+
+def run(grid_name: str, seed: int):
+    check_grid(grid_name)
+    g = GRIDS[grid_name]
+    detail, rows = [], []
+    for base in g["designs"]:
+        for diff in DIFFERENCES:
+            d = replace(base, diff=diff)
+            for route in ROUTES:
+                if means(d, route) is None:
+                    continue
+                sim = simulate(d, route, g["draws"], rng_for(seed, AREA, route, d.name()))
+                detail.append({"route": route, "design": d.name()} | vars(d) | sim)
+                rows += _rows(d, route, sim)
+    return pd.DataFrame(detail), summary_frame(rows)
