@@ -191,6 +191,11 @@ def test_grammar_and_answers():
     assert probs == pytest.approx([0.5, 0.25, 0.0])
     with pytest.raises(ValueError, match="no code letter"):
         parse_letter_probs({"The": -0.1}, ["A"])
+    # −inf is P 0; a server's 1e-7 for 0 is 0; a bad logprob of another token is ignored
+    assert parse_letter_probs({"A": 1e-7, "B": -math.inf, "x": math.nan}, ["A", "B"]) == [1, 0]
+    for bad in (math.nan, 5.0, 1000.0, True, "x"):
+        with pytest.raises(ValueError, match="logprob"):
+            parse_letter_probs({"A": bad, "0": -1.0}, ["A"])
 
 
 def _choice(top: dict) -> dict:
@@ -236,6 +241,70 @@ def test_llm_coder_caches_and_resumes(fake_llm, tmp_path):
     assert body["max_tokens"] == 1 and body["top_logprobs"] == 20
     con = sqlite3.connect(cache)
     assert con.execute("SELECT COUNT(*) FROM codings WHERE status = 'ok'").fetchone()[0] == 2
+
+
+def _bad_logprobs(bad: str) -> dict:
+    """A logprob answer an endpoint should not give, by name."""
+    if bad == "content_object":
+        lp = {"content": {"token": "A", "top_logprobs": []}}
+        return {"choices": [{"message": {"content": "A"}, "logprobs": lp}]}
+    if bad == "no_token":
+        top = [{"logprob": math.log(0.5)}, {"token": "0", "logprob": math.log(0.5)}]
+        lp = {"content": [{"token": "A", "top_logprobs": top}]}
+        return {"choices": [{"message": {"content": "A"}, "logprobs": lp}]}
+    values = {"nan": (math.nan, math.log(0.5)), "positive": (5.0, 4.0), "huge": (1000.0, -1.0)}
+    a, b = values[bad]
+    return _choice({"A": a, "B": b})
+
+
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("nan", "logprob nan of 'A' is not a log-probability"),
+        ("positive", "logprob 5.0 of 'A' is not a log-probability"),
+        ("huge", "logprob 1000.0 of 'A' is not a log-probability"),
+        ("no_token", 'a top logprob is not an object with "token" and "logprob"'),
+        ("content_object", "logprobs.content is a dict, not a list of tokens"),
+    ],
+)
+def test_llm_coder_refuses_a_bad_logprob_answer_and_never_caches_it(fake_llm, tmp_path, bad, why):
+    """Regression: NaN logprobs were cached "ok" and gave NaN scores; 5 and 4 were read as
+    P 0.73 and 0.27; 1000 raised OverflowError; a top logprob without "token", or `content`
+    as an object, raised KeyError. Each is now an unusable answer: retried, then stored
+    "failed" and named in the job's error; the next run asks it again."""
+    themes = pd.DataFrame({"name": ["Work", "Sleep"], "description": ["paid work", "no sleep"]})
+    segs = pd.DataFrame({"transcript": ["t"], "speaker": ["Ann"], "text": ["I cut my hours."]})
+    good = _choice({"A": math.log(0.6), "B": math.log(0.2), "0": math.log(0.2)})
+    srv = fake_llm(lambda n, body, headers: (200, _bad_logprobs(bad) if n <= 2 else good, 0))
+    s = CoderLLMSettings(base_url=srv.url, model="fake", max_retries=1, backoff_s=0.0)
+    cache = tmp_path / "coder.sqlite"
+    with pytest.raises(StepError, match="1 of 1 passages not coded") as err:
+        code_segments(themes, segs, s, cache)
+    assert f"unparsable answer ({why}" in str(err.value)
+    assert srv.calls == 2  # the first attempt and max_retries = 1 more
+    con = sqlite3.connect(cache)
+    assert con.execute("SELECT status, answer FROM codings").fetchall() == [("failed", None)]
+    con.close()
+    # the failed passage is asked again on the next run: 0.6 and 0.2 of 1
+    assert code_segments(themes, segs, s, cache) == pytest.approx(np.array([[0.6, 0.2]]))
+    assert srv.calls == 3
+
+
+def test_llm_coder_asks_again_a_nan_answer_an_older_version_cached_ok(fake_llm, tmp_path):
+    themes = pd.DataFrame({"name": ["Work", "Sleep"], "description": ["", ""]})
+    segs = pd.DataFrame({"transcript": ["t"], "speaker": ["Ann"], "text": ["I cut my hours."]})
+    srv = fake_llm(lambda n, body, headers: (200, _choice({"A": math.log(0.5), "0": -0.7}), 0))
+    s = CoderLLMSettings(base_url=srv.url, model="fake", max_retries=0, backoff_s=0.0)
+    cache = tmp_path / "coder.sqlite"
+    first = code_segments(themes, segs, s, cache)
+    con = sqlite3.connect(cache)
+    with con:
+        con.execute("UPDATE codings SET answer = '[NaN, NaN]'")  # as the old parser stored
+    con.close()
+    again = code_segments(themes, segs, s, cache)
+    assert srv.calls == 2 and np.isfinite(again).all()
+    assert again == pytest.approx(first)
+    assert first[0].tolist() == pytest.approx([0.5 / (0.5 + math.exp(-0.7)), 0.0])
 
 
 def test_report_shows_the_coder_beside_the_data_and_names_unchecked_sets(tmp_path):

@@ -371,6 +371,28 @@ def test_a_logprob_that_is_not_a_log_probability_is_an_unusable_answer(serve, tm
     assert scores[0, 0] == pytest.approx(0.75) and stats.done == 1 and srv.calls == 3
 
 
+@pytest.mark.parametrize(
+    "lp, why",
+    [
+        ({"content": {"token": "Yes", "top_logprobs": []}}, "logprobs.content is a dict"),
+        (
+            {"content": [{"token": "Yes", "logprob": -0.1, "top_logprobs": [{"logprob": -0.1}]}]},
+            'a top logprob is not an object with "token" and "logprob"',
+        ),
+    ],
+)
+def test_logprobs_of_another_shape_are_an_unusable_answer(serve, tmp_path, lp, why):
+    """Regression: `content` as an object, or a top logprob without "token", raised KeyError
+    (a traceback, no retry, no failed row) in llm/client.top_logprobs."""
+    srv = serve(lambda n, b, h: (200, completion("Yes", logprobs=lp), 0))
+    cache = tmp_path / "c.sqlite"
+    s = settings(srv.url, score_mode="logprob", max_retries=1)
+    with pytest.raises(JudgeError, match="unparsable answer") as err:
+        judge_matrix(A[:1], B[:1], s, cache, progress=False)
+    assert why in str(err.value) and srv.calls == 2
+    assert [(r["status"], r["score"]) for r in rows(cache)] == [("failed", None)]
+
+
 def test_an_ok_row_without_a_score_is_asked_again(serve, tmp_path):
     """A NULL score an older version stored "ok" (issue 24.4) no longer counts as cached."""
     srv = serve()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -130,20 +131,26 @@ def grammar(k: int) -> str:
 
 def parse_letter_probs(top: dict[str, float], labels: list[str]) -> list[float]:
     """P(label) per code over the top first tokens, normalised over the labels and `0` (no
-    code); tokens match case- and space-insensitively. ValueError when none of them is there."""
-    import math
-
+    code); tokens match case- and space-insensitively. ValueError when none of them is there,
+    or when a label's or 0's logprob is not a log-probability: NaN, not a number, or above 0
+    (as the judge's parse_logprob_score: a NaN once became NaN scores cached "ok", 5 and 4
+    were read as 0.73 and 0.27, 1000 overflowed math.exp). −inf is P = 0."""
     want = {c.casefold(): i for i, c in enumerate(labels)}
     p = [0.0] * len(labels)
     none = 0.0
     for token, logprob in top.items():
-        t = token.strip().casefold()
-        if logprob is None:
+        t = str(token).strip().casefold()
+        if logprob is None or (t not in want and t != "0"):
             continue
+        if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+            raise ValueError(f"logprob {logprob!r} of {token!r} is not a number")
+        # A log-probability is ≤ 0; allow the rounding of a server that prints 1e-7 for 0.
+        if math.isnan(logprob) or logprob > 1e-6:
+            raise ValueError(f"logprob {logprob!r} of {token!r} is not a log-probability (≤ 0)")
         if t in want:
-            p[want[t]] += math.exp(logprob)
-        elif t == "0":
-            none += math.exp(logprob)
+            p[want[t]] += math.exp(min(logprob, 0.0))
+        else:
+            none += math.exp(min(logprob, 0.0))
     total = sum(p) + none
     if total == 0:
         raise ValueError(f"no code letter and no 0 among the top tokens {sorted(top)[:8]}")
@@ -166,6 +173,19 @@ def parse_codes(text: str, k: int) -> list[int]:
             raise ValueError(f"code {c!r} is not one of 1..{k}")
         out.add(n)
     return sorted(out)
+
+
+def usable(answer, k: int, score_mode: str) -> bool:
+    """Whether an answer may be stored (or used from the cache) as ok: k probabilities in
+    [0, 1] (logprob mode) or code numbers 1..k (json mode)."""
+    if not isinstance(answer, list):
+        return False
+    if score_mode == "json":
+        return all(isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= k for c in answer)
+    return len(answer) == k and all(
+        isinstance(p, int | float) and not isinstance(p, bool) and math.isfinite(p) and 0 <= p <= 1
+        for p in answer
+    )
 
 
 TABLE = CacheTable(
@@ -256,6 +276,8 @@ def code_segments(
     with ExitStack() as stack:
         session = scoring_session(settings, TABLE, cache_path, stack, "coder")
         done = {k: json.loads(v) for k, v in session.answers(list(jobs)).items()}
+        # An older version cached NaN scores "ok": such answers are asked again.
+        done = {key: v for key, v in done.items() if usable(v, k, settings.score_mode)}
         misses = [key for key in jobs if key not in done]
         if misses:
             _ask(misses, jobs, done, session, settings, prompt, book, labels, progress)
@@ -297,15 +319,24 @@ def _ask(misses, jobs, done, session: CallSession, settings, prompt, book, label
                 elif use_rf:
                     b["response_format"] = {"type": "json_object", "schema": _schema(k)}
                 choice, usage = session.post(b)
+                raw = None
                 try:
                     if logprob:
                         top = llm.top_logprobs(choice)
                         raw = redact(json.dumps(top, ensure_ascii=False))
-                        return parse_letter_probs(top, labels), raw, usage
-                    raw = redact((choice.get("message") or {}).get("content") or "")
-                    return parse_codes(raw, k), raw, usage
-                except (ValueError, TypeError) as e:
-                    raise llm.Retry(f"unparsable answer ({e})", raw=None, fatal=False) from e
+                        answer = parse_letter_probs(top, labels)
+                    else:
+                        content = (choice.get("message") or {}).get("content") or ""
+                        if not isinstance(content, str):
+                            raise ValueError(f"the answer is a {type(content).__name__}, not text")
+                        raw = redact(content)
+                        answer = parse_codes(raw, k)
+                except (ValueError, TypeError, AttributeError, ArithmeticError) as e:
+                    raise llm.Retry(f"unparsable answer ({e})", raw=raw, fatal=False) from e
+                if not usable(answer, k, settings.score_mode):
+                    # Only a usable answer is stored "ok": anything else would be cached.
+                    raise llm.Retry(f"unusable answer {answer!r}", raw=raw, fatal=False)
+                return answer, raw, usage
 
             res = session.ask(attempt, "coder", sends_response_format=not logprob)
             if res.skipped:

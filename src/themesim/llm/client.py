@@ -271,13 +271,29 @@ def post_chat(url: str, headers: dict, body: dict, timeout_s: float, redact) -> 
 
 
 def top_logprobs(choice: dict) -> dict[str, float]:
-    """{token: logprob} of the first generated token, chat or legacy completion format."""
+    """{token: logprob} of the first generated token, chat or legacy completion format.
+
+    ValueError when the answer's logprobs are not shaped so (`content` an object, a top
+    logprob without "token" or "logprob"): an unusable answer, not a KeyError traceback."""
     lp = choice.get("logprobs") or {}
+    if not isinstance(lp, dict):
+        raise ValueError(f"logprobs is a {type(lp).__name__}, not an object")
     content = lp.get("content")
     if content:
-        return {t["token"]: t["logprob"] for t in content[0].get("top_logprobs") or []}
+        if not isinstance(content, list) or not isinstance(content[0], dict):
+            raise ValueError(
+                f"logprobs.content is a {type(content).__name__}, not a list of tokens"
+            )
+        top = content[0].get("top_logprobs") or []
+        if not isinstance(top, list) or not all(
+            isinstance(t, dict) and "token" in t and "logprob" in t for t in top
+        ):
+            raise ValueError('a top logprob is not an object with "token" and "logprob"')
+        return {t["token"]: t["logprob"] for t in top}
     legacy = lp.get("top_logprobs")
     if legacy:
+        if not isinstance(legacy, list) or not isinstance(legacy[0], dict):
+            raise ValueError("logprobs.top_logprobs is not a list of {token: logprob} objects")
         return dict(legacy[0])
     return {}
 
