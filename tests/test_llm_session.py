@@ -77,6 +77,8 @@ def test_every_caller_has_the_one_settings_base(cls, where):
 def test_settings_keep_their_own_defaults():
     assert (JudgeSettings().timeout_s, GenerateSettings().timeout_s) == (120.0, 600.0)
     assert (CoderLLMSettings().n_ctx, ParaphraseSettings().n_ctx) == (4096, 2048)
+    # the coder's default is the schema's grounding.coder.llm.timeout_s (was 120 in Python)
+    assert CoderLLMSettings().timeout_s == 600.0
     assert (JudgeSettings().max_tokens, GenerateSettings().max_tokens) == (24, 768)
     assert ParaphraseSettings().k == 5 and GenerateSettings().temperature == 0.7
 

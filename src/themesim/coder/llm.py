@@ -53,6 +53,7 @@ class CoderLLMSettings(EndpointSettings):
     score_mode: str = "logprob"  # logprob: P(letter) per code; json: the listed codes
     context: int = 1  # earlier segments shown (not coded) before the passage
     max_tokens: int = 48
+    timeout_s: float = 600.0  # as the schema's grounding.coder.llm.timeout_s (settings.py)
     seed: int = 0
     n_ctx: int = 4096  # local server only: the codebook and a passage must fit
     server: str = "auto"  # local server only: auto | native | python
