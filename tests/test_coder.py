@@ -173,6 +173,16 @@ def test_settings_fill_the_llm_block_and_pick_the_coder_per_set():
     assert set_coder(c, "minilm", "other") == "similarity"
     with pytest.raises(InputError, match=r"grounding.coder.kind: 'bert' is not a coder"):
         coder_settings({"coder": {"kind": "bert"}})
+    # an endpoint without a model name: refused at parse time, not in the coder job
+    with pytest.raises(InputError) as err:
+        coder_settings({"coder": {"kind": "llm", "llm": {"base_url": "http://127.0.0.1:9/v1"}}})
+    assert str(err.value) == (
+        "config grounding.coder.llm.model: base_url is set (http://127.0.0.1:9/v1) but model "
+        "is not. Give the model name the endpoint expects (grounding.coder.llm.model), or "
+        "remove base_url to use the packaged local model"
+    )
+    # the llm block is not read by another coder kind
+    assert coder_settings({"coder": {"llm": {"base_url": "http://x/v1"}}})["kind"] == "similarity"
 
 
 # ------------------------------------------------------------------ the LLM coder

@@ -53,6 +53,14 @@ def coder_settings(grounding: dict | None) -> dict:
             f"{llm['fallback']!r} is not a coder of embeddings",
             "Use similarity or exemplar.",
         )
+    if out["kind"] == "llm" and llm["base_url"] and not llm["model"]:
+        # As generate_themes: refused at parse time, not in the coder job after ingest.
+        raise InputError(
+            f"{where}.llm.model",
+            f"base_url is set ({llm['base_url']}) but model is not",
+            "Give the model name the endpoint expects (grounding.coder.llm.model), or remove "
+            "base_url to use the packaged local model",
+        )
     if out["rule"] not in (None, "top1", "all"):
         raise InputError(f"{where}.rule", f"{out['rule']!r} is unknown", "Use top1 or all.")
     return out
