@@ -23,6 +23,7 @@ headline = dict(
     out_verdicts=sm.output.verdicts,
     reference_group=list(p.reference_group),
     equivalence=dict(p.equivalence),
+    generators={k: list(v) for k, v in p.generators.items()},
 )
 tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.

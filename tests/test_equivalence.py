@@ -74,10 +74,14 @@ def test_no_discordant_theme_needs_31_themes_for_equivalence_within_ten_points()
 
 def test_verdict_rule():
     assert verdict(-0.09, 0.09, 0.1) == "equivalent"
-    assert verdict(-0.1, 0.05, 0.1) == "not shown"  # the margin itself is not inside
+    assert verdict(-0.1, 0.05, 0.1) == "inconclusive"  # the margin itself is not inside
+    assert verdict(-0.09, 0.15, 0.1) == "non-inferior"
     assert verdict(-0.5, -0.11, 0.1) == "worse"
-    assert verdict(-0.5, -0.1, 0.1) == "not shown"
-    assert verdict(0.12, 0.4, 0.1) == "not shown"  # better by more than the margin
+    assert verdict(-0.5, -0.01, 0.1) == "worse"  # wholly below 0 is worse, margin or not
+    assert verdict(-0.5, 0.0, 0.1) == "inconclusive"  # 0 itself is inside
+    assert verdict(0.12, 0.4, 0.1) == "better"
+    assert verdict(0.01, 0.09, 0.1) == "equivalent"  # within the margin wins over better
+    assert verdict(-0.09, -0.01, 0.1) == "equivalent"  # and over worse (docs/verdicts.md)
     assert verdict(float("nan"), 0.1, 0.1) == ""
 
 
@@ -154,7 +158,7 @@ def test_ten_reference_themes_cannot_show_equivalence_even_for_a_copy():
     comps, themes = _tables({"human_b": S_h, "copy": S_h.copy()})
     row = verdict_table(comps, themes, reference="human", group=["human", "human_b"])
     row = row[row["set_b"] == "copy"].iloc[0]
-    assert row["difference"] == 0.0 and row["verdict"] == "not shown"
+    assert row["difference"] == 0.0 and row["verdict"] == "inconclusive"
     assert row["difference_ci_high"] == pytest.approx(0.287, abs=1e-3)
 
 
@@ -236,6 +240,20 @@ def test_reference_group_config_checks(tmp_path, monkeypatch):
         prepare(base | {"reference_group": ["h"]})
     with pytest.raises(InputError, match="'h' is listed twice"):
         prepare(base | {"reference_group": ["h", "h", "hb"]})
+    # every analyst is the reference in turn: hb vs llm is made as well
+    assert study.pairs == [("h", "hb"), ("h", "llm"), ("hb", "llm")]
+    assert study.generators == {"llm": ["llm"]}
+    for name in ("r1", "r2"):
+        (tmp_path / f"{name}.csv").write_text("id,name,description\nT1,Work,Jobs and care\n")
+    runs = base | {"theme_sets": base["theme_sets"] + ["r1.csv", "r2.csv"]}
+    mixed = {"reference_group": ["h", "hb"], "run_groups": {"g": ["hb", "r1"]}}
+    with pytest.raises(InputError, match=r"run_groups.g: mixes analysts and runs: 'hb'"):
+        prepare(runs | mixed)
+    twice = {"run_groups": {"g": ["r1", "r2"], "f": ["r2", "llm"]}}
+    with pytest.raises(InputError, match=r"run_groups.f: 'r2' is also in run group 'g'"):
+        prepare(runs | twice)
+    ok = prepare(runs | {"reference_group": ["h", "hb"], "run_groups": {"g": ["r1", "r2"]}})
+    assert ok.generators == {"g": ["r1", "r2"], "llm": ["llm"]}
 
 
 def test_a_partner_at_the_threshold_counts_under_ge_and_not_under_gt():

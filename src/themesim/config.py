@@ -107,6 +107,13 @@ class Study:
         return list(dict.fromkeys(s for group in self.run_groups.values() for s in group))
 
     @property
+    def generators(self) -> dict[str, list[str]]:
+        """Each run group, and each set in no group, as one generator of the verdicts."""
+        from themesim.metrics.generators import generators_of
+
+        return generators_of(list(self.sets), self.reference_group, self.run_groups)
+
+    @property
     def b_sets(self) -> list[str]:
         """Sets that appear as B in a comparison (the word-salad nulls are made of these)."""
         return list(dict.fromkeys(b for _, b in self.pairs))
@@ -629,6 +636,42 @@ def _reference_group(config: dict, sets: dict[str, str], reference: str) -> list
     return [reference] + [m for m in members if m != reference]
 
 
+def _check_groups(analysts: list[str], run_groups: dict[str, list[str]]) -> None:
+    """A set is an analyst or a run of one generator, never both, never of two groups."""
+    seen: dict[str, str] = {}
+    for name, members in run_groups.items():
+        mixed = [m for m in members if m in analysts]
+        if mixed:
+            raise InputError(
+                f"config run_groups.{name}",
+                f"mixes analysts and runs: {', '.join(map(repr, mixed))} is in reference_group",
+                "A run group holds runs of one generator: remove the analyst from it, or "
+                "from reference_group",
+            )
+        for m in members:
+            if m in seen:
+                raise InputError(
+                    f"config run_groups.{name}",
+                    f"{m!r} is also in run group {seen[m]!r}: a set is in one group",
+                    f"Remove {m!r} from one of the two groups",
+                )
+            seen[m] = name
+
+
+def analyst_pairs(pairs, names: list[str], analysts: list[str]) -> list[tuple[str, str]]:
+    """The comparisons a verdict needs beyond `pairs`: every analyst of the reference group
+    as reference in turn (analyst vs each other set; docs/verdicts.md). A pair already made
+    in either direction is not made again (its themes table has both sides)."""
+    have = set(pairs) | {(b, a) for a, b in pairs}
+    extra = []
+    for r in analysts[1:]:
+        for x in names:
+            if x != r and (r, x) not in have:
+                extra.append((r, x))
+                have |= {(r, x), (x, r)}
+    return extra
+
+
 def generated_csv(run: str) -> str:
     return f"{GENERATED_DIR}/{run}.csv"
 
@@ -767,8 +810,10 @@ def prepare(config: dict) -> Study:
     study.run_groups = _run_groups(config, sets, generated)
     study.ceiling = _ceiling(config)
     study.transcript_projects = projects if transcripts else []
-    study.restricted = _restricted(study)
     study.reference_group = _reference_group(config, sets, reference)
+    _check_groups(study.reference_group, study.run_groups)
+    study.pairs = study.pairs + analyst_pairs(study.pairs, names, study.reference_group)
+    study.restricted = _restricted(study)
     study.equivalence = equivalence_settings(config.get("equivalence"))
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, study.pairs_for(m))

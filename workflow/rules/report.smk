@@ -120,5 +120,6 @@ rule report_parts:
         max_panels=PLAN.plot_limit("max_pair_panels"),
         reference_group=STUDY.reference_group,
         equivalence=STUDY.equivalence,
+        generators=STUDY.generators,
     script:
         "../../scripts/report_parts.py"

@@ -11,13 +11,10 @@ one-to-one (`hungarian_coverage_a`), and the paired difference
 over the 2 x 2 table of A's themes (both / only B / only H / neither). Its interval is the
 paired score interval of Tango (1998) with the bias (N / (N - 1)) and skewness corrections
 of Laud (ratesci's `pairbinci`, its default "SCAS" for a paired difference). The verdict is
-a TOST at `equivalence.alpha` against `equivalence.margin`, read off the (1 - 2 alpha)
-interval [L, U]:
-
-- `equivalent`: -margin < L and U < margin (both one-sided tests reject at alpha);
-- `worse`: U < -margin (B's agreement is lower than the analyst's by more than the margin,
-  one-sided at alpha);
-- `not shown`: anything else, a B better than the analyst by more than the margin included.
+read off the (1 - 2 alpha) interval [L, U] at `equivalence.alpha` against
+`equivalence.margin` in the words of metrics.crossed.verdict (docs/verdicts.md): equivalent
+(within +-margin: TOST), better (L > 0), worse (U < 0), non-inferior (L > -margin),
+inconclusive.
 
 Hungarian F1 is not paired: its denominator holds B's and H's own themes, which the two do
 not share. The validation suite (themesim.validate.equivalence) measures the verdicts'
@@ -29,7 +26,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-VERDICTS = ("equivalent", "not shown", "worse")
+from themesim.metrics.crossed import VERDICTS  # noqa: F401  (the words, one place)
+from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION
+
 METRIC = "hungarian_coverage_a"
 # ratesci's continuity adjustment gamma (its cc; the conventional one is 0.5): without it the
 # verdicts' exact error at the margin reaches 0.098 (equivalent) and 0.062 (worse) for
@@ -52,6 +51,7 @@ VERDICT_COLUMNS = [
     "n_both", "n_only_b", "n_only_human", "n_neither",
     "difference", "difference_ci_low", "difference_ci_high", "difference_ci_level",
     "margin", "alpha", "verdict", "ci_method",
+    *GENERATOR_COLUMNS,
 ]  # fmt: skip
 ROLE_COMPARED = "compared"
 ROLE_GROUP = "reference group"
@@ -142,14 +142,10 @@ def paired_interval(
 
 
 def verdict(low: float, high: float, margin: float) -> str:
-    """The TOST verdict of a (1 - 2 alpha) interval against +-margin ('' without one)."""
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return ""
-    if -margin < low and high < margin:
-        return "equivalent"
-    if high < -margin:
-        return "worse"
-    return "not shown"
+    """The word for a (1 - 2 alpha) interval against +-margin ('' without one)."""
+    from themesim.metrics.crossed import verdict as words
+
+    return words(low, high, margin)
 
 
 def equivalence_test(x, y, margin: float = 0.10, alpha: float = 0.05) -> dict:
@@ -210,6 +206,7 @@ def verdict_table(
     group=(),
     margin: float = 0.10,
     alpha: float = 0.05,
+    generators: dict[str, list[str]] | None = None,
 ) -> pd.DataFrame:
     """VERDICT_COLUMNS: per method, comparison of the reference with another set, threshold,
     and second analyst (each member of `group` but the reference): the set's and the analyst's
@@ -217,9 +214,16 @@ def verdict_table(
     (1 - 2 alpha) interval and the verdict. A set of the group is listed once with role
     "reference group" and no verdict; without a group every comparison is listed with its
     agreement only. Values are copied from comparisons.csv where it has them; the pairing
-    reads each A theme's Hungarian partner from themes.csv (method -> table)."""
+    reads each A theme's Hungarian partner from themes.csv (method -> table).
+
+    generators (name -> its runs; metrics.generators.generators_of): with two or more
+    analysts, one row per generator, method, threshold and route (role "generator"), each
+    analyst the reference in turn, before the per-set rows."""
+    from themesim.metrics.generators import generator_rows
+
     check_settings(margin, alpha)
-    group = [g for g in dict.fromkeys(group or ()) if g != reference]
+    analysts = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
+    group = analysts[1:]
     level = 1 - 2 * alpha
     out = []
     for method, comp in comparisons.items():
@@ -252,6 +256,12 @@ def verdict_table(
                     "verdict": "",
                     "ci_method": "",
                     "second_analyst": "",
+                    "n_runs": 1,
+                    "n_analysts": len(analysts) if group else np.nan,
+                    "evidence": "matched",
+                    "margin_source": MARGIN_CONVENTION if group else "",
+                    "leads": False,
+                    "generator_runs": set_b,
                 }
                 if not analysts:
                     out.append(base)
@@ -277,9 +287,15 @@ def verdict_table(
                         row["ci_method"] = CI_METHOD
                     row.setdefault("difference_ci_level", level)
                     out.append(row)
+    if group and generators:
+        out = generator_rows(
+            comparisons, themes, analysts=analysts, generators=generators,
+            margin=margin, alpha=alpha,
+        ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
-    for col in ("second_analyst", "verdict", "ci_method"):
-        df[col] = df[col].fillna("")
+    for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",
+                "generator_runs", "covers"):  # fmt: skip
+        df[col] = df[col].astype(object).where(df[col].notna(), "")
     return df
 
 

@@ -48,6 +48,7 @@ def verdict_frame(
     group=(),
     margin: float = 0.1,
     alpha: float = 0.05,
+    generators=None,
 ) -> pd.DataFrame:
     """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
     comparisons.csv and themes.csv (method -> path)."""
@@ -66,7 +67,10 @@ def verdict_frame(
                 tpath, f"themes CSV of method {method!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
             )
             tabs[method] = _only_method(th, method, tpath, "themes CSV")
-    return verdict_table(comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha)
+    return verdict_table(
+        comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
+        generators=generators,
+    )  # fmt: skip
 
 
 def _with_verdicts(frame: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:

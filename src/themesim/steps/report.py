@@ -24,6 +24,7 @@ def headline_tables(
     out_verdicts=None,
     reference_group=(),
     equivalence=None,
+    generators=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
@@ -32,7 +33,8 @@ def headline_tables(
     noted under the LaTeX table.
     out_verdicts: results/report/verdicts.csv, from each method's themes.csv (`themes`, in
     method order) and `reference_group` at `equivalence` ({margin, alpha}); the headline
-    then carries the first other analyst's verdict."""
+    then carries the first other analyst's verdict. generators: name -> its runs, one
+    verdict each over runs and analysts (metrics.generators)."""
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
@@ -49,6 +51,7 @@ def headline_tables(
             dict(zip(methods, themes, strict=True)),
             reference=reference,
             group=list(reference_group or ()),
+            generators=generators,
             **settings,
         )
         write_csv(verdicts, out_verdicts)

@@ -104,17 +104,19 @@ def _probabilities(n: int, p: np.ndarray) -> np.ndarray:
 
 
 def exact(n: int, p: np.ndarray, d: float, margin: float = MARGIN, alpha: float = ALPHA):
-    """P(equivalent), P(worse), coverage of the (1 - 2 alpha) and (1 - alpha) intervals and
-    the first's mean width, for n themes and cell probabilities p, true difference d."""
+    """P(equivalent), P(worse), P(better), P(lower end above -margin), coverage of the
+    (1 - 2 alpha) and (1 - alpha) intervals and the first's mean width, for n themes and cell
+    probabilities p, true difference d."""
     prob = _probabilities(n, p)
     lo, hi = _intervals(n, round(1 - 2 * alpha, 12))
     lo95, hi95 = _intervals(n, round(1 - alpha, 12))
     eps = 1e-9
     eq = (lo > -margin) & (hi < margin)
-    worse = hi < -margin
     return {
         "p_equivalent": float(prob[eq].sum()),
-        "p_worse": float(prob[worse].sum()),
+        "p_worse": float(prob[hi < 0].sum()),  # wholly below 0 (docs/verdicts.md)
+        "p_better": float(prob[lo > 0].sum()),
+        "p_above_minus_margin": float(prob[lo > -margin].sum()),  # non-inferior or more
         "coverage_tost": float(prob[(lo - eps <= d) & (d <= hi + eps)].sum()),
         "coverage": float(prob[(lo95 - eps <= d) & (d <= hi95 + eps)].sum()),
         "mean_width": float((prob * (hi - lo)).sum()),
@@ -147,8 +149,9 @@ def _planted(rng, flags: np.ndarray, n_b: int) -> np.ndarray:
 
 
 def simulate(n: int, p: np.ndarray, draws: int, rng) -> dict:
-    """Share of draws per verdict, each draw through matrices and the Hungarian assignment."""
-    counts = dict.fromkeys(("equivalent", "not shown", "worse"), 0)
+    """Shares of draws whose interval makes each claim (exact()'s keys), each draw through
+    matrices and the Hungarian assignment."""
+    counts = dict.fromkeys(("p_equivalent", "p_worse", "p_better", "p_above_minus_margin"), 0)
     for _ in range(draws):
         cell = rng.choice(4, size=n, p=p)
         x, y = np.isin(cell, (0, 1)), np.isin(cell, (0, 2))
@@ -157,7 +160,12 @@ def simulate(n: int, p: np.ndarray, draws: int, rng) -> dict:
         fy = hungarian_matched(_planted(rng, y, n + int(rng.integers(0, 3))), THETA)
         if not (np.array_equal(fx, x) and np.array_equal(fy, y)):
             raise AssertionError("planted matches not recovered by the Hungarian assignment")
-        counts[equivalence_test(fx, fy, MARGIN, ALPHA)["verdict"]] += 1
+        t = equivalence_test(fx, fy, MARGIN, ALPHA)
+        lo, hi = t["difference_ci_low"], t["difference_ci_high"]
+        counts["p_equivalent"] += t["verdict"] == "equivalent"
+        counts["p_worse"] += hi < 0
+        counts["p_better"] += lo > 0
+        counts["p_above_minus_margin"] += lo > -MARGIN
     return {k: v / draws for k, v in counts.items()}
 
 
@@ -192,17 +200,19 @@ def run(grid_name: str, seed: int):
             e = exact(n, p, d)
             detail.append(
                 {"design": name, "n_a": n, "p_h": p_h, "d": d, "rho": rho, "kind": "simulated"}
-                | {"p_equivalent": sim["equivalent"], "p_worse": sim["worse"]}
-                | {"exact_p_equivalent": e["p_equivalent"], "exact_p_worse": e["p_worse"]}
+                | sim
+                | {f"exact_{k}": e[k] for k in sim}
                 | {"draws": g["draws"]}
             )
             procedure = PROCEDURE + " (simulated theme sets, Hungarian at θ 0.5)"
-            rows += _error_rows(name, n, d, sim["equivalent"], sim["worse"], g["draws"], procedure)
+            rows += _error_rows(name, n, d, sim, g["draws"], procedure)
     return pd.DataFrame(detail), summary_frame(rows)
 
 
-def _error_rows(name, n, d, p_eq, p_worse, draws, procedure, mc_se=None) -> list[dict]:
-    """type1_error at the margin, power at 0 (equivalent) and at twice the margin (worse)."""
+def _error_rows(name, n, d, p, draws, procedure, mc_se=None) -> list[dict]:
+    """type1_error of each claim where its null holds (equivalent and non-inferior at the
+    margin, worse and better at 0), power at 0 (equivalent) and twice the margin below
+    (worse). p: exact()'s or simulate()'s shares."""
 
     def measured(quantity, prop, value, nominal=np.nan):
         return row(AREA, name, quantity, procedure, prop, value, draws, n_a=n, nominal=nominal,
@@ -210,19 +220,22 @@ def _error_rows(name, n, d, p_eq, p_worse, draws, procedure, mc_se=None) -> list
 
     out = []
     if np.isclose(abs(d), MARGIN):
-        out.append(measured("verdict equivalent", "type1_error", p_eq, ALPHA))
+        out.append(measured("verdict equivalent", "type1_error", p["p_equivalent"], ALPHA))
     if np.isclose(d, -MARGIN):
-        out.append(measured("verdict worse", "type1_error", p_worse, ALPHA))
+        out.append(measured("verdict non-inferior", "type1_error", p["p_above_minus_margin"],
+                            ALPHA))  # fmt: skip
     if np.isclose(d, 0.0):
-        out.append(measured("verdict equivalent", "power", p_eq))
+        out.append(measured("verdict worse", "type1_error", p["p_worse"], ALPHA))
+        out.append(measured("verdict better", "type1_error", p["p_better"], ALPHA))
+        out.append(measured("verdict equivalent", "power", p["p_equivalent"]))
     if np.isclose(d, -2 * MARGIN):
-        out.append(measured("verdict worse", "power", p_worse))
+        out.append(measured("verdict worse", "power", p["p_worse"]))
     return out
 
 
 def _summary_rows(name, n, d, e, draws, mc_se) -> list[dict]:
     """The exact rows of one design: errors and power, coverage at both levels, width."""
-    out = _error_rows(name, n, d, e["p_equivalent"], e["p_worse"], draws, PROCEDURE, mc_se)
+    out = _error_rows(name, n, d, e, draws, PROCEDURE, mc_se)
     for prop, value, nominal in (
         ("coverage", e["coverage"], 1 - ALPHA),
         ("coverage_tost_level", e["coverage_tost"], 1 - 2 * ALPHA),

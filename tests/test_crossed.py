@@ -1,0 +1,141 @@
+"""The verdict over runs, analysts and themes (metrics/crossed.py, metrics/generators.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import t as student
+
+from themesim.metrics.crossed import crossed_difference, verdict
+from themesim.metrics.generators import generator_rows, generators_of, partners
+
+NAN = np.nan
+
+
+def test_two_analysts_one_run_by_hand():
+    # d per theme: analyst 0 (0, -1, 1), analyst 1 (1, 0, -1): D = 0; deleting theme t of
+    # analyst r moves D to -d/4, so the jackknife variance is 5/6 * 4 * 0.25**2
+    gen = [np.array([[1], [0], [1]]), np.array([[1], [1], [0]])]
+    hum = [np.array([[NAN, 1], [NAN, 1], [NAN, 0]]), np.array([[0, NAN], [1, NAN], [1, NAN]])]
+    res = crossed_difference(gen, hum, alpha=0.05)
+    assert res.difference == 0.0
+    assert res.var_themes == pytest.approx(5 / 6 * 4 * 0.0625)
+    assert res.var_runs == 0.0 and res.var_analysts == 0.0 and res.df == 5
+    half = student.ppf(0.95, 5) * np.sqrt(5 / 6 * 0.25)
+    assert (res.ci_low, res.ci_high) == pytest.approx((-half, half))
+    assert res.covers == ("themes",) and np.isnan(res.run_sd)
+    assert (res.generator, res.human) == pytest.approx((4 / 6, 4 / 6))
+
+
+def test_runs_and_analysts_each_add_their_jackknife():
+    rng = np.random.default_rng(3)
+    k, n, runs = 3, 6, 4
+    gen = [rng.uniform(size=(n, runs)) for _ in range(k)]
+    hum = []
+    for r in range(k):
+        h = rng.uniform(size=(n, k))
+        h[:, r] = NAN
+        hum.append(h)
+    res = crossed_difference(gen, hum)
+    # runs: D is linear in each run's mean over the analysts' themes
+    per_run = np.mean([g.mean(axis=0) for g in gen], axis=0)
+    loo = (per_run.sum() - per_run) / (runs - 1)
+    expected = (runs - 1) / runs * ((loo - loo.mean()) ** 2).sum()
+    assert res.var_runs == pytest.approx(expected)
+    assert res.run_sd == pytest.approx(per_run.std(ddof=1))
+
+    # analysts: deleting analyst j drops its themes and its column
+    def without(j):
+        keep = [r for r in range(k) if r != j]
+        return np.mean(
+            [gen[r].mean() - hum[r][:, [h for h in keep if h != r]].mean() for r in keep]
+        )
+
+    loa = np.array([without(j) for j in range(k)])
+    assert res.var_analysts == pytest.approx((k - 1) / k * ((loa - loa.mean()) ** 2).sum())
+    assert res.covers == ("themes", "runs", "analysts")
+    assert res.se == pytest.approx(np.sqrt(res.var_themes + res.var_runs + res.var_analysts))
+    assert 2 <= res.df <= k * n - 1
+
+
+def test_declared_groups_are_deleted_from_every_analyst_at_once():
+    gen = [np.array([[1.0], [1.0], [0.0], [0.0]])] * 2
+    hum = [
+        np.array([[NAN, 1], [NAN, 1], [NAN, 1], [NAN, 1]]),
+        np.array([[1, NAN], [1, NAN], [1, NAN], [1, NAN]]),
+    ]
+    groups = [np.array(["a", "a", "b", "b"])] * 2
+    res = crossed_difference(gen, hum, clusters=groups)
+    assert res.difference == pytest.approx(-0.5) and res.n_clusters == 2
+    # without group a: D = -1; without b: D = 0; jackknife 1/2 * 2 * 0.5**2
+    assert res.var_themes == pytest.approx(0.25) and res.df == 1
+    alone = crossed_difference(gen, hum)
+    assert alone.n_clusters == 8 and alone.var_themes < res.var_themes
+
+
+def test_bad_shapes_are_refused():
+    with pytest.raises(ValueError, match="2 or more analysts"):
+        crossed_difference([np.ones((3, 1))], [np.ones((3, 1))])
+    with pytest.raises(ValueError, match="missing"):
+        crossed_difference([np.array([[NAN], [1.0]]), np.ones((2, 1))], [np.full((2, 2), 0.5)] * 2)
+
+
+def test_words():
+    assert verdict(0.01, 0.3, 0.1) == "better"
+    assert verdict(-0.05, 0.3, 0.1) == "non-inferior"
+    assert verdict(-0.3, -0.2, 0.1) == "worse"
+    assert verdict(-0.3, 0.2, 0.1) == "inconclusive"
+
+
+def _themes(partner: dict) -> pd.DataFrame:
+    """themes.csv rows: (set_a, set_b) -> per-A-theme Hungarian similarity (side a)."""
+    rows = []
+    for (a, b), sims in partner.items():
+        for i, s in enumerate(sims):
+            rows.append({"set_a": a, "set_b": b, "side": "a", "theme_id": f"{a}{i}",
+                         "hungarian_similarity": s})  # fmt: skip
+            rows.append({"set_a": a, "set_b": b, "side": "b", "theme_id": f"{b}{i}",
+                         "hungarian_similarity": s})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_generator_rows_read_each_analyst_in_turn_and_either_direction():
+    # h1 vs h2 is made once (h1 as A): h2's themes read its side b
+    th = _themes(
+        {
+            ("h1", "h2"): [0.9, 0.8, 0.2],
+            ("h1", "r1"): [0.9, 0.3, 0.2],
+            ("h1", "r2"): [0.7, 0.6, 0.1],
+            ("h2", "r1"): [0.8, 0.1, 0.1],
+            ("h2", "r2"): [0.9, 0.2, 0.6],
+        }
+    )
+    assert list(partners(th, "h2", "h1")) == [0.9, 0.8, 0.2]
+    comp = pd.DataFrame(
+        [{"set_a": "h1", "set_b": b, "threshold": 0.5, "op": "ge"} for b in ("h2", "r1", "r2")]
+    )
+    gens = generators_of(["h1", "h2", "r1", "r2"], ["h1", "h2"], {"llm": ["r1", "r2"]})
+    assert gens == {"llm": ["r1", "r2"]}
+    rows = generator_rows({"m": comp}, {"m": th}, analysts=["h1", "h2"], generators=gens,
+                          margin=0.1, alpha=0.05)  # fmt: skip
+    by = {r["evidence"]: r for r in rows}
+    # matched at 0.5: h1's themes: runs (1,1),(0,1),(0,0) -> 0.5; h2 (1,1),(0,0),(0,1) -> 0.5
+    # analysts: h1 by h2 2/3, h2 by h1 2/3
+    assert by["matched"]["agreement"] == pytest.approx(0.5)
+    assert by["matched"]["human_human"] == pytest.approx(2 / 3)
+    assert by["matched"]["difference"] == pytest.approx(0.5 - 2 / 3)
+    assert by["matched"]["n_runs"] == 2 and by["matched"]["n_analysts"] == 2
+    assert by["matched"]["covers"] == "themes + runs"
+    assert by["strength"]["agreement"] == pytest.approx(
+        np.mean([0.9, 0.3, 0.2, 0.7, 0.6, 0.1, 0.8, 0.1, 0.1, 0.9, 0.2, 0.6])
+    )
+    assert by["strength"]["leads"] and not by["matched"]["leads"]
+
+
+def test_a_missing_comparison_gives_no_generator_verdict():
+    th = _themes({("h1", "h2"): [0.9, 0.8], ("h1", "r1"): [0.9, 0.3]})  # no h2 vs r1
+    comp = pd.DataFrame([{"set_a": "h1", "set_b": "r1", "threshold": 0.5, "op": "ge"}])
+    rows = generator_rows({"m": comp}, {"m": th}, analysts=["h1", "h2"],
+                          generators={"r1": ["r1"]}, margin=0.1, alpha=0.05)  # fmt: skip
+    assert rows and all(r["verdict"] == "" for r in rows)
