@@ -488,6 +488,25 @@ def test_malformed_csv(tmp_path):
         read_theme_file(path)
 
 
+def test_a_csv_cell_longer_than_csvs_default_limit_is_read(tmp_path):
+    """Regression: a 200,000-character description (Python's csv stops at 131,072 by default)
+    was called "malformed CSV … wrapped in double quotes"; the same theme in JSON was read."""
+    import csv
+
+    long = "word " * 40_000  # 200,000 characters
+    old = csv.field_size_limit(131_072)  # the default, whatever an earlier test raised it to
+    try:
+        path = write(tmp_path, "s.csv", f'name,description\nA,"{long}"\nB,short\n')
+        df = read_theme_file(path)
+        js = read_theme_file(
+            write(tmp_path, "j.json", json.dumps([{"name": "A", "description": long}]))
+        )
+    finally:
+        csv.field_size_limit(max(old, csv.field_size_limit()))
+    assert len(long) == 200_000 and column(df, "description") == [long.strip(), "short"]
+    assert df["description"].iat[0] == js["description"].iat[0]
+
+
 def test_malformed_json(tmp_path):
     path = write(tmp_path, "s.json", '[\n  {"name": "A"},\n  {"name": "B",}\n]')
     with pytest.raises(InputError, match=at(path, "line 3, column 16") + ": invalid JSON"):

@@ -9,7 +9,6 @@ exclusive), optional `coder`. CSV, TSV or XLSX.
 from __future__ import annotations
 
 import csv
-import io
 import logging
 import math
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError
-from themesim.io.inputs import check_input_file, read_text_file
+from themesim.io.inputs import check_input_file, csv_rows, read_text_file
 from themesim.io.spans import find_in, norm, normalise, overlapping
 
 log = logging.getLogger("themesim")
@@ -70,7 +69,7 @@ def _records(path: Path, where: str) -> list[list]:
     text = read_text_file(path)
     delimiter = "\t" if suffix == ".tsv" else ","
     try:
-        return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+        return list(csv_rows(text, delimiter))  # a coded passage may pass 131,072 characters
     except csv.Error as e:
         raise InputError(
             where,

@@ -59,6 +59,19 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+def csv_rows(text: str, delimiter: str):
+    """csv.reader over a whole file's text. Python's csv refuses a cell longer than its field
+    size limit (131,072 characters by default) with "field larger than field limit", which
+    read as a malformed file; no cell can be longer than the text, so the limit is raised to
+    the text's length (it is process-wide and only ever raised here)."""
+    import csv
+    import io
+
+    if len(text) >= csv.field_size_limit():
+        csv.field_size_limit(len(text) + 1)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+
+
 def parse_json(text: str, where: str, empty):
     """The JSON value of `text` (`empty` when it is blank); a syntax error names line and column."""
     try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import io
 import json
 import logging
 from collections.abc import Iterable
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from themesim.errors import InputError
-from themesim.io.inputs import parse_json, split_lines
+from themesim.io.inputs import csv_rows, parse_json, split_lines
 
 LIST_FIELDS = ("keywords", "codes", "quotes")
 
@@ -132,7 +131,7 @@ def _map_keys(keys: Iterable, where: str, what: str) -> dict:
 
 
 def parse_csv(text: str, where: str, delimiter: str) -> tuple[list[ThemeRecord], str]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    reader = csv_rows(text, delimiter)  # a cell may be as long as the file (no 131,072 cap)
     try:
         records = list(reader)
     except csv.Error as e:
