@@ -56,6 +56,38 @@ def atomic_path(out) -> Iterator[str]:
         raise
 
 
+# Kernel file systems: never a place for results (a write there fails, or worse, does something).
+_VIRTUAL_ROOTS = ("/proc", "/sys")
+
+
+def output_folder(path, where: str) -> Path:
+    """`path` as a folder that exists and can be written, created if needed; InputError naming
+    `where` (e.g. "--out results/x") and the path otherwise: a file, a path under a file, a
+    folder under /proc or /sys, or one that cannot be created or written. Checked before the
+    work that fills it, not at its first write."""
+    from themesim.errors import InputError
+
+    p = Path(path)
+    fix = "Give a folder that can be created and written (e.g. results/validation)"
+    if p.exists() and not p.is_dir():
+        raise InputError(where, f"{p} is a file, not a folder", fix)
+    above = next((a for a in p.absolute().parents if a.exists()), None)
+    if above is not None and not above.is_dir():
+        raise InputError(where, f"{p} lies under {above}, which is a file", fix)
+    real = str(p.resolve())
+    for root in _VIRTUAL_ROOTS:
+        if real == root or real.startswith(root + "/"):
+            raise InputError(where, f"{p} is under {root}, a kernel file system", fix)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / f".write-test.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise InputError(where, f"{p} cannot be written ({e.strerror or e})", fix) from None
+    return p
+
+
 def sha256_stream(f) -> str:
     """sha256 of a binary stream, read in 1 MiB chunks (large files never sit in memory)."""
     h = hashlib.sha256()

@@ -32,11 +32,12 @@ def areas() -> dict[str, object]:
 def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print) -> pd.DataFrame:
     """Run the areas (all, or those named in `only`) and write results/validation/:
     {area}.csv (detail), summary.csv, summary.png and summary.md. Returns the summary."""
-    from themesim.io.files import atomic_path
+    from themesim.io.files import atomic_path, output_folder
 
     check_grid(grid)
     found = areas()
-    names = list(found) if not only else list(only)
+    # a repeated area runs once (`--only equivalence,equivalence` ran it twice, counted twice)
+    names = list(found) if not only else list(dict.fromkeys(only))
     unknown = [n for n in names if n not in found]
     if unknown:
         from themesim.errors import InputError
@@ -44,8 +45,7 @@ def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print)
         raise InputError(
             f"--only {','.join(unknown)}", "is not an area of the suite", f"Use {sorted(found)}"
         )
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir, f"--out {out_dir}")  # before minutes of work, not after
     summaries = []
     for name in names:
         log(f"validate: {name} ({grid} grid, seed {seed})")
