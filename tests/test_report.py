@@ -645,7 +645,7 @@ GROUPED = {
     "human_human_ci_low": 0.4439, "human_human_ci_high": 0.9748, "n_both": 5, "n_only_b": 1,
     "n_only_human": 3, "n_neither": 1, "difference": -0.2, "difference_ci_low": -0.4612,
     "difference_ci_high": 0.0871, "difference_ci_level": 0.9, "margin": 0.1, "alpha": 0.05,
-    "verdict": "not shown", "ci_method": "paired score",
+    "verdict": "inconclusive", "ci_method": "paired score",
 }  # fmt: skip
 
 
@@ -672,13 +672,13 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
     )
     verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
     first = (
-        "θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one (0.600, 95 % CI 0.262–0.878; "
-        "Hungarian F1 0.750); the second analyst human_b matches 8 (0.800, 95 % CI "
-        "0.444–0.975). Difference -0.200 [-0.461, 0.087] (90 % CI): equivalence within "
-        "±0.100 not shown."
+        "Difference -0.200 [-0.461, 0.087] (90 % CI): inconclusive: the interval reaches both "
+        "below −0.100 and above 0. θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one "
+        "(0.600, 95 % CI 0.262–0.878; Hungarian F1 0.750); the second analyst human_b matches "
+        "8 (0.800, 95 % CI 0.444–0.975)."
     )
     assert f"<li>{first}</li>" in verdicts
-    assert "worse: the whole interval lies below −0.100." in verdicts
+    assert "worse: the whole interval lies below 0, and below −0.100 too." in verdicts
     # methods never pooled: one list per method; the group's own row is not a sentence
     assert verdicts.count('<ul class="verdicts">') == 2 and "human_b matches 8 of" not in verdicts
     assert (
@@ -689,8 +689,47 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
     md = study["out_md"].read_text(encoding="utf-8")
     assert md.index("## Verdicts") < md.index("## At a glance") < md.index("## How to read")
     # names and brackets escaped as every name in the Markdown report is
-    assert "- θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one \\(0.600, 95 % CI" in md
+    assert "θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one \\(0.600, 95 % CI" in md
     assert "the second analyst human\\_b matches 8" in md
+
+
+GENERATOR = {
+    "role": "generator", "second_analyst": "human_b, human_c", "n_a": 30, "agreement": 0.52,
+    "human_human": 0.71, "difference": -0.19, "difference_ci_low": -0.3125,
+    "difference_ci_high": -0.0675, "difference_ci_level": 0.9, "margin": 0.1, "alpha": 0.05,
+    "verdict": "worse", "ci_method": "crossed jackknife", "n_runs": 3, "n_analysts": 3,
+    "evidence": "strength", "margin_source": "convention", "leads": True,
+    "generator_runs": "r1, r2, r3", "run_sd": 0.041, "analyst_sd": 0.052,
+    "covers": "themes + runs + analysts",
+}  # fmt: skip
+
+
+def test_a_generator_verdict_leads_and_the_rest_is_folded(study, tmp_path):
+    _verdicts(
+        study,
+        tmp_path,
+        [
+            _verdict_row("minilm", "qwen", 0.5, **GENERATOR),
+            _verdict_row("minilm", "qwen", 0.5, **GENERATOR | {"evidence": "matched",
+                                                               "leads": False}),
+            _verdict_row("minilm", "r1", 0.5, **GROUPED),
+        ],
+    )  # fmt: skip
+    write_report(**study)
+    html = study["out_html"].read_text(encoding="utf-8")
+    verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
+    lead = (
+        "<li>θ ≥ 0.5, strength of the one-to-one partner of each reference theme: qwen (3 runs) "
+        "against 3 analysts (human, human_b, human_c). Difference -0.190 [-0.312, -0.068] "
+        "(90 % CI): worse: the whole interval lies below 0. The interval covers themes + runs "
+        "+ analysts; generator 0.520, human–human 0.710; run-to-run SD 0.041; "
+        "analyst-to-analyst SD 0.052; margin ±0.100: convention.</li>"
+    )
+    assert lead in verdicts
+    folded = verdicts.split("<details>", 1)[1]
+    assert lead not in folded and "share of reference themes matched one-to-one" in folded
+    assert "llm matches" not in folded and "r1 matches 6 of 10" in folded
+    assert "each in turn the reference" in verdicts  # the estimand, in one sentence
 
 
 def test_without_a_group_the_sentence_states_the_agreement_only(study, tmp_path):
@@ -728,12 +767,12 @@ def test_headline_carries_the_first_analysts_verdict(study, tmp_path):
     assert (first["second_analyst"], first["human_human"], first["verdict"]) == (
         "human_b",
         0.8,
-        "not shown",
+        "inconclusive",
     )
-    assert df["verdict"].tolist() == ["not shown", "", ""]  # θ 0.9 and tfidf: none
+    assert df["verdict"].tolist() == ["inconclusive", "", ""]  # θ 0.9 and tfidf: none
     tex = headline_tex(df)
     assert "\\begin{tabular}{llrrlrrlrrrrrrll}" in tex and "Human--human" in tex
-    assert " & 0.800 & $-0.200$ & $[-0.461, 0.087]$ & not shown \\\\" in tex
+    assert " & 0.800 & $-0.200$ & $[-0.461, 0.087]$ & inconclusive \\\\" in tex
     assert tex.splitlines()[-3].endswith(" & -- & -- & -- & -- \\\\")  # tfidf's row
 
 

@@ -11,24 +11,80 @@ import pandas as pd
 from themesim.report.format import _isnan, _text, fmt, fmt_int, fmt_threshold
 
 VERDICT_TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "role", "second_analyst", "metric")
-VERDICT_TEXT_COLUMNS += ("verdict", "ci_method")
+VERDICT_TEXT_COLUMNS += ("verdict", "ci_method", "evidence", "margin_source", "generator_runs")
+VERDICT_TEXT_COLUMNS += ("covers", "leads")
 
 
 def _interval(lo, hi) -> str:
     return "" if _isnan(lo) or _isnan(hi) else f", 95 % CI {fmt(lo)}–{fmt(hi)}"
 
 
+ROUTE_TEXT = {
+    "strength": "strength of the one-to-one partner of each reference theme",
+    "matched": "share of reference themes matched one-to-one",
+}
+ESTIMAND = (
+    "Each verdict compares a generator (an LLM configuration, over its runs) with human "
+    "analysts: its mean agreement with each analyst of the reference group, each in turn the "
+    "reference, minus the mean agreement of two analysts over every ordered pair, on the "
+    "study's own transcripts; its interval carries the variation of themes, of runs (from 2 "
+    "runs) and of analysts (from 3 analysts) together, as its row says (docs/verdicts.md)."
+)
+
+
 def _outcome(r) -> str:
-    margin = fmt(r["margin"])
-    return {
-        "equivalent": f"equivalent within ±{margin}",
-        "worse": f"worse: the whole interval lies below −{margin}",
-        "not shown": f"equivalence within ±{margin} not shown",
-    }[r["verdict"]]
+    """The word, with what it means; worse and better say when the interval also lies
+    beyond the margin."""
+    m = fmt(r["margin"])
+    lo, hi = float(r["difference_ci_low"]), float(r["difference_ci_high"])
+    word = r["verdict"]
+    if word == "equivalent":
+        side = " (and wholly above 0)" if lo > 0 else " (and wholly below 0)" if hi < 0 else ""
+        return f"equivalent: the whole interval lies within ±{m}{side}"
+    if word == "better":
+        beyond = f", and above +{m} too" if lo > float(r["margin"]) else ""
+        return f"better: the whole interval lies above 0{beyond}"
+    if word == "worse":
+        beyond = f", and below −{m} too" if hi < -float(r["margin"]) else ""
+        return f"worse: the whole interval lies below 0{beyond}"
+    if word == "non-inferior":
+        return f"non-inferior: the interval lies above −{m}"
+    return f"inconclusive: the interval reaches both below −{m} and above 0"
+
+
+def _difference(r) -> str:
+    level = f"{float(r['difference_ci_level']) * 100:g} % CI"
+    return (
+        f"Difference {fmt(r['difference'])} [{fmt(r['difference_ci_low'])}, "
+        f"{fmt(r['difference_ci_high'])}] ({level})"
+    )
+
+
+def generator_sentence(r) -> str:
+    """The sentence of one generator row (role "generator") of verdicts.csv."""
+    runs = int(r["n_runs"])
+    who = f"{r['set_b']} ({runs} run{'s' if runs != 1 else ''})"
+    route = ROUTE_TEXT.get(r["evidence"], r["evidence"])
+    analysts = f"{fmt_int(r['n_analysts'])} analysts ({r['set_a']}, {r['second_analyst']})"
+    head = f"θ {fmt_threshold(r['threshold'], r['op'])}, {route}: {who} against {analysts}"
+    if not _text(r["verdict"]):
+        return f"{head}: no verdict, a comparison it needs was not made by this method."
+    spread = [f"generator {fmt(r['agreement'])}, human–human {fmt(r['human_human'])}"]
+    if not _isnan(r["run_sd"]):
+        spread.append(f"run-to-run SD {fmt(r['run_sd'])}")
+    if not _isnan(r["analyst_sd"]):
+        spread.append(f"analyst-to-analyst SD {fmt(r['analyst_sd'])}")
+    margin = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
+    return (
+        f"{head}. {_difference(r)}: {_outcome(r)}. The interval covers "
+        f"{r['covers']}; {'; '.join(spread)}; {margin}."
+    )
 
 
 def verdict_sentence(r) -> str:
     """The sentence of one row of verdicts.csv."""
+    if _text(r.get("role", "")) == "generator":
+        return generator_sentence(r)
     head = (
         f"θ {fmt_threshold(r['threshold'], r['op'])}: {r['set_b']} matches "
         f"{fmt_int(r['n_matched'])} of {fmt_int(r['n_a'])} {r['set_a']} themes one-to-one "
@@ -51,29 +107,37 @@ def verdict_sentence(r) -> str:
     )
     if not _text(r["verdict"]):
         return f"{head}; {human}; no paired difference: a comparison has no per-theme rows."
-    level = f"{float(r['difference_ci_level']) * 100:g} % CI"
-    diff = (
-        f"difference {fmt(r['difference'])} [{fmt(r['difference_ci_low'])}, "
-        f"{fmt(r['difference_ci_high'])}] ({level})"
-    )
-    return f"{head}; {human}. {diff[0].upper()}{diff[1:]}: {_outcome(r)}."
+    return f"{_difference(r)}: {_outcome(r)}. {head}; {human}."
 
 
 def verdict_view(path) -> dict | None:
-    """{"methods": [{"name", "sentences"}], "grouped": bool} from verdicts.csv, or None when
-    the report was not given one."""
+    """{"methods": [{"name", "sentences", "detail"}], "grouped", "estimand"} from
+    verdicts.csv, or None when the report was not given one. A method leads with its
+    generators' verdicts on the leading route; the other route and every set against each
+    single analyst are its detail."""
     if path is None or str(path) == "" or not Path(path).is_file():
         return None
     df = read_verdicts(path)
     methods = []
     for method in dict.fromkeys(df["method"]):
         mine = df[df["method"] == method]
-        # a method that ran only the human-human comparison still says what it found
+        gen = mine[mine["role"] == "generator"]
+        lead = gen[gen["leads"].astype(str).str.lower() == "true"]
         compared = mine[mine["role"] == "compared"]
-        rows = (compared if not compared.empty else mine).to_dict("records")
-        methods.append({"name": method, "sentences": [verdict_sentence(r) for r in rows]})
+        if not lead.empty:
+            first, rest = lead, pd.concat([gen.drop(lead.index), compared])
+        else:
+            # a method that ran only the human-human comparison still says what it found
+            first, rest = (compared if not compared.empty else mine), mine.iloc[0:0]
+        methods.append(
+            {
+                "name": method,
+                "sentences": [verdict_sentence(r) for r in first.to_dict("records")],
+                "detail": [verdict_sentence(r) for r in rest.to_dict("records")],
+            }
+        )
     grouped = bool((df["second_analyst"].astype(str) != "").any())
-    return {"methods": methods, "grouped": grouped}
+    return {"methods": methods, "grouped": grouped, "estimand": ESTIMAND}
 
 
 def read_verdicts(path) -> pd.DataFrame:
