@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import t as student
 
-from themesim.metrics.crossed import crossed_difference, verdict
+from themesim.metrics.crossed import Crossed, crossed_difference, settle, verdict
 from themesim.metrics.generators import generator_rows, generators_of, partners
 
 NAN = np.nan
@@ -139,3 +139,27 @@ def test_a_missing_comparison_gives_no_generator_verdict():
     rows = generator_rows({"m": comp}, {"m": th}, analysts=["h1", "h2"],
                           generators={"r1": ["r1"]}, margin=0.1, alpha=0.05)  # fmt: skip
     assert rows and all(r["verdict"] == "" for r in rows)
+
+
+def _res(**kw):
+    base = dict(difference=-0.2, ci_low=-0.4, ci_high=0.0, level=0.9, generator=0.5,
+                human=0.7, se=0.1, df=np.inf, var_themes=0.01, var_runs=0.0,
+                var_analysts=0.0, n_runs=1, n_analysts=2, n_themes=20, n_clusters=20,
+                run_sd=NAN, analyst_sd=NAN)  # fmt: skip
+    return Crossed(**(base | kw))
+
+
+def test_what_would_settle_an_open_verdict():
+    # worse needs 1.645 * se < 0.2: se^2 < 0.01478, themes 10 * 0.01 / 0.01478 -> 7 per analyst
+    s = settle(_res(), 0.1)
+    assert (s["settle_verdict"], s["settle_themes"]) == ("worse", 7.0)
+    assert np.isnan(s["settle_runs"])  # one run: its part is unknown
+    # near 0: equivalence is nearer; the runs' part can settle it too
+    s = settle(_res(difference=0.01, var_runs=0.002, var_themes=0.001, n_runs=3), 0.1)
+    assert s["settle_verdict"] == "equivalent"
+    room = (0.09 / 1.6448536) ** 2
+    assert s["settle_themes"] == np.ceil(10 * 0.001 / (room - 0.002))
+    assert s["settle_runs"] == np.ceil(3 * 0.002 / (room - 0.001))
+    # an analysts' part larger than the room: no number of themes or runs alone
+    s = settle(_res(difference=0.01, var_analysts=0.01), 0.1)
+    assert np.isnan(s["settle_themes"]) and np.isnan(s["settle_runs"])

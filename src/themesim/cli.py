@@ -116,6 +116,55 @@ def cmd_validate(args) -> int:
     return 1 if len(bad) and args.strict else 0
 
 
+def cmd_power(args) -> int:
+    """The study planner: P(each verdict) at one design, by the suite's simulation."""
+    import pandas as pd
+
+    from themesim.validate.verdicts import Design, power
+
+    least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),
+             ("--analysts", args.analysts, 2), ("--draws", args.draws, 10))  # fmt: skip
+    for name, value, low in least:
+        if value < low:
+            raise InputError(name, f"is {value}, the least is {low}", f"Give {low} or more")
+    if not 0 < args.margin < 1:
+        raise InputError("--margin", f"{args.margin:g} is out of range", "Give one in (0, 1)")
+    if not 0 < args.alpha < 0.5:
+        raise InputError("--alpha", f"{args.alpha:g} is out of range", "Give one in (0, 0.5)")
+    if not 0 <= args.icc < 1:
+        raise InputError("--icc", f"{args.icc:g} is out of range", "Give an ICC in [0, 1)")
+    d = Design(
+        themes=args.themes, runs=args.runs, analysts=args.analysts, p_h=args.agreement,
+        diff=args.difference, icc=args.icc, domains=args.domains, groups=args.groups,
+    )  # fmt: skip
+    try:
+        res = power(d, args.route, args.draws, args.seed, margin=args.margin, alpha=args.alpha)
+    except ValueError as e:
+        raise InputError("--agreement/--difference", str(e), "Change one of them") from None
+    n = res["draws"]
+    rows = [
+        {"verdict": w, "probability": res[f"p_{w}"],
+         "mc_se": math.sqrt(res[f"p_{w}"] * (1 - res[f"p_{w}"]) / n), "draws": n}
+        for w in ("better", "equivalent", "non-inferior", "inconclusive", "worse")
+    ]  # fmt: skip
+    table = pd.DataFrame(rows)
+    if args.format == "json":
+        out = {"design": vars(d) | {"route": args.route, "margin": args.margin,
+                                    "alpha": args.alpha}, "verdicts": _records(table)}  # fmt: skip
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    elif args.format == "csv":
+        sys.stdout.write(table.to_csv(index=False, lineterminator="\n"))
+    else:
+        print(
+            f"{d.themes} reference themes per analyst, {d.runs} run(s), {d.analysts} analysts; "
+            f"human-human {d.p_h:g}, generator {d.p_h + d.diff:g} ({args.route}); "
+            f"margin ±{args.margin:g}, alpha {args.alpha:g}; {n} simulated studies"
+        )
+        for r in rows:
+            print(f"  P({r['verdict']}) = {r['probability']:.3f} ± {r['mc_se']:.3f}")
+    return 0
+
+
 def _agree_text(c, tables) -> str:
     """The human-readable form of `themesim agree`: the overall figures, then per code."""
     lines = [f"Coders: A = {c.coders[0]}, B = {c.coders[1]}; {len(c.codes)} codes, character level"]
@@ -318,6 +367,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="exit 1 when a checked property misses its level"
     )
     val.set_defaults(func=cmd_validate)
+
+    pw = sub.add_parser(
+        "power",
+        help="study planner: the chance of each verdict at a design",
+        description="The probability of each verdict (better, equivalent, non-inferior,"
+        " inconclusive, worse) for a generator against human analysts, by the validation"
+        " suite's simulation of the same design (docs/verdicts.md).",
+    )
+    pw.add_argument("--themes", type=int, default=10, help="reference themes per analyst")
+    pw.add_argument("--runs", type=int, default=3, help="runs of the generator")
+    pw.add_argument("--analysts", type=int, default=3, help="human analysts (>= 2)")
+    pw.add_argument("--agreement", type=float, default=0.7, help="human-human agreement")
+    pw.add_argument(
+        "--difference", type=float, default=0.0, help="generator minus human-human agreement"
+    )
+    pw.add_argument("--margin", type=float, default=0.10)
+    pw.add_argument("--alpha", type=float, default=0.05)
+    pw.add_argument("--route", choices=("strength", "matched"), default="strength")
+    pw.add_argument("--icc", type=float, default=0.0, help="domain intraclass correlation")
+    pw.add_argument("--domains", type=int, default=4, help="domains the themes fall in")
+    pw.add_argument("--groups", action="store_true", help="the domains are declared")
+    pw.add_argument("--draws", type=int, default=400, help="simulated studies")
+    pw.add_argument("--seed", type=int, default=0)
+    pw.add_argument("--format", choices=FORMATS, default="text")
+    pw.set_defaults(func=cmd_power)
     return p
 
 

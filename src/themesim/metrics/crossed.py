@@ -206,3 +206,29 @@ def verdict(low: float, high: float, margin: float) -> str:
     if low > -margin:
         return "non-inferior"
     return "inconclusive"
+
+
+def settle(res: Crossed, margin: float, alpha: float = 0.05) -> dict:
+    """What would settle an open verdict at the same difference and variance parts: the
+    word within reach (equivalent while |D| is nearer 0 than the margin, else worse or
+    better) and about how many reference themes per analyst (runs as they are), or runs
+    (themes as they are), its interval would need. The theme part of the variance falls
+    with the themes, the run part with the runs; the analyst part stays. NaN: no number
+    of that factor alone reaches it (or, with one run, the run part is unknown)."""
+    from scipy.stats import t as student
+
+    d = res.difference
+    to_equal, to_sign = margin - abs(d), abs(d)
+    aim = "equivalent" if to_equal >= to_sign else ("worse" if d < 0 else "better")
+    target = max(to_equal, to_sign)
+    q = student.ppf(1 - alpha, res.df) if np.isfinite(res.df) else 1.645
+    room = (target / q) ** 2 if target > 0 else 0.0
+    per = res.n_themes / res.n_analysts
+    themes = runs = np.nan
+    if room > res.var_runs + res.var_analysts and res.var_themes > 0:
+        themes = float(np.ceil(per * res.var_themes / (room - res.var_runs - res.var_analysts)))
+    if res.n_runs >= 2 and res.var_runs > 0 and room > res.var_themes + res.var_analysts:
+        runs = float(
+            np.ceil(res.n_runs * res.var_runs / (room - res.var_themes - res.var_analysts))
+        )
+    return {"settle_verdict": aim, "settle_themes": themes, "settle_runs": runs}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import CI_METHOD, crossed_difference, verdict
+from themesim.metrics.crossed import CI_METHOD, crossed_difference, settle, verdict
 
 ROLE_GENERATOR = "generator"
 ROUTES = ("strength", "matched")
@@ -27,6 +27,7 @@ MARGIN_CONVENTION = "convention"
 GENERATOR_COLUMNS = [
     "n_runs", "n_analysts", "evidence", "margin_source", "leads", "generator_runs",
     "run_sd", "analyst_sd", "difference_se", "difference_df", "covers",
+    "settle_verdict", "settle_themes", "settle_runs",
 ]  # fmt: skip
 
 
@@ -140,6 +141,8 @@ def generator_rows(
                             "verdict": verdict(res.ci_low, res.ci_high, margin),
                             "ci_method": CI_METHOD,
                         }
+                        if row["verdict"] in ("inconclusive", "non-inferior"):
+                            row |= settle(res, margin, alpha)
                     out.append(row)
     return out
 

@@ -12,7 +12,7 @@ from themesim.report.format import _isnan, _text, fmt, fmt_int, fmt_threshold
 
 VERDICT_TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "role", "second_analyst", "metric")
 VERDICT_TEXT_COLUMNS += ("verdict", "ci_method", "evidence", "margin_source", "generator_runs")
-VERDICT_TEXT_COLUMNS += ("covers", "leads")
+VERDICT_TEXT_COLUMNS += ("covers", "leads", "settle_verdict")
 
 
 def _interval(lo, hi) -> str:
@@ -76,9 +76,24 @@ def generator_sentence(r) -> str:
         spread.append(f"analyst-to-analyst SD {fmt(r['analyst_sd'])}")
     margin = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
     return (
-        f"{head}. {_difference(r)}: {_outcome(r)}. The interval covers "
+        f"{head}. {_difference(r)}: {_outcome(r)}.{_settle(r)} The interval covers "
         f"{r['covers']}; {'; '.join(spread)}; {margin}."
     )
+
+
+def _settle(r) -> str:
+    """What would settle an open verdict (metrics.crossed.settle), or ''."""
+    aim = _text(r.get("settle_verdict", ""))
+    if not aim:
+        return ""
+    ways = []
+    if not _isnan(r["settle_themes"]):
+        ways.append(f"about {fmt_int(r['settle_themes'])} reference themes per analyst")
+    if not _isnan(r["settle_runs"]):
+        ways.append(f"about {fmt_int(r['settle_runs'])} runs")
+    if not ways:
+        return f" No number of themes or of runs alone would make it {aim} at this difference."
+    return f" {aim.capitalize()} at this difference would need {' or '.join(ways)}."
 
 
 def verdict_sentence(r) -> str:

@@ -171,9 +171,17 @@ def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA)
     return out | {"coverage": covered / draws, "mean_width": width / draws, "draws": draws}
 
 
-def power(d: Design, route: str, draws: int = 400, seed: int = 0) -> dict:
-    """P(each verdict) at one design (the study planner, `themesim power`)."""
-    return simulate(d, route, draws, rng_for(seed, AREA, "power", route, d.name()))
+def power(
+    d: Design, route: str, draws: int = 400, seed: int = 0, margin=MARGIN, alpha=ALPHA
+) -> dict:
+    """P(each verdict) at one design (the study planner, `themesim power`): the suite's own
+    draws for the same design, seed and number of draws."""
+    if not feasible(d):
+        raise ValueError(
+            f"agreements {d.p_h:g} and {d.p_h + d.diff:g} must lie strictly between 0 and 1"
+        )
+    rng = rng_for(seed, AREA, route, d.name())
+    return simulate(d, route, draws, rng, margin=margin, alpha=alpha)
 
 
 # Written before the procedure was run on any of them (docs/validity.md, "verdicts").
