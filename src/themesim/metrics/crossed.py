@@ -106,7 +106,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
     """D and its (1 - 2 alpha) interval (module docstring). clusters[r]: a label per theme
     of reference analyst r (declared groups; the same label across analysts is one unit);
     None: every theme its own unit."""
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # Student's t quantile (scipy.stats' t.ppf, faster)
 
     gen, hum, clusters = _check(gen, hum, clusters)
     k, n_runs = len(gen), gen[0].shape[1]
@@ -160,7 +160,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
     denom = sum(v * v / f for v, f in terms if v > 0 and np.isfinite(f))
     df = var * var / denom if denom > 0 else float(df_t)
     level = 1 - 2 * alpha
-    half = float(student.ppf(1 - alpha, df) * np.sqrt(var))
+    half = float(stdtrit(df, 1 - alpha) * np.sqrt(var))
     covers = ("themes",) + (("runs",) if n_runs >= 2 else ()) + (("analysts",) if k >= 3 else ())
     return Crossed(
         difference=d,
