@@ -11,6 +11,15 @@ topic (agreeing labelings) or draws from the transcript's topic shares regardles
 still agree through the transcripts' shares). The true value of each statistic is the
 statistic on one study of POPULATION transcripts of the same design; the text similarity S
 (diagonal pairs above 0.5) is fixed per design.
+
+Serial designs (SERIAL_DESIGNS): interviews run in topic blocks. Each coding is a Markov
+chain along each transcript's 20–80 segments: a segment keeps the previous segment's code with
+the stay probability, else draws afresh from the transcript's topic shares (stay 0: codes
+independent along the transcript, the exchangeable case). The two codings are independent
+chains (the null), or B copies A's code on a segment with probability q and otherwise follows
+its own chain (dependent alternatives, for power). `gaps`: each coding also leaves a fifth of
+the segments uncoded and gives a second label to a fifth of the coded ones, independently of
+the chain. Written down before the test that holds under them was chosen.
 """
 
 from __future__ import annotations
@@ -38,10 +47,33 @@ DESIGNS = {
     "agree_weak": (0.5, True, 0.25, 0.45),
     "agree_strong": (0.5, True, 0.85, 0.6),
 }
+# name: (stay probability of each coding's chain, probability q that B copies A's code on a
+# segment (0: the codings are independent, a null design), gaps)
+SERIAL_DESIGNS = {
+    "serial_stay0": (0.0, 0.0, False),
+    "serial_stay0.5": (0.5, 0.0, False),
+    "serial_stay0.8": (0.8, 0.0, False),
+    "serial_stay0.9": (0.9, 0.0, False),
+    "serial_stay0.9_gaps": (0.9, 0.0, True),
+    "serial_copy_stay0.5_q0.1": (0.5, 0.1, False),
+    "serial_copy_stay0.8_q0.05": (0.8, 0.05, False),
+    "serial_copy_stay0.9_q0.02": (0.9, 0.02, False),
+    "serial_copy_stay0.9_q0.05": (0.9, 0.05, False),
+    "serial_copy_stay0.9_q0.1": (0.9, 0.1, False),
+}
+SERIAL_SEGMENTS = (20, 80)  # segments per transcript, both ends included
+SERIAL_CONCENTRATION = 1.0  # Dirichlet concentration of the transcripts' topic shares
 GRIDS = {
     # (designs, transcripts, draws, permutations, segment-bootstrap baseline resamples)
     "small": (("independent", "agree_strong"), (6, 12, 20), 40, 39, 0),
     "full": (tuple(DESIGNS), (4, 6, 10, 20, 30), 100, 99, 30),
+}
+# The serial designs: (designs, transcripts, (draws of a null design, of an alternative),
+# permutations); the nulls get more draws than above, so that a type-I error of 0.07 is told
+# from 0.05.
+SERIAL_GRIDS = {
+    "small": ((), (6,), (40, 40), 39),
+    "full": (tuple(SERIAL_DESIGNS), (4, 6, 10, 20, 30), (400, 100), 99),
 }
 BASELINE_SIZES = (6,)  # where the full grid also runs the segment bootstrap
 # The jackknife of the statistics whose intervals grounding() withholds, measured anyway
@@ -56,8 +88,17 @@ def similarity(rng: np.random.Generator) -> np.ndarray:
     return S
 
 
+def is_null(design: str) -> bool:
+    """Are the two codings independent within a transcript (a type-I error design)?"""
+    if design in SERIAL_DESIGNS:
+        return SERIAL_DESIGNS[design][1] == 0
+    return not DESIGNS[design][1]
+
+
 def simulate(rng: np.random.Generator, design: str, n_transcripts: int) -> dict:
     """One study: label matrices, top-1 labels, transcripts and (transcript, speaker) strata."""
+    if design in SERIAL_DESIGNS:
+        return simulate_serial(rng, design, n_transcripts)
     conc, follows, acc, share_b = DESIGNS[design]
     turns = rng.integers(20, 51, n_transcripts)
     transcripts = np.repeat(np.arange(n_transcripts), turns)
@@ -88,6 +129,39 @@ def simulate(rng: np.random.Generator, design: str, n_transcripts: int) -> dict:
     B = _with_second_label(rng, top_b, K_B)
     strata = transcripts * 2 + interviewer
     return {"A": A, "B": B, "top_a": top_a, "top_b": top_b, "t": transcripts, "strata": strata}
+
+
+def simulate_serial(rng: np.random.Generator, design: str, n_transcripts: int) -> dict:
+    """One study of a serial design: each coding a Markov chain along each transcript's
+    segments (module docstring); strata are the transcripts (one speaker)."""
+    stay, q, gaps = SERIAL_DESIGNS[design]
+    lo, hi = SERIAL_SEGMENTS
+    length = rng.integers(lo, hi + 1, n_transcripts)
+    transcripts = np.repeat(np.arange(n_transcripts), length)
+    n = transcripts.size
+    cum = np.cumsum(rng.dirichlet(np.full(K_A, SERIAL_CONCENTRATION), n_transcripts), axis=1)
+    first = np.r_[True, transcripts[1:] != transcripts[:-1]]
+
+    def fresh() -> np.ndarray:  # a draw from each segment's transcript shares
+        return np.minimum((rng.random(n)[:, None] > cum[transcripts]).sum(axis=1), K_A - 1)
+
+    def chain(new: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """values where `new` (a transcript's first segment always), else the code before."""
+        idx = np.maximum.accumulate(np.where(new | first, np.arange(n), 0))
+        return values[idx]
+
+    a = chain(rng.random(n) >= stay, fresh())
+    # B: the transcript's shares most of the time, any of its 7 themes now and then
+    own = np.where(rng.random(n) < 0.8, fresh(), rng.integers(0, K_B, n))
+    copy = rng.random(n) < q
+    b = chain((rng.random(n) >= stay) | copy, np.where(copy, a, own))
+    if gaps:
+        a = np.where(rng.random(n) < 0.2, -1, a)
+        b = np.where(rng.random(n) < 0.2, -1, b)
+        A, B = _with_second_label(rng, a, K_A), _with_second_label(rng, b, K_B)
+    else:
+        A, B = a[:, None] == np.arange(K_A), b[:, None] == np.arange(K_B)
+    return {"A": A, "B": B, "top_a": a, "top_b": b, "t": transcripts, "strata": transcripts}
 
 
 def _with_second_label(rng, top: np.ndarray, k: int) -> np.ndarray:
@@ -122,6 +196,11 @@ def _segment_bootstrap(d, S, n_boot, rng) -> dict:
 def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     designs, sizes, draws, n_perm, n_boot = GRIDS[grid]
     tasks = [(design, seed, sizes, draws, n_perm, n_boot) for design in designs]
+    designs, sizes, (draws_null, draws_alt), n_perm = SERIAL_GRIDS[grid]
+    tasks += [
+        (design, seed, sizes, draws_null if is_null(design) else draws_alt, n_perm, 0)
+        for design in designs
+    ]
     df = pd.DataFrame([r for part in starmap(_design, tasks) for r in part])  # in parallel
     rows = []
     for (design, G, m, proc), part in df.groupby(
@@ -192,7 +271,7 @@ def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) ->
         out += draw_interval_rows(AREA, name, m, proc, ok, **kw)
     tested = part.dropna(subset=["p"])
     if m in g.TEST_METRICS and len(tested):
-        prop = "power" if DESIGNS[design][1] else "type1_error"
+        prop = "type1_error" if is_null(design) else "power"
         rate = float((tested["p"] <= ALPHA).mean())
         out.append(row(AREA, name, m, g.P_METHOD, prop, rate, len(tested), nominal=ALPHA,
                        **kw))  # fmt: skip
