@@ -45,17 +45,32 @@ def test_runs_and_analysts_each_add_their_jackknife():
     assert res.var_runs == pytest.approx(expected)
     assert res.run_sd == pytest.approx(per_run.std(ddof=1))
 
-    # analysts: deleting analyst j drops its themes and its column
+    # analysts as comparators: analyst j deleted from the others' human means
     def without(j):
-        keep = [r for r in range(k) if r != j]
         return np.mean(
-            [gen[r].mean() - hum[r][:, [h for h in keep if h != r]].mean() for r in keep]
-        )
+            [gen[r].mean() - hum[r][:, [h for h in range(k) if h not in (r, j)]].mean()
+             for r in range(k)]
+        )  # fmt: skip
 
     loa = np.array([without(j) for j in range(k)])
-    assert res.var_analysts == pytest.approx((k - 1) / k * ((loa - loa.mean()) ** 2).sum())
+    comp = (k - 1) / k * ((loa - loa.mean()) ** 2).sum()
+    # as references: each analyst's own term, beyond what its themes' noise explains
+    own = np.array([gen[r].mean() - np.nanmean(hum[r]) for r in range(k)])
+    loo = (own.sum() - own) / (k - 1)
+    ref = max((k - 1) / k * ((loo - loo.mean()) ** 2).sum() - res.var_themes, 0.0)
+    assert res.var_analysts == pytest.approx(comp + ref)
     assert res.covers == ("themes", "runs", "analysts")
-    assert res.se == pytest.approx(np.sqrt(res.var_themes + res.var_runs + res.var_analysts))
+
+    # each cell's own noise is in the theme part and in the run (analyst) part: counted once
+    def noise(t):
+        resid = t - t.mean(1, keepdims=True) - t.mean(0, keepdims=True) + t.mean()
+        return (resid**2).sum() / ((t.shape[0] - 1) * (t.shape[1] - 1)) / t.size
+
+    cells = sum(noise(g) + noise(np.delete(h, r, axis=1)) for r, (g, h) in
+                enumerate(zip(gen, hum, strict=True))) / k**2  # fmt: skip
+    parts = res.var_themes + res.var_runs + res.var_analysts
+    assert res.se == pytest.approx(np.sqrt(max(parts - cells, res.var_themes, res.var_runs,
+                                               res.var_analysts)))  # fmt: skip
     assert 2 <= res.df <= k * n - 1
 
 

@@ -13,10 +13,12 @@ The estimand is the difference of two means of the per-reference shares,
 
 the generator's agreement with an analyst (over runs and reference analysts) minus the
 agreement of two analysts (over ordered pairs). Its variance adds one delete-one jackknife
-per crossed factor that the study replicates (Cameron, Gelbach and Miller 2011 add the
-one-way variances and subtract their intersections; without the subtraction the sum is
-conservative): themes (or declared theme groups, deleted from every analyst at once), runs
-(R >= 2) and analysts (K >= 3; deleting one drops it as reference and as comparator). The
+per crossed factor that the study replicates (Cameron, Gelbach and Miller 2011): themes (or
+declared theme groups, deleted from every analyst at once); runs (R >= 2); analysts (K >= 3)
+as comparators (deleted from the others' human-human means), plus what their own terms as
+references vary beyond their themes' noise (themes are nested in their analyst). Each cell's
+own noise, held by the theme part and again by the run and comparator parts, is counted once:
+the additive fit's residual mean square per reference analyst (the intersection term). The
 interval is D +- t_{df} sqrt(V), df by Welch-Satterthwaite over the parts' own degrees of
 freedom. Which factors a study's interval carries is part of its result (`covers`).
 """
@@ -97,6 +99,29 @@ def _estimate(parts) -> float:
     return float(np.mean([g.mean() - h.mean() for _, g, h in parts]))
 
 
+def _without_comparator(gen, hum, j: int) -> float:
+    """D with analyst j deleted as a comparator only (its themes stay as references)."""
+    k = len(gen)
+    out = []
+    for r in range(k):
+        cols = [h for h in range(k) if h not in (r, j)]
+        out.append(gen[r].mean() - hum[r][:, cols].mean())
+    return float(np.mean(out))
+
+
+def _cell_noise(tables, k: int) -> float:
+    """(1 / k^2) sum_r MS_E,r / (n_r m_r): the variance a table's cell noise adds to the
+    mean of means, MS_E the residual mean square of its additive (theme + column) fit."""
+    out = 0.0
+    for t in tables:
+        n, m = t.shape
+        if n < 2 or m < 2:
+            continue
+        resid = t - t.mean(axis=1, keepdims=True) - t.mean(axis=0, keepdims=True) + t.mean()
+        out += (resid**2).sum() / ((n - 1) * (m - 1)) / (n * m)
+    return out / k**2
+
+
 def _jackknife(values: np.ndarray) -> float:
     m = values.size
     return float((m - 1) / m * ((values - values.mean()) ** 2).sum()) if m >= 2 else 0.0
@@ -147,15 +172,25 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
 
     var_a, df_a = 0.0, np.inf
     if k >= 3:
-        values = np.array(
-            [_estimate(_means(gen, hum, all_runs, all_analysts & (np.arange(k) != j)))
-             for j in range(k)]
-        )  # fmt: skip
-        var_a, df_a = _jackknife(values), k - 1
+        # as a comparator: each analyst deleted from the others' human-human means
+        values = np.array([_without_comparator(gen, hum, j) for j in range(k)])
+        # as a reference: a reference analyst's own term, beyond its themes' noise (themes
+        # are nested in their analyst, so deleting one holds V_themes again: counted once)
+        own = np.array([gen[r].mean() - np.delete(hum[r], r, axis=1).mean() for r in range(k)])
+        between = max(_jackknife((own.sum() - own) / (k - 1)) - var_t, 0.0)
+        var_a, df_a = _jackknife(values) + between, k - 1
     pairs = [hum[r][:, h].mean() for r in range(k) for h in range(k) if h != r]
     analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
 
-    var = var_t + var_r + var_a
+    # The theme jackknife already holds each cell's own noise, and so does the run (analyst)
+    # jackknife: the additive two-way fit's residual mean square, per reference analyst, is
+    # that shared part (Cameron, Gelbach and Miller's intersection), counted once.
+    var_cells = 0.0
+    if n_runs >= 2:
+        var_cells += _cell_noise([g for g in gen], k)
+    if k >= 3:
+        var_cells += _cell_noise([np.delete(h, r, axis=1) for r, h in enumerate(hum)], k)
+    var = max(var_t + var_r + var_a - var_cells, var_t, var_r, var_a)
     terms = [(var_t, df_t), (var_r, df_r), (var_a, df_a)]
     denom = sum(v * v / f for v, f in terms if v > 0 and np.isfinite(f))
     df = var * var / denom if denom > 0 else float(df_t)
