@@ -4,24 +4,36 @@ judge runs on human vs llm_partial only."""
 import re
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 from helpers import REPO, job_counts, make_study, snakemake, write_config
+
+from themesim.metrics.crossed import VERDICTS
 
 ONE = "human__vs__llm2"
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    """The tiny study (human vs llm, human vs llm2; run group llm + llm2) with two TF-IDF
-    methods: `tfidf` on every comparison and `tf_one`, the same settings, on human vs llm2;
-    llm2 stands in for a second analyst (reference_group)."""
+    """The tiny study (run group llm + llm2) and a second analyst, `analyst` (reference_group;
+    a copy of llm2's themes), with two TF-IDF methods: `tfidf` on every comparison (human vs
+    each set, and analyst vs each run: each analyst is the reference in turn) and `tf_one`,
+    the same settings, on human vs llm2."""
     root = make_study(tmp_path_factory.mktemp("restricted"))
+    shutil.copy(root / "data/llm2.json", root / "data/analyst.json")
     write_config(
         root,
         [0.5],
-        reference_group=["human", "llm2"],
+        theme_sets=[
+            {"path": "data/human.csv"},
+            {"path": "data/llm.yaml", "name": "llm"},
+            {"path": "data/llm2.json"},
+            {"path": "data/analyst.json"},
+        ],
+        run_groups={"llms": ["llm", "llm2"]},
+        reference_group=["human", "analyst"],
         methods={
             "tfidf": {"kind": "tfidf", "thresholds": [0.2]},
             "tf_one": {"kind": "tfidf", "thresholds": [0.2], "comparisons": ["human vs llm2"]},
@@ -47,11 +59,13 @@ def test_restricted_method_has_metrics_only_for_its_comparison(study):
     full = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
     one = pd.read_csv(root / "results/metrics/tf_one/comparisons.csv")
     pairs = list(zip(full["set_a"], full["set_b"], strict=True))
-    assert pairs == [("human", "llm"), ("human", "llm2")]
+    assert pairs == [("human", "llm"), ("human", "llm2"), ("human", "analyst"),
+                     ("analyst", "llm"), ("analyst", "llm2")]  # fmt: skip
     assert list(zip(one["set_a"], one["set_b"], strict=True)) == [("human", "llm2")]
     # Same kind and settings: its one comparison scores exactly as the unrestricted method's
     # (within-set matrices, null pool and bootstrap of the same sets and seeds).
-    same = full[full["set_b"] == "llm2"].drop(columns="method").reset_index(drop=True)
+    same = full[(full["set_a"] == "human") & (full["set_b"] == "llm2")]
+    same = same.drop(columns="method").reset_index(drop=True)
     pd.testing.assert_frame_equal(one.drop(columns="method"), same, check_dtype=False)
     for table in ("themes", "sweep"):
         df = pd.read_csv(root / f"results/metrics/tf_one/{table}.csv")
@@ -71,6 +85,7 @@ def test_restricted_method_makes_files_for_its_comparison_and_sets_only(study):
     sets = pd.read_csv(root / "results/metrics/tf_one/sets.csv")
     assert sorted(sets["set"]) == ["human", "llm2"]
     assert sorted(pd.read_csv(root / "results/metrics/tfidf/sets.csv")["set"]) == [
+        "analyst",
         "human",
         "llm",
         "llm2",
@@ -89,8 +104,8 @@ def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
     mine = head[head["method"] == "tf_one"]
     assert list(zip(mine["set_a"], mine["set_b"], strict=True)) == [("human", "llm2")]
     assert mine["hungarian_f1"].notna().all()
-    assert len(head[head["method"] == "tfidf"]) == 2
-    note = "tf_one ran on 1 of 2 comparisons"
+    assert len(head[head["method"] == "tfidf"]) == 5
+    note = "tf_one ran on 1 of 5 comparisons"
     assert note.replace("_", r"\_") in (root / "results/report/headline.tex").read_text()
     md = (root / "results/report/summary.md").read_text()
     html = (root / "results/report/summary.html").read_text()
@@ -206,31 +221,48 @@ def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
 
 def test_verdicts_through_the_workflow(study):
     """reference_group reaches report_parts: verdicts.csv, the headline's columns, the
-    workbook's sheet and the sentences that open the report; tf_one, which ran only the
-    human-human comparison, has no compared set and says what its one row is."""
+    workbook's sheet and the sentences that open the report; tf_one, which did not compare
+    the analysts, has no verdict and says why."""
     from openpyxl import load_workbook
 
     root, _ = study
     verdicts = pd.read_csv(root / "results/report/verdicts.csv", keep_default_na=False)
     compared = verdicts[verdicts["role"] == "compared"]
-    assert list(zip(compared["method"], compared["set_b"], strict=True)) == [("tfidf", "llm")]
+    assert list(zip(compared["method"], compared["set_b"], strict=True)) == [
+        ("tfidf", "llm"), ("tfidf", "llm2"), ("tf_one", "llm2")]  # fmt: skip
     row = compared.iloc[0]
-    assert row["second_analyst"] == "llm2" and row["verdict"] in ("not shown", "worse")
-    comp = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv").set_index("set_b")
-    assert float(row["human_human"]) == comp.loc["llm2", "hungarian_coverage_a"]
+    assert row["second_analyst"] == "analyst" and row["verdict"] in VERDICTS
+    comp = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
+    comp = comp[comp["set_a"] == "human"].set_index("set_b")
+    assert float(row["human_human"]) == comp.loc["analyst", "hungarian_coverage_a"]
+    # the run group is one generator, each analyst the reference in turn, on both routes
+    gen = verdicts[verdicts["role"] == "generator"]
+    assert set(zip(gen["method"], gen["set_b"], gen["evidence"], strict=True)) == {
+        ("tfidf", "llms", "strength"), ("tfidf", "llms", "matched")}  # fmt: skip
+    g = gen[gen["evidence"] == "matched"].iloc[0]
+    assert (int(g["n_runs"]), int(g["n_analysts"]), g["covers"]) == (2, 2, "themes + runs")
+    # its human-human agreement: human's themes matched by analyst and analyst's by human
+    themes = pd.read_csv(root / "results/metrics/tfidf/themes.csv")
+    pair = themes[(themes["set_a"] == "human") & (themes["set_b"] == "analyst")]
+    share = [(pair.loc[pair["side"] == s, "hungarian_similarity"] >= 0.2).mean() for s in "ab"]
+    assert float(g["human_human"]) == pytest.approx(np.mean(share))
+    assert g["verdict"] in VERDICTS and g["margin_source"] == "convention"
     n_a = int(row["n_a"])
     diff = (int(row["n_only_b"]) - int(row["n_only_human"])) / n_a
     assert float(row["difference"]) == diff
     assert float(row["difference_ci_low"]) <= diff <= float(row["difference_ci_high"])
     group = verdicts[verdicts["role"] == "reference group"]
-    assert set(group["method"]) == {"tfidf", "tf_one"} and set(group["set_b"]) == {"llm2"}
+    assert set(group["method"]) == {"tfidf"} and set(group["set_b"]) == {"analyst"}
     head = pd.read_csv(root / "results/report/headline.csv", keep_default_na=False)
-    mine = head[(head["method"] == "tfidf") & (head["set_b"] == "llm")].iloc[0]
-    assert (mine["verdict"], mine["second_analyst"]) == (row["verdict"], "llm2")
-    assert head.loc[head["set_b"] == "llm2", "verdict"].eq("").all()
+    tfidf = head[(head["method"] == "tfidf") & (head["set_a"] == "human")]
+    mine = tfidf[tfidf["set_b"] == "llm"].iloc[0]
+    assert (mine["verdict"], mine["second_analyst"]) == (row["verdict"], "analyst")
+    assert head.loc[head["set_b"] == "analyst", "verdict"].eq("").all()
     book = load_workbook(root / "results/report/tables.xlsx", read_only=True)
     assert book.sheetnames[:3] == ["sheets", "headline", "verdicts"]
     html = (root / "results/report/summary.html").read_text()
     opening = html[html.index('id="verdicts"') : html.index('id="at-a-glance"')]
-    assert "the second analyst llm2 matches" in opening
-    assert "llm2 is a second analyst of the reference group." in opening  # tf_one
+    assert "llms (2 runs) against 2 analysts (human, analyst)" in opening  # it leads
+    assert "the second analyst analyst matches" in opening.split("<details>", 1)[1]
+    # tf_one ran only human vs llm2: no analyst comparison, so no verdict, said so
+    assert "did not compare human with the second analyst analyst" in opening

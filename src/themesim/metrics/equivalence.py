@@ -222,8 +222,8 @@ def verdict_table(
     from themesim.metrics.generators import generator_rows
 
     check_settings(margin, alpha)
-    analysts = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
-    group = analysts[1:]
+    everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
+    group = everyone[1:]
     level = 1 - 2 * alpha
     out = []
     for method, comp in comparisons.items():
@@ -257,7 +257,7 @@ def verdict_table(
                     "ci_method": "",
                     "second_analyst": "",
                     "n_runs": 1,
-                    "n_analysts": len(analysts) if group else np.nan,
+                    "n_analysts": len(everyone) if group else np.nan,
                     "evidence": "matched",
                     "margin_source": MARGIN_CONVENTION if group else "",
                     "leads": False,
@@ -289,7 +289,7 @@ def verdict_table(
                     out.append(row)
     if group and generators:
         out = generator_rows(
-            comparisons, themes, analysts=analysts, generators=generators,
+            comparisons, themes, analysts=everyone, generators=generators,
             margin=margin, alpha=alpha,
         ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
