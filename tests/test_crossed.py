@@ -14,18 +14,39 @@ NAN = np.nan
 
 
 def test_two_analysts_one_run_by_hand():
-    # d per theme: analyst 0 (0, -1, 1), analyst 1 (1, 0, -1): D = 0; deleting theme t of
-    # analyst r moves D to -d/4, so the jackknife variance is 5/6 * 4 * 0.25**2
-    gen = [np.array([[1], [0], [1]]), np.array([[1], [1], [0]])]
-    hum = [np.array([[NAN, 1], [NAN, 1], [NAN, 0]]), np.array([[0, NAN], [1, NAN], [1, NAN]])]
+    # d per theme: analyst 0 (0, -0.6, 0.6), analyst 1 (0.6, 0, -0.6): D = 0; deleting theme
+    # t of analyst r moves D to -d/4, so the jackknife variance is 5/6 * 4 * 0.15**2
+    gen = [np.array([[0.8], [0.2], [0.8]]), np.array([[0.8], [0.8], [0.2]])]
+    hum = [np.array([[NAN, 0.8], [NAN, 0.8], [NAN, 0.2]]),
+           np.array([[0.2, NAN], [0.8, NAN], [0.8, NAN]])]  # fmt: skip
     res = crossed_difference(gen, hum, alpha=0.05)
-    assert res.difference == 0.0
-    assert res.var_themes == pytest.approx(5 / 6 * 4 * 0.0625)
+    assert res.difference == pytest.approx(0.0)
+    assert res.var_themes == pytest.approx(5 / 6 * 4 * 0.0225)
     assert res.var_runs == 0.0 and res.var_analysts == 0.0 and res.df == 5
-    half = student.ppf(0.95, 5) * np.sqrt(5 / 6 * 0.25)
+    half = student.ppf(0.95, 5) * np.sqrt(5 / 6 * 4 * 0.0225)
     assert (res.ci_low, res.ci_high) == pytest.approx((-half, half))
     assert res.covers == ("themes",) and np.isnan(res.run_sd)
-    assert (res.generator, res.human) == pytest.approx((4 / 6, 4 / 6))
+    assert (res.generator, res.human) == pytest.approx((0.6, 0.6))
+
+
+def test_one_set_two_analysts_matched_is_the_pooled_paired_table():
+    from themesim.metrics.equivalence import equivalence_test
+
+    gen = [np.array([[1], [0], [1], [1]]), np.array([[1], [0], [0]])]
+    hum = [np.array([[NAN, 1], [NAN, 1], [NAN, 0], [NAN, 1]]),
+           np.array([[0, NAN], [1, NAN], [1, NAN]])]  # fmt: skip
+    res = crossed_difference(gen, hum, alpha=0.05)
+    x = np.array([1, 0, 1, 1, 1, 0, 0], bool)
+    y = np.array([1, 1, 0, 1, 0, 1, 1], bool)
+    t = equivalence_test(x, y, 0.1, 0.05)
+    assert res.difference == t["difference"] == pytest.approx(-1 / 7)
+    assert (res.ci_low, res.ci_high) == (t["difference_ci_low"], t["difference_ci_high"])
+    assert res.ci_method.startswith("pooled paired table, paired score")
+    assert (res.generator, res.human) == pytest.approx((4 / 7, 5 / 7))
+    # declared groups keep the jackknife (the paired table counts themes as independent)
+    grouped = crossed_difference(gen, hum, clusters=[np.array([0, 0, 1, 1]),
+                                                     np.array([0, 1, 1])])  # fmt: skip
+    assert grouped.ci_method.startswith("crossed jackknife") and grouped.n_clusters == 2
 
 
 def test_runs_and_analysts_each_add_their_jackknife():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import CI_METHOD, crossed_difference, settle, verdict
+from themesim.metrics.crossed import crossed_difference, settle, verdict
 
 ROLE_GENERATOR = "generator"
 ROUTES = ("strength", "matched")
@@ -139,7 +139,7 @@ def generator_rows(
                             "analyst_sd": res.analyst_sd,
                             "covers": " + ".join(res.covers),
                             "verdict": verdict(res.ci_low, res.ci_high, margin),
-                            "ci_method": CI_METHOD,
+                            "ci_method": res.ci_method,
                         }
                         if row["verdict"] in ("inconclusive", "non-inferior"):
                             row |= settle(res, margin, alpha)
