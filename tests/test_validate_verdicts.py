@@ -1,0 +1,51 @@
+"""The validation suite's verdicts area on its small grid: every word's error at its null is
+at most alpha, the leading route has the power the issue asks for, and the designs' truths
+are what they say."""
+
+import numpy as np
+import pytest
+
+from themesim.validate import areas, failures
+from themesim.validate import verdicts as area
+from themesim.validate.core import rng_for
+
+
+@pytest.fixture(scope="module")
+def small():
+    return area.run("small", seed=0)
+
+
+def test_small_grid_holds_the_contract(small):
+    detail, summary = small
+    assert "verdicts" in areas()
+    assert failures(summary).empty
+    errors = summary[summary["property"] == "type1_error"]
+    words = set(errors["quantity"])
+    assert words == {"verdict worse", "verdict better", "verdict equivalent",
+                     "verdict non-inferior or better"}  # fmt: skip
+    assert len(errors) >= 60 and errors["value"].max() <= 0.08
+    # designs written after the procedure last changed are in it
+    assert detail["design"].str.contains("sd_run=0.6").any()
+
+
+def test_leading_route_has_power_at_ten_themes_three_runs_three_analysts(small):
+    _, summary = small
+    power = summary[summary["property"] == "power"].set_index("design")["value"]
+    name = "n=10,R=3,K=3,p_h=0.7,d=-0.30,icc=0"
+    assert power[f"strength:{name}"] >= 0.8  # the route the report leads with
+    assert power[f"strength:{name}"] > power[f"matched:{name}"]
+    # the same generator read on the strength scale: 0.3 below in the share matched
+    assert power[f"strength@matched:{name}"] >= 0.7
+
+
+def test_truth_is_the_design_difference_and_scales_translate():
+    d = area.Design(themes=10, runs=3, analysts=3, p_h=0.7, diff=-0.3)
+    gen, hum, clusters, truth = area.draw(d, "matched", rng_for(0, "t"))
+    assert truth == -0.3 and len(gen) == 3 and gen[0].shape == (10, 3)
+    assert np.isnan(hum[1][:, 1]).all() and np.isfinite(hum[1][:, [0, 2]]).all()
+    # on the strength scale the same generator is less far below (E Phi(Y) shrinks to 0.5)
+    _, _, _, truth_s = area.draw(d, "strength", rng_for(0, "t"), scale="matched")
+    assert -0.3 < truth_s < -0.15
+    # declared domains: the same label for a domain in every analyst's themes
+    _, _, groups, _ = area.draw(area.Design(groups=True, icc=0.3), "matched", rng_for(1, "t"))
+    assert all((g == np.arange(10) % 4).all() for g in groups)
