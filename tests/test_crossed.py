@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import t as student
 
 from themesim.metrics.crossed import Crossed, crossed_difference, settle, verdict
-from themesim.metrics.generators import generator_rows, generators_of, partners
+from themesim.metrics.generators import analysts_margin, generator_rows, generators_of, partners
 
 NAN = np.nan
 
@@ -199,3 +199,12 @@ def test_what_would_settle_an_open_verdict():
     # an analysts' part larger than the room: no number of themes or runs alone
     s = settle(_res(difference=0.01, var_analysts=0.01), 0.1)
     assert np.isnan(s["settle_themes"]) and np.isnan(s["settle_runs"])
+
+
+def test_the_analysts_margin_is_their_spread_as_comparators():
+    # analyst 0 finds 1/2 and 1/2 of the others' themes, analyst 1 finds 1 and 1,
+    # analyst 2 finds 0 and 0: SD of (0.5, 1, 0) = 0.5
+    hum = [np.array([[NAN, 1, 0], [NAN, 1, 0]]), np.array([[1, NAN, 0], [0, NAN, 0]]),
+           np.array([[0, 1, NAN], [1, 1, NAN]])]  # fmt: skip
+    assert analysts_margin(hum) == pytest.approx(0.5)
+    assert np.isnan(analysts_margin(hum[:2]))

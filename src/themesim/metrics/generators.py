@@ -27,7 +27,7 @@ MARGIN_CONVENTION = "convention"
 GENERATOR_COLUMNS = [
     "n_runs", "n_analysts", "evidence", "margin_source", "leads", "generator_runs",
     "run_sd", "analyst_sd", "difference_se", "difference_df", "covers",
-    "settle_verdict", "settle_themes", "settle_runs",
+    "settle_verdict", "settle_themes", "settle_runs", "margin_analysts",
 ]  # fmt: skip
 
 
@@ -75,6 +75,17 @@ def study_arrays(themes, analysts, runs, route, threshold, op):
                 h[:, j] = _values(cols[x], ids, route, threshold, op)
         hum.append(h)
     return gen, hum
+
+
+def analysts_margin(hum) -> float:
+    """The human-human variability a margin could be read from (docs/verdicts.md, "The
+    margin"): the SD over analysts of each analyst's agreement with the others' themes (as
+    comparator, averaged over the references); NaN below three analysts."""
+    k = len(hum)
+    if k < 3:
+        return float("nan")
+    each = [np.mean([hum[r][:, h].mean() for r in range(k) if r != h]) for h in range(k)]
+    return float(np.std(each, ddof=1))
 
 
 def generator_rows(
@@ -139,6 +150,7 @@ def generator_rows(
                             "analyst_sd": res.analyst_sd,
                             "covers": " + ".join(res.covers),
                             "verdict": verdict(res.ci_low, res.ci_high, margin),
+                            "margin_analysts": analysts_margin(arrays[1]),
                             "ci_method": res.ci_method,
                         }
                         if row["verdict"] in ("inconclusive", "non-inferior"):

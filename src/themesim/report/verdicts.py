@@ -75,6 +75,8 @@ def generator_sentence(r) -> str:
     if not _isnan(r["analyst_sd"]):
         spread.append(f"analyst-to-analyst SD {fmt(r['analyst_sd'])}")
     margin = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
+    if not _isnan(r.get("margin_analysts", float("nan"))):
+        margin += f" (the analysts' own spread: {fmt(r['margin_analysts'])})"
     return (
         f"{head}. {_difference(r)}: {_outcome(r)}.{_settle(r)} The interval covers "
         f"{r['covers']}; {'; '.join(spread)}; {margin}."
