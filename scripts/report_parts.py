@@ -24,6 +24,7 @@ headline = dict(
     reference_group=list(p.reference_group),
     equivalence=dict(p.equivalence),
     generators={k: list(v) for k, v in p.generators.items()},
+    grounding_pairs=dict(zip(p.grounded, sm.input.grounding_pairs, strict=True)),
 )
 tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.

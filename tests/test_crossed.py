@@ -8,7 +8,13 @@ import pytest
 from scipy.stats import t as student
 
 from themesim.metrics.crossed import Crossed, crossed_difference, settle, verdict
-from themesim.metrics.generators import analysts_margin, generator_rows, generators_of, partners
+from themesim.metrics.generators import (
+    analysts_margin,
+    generator_rows,
+    generators_of,
+    partners,
+    segment_kappas,
+)
 
 NAN = np.nan
 
@@ -208,3 +214,25 @@ def test_the_analysts_margin_is_their_spread_as_comparators():
            np.array([[0, 1, NAN], [1, 1, NAN]])]  # fmt: skip
     assert analysts_margin(hum) == pytest.approx(0.5)
     assert np.isnan(analysts_margin(hum[:2]))
+
+
+def test_segment_kappas_follow_the_text_partner_in_either_direction():
+    themes = pd.DataFrame(
+        {
+            "set_a": "h1", "set_b": "r1", "side": ["a", "a", "b"],
+            "theme_id": ["H1", "H2", "R1"], "hungarian_partner_id": ["R1", None, "H1"],
+            "hungarian_similarity": [0.8, np.nan, 0.8],
+        }
+    )  # fmt: skip
+    pairs = pd.DataFrame(
+        {
+            "set_a": "h1", "set_b": "r1", "grounding_basis": ["coder", "coder", "evidence"],
+            "a_id": ["H1", "H2", "H1"], "b_id": ["R1", "R1", "R1"], "kappa": [0.6, 0.1, 0.9],
+        }
+    )  # fmt: skip
+    # H1's partner R1 at the coder's κ (not the analysts' own coding); H2 has no partner
+    assert segment_kappas(themes, pairs, "h1", "r1").to_dict() == {"H1": 0.6, "H2": 0.0}
+    assert segment_kappas(themes, pairs, "r1", "h1").to_dict() == {"R1": 0.6}
+    assert segment_kappas(themes, pairs, "h1", "x") is None
+    undefined = pairs.assign(kappa=[np.nan, 0.1, 0.9])  # the coder never applied H1 or R1
+    assert segment_kappas(themes, undefined, "h1", "r1").to_dict() == {"H1": 0.0, "H2": 0.0}

@@ -238,7 +238,10 @@ def test_verdicts_through_the_workflow(study):
     # the run group is one generator, each analyst the reference in turn, on both routes
     gen = verdicts[verdicts["role"] == "generator"]
     assert set(zip(gen["method"], gen["set_b"], gen["evidence"], strict=True)) == {
-        ("tfidf", "llms", "strength"), ("tfidf", "llms", "matched")}  # fmt: skip
+        ("tfidf", "llms", "strength"), ("tfidf", "llms", "matched"),
+        ("tfidf", "llms", "segments")}  # fmt: skip
+    seg = gen[gen["evidence"] == "segments"].iloc[0]
+    assert seg["covers"] == "themes + runs (not transcripts)" and seg["leads"] in (False, "False")
     g = gen[gen["evidence"] == "matched"].iloc[0]
     assert (int(g["n_runs"]), int(g["n_analysts"]), g["covers"]) == (2, 2, "themes + runs")
     # its human-human agreement: human's themes matched by analyst and analyst's by human

@@ -1,3 +1,8 @@
+def grounded_methods():
+    """The methods with grounding tables: every method when grounding runs."""
+    return list(STUDY.methods) if PLAN.has_grounding() else []
+
+
 rule summary_report:
     input:
         comparisons=PLAN.all_tables("comparisons"),
@@ -79,6 +84,8 @@ rule report_parts:
             if t not in (paths.HEADLINE["csv"], paths.VERDICTS)
         ],
         themes=PLAN.themes(),
+        # each method's segment agreement of theme pairs: the verdicts' segments route
+        grounding_pairs=[PLAN.grounding_tables(m)[1] for m in grounded_methods()],
         embeddings=sorted(
             {f for m in PLAN.theme_map_methods() for f in PLAN.theme_map_embeddings(m)}
         ),
@@ -121,5 +128,6 @@ rule report_parts:
         reference_group=STUDY.reference_group,
         equivalence=STUDY.equivalence,
         generators=STUDY.generators,
+        grounded=grounded_methods(),
     script:
         "../../scripts/report_parts.py"

@@ -7,7 +7,10 @@ read from the method's themes.csv (each theme's one-to-one partner, from a compa
 in either direction: the Hungarian assignment is the same both ways). Routes (`evidence`):
 
 - `matched`: 1 when the partner reaches the threshold, else 0 (the share matched);
-- `strength`: the partner's similarity on the method's scale (0 without a partner).
+- `strength`: the partner's similarity on the method's scale (0 without a partner);
+- `segments` (where grounding ran): Cohen's κ over the transcript segments between the theme
+  and that partner, both applied by the automatic coder (grounding_pairs.csv, basis `coder`:
+  like with like for the generator and the analysts; 0 without a partner).
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ import pandas as pd
 from themesim.metrics.crossed import crossed_difference, settle, verdict
 
 ROLE_GENERATOR = "generator"
-ROUTES = ("strength", "matched")
+ROUTES = ("strength", "matched", "segments")
+METRIC_OF = {"strength": "hungarian_similarity", "matched": "hungarian_coverage_a",
+             "segments": "kappa"}  # fmt: skip
+SEGMENT_BASIS = "coder"  # the analysts' sets applied by the same coder as the generator's
 # The route the report leads with: the one the suite shows valid and more powerful
 # (docs/validity.md, "verdicts": power to call `worse` at 0.3 below, 10 themes x 3 runs x 3
 # analysts).
@@ -29,6 +35,43 @@ GENERATOR_COLUMNS = [
     "run_sd", "analyst_sd", "difference_se", "difference_df", "covers",
     "settle_verdict", "settle_themes", "settle_runs", "margin_analysts",
 ]  # fmt: skip
+
+
+def _partner_ids(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
+    """Each theme of `ref` -> the id of its one-to-one partner in `other` ('' for none)."""
+    for a, b, side in ((ref, other, "a"), (other, ref, "b")):
+        rows = themes[(themes["set_a"] == a) & (themes["set_b"] == b) & (themes["side"] == side)]
+        if not rows.empty:
+            ids = (
+                rows["hungarian_partner_id"]
+                .astype(object)
+                .where(rows["hungarian_partner_id"].notna(), "")
+            )
+            return pd.Series(ids.astype(str).to_numpy(), index=rows["theme_id"].astype(str))
+    return None
+
+
+def segment_kappas(themes, pairs: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
+    """Each theme of `ref` -> κ over the segments with its one-to-one partner in `other`
+    (both coded by the automatic coder; 0 without a partner), or None when either table
+    lacks the comparison."""
+    ids = _partner_ids(themes, ref, other)
+    if ids is None:
+        return None
+    coder = pairs[pairs["grounding_basis"] == SEGMENT_BASIS]
+    for a, b, mine, theirs in ((ref, other, "a_id", "b_id"), (other, ref, "b_id", "a_id")):
+        rows = coder[(coder["set_a"] == a) & (coder["set_b"] == b)]
+        if not rows.empty:
+            k = pd.to_numeric(rows["kappa"], errors="coerce")
+            keys = zip(rows[mine].astype(str), rows[theirs].astype(str), strict=True)
+            look = dict(zip(keys, k, strict=True))
+            # an undefined κ (a code one of the two codings never applies) counts 0: no
+            # agreement beyond chance; a partner missing from the table is NaN (refused)
+            vals = [look.get((t, p), np.nan) if p else 0.0 for t, p in ids.items()]
+            vals = [0.0 if p and (t, p) in look and pd.isna(v) else float(v)
+                    for (t, p), v in zip(ids.items(), vals, strict=True)]  # fmt: skip
+            return pd.Series(vals, index=ids.index)
+    return None
 
 
 def partners(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
@@ -56,14 +99,19 @@ def _values(col: pd.Series, ids, route, threshold, op) -> np.ndarray:
     return np.where(np.isfinite(sim), sim, 0.0)
 
 
-def study_arrays(themes, analysts, runs, route, threshold, op):
+def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None):
     """(gen, hum) of crossed_difference for one route, or None when a comparison is missing
-    (the method did not make it: its comparisons: setting)."""
+    (the method did not make it: its comparisons: setting; or a κ is undefined). pairs:
+    grounding_pairs.csv, for the segments route."""
     gen, hum = [], []
     k = len(analysts)
     for ref in analysts:
-        cols = {x: partners(themes, ref, x) for x in list(runs) + [h for h in analysts if h != ref]}
-        if any(v is None for v in cols.values()):
+        others = list(runs) + [h for h in analysts if h != ref]
+        if route == "segments":
+            cols = {x: segment_kappas(themes, pairs, ref, x) for x in others}
+        else:
+            cols = {x: partners(themes, ref, x) for x in others}
+        if any(v is None or (route == "segments" and v.isna().any()) for v in cols.values()):
             return None
         ids = list(cols[runs[0]].index)
         if any(sorted(v.index) != sorted(ids) for v in cols.values()):
@@ -96,8 +144,10 @@ def generator_rows(
     generators: dict[str, list[str]],
     margin: float,
     alpha: float,
+    segments: dict[str, pd.DataFrame] | None = None,
 ) -> list[dict]:
-    """Rows (VERDICT_COLUMNS + GENERATOR_COLUMNS) per method, generator, threshold, route."""
+    """Rows (VERDICT_COLUMNS + GENERATOR_COLUMNS) per method, generator, threshold, route;
+    segments: method -> grounding_pairs.csv (the segments route where grounding ran)."""
     out = []
     if len(analysts) < 2:
         return out
@@ -110,8 +160,9 @@ def generator_rows(
         for name, runs in generators.items():
             first = mine[mine["set_b"] == runs[0]].sort_values("threshold", kind="stable")
             for r in first.to_dict("records"):
-                for route in ROUTES:
-                    arrays = study_arrays(th, analysts, runs, route, r["threshold"], r["op"])
+                pairs = (segments or {}).get(method)
+                for route in ROUTES if pairs is not None else ROUTES[:2]:
+                    arrays = study_arrays(th, analysts, runs, route, r["threshold"], r["op"], pairs)
                     row = {
                         "method": method,
                         "set_a": reference,
@@ -120,9 +171,7 @@ def generator_rows(
                         "op": r["op"],
                         "role": ROLE_GENERATOR,
                         "second_analyst": ", ".join(analysts[1:]),
-                        "metric": "hungarian_coverage_a"
-                        if route == "matched"
-                        else "hungarian_similarity",
+                        "metric": METRIC_OF[route],
                         "margin": margin,
                         "alpha": alpha,
                         "n_runs": len(runs),
@@ -148,7 +197,9 @@ def generator_rows(
                             "difference_df": res.df,
                             "run_sd": res.run_sd,
                             "analyst_sd": res.analyst_sd,
-                            "covers": " + ".join(res.covers),
+                            # a κ's own spread over transcripts is not in the interval
+                            "covers": " + ".join(res.covers)
+                            + (" (not transcripts)" if route == "segments" else ""),
                             "verdict": verdict(res.ci_low, res.ci_high, margin),
                             "margin_analysts": analysts_margin(arrays[1]),
                             "ci_method": res.ci_method,

@@ -40,6 +40,10 @@ HEADLINE_COLUMNS = [
 ]  # fmt: skip
 
 
+# the columns of grounding_pairs.csv the segments route reads
+GROUNDING_PAIRS = ("method", "set_a", "set_b", "grounding_basis", "a_id", "b_id", "kappa")
+
+
 def verdict_frame(
     comparisons: Mapping[str, object],
     themes: Mapping[str, object],
@@ -49,6 +53,7 @@ def verdict_frame(
     margin: float = 0.1,
     alpha: float = 0.05,
     generators=None,
+    grounding_pairs=None,
 ) -> pd.DataFrame:
     """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
     comparisons.csv and themes.csv (method -> path)."""
@@ -67,9 +72,14 @@ def verdict_frame(
                 tpath, f"themes CSV of method {method!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
             )
             tabs[method] = _only_method(th, method, tpath, "themes CSV")
+    segments = {}
+    for method, path in (grounding_pairs or {}).items():
+        what = f"grounding pairs CSV of method {method!r}"
+        table = _read_table(path, what, GROUNDING_PAIRS, GROUNDING_PAIRS[:-1])
+        segments[method] = _only_method(table, method, path, "grounding pairs CSV")
     return verdict_table(
         comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
-        generators=generators,
+        generators=generators, segments=segments,
     )  # fmt: skip
 
 

@@ -22,6 +22,10 @@ def _interval(lo, hi) -> str:
 ROUTE_TEXT = {
     "strength": "strength of the one-to-one partner of each reference theme",
     "matched": "share of reference themes matched one-to-one",
+    "segments": (
+        "coding agreement (κ over the transcript segments, both sets applied by the automatic "
+        "coder) of each reference theme with its one-to-one partner"
+    ),
 }
 ESTIMAND = (
     "Each verdict compares a generator (an LLM configuration, over its runs) with human "

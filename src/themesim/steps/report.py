@@ -25,6 +25,7 @@ def headline_tables(
     reference_group=(),
     equivalence=None,
     generators=None,
+    grounding_pairs=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
@@ -34,7 +35,8 @@ def headline_tables(
     out_verdicts: results/report/verdicts.csv, from each method's themes.csv (`themes`, in
     method order) and `reference_group` at `equivalence` ({margin, alpha}); the headline
     then carries the first other analyst's verdict. generators: name -> its runs, one
-    verdict each over runs and analysts (metrics.generators)."""
+    verdict each over runs and analysts (metrics.generators); grounding_pairs: method ->
+    grounding_pairs.csv, for their segments route."""
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
@@ -52,6 +54,7 @@ def headline_tables(
             reference=reference,
             group=list(reference_group or ()),
             generators=generators,
+            grounding_pairs=grounding_pairs,
             **settings,
         )
         write_csv(verdicts, out_verdicts)
