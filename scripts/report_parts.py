@@ -25,6 +25,7 @@ headline = dict(
     equivalence=dict(p.equivalence),
     generators={k: list(v) for k, v in p.generators.items()},
     grounding_pairs=dict(zip(p.grounded, sm.input.grounding_pairs, strict=True)),
+    calibration_fits=dict(zip(p.calibrated, sm.input.calibration_fits, strict=True)),
 )
 tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.

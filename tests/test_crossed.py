@@ -236,3 +236,18 @@ def test_segment_kappas_follow_the_text_partner_in_either_direction():
     assert segment_kappas(themes, pairs, "h1", "x") is None
     undefined = pairs.assign(kappa=[np.nan, 0.1, 0.9])  # the coder never applied H1 or R1
     assert segment_kappas(themes, undefined, "h1", "r1").to_dict() == {"H1": 0.0, "H2": 0.0}
+
+
+def test_the_strength_route_reads_p_match_through_the_isotonic_fit():
+    th = _themes({("h1", "h2"): [0.9, 0.4], ("h1", "r1"): [0.6, 0.2], ("h2", "r1"): [0.8, 0.1]})
+    comp = pd.DataFrame([{"set_a": "h1", "set_b": "r1", "threshold": 0.5, "op": "ge"}])
+    fit = pd.DataFrame({"score": [0.0, 0.5, 1.0], "p_match": [0.0, 0.2, 1.0]})
+    rows = generator_rows({"m": comp}, {"m": th}, analysts=["h1", "h2"],
+                          generators={"r1": ["r1"]}, margin=0.1, alpha=0.05,
+                          fits={"m": fit})  # fmt: skip
+    strength = next(r for r in rows if r["evidence"] == "strength")
+    # P at 0.6, 0.2 | 0.8, 0.1 (the run) and 0.9, 0.4 | 0.9, 0.4 (the analysts, both ways)
+    p = np.interp([0.6, 0.2, 0.8, 0.1, 0.9, 0.4], [0, 0.5, 1], [0, 0.2, 1])
+    assert strength["metric"] == "p_match"
+    assert strength["agreement"] == pytest.approx(p[:4].mean())
+    assert strength["human_human"] == pytest.approx(p[4:].mean())

@@ -434,11 +434,14 @@ class Plan:
     def calibration_summary(self, method: str) -> str:
         return f"{at(CALIBRATION, method=method)}.csv"
 
+    def isotonic_fit(self, method: str) -> str:
+        return f"{at(CALIBRATION, method=method)}/isotonic.csv"
+
     def calibration_files(self, method: str) -> list[str]:
         """What the metrics rule reads to resolve `calibrated` (nothing when unused)."""
         if not self.uses_calibration(method):
             return []
-        return [self.calibration_summary(method), f"{at(CALIBRATION, method=method)}/isotonic.csv"]
+        return [self.calibration_summary(method), self.isotonic_fit(method)]
 
     def calibration_spec(self, method: str) -> dict:
         """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""

@@ -1,3 +1,13 @@
+def strength_fits():
+    """Methods whose verdicts read the partner's strength as P(match): an isotonic fit on
+    the method's own (cosine) scale."""
+    return [
+        m
+        for m in STUDY.methods
+        if PLAN.has_calibration(m) and PLAN.spec(m).get("scale", "cosine") == "cosine"
+    ]
+
+
 def grounded_methods():
     """The methods with grounding tables: every method when grounding runs."""
     return list(STUDY.methods) if PLAN.has_grounding() else []
@@ -86,6 +96,7 @@ rule report_parts:
         themes=PLAN.themes(),
         # each method's segment agreement of theme pairs: the verdicts' segments route
         grounding_pairs=[PLAN.grounding_tables(m)[1] for m in grounded_methods()],
+        calibration_fits=[PLAN.isotonic_fit(m) for m in strength_fits()],
         embeddings=sorted(
             {f for m in PLAN.theme_map_methods() for f in PLAN.theme_map_embeddings(m)}
         ),
@@ -129,5 +140,6 @@ rule report_parts:
         equivalence=STUDY.equivalence,
         generators=STUDY.generators,
         grounded=grounded_methods(),
+        calibrated=strength_fits(),
     script:
         "../../scripts/report_parts.py"

@@ -208,6 +208,7 @@ def verdict_table(
     alpha: float = 0.05,
     generators: dict[str, list[str]] | None = None,
     segments: dict[str, pd.DataFrame] | None = None,
+    fits: dict[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """VERDICT_COLUMNS: per method, comparison of the reference with another set, threshold,
     and second analyst (each member of `group` but the reference): the set's and the analyst's
@@ -291,7 +292,7 @@ def verdict_table(
     if group and generators:
         out = generator_rows(
             comparisons, themes, analysts=everyone, generators=generators,
-            margin=margin, alpha=alpha, segments=segments,
+            margin=margin, alpha=alpha, segments=segments, fits=fits,
         ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
     for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",

@@ -7,7 +7,8 @@ read from the method's themes.csv (each theme's one-to-one partner, from a compa
 in either direction: the Hungarian assignment is the same both ways). Routes (`evidence`):
 
 - `matched`: 1 when the partner reaches the threshold, else 0 (the share matched);
-- `strength`: the partner's similarity on the method's scale (0 without a partner);
+- `strength`: the partner's similarity on the method's scale, or its calibrated P(match)
+  where the method has an isotonic fit on its own scale (0 without a partner);
 - `segments` (where grounding ran): Cohen's κ over the transcript segments between the theme
   and that partner, both applied by the automatic coder (grounding_pairs.csv, basis `coder`:
   like with like for the generator and the analysts; 0 without a partner).
@@ -92,17 +93,22 @@ def _flags(sim: np.ndarray, threshold: float, op: str) -> np.ndarray:
     return out
 
 
-def _values(col: pd.Series, ids, route, threshold, op) -> np.ndarray:
+def _values(col: pd.Series, ids, route, threshold, op, fit=None) -> np.ndarray:
     sim = col.reindex(ids).to_numpy(np.float64)
     if route == "matched":
         return _flags(sim, threshold, op)
+    if route == "strength" and fit is not None:
+        from themesim.metrics.calibration import map_calibrated
+
+        sim = np.where(np.isfinite(sim), map_calibrated(np.nan_to_num(sim), fit), np.nan)
     return np.where(np.isfinite(sim), sim, 0.0)
 
 
-def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None):
+def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=None):
     """(gen, hum) of crossed_difference for one route, or None when a comparison is missing
     (the method did not make it: its comparisons: setting; or a κ is undefined). pairs:
-    grounding_pairs.csv, for the segments route."""
+    grounding_pairs.csv, for the segments route; fit: the method's isotonic P(match) fit,
+    for the strength route."""
     gen, hum = [], []
     k = len(analysts)
     for ref in analysts:
@@ -116,11 +122,13 @@ def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None):
         ids = list(cols[runs[0]].index)
         if any(sorted(v.index) != sorted(ids) for v in cols.values()):
             return None
-        gen.append(np.column_stack([_values(cols[g], ids, route, threshold, op) for g in runs]))
+        gen.append(
+            np.column_stack([_values(cols[g], ids, route, threshold, op, fit) for g in runs])
+        )
         h = np.full((len(ids), k), np.nan)
         for j, x in enumerate(analysts):
             if x != ref:
-                h[:, j] = _values(cols[x], ids, route, threshold, op)
+                h[:, j] = _values(cols[x], ids, route, threshold, op, fit)
         hum.append(h)
     return gen, hum
 
@@ -145,9 +153,11 @@ def generator_rows(
     margin: float,
     alpha: float,
     segments: dict[str, pd.DataFrame] | None = None,
+    fits: dict[str, pd.DataFrame] | None = None,
 ) -> list[dict]:
     """Rows (VERDICT_COLUMNS + GENERATOR_COLUMNS) per method, generator, threshold, route;
-    segments: method -> grounding_pairs.csv (the segments route where grounding ran)."""
+    segments: method -> grounding_pairs.csv (the segments route where grounding ran); fits:
+    method -> its isotonic P(match) fit (the strength route on the probability scale)."""
     out = []
     if len(analysts) < 2:
         return out
@@ -162,7 +172,10 @@ def generator_rows(
             for r in first.to_dict("records"):
                 pairs = (segments or {}).get(method)
                 for route in ROUTES if pairs is not None else ROUTES[:2]:
-                    arrays = study_arrays(th, analysts, runs, route, r["threshold"], r["op"], pairs)
+                    fit = (fits or {}).get(method)
+                    arrays = study_arrays(
+                        th, analysts, runs, route, r["threshold"], r["op"], pairs, fit
+                    )
                     row = {
                         "method": method,
                         "set_a": reference,
@@ -171,7 +184,9 @@ def generator_rows(
                         "op": r["op"],
                         "role": ROLE_GENERATOR,
                         "second_analyst": ", ".join(analysts[1:]),
-                        "metric": METRIC_OF[route],
+                        "metric": "p_match"
+                        if route == "strength" and (fits or {}).get(method) is not None
+                        else METRIC_OF[route],
                         "margin": margin,
                         "alpha": alpha,
                         "n_runs": len(runs),

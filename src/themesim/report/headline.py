@@ -40,6 +40,20 @@ HEADLINE_COLUMNS = [
 ]  # fmt: skip
 
 
+def _fits(paths) -> dict:
+    """method -> its isotonic P(match) fit (calibration/{method}/isotonic.csv)."""
+    from themesim.errors import InputError
+
+    out = {}
+    for method, path in (paths or {}).items():
+        fit = pd.read_csv(path)
+        if not {"score", "p_match"} <= set(fit.columns) or fit.empty:
+            raise InputError(str(path), "is not an isotonic fit (score, p_match)",
+                             "Rerun the calibration rule of this method")  # fmt: skip
+        out[method] = fit
+    return out
+
+
 # the columns of grounding_pairs.csv the segments route reads
 GROUNDING_PAIRS = ("method", "set_a", "set_b", "grounding_basis", "a_id", "b_id", "kappa")
 
@@ -54,6 +68,7 @@ def verdict_frame(
     alpha: float = 0.05,
     generators=None,
     grounding_pairs=None,
+    calibration_fits=None,
 ) -> pd.DataFrame:
     """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
     comparisons.csv and themes.csv (method -> path)."""
@@ -79,7 +94,7 @@ def verdict_frame(
         segments[method] = _only_method(table, method, path, "grounding pairs CSV")
     return verdict_table(
         comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
-        generators=generators, segments=segments,
+        generators=generators, segments=segments, fits=_fits(calibration_fits),
     )  # fmt: skip
 
 

@@ -69,6 +69,8 @@ def generator_sentence(r) -> str:
     runs = int(r["n_runs"])
     who = f"{r['set_b']} ({runs} run{'s' if runs != 1 else ''})"
     route = ROUTE_TEXT.get(r["evidence"], r["evidence"])
+    if r["evidence"] == "strength" and r.get("metric") == "p_match":
+        route = "calibrated P(match) of the one-to-one partner of each reference theme"
     analysts = f"{fmt_int(r['n_analysts'])} analysts ({r['set_a']}, {r['second_analyst']})"
     head = f"θ {fmt_threshold(r['threshold'], r['op'])}, {route}: {who} against {analysts}"
     if not _text(r["verdict"]):

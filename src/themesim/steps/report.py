@@ -26,6 +26,7 @@ def headline_tables(
     equivalence=None,
     generators=None,
     grounding_pairs=None,
+    calibration_fits=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
@@ -36,7 +37,8 @@ def headline_tables(
     method order) and `reference_group` at `equivalence` ({margin, alpha}); the headline
     then carries the first other analyst's verdict. generators: name -> its runs, one
     verdict each over runs and analysts (metrics.generators); grounding_pairs: method ->
-    grounding_pairs.csv, for their segments route."""
+    grounding_pairs.csv, for their segments route; calibration_fits: method -> its isotonic
+    fit, for the strength route on the P(match) scale."""
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
@@ -55,6 +57,7 @@ def headline_tables(
             group=list(reference_group or ()),
             generators=generators,
             grounding_pairs=grounding_pairs,
+            calibration_fits=calibration_fits,
             **settings,
         )
         write_csv(verdicts, out_verdicts)
