@@ -233,12 +233,13 @@ def test_independent_labelings_intervals_contain_their_estimate():
             assert row[f"{m}_ci_low"] <= row[m] <= row[f"{m}_ci_high"], m
     assert row["ami_ci_low"] < 0.05 < row["ami_ci_high"]
     assert row["ami_p"] > 0.05 and row["ari_p"] > 0.05
-    assert row["p_method"] == "within_transcript_permutation" and row["n_permutations"] == 199
+    assert row["p_method"] == "run_preserving_cyclic_shift" and row["n_permutations"] == 199
 
 
 def test_permutation_p_enumerated_exactly():
     """Two transcripts of two segments; A and B each one theme on segments 0 and 2.
-    B's rows can trade places within each transcript in 2! · 2! = 4 ways:
+    B's runs (an uncoded segment reads as the code before it) are one code per transcript,
+    so a rotation may start anywhere; two rows are not reflected: 2 · 2 = 4 ways:
     B = 1010 (identity): κ = 1, IoU 1; 0110 or 1001: κ = 0, IoU 1/3; 0101: κ = −1, IoU 0.
     κ reaches the observed 1 once: p = 1/4. Grounded F1 (min_iou 0.2) is 1 in three of
     them: p = 3/4. ρ needs 3 pairs and α two categories: no p."""
@@ -249,7 +250,7 @@ def test_permutation_p_enumerated_exactly():
     S1 = np.array([[0.9]])
     args = (A, A.copy(), top, top.copy(), S1, text_pairs(S1, 0.5), 0.2, np.array([0, 0, 1, 1]))
     out = permutation_test(*args, n_perm=10, seed=0)
-    assert out["p_method"] == "within_transcript_permutation_exact"
+    assert out["p_method"] == "run_preserving_cyclic_shift_exact"
     assert out["n_permutations"] == 4
     assert out["text_pairs_median_kappa_p"] == 0.25
     assert out["grounded_hungarian_f1_p"] == 0.75
@@ -258,19 +259,116 @@ def test_permutation_p_enumerated_exactly():
     )
     # fewer draws than arrangements: Monte Carlo, p = (1 + hits) / (1 + draws) ≥ 1 / 4
     mc = permutation_test(*args, n_perm=3, seed=0)
-    assert mc["p_method"] == "within_transcript_permutation" and mc["n_permutations"] == 3
+    assert mc["p_method"] == "run_preserving_cyclic_shift" and mc["n_permutations"] == 3
     assert mc["text_pairs_median_kappa_p"] in (0.25, 0.5, 0.75, 1.0)
     assert mc == permutation_test(*args, n_perm=3, seed=0)  # seeded
 
 
-def test_permutations_stay_within_their_stratum():
-    from themesim.metrics.grounding import _permutations
+def _runs(x: np.ndarray) -> list[tuple[int, int]]:
+    """(code, length) of each run of x, in order."""
+    starts = np.r_[0, np.flatnonzero(x[1:] != x[:-1]) + 1, x.size]
+    return list(zip(x[starts[:-1]].tolist(), np.diff(starts).tolist(), strict=True))
 
-    strata = np.array([0, 1, 0, 1, 1, 2, 0], dtype=np.int64)
-    perms = _permutations(strata.tobytes(), strata.size, 200, 4)
-    assert (strata[perms] == strata).all()  # every row comes from its own stratum
-    assert (np.sort(perms, axis=1) == np.arange(strata.size)).all()  # a permutation
-    assert len({p.tobytes() for p in perms}) == 3 * 2 * 6  # all 72 arrangements turn up
+
+def test_run_preserving_starts_by_hand():
+    from themesim.metrics.grounding import run_keys, run_preserving_starts
+
+    # ends differ: start at a run's start, the three runs in the same cyclic order
+    assert run_preserving_starts(np.array([0, 0, 1, 1, 1, 2])).tolist() == [0, 2, 5]
+    # ends the same (0 wraps round): start inside the wrapping run only
+    assert run_preserving_starts(np.array([0, 0, 1, 1, 0, 0])).tolist() == [0, 1, 5]
+    # starting at the last run's start would join the two end runs: not allowed
+    assert run_preserving_starts(np.array([0, 0, 1, 1, 0])).tolist() == [0, 1]
+    assert run_preserving_starts(np.array([3, 3, 3])).tolist() == [0, 1, 2]
+    # uncoded segments read as the code before them (the first code at a stratum's start)
+    keys = run_keys(np.array([-1, 2, -1, 2, 4, -1, -1, -1]), np.array([0] * 5 + [1] * 3))
+    assert keys.tolist() == [2, 2, 2, 2, 4, -1, -1, -1]
+
+
+def test_shifts_keep_counts_and_runs_of_every_stratum():
+    """Every arrangement moves B's rows within their stratum, keeps each stratum's label
+    counts and B's runs (codes and lengths as a multiset; the run that wraps round a
+    stratum may be split anew, no other run), reversed or not."""
+    from themesim.metrics.grounding import _Shifts, run_keys
+
+    rng = np.random.default_rng(5)
+    strata = np.repeat([0, 1, 2, 3], [9, 14, 2, 1])
+    top_b = np.repeat(rng.integers(-1, 4, 12), rng.integers(1, 4, 12))[: strata.size]
+    top_b = np.r_[top_b, np.full(strata.size - top_b.size, 1)]
+    B = top_b[:, None] == np.arange(4)
+    key = run_keys(top_b, strata)
+    shifts = _Shifts(B, top_b, strata)
+    seen = set()
+    for perm in list(shifts.draws(300, 1)) + list(shifts.all()):
+        assert (strata[perm] == strata).all() and sorted(perm) == list(range(strata.size))
+        for s in np.unique(strata):
+            rows = np.flatnonzero(strata == s)
+            old, new = key[rows], key[perm[rows]]
+            assert (
+                np.bincount(top_b[perm[rows]] + 1, minlength=5).tolist()
+                == np.bincount(top_b[rows] + 1, minlength=5).tolist()
+            )
+            r_old, r_new = _runs(old), _runs(new)
+            assert len(r_new) == len(r_old)
+            if old[0] != old[-1]:  # no run wraps round: the runs are the same runs
+                assert sorted(r_new) == sorted(r_old) or sorted(r_new) == sorted(r_old[::-1])
+            else:  # the end runs (one code) split anew, the inner runs kept
+                assert sorted(r_new[1:-1]) == sorted(r_old[1:-1])
+                assert r_new[0][0] == r_new[-1][0] == old[0]
+        seen.add(perm.tobytes())
+    assert len(seen) == shifts.total  # every arrangement turns up among the draws
+
+
+def test_shift_p_by_hand_where_permutation_finds_agreement():
+    """One transcript of 40 segments, each coding one change of topic: A 0×20 1×20, B
+    0×25 1×15 (AMI 0.553; moving segments one by one almost never gets as far, p ≈ 0).
+    B's runs allow 4 arrangements: B as it is, rotated to 1×15 0×25, and the two
+    reflections, which give the same two sequences. 1×15 0×25 against A is the 2×2 table
+    [[5, 15], [20, 0]], the same partition: AMI 0.553 again, p = 4/4 (exact)."""
+    from themesim.metrics.grounding import partition_scores, permutation_test, text_pairs
+
+    top_a = np.repeat([0, 1], [20, 20])
+    top_b = np.repeat([0, 1], [25, 15])
+    ami = partition_scores(np.array([[20, 0], [5, 15]]))[0]
+    assert ami == pytest.approx(0.5530, abs=1e-4)
+    assert partition_scores(np.array([[5, 15], [20, 0]]))[0] == ami
+    A, B = top_a[:, None] == np.arange(2), top_b[:, None] == np.arange(2)
+    S = np.array([[0.9, 0.1], [0.1, 0.9]])
+    out = permutation_test(
+        A, B, top_a, top_b, S, text_pairs(S, 0.5), 0.2, np.zeros(40, int), n_perm=99, seed=0
+    )
+    assert out["p_method"] == "run_preserving_cyclic_shift_exact"
+    assert out["n_permutations"] == 4
+    assert out["ami_p"] == 1.0
+    # α maps B's codes onto A's through the text pairs: B as it is agrees on 35 of 40
+    # segments (α 0.749), rotated on 5 (α −0.756): reached by 2 of 4
+    assert out["text_pairs_krippendorff_alpha_p"] == 0.5
+
+
+def test_strongly_dependent_null_is_not_rejected():
+    """Regression (inference issue): two independent codings in topic blocks (stay 0.9, 3
+    transcripts; validate/grounding.py's serial_stay0.9). Moving B's segments one by one
+    within the transcript calls their agreement far above chance (p 0.005, the least 199
+    draws give); rotating B's runs does not."""
+    from themesim.metrics.grounding import _Perm, permutation_test, text_pairs
+    from themesim.validate import grounding as vg
+
+    S = vg.similarity(np.random.default_rng(0))
+    d = vg.simulate(np.random.default_rng(1), "serial_stay0.9", 3)
+    args = (d["A"], d["B"], d["top_a"], d["top_b"], S, text_pairs(S, 0.5), 0.2, d["t"])
+    out = permutation_test(*args, n_perm=199, seed=0)
+    assert out["ami_p"] > 0.3 and out["ari_p"] > 0.3
+    ctx = _Perm(*args[:-1])
+    observed = ctx.stats(np.arange(len(d["t"])))[0]
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(199):
+        perm = np.arange(len(d["t"]))
+        for t in np.unique(d["t"]):
+            rows = np.flatnonzero(d["t"] == t)
+            perm[rows] = rng.permutation(rows)
+        hits += ctx.stats(perm)[0] >= observed
+    assert (1 + hits) / 200 <= 0.01
 
 
 def test_iou_interval_is_not_empty_at_zero():
@@ -406,6 +504,28 @@ def test_permuted_statistics_equal_the_rows_permuted():
     for t in range(5):
         keep = transcripts != t
         assert np.array_equal(loo[t], g.iou_matrix(A[keep], B[keep])[3])
+
+
+def test_fast_summary_equals_the_libraries_bit_for_bit():
+    """The jackknife's replicates take AMI, ARI and κ from their tables (fast=True): every
+    column equals the libraries' own to the last bit, on random labelings with unlabelled
+    segments, second labels, unused themes and text pairs or none."""
+    from themesim.metrics import grounding as g
+
+    rng = np.random.default_rng(13)
+    for _ in range(40):
+        n, na, nb = int(rng.integers(2, 80)), int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        top_a = rng.integers(-1, na, n)
+        top_b = np.where(rng.random(n) < 0.5, np.clip(top_a, -1, nb - 1), rng.integers(-1, nb, n))
+        A = (rng.random((n, na)) < 0.1) | (top_a[:, None] == np.arange(na))
+        B = (rng.random((n, nb)) < 0.1) | (top_b[:, None] == np.arange(nb))
+        S = rng.random((na, nb))
+        for tpairs in (g.text_pairs(S, 0.4), None):
+            want, _ = g._summary(A, B, top_a, top_b, S, tpairs, 0.2)
+            got, _ = g._summary(A, B, top_a, top_b, S, tpairs, 0.2, fast=True)
+            assert got.keys() == want.keys()
+            for k, v in want.items():
+                assert got[k] == v or (math.isnan(got[k]) and math.isnan(v)), k
 
 
 def test_alpha_from_table_equals_krippendorff():

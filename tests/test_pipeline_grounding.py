@@ -75,12 +75,17 @@ def test_grounding_tables(study):
     assert g["sources_a"].tolist() == ["assigned", "assigned"]
     assert (g["coder_a"] == "similarity (top1 centred ≥ 0.2)").all()  # minilm's default
     assert (g["coder_a"] == g["coder_b"]).all() and g["basis_note"].isna().all()
-    # One transcript: no transcript-level interval, and the row says why. B's labels trade
-    # places within each speaker's two turns: 2! · 2! = 4 arrangements, enumerated.
+    # One transcript: no transcript-level interval, and the row says why. B's rows rotate
+    # within each speaker's two turns: the interviewer's, never coded, stay; Sam's two trade
+    # places when B labels them differently (2 arrangements, enumerated), else stay (1).
     assert (g["n_transcripts"] == 1).all() and (g["ci_method"] == "none (one transcript)").all()
     assert g["ami_ci_low"].isna().all()
-    assert (g["p_method"] == "within_transcript_permutation_exact").all()
-    assert (g["n_permutations"] == 4).all()
+    assert (g["p_method"] == "run_preserving_cyclic_shift_exact").all()
+    for set_b, n_arrangements in zip(g["set_b"], g["n_permutations"], strict=True):
+        b = pd.read_parquet(study / f"results/segments/minilm/{set_b}.parquet")
+        b = b[b["source"] == "assigned"]
+        turns = [set(b.loc[b["segment"] == s, "theme_id"]) for s in (1, 3)]
+        assert n_arrangements == (2 if turns[0] != turns[1] else 1)
     pairs = pd.read_csv(study / "results/metrics/minilm/grounding_pairs.csv")
     assert list(pairs.columns) == [
         "method",

@@ -73,8 +73,9 @@ def grounding_tables(
     to_scale = base_scale(name, clamp, fit)
     within = dict(scale.get("within") or {})
     segments = read_segments_parquet(segments_path)
-    # Intervals leave out one transcript at a time; the permutation test moves B's labels
-    # only among one speaker's turns of one transcript (questions stay unassigned).
+    # Intervals leave out one transcript at a time; the shift test rotates B's labels only
+    # within one speaker's turns of one transcript (questions stay unassigned), in their
+    # order: the segments table is sorted by transcript and segment.
     transcripts = segments["transcript"].astype(str).to_numpy()
     strata = (segments["transcript"].astype(str) + "\x1f" + _speakers(segments)).to_numpy()
     segments = segments[["transcript", "segment"]]
