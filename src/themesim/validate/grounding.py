@@ -1,5 +1,5 @@
 """Grounding: coverage and width of every transcript-jackknife interval, type-I error and power
-of the within-transcript permutation test (metrics/grounding.py, docs/grounding.md).
+of the run-preserving cyclic shift test (metrics/grounding.py, docs/grounding.md).
 
 Simulated studies with transcript structure: G interviews of alternating interviewer and
 participant turns (20–50 turns each, so segments per transcript vary), K = 6 true topics whose
@@ -7,8 +7,8 @@ shares differ by transcript (Dirichlet), set A coded like an analyst (about half
 participant turns, a few questions, now and then a second label), set B assigned like a
 method (participant turns only, 7 themes: one never matches). B either follows the true
 topic (agreeing labelings) or draws from the transcript's topic shares regardless of the turn
-(independent within the transcript: the permutation test's null, though the pooled labelings
-still agree through the transcripts' shares). The true value of each statistic is the
+(independent within the transcript: the test's null, though the pooled labelings still agree
+through the transcripts' shares). The true value of each statistic is the
 statistic on one study of POPULATION transcripts of the same design; the text similarity S
 (diagonal pairs above 0.5) is fixed per design.
 
@@ -19,7 +19,9 @@ independent along the transcript, the exchangeable case). The two codings are in
 chains (the null), or B copies A's code on a segment with probability q and otherwise follows
 its own chain (dependent alternatives, for power). `gaps`: each coding also leaves a fifth of
 the segments uncoded and gives a second label to a fifth of the coded ones, independently of
-the chain. Written down before the test that holds under them was chosen.
+the chain. Written down before the test that holds under them was chosen; at 6 transcripts the
+within-transcript permutation test it replaced called AMI significant (p ≤ 0.05) for 0.90
+(stay 0.8) and 0.93 (stay 0.9) of independent codings (docs/validity.md).
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ SERIAL_DESIGNS = {
     "serial_copy_stay0.9_q0.05": (0.9, 0.05, False),
     "serial_copy_stay0.9_q0.1": (0.9, 0.1, False),
 }
+# Designs whose jackknife intervals are shown, not bound: with codings in long topic blocks a
+# few transcripts hold few blocks, the sample AMI and ARI sit above their population value
+# (chance agreement of blocks that the adjustment for chance, made for exchangeable segments,
+# does not remove) and the jackknife, which sees spread, not bias, undercovers them
+# (docs/validity.md, "Grounding inference").
+BLOCKY_INTERVALS = frozenset(d for d, (stay, _, _) in SERIAL_DESIGNS.items() if stay > 0)
 SERIAL_SEGMENTS = (20, 80)  # segments per transcript, both ends included
 SERIAL_CONCENTRATION = 1.0  # Dirichlet concentration of the transcripts' topic shares
 GRIDS = {
@@ -72,7 +80,7 @@ GRIDS = {
 # permutations); the nulls get more draws than above, so that a type-I error of 0.07 is told
 # from 0.05.
 SERIAL_GRIDS = {
-    "small": ((), (6,), (40, 40), 39),
+    "small": (("serial_stay0.9", "serial_copy_stay0.9_q0.1"), (6,), (40, 40), 39),
     "full": (tuple(SERIAL_DESIGNS), (4, 6, 10, 20, 30), (400, 100), 99),
 }
 BASELINE_SIZES = (6,)  # where the full grid also runs the segment bootstrap
@@ -257,8 +265,9 @@ def _design(design: str, seed: int, sizes, draws: int, n_perm: int, n_boot: int)
 def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) -> list[dict]:
     name = f"{design}_G{G}"
     # the withheld jackknife and the replaced segment bootstrap are shown, not bound:
-    # grounding() prints neither
-    shown = proc in (WITHHELD, "segment_bootstrap")
+    # grounding() prints neither; nor are the intervals on codings in topic blocks (a stress
+    # design for the intervals, whose test is bound: docs/validity.md)
+    shown = proc in (WITHHELD, "segment_bootstrap") or design in BLOCKY_INTERVALS
     kw = {"n_a": K_A, "n_b": K_B} | ({"required": False} if shown else {})
     out = []
     defined = part.dropna(subset=["estimate"])
@@ -274,5 +283,5 @@ def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) ->
         prop = "type1_error" if is_null(design) else "power"
         rate = float((tested["p"] <= ALPHA).mean())
         out.append(row(AREA, name, m, g.P_METHOD, prop, rate, len(tested), nominal=ALPHA,
-                       **kw))  # fmt: skip
+                       n_a=K_A, n_b=K_B))  # fmt: skip
     return out
