@@ -434,6 +434,19 @@ class Plan:
     def calibration_summary(self, method: str) -> str:
         return f"{at(CALIBRATION, method=method)}.csv"
 
+    def strength_fits(self) -> list[str]:
+        """Methods whose verdicts read the partner's strength as P(match): an isotonic fit
+        on the method's own (cosine) scale."""
+        return [
+            m
+            for m in self.study.methods
+            if self.has_calibration(m) and self.spec(m).get("scale", "cosine") == "cosine"
+        ]
+
+    def grounded_methods(self) -> list[str]:
+        """The methods with grounding tables: every method when grounding runs."""
+        return list(self.study.methods) if self.has_grounding() else []
+
     def isotonic_fit(self, method: str) -> str:
         return f"{at(CALIBRATION, method=method)}/isotonic.csv"
 

@@ -1,18 +1,3 @@
-def strength_fits():
-    """Methods whose verdicts read the partner's strength as P(match): an isotonic fit on
-    the method's own (cosine) scale."""
-    return [
-        m
-        for m in STUDY.methods
-        if PLAN.has_calibration(m) and PLAN.spec(m).get("scale", "cosine") == "cosine"
-    ]
-
-
-def grounded_methods():
-    """The methods with grounding tables: every method when grounding runs."""
-    return list(STUDY.methods) if PLAN.has_grounding() else []
-
-
 rule summary_report:
     input:
         comparisons=PLAN.all_tables("comparisons"),
@@ -95,8 +80,8 @@ rule report_parts:
         ],
         themes=PLAN.themes(),
         # each method's segment agreement of theme pairs: the verdicts' segments route
-        grounding_pairs=[PLAN.grounding_tables(m)[1] for m in grounded_methods()],
-        calibration_fits=[PLAN.isotonic_fit(m) for m in strength_fits()],
+        grounding_pairs=[PLAN.grounding_tables(m)[1] for m in PLAN.grounded_methods()],
+        calibration_fits=[PLAN.isotonic_fit(m) for m in PLAN.strength_fits()],
         embeddings=sorted(
             {f for m in PLAN.theme_map_methods() for f in PLAN.theme_map_embeddings(m)}
         ),
@@ -139,7 +124,7 @@ rule report_parts:
         reference_group=STUDY.reference_group,
         equivalence=STUDY.equivalence,
         generators=STUDY.generators,
-        grounded=grounded_methods(),
-        calibrated=strength_fits(),
+        grounded=PLAN.grounded_methods(),
+        calibrated=PLAN.strength_fits(),
     script:
         "../../scripts/report_parts.py"
