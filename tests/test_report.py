@@ -719,10 +719,10 @@ def test_a_generator_verdict_leads_and_the_rest_is_folded(study, tmp_path):
     html = study["out_html"].read_text(encoding="utf-8")
     verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
     lead = (
-        "<li>θ ≥ 0.5, strength of the one-to-one partner of each reference theme: qwen (3 runs) "
-        "against 3 analysts (human, human_b, human_c). Difference -0.190 [-0.312, -0.068] "
-        "(90 % CI): worse: the whole interval lies below 0. The interval covers themes + runs "
-        "+ analysts; generator 0.520, human–human 0.710; run-to-run SD 0.041; "
+        "<li>Difference -0.190 [-0.312, -0.068] (90 % CI), qwen (3 runs) against 3 analysts "
+        "(human, human_b, human_c): worse: the whole interval lies below 0. Evidence at θ ≥ "
+        "0.5: strength of the one-to-one partner of each reference theme. The interval covers "
+        "themes + runs + analysts; generator 0.520, human–human 0.710; run-to-run SD 0.041; "
         "analyst-to-analyst SD 0.052; margin ±0.100: convention.</li>"
     )
     assert lead in verdicts

@@ -72,9 +72,10 @@ def generator_sentence(r) -> str:
     if r["evidence"] == "strength" and r.get("metric") == "p_match":
         route = "calibrated P(match) of the one-to-one partner of each reference theme"
     analysts = f"{fmt_int(r['n_analysts'])} analysts ({r['set_a']}, {r['second_analyst']})"
-    head = f"θ {fmt_threshold(r['threshold'], r['op'])}, {route}: {who} against {analysts}"
+    head = f"{who} against {analysts}"
+    evidence = f"Evidence at θ {fmt_threshold(r['threshold'], r['op'])}: {route}."
     if not _text(r["verdict"]):
-        return f"{head}: no verdict, a comparison it needs was not made by this method."
+        return f"{head}: no verdict, a comparison it needs was not made by this method. {evidence}"
     spread = [f"generator {fmt(r['agreement'])}, human–human {fmt(r['human_human'])}"]
     if not _isnan(r["run_sd"]):
         spread.append(f"run-to-run SD {fmt(r['run_sd'])}")
@@ -84,7 +85,7 @@ def generator_sentence(r) -> str:
     if not _isnan(r.get("margin_analysts", float("nan"))):
         margin += f" (the analysts' own spread: {fmt(r['margin_analysts'])})"
     return (
-        f"{head}. {_difference(r)}: {_outcome(r)}.{_settle(r)} The interval covers "
+        f"{_difference(r)}, {head}: {_outcome(r)}.{_settle(r)} {evidence} The interval covers "
         f"{r['covers']}; {'; '.join(spread)}; {margin}."
     )
 
