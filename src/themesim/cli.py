@@ -120,6 +120,7 @@ def cmd_power(args) -> int:
     """The study planner: P(each verdict) at one design, by the suite's simulation."""
     import pandas as pd
 
+    from themesim.metrics.crossed import VERDICTS
     from themesim.validate.verdicts import Design, power
 
     least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),
@@ -145,7 +146,7 @@ def cmd_power(args) -> int:
     rows = [
         {"verdict": w, "probability": res[f"p_{w}"],
          "mc_se": math.sqrt(res[f"p_{w}"] * (1 - res[f"p_{w}"]) / n), "draws": n}
-        for w in ("better", "equivalent", "non-inferior", "inconclusive", "worse")
+        for w in VERDICTS
     ]  # fmt: skip
     table = pd.DataFrame(rows)
     if args.format == "json":

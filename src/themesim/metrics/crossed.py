@@ -136,6 +136,12 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
 
     gen, hum, clusters = _check(gen, hum, clusters)
     k, n_runs = len(gen), gen[0].shape[1]
+    labels = np.unique(np.concatenate(clusters))
+    n_themes = int(sum(g.shape[0] for g in gen))
+    pairs = [hum[r][:, h].mean() for r in range(k) for h in range(k) if h != r]
+    analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
+    if k == 2 and n_runs == 1 and labels.size == n_themes and _binary(gen, hum):
+        return _one_set_two_analysts(gen, hum, alpha, analyst_sd)
     all_runs, all_analysts = np.ones(n_runs, bool), np.ones(k, bool)
     parts = _means(gen, hum, all_runs, all_analysts)
     d = _estimate(parts)
@@ -143,7 +149,6 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
     human = float(np.mean([h.mean() for _, _, h in parts]))
 
     # themes (or groups): delete one unit from every reference analyst at once
-    labels = np.unique(np.concatenate(clusters))
     sums = np.zeros((k, labels.size))
     counts = np.zeros((k, labels.size))
     for r, g, h in parts:
@@ -180,15 +185,13 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
         own = np.array([gen[r].mean() - np.delete(hum[r], r, axis=1).mean() for r in range(k)])
         between = max(_jackknife((own.sum() - own) / (k - 1)) - var_t, 0.0)
         var_a, df_a = _jackknife(values) + between, k - 1
-    pairs = [hum[r][:, h].mean() for r in range(k) for h in range(k) if h != r]
-    analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
 
     # The theme jackknife already holds each cell's own noise, and so does the run (analyst)
     # jackknife: the additive two-way fit's residual mean square, per reference analyst, is
     # that shared part (Cameron, Gelbach and Miller's intersection), counted once.
     var_cells = 0.0
     if n_runs >= 2:
-        var_cells += _cell_noise([g for g in gen], k)
+        var_cells += _cell_noise(gen, k)
     if k >= 3:
         var_cells += _cell_noise([np.delete(h, r, axis=1) for r, h in enumerate(hum)], k)
     var = max(var_t + var_r + var_a - var_cells, var_t, var_r, var_a)
@@ -198,9 +201,6 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
     level = 1 - 2 * alpha
     half = float(stdtrit(df, 1 - alpha) * np.sqrt(var))
     covers = ("themes",) + (("runs",) if n_runs >= 2 else ()) + (("analysts",) if k >= 3 else ())
-    n_themes = int(sum(g.shape[0] for g in gen))
-    if k == 2 and n_runs == 1 and labels.size == n_themes and _binary(gen, hum):
-        return _one_set_two_analysts(gen, hum, alpha, analyst_sd)
     return Crossed(
         difference=d,
         ci_low=max(d - half, -1.0) if _unit_scale(gen, hum) else d - half,
@@ -284,13 +284,13 @@ def settle(res: Crossed, margin: float, alpha: float = 0.05) -> dict:
     (themes as they are), its interval would need. The theme part of the variance falls
     with the themes, the run part with the runs; the analyst part stays. NaN: no number
     of that factor alone reaches it (or, with one run, the run part is unknown)."""
-    from scipy.stats import t as student
+    from scipy.special import stdtrit
 
     d = res.difference
     to_equal, to_sign = margin - abs(d), abs(d)
     aim = "equivalent" if to_equal >= to_sign else ("worse" if d < 0 else "better")
     target = max(to_equal, to_sign)
-    q = student.ppf(1 - alpha, res.df) if np.isfinite(res.df) else 1.645
+    q = stdtrit(res.df, 1 - alpha)
     room = (target / q) ** 2 if target > 0 else 0.0
     per = res.n_themes / res.n_analysts
     themes = runs = np.nan

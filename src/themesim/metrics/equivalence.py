@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.crossed import VERDICTS  # noqa: F401  (the words, one place)
-from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION
+from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, _flags
 
 METRIC = "hungarian_coverage_a"
 # ratesci's continuity adjustment gamma (its cc; the conventional one is 0.5): without it the
@@ -190,12 +190,7 @@ def _matched_from_themes(themes: pd.DataFrame, set_a: str, set_b: str, ids, thre
         return None
     sim = rows.set_index(rows["theme_id"].astype(str))["hungarian_similarity"]
     sim = pd.to_numeric(sim, errors="coerce").reindex([str(i) for i in ids])
-    has = sim.notna().to_numpy()
-    flags = np.zeros(len(sim), dtype=bool)
-    values, t = sim.to_numpy(np.float64)[has], float(threshold)
-    # metrics.coverage.matches' rule, not imported: the report's job never reruns for it
-    flags[has] = values >= t if op == "ge" else values > t
-    return flags
+    return _flags(sim.to_numpy(np.float64), float(threshold), op).astype(bool)
 
 
 def verdict_table(

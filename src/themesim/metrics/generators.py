@@ -38,18 +38,35 @@ GENERATOR_COLUMNS = [
 ]  # fmt: skip
 
 
-def _partner_ids(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
-    """Each theme of `ref` -> the id of its one-to-one partner in `other` ('' for none)."""
+def _ref_rows(themes: pd.DataFrame, ref: str, other: str) -> pd.DataFrame | None:
+    """The themes.csv rows of ref's themes against `other`: side a of ref vs other, or side b
+    of other vs ref (the Hungarian assignment is the same both ways); None if neither."""
     for a, b, side in ((ref, other, "a"), (other, ref, "b")):
         rows = themes[(themes["set_a"] == a) & (themes["set_b"] == b) & (themes["side"] == side)]
         if not rows.empty:
-            ids = (
-                rows["hungarian_partner_id"]
-                .astype(object)
-                .where(rows["hungarian_partner_id"].notna(), "")
-            )
-            return pd.Series(ids.astype(str).to_numpy(), index=rows["theme_id"].astype(str))
+            return rows
     return None
+
+
+def _partner_ids(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
+    """Each theme of `ref` -> the id of its one-to-one partner in `other` ('' for none)."""
+    rows = _ref_rows(themes, ref, other)
+    if rows is None:
+        return None
+    ids = rows["hungarian_partner_id"]
+    ids = ids.astype(object).where(ids.notna(), "").astype(str)
+    return pd.Series(ids.to_numpy(), index=rows["theme_id"].astype(str))
+
+
+def _kappa(look: dict, theme: str, partner: str) -> float:
+    """κ of a theme with its partner from {(theme, partner): κ}."""
+    if not partner:  # no one-to-one partner: no agreement
+        return 0.0
+    if (theme, partner) not in look:  # missing from the table: refused (NaN)
+        return np.nan
+    # undefined (a code one of the two codings never applies): none beyond chance
+    value = look[(theme, partner)]
+    return 0.0 if pd.isna(value) else float(value)
 
 
 def segment_kappas(themes, pairs: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
@@ -66,27 +83,23 @@ def segment_kappas(themes, pairs: pd.DataFrame, ref: str, other: str) -> pd.Seri
             k = pd.to_numeric(rows["kappa"], errors="coerce")
             keys = zip(rows[mine].astype(str), rows[theirs].astype(str), strict=True)
             look = dict(zip(keys, k, strict=True))
-            # an undefined κ (a code one of the two codings never applies) counts 0: no
-            # agreement beyond chance; a partner missing from the table is NaN (refused)
-            vals = [look.get((t, p), np.nan) if p else 0.0 for t, p in ids.items()]
-            vals = [0.0 if p and (t, p) in look and pd.isna(v) else float(v)
-                    for (t, p), v in zip(ids.items(), vals, strict=True)]  # fmt: skip
-            return pd.Series(vals, index=ids.index)
+            return pd.Series([_kappa(look, t, p) for t, p in ids.items()], index=ids.index)
     return None
 
 
 def partners(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
     """Each theme of `ref` -> its one-to-one partner's similarity in `other` (NaN: none),
     from the comparison ref vs other (side a) or other vs ref (side b); None if neither."""
-    for a, b, side in ((ref, other, "a"), (other, ref, "b")):
-        rows = themes[(themes["set_a"] == a) & (themes["set_b"] == b) & (themes["side"] == side)]
-        if not rows.empty:
-            sim = pd.to_numeric(rows["hungarian_similarity"], errors="coerce")
-            return pd.Series(sim.to_numpy(np.float64), index=rows["theme_id"].astype(str))
-    return None
+    rows = _ref_rows(themes, ref, other)
+    if rows is None:
+        return None
+    sim = pd.to_numeric(rows["hungarian_similarity"], errors="coerce")
+    return pd.Series(sim.to_numpy(np.float64), index=rows["theme_id"].astype(str))
 
 
 def _flags(sim: np.ndarray, threshold: float, op: str) -> np.ndarray:
+    """1.0 where a partner's similarity meets the threshold (metrics.coverage.matches' rule,
+    not imported: the report's job never reruns for it), 0.0 elsewhere and without one."""
     ok = np.isfinite(sim)
     out = np.zeros(sim.shape, dtype=np.float64)
     out[ok] = sim[ok] >= threshold if op == "ge" else sim[ok] > threshold
@@ -167,12 +180,12 @@ def generator_rows(
         if th is None:
             continue
         mine = comp[comp["set_a"] == reference]
+        pairs, fit = (segments or {}).get(method), (fits or {}).get(method)
+        routes = ROUTES if pairs is not None else ROUTES[:2]
         for name, runs in generators.items():
             first = mine[mine["set_b"] == runs[0]].sort_values("threshold", kind="stable")
             for r in first.to_dict("records"):
-                pairs = (segments or {}).get(method)
-                for route in ROUTES if pairs is not None else ROUTES[:2]:
-                    fit = (fits or {}).get(method)
+                for route in routes:
                     arrays = study_arrays(
                         th, analysts, runs, route, r["threshold"], r["op"], pairs, fit
                     )
@@ -185,7 +198,7 @@ def generator_rows(
                         "role": ROLE_GENERATOR,
                         "second_analyst": ", ".join(analysts[1:]),
                         "metric": "p_match"
-                        if route == "strength" and (fits or {}).get(method) is not None
+                        if route == "strength" and fit is not None
                         else METRIC_OF[route],
                         "margin": margin,
                         "alpha": alpha,

@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import crossed_difference, verdict
+from themesim.metrics.crossed import VERDICTS, crossed_difference, verdict
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "verdicts"
@@ -166,7 +166,7 @@ def simulate(
     d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA, scale=None
 ) -> dict:
     """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws."""
-    counts = dict.fromkeys(("better", "equivalent", "non-inferior", "inconclusive", "worse"), 0)
+    counts = dict.fromkeys(VERDICTS, 0)
     covered, width = 0, 0.0
     done = 0
     for _ in range(draws):
