@@ -111,3 +111,27 @@ def test_sources_of_two_projects_become_one_transcript_each(tmp_path):
     with pytest.raises(InputError) as e:
         project_texts([a, other])
     assert "c3.qdpx: source 'dennis'" in str(e.value) and "coder1.qdpx" in str(e.value)
+
+
+def test_positions_count_crlf_as_stored(tmp_path):
+    # issue 34: a source with Windows line endings; REFI-QDA counts positions in the text as
+    # stored (CR and LF two characters). The selection must still read the sentence.
+    stored = "Q: And money?\r\nR: The care bills are a worry every single month.\r\nIn the end."
+    sentence = "The care bills are a worry every single month."
+    start = stored.index(sentence)
+    end = start + len(sentence)
+    src = B_INTERNAL.replace(
+        'startPosition="8" endPosition="29"', f'startPosition="{start}" endPosition="{end}"'
+    )
+    p = make_qdpx(tmp_path, project_xml(src), {"sources/s2.txt": stored})
+    proj = read_qdpx(p)
+    row = proj.coded[proj.coded["document"] == "dennis"].iloc[0]
+    assert row["text"] == sentence
+    assert proj.texts["dennis"][row["start"] : row["end"]] == sentence
+    assert "\r" not in proj.texts["dennis"]
+
+
+def test_code_paths(tmp_path):
+    proj = read_qdpx(make_qdpx(tmp_path, project_xml(B_INTERNAL)))
+    assert proj.paths == {"c-work": "Work", "c-hours": "Work/Cutting hours",
+                          "c-health": "Own health"}  # fmt: skip

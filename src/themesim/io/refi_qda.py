@@ -37,6 +37,7 @@ class QdpxProject:
     coded: pd.DataFrame  # CODED_COLUMNS; `row` numbers the selections in file order
     texts: dict[str, str]  # transcript stem -> plain text
     users: dict[str, str] = field(default_factory=dict)  # Users/User guid -> name
+    paths: dict[str, str] = field(default_factory=dict)  # code guid -> "Parent/Child" path
 
 
 def _bad(where: str, problem: str) -> InputError:
@@ -139,6 +140,7 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
             if u.get("guid")
         }
         texts: dict[str, str] = {}
+        stored: dict[str, str] = {}  # the text as stored: REFI-QDA counts positions in it
         selections = []
         for n, src in enumerate(root.findall("q:Sources/q:TextSource", _Q), start=1):
             at = f"{where}: project.qde, TextSource {n}"
@@ -156,14 +158,17 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
                 )
             else:
                 raise _bad(at, f"source {name!r} has neither PlainTextContent nor plainTextPath")
+            stored[name] = text
             texts[name] = text.replace("\r\n", "\n").replace("\r", "\n")
             for sel in src.findall("q:PlainTextSelection", _Q):
                 selections.append((name, sel, at))
 
     by_guid = {c[0]: c for c in codes}
-    top = {}
-    for guid, _name, _d, parent, _k in codes:
+    top, paths = {}, {}
+    for guid, name, _d, parent, _k in codes:
         top[guid] = top[parent] if parent is not None else guid
+        paths[guid] = f"{paths[parent]}/{name}" if parent is not None else name
+    shifts = {doc: _crlf_shift(raw) for doc, raw in stored.items()}
     if level == "top":
         chosen = [c for c in codes if c[3] is None]
     elif level == "leaf":
@@ -182,12 +187,15 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
             start, end = int(sel.get("startPosition")), int(sel.get("endPosition"))
         except (TypeError, ValueError):
             raise _bad(at, "has a PlainTextSelection without whole-number positions") from None
-        if not 0 <= start < end <= len(text):
+        if not 0 <= start < end <= len(stored[doc]):
             raise InputError(
                 at,
-                f"selection {start}-{end} lies outside source {doc!r} ({len(text)} characters)",
+                f"selection {start}-{end} lies outside source {doc!r} "
+                f"({len(stored[doc])} characters)",
                 "Export the project again; the selection does not fit its text.",
             )
+        # positions count the stored text, CRLF as two characters; the text kept has LF
+        start, end = start - _before(shifts[doc], start), end - _before(shifts[doc], end)
         for coding in sel.findall("q:Coding", _Q):
             ref = coding.find("q:CodeRef", _Q)
             guid = ref.get("targetGUID") if ref is not None else None
@@ -209,7 +217,20 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
     coded = pd.DataFrame(rows, columns=CODED_COLUMNS)
     coded["start"] = pd.array(coded["start"], dtype="Int64")
     coded["end"] = pd.array(coded["end"], dtype="Int64")
-    return QdpxProject(themes=themes, coded=coded, texts=texts, users=users)
+    return QdpxProject(themes=themes, coded=coded, texts=texts, users=users, paths=paths)
+
+
+def _crlf_shift(raw: str) -> list[int]:
+    """Positions of the CR of every CRLF of a stored text (each is dropped from the text)."""
+    import re
+
+    return [m.start() for m in re.finditer("\r\n", raw)]
+
+
+def _before(crs: list[int], pos: int) -> int:
+    import bisect
+
+    return bisect.bisect_left(crs, pos)
 
 
 # Where the sources' text goes when the config lists no transcripts (rule qdpx_transcripts).
