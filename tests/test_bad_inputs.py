@@ -163,6 +163,7 @@ def test_bad_input(case, tmp_path, monkeypatch, caplog):
         # Inputs that were read fine stay; the failing step wrote nothing, not even a temp file.
         left = files_in(results)
         written_before = {"themes/a.parquet", "themes/b.parquet", "cache/judge.sqlite"}
+        written_before |= {"themes/.a.parquet.sha256", "themes/.b.parquet.sha256"}  # sha256s
         assert left <= written_before, left - written_before
         return
     got = run_entry(case, results, monkeypatch)

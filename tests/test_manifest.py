@@ -64,3 +64,68 @@ def test_a_manifest_with_another_header_is_refused(tmp_path):
     (tmp_path / "manifest.csv").write_text("path,hash\n")
     with pytest.raises(InputError, match="is not a manifest"):
         read_manifest(tmp_path / "manifest.csv")
+
+
+# ---------------------------------------------------------------- a results table's own manifest
+
+
+def test_a_table_records_its_sha256_and_an_edit_is_refused(tmp_path):
+    import pandas as pd
+
+    from themesim.io.files import write_csv, write_parquet
+    from themesim.io.manifest import checksum_of, verify_inputs
+
+    out = tmp_path / "metrics" / "m" / "comparisons.csv"
+    df = pd.DataFrame({"method": ["m"], "hungarian_f1": [0.0]})
+    write_csv(df, out)
+    side = checksum_of(out)
+    assert side == out.with_name(".comparisons.csv.sha256")
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    assert side.read_text() == f"file,sha256\ncomparisons.csv,{digest}\n"
+    verify(out)  # untouched: passes
+    verify_inputs([out, tmp_path / "metrics"])
+    write_csv(df, out)  # the same table again: the same bytes, still passing
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == digest
+    verify(out)
+    out.write_text(out.read_text().replace("m,0\n", "m,0.999\n"))  # an edit by hand
+    for check in (
+        lambda: verify(out),
+        lambda: verify_inputs([out]),
+        lambda: verify_inputs([tmp_path]),
+    ):
+        with pytest.raises(InputError) as e:
+            check()
+        msg = str(e.value)
+        assert "\n" not in msg
+        assert msg.startswith(f"{out}: has changed since its job wrote it")
+        assert f"Delete {out} and run snakemake again: the rule that writes it reruns" in msg
+    write_csv(df, out)  # its job runs again
+    verify(out)
+    pq = tmp_path / "t.parquet"
+    write_parquet(df, pq)
+    verify(pq)
+    write_parquet(df, tmp_path / "p.parquet", checksum=False)  # a pair file: the folder manifest
+    assert not checksum_of(tmp_path / "p.parquet").exists()
+
+
+def test_the_runner_checks_a_jobs_input_tables(tmp_path, monkeypatch, caplog):
+    import sys
+    import types
+
+    import pandas as pd
+
+    from themesim.io.files import write_csv
+    from themesim.steps.runner import run
+
+    table = tmp_path / "comparisons.csv"
+    write_csv(pd.DataFrame({"x": [1]}), table)
+    ran = []
+    job = types.SimpleNamespace(input=[str(table)])
+    monkeypatch.setattr(sys.modules["__main__"], "snakemake", job, raising=False)
+    run(tmp_path / "ok.log", lambda: ran.append(1))
+    assert ran == [1]
+    table.write_text("x\n2\n")
+    with pytest.raises(SystemExit):
+        run(tmp_path / "bad.log", lambda: ran.append(2))
+    assert ran == [1]  # the step never ran
+    assert "comparisons.csv: has changed since its job wrote it" in caplog.text

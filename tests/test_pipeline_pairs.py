@@ -87,6 +87,34 @@ def test_a_changed_pair_file_fails_clearly_until_its_manifest_is_deleted(study):
     assert path.read_bytes() == before
 
 
+def test_a_hand_edited_metric_table_never_reaches_the_headline(study):
+    """A results table is checked against the sha256 its job recorded (`.name.sha256`,
+    themesim.io.manifest): an edited hungarian_f1 stops the report's job with one line naming
+    the file; deleting the table rebuilds it byte-identically, and the run then passes."""
+    table = study / "results/metrics/tfidf/comparisons.csv"
+    headline = study / "results/report/headline.csv"
+    before, head_before = table.read_bytes(), headline.read_bytes()
+    assert (table.parent / ".comparisons.csv.sha256").is_file()
+    lines = table.read_text().splitlines()
+    col = lines[0].split(",").index("hungarian_f1")
+    cells = lines[1].split(",")
+    cells[col] = "0.999"
+    table.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+    proc = snakemake(study, "--cores", "2", check=False)
+    assert proc.returncode != 0
+    log = (study / "logs/report/report_parts.log").read_text()
+    (line,) = [x for x in log.splitlines() if "has changed since its job wrote it" in x]
+    assert "results/metrics/tfidf/comparisons.csv: has changed" in line
+    assert "Delete results/metrics/tfidf/comparisons.csv and run snakemake again" in line
+    assert "Traceback" not in log
+    assert not headline.exists() or b"0.999" not in headline.read_bytes()
+    table.unlink()
+    snakemake(study, "--cores", "2")
+    assert table.read_bytes() == before  # rebuilt by its rule, the same bytes
+    assert headline.read_bytes() == head_before
+    assert "Nothing to be done" in snakemake(study, "-n", "--cores", "2").stdout
+
+
 def test_a_threshold_change_reruns_no_similarity(study):
     config(study, 0.3)
     try:

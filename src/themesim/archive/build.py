@@ -400,6 +400,8 @@ def build_archive(
     """
     import yaml
 
+    from themesim.io.manifest import verify_inputs
+
     entries: dict[str, bytes | Path] = {}
 
     def put(name: str, data: bytes | Path) -> None:
@@ -423,6 +425,9 @@ def build_archive(
     # So do the pair files a manifest lists (all pairs' similarities and transport plans),
     # each checked against its sha256 first.
     result_files += [str(f) for r in results for f in _manifest_files(r)]
+    # Every results table, against the sha256 its job recorded: an archive never carries
+    # a number no job computed (a table edited by hand stops the archive with one line).
+    verify_inputs(result_files)
     # LLM caches (judge, theme generation) accumulate outside the rules' outputs.
     result_files += [c for c in (judge_cache, *caches) if c and Path(c).is_file()]
     for r in sorted(set(result_files)):

@@ -744,7 +744,7 @@ def write_vector_table(path, columns: dict, emb: np.ndarray, meta: dict) -> None
     table = pa.table(data).replace_schema_metadata(
         {EMBEDDING_META_KEY: json.dumps(meta, sort_keys=True)}
     )
-    with atomic_path(path) as tmp:
+    with atomic_path(path, checksum=True) as tmp:
         pq.write_table(table, tmp)
 
 

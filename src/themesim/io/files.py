@@ -34,12 +34,14 @@ def _stale_temps(out: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def atomic_path(out) -> Iterator[str]:
+def atomic_path(out, checksum: bool = False) -> Iterator[str]:
     """A temporary path beside `out`, renamed onto `out` when the block succeeds.
 
     On an exception the temporary file is removed and `out` is left as it was. A process
     killed mid-write leaves only a hidden `.name.PID.tmp.ext` file, which the next write of
     the same output removes (the folder is listed once per process, on its first write).
+    checksum: also record the file's sha256 beside it (`.name.sha256`, a one-row manifest:
+    themesim.io.manifest.record), which its readers check (themesim.io.manifest.verify).
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -49,7 +51,12 @@ def atomic_path(out) -> Iterator[str]:
     tmp = _temp_name(out, os.getpid())
     try:
         yield str(tmp)
+        digest = sha256_file(tmp) if checksum else None
         os.replace(tmp, out)
+        if checksum:
+            from themesim.io.manifest import record
+
+            record(out, digest)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -101,17 +108,18 @@ def sha256_file(path) -> str:
         return sha256_stream(f)
 
 
-def write_csv(df, out) -> None:
-    """A metric table as CSV, atomically; a fixed float format keeps identical inputs'
-    tables byte-identical."""
-    with atomic_path(out) as tmp:
+def write_csv(df, out, checksum: bool = True) -> None:
+    """A metric table as CSV, atomically, its sha256 recorded beside it (atomic_path); a
+    fixed float format keeps identical inputs' tables byte-identical."""
+    with atomic_path(out, checksum=checksum) as tmp:
         df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
 
 
-def write_parquet(df, out) -> None:
-    """A table as parquet, atomically."""
+def write_parquet(df, out, checksum: bool = True) -> None:
+    """A table as parquet, atomically, its sha256 recorded beside it (atomic_path).
+    checksum=False for per-pair files, which a folder's manifest lists instead."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    with atomic_path(out) as tmp:
+    with atomic_path(out, checksum=checksum) as tmp:
         pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)

@@ -1,10 +1,17 @@
 """Manifests of per-pair files: one `manifest.csv` beside a job's pair files lists every file
-the job wrote, with its sha256.
+the job wrote, with its sha256; and each results table's own one-row manifest.
 
 All pairs of 200 sets are 19,900 files per method; declaring each to Snakemake makes the
 dry run grow with pairs squared. A rule declares its manifest (and the reference pairs'
 files) instead; the workflow reads the manifest at parse time to redo a job whose listed
 file went missing (`missing`), and readers check a listed file's sha256 (`verify`).
+
+A results table (a metric CSV, a parquet table: themesim.io.files.write_csv/write_parquet,
+or any `atomic_path(out, checksum=True)`) gets a manifest of its own when written, a hidden
+`.name.sha256` beside it (`record`). `verify` checks either; every workflow job checks the
+tables it reads before its step runs (`verify_inputs`, called by themesim.steps.runner), and
+the archive checks what it packs: a table edited by hand (a `hungarian_f1` changed from 0 to
+0.999) never reaches the headline, the report or the archive.
 """
 
 from __future__ import annotations
@@ -20,11 +27,24 @@ from themesim.io.files import atomic_path, sha256_file
 
 MANIFEST = "manifest.csv"
 COLUMNS = ("file", "sha256")  # file: the name inside the manifest's folder
+CHECKSUM_SUFFIX = ".sha256"  # a table's own manifest: `.name.sha256` beside it
 
 
 def manifest_of(path) -> Path:
     """The manifest that lists a pair file: `manifest.csv` in the same folder."""
     return Path(path).parent / MANIFEST
+
+
+def checksum_of(path) -> Path:
+    """A results table's own manifest: the hidden `.name.sha256` beside it."""
+    p = Path(path)
+    return p.with_name(f".{p.name}{CHECKSUM_SUFFIX}")
+
+
+def record(path, digest: str | None = None) -> None:
+    """Record a table's sha256 (computed unless given) in its own manifest (`checksum_of`)."""
+    p = Path(path)
+    _write_rows([(p.name, digest or sha256_file(p))], checksum_of(p))
 
 
 def write_manifest(paths, out) -> None:
@@ -36,6 +56,10 @@ def write_manifest(paths, out) -> None:
         if p.resolve().parent != folder:
             raise ValueError(f"{p} is not in the folder of {out}")
         rows.append((p.name, sha256_file(p)))
+    _write_rows(rows, out)
+
+
+def _write_rows(rows, out) -> None:
     with atomic_path(out) as tmp, open(tmp, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(COLUMNS)
@@ -76,18 +100,30 @@ def _cached(path: str, mtime_ns: int, size: int) -> dict[str, str]:
     return read_manifest(path)
 
 
-def verify(path, data: bytes | None = None) -> None:
-    """Check a pair file against the manifest beside it: present and unchanged since its job
-    wrote it. A file with no manifest beside it (written outside the workflow) passes.
-    `data`: the file's bytes when the caller has read them already."""
-    m = manifest_of(path)
+def _listed(m: Path, name: str, cached: bool = True) -> str | None:
     try:
         st = m.stat()
     except FileNotFoundError:
-        return
-    want = _cached(str(m), st.st_mtime_ns, st.st_size).get(Path(path).name)
+        return None
+    if not cached:  # a table's own manifest: one row, read each time (never a stale copy)
+        return read_manifest(m).get(name)
+    return _cached(str(m), st.st_mtime_ns, st.st_size).get(name)
+
+
+def verify(path, data: bytes | None = None) -> None:
+    """Check a pair file or a results table against its manifest (the folder's
+    `manifest.csv`, else the table's own `.name.sha256`): present and unchanged since its
+    job wrote it. A file no manifest lists (written outside the workflow) passes.
+    `data`: the file's bytes when the caller has read them already."""
+    name = Path(path).name
+    m = manifest_of(path)
+    want = _listed(m, name)
+    if want is None:
+        m = checksum_of(path)
+        want = _listed(m, name, cached=False)
     if want is None:
         return
+    own = m.name != MANIFEST
     if data is None:
         if not os.path.exists(path):
             raise InputError(
@@ -97,8 +133,32 @@ def verify(path, data: bytes | None = None) -> None:
             )
     digest = sha256_file(path) if data is None else hashlib.sha256(data).hexdigest()
     if digest != want:
+        if own:
+            raise InputError(
+                str(path),
+                f"has changed since its job wrote it (its sha256 differs from the one "
+                f"recorded in {m}): no job computed these numbers",
+                f"Delete {path} and run snakemake again: the rule that writes it reruns "
+                f"from its inputs (or rerun that rule: snakemake --forcerun <rule>)",
+            )
         raise InputError(
             str(path),
             f"has changed since its job wrote it (its sha256 differs from {m})",
             f"Delete {m} and run snakemake again to recompute the folder's pair files",
         )
+
+
+def verify_inputs(paths) -> None:
+    """Check every table among a job's inputs that has its own manifest (a folder input:
+    the tables in it), before the job reads any. Pair files are checked by their readers
+    against the folder's manifest."""
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            for folder, _, names in os.walk(p):
+                for n in sorted(names):
+                    if n.endswith(CHECKSUM_SUFFIX) and n.startswith("."):
+                        table = Path(folder) / n[1 : -len(CHECKSUM_SUFFIX)]
+                        verify(table)
+        elif checksum_of(p).is_file():
+            verify(p)

@@ -15,6 +15,7 @@ def ingest_themes(
 ) -> None:
     """within: a method of the study writes this set's within-set matrix, whose size is
     checked against the memory here, before any other job runs (themesim.memory)."""
+    from themesim.io.manifest import record
     from themesim.io.themes import read_theme_file, write_themes_parquet
     from themesim.memory import check_matrix
 
@@ -27,6 +28,7 @@ def ingest_themes(
     if within:
         check_matrix(len(df), len(df), f"{src} (set {set_name})", "its within-set matrix")
     write_themes_parquet(df, out)
+    record(out)  # its sha256, checked by the jobs that read it (themesim.io.manifest)
     log.info("%s: %d themes from %s", set_name, len(df), src)
     if len(df) <= 3:  # not an error, but the NaNs it causes must not be silent
         log.warning(
@@ -58,8 +60,10 @@ def qdpx_transcripts(projects, outputs) -> None:
 
 
 def ingest_transcripts(paths, out) -> None:
+    from themesim.io.manifest import record
     from themesim.io.transcripts import read_transcripts, segment_columns, write_segments_parquet
 
     df = read_transcripts(paths) if paths else pd.DataFrame({c: [] for c in segment_columns()})
     write_segments_parquet(df, out)
+    record(out)  # its sha256, checked by the jobs that read it (themesim.io.manifest)
     log.info("%d segments from %d transcripts", len(df), len(paths))

@@ -187,7 +187,9 @@ def metric_tables(
             # z undefined for some theme (set too small, zero spread): flagged, not scored.
             rows = _flagged_rows(S, st.thresholds, flag)
             comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
-            write_parquet(plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan)
+            write_parquet(
+                plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan, checksum=False
+            )
             continue
         if a in embeddings and a not in emb:  # one read per A set, not per comparison
             emb[a] = read_embeddings(embeddings[a])[1]
@@ -243,7 +245,8 @@ def metric_tables(
         )
         per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
         plan = extra["plan"]
-        write_parquet(plan_long(plan, ids_a, ids_b), out_plan)
+        # per pair: the transport manifest lists it with its sha256
+        write_parquet(plan_long(plan, ids_a, ids_b), out_plan, checksum=False)
         theta = st.thresholds[0]
         sj = splits_and_joins(
             plan, ids_a, ids_b, min_share=st.transport["min_share"], S=S, threshold=theta, op=st.op

@@ -39,6 +39,7 @@ def headline_tables(
     verdict each over runs and analysts (metrics.generators); grounding_pairs: method ->
     grounding_pairs.csv, for their segments route; calibration_fits: method -> its isotonic
     fit, for the strength route on the P(match) scale."""
+    from themesim.io.manifest import record
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
@@ -65,6 +66,8 @@ def headline_tables(
             notes.append(verdict_note(reference_group, **settings))
     df = headline_frame(by_method, verdicts)
     write_headline(df, out_csv=out_csv, out_tex=out_tex, notes=notes)
+    for out in (out_csv, out_tex):  # checked by the report and the archive that read them
+        record(out)
     if out_png is not None:
         from themesim.report.threshold_plots import headline_intervals
 

@@ -9,11 +9,26 @@ from pathlib import Path
 from themesim.errors import ThemesimError
 
 
+def _job_inputs() -> list[str]:
+    """The input files of the Snakemake job running this script ([] outside one): Snakemake's
+    script preamble puts its `snakemake` object into the script's (`__main__`) namespace."""
+    job = getattr(sys.modules.get("__main__"), "snakemake", None)
+    return [str(f) for f in getattr(job, "input", None) or ()]
+
+
 def run(log_path, fn, *args, **kwargs) -> None:
+    """fn(*args, **kwargs) with its log; first, in a workflow job, the results tables among
+    the job's inputs are checked against the sha256 recorded when they were written
+    (themesim.io.manifest.verify_inputs): an edited table stops the job with one line."""
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
     try:
+        inputs = _job_inputs()
+        if inputs:
+            from themesim.io.manifest import verify_inputs
+
+            verify_inputs(inputs)
         fn(*args, **kwargs)
     except ThemesimError as e:
         logging.getLogger("themesim").error("%s", e)
