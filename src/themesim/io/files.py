@@ -15,6 +15,32 @@ def _temp_name(out: Path, pid: int | str) -> Path:
     return out.with_name(f".{out.stem}.{pid}.tmp{out.suffix}")
 
 
+CHECKSUM_SUFFIX = ".sha256"  # a table's own manifest: `.name.sha256` beside it
+
+
+def checksum_of(path) -> Path:
+    """A results table's own manifest (themesim.io.manifest): `.name.sha256` beside it."""
+    p = Path(path)
+    return p.with_name(f".{p.name}{CHECKSUM_SUFFIX}")
+
+
+# The most digits a process id has on Linux (pid_max is at most 2**22 = 4194304).
+PID_DIGITS = 7
+
+
+def written_names(name: str, checksum: bool = False) -> list[str]:
+    """Every file name writing `name` puts in its folder: the name, its temporary file (with
+    the longest process id) and, for a table with its sha256 (atomic_path's checksum), that
+    one-row manifest and its temporary file. themesim.config checks them against the file
+    system's longest name when the workflow is parsed."""
+    out = Path(name)
+    names = [out, _temp_name(out, "9" * PID_DIGITS)]
+    if checksum:
+        side = checksum_of(out)
+        names += [side, _temp_name(side, "9" * PID_DIGITS)]
+    return [n.name for n in names]
+
+
 # Folder -> hidden temp files found there when this process first wrote into it. Listed once
 # per folder: a folder of thousands of pair files made a glob per write cost minutes.
 _LEFT_BY_KILLED: dict[str, set[str]] = {}

@@ -23,22 +23,15 @@ import os
 from pathlib import Path
 
 from themesim.errors import InputError
-from themesim.io.files import atomic_path, sha256_file
+from themesim.io.files import CHECKSUM_SUFFIX, atomic_path, checksum_of, sha256_file
 
 MANIFEST = "manifest.csv"
 COLUMNS = ("file", "sha256")  # file: the name inside the manifest's folder
-CHECKSUM_SUFFIX = ".sha256"  # a table's own manifest: `.name.sha256` beside it
 
 
 def manifest_of(path) -> Path:
     """The manifest that lists a pair file: `manifest.csv` in the same folder."""
     return Path(path).parent / MANIFEST
-
-
-def checksum_of(path) -> Path:
-    """A results table's own manifest: the hidden `.name.sha256` beside it."""
-    p = Path(path)
-    return p.with_name(f".{p.name}{CHECKSUM_SUFFIX}")
 
 
 def record(path, digest: str | None = None) -> None:
