@@ -713,6 +713,32 @@ def _check_keys(name: str, spec: dict) -> None:
             )
 
 
+def _did_you_mean(word: str, choices) -> str:
+    """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _unknown_kind(name: str, kind) -> None:
+    """A method without a kind that its name does not give, or with a kind that is not one."""
+    from themesim.kinds import DEFAULT_METHODS
+
+    kinds = ", ".join(KINDS)
+    if kind is None:
+        raise InputError(
+            f"config methods.{name}",
+            f"has no kind: and {name!r} is not a built-in method name"
+            f"{_did_you_mean(name, DEFAULT_METHODS)}, so its kind is unknown",
+            f"Add kind: (one of {kinds}), or use a built-in method name "
+            f"({', '.join(DEFAULT_METHODS)})",
+        )
+    raise InputError(
+        f"config methods.{name}.kind",
+        f"unknown kind {kind!r}{_did_you_mean(kind, KINDS)}",
+        f"Use one of {kinds}",
+    )
+
+
 def _methods(config: dict) -> dict[str, dict]:
     methods = {}
     for name, spec in (config.get("methods") or {}).items():
@@ -723,9 +749,7 @@ def _methods(config: dict) -> dict[str, dict]:
         if not METHOD_NAME.fullmatch(name):
             raise InputError(where, "method name has unusable characters", "Rename the method")
         if spec.get("kind") not in KINDS:
-            raise InputError(
-                where, f"unknown kind {spec.get('kind')!r}", f"Use one of {', '.join(KINDS)}"
-            )
+            _unknown_kind(name, spec.get("kind"))
         if not spec.get("thresholds"):
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_keys(name, spec)

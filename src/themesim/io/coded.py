@@ -147,12 +147,7 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
         theme = str(cell("theme")).strip()
         tid = by_id.get(theme.casefold()) or by_name.get(_key(theme))
         if tid is None:
-            raise InputError(
-                at,
-                f"theme {theme!r} is not in the theme set",
-                f"Use a theme id or name of the set ({', '.join(sorted(by_id.values())[:8])}"
-                f"{', ...' if len(by_id) > 8 else ''}), or add the theme to the theme file.",
-            )
+            raise unknown_theme(at, theme, themes)
         text = str(cell("text"))
         if not text.strip():
             raise InputError(at, "has no coded text", "Give the coded passage in the text column.")
@@ -268,6 +263,25 @@ def _occurrences(n: str, hay: str, index: list[int]) -> list[tuple[int, int]]:
         if hit is None:
             return hits
         hits.append(hit)
+
+
+def unknown_theme(at: str, theme: str, themes: pd.DataFrame, shown: int = 8) -> InputError:
+    """A coded segment's theme (a code name) that is not in the set: the names the set uses
+    (not its ids, which the study made up: T01…), the closest first as a "did you mean"."""
+    import difflib
+
+    names = [str(n) for n in themes["name"]]
+    keys = {_key(n): n for n in names}
+    close = difflib.get_close_matches(_key(theme), list(keys), n=1, cutoff=0.6)
+    hint = f" (did you mean {keys[close[0]]!r}?)" if close else ""
+    listed = ", ".join(repr(n) for n in names[:shown])
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return InputError(
+        at,
+        f"theme {theme!r} is not in the theme set{hint}",
+        f"Use a theme name the set has ({listed}{more}), or its id, "
+        "or add the theme to the theme file.",
+    )
 
 
 def _key(name) -> str:
