@@ -144,7 +144,8 @@ def test_agree_two_csv_files_hand_computed(tmp_path):
     rows = {(r["scope"], r["code"], r["transcript"]): r for r in out["codes by transcript"]}
     assert rows[("all", "X", "t1")]["kappa"] == pytest.approx(0.0, abs=1e-12)
     assert rows[("coded", "X", "t1")]["kappa"] == pytest.approx(-1 / 3)
-    assert rows[("all", "Y", "(all)")]["alpha"] == 1.0
+    assert rows[("all", "Y", "(all)")]["alpha_binary_char"] == 1.0
+    assert rows[("all", "Y", "(all)")]["u_alpha_2004"] == 1.0
     text = themesim("agree", a, b, "--transcripts", tx).stdout
     assert "percent agreement 75.0 %" in text
     csv = themesim("agree", a, b, "--transcripts", tx, "--format", "csv").stdout.splitlines()
@@ -178,12 +179,8 @@ def test_agree_writes_one_sheet_per_table(tmp_path):
             r"ben.csv, row 2: offsets 18-23 lie outside transcript 't1'",
         ),
         (
-            [
-                ("t1", "X", TEXT[5:15], 5, 15),
-                ("t1", "X", TEXT[10:18], 10, 18),
-                ("t1", "Y", TEXT[12:16], 12, 16),
-            ],
-            r"ben.csv, row 3: selection 10-18 of code 'X' overlaps row 2 \(5-15\)",
+            [("t1", "X", TEXT[5:15], 5, 15), ("t1", "Y", TEXT[12:16], 12, 17)],
+            r"ben.csv, row 3: offsets 12-17 select 'mnopq' in 't1', not the text 'mnop'",
         ),
     ],
 )
@@ -265,7 +262,10 @@ def test_agree_qdpx_needs_two_coders(tmp_path):
         '<Coding guid="k3" creatingUser="u-b">', '<Coding guid="k3" creatingUser="u-c">'
     )
     p = make_qdpx(tmp_path, xml, entries={})
-    with pytest.raises(InputError, match=r"has codings by 3 coder\(s\) \(Anna, u-c, Ben\)"):
+    # three coders are compared; u-c never used Y
+    with pytest.raises(InputError, match=r"PlainTextSelection 2: code 'Y' is used by Anna and Ben"
+                       r" only, not by u-c"):  # fmt: skip
         read_two_codings([p])
+    assert read_two_codings([p], allow_unmatched=True).coders == ("Anna", "u-c", "Ben")
     c = read_two_codings([p], coders=["Anna", "Ben"], allow_unmatched=True)
     assert c.coders == ("Anna", "Ben")

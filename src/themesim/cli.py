@@ -168,27 +168,69 @@ def cmd_power(args) -> int:
 
 def _agree_text(c, tables) -> str:
     """The human-readable form of `themesim agree`: the overall figures, then per code."""
-    lines = [f"Coders: A = {c.coders[0]}, B = {c.coders[1]}; {len(c.codes)} codes, character level"]
+    m = len(c.coders)
+    names = ", ".join(f"{chr(65 + k) if m <= 26 else k + 1} = {n}" for k, n in enumerate(c.coders))
+    lines = [f"Coders: {names}; {len(c.codes)} codes, character level"]
     codes = tables["codes by transcript"]
     for r in tables["overall"].to_dict("records"):
         scope = "all text" if r["scope"] == "all" else "coded text only (uncoded left out)"
-        lines += [
-            "",
-            f"Overall, {scope} ({r['n_groups']} transcripts):",
-            f"  percent agreement {_num(r['percent_agreement'], 1)} %",
-            f"  Cohen's kappa: median per code {_num(r['median_kappa'])} "
-            f"{_ci(r, 'median_kappa')}, pooled {_num(r['pooled_kappa'])} {_ci(r, 'pooled_kappa')}",
-            f"  Krippendorff's alpha: pooled {_num(r['pooled_alpha'])} "
-            f"{_ci(r, 'pooled_alpha')}, median per code {_num(r['median_alpha'])}",
-        ]
+        lines += ["", f"Overall, {scope} ({r['n_groups']} transcripts):"]
+        if r["n_groups"] < 3:
+            lines.append("  (no intervals: they need 3 or more transcripts)")
+        lines.append(f"  percent agreement {_num(r['percent_agreement'], 1)} %"
+                     f"{_ci(r, 'percent_agreement', 1)}")  # fmt: skip
+        if m == 2:
+            lines += [
+                f"  Cohen's kappa: median per code {_num(r['median_kappa'])}"
+                f"{_ci(r, 'median_kappa')}, pooled {_num(r['pooled_kappa'])}"
+                f"{_ci(r, 'pooled_kappa')}",
+                f"  Krippendorff's alpha, every character a unit (alpha_binary_char): pooled "
+                f"{_num(r['pooled_alpha_binary_char'])}{_ci(r, 'pooled_alpha_binary_char')}, "
+                f"median per code {_num(r['median_alpha_binary_char'])}",
+            ]
+        else:
+            lines += [
+                f"  Fleiss' kappa: median per code {_num(r['median_fleiss_kappa'])}"
+                f"{_ci(r, 'median_fleiss_kappa')}, pooled {_num(r['pooled_fleiss_kappa'])}"
+                f"{_ci(r, 'pooled_fleiss_kappa')}",
+                f"  Krippendorff's alpha, every character a unit (alpha_binary_char): pooled "
+                f"{_num(r['pooled_alpha_binary_char'])}{_ci(r, 'pooled_alpha_binary_char')}",
+                f"  Gwet's AC1 {_num(r['pooled_gwet_ac1'])}, Brennan-Prediger "
+                f"{_num(r['pooled_brennan_prediger'])} (pooled)",
+            ]
+        if r["scope"] == "all":
+            lines.append(
+                "  Krippendorff's unitizing alpha: "
+                + ", ".join(
+                    f"{label} {_num(r[k])}{_ci(r, k)}"
+                    for label, k in (
+                        ("u-alpha", "u_alpha"),
+                        ("|u-alpha", "u_alpha_binary"),
+                        ("cu-alpha", "cu_alpha"),
+                        ("Cu-alpha", "cu_alpha_domains"),
+                        ("median per code (1995/2004 form)", "median_u_alpha_2004"),
+                    )
+                )
+            )
         per = codes[(codes["scope"] == r["scope"]) & (codes["transcript"] == "(all)")]
         width = max([len(str(x)) for x in per["code"]] + [4])
-        lines.append(f"  {'code':<{width}}  agree %   kappa   alpha   A chars  B chars")
+        kappa = "kappa" if m == 2 else "fleiss_kappa"
+        head = "kappa" if m == 2 else "Fleiss"
+        lines.append(f"  {'code':<{width}}  agree %  {head:>6}  a-char  u-a2004  |u-a")
         for q in per.to_dict("records"):
             lines.append(
                 f"  {q['code']:<{width}}  {_num(q['percent_agreement'], 1):>7}  "
-                f"{_num(q['kappa']):>6}  {_num(q['alpha']):>6}  "
-                f"{q['coded_a']:>7}  {q['coded_b']:>7}"
+                f"{_num(q[kappa]):>6}  {_num(q['alpha_binary_char']):>6}  "
+                f"{_num(q.get('u_alpha_2004')):>7}  {_num(q.get('u_alpha_binary')):>5}"
+            )
+    if "segments" in tables:
+        lines += ["", "Segments (a selection agrees when the other coder's covers enough of it):"]
+        for q in tables["segments"].to_dict("records"):
+            lines.append(
+                f"  {q['coder_a']} / {q['coder_b']}  {q['code']}: "
+                f"{q['agreeing_a'] + q['agreeing_b']} of {q['segments_a'] + q['segments_b']} "
+                f"segments agree ({_num(q['segment_agreement'], 1)} %) at "
+                f"{100 * q['min_overlap']:g} % overlap"
             )
     return "\n".join(lines) + "\n"
 
@@ -197,28 +239,52 @@ def _num(x, digits: int = 2) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-def _ci(r: dict, m: str) -> str:
-    lo, hi = r[f"{m}_ci_low"], r[f"{m}_ci_high"]
-    if math.isnan(lo):
-        return "[no interval: under 3 transcripts]"
-    return f"[{lo:.2f}, {hi:.2f}]"
+def _ci(r: dict, m: str, digits: int = 2) -> str:
+    lo, hi = r.get(f"{m}_ci_low", math.nan), r.get(f"{m}_ci_high", math.nan)
+    if lo is None or math.isnan(lo):
+        return ""  # said once per scope: under 3 transcripts give no interval
+    return f" [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _agree_out(path: str | None) -> None:
+    """--out must name a file whose folder exists: one line before any work, not a traceback."""
+    from pathlib import Path
+
+    if not path:
+        return
+    p = Path(path)
+    if p.is_dir() or str(path).endswith(("/", "\\")):
+        raise InputError(f"--out {path}", "is a folder", "Give a file name, e.g. agree.txt.")
+    if not p.parent.is_dir():
+        raise InputError(
+            f"--out {path}",
+            f"its folder {str(p.parent)!r} does not exist",
+            "Create the folder first, or write to an existing one.",
+        )
 
 
 def cmd_agree(args) -> int:
-    from themesim.io.two_codings import agreement_tables, read_two_codings
+    from themesim.io.two_codings import agreement_tables, read_codings
 
+    _agree_out(args.out)
+    if args.format == "xlsx" and not args.out:
+        raise InputError("--format xlsx", "needs a file to write", "Give --out FILE.xlsx.")
+    if args.overlap is not None and not 0 < args.overlap <= 1:
+        raise InputError(
+            f"--overlap {args.overlap:g}", "is not a share in (0, 1]", "Give e.g. 0.9 for 90 %."
+        )
     coders = [c.strip() for c in args.coders.split(",")] if args.coders else None
-    c = read_two_codings(
+    c = read_codings(
         args.codings,
         args.transcripts or (),
         coders=coders,
         level=args.level,
         allow_unmatched=args.allow_unmatched_codes,
     )
-    tables = agreement_tables(c)
+    for note in c.notes:
+        print(f"themesim agree: {note}.", file=sys.stderr)
+    tables = agreement_tables(c, overlap=args.overlap)
     if args.format == "xlsx":
-        if not args.out:
-            raise InputError("--format xlsx", "needs a file to write", "Give --out FILE.xlsx.")
         from themesim.steps.report import frames_workbook
 
         frames_workbook(tables, args.out)
@@ -239,7 +305,11 @@ def cmd_agree(args) -> int:
     if args.out:
         from pathlib import Path
 
-        Path(args.out).write_text(text, encoding="utf-8")
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"--out {args.out}", f"cannot be written ({e.strerror})",
+                             "Give a file in a folder you can write.") from None  # fmt: skip
     else:
         sys.stdout.write(text)
     return 0
@@ -251,13 +321,12 @@ def agree_long_table(tables: dict):
     import pandas as pd
 
     codes = tables["codes by transcript"].assign(level="code")
-    overall = tables["overall"].assign(
-        level="overall",
-        code="(all)",
-        transcript="(all)",
-        kappa=tables["overall"]["pooled_kappa"],
-        alpha=tables["overall"]["pooled_alpha"],
-    )
+    o = tables["overall"]
+    pooled = {  # the overall row's figure in the per-code column of the same name
+        k: o[f"pooled_{k}"] for k in ("kappa", "fleiss_kappa", "alpha_binary_char")
+        if f"pooled_{k}" in o
+    }  # fmt: skip
+    overall = o.assign(level="overall", code="(all)", transcript="(all)", **pooled)
     out = pd.concat([codes, overall], ignore_index=True)
     first = ["level", "scope", "code", "transcript"]
     return out[first + [c for c in out.columns if c not in first]]
@@ -325,25 +394,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     ag = sub.add_parser(
         "agree",
-        help="intercoder agreement of two codings of the same transcripts (κ, α, percent)",
-        description="Character-level agreement of two coders, per code and transcript and"
-        " overall, with and without the text neither coded: percent agreement and Cohen's κ"
-        " (as NVivo and QualCoder report them) and Krippendorff's α (as ATLAS.ti's α-binary),"
-        " with jackknife intervals over transcripts. Runs no study.",
+        help="intercoder agreement of two or more codings of the same transcripts",
+        description="Agreement of two or more coders, per code and transcript and overall,"
+        " with and without the text no coder coded. At character level: percent agreement,"
+        " Cohen's κ (two coders, as NVivo and QualCoder report it) or Fleiss' κ (more),"
+        " Gwet's AC1, Brennan-Prediger and Krippendorff's nominal α with every character a"
+        " unit (alpha_binary_char). As units: Krippendorff's unitizing α, per code in its"
+        " 1995/2004 form (u_alpha_2004) and the 2016 family uα, |uα, cuα and Cuα. Jackknife"
+        " intervals over transcripts. Runs no study.",
     )
     ag.add_argument(
         "codings",
         nargs="+",
-        help="two coded-segments files (CSV, TSV, XLSX: document, code, text, start, end),"
-        " one per coder, or one REFI-QDA .qdpx whose codings carry two creatingUsers",
+        help="coded-segments files (CSV, TSV, XLSX: document, code, text, start, end,"
+        " optional coder), one per coder or with a coder column, or one REFI-QDA .qdpx whose"
+        " codings carry each coder's creatingUser",
     )
     ag.add_argument(
         "--transcripts",
         nargs="+",
         help="transcript files or glob patterns (required for coded-segments files)",
     )
-    ag.add_argument("--coders", help="the two creatingUsers (names or guids) of a .qdpx: A,B")
-    ag.add_argument("--level", choices=("top", "leaf", "all"), default="all", help=".qdpx codes")
+    ag.add_argument(
+        "--coders",
+        help="the coders to compare, A,B[,C...]: a .qdpx's users (names or guids), a coder"
+        " column's values, or names for the files in order",
+    )
+    ag.add_argument("--level", choices=("top", "leaf", "all"), help=".qdpx codes (default all)")
+    ag.add_argument(
+        "--overlap",
+        type=float,
+        help="also MAXQDA's segment criterion: a selection agrees when the other coder's"
+        " selection of the code covers at least this share of it (e.g. 0.9)",
+    )
     ag.add_argument(
         "--allow-unmatched-codes",
         action="store_true",

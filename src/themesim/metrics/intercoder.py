@@ -6,8 +6,9 @@ neither) over a set of units come:
 
 - percent agreement: (both + neither) / units (NVivo's and QualCoder's "agreement %");
 - Cohen's κ of the two binary codings (NVivo's per code × source κ at character level);
-- Krippendorff's α, nominal, of the two binary codings with every unit a unit of analysis: at
-  character level the α for unitizing that ATLAS.ti (α-binary) and quallmer report.
+- Krippendorff's α, nominal, of the two binary codings with every unit a unit of analysis
+  (`themesim agree` calls it `alpha_binary_char`: every character a unit of analysis; it is
+  not Krippendorff's unitizing α, which metrics/unitizing.py computes).
 
 "Without uncoded text" restricts the units to those at least one coder coded with some code:
 the stretches nobody coded (greetings, the interviewer's questions) inflate percent agreement
@@ -218,6 +219,8 @@ def overall_table(counts: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
             lo, hi = jackknife_interval(full[m], [r[m] for r in leave_out], level)
             if m != "percent_agreement":
                 lo, hi = max(lo, -1.0), min(hi, 1.0)
+            else:  # a share: never below 0 % or above 100 %
+                lo, hi = max(lo, 0.0), min(hi, 100.0)
             row[f"{m}_ci_low"], row[f"{m}_ci_high"] = lo, hi
         row["ci_method"] = CI_METHOD
         rows.append(row)

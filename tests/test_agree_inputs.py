@@ -1,0 +1,312 @@
+"""`themesim agree` with two or more coders, the unitizing α end to end, and inputs that cannot
+mislead (issue 34): each case gives the right figure or a one-line error."""
+
+import json
+import os
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import make_qdpx
+from statsmodels.stats.inter_rater import fleiss_kappa
+
+from themesim.errors import InputError
+from themesim.io.two_codings import Codings, agreement_tables, read_codings
+from themesim.metrics.intercoder import overall_table
+
+TEXT = "abcdefghijklmnopqrst"
+
+
+def themesim(*args, cwd=None):
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    return subprocess.run(
+        [sys.executable, "-m", "themesim.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def one_line_error(proc, pattern=None):
+    assert proc.returncode == 2, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    if pattern:
+        assert pattern in lines[0], lines[0]
+    return lines[0]
+
+
+def write(tmp_path, name, rows, columns=("document", "code", "text", "start", "end")):
+    p = tmp_path / name
+    pd.DataFrame(rows, columns=list(columns)).to_csv(p, index=False)
+    return p
+
+
+@pytest.fixture
+def tx(tmp_path):
+    (tmp_path / "tx").mkdir()
+    (tmp_path / "tx" / "t1.txt").write_text(TEXT)
+    (tmp_path / "tx" / "t2.txt").write_text("0123456789")
+    return str(tmp_path / "tx" / "*.txt")
+
+
+# ---------------------------------------------------------------- unitizing α end to end
+
+
+def test_krippendorff_2004_example_through_agree(tmp_path):
+    # Krippendorff (2004, p. 254): code c on a continuum of 300 characters (see
+    # tests/test_unitizing.py); through CSV files the per-code u_alpha_2004 is 0.7286.
+    text = "".join(chr(97 + i % 26) for i in range(300))
+    (tmp_path / "k.txt").write_text(text)
+    spans = {"i": [(75, 145), (220, 250)], "j": [(70, 150), (205, 225), (250, 270)]}
+    files = [
+        write(tmp_path, f"{k}.csv", [("k", "c", text[a:b], a, b) for a, b in v])
+        for k, v in spans.items()
+    ]
+    c = read_codings(files, [tmp_path / "k.txt"])
+    t = agreement_tables(c)["codes by transcript"].set_index(["scope", "code", "transcript"])
+    assert round(t.loc[("all", "c", "(all)"), "u_alpha_2004"], 4) == 0.7286
+    assert t.loc[("all", "c", "k"), "u_alpha_2004"] == t.loc[("all", "c", "(all)"), "u_alpha_2004"]
+
+
+# ---------------------------------------------------------------- three or more coders
+
+
+def _coder_column_file(tmp_path):
+    rows = [
+        ("anna", "t1", "X", "abcdefghij", 0, 10),
+        ("anna", "t1", "Y", "mnop", 12, 16),
+        ("anna", "t2", "X", "01234", 0, 5),
+        ("ben", "t1", "X", "fghijklmno", 5, 15),
+        ("ben", "t1", "Y", "mnop", 12, 16),
+        ("ben", "t2", "X", "01234", 0, 5),
+        ("cy", "t1", "X", "abcdefghij", 0, 10),
+        ("cy", "t1", "Y", "mnop", "", ""),
+        ("cy", "t2", "X", "0123", 0, 4),
+    ]
+    cols = ("coder", "document", "code", "text", "start", "end")
+    return write(tmp_path, "all.csv", rows, cols)
+
+
+def test_three_coders_from_a_coder_column(tmp_path, tx):
+    p = _coder_column_file(tmp_path)
+    proc = themesim("agree", p, "--transcripts", tx, "--format", "json", "--overlap", "0.9")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["coders"] == ["anna", "ben", "cy"]
+    rows = {(r["scope"], r["code"], r["transcript"]): r for r in out["codes by transcript"]}
+    # X over t1 (20 characters) and t2 (10): k coders per character, Fleiss from statsmodels
+    k = np.r_[[2] * 5, [3] * 5, [1] * 5, [0] * 5, [3] * 4, [2], [0] * 5]
+    table = np.column_stack([3 - k, k])
+    x = rows[("all", "X", "(all)")]
+    assert x["fleiss_kappa"] == pytest.approx(fleiss_kappa(table), abs=1e-12)
+    assert x["brennan_prediger"] == pytest.approx(fleiss_kappa(table, "randolph"), abs=1e-12)
+    assert {(r["coder_a"], r["coder_b"]) for r in out["pairs"]} == {
+        ("anna", "ben"), ("anna", "cy"), ("ben", "cy")
+    }  # fmt: skip
+    seg = {(r["coder_a"], r["coder_b"], r["code"]): r for r in out["segments"]}
+    # anna's 0-10 vs ben's 5-15: half covered; t2 0-5 both: agree. So 2 of 4 at 90 %.
+    assert seg[("anna", "ben", "X")]["segment_agreement"] == 50.0
+    # two coders of the three, named
+    proc = themesim("agree", p, "--transcripts", tx, "--coders", "anna,ben", "--format", "json")
+    assert json.loads(proc.stdout)["coders"] == ["anna", "ben"]
+
+
+@pytest.mark.parametrize("m", [2, 3, 5])
+def test_two_three_and_five_coder_files(tmp_path, tx, m):
+    rng = np.random.default_rng(m)
+    files, k = [], np.zeros(20, dtype=int)
+    for i in range(m):
+        a = int(rng.integers(0, 8))
+        b = a + int(rng.integers(3, 12))
+        k[a:b] += 1
+        files.append(write(tmp_path, f"c{i}.csv", [("t1", "X", TEXT[a:b], a, b)]))
+    c = read_codings(files, [tx])
+    assert c.coders == tuple(f"c{i}" for i in range(m))
+    t = agreement_tables(c)
+    row = t["codes by transcript"].set_index(["scope", "code", "transcript"])
+    want = fleiss_kappa(np.column_stack([m - k, k]))
+    if m > 2:
+        assert row.loc[("all", "X", "t1"), "fleiss_kappa"] == pytest.approx(want, abs=1e-12)
+        assert len(t["pairs"]) == m * (m - 1) // 2
+    assert np.isfinite(row.loc[("all", "X", "t1"), "u_alpha_2004"])
+
+
+# ---------------------------------------------------------------- inputs that cannot mislead
+
+
+def test_overlapping_selections_are_their_union_said_once(tmp_path, tx):
+    a = write(tmp_path, "anna.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    b = write(
+        tmp_path,
+        "ben.csv",
+        [("t1", "X", TEXT[0:6], 0, 6), ("t1", "X", TEXT[4:10], 4, 10),
+         ("t1", "X", TEXT[5:8], 5, 8)],
+    )  # fmt: skip
+    proc = themesim("agree", a, b, "--transcripts", tx, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("taken as their union") == 1
+    assert "2 selection(s)" in proc.stderr and "ben.csv, row 3" in proc.stderr
+    rows = {(r["scope"], r["code"], r["transcript"]): r for r in json.loads(proc.stdout)[
+        "codes by transcript"]}  # fmt: skip
+    assert rows[("all", "X", "t1")]["kappa"] == 1.0  # the union 0-10 is anna's 0-10
+
+
+def test_quotes_match_with_whitespace_ignored(tmp_path):
+    text = "It was an assignment\nabout  time. Then more."
+    (tmp_path / "e.txt").write_text(text)
+    end = text.index(".")  # the quote lost a space (an export's line break): still found
+    a = write(tmp_path, "a.csv", [("e", "m", "It was anassignment about time.", "", "")])
+    b = write(tmp_path, "b.csv", [("e", "m", "an assignment about time", 7, end)])
+    c = read_codings([a, b], [tmp_path / "e.txt"])
+    assert c.spans[["start", "end"]].values.tolist() == [[0, end + 1], [7, end]]
+
+
+def test_codes_by_full_path_never_a_bare_name(tmp_path):
+    xml = f"""<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="p" origin="test">
+  <Users><User guid="u-a" name="Anna"/><User guid="u-b" name="Ben"/></Users>
+  <CodeBook><Codes>
+    <Code guid="c-w" name="Work" isCodable="true"><Code guid="c-wo" name="Other"/></Code>
+    <Code guid="c-h" name="Health" isCodable="true"><Code guid="c-ho" name="Other"/></Code>
+  </Codes></CodeBook>
+  <Sources><TextSource guid="s1" name="t1.txt"><PlainTextContent>{TEXT}</PlainTextContent>
+    <PlainTextSelection guid="p1" startPosition="0" endPosition="10" creatingUser="u-a">
+      <Coding guid="k1" creatingUser="u-a"><CodeRef targetGUID="c-wo"/></Coding>
+    </PlainTextSelection>
+    <PlainTextSelection guid="p2" startPosition="0" endPosition="10" creatingUser="u-b">
+      <Coding guid="k2" creatingUser="u-b"><CodeRef targetGUID="c-wo"/></Coding>
+    </PlainTextSelection>
+    <PlainTextSelection guid="p3" startPosition="5" endPosition="15" creatingUser="u-a">
+      <Coding guid="k3" creatingUser="u-a"><CodeRef targetGUID="c-ho"/></Coding>
+    </PlainTextSelection>
+    <PlainTextSelection guid="p4" startPosition="5" endPosition="15" creatingUser="u-b">
+      <Coding guid="k4" creatingUser="u-b"><CodeRef targetGUID="c-ho"/></Coding>
+    </PlainTextSelection>
+  </TextSource></Sources>
+</Project>"""
+    p = make_qdpx(tmp_path, xml, entries={})
+    c = read_codings([p])
+    assert c.codes == ["Work/Other", "Health/Other"]
+    t = agreement_tables(c)["codes by transcript"].set_index(["scope", "code", "transcript"])
+    assert t.loc[("all", "Work/Other", "t1"), "units"] == 20  # not 40: two codes, one text
+    assert t.loc[("all", "Health/Other", "t1"), "kappa"] == 1.0
+    # at --level top the two parents are the codes, their children's codings rolled up
+    assert read_codings([p], level="top").codes == ["Work", "Health"]
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        # a 44-character passage with offsets over one character
+        (("t1", "X", "abcdefghijklmnopqrstabcdefghijklmnopqrstabcd", 24, 25),
+         "t1.csv, row 2: offsets 24-25 lie outside"),
+        (("t1", "X", "abcdefghij", 3, 4), "b.csv, row 2: offsets 3-4 select 'd' in 't1', not"),
+        (("t1", "X", "d", 0, 20), "b.csv, row 2: offsets 0-20 select 'abcdefghijklmnopqrst'"),
+        (("t1", "X", "abc", "inf", "5"), "b.csv, row 2: start is 'inf', not a character offset"),
+        (("t1", "X", "abc", 0, "1e400"), "b.csv, row 2: end is '1e400', not a character offset"),
+        (("t1", "X", "abc", "NaN", 3), "b.csv, row 2: start is 'NaN', not a character offset"),
+    ],
+)  # fmt: skip
+def test_offsets_must_select_the_text(tmp_path, tx, row, message):
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    name = "t1.csv" if "t1.csv" in message else "b.csv"
+    b = write(tmp_path, name, [row])
+    proc = themesim("agree", a, b, "--transcripts", tx)
+    assert message.split(": ", 1)[1] in one_line_error(proc)
+    assert name in proc.stderr
+
+
+def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):
+    from test_intercoder import TWO_CODERS
+
+    text = "line one\nline two\nline three"
+    p = make_qdpx(tmp_path, TWO_CODERS.format(text=text), entries={})
+    (tmp_path / "edited").mkdir()
+    (tmp_path / "edited" / "t1.txt").write_text("line one\nline 2\nline three")
+    (tmp_path / "edited" / "t2.txt").write_text("0123456789")  # the same: nothing said
+    proc = themesim("agree", p, "--transcripts", tmp_path / "edited" / "*.txt")
+    assert proc.returncode == 0, proc.stderr
+    assert "transcript 't1' differs from the project's own copy at line 2" in proc.stderr
+    assert "'line 2'" in proc.stderr and "'line two'" in proc.stderr
+    assert "'t2'" not in proc.stderr
+
+
+def test_the_same_coder_twice_is_refused(tmp_path, tx):
+    from test_intercoder import TWO_CODERS
+
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    one_line_error(themesim("agree", a, a, "--transcripts", tx), "a.csv: is given twice")
+    p = make_qdpx(tmp_path, TWO_CODERS.format(text=TEXT), entries={})
+    one_line_error(themesim("agree", p, "--coders", "Anna,Anna"), "names 'Anna' twice")
+    one_line_error(themesim("agree", p, "--coders", "Anna,u-a"), "names coder 'Anna' twice")
+
+
+def test_percent_interval_stays_in_0_100():
+    # four transcripts, three in full agreement and one in none: the jackknife's upper end
+    # would pass 100 % without the clamp
+    rows = []
+    for g, (both, a, b, n) in enumerate([(10, 0, 0, 90), (10, 0, 0, 90), (10, 0, 0, 90),
+                                         (0, 50, 50, 0)]):  # fmt: skip
+        for scope in ("all", "coded"):
+            rows.append((f"t{g}", "X", scope, both + a + b + n, both, a, b, n))
+    counts = pd.DataFrame(rows, columns=["group", "code", "scope", "units", "both", "only_a",
+                                         "only_b", "neither"])  # fmt: skip
+    o = overall_table(counts)
+    assert (o["percent_agreement_ci_high"] <= 100).all()
+    assert (o["percent_agreement_ci_low"] >= 0).all()
+
+
+def test_a_long_transcript_needs_no_characters_by_codes_matrix():
+    # 5 million characters, 10 codes: a boolean matrix per coder would take 100 MB (and the
+    # counting about 45 bytes a character a code, 2.2 GB); intervals take kilobytes.
+    n = 5_000_000
+    texts = {"big": "x" * n}
+    rows = []
+    for k in range(2):
+        for j in range(10):
+            for s in range(0, n, 500_000):
+                rows.append((k, "big", f"c{j}", s + 1000 * j + 7 * k, s + 1000 * j + 5000, "f", 1))
+    spans = pd.DataFrame(rows, columns=["coder", "document", "code", "start", "end", "file",
+                                        "row"])  # fmt: skip
+    c = Codings(("a", "b"), [f"c{j}" for j in range(10)], spans, texts)
+    tracemalloc.start()
+    t = agreement_tables(c)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50 << 20, peak
+    assert t["overall"]["percent_agreement"].iloc[0] > 99
+
+
+@pytest.mark.parametrize("out", ["no/such/dir/x.txt", "."])
+def test_out_that_cannot_be_written(tmp_path, tx, out):
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    line = one_line_error(themesim("agree", a, b, "--transcripts", tx, "--out", out,
+                                   cwd=tmp_path))  # fmt: skip
+    assert f"--out {out}" in line
+
+
+def test_a_glob_that_repeats_a_file(tmp_path, tx):
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    proc = themesim("agree", a, b, "--transcripts", tx, tmp_path / "tx" / "t1.txt")
+    assert proc.returncode == 0, proc.stderr
+    assert "same name" not in proc.stderr
+
+
+def test_level_and_empty_coders_with_files(tmp_path, tx):
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    b = write(tmp_path, "b.csv", [])
+    one_line_error(
+        themesim("agree", a, b, "--transcripts", tx), "b.csv: coder 'b' has no coded segments"
+    )
+    b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    one_line_error(themesim("agree", a, b, "--transcripts", tx, "--level", "top"),
+                   "--level top: applies to a .qdpx")  # fmt: skip
+    with pytest.raises(InputError, match="names one coder"):
+        read_codings([a, b], [tx], coders=["x"])
