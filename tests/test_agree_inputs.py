@@ -310,3 +310,41 @@ def test_level_and_empty_coders_with_files(tmp_path, tx):
                    "--level top: applies to a .qdpx")  # fmt: skip
     with pytest.raises(InputError, match="names one coder"):
         read_codings([a, b], [tx], coders=["x"])
+
+
+def test_locating_without_offsets_in_a_huge_transcript_refuses_before_allocating(
+    tmp_path, tx, monkeypatch
+):
+    import themesim.io.two_codings as tc
+
+    monkeypatch.setattr(tc, "MAX_LOCATE_BYTES", 1000)  # as a 200 MB transcript meets 2 GiB
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], "", "")])
+    b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    with pytest.raises(InputError, match=r"a.csv, row 2: has no offsets, and locating it in "
+                       r"transcript 't1' \(20 characters\) needs about"):  # fmt: skip
+        read_codings([a, b], [tx])
+
+
+def test_sibling_subcodes_under_level_top_are_their_union(tmp_path):
+    from helpers import TEXT_A, project_xml
+
+    # Anna codes 40-54 with Cutting hours and 33-39 with Work; both roll up to Work at top
+    xml = project_xml("").replace('creatingUser="u1"', 'creatingUser="u-a"')
+    xml = xml.replace('<Coding guid="k2">', '<Coding guid="k2" creatingUser="u-a">')
+    xml = xml.replace('<Coding guid="k3">', '<Coding guid="k3" creatingUser="u-a">')
+    extra = """<PlainTextSelection guid="p9" startPosition="30" endPosition="54">
+        <Coding guid="k9" creatingUser="u-b"><CodeRef targetGUID="c-hours"/></Coding>
+        <Coding guid="k8" creatingUser="u-b"><CodeRef targetGUID="c-health"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p8" startPosition="35" endPosition="45">
+        <Coding guid="k7" creatingUser="u-b"><CodeRef targetGUID="c-work"/></Coding>
+      </PlainTextSelection>
+    </TextSource>"""
+    xml = xml.replace("</TextSource>", extra, 1)
+    p = make_qdpx(tmp_path, xml, entries={})
+    c = read_codings([p], level="top")
+    t = agreement_tables(c)["codes by transcript"].set_index(["scope", "code", "transcript"])
+    # Ben's Work at top: 30-54 ∪ 35-45 = 24 characters; Anna's 33-39 ∪ 40-54 = 20
+    assert (t.loc[("all", "Work", "amira"), "coded_a"], t.loc[("all", "Work", "amira"),
+            "coded_b"]) == (20, 24)  # fmt: skip
+    assert len(TEXT_A) == t.loc[("all", "Work", "amira"), "units"]
