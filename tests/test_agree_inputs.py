@@ -18,6 +18,32 @@ from themesim.io.two_codings import Codings, agreement_tables, read_codings
 from themesim.metrics.intercoder import overall_table
 
 TEXT = "abcdefghijklmnopqrst"
+# Anna and Ben code X on t1 (0-10 and 5-15) and t2 (0-5 both)
+TWO_CODERS = """<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="two" origin="test">
+  <Users><User guid="u-a" name="Anna"/><User guid="u-b" name="Ben"/></Users>
+  <CodeBook><Codes><Code guid="c-x" name="X" isCodable="true"/></Codes></CodeBook>
+  <Sources>
+    <TextSource guid="s1" name="t1.txt">
+      <PlainTextContent>{text}</PlainTextContent>
+      <PlainTextSelection guid="p1" startPosition="0" endPosition="10" creatingUser="u-a">
+        <Coding guid="k1" creatingUser="u-a"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p3" startPosition="5" endPosition="15" creatingUser="u-b">
+        <Coding guid="k3" creatingUser="u-b"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+    <TextSource guid="s2" name="t2.txt">
+      <PlainTextContent>0123456789</PlainTextContent>
+      <PlainTextSelection guid="p5" startPosition="0" endPosition="5" creatingUser="u-a">
+        <Coding guid="k5" creatingUser="u-a"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p6" startPosition="0" endPosition="5" creatingUser="u-b">
+        <Coding guid="k6" creatingUser="u-b"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+  </Sources>
+</Project>"""
 
 
 def themesim(*args, cwd=None):
@@ -222,8 +248,6 @@ def test_offsets_must_select_the_text(tmp_path, tx, row, message):
 
 
 def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):
-    from test_intercoder import TWO_CODERS
-
     text = "line one\nline two\nline three"
     p = make_qdpx(tmp_path, TWO_CODERS.format(text=text), entries={})
     (tmp_path / "edited").mkdir()
@@ -237,8 +261,6 @@ def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):
 
 
 def test_the_same_coder_twice_is_refused(tmp_path, tx):
-    from test_intercoder import TWO_CODERS
-
     a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
     one_line_error(themesim("agree", a, a, "--transcripts", tx), "a.csv: is given twice")
     p = make_qdpx(tmp_path, TWO_CODERS.format(text=TEXT), entries={})
