@@ -137,6 +137,9 @@ def test_three_coders_from_a_coder_column(tmp_path, tx):
     seg = {(r["coder_a"], r["coder_b"], r["code"]): r for r in out["segments"]}
     # anna's 0-10 vs ben's 5-15: half covered; t2 0-5 both: agree. So 2 of 4 at 90 %.
     assert seg[("anna", "ben", "X")]["segment_agreement"] == 50.0
+    csv = themesim("agree", p, "--transcripts", tx, "--format", "csv", "--overlap", "0.9")
+    levels = [line.split(",")[0] for line in csv.stdout.splitlines()[1:]]
+    assert (levels.count("pair"), levels.count("segments"), levels.count("overall")) == (6, 6, 2)
     # two coders of the three, named
     proc = themesim("agree", p, "--transcripts", tx, "--coders", "anna,ben", "--format", "json")
     assert json.loads(proc.stdout)["coders"] == ["anna", "ben"]

@@ -223,6 +223,14 @@ def _agree_text(c, tables) -> str:
                 f"{_num(q[kappa]):>6}  {_num(q['alpha_binary_char']):>6}  "
                 f"{_num(q.get('u_alpha_2004')):>7}  {_num(q.get('u_alpha_binary')):>5}"
             )
+    if "pairs" in tables:
+        lines += ["", "Pairs of coders, per code over all text (Cohen's kappa, unitizing alpha):"]
+        for q in tables["pairs"].to_dict("records"):
+            lines.append(
+                f"  {q['coder_a']} / {q['coder_b']}  {q['code']}: kappa {_num(q['kappa'])}, "
+                f"agree {_num(q['percent_agreement'], 1)} %, u-alpha (2004) "
+                f"{_num(q['u_alpha_2004'])}"
+            )
     if "segments" in tables:
         lines += ["", "Segments (a selection agrees when the other coder's covers enough of it):"]
         for q in tables["segments"].to_dict("records"):
@@ -327,7 +335,12 @@ def agree_long_table(tables: dict):
         if f"pooled_{k}" in o
     }  # fmt: skip
     overall = o.assign(level="overall", code="(all)", transcript="(all)", **pooled)
-    out = pd.concat([codes, overall], ignore_index=True)
+    extra = [  # every pair of coders (three or more), the segment criterion (--overlap)
+        tables[name].assign(level=level, scope="all", transcript="(all)")
+        for name, level in (("pairs", "pair"), ("segments", "segments"))
+        if name in tables
+    ]
+    out = pd.concat([codes, overall, *extra], ignore_index=True)
     first = ["level", "scope", "code", "transcript"]
     return out[first + [c for c in out.columns if c not in first]]
 

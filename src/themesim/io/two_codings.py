@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.errors import InputError
-from themesim.metrics.unitizing import Intervals, merge, total
+from themesim.metrics.unitizing import Intervals, merge
 
 SPAN_COLUMNS = ["coder", "document", "code", "start", "end", "file", "row"]
 # Locating a passage without offsets normalises its whole transcript: about this many bytes
@@ -591,10 +591,6 @@ def _union(iv: np.ndarray) -> Intervals:
     first = np.flatnonzero(new)
     last = np.r_[first[1:], len(m)] - 1
     return np.column_stack([m[first, 0], m[last, 1]])
-
-
-def union_length(per_coder: list[list[Intervals]]) -> int:
-    return total(coded_scope(per_coder))
 
 
 def agreement_tables(c: Codings, level: float = 0.95, overlap: float | None = None) -> dict:

@@ -74,6 +74,19 @@ NOT_GIVEN = "not given: biased by segment noise, see docs/validity.md"
 # (a data coverage is one set's share of the segments, not an agreement of the two).
 TEST_METRICS = [m for m in CI_METRICS if not m.startswith("data_coverage_")]
 P_METHOD = "run_preserving_cyclic_shift"
+# The chance-corrected figures (agreement beyond what chance gives: AMI, ARI, κ, α) are
+# refused (NaN, with `withheld_reason`) over fewer transcripts than their interval needs: the
+# transcript is the sampled unit, and with one transcript no interval leaves one out, so a
+# figure such as "AMI 1.00" (two codings of a few segments of one interview) would be shown
+# with nothing to judge it by. The figures that are plain shares and counts stay.
+CHANCE_CORRECTED = [
+    "ami",
+    "ari",
+    "text_pairs_median_kappa",
+    "text_pairs_share_kappa_ge_0_4",
+    "text_pairs_krippendorff_alpha",
+]
+CHANCE_MIN_TRANSCRIPTS = 2  # the delete-one-transcript jackknife's least
 P_TOL = 1e-12  # a permuted statistic this close below the observed one counts as reaching it
 
 
@@ -357,7 +370,9 @@ def grounding(
     (:func:`jackknife_interval`) and `ci_method`, less those :func:`withhold_biased` withholds
     (withhold_biased=False: all of them, for the validation suite); n_perm > 0 adds
     `<metric>_p`, the run-preserving cyclic shift test of agreement above chance
-    (:func:`permutation_test`).
+    (:func:`permutation_test`). Over fewer than CHANCE_MIN_TRANSCRIPTS transcripts the
+    chance-corrected figures are NaN and `withheld_reason` says why
+    (:func:`withheld_few_transcripts`; withhold_biased=False keeps them).
     """
     S = np.asarray(S, dtype=float)
     if S.shape != (A.shape[1], B.shape[1]):
@@ -400,7 +415,26 @@ def grounding(
     if n_perm:
         strata = transcripts if strata is None else _codes(strata)
         row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
+    if withhold_biased:
+        row.update(withheld_few_transcripts(row))
     return row, pairs
+
+
+def withheld_few_transcripts(row: dict) -> dict:
+    """CHANCE_CORRECTED figures of a row over fewer than CHANCE_MIN_TRANSCRIPTS transcripts,
+    with their intervals and p values, set to NaN, and `withheld_reason` saying which and why
+    ("" when none is withheld: the column is always there)."""
+    g = row["n_transcripts"]
+    if g >= CHANCE_MIN_TRANSCRIPTS:
+        return {"withheld_reason": ""}
+    ends = ("", "_ci_low", "_ci_high", "_p")
+    out: dict = {f"{m}{e}": math.nan for m in CHANCE_CORRECTED for e in ends if f"{m}{e}" in row}
+    out["withheld_reason"] = (
+        f"{', '.join(CHANCE_CORRECTED)}: not given over {g} transcript(s); a chance-corrected "
+        f"figure needs at least {CHANCE_MIN_TRANSCRIPTS} (its interval leaves one transcript "
+        "out at a time). Add transcripts to read agreement beyond chance"
+    )
+    return out
 
 
 def _codes(labels) -> np.ndarray:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from themesim.metrics.unitizing import Intervals, total
+from themesim.metrics.unitizing import Intervals
 
 MULTI_STATS = [
     "percent_agreement",
@@ -51,13 +51,6 @@ def histogram(coders: list[Intervals], length: int) -> np.ndarray:
     widths = np.diff(bounds)
     np.add.at(h, level[:-1], widths)
     h[0] += length - h.sum()  # characters before, after and between every coding
-    return h
-
-
-def histogram_within(coders: list[Intervals], scope: Intervals) -> np.ndarray:
-    """h[k] over the characters of `scope` only (a union containing every coder's intervals)."""
-    h = histogram(coders, 0)
-    h[0] = total(scope) - h[1:].sum()
     return h
 
 

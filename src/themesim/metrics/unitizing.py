@@ -73,10 +73,6 @@ def intersect(a: Intervals, b: Intervals) -> Intervals:
     return np.column_stack([s[keep], e[keep]])
 
 
-def overlap_length(a: Intervals, b: Intervals) -> int:
-    return total(intersect(a, b))
-
-
 def sections(units: Intervals, length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(starts, ends, coded) of a coder's continuum [0, length): its units and the gaps between
     them, in order."""
