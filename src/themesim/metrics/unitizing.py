@@ -11,13 +11,13 @@ Two definitions, both per code and for two or more coders:
   of Content Analysis, 2nd ed. 2004, pp. 251-256). Disagreement is positional: two overlapping
   units differ by the squares of their start and end offsets, a unit inside the other coder's
   gap by its squared length. This is DKPro Agreement's ``KrippendorffAlphaUnitizingAgreement``.
-- the 2016 family (Krippendorff, Mathet, Bouvry & Milliat, "On the reliability of unitizing
+- the 2016 family (Krippendorff, Mathet, Bouvry & Widlöcher, "On the reliability of unitizing
   textual continua: further developments", Quality & Quantity 50, 2016; Krippendorff 2019,
-  Content Analysis 4th ed., ch. 12), built on coincidences of lengths: ``u_alpha`` (uα, units
+  Content Analysis, 4th ed.), built on coincidences of lengths: ``u_alpha`` (uα, units
   and codes together), ``u_alpha_binary`` (|uα, coded against uncoded matter), ``cu_alpha``
   (cuα, the codes of stretches the coders both coded) and, with codes grouped in domains,
-  ``cu_alpha_domains`` (ATLAS.ti's Cuα). uα and cuα need each coder's codes to be mutually
-  exclusive; where they overlap they are NaN.
+  ``cu_alpha_domains`` (Cuα; ATLAS.ti's name, not checked against ATLAS.ti). uα and cuα need
+  each coder's codes to be mutually exclusive; where they overlap they are NaN.
 
 A document list is one continuum of the documents laid end to end; no unit or gap crosses a
 document's boundary.
