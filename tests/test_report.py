@@ -14,6 +14,7 @@ from helpers import comparison_row, run_session, write_method
 from markupsafe import escape
 
 from themesim.report import plots
+from themesim.report.format import _compact_png
 from themesim.report.summary import HEADINGS, write_report
 from themesim.report.textblock import format_text_block
 
@@ -186,7 +187,10 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
     uris = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(uris) == 3  # minilm sweep + heatmap, side by side
     heat = study["methods"]["minilm"]["heatmaps"]["human__vs__llm"]
-    assert base64.b64encode(heat.read_bytes()).decode() in uris
+    # embedded shrunk for the screen: at most 720 px wide, a palette, never larger
+    assert base64.b64encode(_compact_png(heat.read_bytes())).decode() in uris
+    shrunk = _compact_png(heat.read_bytes())
+    assert len(shrunk) < len(heat.read_bytes()) and shrunk[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Heatmap not available for this comparison." in html  # tfidf has none
     assert "Threshold-sweep figure not available." in html
 
@@ -302,7 +306,8 @@ def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
     assert tex.splitlines()[-3].endswith(" & -- & -- & -- \\\\")  # tfidf's row
     html = study["out_html"].read_text(encoding="utf-8")
     glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
-    assert '<th scope="col">Normalised alignment</th>' in glance
+    link = '<a class="term" href="#g-ceiling">Normalised alignment</a>'
+    assert f'<th scope="col">{link}</th>' in glance
     assert '<td class="num">85.2</td><td class="num">0.802</td>' in glance
     assert "0 = no better than salad, 1 = as close as a paraphrase" in glance
 
@@ -437,7 +442,7 @@ def test_threshold_changes_from_the_sweep(study):
     html = study["out_html"].read_text(encoding="utf-8")
     minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
     changes = section(minilm, ">What changed across thresholds</h5>", "</table>")
-    head = re.findall(r"<th scope=\"col\">(.*?)</th>", changes)
+    head = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th scope=\"col\">(.*?)</th>", changes)]
     assert head == [
         "Metric", "≥ 0.5", "≥ 0.9", "Sweep maximum", "At its maximum up to θ", "Zero from θ",
     ]  # fmt: skip
@@ -488,7 +493,7 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
     for sub in ["Distributions", "Confidence profile", "Theme map", "Theme-set quality",
                 "Run consistency"]:  # fmt: skip
         assert f">{sub} (minilm)</h4>" in minilm
-    assert minilm.count(base64.b64encode(img.read_bytes()).decode()) == 4
+    assert minilm.count(base64.b64encode(_compact_png(img.read_bytes())).decode()) == 4
     assert (
         '<td>human</td><td class="num">4</td><td class="num">0.610</td>'
         '<td class="num">0.300</td><td class="num">0.400</td><td class="num">2.000</td>'
@@ -513,7 +518,8 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
         "<td>0.5, 0.9</td><td>a pair matches when S ≥ θ</td><td>cosine</td>" in prov
     )
     side = section(html, 'id="side-by-side"', 'id="by-method"')
-    assert re.findall(r"<th scope=\"col\">(.*?)</th>", side) == [
+    heads = re.findall(r"<th scope=\"col\">(.*?)</th>", side)
+    assert [re.sub(r"<[^>]+>", "", h) for h in heads] == [
         "Comparison", "minilm (≥ 0.5)", "tfidf (≥ 0.3)",
     ]  # fmt: skip
     assert '<td>human vs llm</td><td class="num">0.857</td><td class="num">0.429</td>' in side
@@ -664,13 +670,16 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
     )
     write_report(**study)
     html = study["out_html"].read_text(encoding="utf-8")
-    # the verdicts come first, then the at-a-glance figure and table, then how to read them
+    # the verdicts come first, then where figures disagree, what the numbers mean (with the
+    # glossary), then the at-a-glance figure and table
     assert (
         html.index('id="verdicts"')
-        < html.index('id="at-a-glance"')
+        < html.index('id="cautions"')
         < html.index('id="how-to-read"')
+        < html.index('id="glossary"')
+        < html.index('id="at-a-glance"')
     )
-    verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
+    verdicts = section(html, 'id="verdicts"', 'id="cautions"')
     first = (
         "Difference -0.200 [-0.461, 0.087] (90 % CI): inconclusive: the interval reaches both "
         "below −0.100 and above 0. θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one "
@@ -687,7 +696,12 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
         "human_b (its comparisons: setting), so there is no verdict."
     ) in verdicts
     md = study["out_md"].read_text(encoding="utf-8")
-    assert md.index("## Verdicts") < md.index("## At a glance") < md.index("## How to read")
+    assert (
+        md.index("## Verdicts")
+        < md.index("## Where the figures disagree")
+        < md.index("## What these numbers mean")
+        < md.index("## At a glance")
+    )
     # names and brackets escaped as every name in the Markdown report is
     assert "θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one \\(0.600, 95 % CI" in md
     assert "the second analyst human\\_b matches 8" in md

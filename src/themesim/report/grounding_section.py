@@ -22,7 +22,7 @@ HEADERS = [
     "Median κ (text pairs)",
     "Krippendorff α (text pairs)",
     "Text–data ρ",
-    "Coverage A / B",
+    "Passages labelled A / B",
 ]
 
 
@@ -55,7 +55,7 @@ def grounding_view(
     `grounding_scatter_png`; image: the report's figure helper (path, html_dir, md_dir);
     withhold_text (archive.confidential): passages are counted, never quoted.
     """
-    rows, blocks = [], []
+    rows, blocks, reference_rows = [], [], []
     seg_text = None
     for m, spec in methods.items():
         path = spec.get("grounding_csv")
@@ -70,8 +70,12 @@ def grounding_view(
             }
         comps = []
         first = set()
+        reference = spec.get("reference")
         for r in g.to_dict("records"):
             a, b = r["set_a"], r["set_b"]
+            # the reference's comparisons lead; the others (each analyst in turn) are folded
+            embed = not reference or a == reference
+            reference_rows.append(embed)
             rows.append(
                 [
                     m,
@@ -93,8 +97,12 @@ def grounding_view(
             comps.append(
                 {
                     "title": f"{a} vs {b}",
+                    "is_reference": embed,
                     "heatmap": image(
-                        (spec.get("grounding_heatmaps") or {}).get(pair), html_dir, md_dir
+                        (spec.get("grounding_heatmaps") or {}).get(pair),
+                        html_dir,
+                        md_dir,
+                        embed=embed,
                     ),
                     "pairs": _pair_passages(
                         spec,
@@ -120,6 +128,7 @@ def grounding_view(
         "heading": HEADING,
         "headers": HEADERS,
         "rows": rows,
+        "reference_rows": reference_rows,
         "methods": blocks,
         "coder": coder,
     }

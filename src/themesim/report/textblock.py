@@ -33,7 +33,9 @@ def format_text_block(row: Mapping) -> str:
     else:
         lines.append("- Match quality: no pair above the threshold")
     lines += [
-        f"- Coverage: {_pct(k, n_a)} A themes, {_pct(k, n_b)} B themes",
+        # "coverage" is the hit rate and precision family (Coverage F1 above); this line
+        # counts one-to-one partners, so it says so
+        f"- One-to-one share: {_pct(k, n_a)} of A themes, {_pct(k, n_b)} of B themes",
         f"- Paper's Jaccard: {_num(row['raza_jaccard'])} (for comparison)",
     ]
     return "\n".join(lines)

@@ -44,8 +44,8 @@ METHOD_TABLE = [
     ("Hungarian F1", "hungarian_f1"),
     ("True Jaccard", "true_jaccard"),
     ("Coverage F1", "f1"),
-    ("A covered (hit rate)", "hit_rate"),
-    ("B covered (precision)", "precision"),
+    ("Coverage A (hit rate)", "hit_rate"),
+    ("Coverage B (precision)", "precision"),
     ("Max-card. F1", "maxcard_f1"),
     ("Raza Jaccard (for comparison)", "raza_jaccard"),
 ]
@@ -58,8 +58,8 @@ GLANCE_HEADERS = [
     "Coverage F1",
     "Matched sim. median",
     "Matched sim. IQR (Q1–Q3)",
-    "Hungarian coverage A",
-    "Hungarian coverage B",
+    "One-to-one share A",
+    "One-to-one share B",
     "Raza Jaccard (for comparison)",
     "Significant match rate",
 ]
@@ -96,8 +96,8 @@ CHANGE_METRICS = [
     ("Hungarian F1", "hungarian_f1"),
     ("Coverage F1", "f1"),
     ("True Jaccard", "true_jaccard"),
-    ("A covered (hit rate)", "hit_rate"),
-    ("B covered (precision)", "precision"),
+    ("Coverage A (hit rate)", "hit_rate"),
+    ("Coverage B (precision)", "precision"),
     ("Raza Jaccard (for comparison)", "raza_jaccard"),
 ]
 SETS_TABLE = [
@@ -140,7 +140,8 @@ def _glance_row(method: str, r: Mapping) -> list[str]:
         f"{r['set_a']} vs {r['set_b']}",
         fmt_threshold(r["threshold"], r.get("op")),
         fmt(r["hungarian_f1"]),
-        _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")),
+        _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high"))
+        + (" (most possible)" if _bound_note(r) and _has_interval(r) else ""),
         fmt(r["f1"]),
         fmt(r["matched_sim_median"]),
         iqr,
@@ -158,6 +159,39 @@ def _ceiling_cells(r: Mapping) -> list[str]:
 
 def _interval(lo, hi) -> str:
     return DASH if _isnan(lo) or _isnan(hi) else f"{fmt(lo)}–{fmt(hi)}"
+
+
+def _has_interval(r: Mapping) -> bool:
+    return not _isnan(r.get("hungarian_f1_ci_high"))
+
+
+def f1_bound(n_a, n_b) -> float:
+    """The largest Hungarian F1 two sets of n_a and n_b themes allow: 2·min / (n_a + n_b)."""
+    n_a, n_b = int(n_a), int(n_b)
+    return 2 * min(n_a, n_b) / (n_a + n_b) if n_a + n_b else float("nan")
+
+
+def _bound_note(r: Mapping) -> str:
+    """'' or the sentence saying that the row's Hungarian F1 interval (or the F1 itself) meets
+    the most the set sizes allow, below 1 when the sets differ in size."""
+    try:
+        most = f1_bound(r["n_a"], r["n_b"])
+    except (TypeError, ValueError, KeyError):
+        return ""
+    if _isnan(most) or most >= 1 - 1e-9:
+        return ""
+    hi = r.get("hungarian_f1_ci_high")
+    top = r["hungarian_f1"] if _isnan(hi) else hi
+    if _isnan(top) or abs(float(top) - most) > 5e-4:
+        return ""
+    what = "its interval reaches" if not _isnan(hi) else "it is"
+    return (
+        f"{r['set_a']} vs {r['set_b']} ({fmt_threshold(r['threshold'], r.get('op'))}): "
+        f"{fmt(most)} is the most Hungarian F1 possible for {fmt_int(r['n_a'])} against "
+        f"{fmt_int(r['n_b'])} themes (2 × {min(int(r['n_a']), int(r['n_b']))} / "
+        f"{int(r['n_a']) + int(r['n_b'])}), and {what} that bound: the sets' sizes, not the "
+        "method, keep it below 1."
+    )
 
 
 def _method_row(r: Mapping) -> list[str]:
@@ -277,6 +311,10 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         shown_records = [r for r in records if (r["set_a"], r["set_b"]) in keep]
         limited["shown"] = len(pairs)
 
+    # Figures of the reference's comparisons are embedded; those of the others (each analyst
+    # of the reference group the reference in turn, or every pair) are named by file: their
+    # numbers are in the tables, and embedding them all tripled the demo report's size.
+    reference = spec.get("reference")
     comparisons = []
     for set_a, set_b in pairs:
         rows = [r for r in records if (r["set_a"], r["set_b"]) == (set_a, set_b)]
@@ -284,11 +322,14 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         swept = (
             None if sweep is None else sweep[(sweep["set_a"] == set_a) & (sweep["set_b"] == set_b)]
         )
+        embed = not reference or set_a == reference
         comparisons.append(
             {
                 "set_a": set_a,
                 "set_b": set_b,
                 "title": f"{set_a} vs {set_b}",
+                "is_reference": embed,
+                "bound_notes": [n for n in map(_bound_note, rows) if n],
                 "blocks": [
                     {
                         "threshold": fmt_threshold(r["threshold"], r.get("op")),
@@ -296,7 +337,9 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
                     }
                     for r in rows
                 ],
-                "heatmap": _image(heatmaps.get(f"{set_a}__vs__{set_b}"), html_dir, md_dir),
+                "heatmap": _image(
+                    heatmaps.get(f"{set_a}__vs__{set_b}"), html_dir, md_dir, embed=embed
+                ),
                 "themes_a": _theme_rows(mine, "a"),
                 "themes_b": _theme_rows(mine, "b"),
                 "changes": _threshold_changes(swept, rows),
@@ -340,7 +383,11 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "description": spec.get("description") or "",
         "ran_on_note": _ran_on_note(name, spec.get("ran_on")),
         "kind": spec.get("kind") or "",
-        "scale": spec.get("scale") or "cosine",
+        "scale": scale_text(spec.get("kind"), spec.get("scale") or "cosine"),
+        "kind_text": KIND_TEXT.get(spec.get("kind") or "", ""),
+        "limits": KIND_LIMITS.get(spec.get("kind") or "", ""),
+        "glance_reference": [not reference or r["set_a"] == reference for r in shown_records],
+        "bound_notes": [n for n in map(_bound_note, shown_records) if n],
         "clamp": bool(spec.get("clamp", False)),
         "op": op,
         "op_text": f"a pair matches when S {OP_SYMBOL.get(op, op)} θ",
@@ -371,6 +418,42 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "runs_score": runs_score,
         "decisions": decisions if decisions is not None and decisions["rows"] else None,
     }
+
+
+# What each kind of method scores, in plain words (the report's opening paragraph).
+KIND_TEXT = {
+    "sentence_transformer": "a sentence-embedding model: the cosine of the two theme texts' "
+    "vectors",
+    "abtt": "the same embeddings with their most common directions removed (all-but-the-top)",
+    "tfidf": "TF-IDF: the cosine of the two texts' weighted word counts",
+    "llm_judge": "an LLM judge asked how far two themes overlap (0–1)",
+    "precomputed": "scores made elsewhere, read from files",
+}
+# What a kind cannot see, said beside its rows.
+KIND_LIMITS = {
+    "tfidf": (
+        "TF-IDF scores shared words only: a paraphrase in other words scores 0 "
+        "(“Loneliness” against “Social isolation”). Read its low figures as few shared words, "
+        "not as different themes; an embedding method sees meaning."
+    ),
+}
+
+
+def scale_text(kind, scale: str) -> str:
+    """The scale a method's scores are on, as the Methods table names it: "cosine" is the
+    scale setting for scores as the method gives them, which only embeddings make cosines."""
+    named = {
+        "angular": "angular similarity",
+        "z": "within-set z",
+        "calibrated": "calibrated P(match)",
+    }
+    if scale != "cosine":
+        return named.get(scale, scale)
+    return {
+        "tfidf": "cosine of TF-IDF vectors",
+        "llm_judge": "the judge's score as given (0–1)",
+        "precomputed": "scores as given",
+    }.get(kind or "", "cosine")
 
 
 def _side_by_side_table(views: list[dict]) -> dict:
