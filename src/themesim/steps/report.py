@@ -103,6 +103,7 @@ def summary_report(
     confidential: bool = False,
     method_pairs: dict | None = None,
     coded: dict | None = None,
+    judges: dict | None = None,
 ) -> None:
     """Both summary reports.
 
@@ -118,6 +119,9 @@ def summary_report(
     a set's theme count comes from its table, so every input format the ingest step reads
     (.qdpx included) is counted the same way, without parsing the file a second time.
     coded: set -> its coded-segments file (`theme_sets[i].segments`), listed with its rows.
+    judges: method -> its similarity manifest, for the methods an LLM judge scores: the
+    judge's model, its file's sha256 and the llama.cpp build are read from their files'
+    metadata into the provenance.
     """
     import pyarrow.parquet as pq
 
@@ -200,7 +204,7 @@ def summary_report(
                 for t, g in counts
             ],
         },
-        provenance=provenance(embeddings=embeddings, code_version=code_version),
+        provenance=provenance(embeddings=embeddings, code_version=code_version, judges=judges),
         config=config,
     )
 
@@ -211,14 +215,34 @@ MAX_SHEET_CELLS = 2_000_000
 EXCEL_MAX_ROWS = 1_048_576
 
 
-def tables_workbook(*, tables: dict, out, max_cells: int = MAX_SHEET_CELLS) -> None:
+def beside_tables(tables: dict, grounding_pairs: dict | None = None) -> dict:
+    """The tables written beside the workbook's metric tables by the same jobs: each
+    method's per-theme quality (`sets_themes.csv`, beside `sets.csv`) and, for a grounded
+    method, its grounding tables (`grounding.csv` beside `grounding_pairs.csv`). Sheet
+    title -> path, for :func:`tables_workbook`'s `extra`."""
+    out = {}
+    for title, path in tables.items():
+        p = Path(path)
+        if title.endswith(" sets") and p.name == "sets.csv":
+            out[f"{title.removesuffix(' sets')} sets themes"] = str(p.with_name("sets_themes.csv"))
+    for m, path in (grounding_pairs or {}).items():
+        p = Path(path)
+        out[f"{m} grounding"] = str(p.with_name("grounding.csv"))
+        out[f"{m} grounding pairs"] = str(p)
+    return out
+
+
+def tables_workbook(
+    *, tables: dict, out, max_cells: int = MAX_SHEET_CELLS, extra: dict | None = None
+) -> None:
     """results/report/tables.xlsx: every metric table, one sheet each (openpyxl, streamed).
 
     tables: sheet title -> CSV path, in sheet order. Excel allows 31 characters per sheet
     name and no []:*?/\\ ; longer titles are cut and numbered to stay unique. The first
     sheet, "sheets", lists each sheet's full title, source file, rows and whether the sheet
     holds it: a table of more than `max_cells` cells (or more rows than Excel opens) is left
-    to its CSV, named there.
+    to its CSV, named there. extra: more tables (title -> path) after them, each copied when
+    its file exists and named in the index either way (`beside_tables`).
     """
     import csv
     import math
@@ -228,6 +252,16 @@ def tables_workbook(*, tables: dict, out, max_cells: int = MAX_SHEET_CELLS) -> N
 
     from themesim.io.files import atomic_path
 
+    missing = {}
+    if extra:
+        tables = dict(tables)
+        for title, path in extra.items():
+            if title in tables:
+                continue
+            if Path(path).is_file():
+                tables[title] = path
+            else:
+                missing[title] = path
     names, index = [], []
     for title, path in tables.items():
         base = re.sub(r"[\[\]:*?/\\]", "_", title)[:31]
@@ -264,6 +298,8 @@ def tables_workbook(*, tables: dict, out, max_cells: int = MAX_SHEET_CELLS) -> N
     sheet.append(columns)
     for entry in index:
         sheet.append([entry[c] for c in columns])
+    for title, path in missing.items():
+        sheet.append(["", title, str(path), None, "no: not written by this run"])
     for name, path in frames.items():
         sheet = book.create_sheet(name)
         df = pd.read_csv(path)
