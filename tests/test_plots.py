@@ -570,7 +570,9 @@ def test_theme_map_joins_matched_pairs(tmp_path):
         ([1.0, 1.2], [1.0, 0.8]),
     ]
     assert [len(c.get_offsets()) for c in ax.collections] == [2, 2, 1]  # one scatter per set
-    assert {t.get_text() for t in ax.texts} == {"H0", "H1", "L0", "L1", "M0"}
+    # ids prefixed by the set's number in the legend: T01 of two runs stay apart
+    assert {t.get_text() for t in ax.texts} == {"1:H0", "1:H1", "2:L0", "2:L1", "3:M0"}
+    assert ax.get_legend_handles_labels()[1][:3] == ["1: human (2)", "2: llm (2)", "3: llm2 (1)"]
     assert ax.get_xlabel() == "PC1 (40 % of variance)"
     out = plots.theme_map(
         points, links, explained=[0.4, 0.25], title="m", out_png=tmp_path / "m.png",

@@ -64,22 +64,28 @@ def iou_heatmap(pairs, a_names, b_names, title, out_png, out_svg=None):
 
 def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: str) -> Figure:
     """Every theme pair of every comparison: text similarity (x) against segment IoU (y)."""
+    from themesim.report.plots.theme_map import MARKERS, SET_COLOURS
+
     comps = list(dict.fromkeys(zip(pairs["set_a"], pairs["set_b"], strict=True)))
-    colours = list(OKABE_ITO.values())
-    fig = _figure(6.0, 4.2)
+    # a qualitative palette of ten distinct hues, and a marker per ten comparisons
+    colours = SET_COLOURS
+    one_a = len({a for a, _ in comps}) == 1
+    fig = _figure(8.0 if len(comps) > 1 else 6.0, max(4.2, 0.16 * len(comps) + 1.0))
     ax = fig.add_subplot()
     for k, (a, b) in enumerate(comps):
         sub = pairs[(pairs["set_a"] == a) & (pairs["set_b"] == b)]
         row = grounding[(grounding["set_a"] == a) & (grounding["set_b"] == b)]
         rho = float(row["text_data_spearman"].iloc[0]) if len(row) else np.nan
         c = colours[k % len(colours)]
+        name = b if one_a else f"{a} vs {b}"
         ax.scatter(
             sub["similarity"],
             sub["iou"],
             s=14,
             alpha=0.7,
             color=c,
-            label=f"{b} (ρ = {rho:.2f})" if np.isfinite(rho) else f"{b} (ρ undefined)",
+            marker=MARKERS[(k // len(colours)) % len(MARKERS)],
+            label=f"{name} (ρ = {rho:.2f})" if np.isfinite(rho) else f"{name} (ρ undefined)",
         )
         tp = sub[sub["text_pair"]]
         ax.scatter(tp["similarity"], tp["iou"], s=40, facecolors="none", edgecolors=c, lw=1.2)
@@ -87,7 +93,8 @@ def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: st
     ax.set_ylabel("segment IoU")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"{method}: text vs data (rings: text Hungarian pairs)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left", frameon=False)
+    # beside the axes: one entry per comparison would cover the points inside them
+    ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return fig
 
 

@@ -12,7 +12,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from themesim.report.plots.common import (
-    LINE_COLOURS,
     legend_below,
     new_figure,
     require_columns,
@@ -44,6 +43,51 @@ def pca_2d(X) -> tuple[np.ndarray, np.ndarray]:
     if total > 0:
         ratio[:k] = s[:k] ** 2 / total
     return coords, ratio
+
+
+# A qualitative palette of ten distinct hues (matplotlib's tab10), so seven or more sets
+# stay apart; the markers change with every set as well.
+SET_COLOURS = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+]  # fmt: skip
+# Where a label may sit around its point (offset points), tried in this order.
+LABEL_OFFSETS = [(4, 3), (4, -9), (-4, 3), (-4, -9), (0, 8), (0, -13), (8, -3), (-8, -3)]
+
+
+def _spread_labels(fig: Figure, labels: list) -> None:
+    """Move each label to the first place around its point where it overlaps no label
+    placed before it (the least overlap when every place is taken). Deterministic: labels
+    are placed in drawing order."""
+    if not labels:
+        return
+    renderer = fig.canvas.get_renderer()
+    placed = []
+
+    def overlap(box) -> float:
+        total = 0.0
+        for other in placed:
+            w = min(box.x1, other.x1) - max(box.x0, other.x0)
+            h = min(box.y1, other.y1) - max(box.y0, other.y0)
+            if w > 0 and h > 0:
+                total += w * h
+        return total
+
+    for t in labels:
+        best, best_area = None, None
+        for dx, dy in LABEL_OFFSETS:
+            t.set_position((dx, dy))
+            t.set_ha("left" if dx > 0 else "right" if dx < 0 else "center")
+            box = t.get_window_extent(renderer).expanded(1.05, 1.1)
+            area = overlap(box)
+            if best_area is None or area < best_area:
+                best, best_area = (dx, dy, box), area
+            if area == 0:
+                break
+        dx, dy, box = best
+        t.set_position((dx, dy))
+        t.set_ha("left" if dx > 0 else "right" if dx < 0 else "center")
+        placed.append(box)
 
 
 def theme_map_figure(
@@ -78,35 +122,41 @@ def theme_map_figure(
         ax.plot([p[0], q[0]], [p[1], q[1]], color="0.45", linewidth=1.0, alpha=0.8, zorder=1)
     font = 7 if n <= 60 else 5.5
     halo = [pe.withStroke(linewidth=2, foreground="white")]
+    labels = []
     for k, s in enumerate(sets):
         mine = points[points["set"].astype(str) == s]
+        colour = SET_COLOURS[k % len(SET_COLOURS)]
         ax.scatter(
             mine["x"],
             mine["y"],
             s=42,
             marker=MARKERS[k % len(MARKERS)],
-            color=LINE_COLOURS[k % len(LINE_COLOURS)],
+            color=colour,
             edgecolor="white",
             linewidth=0.6,
-            label=f"{s} ({len(mine)})",
+            label=f"{k + 1}: {s} ({len(mine)})",
             zorder=3,
         )
+        # ids repeat across sets (T01 in every generated run): each label names its set by
+        # its number in the legend, in the set's colour
         for x, y, tid in zip(mine["x"], mine["y"], mine["theme_id"], strict=True):
             t = ax.annotate(
-                str(tid)[:10],
+                f"{k + 1}:{str(tid)[:10]}",
                 (x, y),
                 xytext=(4, 3),
                 textcoords="offset points",
                 fontsize=font,
-                color="0.15",
+                color=colour,
                 zorder=4,
             )
             t.set_path_effects(halo)
+            labels.append(t)
     ax.set_xlabel(f"PC1 ({100 * explained[0]:.0f} % of variance)", fontsize=9)
     ax.set_ylabel(f"PC2 ({100 * explained[1]:.0f} % of variance)", fontsize=9)
     ax.grid(True, color="0.92", linewidth=0.6)
     ax.tick_params(labelsize=8)
     ax.set_aspect("equal", adjustable="datalim")
+    _spread_labels(fig, labels)
     handles, _ = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], color="0.45", linewidth=1.0, label=link_label))
     legend_below(fig, handles, min(4, len(handles)))
