@@ -307,7 +307,7 @@ def test_a_long_transcript_needs_no_characters_by_codes_matrix():
     assert t["overall"]["percent_agreement"].iloc[0] > 99
 
 
-@pytest.mark.parametrize("out", ["no/such/dir/x.txt", "."])
+@pytest.mark.parametrize("out", ["no/such/dir/x.txt", ".", "/proc/x.xlsx"])
 def test_out_that_cannot_be_written(tmp_path, tx, out):
     a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
     b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:10], 0, 10)])

@@ -269,6 +269,17 @@ def _agree_out(path: str | None) -> None:
             f"its folder {str(p.parent)!r} does not exist",
             "Create the folder first, or write to an existing one.",
         )
+    import tempfile
+
+    try:  # a folder that exists may still refuse files (/proc, read-only)
+        with tempfile.TemporaryFile(dir=p.parent):
+            pass
+    except OSError as e:
+        raise InputError(
+            f"--out {path}",
+            f"its folder {str(p.parent)!r} cannot be written ({e.strerror})",
+            "Give a file in a folder you can write.",
+        ) from None
 
 
 def cmd_agree(args) -> int:
@@ -295,8 +306,12 @@ def cmd_agree(args) -> int:
     if args.format == "xlsx":
         from themesim.steps.report import frames_workbook
 
-        frames_workbook(tables, args.out)
-        print(f"themesim agree: {len(tables)} sheets written to {args.out}")
+        try:
+            frames_workbook(tables, args.out)
+        except OSError as e:
+            raise InputError(f"--out {args.out}", f"cannot be written ({e.strerror})",
+                             "Give a file in a folder you can write.") from None  # fmt: skip
+        print(f"themesim agree: {len(tables)} tables written to {args.out}")
         return 0
     if args.format == "json":
         text = json.dumps(
