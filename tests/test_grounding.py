@@ -77,7 +77,9 @@ def test_krippendorff_alpha_by_hand(data):
 
 def test_grounding_row_and_pairs(data):
     A, B, ta, tb = data
-    row, pairs = grounding(A, B, ta, tb, S, A_IDS, B_IDS, min_iou=0.5, threshold=0.5)
+    # one transcript: the chance-corrected figures by hand, before they are withheld
+    kw = dict(min_iou=0.5, threshold=0.5, withhold_biased=False)
+    row, pairs = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **kw)
     assert row["n_segments"] == 6 and row["n_both_labelled"] == 5
     assert row["data_coverage_a"] == pytest.approx(5 / 6)
     assert row["data_coverage_b"] == 1.0
@@ -110,7 +112,8 @@ def test_grounding_row_and_pairs(data):
 def test_identical_partitions_agree_fully():
     A = label_matrix(LABELS_A, SEGMENTS, A_IDS)
     ta = top1(LABELS_A, SEGMENTS, A_IDS)
-    row, _ = grounding(A, A, ta, ta, np.eye(2), A_IDS, A_IDS, min_iou=0.5, threshold=0.5)
+    kw = dict(min_iou=0.5, threshold=0.5, withhold_biased=False)  # one transcript: by hand
+    row, _ = grounding(A, A, ta, ta, np.eye(2), A_IDS, A_IDS, **kw)
     assert row["ami"] == pytest.approx(1.0) and row["ari"] == pytest.approx(1.0)
     assert row["grounded_hungarian_f1"] == 1.0
     assert row["text_pairs_krippendorff_alpha"] == pytest.approx(1.0)
@@ -149,6 +152,33 @@ def test_jackknife_by_hand(data):
     assert r3["ci_method"] == "none (one transcript)" and math.isnan(r3["ami_ci_low"])
 
 
+def test_chance_corrected_figures_are_refused_over_one_transcript(data):
+    """Regression (issue 36): with one transcript the grounding row showed "AMI 1.00" beside
+    text F1 0.00, with no interval to judge it by. AMI, ARI, κ and α (and their intervals and
+    p values) are NaN below CHANCE_MIN_TRANSCRIPTS, and withheld_reason says which and why;
+    the shares and counts stay. From 2 transcripts they are given and the reason is empty."""
+    from themesim.metrics.grounding import CHANCE_CORRECTED, CHANCE_MIN_TRANSCRIPTS
+
+    assert CHANCE_MIN_TRANSCRIPTS == 2
+    A, B, ta, tb = data
+    kw = dict(min_iou=0.5, threshold=0.5, intervals=True, n_perm=20, seed=1)
+    one, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **kw)
+    raw, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, withhold_biased=False, **kw)
+    assert np.isfinite(raw["ami"])  # computed, then refused
+    assert one["n_transcripts"] == 1
+    for m in CHANCE_CORRECTED:
+        assert math.isnan(one[m]), m
+        for end in ("_ci_low", "_ci_high", "_p"):  # those it has
+            assert math.isnan(one.get(f"{m}{end}", math.nan)), f"{m}{end}"
+    reason = one["withheld_reason"]
+    assert reason.startswith("ami, ari, text_pairs_median_kappa")
+    assert "not given over 1 transcript(s)" in reason and "at least 2" in reason
+    for m in ("data_coverage_a", "grounded_hungarian_f1", "text_hungarian_f1", "n_both_labelled"):
+        assert one[m] == raw[m]  # plain shares and counts stay
+    two, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, transcripts=np.array([0] * 3 + [1] * 3), **kw)
+    assert two["withheld_reason"] == "" and np.isfinite(two["ami"])
+
+
 def test_biased_intervals_are_withheld_and_named():
     """Regression (issue 23): the median κ of the text pairs and the text–data ρ got a
     transcript-jackknife interval that covered 0.62–0.97 (κ, 4–6 transcripts) and
@@ -174,7 +204,7 @@ def test_biased_intervals_are_withheld_and_named():
         kw = dict(min_iou=0.2, threshold=0.5, transcripts=t, intervals=True)
         row, _ = grounding(A, B, ta, tb, S6, ids, ids, **kw)
         raw, _ = grounding(A, B, ta, tb, S6, ids, ids, withhold_biased=False, **kw)
-        assert row == raw | withheld_intervals(raw)
+        assert row == raw | withheld_intervals(raw) | {"withheld_reason": ""}
         for m in CI_METRICS:  # every estimate is defined, and every raw interval given
             assert raw[f"{m}_ci_low"] <= raw[m] <= raw[f"{m}_ci_high"], m
         assert math.isnan(row["text_data_spearman_ci_low"])

@@ -80,6 +80,10 @@ def test_grounding_tables(study):
     # places when B labels them differently (2 arrangements, enumerated), else stay (1).
     assert (g["n_transcripts"] == 1).all() and (g["ci_method"] == "none (one transcript)").all()
     assert g["ami_ci_low"].isna().all()
+    # ... and no chance-corrected figure over one transcript (it showed "AMI 1.00"): NaN,
+    # with the reason in withheld_reason
+    assert g["ami"].isna().all() and g["text_pairs_krippendorff_alpha"].isna().all()
+    assert g["withheld_reason"].str.contains("not given over 1 transcript").all()
     assert (g["p_method"] == "run_preserving_cyclic_shift_exact").all()
     for set_b, n_arrangements in zip(g["set_b"], g["n_permutations"], strict=True):
         b = pd.read_parquet(study / f"results/segments/minilm/{set_b}.parquet")
