@@ -121,3 +121,77 @@ def test_2016_family_perfect_and_overlapping_codes():
     assert np.isnan(fam["u_alpha"]) and np.isnan(fam["cu_alpha"])
     assert 0 < fam["u_alpha_binary"] < 1
     assert binary_u_alpha([(20, [units((2, 5)), units((2, 5))])]) == 1.0
+
+
+def _sections(units, n):
+    """(start, length, coded) of a continuum's units and gaps, by walking it."""
+    out, pos = [], 0
+    for a, b in units:
+        if a > pos:
+            out.append((pos, a - pos, False))
+        out.append((a, b - a, True))
+        pos = b
+    if pos < n:
+        out.append((pos, n - pos, False))
+    return out
+
+
+def _delta(g, h):
+    """Krippendorff (2004, p. 252) δ² of two sections, written case by case."""
+    (b1, l1, c1), (b2, l2, c2) = g, h
+    if c1 and c2 and -l1 < b1 - b2 < l2:
+        return (b1 - b2) ** 2 + (b1 + l1 - b2 - l2) ** 2
+    if c1 and not c2 and b2 <= b1 and b1 + l1 <= b2 + l2:
+        return l1**2
+    if c2 and not c1 and b1 <= b2 and b2 + l2 <= b1 + l1:
+        return l2**2
+    return 0
+
+
+def _brute_force(docs):
+    m = len(docs[0][1])
+    L = sum(n for n, _ in docs)
+    obs, units, gaps = 0, [], []
+    for n, coders in docs:
+        secs = [_sections(u.tolist(), n) for u in coders]
+        for i in range(m):
+            units += [s[1] for s in secs[i] if s[2]]
+            gaps += [s[1] for s in secs[i] if not s[2]]
+            for j in range(m):
+                if i != j:
+                    obs += sum(
+                        _delta(g, h)
+                        for g in secs[i]
+                        for h in secs[j]
+                        if g[0] < h[0] + h[1] and h[0] < g[0] + g[1]
+                    )
+    d_o = obs / (m * (m - 1) * L * L)
+    N = len(units)
+    num = sum(
+        (N - 1) * (2 * lu**3 - 3 * lu**2 + lu) / 3
+        + lu**2 * sum(g - lu + 1 for g in gaps if g >= lu)
+        for lu in units
+    )
+    den = m * L * (m * L - 1) - sum(lu * (lu - 1) for lu in units)
+    return d_o, 2 / L * num / den
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_u_alpha_2004_equals_a_case_by_case_computation(seed):
+    # random documents, 2-4 coders, touching and nested units: the vectorised sums equal
+    # the definition summed section pair by section pair
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 5))
+    docs = []
+    for _ in range(int(rng.integers(1, 4))):
+        n = int(rng.integers(20, 60))
+        coders = []
+        for _ in range(m):
+            cuts = np.sort(rng.choice(np.arange(1, n), size=6, replace=False))
+            pairs = cuts.reshape(-1, 2)
+            keep = rng.random(len(pairs)) < 0.8
+            coders.append(pairs[keep])
+        docs.append((n, coders))
+    touching = [np.array([[2, 5], [5, 9], [9, 12]])] + [np.array([[3, 9]])] * (m - 1)
+    docs.append((30, touching))  # adjacent selections are separate units
+    assert u_alpha_2004_parts(docs) == pytest.approx(_brute_force(docs), rel=1e-12)
