@@ -195,3 +195,28 @@ def test_u_alpha_2004_equals_a_case_by_case_computation(seed):
     touching = [np.array([[2, 5], [5, 9], [9, 12]])] + [np.array([[3, 9]])] * (m - 1)
     docs.append((30, touching))  # adjacent selections are separate units
     assert u_alpha_2004_parts(docs) == pytest.approx(_brute_force(docs), rel=1e-12)
+
+
+def test_2016_observed_coincidences_count_characters():
+    # o_ck = Σ_characters Σ_{i≠j} [coder i has c][coder j has k] / (m − 1), on random
+    # exclusive codings with long units; the expected matrix's total is the number of values
+    from themesim.metrics.unitizing import Coincidences
+
+    rng = np.random.default_rng(11)
+    m, n, V = 3, 50, 3
+    coders, chars = [], np.zeros((m, n), dtype=int)
+    for i in range(m):
+        cuts = np.sort(rng.choice(np.arange(1, n), size=8, replace=False)).reshape(-1, 2)
+        vals = rng.integers(0, V, size=len(cuts))
+        per = [cuts[vals == v] for v in range(V)]
+        coders.append(per)
+        for (a, b), v in zip(cuts, vals, strict=True):
+            chars[i, a:b] = v + 1
+    c = Coincidences([(n, coders)], V)
+    want = np.zeros((V + 1, V + 1))
+    for i in range(m):
+        for j in range(m):
+            if i != j:
+                np.add.at(want, (chars[i], chars[j]), 1 / (m - 1))
+    assert np.allclose(c.o, want)
+    assert c.expected().sum() == pytest.approx(m * n)
