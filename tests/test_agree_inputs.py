@@ -373,3 +373,30 @@ def test_sibling_subcodes_under_level_top_are_their_union(tmp_path):
     assert (t.loc[("all", "Work", "amira"), "coded_a"], t.loc[("all", "Work", "amira"),
             "coded_b"]) == (20, 24)  # fmt: skip
     assert len(TEXT_A) == t.loc[("all", "Work", "amira"), "units"]
+
+
+def test_per_code_unitizing_intervals_leave_one_transcript_out(tmp_path):
+    from themesim.metrics.intercoder import jackknife_interval
+    from themesim.metrics.unitizing import u_alpha_2004
+
+    rng = np.random.default_rng(4)
+    rows = {"a": [], "b": []}
+    docs = []
+    for t in range(4):
+        text = "".join(chr(97 + i % 26) for i in range(60 + 10 * t))
+        (tmp_path / f"t{t}.txt").write_text(text)
+        per = []
+        for coder in rows:
+            a = int(rng.integers(0, 20))
+            b = a + int(rng.integers(5, 30))
+            rows[coder].append((f"t{t}", "X", text[a:b], a, b))
+            per.append(np.array([[a, b]]))
+        docs.append((len(text), per))
+    files = [write(tmp_path, f"{k}.csv", v) for k, v in rows.items()]
+    c = read_codings(files, [tmp_path / "t*.txt"])
+    r = agreement_tables(c)["codes by transcript"].set_index(["scope", "code", "transcript"])
+    r = r.loc[("all", "X", "(all)")]
+    est = u_alpha_2004(docs)
+    lo, hi = jackknife_interval(est, [u_alpha_2004(docs[:g] + docs[g + 1 :]) for g in range(4)])
+    assert r["u_alpha_2004"] == pytest.approx(est)
+    assert (r["u_alpha_2004_ci_low"], r["u_alpha_2004_ci_high"]) == pytest.approx((lo, min(hi, 1)))

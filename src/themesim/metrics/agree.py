@@ -59,7 +59,7 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None) -> di
     lengths = {d: len(c.texts[d]) for d in docs}
     m = len(c.coders)
     hists = _histograms(iv, lengths, len(c.codes))
-    u_rows = _u_code_rows(iv, lengths, c.codes, docs)
+    u_rows = _u_code_rows(iv, lengths, c.codes, docs, level)
     tables = {}
     if m == 2:
         counts = pd.DataFrame(_pair_counts(iv, lengths, c.codes, 0, 1), columns=COUNT_COLUMNS)
@@ -206,22 +206,25 @@ def _multi_overall(hists, docs, level: float) -> pd.DataFrame:
 # ---------------------------------------------------------------- unitizing α
 
 
-def _u_code_rows(iv, lengths, codes, docs) -> pd.DataFrame:
-    """u_alpha_2004 and u_alpha_binary per code, per transcript and pooled (scope `all`)."""
+def _u_code_rows(iv, lengths, codes, docs, level: float = 0.95) -> pd.DataFrame:
+    """u_alpha_2004 and u_alpha_binary per code, per transcript and pooled (scope `all`); the
+    pooled rows with jackknife intervals over transcripts."""
+    fns = {"u_alpha_2004": u_alpha_2004, "u_alpha_binary": binary_u_alpha}
     rows = []
     for k, code in enumerate(codes):
         per_doc = {d: (lengths[d], [coder[k] for coder in iv[d]]) for d in docs}
-        for group, sub in [*((d, [per_doc[d]]) for d in docs), (ALL, list(per_doc.values()))]:
-            rows.append(
-                {
-                    "scope": "all",
-                    "code": code,
-                    "transcript": group,
-                    "u_alpha_2004": u_alpha_2004(sub),
-                    "u_alpha_binary": binary_u_alpha(sub),
-                }
-            )
-    return pd.DataFrame(rows, columns=["scope", "code", "transcript", *U_CODE])
+        for d in docs:
+            rows.append({"scope": "all", "code": code, "transcript": d}
+                        | {name: f([per_doc[d]]) for name, f in fns.items()})  # fmt: skip
+        row = {"scope": "all", "code": code, "transcript": ALL}
+        for name, f in fns.items():
+            row[name] = f(list(per_doc.values()))
+            loo = [f([per_doc[d] for d in docs if d != g]) for g in docs]
+            lo, hi = jackknife_interval(row[name], loo, level)
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _bounded(name, lo, hi)
+        rows.append(row)
+    cis = [f"{n}_ci_{s}" for n in U_CODE for s in ("low", "high")]
+    return pd.DataFrame(rows, columns=["scope", "code", "transcript", *U_CODE, *cis])
 
 
 def _u_overall_figures(iv, lengths, c, docs) -> dict:
