@@ -266,6 +266,12 @@ def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):
 def test_the_same_coder_twice_is_refused(tmp_path, tx):
     a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], 0, 10)])
     one_line_error(themesim("agree", a, a, "--transcripts", tx), "a.csv: is given twice")
+    copy = tmp_path / "copy.csv"
+    rows = [("t1", "X", TEXT[0:10], 0, 10), ("t1", "X", TEXT[12:15], 12, 15)]
+    write(tmp_path, "a.csv", rows)
+    write(tmp_path, "copy.csv", rows)
+    proc = themesim("agree", a, copy, "--transcripts", tx)
+    assert proc.returncode == 0 and "coders 'a' and 'copy' made the very same 2" in proc.stderr
     p = make_qdpx(tmp_path, TWO_CODERS.format(text=TEXT), entries={})
     one_line_error(themesim("agree", p, "--coders", "Anna,Anna"), "names 'Anna' twice")
     one_line_error(themesim("agree", p, "--coders", "Anna,u-a"), "names coder 'Anna' twice")

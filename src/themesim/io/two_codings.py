@@ -113,6 +113,7 @@ def read_codings(
     _check_empty_coders(out)
     _check_codes(out, allow_unmatched)
     _note_overlaps(out)
+    _note_copies(out)
     return out
 
 
@@ -531,6 +532,22 @@ def _check_codes(c: Codings, allow_unmatched: bool) -> None:
                 "to score it as never applied by them.",
             )
     c.codes = [code for code in c.codes if code in everyone]
+
+
+def _note_copies(c: Codings) -> None:
+    """Two coders with the very same selections are most likely one coding given twice."""
+    keys = ["document", "code", "start", "end"]
+    seen: dict[frozenset, int] = {}
+    for k in range(len(c.coders)):
+        mine = c.spans.loc[c.spans["coder"] == k, keys]
+        sig = frozenset(mine.itertuples(index=False, name=None))
+        if sig in seen and len(sig) > 1:
+            c.notes.append(
+                f"coders {c.coders[seen[sig]]!r} and {c.coders[k]!r} made the very same "
+                f"{len(sig)} selections: if one is a copy of the other, their agreement of 1 "
+                "says nothing"
+            )
+        seen.setdefault(sig, k)
 
 
 def _note_overlaps(c: Codings) -> None:
