@@ -406,3 +406,23 @@ def test_per_code_unitizing_intervals_leave_one_transcript_out(tmp_path):
     lo, hi = jackknife_interval(est, [u_alpha_2004(docs[:g] + docs[g + 1 :]) for g in range(4)])
     assert r["u_alpha_2004"] == pytest.approx(est)
     assert (r["u_alpha_2004_ci_low"], r["u_alpha_2004_ci_high"]) == pytest.approx((lo, min(hi, 1)))
+
+
+def test_overall_unitizing_family_with_domains(tmp_path, tx):
+    from themesim.metrics.unitizing import u_alpha_family
+
+    a = write(tmp_path, "a.csv", [("t1", "Work/pay", TEXT[0:5], 0, 5),
+                                  ("t1", "Work/hours", TEXT[6:10], 6, 10),
+                                  ("t1", "Health\\sleep", TEXT[12:18], 12, 18)])  # fmt: skip
+    b = write(tmp_path, "b.csv", [("t1", "Work/pay", TEXT[0:4], 0, 4),
+                                  ("t1", "Work/hours", TEXT[4:10], 4, 10),
+                                  ("t1", "Health\\sleep", TEXT[11:18], 11, 18)])  # fmt: skip
+    c = read_codings([a, b], [tx])
+    o = agreement_tables(c)["overall"].set_index("scope").loc["all"]
+    iv = lambda *p: np.array(p).reshape(-1, 2)  # noqa: E731
+    docs = [(20, [[iv((0, 5)), iv((6, 10)), iv((12, 18))], [iv((0, 4)), iv((4, 10)),
+                                                            iv((11, 18))]])]  # fmt: skip
+    want = u_alpha_family(docs, 3, domains=[1, 1, 0])
+    for k in ("u_alpha", "u_alpha_binary", "cu_alpha", "cu_alpha_domains"):
+        assert o[k] == pytest.approx(want[k]), k
+    assert np.isfinite(o["cu_alpha_domains"]) and o["cu_alpha_domains"] == 1.0  # domains agree

@@ -50,7 +50,12 @@ def _code_key(name) -> str:
 
 
 def _domain(label: str) -> str:
-    return label.split("/")[0].strip() if "/" in label else label
+    """A code's top-level code: what its path (`Parent/Child`, MAXQDA's `Parent\\Child`) starts
+    with; a code without a path is its own."""
+    import re
+
+    head = re.split(r"[/\\]", label, maxsplit=1)[0].strip()
+    return head or label
 
 
 def read_codings(
