@@ -441,7 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
     ag.add_argument(
         "--transcripts",
         nargs="+",
-        help="transcript files or glob patterns (required for coded-segments files)",
+        help="transcript files or glob patterns (required for coded-segments files; beside a"
+        " .qdpx they are compared with the project's own copies, which are scored)",
     )
     ag.add_argument(
         "--coders",
@@ -458,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     ag.add_argument(
         "--allow-unmatched-codes",
         action="store_true",
-        help="score a code only one coder used as never applied by the other",
+        help="score a code some coder never used as never applied by that coder",
     )
     ag.add_argument("--format", choices=(*FORMATS, "xlsx"), default="text")
     ag.add_argument("--out", help="write here instead of stdout (required for xlsx)")
