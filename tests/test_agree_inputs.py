@@ -147,12 +147,15 @@ def test_three_coders_from_a_coder_column(tmp_path, tx):
 
 @pytest.mark.parametrize("m", [2, 3, 5])
 def test_two_three_and_five_coder_files(tmp_path, tx, m):
+    import krippendorff
+
     rng = np.random.default_rng(m)
-    files, k = [], np.zeros(20, dtype=int)
+    files, k, R = [], np.zeros(20, dtype=int), np.zeros((m, 20), dtype=int)
     for i in range(m):
         a = int(rng.integers(0, 8))
         b = a + int(rng.integers(3, 12))
         k[a:b] += 1
+        R[i, a:b] = 1
         files.append(write(tmp_path, f"c{i}.csv", [("t1", "X", TEXT[a:b], a, b)]))
     c = read_codings(files, [tx])
     assert c.coders == tuple(f"c{i}" for i in range(m))
@@ -163,6 +166,9 @@ def test_two_three_and_five_coder_files(tmp_path, tx, m):
         assert row.loc[("all", "X", "t1"), "fleiss_kappa"] == pytest.approx(want, abs=1e-12)
         assert len(t["pairs"]) == m * (m - 1) // 2
     assert np.isfinite(row.loc[("all", "X", "t1"), "u_alpha_2004"])
+    assert row.loc[("all", "X", "t1"), "alpha_binary_char"] == pytest.approx(
+        krippendorff.alpha(reliability_data=R, level_of_measurement="nominal"), abs=1e-12
+    )
 
 
 # ---------------------------------------------------------------- inputs that cannot mislead
