@@ -58,6 +58,7 @@ def test_csv_all_columns(tmp_path):
         "quotes",
         "text",
         "source_row",
+        "group",
     ]
     assert column(df, "set") == ["coder_a", "coder_a"]
     assert column(df, "theme_id") == ["T1", "T2"]

@@ -31,6 +31,9 @@ _ALIASES = {
     "keywords": "keywords",
     "codes": "codes",
     "quotes": "quotes",
+    "group": "group",
+    "domain": "group",
+    "category": "group",
 }
 # Columns CAQDAS code-book exports carry beside the theme's own fields: `parent` is kept on the
 # theme (its place in a hierarchy), the others are ignored with a warning.
@@ -46,7 +49,8 @@ _EXPORT_EXTRAS = {
     "author": "_extra",
 }
 _ACCEPTED = (
-    "id or theme_id; name, theme, title or label (only one); description; keywords; codes; quotes"
+    "id or theme_id; name, theme, title or label (only one); description; keywords; codes; "
+    "quotes; group, domain or category (only one)"
 )
 
 
@@ -80,6 +84,7 @@ class ThemeRecord:
     codes: list[str] = field(default_factory=list)
     quotes: list[str] = field(default_factory=list)
     parent: str = ""  # the parent theme's name or id in an exported hierarchy
+    group: str = ""  # the theme's declared group (a domain, parent theme or category)
 
 
 def _split_items(value: str) -> list[str]:
@@ -242,8 +247,13 @@ def _from_mapping(obj, row: int, where: str) -> ThemeRecord:
         value = obj[key]
         if canon == "_extra":
             continue
-        if canon == "parent":
-            t.parent = "" if value is None else str(value).strip()
+        if canon in ("parent", "group"):
+            text = "" if value is None else str(value).strip()
+            if canon == "group" and isinstance(value, dict | list):
+                raise InputError(
+                    where, f"group is a {_kind(value)}, not text", "Give the group as one text."
+                )
+            setattr(t, canon, text)
             continue
         if canon == "id":
             t.id = _id_value(value, where)

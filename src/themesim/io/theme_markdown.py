@@ -16,7 +16,7 @@ _MD_HEADING = re.compile(r"#{1,6}(?:[ \t]+(.*))?")
 _MD_BULLET = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
 _MD_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}")
 _MD_FIELD = re.compile(
-    r"(?:[-*+][ \t]+)?(?:\*\*|__)?(id|description|keywords|codes|quotes)(?:\*\*|__)?"
+    r"(?:[-*+][ \t]+)?(?:\*\*|__)?(id|description|keywords|codes|quotes|group)(?:\*\*|__)?"
     r"[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(.*)",
     re.IGNORECASE,
 )
@@ -75,6 +75,8 @@ def _md_body(t: ThemeRecord, text: str, pending: str | None) -> str | None:
             return None if value else label
         if label == "id":
             t.id = value or None
+        elif label == "group":
+            t.group = value
         elif value:
             t.description = _append(t.description, value)
         return None

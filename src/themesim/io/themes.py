@@ -44,7 +44,10 @@ _COLUMNS = [
     "quotes",
     "text",
     "source_row",
+    "group",
 ]
+# Written by every reader; tables written before `group` existed lack it (read as no group).
+_REQUIRED = _COLUMNS[:-1]
 _SCHEMA = pa.schema(
     [
         ("set", pa.string()),
@@ -56,6 +59,7 @@ _SCHEMA = pa.schema(
         ("quotes", pa.list_(pa.string())),
         ("text", pa.string()),
         ("source_row", pa.int64()),
+        ("group", pa.string()),  # the theme's declared group; null where none
     ]
 )
 _SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -203,6 +207,9 @@ def _assemble(
             "quotes": [t.quotes for t in themes],
             "text": texts,
             "source_row": pd.array([t.row for t in themes], dtype="int64"),
+            # a declared group (a `group` column or field), else an exported hierarchy's
+            # parent (CAQDAS code books, REFI-QDA parent codes); None where neither is given
+            "group": pd.Series([(t.group or t.parent or None) for t in themes], dtype=object),
         },
         columns=_COLUMNS,
     )
@@ -236,19 +243,44 @@ def read_theme_file(
 
 def write_themes_parquet(df: pd.DataFrame, path) -> None:
     """Write a theme table; no pandas index or metadata, so equal tables give equal files."""
-    missing = [c for c in _COLUMNS if c not in df.columns]
+    missing = [c for c in _REQUIRED if c not in df.columns]
     if missing:
         raise ValueError(f"theme table lacks columns {missing}")
-    data = {c: df[c].tolist() for c in _COLUMNS}
+    data = {c: df[c].tolist() for c in _REQUIRED}
+    data["group"] = [_group_text(g) for g in df["group"]] if "group" in df else [None] * len(df)
     for c in LIST_FIELDS:
         data[c] = [list(v) for v in data[c]]
     with atomic_path(path) as tmp:
         pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), tmp)
 
 
+def _group_text(value) -> str | None:
+    """A declared group as text; None for a missing one (None, NaN, empty)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return str(value).strip() or None
+
+
 def read_themes_parquet(path) -> pd.DataFrame:
-    """Read a table written by `write_themes_parquet`; list columns come back as lists."""
-    df = read_checked_parquet(path, _COLUMNS, "theme")
+    """Read a table written by `write_themes_parquet`; list columns come back as lists, and
+    `group` is None for a theme without one (and for tables written before it existed)."""
+    df = read_checked_parquet(path, _REQUIRED, "theme")
     for c in LIST_FIELDS:
         df[c] = [[] if v is None else list(v) for v in df[c]]
+    names = pq.read_schema(str(path)).names
+    df["group"] = (
+        read_checked_parquet(path, ["group"], "theme")["group"] if "group" in names else None
+    )
+    df["group"] = df["group"].astype(object).where(df["group"].notna(), None)
     return df
+
+
+def theme_groups(themes) -> dict[str, str | None]:
+    """Each theme's declared group: theme_id -> group (None where the theme has none).
+
+    themes: a theme table (read_theme_file, read_themes_parquet) or the path of an ingested
+    theme table (results/themes/{set}.parquet). The one place other code gets groups from.
+    """
+    df = themes if isinstance(themes, pd.DataFrame) else read_themes_parquet(themes)
+    groups = df["group"] if "group" in df else [None] * len(df)
+    return {str(i): _group_text(g) for i, g in zip(df["theme_id"], groups, strict=True)}
