@@ -27,6 +27,8 @@ def test_set_level_metrics_invariant_to_theme_order():
     pa, pb = np.random.default_rng(5).permutation(6), np.random.default_rng(6).permutation(7)
     perm, _ = comparison_rows(S[pa][:, pb], st, W_a=W_a[np.ix_(pa, pa)], W_b=W_b[np.ix_(pb, pb)])
     assert list(base.columns) == list(perm.columns)
+    assert base["contract"].tolist() == perm["contract"].tolist()  # the one text column
+    base, perm = base.drop(columns="contract"), perm.drop(columns="contract")
     np.testing.assert_allclose(
         base.to_numpy(float), perm.to_numpy(float), rtol=1e-6, atol=1e-9, equal_nan=True
     )

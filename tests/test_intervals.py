@@ -12,8 +12,11 @@ from statsmodels.stats.proportion import proportion_confint
 from themesim.metrics.coverage import score
 from themesim.metrics.distinctiveness import gap_summary
 from themesim.metrics.intervals import (
+    BOUND_COLUMNS,
     CI_COLUMNS,
     CI_METRICS,
+    COUNT_METRICS,
+    ICC_COLUMNS,
     clopper_pearson,
     interval_table,
     quantile_intervals,
@@ -46,7 +49,7 @@ def test_perfect_diagonal_is_not_certain():
     # 5 of 5 matched pairs: k in [2.39, 5]; true Jaccard k / (10 - k)
     assert r["hungarian_n_matched_ci_low"] == pytest.approx(5 * 0.47818, abs=1e-3)
     assert r["true_jaccard_ci_low"] == pytest.approx(2.3909 / (10 - 2.3909), abs=1e-3)
-    assert r["ci_method"].startswith("clopper-pearson")
+    assert r["ci_method"].startswith("themes independent: clopper-pearson")
 
 
 def test_one_to_one_counts_use_the_smaller_set():
@@ -94,22 +97,31 @@ def test_a_join_widens_precision_beyond_the_independent_interval():
     assert "design effect" in r["ci_method"]
 
 
-def test_no_match_seen_counts_on_the_smaller_side_and_all_cells():
-    # 6 x 12, nothing at theta: two themes of each side that all match each other (a 2 x 2
-    # block, the smallest many-to-many overlap) may be one unit, so the shares are out of
-    # 6 / 2 = 3 units, not 6 or 12, and the pair count reaches 3 blocks of 4 pairs at that
-    # share's upper end; a gap can reach the scale's top less the lowest cell.
+def test_no_match_seen_is_exact_and_its_worst_case_a_named_bound():
+    # 6 x 12, nothing at theta: the 95 % interval is exact under independent themes (0 of 6,
+    # 0 of 12); the worst case for a structure the sample cannot show (2 x 2 blocks: shares
+    # out of 6 / 2 = 3 units, the pair count reaching 3 blocks of 4 pairs) is the bound.
     S = np.full((6, 12), 0.3)
     S[0, 0] = 0.1
     r = interval_table(S, [0.6]).iloc[0]
+    six = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
     three = proportion_confint(0, 3, alpha=0.05, method="beta")[1]
     assert three == pytest.approx(0.7076, abs=1e-4)
-    assert r["precision_ci_high"] == pytest.approx(three)
-    assert r["hit_rate_ci_high"] == pytest.approx(three)
-    assert r["share_no_good_match_b_ci_low"] == pytest.approx(1 - three)
-    assert r["n_match_pairs_ci_high"] == pytest.approx(4 * 3 * three)
-    assert r["raza_jaccard_ci_high"] == pytest.approx(12 * three / 72)
+    assert r["hit_rate_ci_high"] == pytest.approx(six)
+    assert r["precision_ci_high"] == pytest.approx(
+        proportion_confint(0, 12, alpha=0.05, method="beta")[1]
+    )
+    assert r["n_match_pairs_ci_high"] == pytest.approx(6 * six)
+    assert r["precision_bound_high"] == pytest.approx(three)
+    assert r["hit_rate_bound_high"] == pytest.approx(three)
+    assert r["share_no_good_match_b_bound_low"] == pytest.approx(1 - three)
+    assert r["n_match_pairs_bound_high"] == pytest.approx(4 * 3 * three)
+    assert r["raza_jaccard_bound_high"] == pytest.approx(12 * three / 72)
     assert r["gap_abs_max_a_ci_high"] == pytest.approx(1.0 - 0.1)
+    # the bound always holds the interval
+    for m in COUNT_METRICS:
+        assert r[f"{m}_bound_low"] <= r[f"{m}_ci_low"] + 1e-12
+        assert r[f"{m}_bound_high"] >= r[f"{m}_ci_high"] - 1e-12
 
 
 def test_blocks_that_all_match_are_the_units():
@@ -133,26 +145,27 @@ def test_blocks_that_all_match_are_the_units():
     assert "design effect" in r["ci_method"]
 
 
-def test_one_to_one_pairs_reach_either_sides_matched_count():
-    # 10 x 16, 4 pairs seen one to one: out of 10 units [0.12, 0.74] x 10, but if B's
-    # themes split A's in the population, each pair is one of B's 16 themes
+def test_one_to_one_pairs_are_exact_and_reach_either_sides_count_in_the_bound():
+    # 10 x 16, 4 pairs seen one to one: out of 10 units [0.12, 0.74] x 10 (exact); if B's
+    # themes split A's in the population, each pair is one of B's 16 themes (the bound)
     S = np.full((10, 16), 0.2)
     S[np.arange(4), np.arange(4)] = 0.8
     r = interval_table(S, [0.6]).iloc[0]
-    lo10 = proportion_confint(4, 10, alpha=0.05, method="beta")[0]
+    lo10, hi10 = proportion_confint(4, 10, alpha=0.05, method="beta")
     hi16 = proportion_confint(4, 16, alpha=0.05, method="beta")[1]
     assert r["n_match_pairs_ci_low"] == pytest.approx(10 * lo10)
-    assert r["n_match_pairs_ci_high"] == pytest.approx(16 * hi16)
+    assert r["n_match_pairs_ci_high"] == pytest.approx(10 * hi10)
+    assert r["n_match_pairs_bound_high"] == pytest.approx(16 * hi16)
 
 
 def test_mean_of_maxima_reaches_the_unseen_matched_rows():
     # No row matches at 0.6, every row's maximum 0.5: a jackknife sees no spread, but up
-    # to 71 % of A's themes (Clopper-Pearson, 0 of 3 units: 6 themes in 2 x 2 blocks)
-    # could match, at most at 1: 0.5 + 0.708 * (1 - 0.5).
+    # to 46 % of A's themes (Clopper-Pearson, 0 of 6) could match, at most at 1:
+    # 0.5 + 0.459 * (1 - 0.5).
     S = np.full((6, 6), 0.2)
     np.fill_diagonal(S, 0.5)
     r = interval_table(S, [0.6]).iloc[0]
-    h = proportion_confint(0, 3, alpha=0.05, method="beta")[1]
+    h = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
     assert r["bidir_max_sim_a_ci_high"] == pytest.approx(0.5 + h * 0.5)
     assert r["bidir_max_sim_a_ci_low"] == pytest.approx(0.5)
     # all rows matched at 0.9, second best 0.2: the unseen unmatched rows sit near 0.2
@@ -231,9 +244,52 @@ def test_every_interval_contains_its_estimate(S, op):
 def test_columns_and_arguments():
     S = np.random.default_rng(0).uniform(0, 1, (6, 8))
     a = interval_table(S, [0.5, 0.7])
-    assert list(a.columns) == ["threshold"] + CI_COLUMNS + ["ci_method"]
+    extra = BOUND_COLUMNS + ICC_COLUMNS
+    assert list(a.columns) == ["threshold"] + CI_COLUMNS + extra + ["ci_method"]
+    assert a[ICC_COLUMNS].isna().all().all()  # icc off
     pd.testing.assert_frame_equal(a, interval_table(S, [0.5, 0.7]))
     with pytest.raises(ValueError, match="level"):
         interval_table(S, [0.5], level=95)
     with pytest.raises(ValueError, match="op"):
         interval_table(S, [0.5], op="gte")
+
+
+def test_declared_groups_make_the_groups_the_units():
+    # 12 x 12 one to one; A's and B's themes in 4 groups of 3, two groups all found and two
+    # all missed: deleting a group moves the hit rate by a quarter, so the interval is wider
+    # than Clopper-Pearson on 12 independent themes; a theme without a group is its own unit.
+    S = np.full((12, 12), 0.2)
+    found = np.arange(6)
+    S[found, found] = 0.8
+    groups = [f"g{i // 3}" for i in range(12)]
+    plain = interval_table(S, [0.6]).iloc[0]
+    grouped = interval_table(S, [0.6], groups_a=groups, groups_b=groups).iloc[0]
+    assert plain["hit_rate_ci_low"] == pytest.approx(
+        proportion_confint(6, 12, alpha=0.05, method="beta")[0]
+    )
+    assert grouped["hit_rate_ci_low"] < plain["hit_rate_ci_low"]
+    assert grouped["hit_rate_ci_high"] > plain["hit_rate_ci_high"]
+    assert grouped["ci_method"].startswith("clustered by declared group")
+    # no group anywhere (None, "", NaN) is the independent model
+    none = interval_table(S, [0.6], groups_a=[None] * 6 + [""] * 6, groups_b=[np.nan] * 12)
+    pd.testing.assert_frame_equal(none, interval_table(S, [0.6]))
+    with pytest.raises(ValueError, match="groups"):
+        interval_table(S, [0.6], groups_a=groups[:5])
+
+
+def test_icc_sensitivity_is_clopper_pearson_on_the_design_effect():
+    # 6 of 12 matched, icc 0.2: no groups declared, every two themes correlate (c = 12):
+    # n_eff = 12 / (1 + 11 x 0.2) = 3.75; with 4 groups of 3, c = 3: 12 / 1.4
+    S = np.full((12, 12), 0.2)
+    S[np.arange(6), np.arange(6)] = 0.8
+    r = interval_table(S, [0.6], icc=0.2).iloc[0]
+    n = 12 / (1 + 11 * 0.2)
+    lo, hi = (float(x) for x in clopper_pearson(0.5 * n, n))
+    assert (r["hit_rate_icc_low"], r["hit_rate_icc_high"]) == pytest.approx((lo, hi))
+    groups = [f"g{i % 4}" for i in range(12)]
+    r = interval_table(S, [0.6], icc=0.2, groups_a=groups, groups_b=groups).iloc[0]
+    n = 12 / (1 + 2 * 0.2)
+    lo, hi = (float(x) for x in clopper_pearson(0.5 * n, n))
+    assert (r["precision_icc_low"], r["precision_icc_high"]) == pytest.approx((lo, hi))
+    with pytest.raises(ValueError, match="icc"):
+        interval_table(S, [0.6], icc=1.0)

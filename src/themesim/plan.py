@@ -379,6 +379,7 @@ class Plan:
             "bootstrap": m["bootstrap"],
             "null_model": m["null_model"],
             "transport": m["transport"],
+            "intervals": m["intervals"],
             "scale": scale,
             "clamp": bool(spec.get("clamp", False)),
         }

@@ -27,6 +27,7 @@ class Settings:
     bootstrap: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["bootstrap"]))
     null_model: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["null_model"]))
     transport: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["transport"]))
+    intervals: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["intervals"]))
     scale: str = "cosine"
     clamp: bool = False
 
@@ -79,6 +80,8 @@ def comparison_rows(
     plan=None,
     mass_ceiling: float = 1.0,
     references: dict | None = None,
+    groups_a=None,
+    groups_b=None,
 ) -> tuple[pd.DataFrame, dict]:
     """One row per threshold: every set-level metric. Also returns the transport plan, the
     per-theme null table (`null`, None without a pool) and baselines (`parts`), which
@@ -147,7 +150,18 @@ def comparison_rows(
     if with_bootstrap and boot["n"] > 0:
         from themesim.metrics.intervals import clopper_pearson, interval_table
 
-        ci = interval_table(S, thresholds, op, gamma=settings.gamma, W_a=W_a, W_b=W_b)
+        icc = (settings.intervals or {}).get("icc") or None
+        ci = interval_table(
+            S,
+            thresholds,
+            op,
+            gamma=settings.gamma,
+            W_a=W_a,
+            W_b=W_b,
+            groups_a=groups_a,
+            groups_b=groups_b,
+            icc=icc,
+        )
         table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
         per_theme = theme_level_intervals(
             S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan, parts=parts
@@ -157,6 +171,20 @@ def comparison_rows(
         for col, n in (("ot_n_splits", n_a), ("ot_n_joins", n_b)):
             lo, hi = clopper_pearson(table[col].to_numpy(float), n)
             table[f"{col}_ci_low"], table[f"{col}_ci_high"] = lo * n, hi * n
+    if with_bootstrap:
+        from themesim.metrics.contract import contract_flags
+
+        # Run-time flags: the rows outside what the validation suite certified.
+        table["contract"] = contract_flags(
+            S.shape[0],
+            S.shape[1],
+            table["threshold"].to_numpy(float),
+            table["n_match_pairs"].to_numpy(float),
+            W_a=W_a,
+            W_b=W_b,
+            op=op,
+            gamma=settings.gamma,
+        )
     refs = {k: extra[k] for k in ("ot_mass_floor", "ot_mass_ceiling", "ot_mass_scaled")}
     return table, {"plan": plan, "null": nt, "parts": parts, "references": refs}
 

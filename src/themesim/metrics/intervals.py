@@ -60,11 +60,31 @@ SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if c not in ("n_a", "n_b")]
 CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS
 CI_COLUMNS = [f"{m}_ci_{end}" for m in CI_METRICS for end in ("low", "high")]
 
-METHOD_ONE_TO_ONE = (
+# The counts (Clopper-Pearson family): each has a worst-case bound and an ICC sensitivity.
+COUNT_METRICS = [
+    m
+    for m in CI_METRICS
+    if not m.startswith(("bidir_max_sim", "similarity_f1", "matched_sim_", "gap_abs_"))
+]
+BOUND_COLUMNS = [f"{m}_bound_{end}" for m in COUNT_METRICS for end in ("low", "high")]
+ICC_COLUMNS = [f"{m}_icc_{end}" for m in COUNT_METRICS for end in ("low", "high")]
+
+# ci_method: the model each interval assumes, then its recipe.
+_RECIPE = (
     "clopper-pearson (counts); two-sample jackknife-t with the matched share's reach (means); "
     "order statistics (quartiles)"
 )
-METHOD_CLUSTERED = METHOD_ONE_TO_ONE + "; design effect from a two-sample jackknife"
+METHOD_ONE_TO_ONE = "themes independent: " + _RECIPE
+METHOD_CLUSTERED = (
+    "themes independent but for the match clusters seen: "
+    + _RECIPE
+    + "; design effect from a two-sample jackknife"
+)
+METHOD_GROUPS = (
+    "clustered by declared group: "
+    + _RECIPE
+    + "; design effect from a two-sample delete-one-group jackknife"
+)
 
 
 def metric_method(metric: str) -> str:
@@ -423,74 +443,46 @@ def _twins(M: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
-    n_a, n_b = S.shape
-    m = min(n_a, n_b)
-    M = matches(S, t, op)
-    st = _Structure(M)
-    jk = st.clustered  # a design effect is measured only where matches cluster
-    (best_a, gap_a), (best_b, gap_b) = side_a, side_b
-    rows, cols = hung
-    keep = matches(S[rows, cols], t, op)
-    pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, op)}
-    # Themes of one side that match the same themes of the other (a block of themes that
-    # all match each other) are one unit; every other theme is its own.
-    units_a, units_b = (_twins(M), _twins(M.T)) if jk else (None, None)
-    groups = (_groups(units_a, n_a), _groups(units_b, n_b))
-    all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
-    full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
-    deleted: list[list[_Sample]] = [[], []]
-    if jk:
-        for side in (0, 1):
-            for g in groups[side]:
-                ka, kb = all_a.copy(), all_b.copy()
-                (ka if side == 0 else kb)[g] = False
-                deleted[side].append(_Sample(S, M, ka, kb, pairs, t, op, gamma))
-    loo = [np.array([d.values for d in side]).reshape(-1, len(_PROPS)) for side in deleted]
+def _merged_units(twins, declared) -> np.ndarray | None:
+    """One unit label per theme: themes sharing a twin label or a declared group are one
+    unit (transitively); None when neither is given."""
+    if twins is None and declared is None:
+        return None
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
+    labels = [np.asarray(x) for x in (twins, declared) if x is not None]
+    n = labels[0].size
+    rows, cols = [], []
+    for lab in labels:
+        _, first = np.unique(lab, return_inverse=True)
+        # link every theme to the first theme of its label
+        head = np.full(first.max() + 1, -1)
+        for i, g in enumerate(first):
+            if head[g] < 0:
+                head[g] = i
+            rows.append(i)
+            cols.append(head[g])
+    graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    return connected_components(graph, directed=False)[1]
+
+
+def _count_intervals(n_eff: dict, ctx, worst_case: bool = False) -> dict:
+    """Clopper-Pearson of every count (a share p of `units` themes counted on n_eff units)
+    and the metrics that are functions of one count; worst_case: the pair count also
+    reaches as far as either side's matched count (themes that split or join unseen)."""
+    values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, level = ctx
     cp = _Requests()
-    n_pairs = int(M.sum())
-    # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
-    # of all n_a * n_b cells with their design effect.
-    one_to_one = not jk and n_pairs <= m
-    cells_scale = m if one_to_one else n_a * n_b
-    themes = {"a": n_a, "b": n_b, "m": m}
-    units = {name: themes[side] for name, side in _SIDE.items()} | {"cells": cells_scale}
-    g_a, g_b = len(groups[0]), len(groups[1])
-    side_units = {"a": g_a, "b": g_b, "m": min(g_a, g_b)}
-    req: dict[str, int] = {}
-    shares: dict[str, tuple[float, float]] = {}
-    for i, name in enumerate(_PROPS):
-        n = units[name]
-        p = n_pairs / n if name == "cells" else float(full.values[i])
-        n_eff = float(n)
-        if jk:
-            n_eff = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
-            if p in (0.0, 1.0):
-                # A share at 0 or 1 shows no variance when its themes come in blocks (all
-                # of a block match, and fall in one category, together): it counts on no
-                # more units than its side has.
-                n_eff = min(n_eff, float(side_units[_SIDE[name]]))
-        elif n_pairs == 0:
-            # No match seen shows nothing of how matches would cluster: two themes of each
-            # side that all match each other (the smallest many-to-many overlap) may be one
-            # unit, so shares count on half the smaller side.
-            n_eff = float(min(n, m / 2))
-        req[name] = cp.add(p * n_eff, n_eff)
-        shares[name] = (p, n_eff)
-
+    req = {name: cp.add(values[name] * n_eff[name], n_eff[name]) for name in _PROPS}
     lo, hi = cp.solve(level)
     out: dict[str, tuple[float, float]] = {k: (lo[i], hi[i]) for k, i in req.items()}
     c_lo, c_hi = out.pop("cells")
     c_lo, c_hi = c_lo * cells_scale, c_hi * cells_scale
-    if one_to_one:
-        # Pairs seen one to one may come from themes that split (or join) in the population:
-        # each pair then stands for one matched theme of the side that split, so the count
-        # reaches as far as either side's count of matched themes does.
+    if one_to_one and worst_case:
         c_hi = max(c_hi, n_a * out["hit_rate"][1], n_b * out["precision"][1])
         if n_pairs == 0:
             c_hi = max(c_hi, 2 * m * out["f1"][1])  # m / 2 blocks of up to 4 pairs each
-    elif n_pairs:
+    elif not one_to_one and n_pairs:
         # With clusters, pairs are matched themes times the pairs each holds: the count also
         # reaches as far as either side's matched share moves it at the pairs per theme seen
         # (a sample whose every theme matches shows no variance in its share of cells).
@@ -507,6 +499,96 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
         out[f"{prefix}_n_matched"] = (k_lo, k_hi)
         out[f"{prefix}_f1"] = (2 * k_lo / (n_a + n_b), 2 * k_hi / (n_a + n_b))
         out[jaccard] = (k_lo / (n_a + n_b - k_lo), k_hi / (n_a + n_b - k_hi))
+    return out
+
+
+def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None, None), icc=None):
+    n_a, n_b = S.shape
+    m = min(n_a, n_b)
+    M = matches(S, t, op)
+    st = _Structure(M)
+    lab_a, lab_b = declared
+    g_a_decl = 0 if lab_a is None else len(np.unique(lab_a))
+    g_b_decl = 0 if lab_b is None else len(np.unique(lab_b))
+    by_group = (g_a_decl and g_a_decl < n_a) or (g_b_decl and g_b_decl < n_b)
+    # a design effect is measured where matches cluster or themes come in declared groups
+    jk = st.clustered or bool(by_group)
+    (best_a, gap_a), (best_b, gap_b) = side_a, side_b
+    rows, cols = hung
+    keep = matches(S[rows, cols], t, op)
+    pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, op)}
+    # Themes of one side that match the same themes of the other (a block of themes that
+    # all match each other) are one unit, and so are the themes of one declared group (the
+    # two joined where they overlap); every other theme is its own.
+    units_a = _merged_units(_twins(M) if st.clustered else None, lab_a) if jk else None
+    units_b = _merged_units(_twins(M.T) if st.clustered else None, lab_b) if jk else None
+    groups = (_groups(units_a, n_a), _groups(units_b, n_b))
+    all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
+    full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
+    deleted: list[list[_Sample]] = [[], []]
+    if jk:
+        for side in (0, 1):
+            for g in groups[side]:
+                ka, kb = all_a.copy(), all_b.copy()
+                (ka if side == 0 else kb)[g] = False
+                deleted[side].append(_Sample(S, M, ka, kb, pairs, t, op, gamma))
+    loo = [np.array([d.values for d in side]).reshape(-1, len(_PROPS)) for side in deleted]
+
+    n_pairs = int(M.sum())
+    # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
+    # of all n_a * n_b cells with their design effect.
+    one_to_one = not st.clustered and n_pairs <= m
+    cells_scale = m if one_to_one else n_a * n_b
+    themes = {"a": n_a, "b": n_b, "m": m}
+    units = {name: themes[side] for name, side in _SIDE.items()} | {"cells": cells_scale}
+    g_a, g_b = len(groups[0]), len(groups[1])
+    side_units = {"a": g_a, "b": g_b, "m": min(g_a, g_b)}
+    values = {
+        name: (n_pairs / units[name] if name == "cells" else float(full.values[i]))
+        for i, name in enumerate(_PROPS)
+    }
+    n_eff: dict[str, float] = {}
+    for i, name in enumerate(_PROPS):
+        n, p = units[name], values[name]
+        n_eff[name] = float(n)
+        if jk:
+            n_eff[name] = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
+            if p in (0.0, 1.0):
+                # A share at 0 or 1 shows no variance when its themes come in units (a block
+                # that all match, a declared group that is all found or all missed): it
+                # counts on no more units than its side has.
+                n_eff[name] = min(n_eff[name], float(side_units[_SIDE[name]]))
+    if jk and one_to_one:
+        # one to one, the matched cells are the matched pairs (max-cardinality's count)
+        n_eff["cells"] = n_eff["maxcard_q"]
+    ctx = (values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, level)
+    out = _count_intervals(n_eff, ctx)
+    shares = {name: (values[name], n_eff[name]) for name in _PROPS}
+
+    # The worst case for structure the sample cannot show (`<metric>_bound_low/_high`, never
+    # the 95 % interval): with no match seen, two themes of each side that all match each
+    # other (the smallest many-to-many overlap) may be one unit, so shares count on half the
+    # smaller side; pairs seen one to one may come from themes that split or join in the
+    # population, so the pair count reaches as far as either side's matched count does.
+    worst = dict(n_eff)
+    if not jk and n_pairs == 0:
+        worst = {name: float(min(units[name], m / 2)) for name in _PROPS}
+    bound = _count_intervals(worst, ctx, worst_case=True)
+    bound = {k: (min(bound[k][0], out[k][0]), max(bound[k][1], out[k][1])) for k in bound}
+
+    # The sensitivity at an intraclass correlation icc (`<metric>_icc_low/_high`): each
+    # count out of n / (1 + (c - 1) icc) units, c the mean size of a side's declared groups,
+    # or the whole side where none is declared (every two themes correlated at icc).
+    icc_out = None
+    if icc:
+        sizes = {
+            "a": n_a / g_a_decl if g_a_decl else float(n_a),
+            "b": n_b / g_b_decl if g_b_decl else float(n_b),
+        }
+        deff = {side: 1 + (c - 1) * icc for side, c in sizes.items()}
+        deff["m"] = max(deff["a"], deff["b"])
+        icc_n = {name: units[name] / deff[_SIDE[name]] for name in _PROPS}
+        icc_out = _count_intervals(icc_n, ctx)
 
     # Means: a two-sample jackknife (A's themes and B's themes are two samples; themes of
     # one side that match each other are one unit). similarity_f1: the harmonic mean of the
@@ -586,8 +668,41 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b):
         q_lo, q_hi = np.fmin(q_lo, r_lo), np.fmax(q_hi, r_hi)
         for i, q in enumerate(QUARTILES):
             out[f"gap_abs_{q}_{side}"] = (q_lo[i], q_hi[i])
-    method = METHOD_CLUSTERED if jk else METHOD_ONE_TO_ONE
-    return [float(v) for name in CI_METRICS for v in out[name]], method
+    if by_group:
+        method = METHOD_GROUPS
+    else:
+        method = METHOD_CLUSTERED if jk else METHOD_ONE_TO_ONE
+    values = [float(v) for name in CI_METRICS for v in out[name]]
+    values += [float(v) for name in COUNT_METRICS for v in bound[name]]
+    nan = (np.nan, np.nan)
+    values += [float(v) for name in COUNT_METRICS for v in (icc_out or {}).get(name, nan)]
+    return values, method
+
+
+def _group_codes(groups, n: int) -> np.ndarray | None:
+    """Integer codes of declared groups; a theme without a group is its own (None when no
+    theme has one)."""
+    if groups is None:
+        return None
+    g = list(groups)
+    if len(g) != n:
+        raise ValueError(f"{len(g)} groups given for {n} themes")
+
+    def missing(x):
+        return x is None or (isinstance(x, float) and np.isnan(x)) or str(x).strip() == ""
+
+    if all(missing(x) for x in g):
+        return None
+    names = {str(x).strip() for x in g if not missing(x)}
+    code = {name: i for i, name in enumerate(sorted(names))}
+    own = len(code)
+    out = np.empty(n, dtype=np.int64)
+    for i, x in enumerate(g):
+        if missing(x):
+            out[i], own = own, own + 1
+        else:
+            out[i] = code[str(x).strip()]
+    return out
 
 
 def interval_table(
@@ -598,11 +713,20 @@ def interval_table(
     level: float = 0.95,
     W_a=None,
     W_b=None,
+    groups_a=None,
+    groups_b=None,
+    icc: float | None = None,
 ) -> pd.DataFrame:
     """Intervals for every set-level metric of metrics.score and distinctiveness.gap_summary.
 
     One row per threshold: `threshold`, `<metric>_ci_low`, `<metric>_ci_high` for each metric
-    of CI_METRICS (CI_COLUMNS), then `ci_method`. Deterministic: no resampling. W_a, W_b
+    of CI_METRICS (CI_COLUMNS); for each count of COUNT_METRICS its worst-case bound
+    (`<metric>_bound_low/_high`, BOUND_COLUMNS) and its interval at the intraclass
+    correlation `icc` (`<metric>_icc_low/_high`, ICC_COLUMNS; NaN when icc is None or 0);
+    then `ci_method`, the model each interval assumes. groups_a, groups_b: each theme's
+    declared group (theme files' `group`; None, "" or NaN for a theme without one); where
+    groups hold two themes or more, the intervals are cluster-robust by group (a two-sample
+    delete-one-group jackknife's design effect). Deterministic: no resampling. W_a, W_b
     (within-set matrices) are accepted and not used: linking themes of one side that match
     each other into one unit made units of whole sets on real embeddings (on-topic themes
     of one analyst meet at MiniLM's threshold), and intervals of [0, 1].
@@ -616,12 +740,18 @@ def interval_table(
     _, best_b, second_b = _best_two(S.T)
     side_a = (best_a, best_a - second_a)
     side_b = (best_b, best_b - second_b)
+    declared = (_group_codes(groups_a, S.shape[0]), _group_codes(groups_b, S.shape[1]))
+    if icc is not None and not 0 <= icc < 1:
+        raise ValueError(f"icc must be in [0, 1), got {icc}")
     rows, methods = [], []
     for x in t:
-        values, method = _one_threshold(S, x, op, gamma, level, hung, side_a, side_b)
+        values, method = _one_threshold(
+            S, x, op, gamma, level, hung, side_a, side_b, declared, icc or None
+        )
         rows.append(values)
         methods.append(method)
-    table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(t.size, -1), columns=CI_COLUMNS)
+    columns = CI_COLUMNS + BOUND_COLUMNS + ICC_COLUMNS
+    table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(t.size, -1), columns=columns)
     table.insert(0, "threshold", t)
     table["ci_method"] = methods
     return table

@@ -27,6 +27,9 @@ DEFAULT_METRICS: dict = {
     "null_model": {"pool": 200, "seed": 0, "alpha": 0.05},
     "transport": {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2},
     "quality": {"alpha": 0.5, "beta": 0.5, "keywords_top_k": 5},
+    # icc: the intraclass correlation of the `<metric>_icc_low/_high` sensitivity (None or
+    # 0 = off; metrics/intervals.py)
+    "intervals": {"icc": None},
 }
 
 # Default threshold of a method on the within-set z scale (docs/thresholds.md).

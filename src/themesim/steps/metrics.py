@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
-from themesim.io.themes import read_themes_parquet
+from themesim.io.themes import read_themes_parquet, theme_groups
 from themesim.kinds import get as get_kind
 from themesim.metrics.columns import PAIR_COLUMNS, THEME_KEY_COLUMNS
 
@@ -221,6 +221,9 @@ def metric_tables(
             W_b=W.get(b),
             null_pool=null_pool,
             mass_ceiling=paraphrase_ceiling if own else 1.0,
+            # declared groups (theme files' `group`): cluster-robust intervals
+            groups_a=list(theme_groups(ta).values()),
+            groups_b=list(theme_groups(tb).values()),
         )
         if extra["null"] is not None:
             _log_null_resolution(
