@@ -412,6 +412,10 @@ def grounding(
         row.update(_jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level))
         if withhold_biased:
             row.update(withheld_intervals(row))
+        from themesim.metrics.contract import grounding_flags
+
+        # fewer transcripts than the suite measured the jackknife on: flagged (run-time)
+        row["contract"] = grounding_flags(row["n_transcripts"])
     if n_perm:
         strata = transcripts if strata is None else _codes(strata)
         row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
