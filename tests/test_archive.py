@@ -736,3 +736,28 @@ def test_verify_refuses_a_huge_checksum_list(built, tmp_path, capsys):
     zipfile.ZipFile(big).extractall(folder)
     assert main(["verify", str(folder)]) == 2
     assert "is larger than 8 MiB" in capsys.readouterr().err
+
+
+def test_an_edited_results_table_is_never_archived(tmp_path):
+    """A table with its sha256 recorded (io.files.write_csv) that was edited afterwards stops
+    the archive with one line naming it: a paper's archive never carries a number no job
+    computed. The untouched table is archived as written, without its hidden sha256 file."""
+    from themesim.errors import InputError
+    from themesim.io.files import write_csv
+
+    run = make_run(tmp_path / "run")
+    code = make_code(tmp_path / "code")
+    table = run / "results/metrics/m/comparisons.csv"
+    write_csv(pd.DataFrame({"set_a": ["human"], "hungarian_f1": [0.0]}), table)
+    out = tmp_path / "tiny-study.zip"
+    build(run, code, out)
+    files = read_zip(out)
+    assert files["results/metrics/m/comparisons.csv"] == table.read_bytes()
+    assert not [n for n in files if n.endswith(".sha256")]
+    table.write_text(table.read_text().replace("human,0", "human,0.999"))
+    with pytest.raises(InputError) as e:
+        build(run, code, tmp_path / "again.zip")
+    assert str(e.value).startswith(
+        "results/metrics/m/comparisons.csv: has changed since its job wrote it"
+    )
+    assert not (tmp_path / "again.zip").exists()
