@@ -715,8 +715,9 @@ def _check_keys(name: str, spec: dict) -> None:
 
 def _did_you_mean(word: str, choices) -> str:
     """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''."""
-    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    folded = {str(c).casefold(): c for c in choices}  # 'A' for 'a' is a near miss too
+    close = difflib.get_close_matches(str(word).casefold(), list(folded), n=1, cutoff=0.6)
+    return f" (did you mean {folded[close[0]]!r}?)" if close else ""
 
 
 def _unknown_kind(name: str, kind) -> None:
@@ -917,7 +918,8 @@ def prepare(config: dict) -> Study:
     if reference not in sets:
         raise InputError(
             "config reference",
-            f"{reference!r} is not one of the theme sets {sorted(sets)}",
+            f"{reference!r} is not one of the theme sets {sorted(sets)}"
+            f"{_did_you_mean(reference, sets)}",
             "Name the reference set by its set name (the file stem unless name: is given)",
         )
     sets = {reference: sets[reference], **{k: v for k, v in sets.items() if k != reference}}
