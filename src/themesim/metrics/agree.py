@@ -29,11 +29,16 @@ from themesim.metrics.intercoder import (
 )
 from themesim.metrics.multicoder import MULTI_STATS, histogram, multi_stats, segment_agreement
 from themesim.metrics.unitizing import (
+    Coincidences,
+    Parts2004,
+    binary_parts,
     binary_u_alpha,
+    family_alphas,
+    family_parts,
     intersect,
+    sum_parts,
     total,
     u_alpha_2004,
-    u_alpha_family,
 )
 
 U_CODE = ["u_alpha_2004", "u_alpha_binary"]  # per code (scope `all` only)
@@ -59,7 +64,8 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None) -> di
     lengths = {d: len(c.texts[d]) for d in docs}
     m = len(c.coders)
     hists = _histograms(iv, lengths, len(c.codes))
-    u_rows = _u_code_rows(iv, lengths, c.codes, docs, level)
+    parts = _u_parts(iv, lengths, len(c.codes), docs)
+    u_rows = _u_code_rows(parts, c.codes, docs, level)
     tables = {}
     if m == 2:
         counts = pd.DataFrame(_pair_counts(iv, lengths, c.codes, 0, 1), columns=COUNT_COLUMNS)
@@ -74,7 +80,7 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None) -> di
         tables_pairs = _pairs_table(iv, lengths, c)
     codes = codes.merge(u_rows, on=["scope", "code", "transcript"], how="left")
     tables["codes by transcript"] = codes
-    tables["overall"] = _with_u_overall(overall, iv, lengths, c, docs, level)
+    tables["overall"] = _with_u_overall(overall, iv, lengths, c, docs, parts, level)
     if m > 2:
         tables["pairs"] = tables_pairs
     if overlap is not None:
@@ -206,20 +212,37 @@ def _multi_overall(hists, docs, level: float) -> pd.DataFrame:
 # ---------------------------------------------------------------- unitizing α
 
 
-def _u_code_rows(iv, lengths, codes, docs, level: float = 0.95) -> pd.DataFrame:
+def _u_parts(iv, lengths, n_codes: int, docs):
+    """Per code and transcript the additive pieces of u_alpha_2004 and |uα: pooling and the
+    jackknife then only add them up."""
+    p2004 = {(k, d): Parts2004.of(lengths[d], [coder[k] for coder in iv[d]])
+             for k in range(n_codes) for d in docs}  # fmt: skip
+    pbin = {(k, d): binary_parts(lengths[d], [coder[k] for coder in iv[d]])
+            for k in range(n_codes) for d in docs}  # fmt: skip
+    return p2004, pbin
+
+
+def _from_parts(parts: dict, k: int, docs, how) -> float:
+    return how(sum_parts([parts[(k, d)] for d in docs])) if docs else math.nan
+
+
+def _u_code_rows(parts, codes, docs, level: float = 0.95) -> pd.DataFrame:
     """u_alpha_2004 and u_alpha_binary per code, per transcript and pooled (scope `all`); the
     pooled rows with jackknife intervals over transcripts."""
-    fns = {"u_alpha_2004": u_alpha_2004, "u_alpha_binary": binary_u_alpha}
+    p2004, pbin = parts
+    fns = {
+        "u_alpha_2004": (p2004, Parts2004.alpha),
+        "u_alpha_binary": (pbin, Coincidences.binary_alpha),
+    }
     rows = []
     for k, code in enumerate(codes):
-        per_doc = {d: (lengths[d], [coder[k] for coder in iv[d]]) for d in docs}
         for d in docs:
             rows.append({"scope": "all", "code": code, "transcript": d}
-                        | {name: f([per_doc[d]]) for name, f in fns.items()})  # fmt: skip
+                        | {name: how(pp[(k, d)]) for name, (pp, how) in fns.items()})  # fmt: skip
         row = {"scope": "all", "code": code, "transcript": ALL}
-        for name, f in fns.items():
-            row[name] = f(list(per_doc.values()))
-            loo = [f([per_doc[d] for d in docs if d != g]) for g in docs]
+        for name, (pp, how) in fns.items():
+            row[name] = _from_parts(pp, k, docs, how)
+            loo = [_from_parts(pp, k, [d for d in docs if d != g], how) for g in docs]
             lo, hi = jackknife_interval(row[name], loo, level)
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _bounded(name, lo, hi)
         rows.append(row)
@@ -227,25 +250,26 @@ def _u_code_rows(iv, lengths, codes, docs, level: float = 0.95) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["scope", "code", "transcript", *U_CODE, *cis])
 
 
-def _u_overall_figures(iv, lengths, c, docs) -> dict:
+def _u_overall_figures(fam: dict, p2004: dict, n_codes: int, docs) -> dict:
     if not docs:
         return dict.fromkeys(U_OVERALL, math.nan)
-    sub = [(lengths[d], iv[d]) for d in docs]
-    names = sorted(set(c.domains.get(code, code) for code in c.codes))
-    dom = [names.index(c.domains.get(code, code)) for code in c.codes]
-    fam = u_alpha_family(sub, len(c.codes), dom if len(names) < len(c.codes) else None)
-    per = [u_alpha_2004([(n, [coder[k] for coder in per]) for n, per in sub])
-           for k in range(len(c.codes))]  # fmt: skip
-    per = np.array(per, dtype=float)
-    fam["median_u_alpha_2004"] = float(np.nanmedian(per)) if np.isfinite(per).any() else math.nan
-    return fam
+    out = family_alphas([fam[d] for d in docs])
+    per = np.array([_from_parts(p2004, k, docs, Parts2004.alpha) for k in range(n_codes)])
+    out["median_u_alpha_2004"] = float(np.nanmedian(per)) if np.isfinite(per).any() else math.nan
+    return out
 
 
-def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, level) -> pd.DataFrame:
+def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, parts, level):
     """The overall table with the unitizing figures on its `all` row (NaN on `coded`: they
     are defined on the whole continuum) and their jackknife intervals."""
-    full = _u_overall_figures(iv, lengths, c, docs)
-    loo = [_u_overall_figures(iv, lengths, c, [d for d in docs if d != g]) for g in docs]
+    names = sorted(set(c.domains.get(code, code) for code in c.codes))
+    dom = [names.index(c.domains.get(code, code)) for code in c.codes]
+    dom = dom if len(names) < len(c.codes) else None
+    fam = {d: family_parts(lengths[d], iv[d], len(c.codes), dom) for d in docs}
+    p2004 = parts[0]
+    n = len(c.codes)
+    full = _u_overall_figures(fam, p2004, n, docs)
+    loo = [_u_overall_figures(fam, p2004, n, [d for d in docs if d != g]) for g in docs]
     overall = overall.copy()
     ci = overall.pop("ci_method")
     for m in U_OVERALL:

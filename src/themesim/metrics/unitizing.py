@@ -110,6 +110,63 @@ def _pair_distance_sum(ua: Intervals, ub: Intervals, length: int) -> float:
     return float(d.sum())
 
 
+class Parts2004:
+    """The additive pieces of :func:`u_alpha_2004_parts` of documents: summing two documents'
+    pieces gives the pieces of both, so pooling and the transcript jackknife reuse them."""
+
+    def __init__(self, m: int, L: float = 0.0, obs: float = 0.0, units=(), gaps=()):
+        self.m, self.L, self.obs = m, L, obs
+        self.units = np.asarray(units, dtype=float)
+        self.gaps = np.asarray(gaps, dtype=float)
+
+    @classmethod
+    def of(cls, length: int, coders: Sequence[Intervals]) -> Parts2004:
+        m = len(coders)
+        obs = 0.0
+        units, gaps = [], []
+        for i in range(m):
+            for j in range(i + 1, m):
+                obs += 2 * _pair_distance_sum(coders[i], coders[j], length)
+            s, e, c = sections(coders[i], length)
+            units.append((e - s)[c])
+            gaps.append((e - s)[~c])
+        return cls(m, float(length), obs, np.concatenate(units), np.concatenate(gaps))
+
+    def __add__(self, other: Parts2004) -> Parts2004:
+        return Parts2004(self.m, self.L + other.L, self.obs + other.obs,
+                         np.r_[self.units, other.units], np.r_[self.gaps, other.gaps])  # fmt: skip
+
+    def disagreements(self) -> tuple[float, float]:
+        m, L = self.m, self.L
+        if m < 2 or L <= 0:
+            return math.nan, math.nan
+        d_o = self.obs / (m * (m - 1) * L * L)
+        ls, gs = self.units, np.sort(self.gaps)
+        N = len(ls)
+        # Σ_{g ≥ l} (g − l + 1) for every unit length l, by prefix sums over the sorted gaps
+        tail_sum = np.r_[np.cumsum(gs[::-1])[::-1], 0.0]
+        k = np.searchsorted(gs, ls, side="left")
+        fit = tail_sum[k] - (ls - 1) * (len(gs) - k)
+        num = ((N - 1) * (2 * ls**3 - 3 * ls**2 + ls) / 3 + ls**2 * fit).sum()
+        den = m * L * (m * L - 1) - (ls * (ls - 1)).sum()
+        return d_o, (2 / L * num / den if den > 0 else math.nan)
+
+    def alpha(self) -> float:
+        """1 − D_o / D_e; NaN when D_e is 0 (no unit anywhere)."""
+        d_o, d_e = self.disagreements()
+        if not (math.isfinite(d_e) and d_e > 0):
+            return math.nan
+        return 1 - d_o / d_e
+
+
+def sum_parts(parts):
+    """The sum of additive pieces (Parts2004 or Coincidences) of several documents."""
+    out = parts[0]
+    for p in parts[1:]:
+        out = out + p
+    return out
+
+
 def u_alpha_2004_parts(docs: Sequence[tuple[int, Sequence[Intervals]]]) -> tuple[float, float]:
     """(D_o, D_e) of one code over documents, each (length, [units of coder 1, ..., m]).
 
@@ -117,40 +174,16 @@ def u_alpha_2004_parts(docs: Sequence[tuple[int, Sequence[Intervals]]]) -> tuple
     D_e = 2/L · Σ_units [(N − 1)(2l³ − 3l² + l)/3 + l² Σ_{gaps g ≥ l} (g − l + 1)]
           / (m L (m L − 1) − Σ_units l (l − 1)),
     with L the total length, N the number of units of all coders."""
-    m = len(docs[0][1]) if docs else 0
-    L = float(sum(n for n, _ in docs))
-    if m < 2 or L <= 0:
+    if not docs:
         return math.nan, math.nan
-    obs = 0.0
-    lengths, gaps = [], []
-    for n, coders in docs:
-        for i in range(m):
-            for j in range(i + 1, m):
-                obs += 2 * _pair_distance_sum(coders[i], coders[j], n)
-            s, e, c = sections(coders[i], n)
-            lengths.append((e - s)[c])
-            gaps.append((e - s)[~c])
-    d_o = obs / (m * (m - 1) * L * L)
-    ls = np.concatenate(lengths).astype(float)
-    gs = np.sort(np.concatenate(gaps).astype(float))
-    N = len(ls)
-    # Σ_{g ≥ l} (g − l + 1) for every unit length l, by prefix sums over the sorted gaps
-    tail_sum = np.r_[np.cumsum(gs[::-1])[::-1], 0.0]
-    k = np.searchsorted(gs, ls, side="left")
-    n_ge = len(gs) - k
-    fit = tail_sum[k] - (ls - 1) * n_ge
-    num = ((N - 1) * (2 * ls**3 - 3 * ls**2 + ls) / 3 + ls**2 * fit).sum()
-    den = m * L * (m * L - 1) - (ls * (ls - 1)).sum()
-    d_e = 2 / L * num / den if den > 0 else math.nan
-    return d_o, d_e
+    return sum_parts([Parts2004.of(n, coders) for n, coders in docs]).disagreements()
 
 
 def u_alpha_2004(docs) -> float:
     """1 − D_o / D_e of :func:`u_alpha_2004_parts`; NaN when D_e is 0 (no unit anywhere)."""
-    d_o, d_e = u_alpha_2004_parts(docs)
-    if not (math.isfinite(d_e) and d_e > 0):
+    if not docs:
         return math.nan
-    return 1 - d_o / d_e
+    return sum_parts([Parts2004.of(n, coders) for n, coders in docs]).alpha()
 
 
 # ---------------------------------------------------------------- 2016 family (coincidences)
@@ -190,6 +223,7 @@ class Coincidences:
         n = 0
         star = np.zeros(V)  # Σ l² over units of each value, Σ l over gaps
         cu_star = np.zeros(V)  # Σ over units and other coders of (coded overlap)²
+        self.n, self.star, self.cu_star = 0.0, star, cu_star
         for length, coders in docs:
             n += m * length
             lab = [_labelled(units, length) for units in coders]
@@ -227,6 +261,22 @@ class Coincidences:
         self.n = float(n)
         self.star, self.cu_star = star, cu_star
 
+    def __add__(self, other: Coincidences) -> Coincidences:
+        """The coincidences of both sets of documents (all sums)."""
+        out = Coincidences([], self.V - 1)
+        out.m, out.ok = self.m, self.ok and other.ok
+        out.o, out.n = self.o + other.o, self.n + other.n
+        out.star, out.cu_star = self.star + other.star, self.cu_star + other.cu_star
+        return out
+
+    def binary_alpha(self) -> float:
+        """|uα: coded (any value) against uncoded matter, from the gap's row."""
+        if not self.ok:
+            return math.nan
+        o, e = self.o, self.expected()
+        d_e = e[0].sum() - e[0, 0]
+        return float(1 - (o[0].sum() - o[0, 0]) / d_e) if d_e > 0 else math.nan
+
     def expected(self) -> np.ndarray:
         """e_ck = n (l_c l_k − [c = k] Σ l*_c) / (n² − Σ l*), l* = l² for units, l for gaps."""
         lc = self.o.sum(axis=1)
@@ -253,50 +303,66 @@ def _alpha(o: np.ndarray, e: np.ndarray) -> float:
     return float(1 - d_o / d_e)
 
 
+def _union_of(units: Sequence[Intervals]) -> Intervals:
+    parts = [np.asarray(u).reshape(-1, 2) for u in units if len(u)]
+    if not parts:
+        return np.zeros((0, 2), dtype=np.int64)
+    allv = np.concatenate(parts)
+    return merge(allv[:, 0], allv[:, 1])
+
+
+FAMILY = ("u_alpha", "u_alpha_binary", "cu_alpha", "cu_alpha_domains")
+
+
+def family_parts(length: int, coders, n_values: int, domains: Sequence[int] | None = None):
+    """One document's additive pieces of :func:`u_alpha_family`: the coincidences of the codes
+    joined (for |uα), of the codes, and of the domains (None without domains)."""
+    union = Coincidences([(length, [[_union_of(u)] for u in coders])], 1)
+    codes = Coincidences([(length, coders)], n_values)
+    grouped = None
+    if domains is not None and len(set(domains)) > 1:
+        k = max(domains) + 1
+        by_domain = [
+            [_union_of([u[v] for v in range(n_values) if domains[v] == d]) for d in range(k)]
+            for u in coders
+        ]
+        grouped = Coincidences([(length, by_domain)], k)
+    return union, codes, grouped
+
+
+def family_alphas(parts) -> dict:
+    """uα, |uα, cuα and Cuα of documents from their :func:`family_parts`."""
+    out = dict.fromkeys(FAMILY, math.nan)
+    if not parts or parts[0][0].m < 2:
+        return out
+    union, codes, grouped = (sum_parts([p[i] for p in parts]) if parts[0][i] is not None else None
+                             for i in range(3))  # fmt: skip
+    out["u_alpha_binary"] = union.binary_alpha()
+    if codes.ok:
+        out["u_alpha"] = _alpha(codes.o, codes.expected())
+        if codes.V > 2:
+            out["cu_alpha"] = _alpha(*codes.cu_expected())
+    if grouped is not None and grouped.ok:
+        out["cu_alpha_domains"] = _alpha(*grouped.cu_expected())
+    return out
+
+
 def u_alpha_family(docs, n_values: int, domains: Sequence[int] | None = None) -> dict:
     """u_alpha (uα), u_alpha_binary (|uα), cu_alpha (cuα) and cu_alpha_domains (Cuα) of
     documents, each (length, [per coder: [intervals of code 0, ..., n_values − 1]]).
 
     domains: the domain (an int) of each code for Cuα; None leaves it NaN. uα and cuα are NaN
     when a coder's codes overlap; |uα is computed on the union of each coder's codes."""
-    nan = {k: math.nan for k in ("u_alpha", "u_alpha_binary", "cu_alpha", "cu_alpha_domains")}
-    if not docs or len(docs[0][1]) < 2:
-        return nan
-    out = dict(nan)
-    union = [
-        (n, [[merge(*np.concatenate(list(u) or [np.zeros((0, 2))]).T)] for u in coders])
-        for n, coders in docs
-    ]
-    b = Coincidences(union, 1)
-    if b.ok:
-        o, e = b.o, b.expected()
-        d_e = e[0].sum() - e[0, 0]
-        if d_e > 0:
-            out["u_alpha_binary"] = float(1 - (o[0].sum() - o[0, 0]) / d_e)
-    c = Coincidences(docs, n_values)
-    if c.ok:
-        out["u_alpha"] = _alpha(c.o, c.expected())
-        if n_values > 1:
-            out["cu_alpha"] = _alpha(*c.cu_expected())
-    if domains is not None and len(set(domains)) > 1:
-        k = max(domains) + 1
-        grouped = [
-            (
-                n,
-                [
-                    [merge(*np.concatenate([u[v] for v in range(n_values) if domains[v] == d]
-                                           or [np.zeros((0, 2))]).T) for d in range(k)]
-                    for u in coders
-                ],
-            )
-            for n, coders in docs
-        ]  # fmt: skip
-        g = Coincidences(grouped, k)
-        if g.ok:
-            out["cu_alpha_domains"] = _alpha(*g.cu_expected())
-    return out
+    return family_alphas([family_parts(n, coders, n_values, domains) for n, coders in docs])
+
+
+def binary_parts(length: int, coders: Sequence[Intervals]) -> Coincidences:
+    """One document's additive pieces of |uα for one code (its units per coder)."""
+    return Coincidences([(length, [[u] for u in coders])], 1)
 
 
 def binary_u_alpha(docs) -> float:
     """|uα of one code: documents as (length, [units of coder 1, ..., m])."""
-    return u_alpha_family([(n, [[u] for u in coders]) for n, coders in docs], 1)["u_alpha_binary"]
+    if not docs:
+        return math.nan
+    return sum_parts([binary_parts(n, coders) for n, coders in docs]).binary_alpha()
