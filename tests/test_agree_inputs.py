@@ -432,3 +432,9 @@ def test_overall_unitizing_family_with_domains(tmp_path, tx):
     for k in ("u_alpha", "u_alpha_binary", "cu_alpha", "cu_alpha_domains"):
         assert o[k] == pytest.approx(want[k]), k
     assert np.isfinite(o["cu_alpha_domains"]) and o["cu_alpha_domains"] == 1.0  # domains agree
+
+
+def test_two_users_of_one_name_stay_apart(tmp_path):
+    xml = TWO_CODERS.format(text=TEXT).replace('name="Ben"', 'name="Anna"')
+    c = read_codings([make_qdpx(tmp_path, xml, entries={})])
+    assert c.coders == ("Anna (u-a)", "Anna (u-b)")

@@ -471,13 +471,8 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
             pick.append(hit[0])
         users = pick
     names = [label[u] for u in users]
-    if len(set(names)) < len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise InputError(
-            where,
-            f"has two users named {dup!r}",
-            "Name the coders by their guids with --coders, or rename one in the project.",
-        )
+    # two users of one name stay two coders, told apart by their guids
+    names = [f"{n} ({u})" if names.count(n) > 1 else n for n, u in zip(names, users, strict=True)]
     # a code is its guid; its label the full path, made unique where two paths coincide
     ids, names_ = proj.themes["theme_id"], proj.themes["name"]
     paths = {g: proj.paths.get(g, n) for g, n in zip(ids, names_, strict=True)}
