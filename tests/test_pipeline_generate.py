@@ -56,6 +56,8 @@ def test_generated_runs_are_compared_and_in_run_consistency(generated, fake):
     assert fake.calls == 4  # one chunk and one merge per run
     assert [b["seed"] for b in fake.bodies] == [7, 8, 7, 8]
     run1 = pd.read_csv(root / "results/generated/generated_run1.csv")
+    # its sha256, which the jobs reading it check (themesim.io.manifest)
+    assert (root / "results/generated/.generated_run1.csv.sha256").is_file()
     assert list(run1.columns) == ["id", "name", "description", "keywords"]
     assert run1["name"].tolist() == [f"merge 7 3 {i}" for i in range(3)]
     comparisons = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")

@@ -11,6 +11,7 @@ def generate_theme_runs(
     segments_path, *, outputs: dict, seeds: dict, settings: dict, cache, threads=None
 ) -> None:
     """LLM-generated theme sets: one CSV per run (run name -> output path, run name -> seed)."""
+    from themesim.io.manifest import record
     from themesim.io.transcripts import read_segments_parquet
     from themesim.llm.generate import GenerateSettings, generate_runs, write_theme_csv
 
@@ -18,6 +19,7 @@ def generate_theme_runs(
     runs, stats = generate_runs(read_segments_parquet(segments_path), dict(seeds), gs, cache)
     for run, themes in runs.items():
         write_theme_csv(themes, outputs[run])
+        record(outputs[run])  # an edited run is refused by the jobs that read it
         log.info("%s: %d themes -> %s", run, len(themes), outputs[run])
     log.info(
         "generate: %d answers (%d cached, %d new), %d calls, %d prompt + %d completion tokens",
