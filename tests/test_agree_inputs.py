@@ -267,6 +267,9 @@ def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):
     assert "transcript 't1' differs from the project's own copy at line 2" in proc.stderr
     assert "'line 2'" in proc.stderr and "'line two'" in proc.stderr
     assert "'t2'" not in proc.stderr
+    (tmp_path / "edited" / "t9.txt").write_text("another interview")
+    proc = themesim("agree", p, "--transcripts", tmp_path / "edited" / "*.txt")
+    assert "transcript(s) 't9' are not sources of" in proc.stderr
 
 
 def test_the_same_coder_twice_is_refused(tmp_path, tx):

@@ -433,6 +433,12 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
     notes = []
     if transcripts:
         given = transcript_files_texts(transcripts)
+        extra = sorted(set(given) - set(texts))
+        if extra:
+            notes.append(
+                f"transcript(s) {', '.join(map(repr, extra))} are not sources of {where} and "
+                "are not scored"
+            )
         for doc, text in sorted(given.items()):
             own = texts.get(doc)
             if own is not None and own != text:
