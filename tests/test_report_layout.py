@@ -354,7 +354,7 @@ def probe_page(html_path, tmp_path, width: int = 1280) -> dict:
     return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
 
-# 20 screens of 800 px: the demo report opens at 15,679 px folded (measured, 9 sets,
+# 20 screens of 800 px: the demo report opens at 13,994 px folded (measured, 9 sets,
 # 5 methods, 21 comparisons each; 4.5 MB, 95 figures).
 MAX_FOLDED_PX = 20 * 800
 
@@ -382,3 +382,26 @@ def test_at_1280px_nothing_overflows_the_page_is_short_and_links_land(study, tmp
     # folded it opens short; the detail is there when opened
     assert m["folded"] < MAX_FOLDED_PX, m["folded"]
     assert m["unfolded"] > m["folded"] + 800, m
+
+
+def test_text_vs_data_keeps_one_reference_in_distinct_hues():
+    from themesim.report.grounding_plots import text_vs_data_figure
+
+    comps = [("human", f"s{i}") for i in range(8)] + [("human_b", f"s{i}") for i in range(6)]
+    pairs = pd.DataFrame(
+        [
+            {"set_a": a, "set_b": b, "similarity": 0.1 * k, "iou": 0.05 * k, "text_pair": k == 1}
+            for a, b in comps
+            for k in range(3)
+        ]
+    )
+    grounding = pd.DataFrame(
+        [{"set_a": a, "set_b": b, "text_data_spearman": 0.5} for a, b in comps]
+    )
+    fig = text_vs_data_figure(pairs, grounding, "minilm")
+    ax = fig.axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == [f"s{i} (ρ = 0.50)" for i in range(8)]  # human's 8 of 14
+    assert "human's 8 of 14 comparisons" in ax.get_title()
+    colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in ax.collections[::2]}
+    assert len(colours) == 8  # one hue each

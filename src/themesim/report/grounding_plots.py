@@ -69,6 +69,14 @@ def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: st
     comps = list(dict.fromkeys(zip(pairs["set_a"], pairs["set_b"], strict=True)))
     # a qualitative palette of ten distinct hues, and a marker per ten comparisons
     colours = SET_COLOURS
+    note = ""
+    if len(comps) > len(colours):
+        # more comparisons than distinct hues (each analyst the reference in turn): the
+        # first reference's only; grounding.csv has every comparison's ρ
+        first = comps[0][0]
+        kept = [c for c in comps if c[0] == first]
+        note = f"; {first}'s {len(kept)} of {len(comps)} comparisons"
+        comps = kept
     one_a = len({a for a, _ in comps}) == 1
     fig = _figure(8.0 if len(comps) > 1 else 6.0, max(4.2, 0.16 * len(comps) + 1.0))
     ax = fig.add_subplot()
@@ -92,7 +100,7 @@ def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: st
     ax.set_xlabel(_text_axis(grounding))
     ax.set_ylabel("segment IoU")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"{method}: text vs data (rings: text Hungarian pairs)", fontsize=9)
+    ax.set_title(f"{method}: text vs data (rings: text Hungarian pairs{note})", fontsize=9)
     # beside the axes: one entry per comparison would cover the points inside them
     ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return fig

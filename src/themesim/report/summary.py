@@ -143,7 +143,9 @@ def _context(
         ],
         "ceiling_note": CEILING_NOTE if ceiling else "",
         "ran_on_notes": [m["ran_on_note"] for m in method_views if m["ran_on_note"]],
-        "side_by_side_table": _side_by_side_table(method_views),
+        "side_by_side_table": _split_side_by_side(
+            _side_by_side_table(method_views), study.get("reference")
+        ),
         "method_headers": ["Comparison"] + [h for h, _ in METHOD_TABLE],
         "theme_headers": THEME_HEADERS + THEME_EXTRA_HEADERS,
         "partner_note": PARTNER_NOTE,
@@ -450,6 +452,22 @@ def _coder_cautions(methods: dict) -> list[dict]:
     return out
 
 
+def _split_side_by_side(table: dict, reference) -> dict:
+    """The reference's comparisons in `rows_main`, the others (each analyst the reference in
+    turn) in `rows_more`, folded in the HTML; `rows` keeps them all (Markdown)."""
+    mine = [bool(not reference or str(r[0]).startswith(f"{reference} vs ")) for r in table["rows"]]
+    return table | {
+        "rows_main": [r for r, f in zip(table["rows"], mine, strict=True) if f],
+        "rows_more": [r for r, f in zip(table["rows"], mine, strict=True) if not f],
+    }
+
+
+def _no_data(row: list[str]) -> bool:
+    """A grounding row (grounding_section.HEADERS) with no data figure: every cell after the
+    text Hungarian F1 a dash."""
+    return all(str(c).replace("/", "").replace(" ", "") in ("—", "——", "") for c in row[4:])
+
+
 def _verdicts_view(path, html_dir: Path, md_dir: Path):
     from themesim.report.verdicts import verdict_view
 
@@ -465,6 +483,9 @@ def _grounding_view(methods, html_dir: Path, md_dir: Path, withhold_text: bool =
     view = grounding_view(methods, html_dir, md_dir, _image, withhold_text)
     if view is not None:
         flags = view.get("reference_rows") or [True] * len(view["rows"])
+        # a row whose data figures are all missing (a method whose coder labels nothing)
+        # is folded with the other analysts' comparisons
+        flags = [f and not _no_data(r) for r, f in zip(view["rows"], flags, strict=True)]
         view["rows_main"] = [r for r, f in zip(view["rows"], flags, strict=True) if f]
         view["rows_more"] = [r for r, f in zip(view["rows"], flags, strict=True) if not f]
     return view
