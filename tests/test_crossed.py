@@ -7,7 +7,15 @@ import pandas as pd
 import pytest
 from scipy.stats import t as student
 
-from themesim.metrics.crossed import Crossed, crossed_difference, settle, verdict
+from themesim.metrics.crossed import (
+    MIN_GROUPS,
+    Crossed,
+    crossed_difference,
+    settle,
+    verdict,
+    word,
+)
+from themesim.metrics.equivalence import paired_interval
 from themesim.metrics.generators import (
     analysts_margin,
     generator_rows,
@@ -49,10 +57,44 @@ def test_one_set_two_analysts_matched_is_the_pooled_paired_table():
     assert (res.ci_low, res.ci_high) == (t["difference_ci_low"], t["difference_ci_high"])
     assert res.ci_method.startswith("pooled paired table, paired score")
     assert (res.generator, res.human) == pytest.approx((4 / 7, 5 / 7))
-    # declared groups keep the jackknife (the paired table counts themes as independent)
-    grouped = crossed_difference(gen, hum, clusters=[np.array([0, 0, 1, 1]),
-                                                     np.array([0, 1, 1])])  # fmt: skip
-    assert grouped.ci_method.startswith("crossed jackknife") and grouped.n_clusters == 2
+    # declared groups: the same table, its counts divided by the design effect (the
+    # delete-a-group jackknife variance of the difference over the delete-a-theme one)
+    # diff 0 -1 1 0 1 -1 -1: group 0 {0, 3}: 0 0; group 1 {1, 5, 6}: -1 -1 -1; 2 {2, 4}: 1 1
+    groups = [np.array([0, 1, 2, 0]), np.array([2, 1, 1])]
+    grouped = crossed_difference(gen, hum, clusters=groups)
+    diff = x.astype(float) - y.astype(float)
+    loo_theme = (diff.sum() - diff) / 6
+    v_theme = 6 / 7 * ((loo_theme - loo_theme.mean()) ** 2).sum()
+    loo_group = np.array([-1 / 5, 2 / 4, -3 / 5])  # without group 0, 1, 2
+    v_group = 2 / 3 * ((loo_group - loo_group.mean()) ** 2).sum()
+    deff = v_group / v_theme
+    assert deff == pytest.approx(0.62 * 2 / 3 / v_theme) and deff > 7 / 3
+    # capped at three effective themes (7 / 3): the score needs two
+    lo, hi = paired_interval(*(np.array([2, 2, 3, 0]) / (7 / 3)), 0.90)  # both, x, y, neither
+    assert (grouped.ci_low, grouped.ci_high) == pytest.approx((float(lo), float(hi)))
+    assert grouped.ci_high - grouped.ci_low > res.ci_high - res.ci_low
+    assert grouped.difference == pytest.approx(-1 / 7) and grouped.n_clusters == 3
+    assert "design effect" in grouped.ci_method
+    # three groups are under MIN_GROUPS: the interval stands, the word is withheld
+    assert grouped.withheld.startswith("3 declared groups")
+    assert word(grouped, 0.1) == "inconclusive" and word(res, 0.1) == "inconclusive"
+
+
+def test_a_word_is_withheld_below_min_groups_only():
+    rng = np.random.default_rng(5)
+    k, n = 3, 12
+    gen = [rng.uniform(0.0, 0.2, size=(n, 2)) for _ in range(k)]
+    hum = []
+    for r in range(k):
+        h = rng.uniform(0.8, 1.0, size=(n, k))
+        h[:, r] = NAN
+        hum.append(h)
+    # far below the analysts: worse, unless the groups are too few
+    assert word(crossed_difference(gen, hum), 0.1) == "worse"
+    few = crossed_difference(gen, hum, clusters=[np.arange(n) % 4] * k)
+    many = crossed_difference(gen, hum, clusters=[np.arange(n) % MIN_GROUPS] * k)
+    assert few.ci_high < 0 and word(few, 0.1) == "inconclusive" and few.withheld
+    assert word(many, 0.1) == "worse" and many.withheld == ""
 
 
 def test_runs_and_analysts_each_add_their_jackknife():
@@ -102,16 +144,17 @@ def test_runs_and_analysts_each_add_their_jackknife():
 
 
 def test_declared_groups_are_deleted_from_every_analyst_at_once():
-    gen = [np.array([[1.0], [1.0], [0.0], [0.0]])] * 2
+    # strengths, not 0/1 (one set, two analysts and 0/1 read the pooled paired table)
+    gen = [np.array([[0.9], [0.9], [0.1], [0.1]])] * 2
     hum = [
-        np.array([[NAN, 1], [NAN, 1], [NAN, 1], [NAN, 1]]),
-        np.array([[1, NAN], [1, NAN], [1, NAN], [1, NAN]]),
+        np.array([[NAN, 0.9], [NAN, 0.9], [NAN, 0.9], [NAN, 0.9]]),
+        np.array([[0.9, NAN], [0.9, NAN], [0.9, NAN], [0.9, NAN]]),
     ]
     groups = [np.array(["a", "a", "b", "b"])] * 2
     res = crossed_difference(gen, hum, clusters=groups)
-    assert res.difference == pytest.approx(-0.5) and res.n_clusters == 2
-    # without group a: D = -1; without b: D = 0; jackknife 1/2 * 2 * 0.5**2
-    assert res.var_themes == pytest.approx(0.25) and res.df == 1
+    assert res.difference == pytest.approx(-0.4) and res.n_clusters == 2
+    # without group a: D = -0.8; without b: D = 0; jackknife 1/2 * 2 * 0.4**2
+    assert res.var_themes == pytest.approx(0.16) and res.df == 1
     alone = crossed_difference(gen, hum)
     assert alone.n_clusters == 8 and alone.var_themes < res.var_themes
 
@@ -236,6 +279,37 @@ def test_segment_kappas_follow_the_text_partner_in_either_direction():
     assert segment_kappas(themes, pairs, "h1", "x") is None
     undefined = pairs.assign(kappa=[np.nan, 0.1, 0.9])  # the coder never applied H1 or R1
     assert segment_kappas(themes, undefined, "h1", "r1").to_dict() == {"H1": 0.0, "H2": 0.0}
+    assert segment_kappas(themes, undefined, "h1", "r1").attrs["defined"] is False
+    assert segment_kappas(themes, pairs, "h1", "r1").attrs["defined"] is True
+
+
+def test_the_segments_route_gives_no_verdict_when_the_coder_applied_nothing():
+    th = _themes({("h1", "h2"): [0.9, 0.4], ("h1", "r1"): [0.6, 0.2], ("h2", "r1"): [0.8, 0.1]})
+    # each theme's partner: the same position in the other set
+    th["hungarian_partner_id"] = [
+        f"{b if side == 'a' else a}{t[-1]}"
+        for a, b, side, t in zip(th["set_a"], th["set_b"], th["side"], th["theme_id"], strict=True)
+    ]
+    comp = pd.DataFrame([{"set_a": "h1", "set_b": "r1", "threshold": 0.5, "op": "ge"}])
+    rows = []
+    for a, b in (("h1", "h2"), ("h1", "r1"), ("h2", "r1")):
+        for i in (0, 1):
+            rows.append({"set_a": a, "set_b": b, "grounding_basis": "coder",
+                         "a_id": f"{a}{i}", "b_id": f"{b}{i}", "kappa": np.nan})  # fmt: skip
+    pairs = pd.DataFrame(rows)  # every κ undefined: the coder applied no theme
+    out = generator_rows({"m": comp}, {"m": th}, analysts=["h1", "h2"],
+                         generators={"r1": ["r1"]}, margin=0.1, alpha=0.05,
+                         segments={"m": pairs})  # fmt: skip
+    seg = next(r for r in out if r["evidence"] == "segments")
+    assert seg["verdict"] == "" and "difference" not in seg
+    assert seg["withheld"] == "the automatic coder applied none of these themes to any segment"
+    # one κ defined: the others count as no agreement beyond chance, and a verdict is given
+    pairs.loc[0, "kappa"] = 0.5
+    out = generator_rows({"m": comp}, {"m": th}, analysts=["h1", "h2"],
+                         generators={"r1": ["r1"]}, margin=0.1, alpha=0.05,
+                         segments={"m": pairs})  # fmt: skip
+    seg = next(r for r in out if r["evidence"] == "segments")
+    assert seg["verdict"] != "" and seg["human_human"] == pytest.approx(0.25)
 
 
 def test_the_strength_route_reads_p_match_through_the_isotonic_fit():

@@ -291,7 +291,7 @@ def verdict_table(
         ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
     for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",
-                "generator_runs", "covers"):  # fmt: skip
+                "generator_runs", "covers", "withheld"):  # fmt: skip
         df[col] = df[col].astype(object).where(df[col].notna(), "")
     return df
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import crossed_difference, settle, verdict
+from themesim.metrics.crossed import crossed_difference, settle, word
 
 ROLE_GENERATOR = "generator"
 ROUTES = ("strength", "matched", "segments")
@@ -31,10 +31,11 @@ SEGMENT_BASIS = "coder"  # the analysts' sets applied by the same coder as the g
 # analysts).
 LEADING_ROUTE = "strength"
 MARGIN_CONVENTION = "convention"
+NOT_MADE = "a comparison it needs was not made by this method"
 GENERATOR_COLUMNS = [
     "n_runs", "n_analysts", "evidence", "margin_source", "leads", "generator_runs",
     "run_sd", "analyst_sd", "difference_se", "difference_df", "covers",
-    "settle_verdict", "settle_themes", "settle_runs", "margin_analysts",
+    "settle_verdict", "settle_themes", "settle_runs", "margin_analysts", "withheld",
 ]  # fmt: skip
 
 
@@ -83,7 +84,10 @@ def segment_kappas(themes, pairs: pd.DataFrame, ref: str, other: str) -> pd.Seri
             k = pd.to_numeric(rows["kappa"], errors="coerce")
             keys = zip(rows[mine].astype(str), rows[theirs].astype(str), strict=True)
             look = dict(zip(keys, k, strict=True))
-            return pd.Series([_kappa(look, t, p) for t, p in ids.items()], index=ids.index)
+            out = pd.Series([_kappa(look, t, p) for t, p in ids.items()], index=ids.index)
+            # some partner's κ defined (else the coder applied neither theme anywhere)
+            out.attrs["defined"] = any(pd.notna(look.get((t, p))) for t, p in ids.items() if p)
+            return out
     return None
 
 
@@ -118,8 +122,9 @@ def _values(col: pd.Series, ids, route, threshold, op, fit=None) -> np.ndarray:
 
 
 def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=None):
-    """(gen, hum) of crossed_difference for one route, or None when a comparison is missing
-    (the method did not make it: its comparisons: setting; or a κ is undefined). pairs:
+    """(gen, hum) of crossed_difference for one route, or why not (a str): a comparison is
+    missing (the method did not make it: its comparisons: setting), or on the segments route
+    a κ is missing or the coder applied none of the themes. pairs:
     grounding_pairs.csv, for the segments route; fit: the method's isotonic P(match) fit,
     for the strength route."""
     gen, hum = [], []
@@ -130,11 +135,16 @@ def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=N
             cols = {x: segment_kappas(themes, pairs, ref, x) for x in others}
         else:
             cols = {x: partners(themes, ref, x) for x in others}
-        if any(v is None or (route == "segments" and v.isna().any()) for v in cols.values()):
-            return None
+        if any(v is None for v in cols.values()):
+            return NOT_MADE
+        if route == "segments" and any(v.isna().any() for v in cols.values()):
+            return "a theme pair's κ is missing from grounding_pairs.csv"
+        if route == "segments" and not any(v.attrs.get("defined") for v in cols.values()):
+            # every κ undefined: no evidence, not an agreement of 0
+            return "the automatic coder applied none of these themes to any segment"
         ids = list(cols[runs[0]].index)
         if any(sorted(v.index) != sorted(ids) for v in cols.values()):
-            return None
+            return NOT_MADE
         gen.append(
             np.column_stack([_values(cols[g], ids, route, threshold, op, fit) for g in runs])
         )
@@ -212,7 +222,9 @@ def generator_rows(
                         "verdict": "",
                         "ci_method": "",
                     }
-                    if arrays is not None:
+                    if isinstance(arrays, str):
+                        row["withheld"] = arrays
+                    else:
                         res = crossed_difference(*arrays, alpha=alpha)
                         row |= {
                             "n_a": res.n_themes,
@@ -228,11 +240,12 @@ def generator_rows(
                             # a κ's own spread over transcripts is not in the interval
                             "covers": " + ".join(res.covers)
                             + (" (not transcripts)" if route == "segments" else ""),
-                            "verdict": verdict(res.ci_low, res.ci_high, margin),
+                            "verdict": word(res, margin),
+                            "withheld": res.withheld,
                             "margin_analysts": analysts_margin(arrays[1]),
                             "ci_method": res.ci_method,
                         }
-                        if row["verdict"] in ("inconclusive", "non-inferior"):
+                        if row["verdict"] in ("inconclusive", "non-inferior") and not res.withheld:
                             row |= settle(res, margin, alpha)
                     out.append(row)
     return out

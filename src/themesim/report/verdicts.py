@@ -75,7 +75,8 @@ def generator_sentence(r) -> str:
     head = f"{who} against {analysts}"
     evidence = f"Evidence at θ {fmt_threshold(r['threshold'], r['op'])}: {route}."
     if not _text(r["verdict"]):
-        return f"{head}: no verdict, a comparison it needs was not made by this method. {evidence}"
+        why = _text(r.get("withheld", "")) or "a comparison it needs was not made by this method"
+        return f"{head}: no verdict, {why}. {evidence}"
     spread = [f"generator {fmt(r['agreement'])}, human–human {fmt(r['human_human'])}"]
     if not _isnan(r["run_sd"]):
         spread.append(f"run-to-run SD {fmt(r['run_sd'])}")
@@ -84,8 +85,11 @@ def generator_sentence(r) -> str:
     margin = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
     if not _isnan(r.get("margin_analysts", float("nan"))):
         margin += f" (the analysts' own spread: {fmt(r['margin_analysts'])})"
+    outcome = _outcome(r)
+    if _text(r.get("withheld", "")):
+        outcome = f"inconclusive: the word is withheld ({r['withheld']})"
     return (
-        f"{_difference(r)}, {head}: {_outcome(r)}.{_settle(r)} {evidence} The interval covers "
+        f"{_difference(r)}, {head}: {outcome}.{_settle(r)} {evidence} The interval covers "
         f"{r['covers']}; {'; '.join(spread)}; {margin}."
     )
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import VERDICTS, crossed_difference, verdict
+from themesim.metrics.crossed import VERDICTS, crossed_difference, word
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "verdicts"
@@ -175,7 +175,7 @@ def simulate(
             continue
         gen, hum, clusters, truth = one
         res = crossed_difference(gen, hum, clusters, alpha=alpha)
-        counts[verdict(res.ci_low, res.ci_high, margin)] += 1
+        counts[word(res, margin)] += 1
         covered += res.ci_low <= truth <= res.ci_high
         width += res.ci_high - res.ci_low
         done += 1
@@ -234,8 +234,24 @@ AFTER = [
     Design(themes=20, runs=1, analysts=3, p_h=0.85, sd_theme=0.5, sd_analyst=0.2),
     Design(themes=8, runs=2, analysts=2, p_h=0.6, sd_run=0.8),
 ]
+# Written after one set against two analysts with declared groups took the design effect
+# (metrics/crossed.py, _one_set_two_analysts), before it was run on them.
+AFTER_GROUPS = [
+    Design(themes=12, runs=1, analysts=2, p_h=0.75, icc=0.3, domains=3, groups=True),
+    Design(themes=9, runs=1, analysts=2, p_h=0.85, icc=0.5, domains=5, groups=True),
+    Design(
+        themes=14, runs=1, analysts=2, p_h=0.65, icc=0.16, domains=6, groups=True, sd_theme=1.0
+    ),  # fmt: skip
+    Design(themes=10, runs=1, analysts=2, p_h=0.7, icc=0.64, domains=2, groups=True),
+]
+# Written after the word was withheld below MIN_GROUPS declared groups, before being run.
+AFTER_GROUPS += [
+    Design(themes=15, runs=3, analysts=3, p_h=0.8, icc=0.5, domains=7, groups=True),
+    Design(themes=12, runs=1, analysts=3, p_h=0.85, icc=0.64, domains=6, groups=True),
+    Design(themes=13, runs=2, analysts=2, p_h=0.6, icc=0.16, domains=8, groups=True),
+]
 GRIDS["small"]["designs"] += AFTER[:2]
-GRIDS["full"]["designs"] += AFTER
+GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
