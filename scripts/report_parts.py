@@ -26,6 +26,8 @@ headline = dict(
     generators={k: list(v) for k, v in p.generators.items()},
     grounding_pairs=dict(zip(p.grounded, sm.input.grounding_pairs, strict=True)),
     calibration_fits=dict(zip(p.calibrated, sm.input.calibration_fits, strict=True)),
+    # the analysts' declared theme groups: the verdicts' theme units
+    theme_tables=theme_parquets,
 )
 tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.

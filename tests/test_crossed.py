@@ -325,3 +325,30 @@ def test_the_strength_route_reads_p_match_through_the_isotonic_fit():
     assert strength["metric"] == "p_match"
     assert strength["agreement"] == pytest.approx(p[:4].mean())
     assert strength["human_human"] == pytest.approx(p[4:].mean())
+
+
+def test_declared_groups_reach_the_generator_verdict():
+    from themesim.metrics.generators import clusters_of
+
+    ids = [["a0", "a1", "a2"], ["b0", "b1"]]
+    groups = {"h1": {"a0": "x", "a1": "y", "a2": None}, "h2": {"b0": "y", "b1": "x"}}
+    got = clusters_of(["h1", "h2"], ids, groups)
+    # one label per group across analysts; a theme without a group is a unit of its own
+    assert [list(c) for c in got] == [["group:x", "group:y", "theme:h1:a2"],
+                                      ["group:y", "group:x"]]  # fmt: skip
+    assert clusters_of(["h1", "h2"], ids, {"h1": {"a0": None}}) is None
+    assert clusters_of(["h1", "h2"], ids, None) is None
+    th = _themes({("h1", "h2"): [0.9, 0.8, 0.2], ("h1", "r1"): [0.9, 0.3, 0.2],
+                  ("h2", "r1"): [0.8, 0.1, 0.1]})  # fmt: skip
+    comp = pd.DataFrame([{"set_a": "h1", "set_b": "r1", "threshold": 0.5, "op": "ge"}])
+    declared = {
+        "h1": {"h10": "x", "h11": "x", "h12": "y"},
+        "h2": {"h20": "x", "h21": "y", "h22": "y"},
+    }
+    kw = dict(analysts=["h1", "h2"], generators={"r1": ["r1"]}, margin=0.1, alpha=0.05)
+    plain = generator_rows({"m": comp}, {"m": th}, **kw)
+    grouped = generator_rows({"m": comp}, {"m": th}, groups=declared, **kw)
+    for a, b in zip(plain, grouped, strict=True):
+        assert a["difference"] == pytest.approx(b["difference"])  # the same estimate
+        assert a["withheld"] == ""
+        assert b["withheld"].startswith("2 declared groups") and b["verdict"] == "inconclusive"

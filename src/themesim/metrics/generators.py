@@ -122,12 +122,13 @@ def _values(col: pd.Series, ids, route, threshold, op, fit=None) -> np.ndarray:
 
 
 def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=None):
-    """(gen, hum) of crossed_difference for one route, or why not (a str): a comparison is
+    """(gen, hum, ids) for crossed_difference for one route (ids[r]: the reference analyst's
+    theme ids in row order), or why not (a str): a comparison is
     missing (the method did not make it: its comparisons: setting), or on the segments route
     a κ is missing or the coder applied none of the themes. pairs:
     grounding_pairs.csv, for the segments route; fit: the method's isotonic P(match) fit,
     for the strength route."""
-    gen, hum = [], []
+    gen, hum, order = [], [], []
     k = len(analysts)
     for ref in analysts:
         others = list(runs) + [h for h in analysts if h != ref]
@@ -153,7 +154,30 @@ def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=N
             if x != ref:
                 h[:, j] = _values(cols[x], ids, route, threshold, op, fit)
         hum.append(h)
-    return gen, hum
+        order.append(ids)
+    return gen, hum, order
+
+
+def clusters_of(analysts, ids, groups: dict | None):
+    """crossed_difference's clusters from the declared groups (set -> {theme_id: group or
+    None}): a theme's group, the same label across analysts one unit (they code the same
+    data); a theme without one is a unit of its own. None when no theme declares a group."""
+    if not groups:
+        return None
+    labels = [
+        [(groups.get(a) or {}).get(t) for t in ts] for a, ts in zip(analysts, ids, strict=True)
+    ]
+    if not any(g is not None for each in labels for g in each):
+        return None
+    return [
+        np.array(
+            [
+                f"group:{g}" if g is not None else f"theme:{a}:{t}"
+                for g, t in zip(each, ts, strict=True)
+            ]
+        )
+        for a, each, ts in zip(analysts, labels, ids, strict=True)
+    ]
 
 
 def analysts_margin(hum) -> float:
@@ -177,8 +201,11 @@ def generator_rows(
     alpha: float,
     segments: dict[str, pd.DataFrame] | None = None,
     fits: dict[str, pd.DataFrame] | None = None,
+    groups: dict[str, dict] | None = None,
 ) -> list[dict]:
     """Rows (VERDICT_COLUMNS + GENERATOR_COLUMNS) per method, generator, threshold, route;
+    groups: set -> {theme_id: declared group or None} (io.themes.theme_groups), the theme
+    units of the interval where the analysts' theme files declare them;
     segments: method -> grounding_pairs.csv (the segments route where grounding ran); fits:
     method -> its isotonic P(match) fit (the strength route on the probability scale)."""
     out = []
@@ -225,7 +252,9 @@ def generator_rows(
                     if isinstance(arrays, str):
                         row["withheld"] = arrays
                     else:
-                        res = crossed_difference(*arrays, alpha=alpha)
+                        g, h, ids = arrays
+                        clusters = clusters_of(analysts, ids, groups)
+                        res = crossed_difference(g, h, clusters, alpha=alpha)
                         row |= {
                             "n_a": res.n_themes,
                             "agreement": res.generator,
@@ -242,7 +271,7 @@ def generator_rows(
                             + (" (not transcripts)" if route == "segments" else ""),
                             "verdict": word(res, margin),
                             "withheld": res.withheld,
-                            "margin_analysts": analysts_margin(arrays[1]),
+                            "margin_analysts": analysts_margin(h),
                             "ci_method": res.ci_method,
                         }
                         if row["verdict"] in ("inconclusive", "non-inferior") and not res.withheld:

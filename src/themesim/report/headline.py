@@ -69,6 +69,7 @@ def verdict_frame(
     generators=None,
     grounding_pairs=None,
     calibration_fits=None,
+    theme_tables=None,
 ) -> pd.DataFrame:
     """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
     comparisons.csv and themes.csv (method -> path)."""
@@ -95,7 +96,18 @@ def verdict_frame(
     return verdict_table(
         comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
         generators=generators, segments=segments, fits=_fits(calibration_fits),
+        groups=_groups(theme_tables),
     )  # fmt: skip
+
+
+def _groups(theme_tables) -> dict | None:
+    """set -> {theme_id: declared group or None} from the ingested theme tables (set ->
+    path), or None without them."""
+    if not theme_tables:
+        return None
+    from themesim.io.themes import theme_groups
+
+    return {s: theme_groups(str(path)) for s, path in theme_tables.items()}
 
 
 def _with_verdicts(frame: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:

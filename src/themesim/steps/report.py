@@ -27,6 +27,7 @@ def headline_tables(
     generators=None,
     grounding_pairs=None,
     calibration_fits=None,
+    theme_tables=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
@@ -38,7 +39,8 @@ def headline_tables(
     then carries the first other analyst's verdict. generators: name -> its runs, one
     verdict each over runs and analysts (metrics.generators); grounding_pairs: method ->
     grounding_pairs.csv, for their segments route; calibration_fits: method -> its isotonic
-    fit, for the strength route on the P(match) scale."""
+    fit, for the strength route on the P(match) scale; theme_tables: set -> its ingested theme
+    table, whose declared groups are the verdicts' theme units."""
     from themesim.io.manifest import record
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
@@ -59,6 +61,7 @@ def headline_tables(
             generators=generators,
             grounding_pairs=grounding_pairs,
             calibration_fits=calibration_fits,
+            theme_tables=theme_tables,
             **settings,
         )
         write_csv(verdicts, out_verdicts)
