@@ -187,7 +187,7 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
     uris = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(uris) == 3  # minilm sweep + heatmap, side by side
     heat = study["methods"]["minilm"]["heatmaps"]["human__vs__llm"]
-    # embedded shrunk for the screen: at most 720 px wide, a palette, never larger
+    # embedded shrunk for the screen (format.embed_width), a palette, never larger
     assert base64.b64encode(_compact_png(heat.read_bytes())).decode() in uris
     shrunk = _compact_png(heat.read_bytes())
     assert len(shrunk) < len(heat.read_bytes()) and shrunk[:8] == b"\x89PNG\r\n\x1a\n"

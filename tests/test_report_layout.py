@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from helpers import comparison_row, run_session, write_method
 
-from themesim.report.format import _compact_png
+from themesim.report.format import _compact_png, embed_width
 from themesim.report.glossary import GLOSSARY, GLOSSARY_KEYS, HEADER_TERMS, term_key
 from themesim.report.summary import write_report
 
@@ -222,6 +222,10 @@ def test_heatmaps_of_other_analysts_comparisons_are_named_not_embedded(study, tm
     assert "data:image/png;base64," in mine[: mine.index("</details>")]
 
 
+def test_embed_width():
+    assert [embed_width(w) for w in (500, 994, 1312, 1922, 3000)] == [500, 720, 787, 1100, 1100]
+
+
 def test_compact_png_is_smaller_narrow_and_deterministic(tmp_path):
     from PIL import Image
 
@@ -236,7 +240,8 @@ def test_compact_png_is_smaller_narrow_and_deterministic(tmp_path):
     small = _compact_png(raw)
     assert len(small) < len(raw) / 2 and small == _compact_png(raw)
     with Image.open(png) as a, Image.open(__import__("io").BytesIO(small)) as b:
-        assert b.width <= 720 and abs(b.height / b.width - a.height / a.width) < 0.01
+        assert b.width == embed_width(a.width) and 720 <= b.width <= 1100
+        assert abs(b.height / b.width - a.height / a.width) < 0.01
         assert b.mode == "P"
     assert _compact_png(b"\x89PNG\r\n\x1a\nnot really") == b"\x89PNG\r\n\x1a\nnot really"
 
@@ -354,8 +359,8 @@ def probe_page(html_path, tmp_path, width: int = 1280) -> dict:
     return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
 
-# 20 screens of 800 px: the demo report opens at 13,994 px folded (measured, 9 sets,
-# 5 methods, 21 comparisons each; 4.5 MB, 95 figures).
+# 20 screens of 800 px: the demo report opens at 14,483 px folded (measured, 9 sets,
+# 5 methods, 21 comparisons each; 4.6 MB, 86 figures).
 MAX_FOLDED_PX = 20 * 800
 
 

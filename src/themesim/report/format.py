@@ -76,19 +76,27 @@ def _defang_urls(html: str) -> str:
     return _URL_SCHEME.sub(lambda m: f"{m.group(1)}&#58;//", html)
 
 
-# Figures are embedded for the screen: at most this wide (the page's column is 72rem, about
-# 1150 px) and in a palette of this many colours. The demo's 94 embedded figures go from
-# 21 MB as drawn (150 dpi, RGBA) to about 2.4 MB; the files beside the report keep every
-# pixel (and an SVG each).
+# Figures are embedded for the screen: EMBED_SCALE of their width as drawn (150 dpi, so an
+# 8 pt label stays about 10 px high), but at least EMBED_MAX_WIDTH and at most EMBED_WIDE
+# (the page's column is 72rem, about 1150 px), in a palette of EMBED_COLOURS colours. The
+# demo's 95 embedded figures go from 21 MB as drawn (RGBA) to about 2.6 MB; the files beside
+# the report keep every pixel (and an SVG each).
 EMBED_MAX_WIDTH = 720
+EMBED_WIDE = 1100
+EMBED_SCALE = 0.6
 EMBED_COLOURS = 32
 
 
-def _compact_png(data: bytes) -> bytes:
-    """A PNG shrunk for embedding (flattened on white, at most EMBED_MAX_WIDTH wide, an
-    EMBED_COLOURS palette, no dithering); the bytes as they are when they are not a PNG
-    Pillow reads, or when the result would not be smaller. Deterministic: the same input
-    gives the same bytes."""
+def embed_width(width: int) -> int:
+    """How wide a figure drawn `width` px wide is embedded (never wider than drawn)."""
+    return min(width, max(EMBED_MAX_WIDTH, min(EMBED_WIDE, round(EMBED_SCALE * width))))
+
+
+def _compact_png(data: bytes, max_width: int | None = None) -> bytes:
+    """A PNG shrunk for embedding (flattened on white, `embed_width` wide unless max_width
+    says otherwise, an EMBED_COLOURS palette, no dithering); the bytes as they are when
+    they are not a PNG Pillow reads, or when the result would not be smaller.
+    Deterministic: the same input gives the same bytes."""
     import io
 
     try:
@@ -103,9 +111,10 @@ def _compact_png(data: bytes) -> bytes:
                 im = flat
             else:
                 im = im.convert("RGB")
-            if im.width > EMBED_MAX_WIDTH:
-                height = max(1, round(im.height * EMBED_MAX_WIDTH / im.width))
-                im = im.resize((EMBED_MAX_WIDTH, height), Image.Resampling.LANCZOS)
+            width = embed_width(im.width) if max_width is None else max_width
+            if im.width > width:
+                height = max(1, round(im.height * width / im.width))
+                im = im.resize((width, height), Image.Resampling.LANCZOS)
             im = im.quantize(
                 colors=EMBED_COLOURS,
                 method=Image.Quantize.FASTOCTREE,
@@ -119,7 +128,9 @@ def _compact_png(data: bytes) -> bytes:
     return small if len(small) < len(data) else data
 
 
-def _image(path, html_dir: Path, md_dir: Path, embed: bool = True) -> dict | None:
+def _image(
+    path, html_dir: Path, md_dir: Path, embed: bool = True, max_width: int | None = None
+) -> dict | None:
     """A figure as data URI (HTML) and relative path (Markdown); None if not produced.
 
     The HTML embeds a copy shrunk for the screen (`_compact_png`); `rel_html` names the
@@ -140,7 +151,7 @@ def _image(path, html_dir: Path, md_dir: Path, embed: bool = True) -> dict | Non
     if embed:
         data = p.read_bytes()
         if mime == "image/png":
-            data = _compact_png(data)
+            data = _compact_png(data, max_width)
         data_uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
     return {
         "data_uri": data_uri,

@@ -94,15 +94,22 @@ def grounding_view(
             if pair in first:  # the heatmap and passages show each comparison's first basis
                 continue
             first.add(pair)
+            # no data figure on this basis (the method's coder labels no segment): its IoU
+            # heatmap is all NaN, so the file is named, not embedded
+            no_data = all(
+                _f(r.get(c)) == "—"
+                for c in ("ami", "grounded_hungarian_f1", "data_coverage_a", "data_coverage_b")
+            )
             comps.append(
                 {
                     "title": f"{a} vs {b}",
                     "is_reference": embed,
+                    "no_data": no_data,
                     "heatmap": image(
                         (spec.get("grounding_heatmaps") or {}).get(pair),
                         html_dir,
                         md_dir,
-                        embed=embed,
+                        embed=embed and not no_data,
                     ),
                     "pairs": _pair_passages(
                         spec,
