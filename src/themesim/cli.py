@@ -254,7 +254,7 @@ def _ci(r: dict, m: str, digits: int = 2) -> str:
     return f" [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def _agree_out(path: str | None) -> None:
+def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt") -> None:
     """--out must name a file whose folder exists: one line before any work, not a traceback."""
     from pathlib import Path
 
@@ -262,10 +262,10 @@ def _agree_out(path: str | None) -> None:
         return
     p = Path(path)
     if p.is_dir() or str(path).endswith(("/", "\\")):
-        raise InputError(f"--out {path}", "is a folder", "Give a file name, e.g. agree.txt.")
+        raise InputError(f"{flag} {path}", "is a folder", f"Give a file name, e.g. {example}.")
     if not p.parent.is_dir():
         raise InputError(
-            f"--out {path}",
+            f"{flag} {path}",
             f"its folder {str(p.parent)!r} does not exist",
             "Create the folder first, or write to an existing one.",
         )
@@ -276,7 +276,7 @@ def _agree_out(path: str | None) -> None:
             pass
     except OSError as e:
         raise InputError(
-            f"--out {path}",
+            f"{flag} {path}",
             f"its folder {str(p.parent)!r} cannot be written ({e.strerror})",
             "Give a file in a folder you can write.",
         ) from None
@@ -286,6 +286,24 @@ def cmd_agree(args) -> int:
     from themesim.io.two_codings import agreement_tables, read_codings
 
     _agree_out(args.out)
+    _agree_out(args.export_qdpx, "--export-qdpx", "coding.qdpx")
+    if args.export_qdpx and not args.export_qdpx.lower().endswith(".qdpx"):
+        raise InputError(
+            f"--export-qdpx {args.export_qdpx}",
+            "does not end in .qdpx",
+            "Give a file name ending in .qdpx: QDA software opens REFI-QDA projects by it.",
+        )
+    if args.export_qdpx:
+        from pathlib import Path
+
+        target = Path(args.export_qdpx).resolve()
+        for given in [*args.codings, *([args.out] if args.out else [])]:
+            if Path(given).resolve() == target:
+                raise InputError(
+                    f"--export-qdpx {args.export_qdpx}",
+                    f"is {given}, which this command reads or writes",
+                    "Give the export a new file name: it would overwrite the coders' project.",
+                )
     if args.format == "xlsx" and not args.out:
         raise InputError("--format xlsx", "needs a file to write", "Give --out FILE.xlsx.")
     if args.overlap is not None and not 0 < args.overlap <= 1:
@@ -303,6 +321,23 @@ def cmd_agree(args) -> int:
     for note in c.notes:
         print(f"themesim agree: {note}.", file=sys.stderr)
     tables = agreement_tables(c, overlap=args.overlap)
+    if args.export_qdpx:
+        from themesim.io.qdpx_export import write_qdpx
+
+        try:
+            n = write_qdpx(c, args.export_qdpx)
+        except OSError as e:
+            raise InputError(
+                f"--export-qdpx {args.export_qdpx}",
+                f"cannot be written ({e.strerror})",
+                "Give a file in a folder you can write.",
+            ) from None
+        print(
+            f"themesim agree: REFI-QDA project written to {args.export_qdpx} ({n['coders']} "
+            f"coders as users, {n['selections']} selections, {n['disagreements']} passages "
+            f"where they differ under {n['disagreement_codes']} disagreement codes)",
+            file=sys.stderr,
+        )
     if args.format == "xlsx":
         from themesim.steps.report import frames_workbook
 
@@ -463,6 +498,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ag.add_argument("--format", choices=(*FORMATS, "xlsx"), default="text")
     ag.add_argument("--out", help="write here instead of stdout (required for xlsx)")
+    ag.add_argument(
+        "--export-qdpx",
+        metavar="OUT.qdpx",
+        help="also write the codings as a REFI-QDA project for QualCoder, ATLAS.ti, MAXQDA or"
+        " NVivo: the transcripts, each coder as a user, and where the coders differ as codes"
+        " under 'Disagreements (themesim)' (a code set); agree reads it back to the same figures",
+    )
     ag.set_defaults(func=cmd_agree)
 
     val = sub.add_parser(

@@ -425,6 +425,7 @@ def _from_files(paths: list[Path], texts: dict[str, str], wanted) -> Codings:
 
 
 def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
+    from themesim.io.qdpx_export import DISAGREEMENT_USER
     from themesim.io.refi_qda import read_qdpx
 
     proj = read_qdpx(path, level)
@@ -449,6 +450,13 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
                     "project's positions count its own copy, so that copy is scored"
                 )
     coded = proj.coded
+    mine = coded["coder"] == DISAGREEMENT_USER
+    if mine.any():  # `agree --export-qdpx` marks where coders differ: not a coder's coding
+        coded = coded[~mine]
+        notes.append(
+            f"{int(mine.sum())} disagreement selection(s) themesim wrote (user "
+            f"{proj.users.get(DISAGREEMENT_USER, DISAGREEMENT_USER)!r}) are left out"
+        )
     blank = coded[coded["coder"] == ""]
     if len(blank):
         raise InputError(
@@ -457,6 +465,9 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
             "Export the project with its users, or give each coder's codings as a file.",
         )
     users = list(dict.fromkeys(coded["coder"]))
+    if DISAGREEMENT_USER in proj.users:  # a project themesim wrote keeps its coders' order
+        order = {u: i for i, u in enumerate(proj.users)}
+        users.sort(key=lambda u: order.get(u, len(order)))
     label = {u: proj.users.get(u, u) for u in users}
     if wanted:
         pick = []

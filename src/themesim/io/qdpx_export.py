@@ -1,0 +1,235 @@
+"""Codings written back as a REFI-QDA project (.qdpx, Project 1.0 schema), for
+`themesim agree --export-qdpx`: a researcher opens it in QualCoder, ATLAS.ti, MAXQDA or NVivo.
+
+The project holds
+- every transcript as a TextSource, its text in `sources/<guid>.txt` (UTF-8, newlines as LF;
+  positions count its characters, as themesim scored them);
+- every coder as a User, and each coder's selections as PlainTextSelections whose Coding's
+  `creatingUser` is that coder: the codings as given, overlapping selections included;
+- the codes in a CodeBook, a code `Parent/Child` as a child code of `Parent`;
+- where the coders are not unanimous, codings of the codes under a parent code
+  `Disagreements (themesim)`, one child per code and group of coders (`Work: Anna only`),
+  each selection described by who coded it and who did not. Their creatingUser is the user
+  `themesim (disagreements)`, and a code Set `Disagreements` lists these codes.
+
+Reading the project back (`themesim agree OUT.qdpx`) gives the same codings and figures:
+the disagreement user's codings are left out by its fixed guid (DISAGREEMENT_USER).
+GUIDs are derived from names (uuid5), so one input always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import numpy as np
+
+NS = "urn:QDA-XML:project:1.0"
+_NAMESPACE = uuid.UUID("7d0f5a56-3c44-5e39-9f55-2a6b3c1f0e34")  # themesim's uuid5 namespace
+DISAGREEMENT_PARENT_NAME = "Disagreements (themesim)"
+DISAGREEMENT_USER_NAME = "themesim (disagreements)"
+DISAGREEMENT_USER = str(uuid.uuid5(_NAMESPACE, "user:themesim-disagreements"))
+DISAGREEMENT_PARENT = str(uuid.uuid5(_NAMESPACE, "code:themesim-disagreements"))
+_DATE = (1980, 1, 1, 0, 0, 0)  # zip entries' time: the same input gives the same bytes
+# characters XML 1.0 cannot hold (names and descriptions only; the texts are files)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _guid(*parts) -> str:
+    return str(uuid.uuid5(_NAMESPACE, "\0".join(map(str, parts))))
+
+
+def _clean(s: str) -> str:
+    return _NOT_XML.sub(" ", str(s))
+
+
+def _el(parent, tag: str, **attrs) -> ET.Element:
+    return ET.SubElement(parent, f"{{{NS}}}{tag}", {k: _clean(v) for k, v in attrs.items()})
+
+
+def _path_parts(label: str) -> list[str]:
+    """A code label's path: `Parent/Child` -> [Parent, Child] where every part is a name a
+    reader keeps as written (not empty, no outer spaces); else the label as one name."""
+    parts = label.split("/")
+    if len(parts) > 1 and all(p and p == p.strip() for p in parts):
+        return parts
+    return [label]
+
+
+def disagreement_runs(per_coder: list, m: int) -> list[tuple[int, int, tuple[int, ...]]]:
+    """(start, end, coders who coded it) of every maximal stretch where some but not all of
+    the m coders coded a code; per_coder[k] is coder k's sorted disjoint intervals."""
+    ivs = [np.asarray(iv, dtype=np.int64).reshape(-1, 2) for iv in per_coder]
+    cuts = np.unique(np.concatenate([iv.reshape(-1) for iv in ivs] + [np.zeros(0, np.int64)]))
+    if len(cuts) < 2:
+        return []
+    a, b = cuts[:-1], cuts[1:]
+    cover = np.zeros((m, len(a)), dtype=bool)  # coder k coded the piece a-b
+    for k, iv in enumerate(ivs):
+        if len(iv):
+            i = np.searchsorted(iv[:, 0], a, side="right") - 1
+            cover[k] = (i >= 0) & (iv[np.maximum(i, 0), 1] >= b)
+    n = cover.sum(axis=0)
+    runs: list[tuple[int, int, tuple[int, ...]]] = []
+    for p in np.flatnonzero((n > 0) & (n < m)):
+        who = tuple(int(k) for k in np.flatnonzero(cover[:, p]))
+        if runs and runs[-1][1] == a[p] and runs[-1][2] == who:
+            runs[-1] = (runs[-1][0], int(b[p]), who)
+        else:
+            runs.append((int(a[p]), int(b[p]), who))
+    return runs
+
+
+def _group_name(coders, who: tuple[int, ...]) -> str:
+    return " + ".join(coders[k] for k in who) + " only"
+
+
+def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str], dict]:
+    """(project.qde, {zip entry: text} of the sources, counts) of a two_codings.Codings."""
+    from themesim import __version__
+    from themesim.io.two_codings import intervals
+
+    ET.register_namespace("", NS)
+    root = ET.Element(
+        f"{{{NS}}}Project", {"name": _clean(name), "origin": f"themesim {__version__}"}
+    )
+    root.set("creatingUserGUID", DISAGREEMENT_USER)
+
+    users = _el(root, "Users")
+    user_guid = [_guid("user", k, n) for k, n in enumerate(c.coders)]
+    for g, n in zip(user_guid, c.coders, strict=True):
+        _el(users, "User", guid=g, name=n)
+    _el(users, "User", guid=DISAGREEMENT_USER, name=DISAGREEMENT_USER_NAME)
+
+    # the code book: each label's path as nested codes; a part used only as a parent is a
+    # code too (isCodable true: REFI-QDA has no folder), with no codings of its own
+    codes_el = _el(_el(root, "CodeBook"), "Codes")
+    node: dict[tuple[str, ...], ET.Element] = {}
+    code_guid: dict[str, str] = {}
+    for label in c.codes:
+        parts = _path_parts(label)
+        parent = codes_el
+        for i in range(len(parts)):
+            key = tuple(parts[: i + 1])
+            if key not in node:
+                node[key] = _el(parent, "Code", guid=_guid("code", *key), name=parts[i])
+                node[key].set("isCodable", "true")
+            parent = node[key]
+        code_guid[label] = _guid("code", *parts)
+    dis_parent = _el(codes_el, "Code", guid=DISAGREEMENT_PARENT, name=DISAGREEMENT_PARENT_NAME)
+    dis_parent.set("isCodable", "false")
+    ET.SubElement(dis_parent, f"{{{NS}}}Description").text = _clean(
+        "Where the coders are not unanimous, written by themesim agree: one code per code and "
+        "group of coders (who coded the passage; the others did not). Not a coding: "
+        "themesim agree leaves these out when it reads the project."
+    )
+
+    # disagreements per transcript and code, from each coder's union of selections
+    per_doc = intervals(c)
+    m = len(c.coders)
+    dis_codes: dict[tuple[str, tuple[int, ...]], str] = {}
+    dis_sel: dict[str, list[tuple[int, int, str, tuple[int, ...]]]] = {}
+    for doc, per in per_doc.items():
+        for j, label in enumerate(c.codes):
+            for a, b, who in disagreement_runs([per[k][j] for k in range(m)], m):
+                key = (label, who)
+                if key not in dis_codes:
+                    dis_codes[key] = _guid("disagreement", label, *who)
+                dis_sel.setdefault(doc, []).append((a, b, label, who))
+    dis_chars: dict[tuple[str, tuple[int, ...]], int] = {}
+    for sels in dis_sel.values():
+        for a, b, label, who in sels:
+            dis_chars[(label, who)] = dis_chars.get((label, who), 0) + b - a
+    for (label, who), g in sorted(
+        dis_codes.items(), key=lambda kv: (c.codes.index(kv[0][0]), kv[0][1])
+    ):
+        el = _el(dis_parent, "Code", guid=g, name=f"{label}: {_group_name(c.coders, who)}")
+        el.set("isCodable", "true")
+        others = [c.coders[k] for k in range(m) if k not in who]
+        ET.SubElement(el, f"{{{NS}}}Description").text = _clean(
+            f"Passages coded {label!r} by {', '.join(c.coders[k] for k in who)} and not by "
+            f"{', '.join(others)}: {dis_chars[(label, who)]} character(s)."
+        )
+
+    # sources: each transcript's text as a file, its coders' selections and the disagreements
+    sources_el = _el(root, "Sources")
+    files: dict[str, str] = {}
+    n_sel = 0
+    docs = sorted(c.texts)
+    spans = c.spans.sort_values(["document", "start", "end", "coder"], kind="stable")
+    by_doc = {d: g for d, g in spans.groupby("document", sort=False)}
+    for doc in docs:
+        text = c.texts[doc]
+        sg = _guid("source", doc)
+        entry = f"{sg}.txt"
+        files[f"sources/{entry}"] = text
+        src = _el(sources_el, "TextSource", guid=sg, name=f"{doc}.txt")
+        src.set("plainTextPath", f"internal://{entry}")
+        g = by_doc.get(doc)
+        rows = [] if g is None else g.itertuples(index=False)
+        for r in rows:
+            k, a, b = int(r.coder), int(r.start), int(r.end)
+            n_sel += 1
+            sel = _el(src, "PlainTextSelection", guid=_guid("selection", doc, n_sel),
+                      name=_short(text[a:b]), startPosition=a, endPosition=b,
+                      creatingUser=user_guid[k])  # fmt: skip
+            coding = _el(sel, "Coding", guid=_guid("coding", doc, n_sel), creatingUser=user_guid[k])
+            _el(coding, "CodeRef", targetGUID=code_guid[r.code])
+        for n, (a, b, label, who) in enumerate(sorted(dis_sel.get(doc, [])), start=1):
+            others = [c.coders[k] for k in range(m) if k not in who]
+            sel = _el(src, "PlainTextSelection", guid=_guid("disagreement-selection", doc, n),
+                      name=_short(text[a:b]), startPosition=a, endPosition=b,
+                      creatingUser=DISAGREEMENT_USER)  # fmt: skip
+            ET.SubElement(sel, f"{{{NS}}}Description").text = _clean(
+                f"{label!r} coded by {', '.join(c.coders[k] for k in who)}, "
+                f"not by {', '.join(others)}"
+            )
+            coding = _el(sel, "Coding", guid=_guid("disagreement-coding", doc, n),
+                         creatingUser=DISAGREEMENT_USER)  # fmt: skip
+            _el(coding, "CodeRef", targetGUID=dis_codes[(label, who)])
+
+    sets = _el(root, "Sets")
+    s = _el(sets, "Set", guid=_guid("set", "disagreements"), name="Disagreements")
+    ET.SubElement(
+        s, f"{{{NS}}}Description"
+    ).text = "The codes under 'Disagreements (themesim)': where the coders are not unanimous."
+    for g in sorted(dis_codes.values(), key=list(dis_codes.values()).index):
+        _el(s, "MemberCode", targetGUID=g)
+    ET.SubElement(root, f"{{{NS}}}Description").text = _clean(
+        f"Written by themesim agree: {m} coders ({', '.join(c.coders)}), {len(c.codes)} codes, "
+        f"{len(docs)} transcripts. Each coder is a user; the codes under "
+        f"'{DISAGREEMENT_PARENT_NAME}' (user '{DISAGREEMENT_USER_NAME}') mark where they differ."
+    )
+    ET.indent(root, space="  ")
+    xml = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    counts = {
+        "coders": m,
+        "codes": len(c.codes),
+        "transcripts": len(docs),
+        "selections": n_sel,
+        "disagreements": sum(len(v) for v in dis_sel.values()),
+        "disagreement_codes": len(dis_codes),
+    }
+    return xml, files, counts
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def write_qdpx(c, out, name: str | None = None) -> dict:
+    """Write the codings `c` (two_codings.Codings) as a REFI-QDA project at `out`, atomically.
+    Returns the counts written (coders, codes, transcripts, selections, disagreements)."""
+    from themesim.io.files import atomic_path
+
+    out = Path(out)
+    xml, files, counts = build_project(c, name or out.stem)
+    with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(zipfile.ZipInfo("project.qde", _DATE), xml, zipfile.ZIP_DEFLATED)
+        for entry, text in files.items():
+            z.writestr(zipfile.ZipInfo(entry, _DATE), text.encode("utf-8"), zipfile.ZIP_DEFLATED)
+    return counts
