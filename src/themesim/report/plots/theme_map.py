@@ -51,6 +51,9 @@ SET_COLOURS = [
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 ]  # fmt: skip
+# Above this many labels they stay at their first place: the search compares each label
+# with every one placed before it (a 100-set study has thousands of themes).
+MAX_SPREAD_LABELS = 400
 # Where a label may sit around its point (offset points), tried in this order.
 LABEL_OFFSETS = [(4, 3), (4, -9), (-4, 3), (-4, -9), (0, 8), (0, -13), (8, -3), (-8, -3)]
 
@@ -59,7 +62,7 @@ def _spread_labels(fig: Figure, labels: list) -> None:
     """Move each label to the first place around its point where it overlaps no label
     placed before it (the least overlap when every place is taken). Deterministic: labels
     are placed in drawing order."""
-    if not labels:
+    if not labels or len(labels) > MAX_SPREAD_LABELS:
         return
     renderer = fig.canvas.get_renderer()
     placed = []
