@@ -97,6 +97,14 @@ def test_coded_xlsx(tmp_path, study):
         ("amira,Work,Nicely.,,", "row 2: text 'Nicely.' is not found in transcript 'amira'"),
         ("amira,Work,Badly.,5,", "row 2: has only one of start and end"),
         ("amira,Work,Badly.,x,9", "row 2: start is 'x', not a character offset"),
+        # issue 34: inf, 1e400 and NaN were an OverflowError traceback (int(float("inf")))
+        ("amira,Work,Badly.,inf,39", "row 2: start is 'inf', not a character offset"),
+        ("amira,Work,Badly.,33,1e400", "row 2: end is '1e400', not a character offset"),
+        ("amira,Work,Badly.,NaN,39", "row 2: start is 'NaN', not a character offset"),
+        ("amira,Work,Badly.,-inf,39", "row 2: start is '-inf', not a character offset"),
+        # offsets must select the text, not a passage that contains it or lies within it
+        ("amira,Work,Badly.,26,57", "row 2: text 'Badly.' is not at offsets 26-57"),
+        ("amira,Work,Badly. I cut my hours.,33,34", "row 2: text 'Badly. I cut my hours.' is not"),
     ],
 )
 def test_bad_coded_rows_name_file_and_row(tmp_path, study, row, message):
@@ -105,6 +113,22 @@ def test_bad_coded_rows_name_file_and_row(tmp_path, study, row, message):
     with pytest.raises(InputError) as e:
         coded_labels(read_coded_file(p, THEMES), texts, offsets, str(p))
     assert str(e.value).startswith(f"{p}, {message}")
+    assert "\n" not in str(e.value)
+
+
+def test_offsets_select_the_text_after_whitespace_normalisation(tmp_path, study):
+    _seg, texts, offsets = study
+    start = texts["amira"].index("I never")
+    end = start + len("I never sleep   through.")
+    # the export collapsed the three spaces and broke a line; quotes, case and a lost space too
+    p = _write(
+        tmp_path,
+        "document,theme,text,start,end\n"
+        f'amira,H02,"i never sleep\nthrough.",{start},{end}\n'
+        "amira,Work,Icut my hours,40,54\n",
+    )
+    got = coded_labels(read_coded_file(p, THEMES), texts, offsets, str(p))
+    assert got[["segment", "theme_id"]].values.tolist() == [[1, "H01"], [3, "H02"]]
 
 
 def test_repeated_text_without_offsets_is_labelled_at_its_first_occurrence_with_a_warning(

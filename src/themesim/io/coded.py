@@ -79,17 +79,21 @@ def _records(path: Path, where: str) -> list[list]:
 
 
 def _offset(value, key: str, at: str) -> int | None:
+    """A character offset: empty for none; a whole number ≥ 0, else a one-line error naming
+    the file and row (inf, 1e400 and NaN written in a cell included: they are not offsets)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, float) and math.isnan(value):
-        return None
+        return None  # an empty spreadsheet cell read as NaN
     try:
         f = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         f = math.nan
-    if math.isnan(f) or f != int(f) or f < 0:
+    if not math.isfinite(f) or f != math.floor(f) or f < 0:
         raise InputError(
-            at, f"{key} is {value!r}, not a character offset", f"Give {key} as a whole number ≥ 0."
+            at,
+            f"{key} is {str(value).strip()!r}, not a character offset",
+            f"Give {key} as a whole number of characters from 0, or leave start and end empty.",
         )
     return int(f)
 
@@ -244,11 +248,13 @@ def coded_span(
             "Offsets count characters of the transcript's text from 0; re-export them "
             "for this transcript, or leave start and end empty.",
         )
-    if norm(text) not in norm(full[start:end]) and norm(full[start:end]) not in norm(text):
+    # the offsets must select the text itself (compared with whitespace, case and
+    # typographic quotes ignored), not a passage that merely contains it or lies within it
+    if _squash(full[start:end]) != _squash(text):
         raise InputError(
             at,
             f"text {_short(text)!r} is not at offsets {start}-{end} of {doc!r} "
-            f"(found {_short(full[start:end])!r})",
+            f"(they select {_short(full[start:end])!r})",
             "Re-export the offsets with the transcript as imported, "
             "or leave start and end empty to locate the text.",
         )
@@ -282,6 +288,12 @@ def unknown_theme(at: str, theme: str, themes: pd.DataFrame, shown: int = 8) -> 
         f"Use a theme name the set has ({listed}{more}), or its id, "
         "or add the theme to the theme file.",
     )
+
+
+def _squash(text: str) -> str:
+    """norm() with every space dropped: a passage that lost or gained a space (an export's
+    line break) still matches its offsets."""
+    return norm(text).replace(" ", "")
 
 
 def _key(name) -> str:
