@@ -18,6 +18,7 @@ run(
     settings=dict(p.settings),
     out_csv=sm.output.table,
     out_pairs=sm.output.pairs,
+    out_transcripts=sm.output.pairs_by_transcript,
     out_long=list(sm.output.long),
     calibration=list(sm.input.calibration),
     scale=dict(p.scale),

@@ -28,6 +28,7 @@ headline = dict(
     calibration_fits=dict(zip(p.calibrated, sm.input.calibration_fits, strict=True)),
     # the analysts' declared theme groups: the verdicts' theme units
     theme_tables=theme_parquets,
+    grounding_transcripts=dict(zip(p.grounded, sm.input.grounding_transcripts, strict=True)),
 )
 tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.

@@ -352,3 +352,68 @@ def test_declared_groups_reach_the_generator_verdict():
         assert a["difference"] == pytest.approx(b["difference"])  # the same estimate
         assert a["withheld"] == ""
         assert b["withheld"].startswith("2 declared groups") and b["verdict"] == "inconclusive"
+
+
+def test_transcript_counts_sum_to_the_whole_table():
+    from themesim.metrics.grounding import transcript_counts
+
+    A = np.array([[1, 0], [1, 1], [0, 1], [1, 0], [0, 0]], bool)
+    B = np.array([[1], [0], [1], [1], [0]], bool)
+    got = transcript_counts(A, B, ["a1", "a2"], ["b1"], ["t1", "t1", "t2", "t2", "t2"])
+    t1 = got[got["transcript"] == "t1"].set_index("a_id")
+    assert t1.loc["a1", ["n", "n_a", "n_b", "n_both"]].tolist() == [2, 2, 1, 1]
+    assert t1.loc["a2", ["n", "n_a", "n_b", "n_both"]].tolist() == [2, 1, 1, 0]
+    whole = got.groupby("a_id")[["n_a", "n_b", "n_both"]].sum()
+    assert whole.loc["a1"].tolist() == [3, 3, 2] and whole.loc["a2"].tolist() == [2, 3, 1]
+
+
+def test_the_segments_route_leaves_one_transcript_out_of_every_kappa():
+    from sklearn.metrics import cohen_kappa_score
+
+    from themesim.metrics.generators import transcript_part
+
+    rng = np.random.default_rng(11)
+    sets = ["h1", "h2", "r1"]
+    names = {s: [f"{s}_{i}" for i in range(3)] for s in sets}  # theme i pairs with theme i
+    tr = np.repeat(["t1", "t2", "t3", "t4"], 12)
+    codes = {s: rng.random((tr.size, 3)) < 0.35 for s in sets}
+    for s in ("h2", "r1"):  # partly following h1's coding
+        codes[s] = np.where(rng.random((tr.size, 3)) < 0.6, codes["h1"], codes[s])
+    rows, counts = [], []
+    for a, b in (("h1", "h2"), ("h1", "r1"), ("h2", "r1")):
+        for i in range(3):
+            for side, mine, theirs in (("a", a, b), ("b", b, a)):
+                rows.append({"set_a": a, "set_b": b, "side": side, "theme_id": names[mine][i],
+                             "hungarian_partner_id": names[theirs][i],
+                             "hungarian_similarity": 0.8})  # fmt: skip
+        from themesim.metrics.grounding import transcript_counts
+
+        counts.append(transcript_counts(codes[a], codes[b], names[a], names[b], tr)
+                      .assign(set_a=a, set_b=b))  # fmt: skip
+    th, counts = pd.DataFrame(rows), pd.concat(counts, ignore_index=True)
+    var, df, name = transcript_part(th, counts, ["h1", "h2"], ["r1"], 0.5, "ge")
+
+    def d_without(t):  # from the segments themselves, not the counts
+        keep = tr != t
+        k = {(x, y): [cohen_kappa_score(codes[x][keep, i], codes[y][keep, i]) for i in range(3)]
+             for x, y in (("h1", "h2"), ("h1", "r1"), ("h2", "r1"))}  # fmt: skip
+        # D = mean over references of [κ with the run - κ with the other analyst]
+        return np.mean([np.mean(k[("h1", "r1")]) - np.mean(k[("h1", "h2")]),
+                        np.mean(k[("h2", "r1")]) - np.mean(k[("h1", "h2")])])  # fmt: skip
+
+    d = np.array([d_without(t) for t in ("t1", "t2", "t3", "t4")])
+    assert var == pytest.approx(3 / 4 * ((d - d.mean()) ** 2).sum()) and var > 0
+    assert (df, name) == (3, "transcripts")
+    assert transcript_part(th, counts[counts["transcript"] != "t4"].query("transcript != 't3'"),
+                           ["h1", "h2"], ["r1"], 0.5, "ge") is None  # fmt: skip
+
+
+def test_an_extra_part_adds_its_variance_and_degrees_of_freedom():
+    gen = [np.array([[0.9], [0.4], [0.7]]), np.array([[0.2], [0.6]])]
+    hum = [np.array([[NAN, 0.8], [NAN, 0.5], [NAN, 0.9]]), np.array([[0.3, NAN], [0.9, NAN]])]
+    plain = crossed_difference(gen, hum)
+    more = crossed_difference(gen, hum, extra=(0.01, 3, "transcripts"))
+    assert more.difference == plain.difference and more.covers == ("themes", "transcripts")
+    assert more.se**2 == pytest.approx(plain.se**2 + 0.01) and more.var_extra == 0.01
+    v_t = plain.se**2
+    assert more.df == pytest.approx((v_t + 0.01) ** 2 / (v_t**2 / plain.df + 0.01**2 / 3))

@@ -765,13 +765,18 @@ class Plan:
         d = self.metrics_dir(method)
         return [f"{d}/grounding.csv", f"{d}/grounding_pairs.csv"]
 
+    def grounding_transcripts(self, method: str) -> str:
+        """The coder basis's theme-pair counts per transcript (the verdicts' segments route)."""
+        return f"{self.metrics_dir(method)}/grounding_pairs_transcripts.parquet"
+
     def grounding_outputs(self, method: str) -> list[str]:
         if not self.has_grounding():
             return []
         pairs = pair_names(self.study.pairs_for(method))
         figures = [self.grounding_iou(method, p, ext) for p in pairs for ext in ("png", "svg")]
         scatter = [self.grounding_scatter(method, ext) for ext in ("png", "svg")]
-        return self.grounding_tables(method) + figures + scatter + self.coder_agreement_files()
+        tables = self.grounding_tables(method) + [self.grounding_transcripts(method)]
+        return tables + figures + scatter + self.coder_agreement_files()
 
     def grounding_report_files(self, method: str) -> dict:
         """What the report's grounding section reads of a method (none without grounding)."""

@@ -90,6 +90,8 @@ for v in PLAN.variants("grounding"):
                 subcategory="{method}",
             ),
             pairs=f"{paths.METRICS}/grounding_pairs.csv",
+            # the coder basis's counts per transcript: the verdicts' segments route
+            pairs_by_transcript=f"{paths.METRICS}/grounding_pairs_transcripts.parquet",
             long=[f"{paths.METRICS}/grounding/{p}.parquet" for p in names],
             # The figures too: a job of their own cost an interpreter start for a second.
             heatmaps=report(

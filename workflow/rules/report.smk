@@ -84,6 +84,9 @@ rule report_parts:
         themes=PLAN.themes(),
         # each method's segment agreement of theme pairs: the verdicts' segments route
         grounding_pairs=[PLAN.grounding_tables(m)[1] for m in PLAN.grounded_methods()],
+        grounding_transcripts=[
+            PLAN.grounding_transcripts(m) for m in PLAN.grounded_methods()
+        ],
         calibration_fits=[PLAN.isotonic_fit(m) for m in PLAN.strength_fits()],
         embeddings=sorted(
             {f for m in PLAN.theme_map_methods() for f in PLAN.theme_map_embeddings(m)}

@@ -60,6 +60,7 @@ class Crossed:
     covers: tuple[str, ...] = field(default_factory=tuple)
     ci_method: str = CI_METHOD
     withheld: str = ""  # why no verdict word is given ('' when one is)
+    var_extra: float = 0.0  # the extra factor's part (transcripts), 0 without one
 
 
 def _check(gen, hum, clusters):
@@ -132,10 +133,13 @@ def _jackknife(values: np.ndarray) -> float:
     return float((m - 1) / m * ((values - values.mean()) ** 2).sum()) if m >= 2 else 0.0
 
 
-def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
+def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None) -> Crossed:
     """D and its (1 - 2 alpha) interval (module docstring). clusters[r]: a label per theme
     of reference analyst r (declared groups; the same label across analysts is one unit);
-    None: every theme its own unit."""
+    None: every theme its own unit. extra: (variance, degrees of freedom, name) of one more
+    factor the cells' values were computed over (the transcripts of a κ: a delete-one
+    jackknife of D), added as a part of its own (its overlap with the theme part is left in:
+    the interval errs wide)."""
     from scipy.special import stdtrit  # Student's t quantile (scipy.stats' t.ppf, faster)
 
     gen, hum, clusters = _check(gen, hum, clusters)
@@ -144,7 +148,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
     n_themes = int(sum(g.shape[0] for g in gen))
     pairs = [hum[r][:, h].mean() for r in range(k) for h in range(k) if h != r]
     analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
-    if k == 2 and n_runs == 1 and _binary(gen, hum):
+    if k == 2 and n_runs == 1 and extra is None and _binary(gen, hum):
         return _one_set_two_analysts(gen, hum, clusters, alpha, analyst_sd)
     all_runs, all_analysts = np.ones(n_runs, bool), np.ones(k, bool)
     parts = _means(gen, hum, all_runs, all_analysts)
@@ -198,13 +202,15 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
         var_cells += _cell_noise(gen, k)
     if k >= 3:
         var_cells += _cell_noise([np.delete(h, r, axis=1) for r, h in enumerate(hum)], k)
-    var = max(var_t + var_r + var_a - var_cells, var_t, var_r, var_a)
-    terms = [(var_t, df_t), (var_r, df_r), (var_a, df_a)]
+    var_x, df_x, name_x = extra if extra is not None else (0.0, np.inf, "")
+    var = max(var_t + var_r + var_a + var_x - var_cells, var_t, var_r, var_a, var_x)
+    terms = [(var_t, df_t), (var_r, df_r), (var_a, df_a), (var_x, df_x)]
     denom = sum(v * v / f for v, f in terms if v > 0 and np.isfinite(f))
     df = var * var / denom if denom > 0 else float(df_t)
     level = 1 - 2 * alpha
     half = float(stdtrit(df, 1 - alpha) * np.sqrt(var))
     covers = ("themes",) + (("runs",) if n_runs >= 2 else ()) + (("analysts",) if k >= 3 else ())
+    covers += (name_x,) if extra is not None else ()
     return Crossed(
         difference=d,
         ci_low=max(d - half, -1.0) if _unit_scale(gen, hum) else d - half,
@@ -225,6 +231,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05) -> Crossed:
         analyst_sd=analyst_sd,
         covers=covers,
         withheld=_withheld(labels.size, n_themes),
+        var_extra=var_x,
     )
 
 
@@ -326,8 +333,9 @@ def settle(res: Crossed, margin: float, alpha: float = 0.05) -> dict:
     word within reach (equivalent while |D| is nearer 0 than the margin, else worse or
     better) and about how many reference themes per analyst (runs as they are), or runs
     (themes as they are), its interval would need. The theme part of the variance falls
-    with the themes, the run part with the runs; the analyst part stays. NaN: no number
-    of that factor alone reaches it (or, with one run, the run part is unknown)."""
+    with the themes, the run part with the runs; the analyst and transcript parts stay.
+    NaN: no number of that factor alone reaches it (or, with one run, the run part is
+    unknown)."""
     from scipy.special import stdtrit
 
     d = res.difference
@@ -338,10 +346,9 @@ def settle(res: Crossed, margin: float, alpha: float = 0.05) -> dict:
     room = (target / q) ** 2 if target > 0 else 0.0
     per = res.n_themes / res.n_analysts
     themes = runs = np.nan
-    if room > res.var_runs + res.var_analysts and res.var_themes > 0:
-        themes = float(np.ceil(per * res.var_themes / (room - res.var_runs - res.var_analysts)))
-    if res.n_runs >= 2 and res.var_runs > 0 and room > res.var_themes + res.var_analysts:
-        runs = float(
-            np.ceil(res.n_runs * res.var_runs / (room - res.var_themes - res.var_analysts))
-        )
+    fixed = res.var_analysts + res.var_extra  # parts neither more themes nor runs shrink
+    if room > res.var_runs + fixed and res.var_themes > 0:
+        themes = float(np.ceil(per * res.var_themes / (room - res.var_runs - fixed)))
+    if res.n_runs >= 2 and res.var_runs > 0 and room > res.var_themes + fixed:
+        runs = float(np.ceil(res.n_runs * res.var_runs / (room - res.var_themes - fixed)))
     return {"settle_verdict": aim, "settle_themes": themes, "settle_runs": runs}

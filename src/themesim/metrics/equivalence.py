@@ -205,6 +205,7 @@ def verdict_table(
     segments: dict[str, pd.DataFrame] | None = None,
     fits: dict[str, pd.DataFrame] | None = None,
     groups: dict[str, dict] | None = None,
+    transcripts: dict[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """VERDICT_COLUMNS: per method, comparison of the reference with another set, threshold,
     and second analyst (each member of `group` but the reference): the set's and the analyst's
@@ -289,6 +290,7 @@ def verdict_table(
         out = generator_rows(
             comparisons, themes, analysts=everyone, generators=generators,
             margin=margin, alpha=alpha, segments=segments, fits=fits, groups=groups,
+            transcripts=transcripts,
         ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
     for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",

@@ -158,6 +158,46 @@ def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=N
     return gen, hum, order
 
 
+def _plain_difference(gen, hum) -> float:
+    """D of crossed_difference without its interval (every run and analyst kept)."""
+    k = len(gen)
+    return float(np.mean([gen[r].mean() - np.delete(hum[r], r, axis=1).mean() for r in range(k)]))
+
+
+def transcript_part(themes, counts: pd.DataFrame, analysts, runs, threshold, op):
+    """(variance, degrees of freedom, "transcripts") of D on the segments route: each
+    transcript left out of every κ in turn (counts: grounding_pairs_transcripts.parquet, the
+    coder basis's 2x2 counts per transcript), D recomputed, the delete-one jackknife of
+    those D. None with fewer than 3 transcripts or when a leave-one-out D is undefined."""
+    from themesim.metrics.grounding import kappa_counts_array
+
+    keys = ["set_a", "set_b", "a_id", "b_id"]
+    counts = counts.astype({"a_id": str, "b_id": str, "transcript": str})
+    total = counts.groupby(keys, sort=False)[["n_a", "n_b", "n_both"]].sum()
+    n_all = counts.drop_duplicates(["set_a", "set_b", "transcript"]).groupby("transcript")["n"]
+    sizes = n_all.first()
+    names = list(sizes.index)
+    if len(names) < 3:
+        return None
+    n_total = int(sizes.sum())
+    values = []
+    for t in names:
+        mine = counts[counts["transcript"] == t].set_index(keys)[["n_a", "n_b", "n_both"]]
+        left = total.sub(mine, fill_value=0)
+        k = kappa_counts_array(
+            left["n_both"].to_numpy(), left["n_a"].to_numpy(), left["n_b"].to_numpy(),
+            n_total - int(sizes[t]),
+        )  # fmt: skip
+        pairs = left.reset_index()[keys].assign(grounding_basis=SEGMENT_BASIS, kappa=k)
+        arrays = study_arrays(themes, analysts, runs, "segments", threshold, op, pairs)
+        if isinstance(arrays, str):
+            return None
+        values.append(_plain_difference(arrays[0], arrays[1]))
+    values = np.asarray(values)
+    m = values.size
+    return float((m - 1) / m * ((values - values.mean()) ** 2).sum()), m - 1, "transcripts"
+
+
 def clusters_of(analysts, ids, groups: dict | None):
     """crossed_difference's clusters from the declared groups (set -> {theme_id: group or
     None}): a theme's group, the same label across analysts one unit (they code the same
@@ -202,10 +242,12 @@ def generator_rows(
     segments: dict[str, pd.DataFrame] | None = None,
     fits: dict[str, pd.DataFrame] | None = None,
     groups: dict[str, dict] | None = None,
+    transcripts: dict[str, pd.DataFrame] | None = None,
 ) -> list[dict]:
     """Rows (VERDICT_COLUMNS + GENERATOR_COLUMNS) per method, generator, threshold, route;
     groups: set -> {theme_id: declared group or None} (io.themes.theme_groups), the theme
-    units of the interval where the analysts' theme files declare them;
+    units of the interval where the analysts' theme files declare them; transcripts: method
+    -> grounding_pairs_transcripts.parquet, the segments route's transcript part;
     segments: method -> grounding_pairs.csv (the segments route where grounding ran); fits:
     method -> its isotonic P(match) fit (the strength route on the probability scale)."""
     out = []
@@ -254,7 +296,13 @@ def generator_rows(
                     else:
                         g, h, ids = arrays
                         clusters = clusters_of(analysts, ids, groups)
-                        res = crossed_difference(g, h, clusters, alpha=alpha)
+                        extra = None
+                        by_t = (transcripts or {}).get(method)
+                        if route == "segments" and by_t is not None:
+                            extra = transcript_part(
+                                th, by_t, analysts, runs, r["threshold"], r["op"]
+                            )
+                        res = crossed_difference(g, h, clusters, alpha=alpha, extra=extra)
                         row |= {
                             "n_a": res.n_themes,
                             "agreement": res.generator,
@@ -268,7 +316,11 @@ def generator_rows(
                             "analyst_sd": res.analyst_sd,
                             # a κ's own spread over transcripts is not in the interval
                             "covers": " + ".join(res.covers)
-                            + (" (not transcripts)" if route == "segments" else ""),
+                            + (
+                                " (not transcripts)"
+                                if route == "segments" and "transcripts" not in res.covers
+                                else ""
+                            ),
                             "verdict": word(res, margin),
                             "withheld": res.withheld,
                             "margin_analysts": analysts_margin(h),

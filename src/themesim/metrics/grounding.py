@@ -90,6 +90,39 @@ CHANCE_MIN_TRANSCRIPTS = 2  # the delete-one-transcript jackknife's least
 P_TOL = 1e-12  # a permuted statistic this close below the observed one counts as reaching it
 
 
+TRANSCRIPT_COUNT_COLUMNS = ["transcript", "a_id", "b_id", "n", "n_a", "n_b", "n_both"]
+
+
+def transcript_counts(A, B, a_ids, b_ids, transcripts) -> pd.DataFrame:
+    """Per transcript and theme pair, the 2x2 table's margins: n segments, n_a coded with the
+    A theme, n_b with the B theme, n_both with both (TRANSCRIPT_COUNT_COLUMNS). Summed over
+    transcripts they give grounding_pairs.csv's counts, so a κ with one transcript left out
+    is kappa_counts of the sums over the others."""
+    A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
+    transcripts = np.asarray(transcripts).astype(str)
+    na, nb = len(a_ids), len(b_ids)
+    frames = []
+    for t in dict.fromkeys(transcripts):
+        m = transcripts == t
+        a, b = A[m], B[m]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "transcript": t,
+                    "a_id": np.repeat(np.asarray(a_ids, dtype=object), nb),
+                    "b_id": np.tile(np.asarray(b_ids, dtype=object), na),
+                    "n": int(m.sum()),
+                    "n_a": np.repeat(a.sum(axis=0), nb),
+                    "n_b": np.tile(b.sum(axis=0), na),
+                    "n_both": (a.T @ b).ravel(),
+                }
+            )
+        )
+    if not frames:
+        return pd.DataFrame(columns=TRANSCRIPT_COUNT_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[TRANSCRIPT_COUNT_COLUMNS]
+
+
 def label_matrix(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
     """Boolean segments × themes: does theme j label segment i? Rows follow `segments`."""
     pos = {

@@ -70,6 +70,7 @@ def verdict_frame(
     grounding_pairs=None,
     calibration_fits=None,
     theme_tables=None,
+    grounding_transcripts=None,
 ) -> pd.DataFrame:
     """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
     comparisons.csv and themes.csv (method -> path)."""
@@ -97,6 +98,7 @@ def verdict_frame(
         comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
         generators=generators, segments=segments, fits=_fits(calibration_fits),
         groups=_groups(theme_tables),
+        transcripts={m: pd.read_parquet(p) for m, p in (grounding_transcripts or {}).items()},
     )  # fmt: skip
 
 

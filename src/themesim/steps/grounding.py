@@ -39,9 +39,12 @@ def grounding_tables(
     coder_sets=None,
     assign: str = "uncoded",
     coders: dict | None = None,
+    out_transcripts=None,
 ) -> None:
     """grounding.csv (one row per comparison and basis), grounding_pairs.csv and a long
-    parquet per comparison (every theme pair of every basis).
+    parquet per comparison (every theme pair of every basis); out_transcripts: the coder
+    basis's 2x2 counts of every theme pair per transcript (metrics.grounding.
+    transcript_counts), from which the verdicts' segments route leaves one transcript out.
 
     bases: grounding.basis (themesim.coder.basis; default `mixed`, the labels as they come);
     coder_sets: the sets the method's coder labels (default every set); assign: grounding's;
@@ -92,7 +95,7 @@ def grounding_tables(
     # grounding.bootstrap (its old segment resamples) of 0 still turns the intervals off.
     boot = settings.get("bootstrap") or {}
     intervals = bool(settings.get("intervals", True)) and int(boot.get("n", 1)) > 0
-    rows, pair_tables = [], []
+    rows, pair_tables, by_transcript = [], [], []
     for (a, b), sim, long_out in zip(pairs, similarities, out_long, strict=True):
         S, flag = method_matrix(
             read_similarity(sim, ids[a], ids[b]),
@@ -124,6 +127,11 @@ def grounding_tables(
                 n_perm=int(settings.get("permutations", 0)),
                 seed=int(settings.get("seed", 0)),
             )
+            if basis == "coder" and not note and out_transcripts is not None:
+                from themesim.metrics.grounding import transcript_counts
+
+                counts = transcript_counts(A, B, ids[a], ids[b], transcripts)
+                by_transcript.append(counts.assign(set_a=a, set_b=b))
             if note:
                 row, pt = _no_data(row, pt)
             coder = {s: (coders or {}).get(s, "") for s in (a, b)}
@@ -159,6 +167,16 @@ def grounding_tables(
     cols = ["method", "set_a", "set_b", "grounding_basis"]
     cols += ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa"]
     write_csv(pd.concat(pair_tables, ignore_index=True)[cols], out_pairs)
+    if out_transcripts is not None:
+        from themesim.metrics.grounding import TRANSCRIPT_COUNT_COLUMNS
+
+        front = ["method", "set_a", "set_b"]
+        table = (
+            pd.concat(by_transcript, ignore_index=True).assign(method=method)
+            if by_transcript
+            else pd.DataFrame(columns=front + TRANSCRIPT_COUNT_COLUMNS)
+        )
+        write_parquet(table[front + TRANSCRIPT_COUNT_COLUMNS], out_transcripts)
     for r in rows:
         log.info(
             "%s %s vs %s (%s): text Hungarian F1 %.2f, grounded %.2f, AMI %.2f",

@@ -28,6 +28,7 @@ def headline_tables(
     grounding_pairs=None,
     calibration_fits=None,
     theme_tables=None,
+    grounding_transcripts=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
@@ -40,7 +41,8 @@ def headline_tables(
     verdict each over runs and analysts (metrics.generators); grounding_pairs: method ->
     grounding_pairs.csv, for their segments route; calibration_fits: method -> its isotonic
     fit, for the strength route on the P(match) scale; theme_tables: set -> its ingested theme
-    table, whose declared groups are the verdicts' theme units."""
+    table, whose declared groups are the verdicts' theme units; grounding_transcripts: method
+    -> grounding_pairs_transcripts.parquet, the segments route's transcripts."""
     from themesim.io.manifest import record
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
@@ -62,6 +64,7 @@ def headline_tables(
             grounding_pairs=grounding_pairs,
             calibration_fits=calibration_fits,
             theme_tables=theme_tables,
+            grounding_transcripts=grounding_transcripts,
             **settings,
         )
         write_csv(verdicts, out_verdicts)
