@@ -37,13 +37,14 @@ FLAGS = {
 
 def near_duplicate_pairs(W, threshold: float, op: str = "ge", gamma: float = 0.0) -> list:
     """Index pairs (i, j), i < j, of themes of one set whose within-set similarity W[i, j]
-    reaches threshold + gamma (op as the method's: ge or gt)."""
-    from themesim.metrics.coverage import matches
-
+    reaches threshold + gamma (op as the method's: ge or gt; as metrics.coverage.matches,
+    not imported: the report's jobs read this module)."""
     if W is None:
         return []
     W = np.asarray(W, dtype=np.float64)
-    hit = matches(W, threshold + gamma, op) & np.isfinite(W)
+    cut = threshold + gamma
+    with np.errstate(invalid="ignore"):
+        hit = (W > cut if op == "gt" else W >= cut) & np.isfinite(W)
     i, j = np.nonzero(np.triu(hit, k=1))
     return list(zip(i.tolist(), j.tolist(), strict=True))
 

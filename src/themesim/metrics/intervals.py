@@ -9,16 +9,17 @@ suite (themesim.validate.intervals) measures the coverage on designs with known 
 - counts of themes or pairs (hit rate, precision, F1, the one-to-one and max-cardinality
   families, matched pairs, unique-match rate and category shares): Clopper-Pearson on the count
   out of its natural number of units (A's themes, B's themes, or min(n_a, n_b) for a
-  one-to-one count). A count that is a function of one count (F1 = 2k / (n_a + n_b), true
-  Jaccard = k / (n_a + n_b - k)) takes the image of its count's interval. 5 of 5 gives
-  [0.48, 1], never [1, 1].
+  one-to-one count): exact under its model, themes independent. A count that is a function of
+  one count (F1 = 2k / (n_a + n_b), true Jaccard = k / (n_a + n_b - k)) takes the image of
+  its count's interval. 5 of 5 gives [0.48, 1], never [1, 1].
 - means of per-theme values (bidirectional max-similarity): a two-sample jackknife (A's
   themes and B's themes are two samples) with Student's t, reaching also as far as the share
   of matched rows' own interval moves the mean (a sample without a matched row shows no
   spread); their harmonic mean (similarity_f1) from the two intervals at half the error each.
 - quartiles (matched similarities, gaps): distribution-free order-statistic intervals at the
   quantile numpy's percentile estimates in expectation (1/(k+1) and k/(k+1) for the minimum
-  and maximum of k values), bounded by the values the metric can take.
+  and maximum of k values), bounded by the values the metric can take. Their target is the
+  mean of the sample statistic over samples of k themes, not the population's quartile.
 
 Themes that match several themes (a join, a split, two themes of one topic) are not
 independent units. Where the match graph at the threshold (A-B links S op t) has a component
@@ -30,10 +31,14 @@ count (Korn & Graubard 1998), with Welch-Satterthwaite degrees of freedom; at a 
 side that match the same themes of the other (a block that all match each other, a join)
 are one deletion unit, a share at 0 or 1 counts on no more units than its side has, and a
 count of pairs also reaches as far as either side's matched share moves it. A one-to-one
-structure has design effect 1: a matched pair is one unit, not two independent themes. With
-no match seen nothing shows how matches would cluster: shares count out of half the smaller
-side's themes (2 x 2 blocks); pairs seen one to one reach as far as either side's matched
-themes do.
+structure has design effect 1: a matched pair is one unit, not two independent themes.
+
+Declared groups (theme files' `group`) are deletion units too, so the intervals are
+cluster-robust by group; `icc` adds each count's interval on n / (1 + (c - 1) icc) units (c the
+mean declared group size, or the whole side). What no sample can show is a worst case, never
+the 95 % interval (`<count>_bound_low/_high`): with no match seen, shares counted on half the
+smaller side's themes (2 x 2 blocks); pairs seen one to one reaching as far as either side's
+matched themes do (splits and joins).
 """
 
 from __future__ import annotations
@@ -162,7 +167,9 @@ def _quartile_intervals(values, level: float, lower: float, upper: float, n_eff_
 
     numpy's q-th percentile of k values sits at rank q (k - 1) + 1, whose expected quantile
     is (q (k - 1) + 1) / (k + 1): 1/(k+1) for the minimum, k/(k+1) for the maximum, and a
-    first quartile above 0.25 (its mean over samples, the population value, lies there).
+    first quartile above 0.25. The target is the statistic's mean over samples of k (the
+    suite's population value), which sits at that quantile exactly for uniform values and
+    approximately otherwise; not the population's quartile.
     n_eff_of(flags, q): the effective number of units for the share of values flagged
     (at or below the estimate), where the values are clustered.
     """

@@ -20,6 +20,13 @@ would give on average (METRICS.md "Intervals").
   unmatched rows' gaps form two far-apart groups, so a sample's quartiles jump between them
   with the count of matched rows drawn.
 - joins: granular seen from the other side (several themes of A join one of B).
+- domains: themes fall in `domains` domains (theme i of either side in domain i mod D, 4 by
+  default) that a generator finds or misses together: A's theme i has a one-to-one partner,
+  B's theme i, at S ~ U(0.65, 0.95) when its latent strength mu + v_d + e_i is above 0 (v_d ~
+  N(0, icc / (1 - icc)) per domain, e_i ~ N(0, 1): intraclass correlation `icc` of the latent
+  strengths, as validate/verdicts.py defines it), every other cell U(0, 0.55); mu holds the
+  share matched at pi. Every match is one to one, so no match cluster shows the correlation.
+  With params groups=True the domains are declared (each theme's `group`).
 - real: the demo's themes embedded by a real method (validate/demo.py): A is n_a of the ten
   human themes, B holds each one's paraphrase with probability pi and is filled with themes
   that match none of A (paraphrases and sub-themes of the human themes left out, the two
@@ -57,6 +64,18 @@ class Design:
 
     def draw(self, rng: np.random.Generator):
         return DRAW[self.kind](self, rng)
+
+    @property
+    def icc(self) -> float:
+        """The design's intraclass correlation of matches within a domain (0 if none)."""
+        return float(self.params.get("icc", 0.0))
+
+    def groups(self):
+        """(A's, B's) declared group per theme, or (None, None) where none is declared."""
+        if not self.params.get("groups", False):
+            return None, None
+        k = int(self.params.get("domains", 4))
+        return [f"d{i % k}" for i in range(self.n_a)], [f"d{j % k}" for j in range(self.n_b)]
 
 
 def planted_pairs(d: Design, rng, matched, other):
@@ -142,6 +161,21 @@ def _granular(d: Design, rng):
     return S, None, None
 
 
+def _domains(d: Design, rng):
+    from scipy.stats import norm
+
+    k = int(d.params.get("domains", 4))
+    icc = d.icc
+    sd_v = np.sqrt(icc / (1 - icc)) if icc > 0 else 0.0
+    m = min(d.n_a, d.n_b)
+    mu = norm.ppf(d.pi) * np.sqrt(1 + sd_v**2) if 0 < d.pi < 1 else (np.inf if d.pi else -np.inf)
+    v = rng.normal(0.0, sd_v, k)[np.arange(m) % k]
+    matched = np.flatnonzero(mu + v + rng.normal(size=m) > 0)
+    S = rng.uniform(0.0, 0.55, size=(d.n_a, d.n_b))
+    S[matched, matched] = rng.uniform(0.65, 0.95, size=matched.size)
+    return S, None, None
+
+
 def _real(d: Design, rng):
     from themesim.validate import demo
 
@@ -187,7 +221,17 @@ DRAW = {
     "tight": _tight,
     "joins": _joins,
     "real": _real,
+    "domains": _domains,
 }
+
+# Domain-correlated matches (the typical LLM failure: a whole domain missed), each at ICC
+# 0.16 and 0.64 with and without its domains declared: in both grids.
+DOMAIN_DESIGNS = [
+    Design("domains", n, n, 0.5, {"icc": icc, "groups": groups})
+    for n in (12, 20)
+    for icc in (0.16, 0.64)
+    for groups in (False, True)
+]
 
 
 def grid(name: str) -> list[Design]:
@@ -201,7 +245,7 @@ def grid(name: str) -> list[Design]:
             Design("topics", 8, 12, 0.6),
             Design("granular", 6, 14, 0.8),
             Design("real", 6, 10, 0.6, {"method": "minilm"}, theta=0.56),
-        ]
+        ] + [d for d in DOMAIN_DESIGNS if d.n_a == 12]
     designs = []
     for n in (4, 6, 8, 10, 15, 20, 30):
         for pi in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0):
@@ -230,4 +274,4 @@ def grid(name: str) -> list[Design]:
         for n_a, n_b in ((6, 6), (6, 10), (8, 6)):
             for pi in (0.3, 0.7):
                 designs.append(Design("real", n_a, n_b, pi, {"method": method}, theta=theta))
-    return designs
+    return designs + DOMAIN_DESIGNS

@@ -5,6 +5,18 @@ the metric over `truth` independent draws; then `draws` further draws each get t
 intervals, and coverage is the share of draws whose interval holds the population value.
 A metric undefined in a draw (matched-similarity quartiles with no match) is left out of
 that draw, and its population value is its mean over the draws where it is defined.
+
+Designs with domain-correlated matches (validate/designs.py `domains`) pass their declared
+groups (if any) to the intervals, and also measure each count's ICC sensitivity at the
+design's true ICC (rows with `interval` icc). Without groups declared, the primary intervals
+assume independent themes, which the design breaks: they are measured and shown, outside the
+contract; the sensitivity at the true ICC is required there. With groups declared the
+primary intervals are required and the sensitivity is shown.
+
+A draw without a match at theta is flagged `no_match` at run time (metrics/contract.py: outside
+the 95 % interval's contract, its worst case in `<count>_bound_low/_high`): there `coverage`
+reads each count off its bound, as the flag tells a reader to. `coverage_95_every_draw` is the
+95 % interval on every draw, flagged or not, shown as its own summary row (not required).
 """
 
 from __future__ import annotations
@@ -16,8 +28,8 @@ import pandas as pd
 
 from themesim.metrics.coverage import _best_two, score_arrays
 from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
-from themesim.metrics.intervals import CI_METRICS, interval_table, metric_method
-from themesim.validate.core import check_grid, interval_rows, rng_for, summary_frame
+from themesim.metrics.intervals import CI_METRICS, COUNT_METRICS, interval_table, metric_method
+from themesim.validate.core import check_grid, interval_rows, rng_for, row, summary_frame
 from themesim.validate.designs import THETA, grid
 
 AREA = "intervals"
@@ -51,21 +63,43 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
         warnings.simplefilter("ignore", RuntimeWarning)  # no match in any draw: NaN
         truth = np.nanmean(truth, axis=0)
     rng = rng_for(seed, AREA, design.name, "draws")
-    lo = np.empty((draws, len(CI_METRICS)))
+    icc = getattr(design, "icc", 0.0)
+    groups_a, groups_b = design.groups() if hasattr(design, "groups") else (None, None)
+    metrics = list(CI_METRICS) + (list(COUNT_METRICS) if icc else [])
+    kinds = ["ci"] * len(CI_METRICS) + (["icc"] * len(COUNT_METRICS) if icc else [])
+    cols = [f"{m}_{k}_{e}" for m, k in zip(metrics, kinds, strict=True) for e in ("low", "high")]
+    pos = [CI_METRICS.index(m) for m in metrics]
+    truth = truth[pos]
+    # where a row is flagged no_match (metrics/contract.py), a count is read off its bound
+    is_count = [k == "ci" and m in COUNT_METRICS for m, k in zip(metrics, kinds, strict=True)]
+    bound_cols = []
+    for i, (m, c) in enumerate(zip(metrics, is_count, strict=True)):
+        bound_cols += [f"{m}_bound_low", f"{m}_bound_high"] if c else cols[2 * i : 2 * i + 2]
+    lo = np.empty((draws, len(metrics)))
     hi = np.empty_like(lo)
     est = np.empty_like(lo)
+    raw_lo, raw_hi = np.empty_like(lo), np.empty_like(lo)
+    no_match = np.zeros(draws, dtype=bool)
     methods = set()
+    k_pairs = CI_METRICS.index("n_match_pairs")
     for i in range(draws):
         S, W_a, W_b = design.draw(rng)
-        tab = interval_table(S, [theta], W_a=W_a, W_b=W_b)
+        tab = interval_table(
+            S, [theta], W_a=W_a, W_b=W_b, groups_a=groups_a, groups_b=groups_b, icc=icc or None
+        )
         methods.add(tab["ci_method"].iloc[0])
-        vals = tab.iloc[0][[f"{m}_ci_{e}" for m in CI_METRICS for e in ("low", "high")]]
-        vals = vals.to_numpy(np.float64)
+        vals = tab.iloc[0][cols].to_numpy(np.float64)
+        raw_lo[i], raw_hi[i] = vals[0::2], vals[1::2]
+        e = estimates(S, theta)
+        no_match[i] = e[k_pairs] == 0
+        if no_match[i]:
+            vals = tab.iloc[0][bound_cols].to_numpy(np.float64)
         lo[i], hi[i] = vals[0::2], vals[1::2]
-        est[i] = estimates(S, theta)
+        est[i] = e[pos]
     ok = ~(np.isnan(lo) | np.isnan(hi) | np.isnan(est))
     eps = 1e-9
     covered = (lo - eps <= truth) & (truth <= hi + eps)
+    raw_covered = (raw_lo - eps <= truth) & (truth <= raw_hi + eps)
     contains = (lo - eps <= est) & (est <= hi + eps)
     n_ok = ok.sum(axis=0)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
@@ -76,10 +110,16 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
                 "kind": design.kind,
                 "n_a": design.n_a,
                 "n_b": design.n_b,
-                "metric": CI_METRICS,
+                "metric": metrics,
+                "interval": kinds,
                 "population_value": truth,
                 "draws": n_ok,
                 "coverage": np.where(n_ok > 0, (covered & ok).sum(0) / np.maximum(n_ok, 1), np.nan),
+                # the 95 % interval on every draw, flagged no_match or not (shown)
+                "coverage_95_every_draw": np.where(
+                    n_ok > 0, (raw_covered & ok).sum(0) / np.maximum(n_ok, 1), np.nan
+                ),
+                "no_match_share": float(no_match.mean()),
                 "mean_width": np.nanmean(np.where(ok, hi - lo, np.nan), axis=0),
                 "contains_estimate": np.where(
                     n_ok > 0, (contains & ok).sum(0) / np.maximum(n_ok, 1), np.nan
@@ -89,6 +129,8 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
                 ),
                 "ci_method": " | ".join(sorted(methods)),
                 "stress": design.stress,
+                "icc": icc,
+                "groups": groups_a is not None,
             }
         )
     return out
@@ -106,10 +148,26 @@ def run(grid_name: str, seed: int):
         if r.draws == 0:
             continue
         common = {"n_a": r.n_a, "n_b": r.n_b}
-        if r.stress:
+        procedure = metric_method(r.metric)
+        if r.interval == "icc":
+            procedure = f"clopper-pearson at design effect 1 + (c - 1) icc, icc {r.icc:g}"
+        # undeclared domain correlation breaks the primary interval's model (themes
+        # independent): shown, and the sensitivity at the true ICC is required instead
+        primary_outside = r.icc > 0 and not r.groups
+        if r.stress or (r.interval == "icc") == (not primary_outside):
             common["required"] = False
         rows += interval_rows(
-            AREA, r.design, r.metric, metric_method(r.metric), r.coverage, r.mean_width,
+            AREA, r.design, r.metric, procedure, r.coverage, r.mean_width,
             r.contains_estimate, r.draws, nominal=LEVEL, **common,
         )  # fmt: skip
+        if r.no_match_share > 0 and r.interval == "ci" and r.metric in COUNT_METRICS:
+            # the rows above read a count off its bound where no match is seen (the run-time
+            # flag no_match); the 95 % interval on those draws too, shown
+            rows.append(
+                row(
+                    AREA, r.design, r.metric, f"{procedure} (95 % interval also where no_match)",
+                    "coverage", r.coverage_95_every_draw, r.draws, nominal=LEVEL,
+                    n_a=r.n_a, n_b=r.n_b, required=False,
+                )
+            )  # fmt: skip
     return detail, summary_frame(rows)
