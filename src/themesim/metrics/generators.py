@@ -158,42 +158,82 @@ def study_arrays(themes, analysts, runs, route, threshold, op, pairs=None, fit=N
     return gen, hum, order
 
 
-def _plain_difference(gen, hum) -> float:
-    """D of crossed_difference without its interval (every run and analyst kept)."""
-    k = len(gen)
-    return float(np.mean([gen[r].mean() - np.delete(hum[r], r, axis=1).mean() for r in range(k)]))
-
-
-def transcript_part(themes, counts: pd.DataFrame, analysts, runs, threshold, op):
-    """(variance, degrees of freedom, "transcripts") of D on the segments route: each
-    transcript left out of every κ in turn (counts: grounding_pairs_transcripts.parquet, the
-    coder basis's 2x2 counts per transcript), D recomputed, the delete-one jackknife of
-    those D. None with fewer than 3 transcripts or when a leave-one-out D is undefined."""
+def leave_one_out_differences(gen_counts, hum_counts, sizes) -> np.ndarray:
+    """D of the segments route with each transcript left out of every κ: gen_counts[r]
+    (themes, runs, transcripts, 3) and hum_counts[r] (themes, analysts, transcripts, 3) hold
+    each theme's (n_a, n_b, n_both) with its partner per transcript (NaN: no partner, κ 0;
+    the reference's own column is ignored); sizes: segments per transcript. An undefined κ
+    counts 0, as in the full table."""
     from themesim.metrics.grounding import kappa_counts_array
 
-    keys = ["set_a", "set_b", "a_id", "b_id"]
+    sizes = np.asarray(sizes, dtype=np.float64)
+    n = sizes.sum() - sizes
+
+    def kappas(c):
+        left = c.sum(axis=2, keepdims=True) - c  # (themes, columns, transcripts, 3)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            k = kappa_counts_array(left[..., 2], left[..., 0], left[..., 1], n)
+        return np.nan_to_num(k, nan=0.0)
+
+    k = len(gen_counts)
+    out = np.zeros(sizes.size)
+    for r in range(k):
+        g = kappas(np.asarray(gen_counts[r], dtype=np.float64))
+        h = np.delete(kappas(np.asarray(hum_counts[r], dtype=np.float64)), r, axis=1)
+        out += g.mean(axis=(0, 1)) - h.mean(axis=(0, 1))
+    return out / k
+
+
+def _count_cube(counts, ref, other, ids, partner, names) -> np.ndarray | None:
+    """(themes, transcripts, 3): each ref theme's (n_a, n_b, n_both) with its partner in
+    `other`, per transcript, from either direction of the comparison; None without it."""
+    for a, b, mine, theirs, cols in (
+        (ref, other, "a_id", "b_id", ["n_a", "n_b", "n_both"]),
+        (other, ref, "b_id", "a_id", ["n_b", "n_a", "n_both"]),
+    ):
+        rows = counts[(counts["set_a"] == a) & (counts["set_b"] == b)]
+        if rows.empty:
+            continue
+        cube = rows.set_index([mine, theirs, "transcript"])[cols]
+        want = pd.MultiIndex.from_tuples(
+            [(t, p, x) for t, p in zip(ids, partner, strict=True) for x in names]
+        )
+        values = cube[~cube.index.duplicated()].reindex(want).to_numpy(np.float64)
+        return values.reshape(len(ids), len(names), 3)
+    return None
+
+
+def transcript_part(themes, counts: pd.DataFrame, analysts, runs, threshold=None, op=None):
+    """(variance, degrees of freedom, "transcripts") of D on the segments route: the
+    delete-one jackknife of leave_one_out_differences (counts: the coder basis's 2x2 counts
+    per transcript, grounding_pairs_transcripts.parquet). None with fewer than 3
+    transcripts or a comparison missing."""
     counts = counts.astype({"a_id": str, "b_id": str, "transcript": str})
-    total = counts.groupby(keys, sort=False)[["n_a", "n_b", "n_both"]].sum()
-    n_all = counts.drop_duplicates(["set_a", "set_b", "transcript"]).groupby("transcript")["n"]
-    sizes = n_all.first()
+    sizes = counts.drop_duplicates("transcript").set_index("transcript")["n"]
     names = list(sizes.index)
     if len(names) < 3:
         return None
-    n_total = int(sizes.sum())
-    values = []
-    for t in names:
-        mine = counts[counts["transcript"] == t].set_index(keys)[["n_a", "n_b", "n_both"]]
-        left = total.sub(mine, fill_value=0)
-        k = kappa_counts_array(
-            left["n_both"].to_numpy(), left["n_a"].to_numpy(), left["n_b"].to_numpy(),
-            n_total - int(sizes[t]),
-        )  # fmt: skip
-        pairs = left.reset_index()[keys].assign(grounding_basis=SEGMENT_BASIS, kappa=k)
-        arrays = study_arrays(themes, analysts, runs, "segments", threshold, op, pairs)
-        if isinstance(arrays, str):
+    k = len(analysts)
+    gen_counts, hum_counts = [], []
+    for ref in analysts:
+        others = list(runs) + [h for h in analysts if h != ref]
+        partner = {x: _partner_ids(themes, ref, x) for x in others}
+        if any(v is None for v in partner.values()):
             return None
-        values.append(_plain_difference(arrays[0], arrays[1]))
-    values = np.asarray(values)
+        ids = list(partner[runs[0]].index)
+        cubes = {}
+        for x in others:
+            p = partner[x].reindex(ids).fillna("")
+            cubes[x] = _count_cube(counts, ref, x, ids, list(p), names)
+            if cubes[x] is None:
+                return None
+        gen_counts.append(np.stack([cubes[g] for g in runs], axis=1))
+        h = np.full((len(ids), k, len(names), 3), np.nan)
+        for j, x in enumerate(analysts):
+            if x != ref:
+                h[:, j] = cubes[x]
+        hum_counts.append(h)
+    values = leave_one_out_differences(gen_counts, hum_counts, sizes.to_numpy())
     m = values.size
     return float((m - 1) / m * ((values - values.mean()) ** 2).sum()), m - 1, "transcripts"
 
