@@ -850,3 +850,22 @@ document.body.appendChild(pre);
     assert m["right"] <= m["page"] and m["pageScroll"] <= m["page"], m
     # verdicts first, then the figure, then the table
     assert m["verdicts"] < m["glanceTop"] < m["figure"] < m["table"], m
+
+
+def test_a_wide_table_is_read_whole_not_fragmented(tmp_path):
+    """~160 columns turned numeric one by one left a frame of one block per column, and
+    each report job warned (pandas PerformanceWarning) at its next insert."""
+    import warnings
+
+    from themesim.report.tables import TEXT_COLUMNS, _read_table, _sorted_records
+
+    cols = ["method", "set_a", "set_b", "threshold", *[f"m{i}" for i in range(160)]]
+    row = ["m", "a", "b", "0.5", *(["1", "", "2.5"] * 54)[:160]]
+    path = tmp_path / "comparisons.csv"
+    path.write_text(",".join(cols) + "\n" + ",".join(row) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = _read_table(path, "comparisons", cols[:4], TEXT_COLUMNS)
+        _sorted_records(df)
+    assert list(df.columns) == cols and df["m0"].dtype == "int64" and np.isnan(df.loc[0, "m1"])
+    assert df["m2"].dtype == "float64" and df["set_a"].tolist() == ["a"]

@@ -58,3 +58,27 @@ def test_bad_input_in_a_forked_step_is_one_line(tmp_path, caplog):
     assert exit_.value.code == 1
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert errors == ["x.csv row 2: a bad row. fix the row"]
+
+
+def warn_twice():
+    import warnings
+
+    for _ in range(3):  # one line: Python's own filter says it once
+        warnings.warn("DataFrame is highly\nfragmented", RuntimeWarning, stacklevel=1)
+    warnings.warn("DataFrame is highly\nfragmented", RuntimeWarning, stacklevel=1)  # another line
+    warnings.warn("another text", UserWarning, stacklevel=1)
+
+
+def test_warnings_are_log_lines_each_said_once(tmp_path, caplog):
+    import warnings
+
+    hook = warnings.showwarning
+    run_all(tmp_path / "log.txt", [(warn_twice, {})])
+    said = [r for r in caplog.records if r.name == "themesim.warnings"]
+    first = warn_twice.__code__.co_firstlineno
+    assert [r.getMessage() for r in said] == [
+        f"RuntimeWarning: DataFrame is highly fragmented (test_runner.py:{first + 4})",
+        f"UserWarning: another text (test_runner.py:{first + 6})",
+    ]
+    assert {r.levelname for r in said} == {"WARNING"}
+    assert warnings.showwarning is hook  # put back after the job's step

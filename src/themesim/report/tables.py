@@ -40,10 +40,17 @@ def _read_table(
             f"{what} lacks column(s) {', '.join(missing)}",
             "Regenerate it with the themesim pipeline of the same version.",
         )
-    for c in df.columns:
-        if c not in text_columns:
-            df[c] = pd.to_numeric(df[c].replace("", float("nan")), errors="coerce")
-    return df
+    # One frame built at once: replacing ~160 columns one by one left one block per column
+    # (a "highly fragmented" PerformanceWarning from the report's next insert).
+    return pd.DataFrame(
+        {
+            c: df[c]
+            if c in text_columns
+            else pd.to_numeric(df[c].replace("", float("nan")), errors="coerce")
+            for c in df.columns
+        },
+        index=df.index,
+    )
 
 
 def _only_method(df: pd.DataFrame, method: str, path, what: str) -> pd.DataFrame:

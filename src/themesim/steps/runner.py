@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from pathlib import Path
 
 from themesim.errors import ThemesimError
@@ -16,13 +17,42 @@ def _job_inputs() -> list[str]:
     return [str(f) for f in getattr(job, "input", None) or ()]
 
 
+def _where(filename: str) -> str:
+    """A warning's file, from the package folder on (themesim/..., pandas/...)."""
+    parts = Path(filename).parts
+    for top in ("site-packages", "src"):
+        if top in parts:
+            return "/".join(parts[len(parts) - parts[::-1].index(top) :])
+    return Path(filename).name
+
+
+def _log_warnings():
+    """Python warnings go to the job's log as one line each (category, text, where it was
+    raised), each text said once, instead of bare to the terminal. Returns the hook it
+    replaced."""
+    said: set[tuple[str, str]] = set()
+    log = logging.getLogger("themesim.warnings")
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        if (category.__name__, text) in said:
+            return
+        said.add((category.__name__, text))
+        log.warning("%s: %s (%s:%s)", category.__name__, text, _where(filename), lineno)
+
+    before, warnings.showwarning = warnings.showwarning, show
+    return before
+
+
 def run(log_path, fn, *args, **kwargs) -> None:
     """fn(*args, **kwargs) with its log; first, in a workflow job, the results tables among
     the job's inputs are checked against the sha256 recorded when they were written
-    (themesim.io.manifest.verify_inputs): an edited table stops the job with one line."""
+    (themesim.io.manifest.verify_inputs): an edited table stops the job with one line.
+    Python warnings raised meanwhile are lines of the log (`_log_warnings`)."""
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
+    before = _log_warnings()
     try:
         inputs = _job_inputs()
         if inputs:
@@ -33,6 +63,8 @@ def run(log_path, fn, *args, **kwargs) -> None:
     except ThemesimError as e:
         logging.getLogger("themesim").error("%s", e)
         sys.exit(1)
+    finally:
+        warnings.showwarning = before
 
 
 def run_all(log_path, tasks, workers: int = 1) -> None:
