@@ -92,6 +92,9 @@ def test_matrix_then_second_run_makes_zero_calls(serve, tmp_path):
     np.testing.assert_allclose(scores, want())
     assert (stats.judgements, stats.done, stats.cached, stats.calls) == (6, 6, 0, 6)
     assert (stats.prompt_tokens, stats.completion_tokens) == (600, 42)
+    # what a job's log shows: one readable line, never the dataclass's repr
+    assert str(stats).startswith("6 judgements (0 cached, 6 new, 0 failed, 0 skipped), 6 calls, ")
+    assert "600 prompt + 42 completion tokens" in str(stats)
     assert srv.calls == 6
     body = srv.bodies[0]
     assert body["temperature"] == 0 and body["model"] == "fake-model" and body["seed"] == 0

@@ -73,4 +73,4 @@ def test_forced_rerun_answers_from_cache(judged):
         "results/similarity/judge/a__vs__b.parquet",
     )
     log = (root / "logs/similarity/judge.log").read_text()
-    assert "cached=4" in log and "calls=0" in log
+    assert "(4 cached, 0 new, " in log and " 0 calls, " in log and "JudgeStats(" not in log

@@ -153,7 +153,8 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
         try:
             _, stats = judge_pairs(texts_a, texts_b, replace(settings, both_orders=False), cache)
             log.info("judge: %d distinct requests in one sorted stream: %s", len(stream), stats)
-        except JudgeError:
+        except JudgeError as e:
+            log.info("judge: %d distinct requests in one sorted stream: %s", len(stream), e.stats)
             log.info("judge: some requests of the sorted stream failed; asked again below")
     out = {}
     for a, b in pairs:

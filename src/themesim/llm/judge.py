@@ -12,7 +12,6 @@ the Authorization header and is scrubbed from every message, log line and stored
 from __future__ import annotations
 
 import json
-import logging
 import math
 import re
 import sqlite3
@@ -36,8 +35,6 @@ from themesim.llm.session import (
     scoring_session,
     with_server_id,
 )
-
-log = logging.getLogger("themesim.llm.judge")
 
 
 class JudgeError(RuntimeError):
@@ -102,6 +99,15 @@ class JudgeStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+
+    def __str__(self) -> str:
+        """One line for a job's log (its repr is for debugging)."""
+        return (
+            f"{self.judgements} judgements ({self.cached} cached, {self.done} new, "
+            f"{self.failed} failed, {self.skipped} skipped), {self.calls} calls, "
+            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens, "
+            f"{self.seconds:.1f} s"
+        )
 
 
 @dataclass
@@ -532,20 +538,7 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
             s = None if s2 is None else (s + s2) / 2
         return np.nan if s is None else s
 
-    stats.seconds = time.monotonic() - t0
-    log.info(
-        "judge: %d judgements (%d cached, %d new, %d failed, %d skipped), %d calls, "
-        "%d prompt + %d completion tokens, %.1f s",
-        stats.judgements,
-        stats.cached,
-        stats.done,
-        stats.failed,
-        stats.skipped,
-        stats.calls,
-        stats.prompt_tokens,
-        stats.completion_tokens,
-        stats.seconds,
-    )
+    stats.seconds = time.monotonic() - t0  # the caller logs str(stats) once, with what it asked
     failed = ""
     if stats.failed or stats.skipped:
         failed = _failure_message(failures, jobs, stats, cache_path, redact)
