@@ -35,6 +35,7 @@ include: "workflow/rules/grounding.smk"
 include: "workflow/rules/plots.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/archive.smk"
+include: "workflow/rules/qdpx.smk"
 
 
 rule all:

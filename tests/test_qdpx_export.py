@@ -293,3 +293,62 @@ def test_build_project_needs_no_file(tmp_path, tx3):
     c = read_codings([_three(tmp_path)], [tx3])
     xml, files, counts = build_project(c, "p")
     assert xml.startswith(b"<?xml") and len(files) == 3 and counts["coders"] == 3
+
+
+# ---------------------------------------------------------------- the study target
+
+
+def test_snakemake_qdpx_writes_the_studys_coding(tmp_path):
+    """`snakemake qdpx` on a .qdpx study (TF-IDF, an LLM set): per method one project with
+    the transcripts, the human coding and the coder's application of every set as users."""
+    import yaml
+    from helpers import job_counts, snakemake
+    from test_pipeline_grounding import qdpx_study
+
+    from themesim.io.refi_qda import read_qdpx
+
+    text_a = qdpx_study(tmp_path)
+    cfg_path = tmp_path / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["methods"]["tfidf"]["assign_threshold"] = 0.01  # the coder labels the LLM set too
+    cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    (tmp_path / "data" / "llm.yaml").write_text(  # words the transcripts use (TF-IDF)
+        "themes:\n"
+        "  - {id: L1, name: Cut hours, description: Work hours cut badly}\n"
+        "  - {id: L2, name: Never sleep, description: I never sleep through}\n"
+    )
+    counts = job_counts(snakemake(tmp_path, "-n", "--cores", "2", "qdpx").stdout)
+    assert counts["qdpx_project"] == 1 and counts["qdpx"] == 1, counts
+    assert "qdpx_project" not in job_counts(snakemake(tmp_path, "-n", "--cores", "2").stdout)
+    snakemake(tmp_path, "--cores", "2", "qdpx")
+    out = tmp_path / "results" / "qdpx" / "tfidf.qdpx"
+    root = check_structure(out)
+    proj = read_qdpx(out)
+    assert proj.texts["amira"] == text_a
+    users = list(proj.users.values())
+    # the project's one named user, its selections without a user (named after the set),
+    # the coder on each set, and the disagreement user
+    assert users[:2] == ["u1", "human"] or users[:2] == ["human", "u1"], users
+    assert {"human (coder, tfidf)", "llm (coder, tfidf)"} <= set(users), users
+    assert users[-1] == "themesim (disagreements)"
+    # the human coding as it is in the study's project: Badly. (33-39) and I cut my hours
+    coded = proj.coded.assign(user=[proj.users[u] for u in proj.coded["coder"]])
+    paths = proj.paths
+    human = coded[coded["user"].isin(["u1", "human"])]
+    got = sorted(
+        (paths[t], d, int(a), int(b))
+        for d, t, a, b in human[["document", "theme_id", "start", "end"]].values
+    )
+    assert got == [  # the set's themes under a code named after the set
+        ("human/Cutting hours", "amira", 40, 54),
+        ("human/Own health", "amira", 33, 39),
+        ("human/Own health", "dennis", 8, 29),
+        ("human/Work", "amira", 33, 39),
+    ]
+    # the coder codes whole segments, with the set's themes
+    llm = coded[coded["user"] == "llm (coder, tfidf)"]
+    assert len(llm) and all(paths[t].startswith("llm/") for t in llm["theme_id"])
+    # disagreements only among the users of one set's themes: none for the LLM set's
+    parent = root.find(f".//q:Code[@guid='{DISAGREEMENT_PARENT}']", Q)
+    names = [k.get("name") for k in parent.iterfind("q:Code", Q)]
+    assert names and all(n.startswith("human/") for n in names), names

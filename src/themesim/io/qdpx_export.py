@@ -87,8 +87,16 @@ def _group_name(coders, who: tuple[int, ...]) -> str:
     return " + ".join(coders[k] for k in who) + " only"
 
 
-def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str], dict]:
-    """(project.qde, {zip entry: text} of the sources, counts) of a two_codings.Codings."""
+def build_project(
+    c,
+    name: str = "themesim agree",
+    groups: dict[str, list[int]] | None = None,
+    origin: str = "themesim agree",
+) -> tuple[bytes, dict[str, str], dict]:
+    """(project.qde, {zip entry: text} of the sources, counts) of a two_codings.Codings.
+    groups: code -> the coders (indices) whose disagreements on it are marked (default: every
+    coder, for every code); a code whose group has one coder gets none. origin: what wrote
+    it, in the project's description."""
     from themesim import __version__
     from themesim.io.two_codings import intervals
 
@@ -122,7 +130,7 @@ def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str
     dis_parent = _el(codes_el, "Code", guid=DISAGREEMENT_PARENT, name=DISAGREEMENT_PARENT_NAME)
     dis_parent.set("isCodable", "false")
     ET.SubElement(dis_parent, f"{{{NS}}}Description").text = _clean(
-        "Where the coders are not unanimous, written by themesim agree: one code per code and "
+        "Where the coders are not unanimous, written by themesim: one code per code and "
         "group of coders (who coded the passage; the others did not). Not a coding: "
         "themesim agree leaves these out when it reads the project."
     )
@@ -130,11 +138,15 @@ def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str
     # disagreements per transcript and code, from each coder's union of selections
     per_doc = intervals(c)
     m = len(c.coders)
+    everyone = list(range(m))
+    group = {label: list((groups or {}).get(label, everyone)) for label in c.codes}
     dis_codes: dict[tuple[str, tuple[int, ...]], str] = {}
     dis_sel: dict[str, list[tuple[int, int, str, tuple[int, ...]]]] = {}
     for doc, per in per_doc.items():
         for j, label in enumerate(c.codes):
-            for a, b, who in disagreement_runs([per[k][j] for k in range(m)], m):
+            ks = group[label]
+            for a, b, who in disagreement_runs([per[k][j] for k in ks], len(ks)):
+                who = tuple(ks[i] for i in who)
                 key = (label, who)
                 if key not in dis_codes:
                     dis_codes[key] = _guid("disagreement", label, *who)
@@ -148,7 +160,7 @@ def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str
     ):
         el = _el(dis_parent, "Code", guid=g, name=f"{label}: {_group_name(c.coders, who)}")
         el.set("isCodable", "true")
-        others = [c.coders[k] for k in range(m) if k not in who]
+        others = [c.coders[k] for k in group[label] if k not in who]
         ET.SubElement(el, f"{{{NS}}}Description").text = _clean(
             f"Passages coded {label!r} by {', '.join(c.coders[k] for k in who)} and not by "
             f"{', '.join(others)}: {dis_chars[(label, who)]} character(s)."
@@ -179,7 +191,7 @@ def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str
             coding = _el(sel, "Coding", guid=_guid("coding", doc, n_sel), creatingUser=user_guid[k])
             _el(coding, "CodeRef", targetGUID=code_guid[r.code])
         for n, (a, b, label, who) in enumerate(sorted(dis_sel.get(doc, [])), start=1):
-            others = [c.coders[k] for k in range(m) if k not in who]
+            others = [c.coders[k] for k in group[label] if k not in who]
             sel = _el(src, "PlainTextSelection", guid=_guid("disagreement-selection", doc, n),
                       name=_short(text[a:b]), startPosition=a, endPosition=b,
                       creatingUser=DISAGREEMENT_USER)  # fmt: skip
@@ -199,7 +211,7 @@ def build_project(c, name: str = "themesim agree") -> tuple[bytes, dict[str, str
     for g in sorted(dis_codes.values(), key=list(dis_codes.values()).index):
         _el(s, "MemberCode", targetGUID=g)
     ET.SubElement(root, f"{{{NS}}}Description").text = _clean(
-        f"Written by themesim agree: {m} coders ({', '.join(c.coders)}), {len(c.codes)} codes, "
+        f"Written by {origin}: {m} coders ({', '.join(c.coders)}), {len(c.codes)} codes, "
         f"{len(docs)} transcripts. Each coder is a user; the codes under "
         f"'{DISAGREEMENT_PARENT_NAME}' (user '{DISAGREEMENT_USER_NAME}') mark where they differ."
     )
@@ -221,13 +233,20 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def write_qdpx(c, out, name: str | None = None) -> dict:
+def write_qdpx(
+    c,
+    out,
+    name: str | None = None,
+    groups: dict[str, list[int]] | None = None,
+    origin: str = "themesim agree",
+) -> dict:
     """Write the codings `c` (two_codings.Codings) as a REFI-QDA project at `out`, atomically.
-    Returns the counts written (coders, codes, transcripts, selections, disagreements)."""
+    Returns the counts written (coders, codes, transcripts, selections, disagreements).
+    groups, origin: build_project's."""
     from themesim.io.files import atomic_path
 
     out = Path(out)
-    xml, files, counts = build_project(c, name or out.stem)
+    xml, files, counts = build_project(c, name or out.stem, groups, origin)
     with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(zipfile.ZipInfo("project.qde", _DATE), xml, zipfile.ZIP_DEFLATED)
         for entry, text in files.items():

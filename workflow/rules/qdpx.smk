@@ -1,0 +1,37 @@
+# Not part of `all`: `snakemake --cores 4 qdpx` writes, per method, the study's codings as a
+# REFI-QDA project to open in QualCoder, ATLAS.ti, MAXQDA or NVivo (issue 34): the
+# transcripts, each human coder and the coder's application of each theme set as users, and
+# where the users of one set's themes differ as codes under "Disagreements (themesim)".
+import re
+
+QDPX_PROJECT = "results/qdpx/{method}.qdpx"
+
+if PLAN.has_grounding():
+
+    rule qdpx_project:
+        input:
+            themes=lambda wc: PLAN.method_themes(wc.method),
+            labels=lambda wc: PLAN.label_files(wc.method),
+            segments=paths.SEGMENTS,
+            transcripts=STUDY.transcripts,
+            coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
+        output:
+            QDPX_PROJECT,
+        log:
+            "logs/qdpx/{method}.log",
+        wildcard_constraints:
+            method="|".join(re.escape(m) for m in STUDY.methods),
+        params:
+            code=code("qdpx.py"),
+            sets=lambda wc: STUDY.sets_for(wc.method),
+            coded_sets=lambda wc: PLAN.coded_sets(wc.method),
+            coder_sets=lambda wc: PLAN.coder_sets(wc.method),
+            levels=lambda wc: {
+                s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
+            },
+        script:
+            "../../scripts/qdpx.py"
+
+    rule qdpx:
+        input:
+            [QDPX_PROJECT.format(method=m) for m in STUDY.methods],
