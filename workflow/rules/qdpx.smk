@@ -4,7 +4,7 @@
 # where the users of one set's themes differ as codes under "Disagreements (themesim)".
 import re
 
-QDPX_PROJECT = "results/qdpx/{method}.qdpx"
+from themesim.steps.qdpx import PROJECT as QDPX_PROJECT
 
 if PLAN.has_grounding():
 

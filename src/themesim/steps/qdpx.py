@@ -19,9 +19,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import pandas as pd
-
 log = logging.getLogger("themesim")
+
+# The rule's output (workflow/rules/qdpx.smk reads it here: rule files type no results path).
+PROJECT = "results/qdpx/{method}.qdpx"
 
 
 def _human_spans(set_name, coded, level, themes, texts) -> list[tuple[str, str, str, int, int]]:
@@ -60,6 +61,8 @@ def study_qdpx(
     labels of it (steps/segment_labels.py); coded: set -> its coded-segments file or .qdpx;
     coder_sets: the sets the method's coder labels (each its user, even when it labels
     nothing)."""
+    import pandas as pd
+
     from themesim.io.qdpx_export import write_qdpx
     from themesim.io.themes import read_themes_parquet
     from themesim.io.two_codings import SPAN_COLUMNS, Codings
