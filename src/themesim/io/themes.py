@@ -256,7 +256,7 @@ def write_themes_parquet(df: pd.DataFrame, path) -> None:
 
 def _group_text(value) -> str | None:
     """A declared group as text; None for a missing one (None, NaN, empty)."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     return str(value).strip() or None
 

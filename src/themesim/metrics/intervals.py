@@ -696,7 +696,7 @@ def _group_codes(groups, n: int) -> np.ndarray | None:
         raise ValueError(f"{len(g)} groups given for {n} themes")
 
     def missing(x):
-        return x is None or (isinstance(x, float) and np.isnan(x)) or str(x).strip() == ""
+        return x is None or (not isinstance(x, str) and bool(pd.isna(x))) or not str(x).strip()
 
     if all(missing(x) for x in g):
         return None
