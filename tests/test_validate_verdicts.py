@@ -49,3 +49,30 @@ def test_truth_is_the_design_difference_and_scales_translate():
     # declared domains: the same label for a domain in every analyst's themes
     _, _, groups, _ = area.draw(area.Design(groups=True, icc=0.3), "matched", rng_for(1, "t"))
     assert all((g == np.arange(10) % 4).all() for g in groups)
+
+
+def test_the_segments_route_holds_under_topic_blocks(small):
+    detail, summary = small
+    seg = summary[summary["design"].str.startswith("segments:")]
+    # a strongly serial null (stay 0.9), three runs and analysts with a spread, a power point
+    assert seg["design"].str.contains("stay=0.9").any() and len(seg) >= 5
+    assert failures(seg).empty
+    errors = seg[seg["property"] == "type1_error"]["value"]
+    assert len(errors) == 2 and errors.max() <= 0.05
+    power = seg[seg["property"] == "power"]["value"]
+    assert len(power) == 1 and power.iloc[0] >= 0.5
+
+
+def test_segment_draws_count_what_their_kappas_read():
+    from themesim.metrics.generators import leave_one_out_differences
+    from themesim.metrics.grounding import kappa_counts
+
+    d = area.SegmentDesign(transcripts=4, segments=10, themes=3, runs=2, analysts=3)
+    gen, hum, gc, hc, sizes = area.draw_segments(d, rng_for(0, "t"))
+    assert len(gen) == 3 and gen[0].shape == (3, 2) and gc[0].shape == (3, 2, 4, 3)
+    tot = gc[1][2, 1].sum(axis=0)  # analyst 1's theme 2 with run 1, over the transcripts
+    k = kappa_counts(int(tot[2]), int(tot[0]), int(tot[1]), int(sizes.sum()))
+    assert gen[1][2, 1] == pytest.approx(0.0 if np.isnan(k) else k)
+    assert np.isnan(hum[0][:, 0]).all() and np.isfinite(hum[0][:, 1:]).all()
+    loo = leave_one_out_differences(gc, hc, sizes)
+    assert loo.shape == (4,) and np.isfinite(loo).all()
