@@ -162,6 +162,13 @@ def test_family_columns_and_values(study):
     ]:
         assert col in comp.index, col
     assert 0 < comp["significant_match_rate"] <= 1 or comp["significant_match_rate"] == 0
+    # the run-time flags: the study's sets have 3-4 themes; each count's worst-case bound and
+    # ICC sensitivity stand beside its interval; the ingested themes carry their groups
+    assert "few_themes" in str(comp["contract"]).split(";")
+    assert comp["hit_rate_bound_low"] <= comp["hit_rate_ci_low"]
+    assert "hit_rate_icc_low" in comp.index
+    assert comp["ci_method"].startswith("themes independent")
+    assert "group" in pd.read_parquet(r / "themes/human.parquet").columns
     themes = pd.read_csv(r / "metrics/minilm/themes.csv")
     a = themes[(themes.side == "a") & (themes.set_b == "llm")]
     assert set(a["category"]) <= {
