@@ -27,3 +27,18 @@ def test_small_grid_holds_the_contract():
     planted = detail[detail["design"].str.startswith("planted(n_a=6")]
     f1 = planted[planted["metric"] == "hungarian_f1"].iloc[0]
     assert f1["zero_width_share"] == 0.0 and 0.4 < f1["mean_width"] < 0.9
+
+
+def test_domain_design_holds_its_share_and_correlates_within_domains():
+    from themesim.validate.designs import Design
+
+    rng = np.random.default_rng(0)
+    d = Design("domains", 12, 12, 0.5, {"icc": 0.64, "groups": True})
+    hits = np.array([(d.draw(rng)[0] >= 0.6).any(axis=1) for _ in range(2000)], dtype=float)
+    assert abs(hits.mean() - 0.5) < 0.02  # mu holds the matched share at pi
+    # two themes of one domain (0 and 4) match together more often than of two (0 and 1)
+    same = np.corrcoef(hits[:, 0], hits[:, 4])[0, 1]
+    other = np.corrcoef(hits[:, 0], hits[:, 1])[0, 1]
+    assert same > 0.3 and abs(other) < 0.1
+    assert d.groups()[0][:5] == ["d0", "d1", "d2", "d3", "d0"]
+    assert Design("domains", 12, 12, 0.5, {"icc": 0.16}).groups() == (None, None)
