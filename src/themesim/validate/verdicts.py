@@ -250,8 +250,15 @@ AFTER_GROUPS += [
     Design(themes=12, runs=1, analysts=3, p_h=0.85, icc=0.64, domains=6, groups=True),
     Design(themes=13, runs=2, analysts=2, p_h=0.6, icc=0.16, domains=8, groups=True),
 ]
+# Written for one set against two analysts without groups (the pooled paired table), which
+# no design after its adoption had: before being run.
+AFTER_POOLED = [
+    Design(themes=9, runs=1, analysts=2, p_h=0.75),
+    Design(themes=14, runs=1, analysts=2, p_h=0.55, sd_theme=1.1, sd_reference=0.5),
+    Design(themes=12, runs=1, analysts=2, p_h=0.85, icc=0.3, domains=3),
+]
 GRIDS["small"]["designs"] += AFTER[:2]
-GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS
+GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
