@@ -869,3 +869,12 @@ def test_a_wide_table_is_read_whole_not_fragmented(tmp_path):
         _sorted_records(df)
     assert list(df.columns) == cols and df["m0"].dtype == "int64" and np.isnan(df.loc[0, "m1"])
     assert df["m2"].dtype == "float64" and df["set_a"].tolist() == ["a"]
+
+
+def test_a_withheld_grounding_figure_says_why():
+    from themesim.report.grounding_section import _why_withheld
+
+    row = {"ami": float("nan"), "n_transcripts": 1, "withheld_reason": "ami, ari: not given"}
+    assert _why_withheld(row) == " (withheld: 1 transcript(s), too few)"
+    assert _why_withheld(row | {"withheld_reason": ""}) == ""
+    assert _why_withheld(row | {"ami": 0.4}) == ""  # a figure given is not withheld

@@ -45,6 +45,15 @@ def _passages(keys, seg_text: dict | None) -> list[str]:
     return [_excerpt(f"{t} #{s}: {seg_text[(t, s)]}") for t, s in sorted(keys)[:EXCERPTS]]
 
 
+def _why_withheld(r: dict) -> str:
+    """Why the chance-corrected figures are NaN (grounding.csv's withheld_reason), or ''."""
+    why = r.get("withheld_reason")
+    if not isinstance(why, str) or not why.strip() or _f(r.get("ami")) != "—":
+        return ""
+    n = r.get("n_transcripts")
+    return f" (withheld: {int(n)} transcript(s), too few)" if pd.notna(n) else " (withheld)"
+
+
 def grounding_view(
     methods: dict, html_dir: Path, md_dir: Path, image, withhold_text: bool = False
 ) -> dict | None:
@@ -83,7 +92,7 @@ def grounding_view(
                     r.get("grounding_basis", "mixed"),
                     _f(r["text_hungarian_f1"]),
                     _f(r["grounded_hungarian_f1"]),
-                    _f(r["ami"]),
+                    _f(r["ami"]) + _why_withheld(r),
                     _f(r["text_pairs_median_kappa"]),
                     _f(r["text_pairs_krippendorff_alpha"]),
                     _f(r["text_data_spearman"]),
