@@ -41,8 +41,11 @@ tasks = [
                 out=sm.output.workbook,
                 # sets_themes.csv and the grounding tables, written by the same jobs
                 extra=beside_tables(
-                    dict(p.tables), dict(zip(p.grounded, sm.input.grounding_pairs, strict=True))
+                    dict(p.tables),
+                    dict(zip(p.grounded, sm.input.grounding_pairs, strict=True)),
+                    dict(zip(p.calibrated, sm.input.calibration_fits, strict=True)),
                 ),
+                named=dict(p.named),
             ),
         ),
     ],

@@ -268,6 +268,37 @@ def test_workbook_holds_the_tables_beside_and_names_the_missing(tmp_path):
             "no: not written by this run") in index  # fmt: skip
 
 
+def test_workbook_holds_calibration_detail_and_names_the_parquets(tmp_path):
+    from openpyxl import load_workbook
+
+    from themesim.steps.report import beside_tables, tables_workbook
+
+    cal = tmp_path / "calibration" / "minilm"
+    cal.mkdir(parents=True)
+    for name in ("isotonic.csv", "crossfit.csv"):  # scores.csv not written
+        pd.DataFrame({"score": [0.1, 0.9]}).to_csv(cal / name, index=False)
+    extra = beside_tables({}, None, {"minilm": str(cal / "isotonic.csv")})
+    assert list(extra) == ["minilm calibration isotonic", "minilm calibration crossfit",
+                           "minilm calibration scores"]  # fmt: skip
+    out = tmp_path / "tables.xlsx"
+    named = {"minilm similarity matrices": "results/similarity/minilm/",
+             "minilm runs matrix": "results/metrics/minilm/runs_matrix.parquet"}  # fmt: skip
+    tables_workbook(tables={}, out=out, extra=extra, named=named)
+    book = load_workbook(out, read_only=True)
+    assert book.sheetnames == [
+        "sheets",
+        "minilm calibration isotonic",
+        "minilm calibration crossfit",
+    ]
+    index = [tuple(r) for r in book["sheets"].iter_rows(values_only=True)]
+    assert (None, "minilm similarity matrices", "results/similarity/minilm/", None,
+            "no: a folder of parquet files; read with pandas.read_parquet") in index  # fmt: skip
+    assert (None, "minilm runs matrix", "results/metrics/minilm/runs_matrix.parquet", None,
+            "no: a parquet file; read with pandas.read_parquet") in index  # fmt: skip
+    assert any(r[1] == "minilm calibration scores" and r[4].startswith("no: not written")
+               for r in index)  # fmt: skip
+
+
 def test_judge_models_from_the_similarity_files(tmp_path, monkeypatch):
     from themesim.provenance import file_sha256_cached, judge_models
     from themesim.similarity import write_similarity

@@ -817,6 +817,21 @@ class Plan:
             out["coder agreement"] = CODER_AGREEMENT
         return out
 
+    def workbook_named(self) -> dict[str, str]:
+        """What tables.xlsx names in its index but does not hold: the per-pair and per-set
+        parquet files (matrices, embeddings, grounding's long tables), title -> path."""
+        out = {}
+        for m in self.study.methods:
+            d = self.metrics_dir(m)
+            out[f"{m} similarity matrices"] = self.similarity_dir(m) + "/"
+            if self.has_runs(m):
+                out[f"{m} runs matrix"] = f"{d}/runs_matrix.parquet"
+            if self.has_grounding():
+                out[f"{m} grounding long tables"] = f"{d}/grounding/"
+                out[f"{m} grounding pairs per transcript"] = self.grounding_transcripts(m)
+        out["embeddings"] = "results/embeddings/"
+        return out
+
     def all_tables(self, table: str) -> list[str]:
         """One metric table (comparisons, themes, sweep, sets, decision_changes) of every
         method."""

@@ -112,6 +112,8 @@ rule report_parts:
         thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
         headline=paths.HEADLINE,
         tables=PLAN.workbook_tables(),
+        # named in the workbook's index, not held: parquet matrices and their folders
+        named=PLAN.workbook_named(),
         side_by_side=paths.SIDE_BY_SIDE,
         figures={m: PLAN.method_figure_files(m) for m in STUDY.methods},
         op={m: PLAN.op(m) for m in STUDY.methods},

@@ -221,11 +221,18 @@ MAX_SHEET_CELLS = 2_000_000
 EXCEL_MAX_ROWS = 1_048_576
 
 
-def beside_tables(tables: dict, grounding_pairs: dict | None = None) -> dict:
+CALIBRATION_DETAIL = ("isotonic", "crossfit", "scores")
+
+
+def beside_tables(
+    tables: dict, grounding_pairs: dict | None = None, calibration_fits: dict | None = None
+) -> dict:
     """The tables written beside the workbook's metric tables by the same jobs: each
-    method's per-theme quality (`sets_themes.csv`, beside `sets.csv`) and, for a grounded
-    method, its grounding tables (`grounding.csv` beside `grounding_pairs.csv`). Sheet
-    title -> path, for :func:`tables_workbook`'s `extra`."""
+    method's per-theme quality (`sets_themes.csv`, beside `sets.csv`), for a grounded
+    method its grounding tables (`grounding.csv` beside `grounding_pairs.csv`), and for a
+    method whose isotonic fit the report reads, the calibration job's detail beside it
+    (isotonic.csv, crossfit.csv, scores.csv). Sheet title -> path, for
+    :func:`tables_workbook`'s `extra`."""
     out = {}
     for title, path in tables.items():
         p = Path(path)
@@ -235,11 +242,19 @@ def beside_tables(tables: dict, grounding_pairs: dict | None = None) -> dict:
         p = Path(path)
         out[f"{m} grounding"] = str(p.with_name("grounding.csv"))
         out[f"{m} grounding pairs"] = str(p)
+    for m, path in (calibration_fits or {}).items():
+        for name in CALIBRATION_DETAIL:
+            out[f"{m} calibration {name}"] = str(Path(path).with_name(f"{name}.csv"))
     return out
 
 
 def tables_workbook(
-    *, tables: dict, out, max_cells: int = MAX_SHEET_CELLS, extra: dict | None = None
+    *,
+    tables: dict,
+    out,
+    max_cells: int = MAX_SHEET_CELLS,
+    extra: dict | None = None,
+    named: dict | None = None,
 ) -> None:
     """results/report/tables.xlsx: every metric table, one sheet each (openpyxl, streamed).
 
@@ -248,7 +263,9 @@ def tables_workbook(
     sheet, "sheets", lists each sheet's full title, source file, rows and whether the sheet
     holds it: a table of more than `max_cells` cells (or more rows than Excel opens) is left
     to its CSV, named there. extra: more tables (title -> path) after them, each copied when
-    its file exists and named in the index either way (`beside_tables`).
+    its file exists and named in the index either way (`beside_tables`). named: files that
+    are not tables a sheet can hold (parquet matrices, folders of them), title -> path,
+    listed in the index only.
     """
     import csv
     import math
@@ -306,6 +323,9 @@ def tables_workbook(
         sheet.append([entry[c] for c in columns])
     for title, path in missing.items():
         sheet.append(["", title, str(path), None, "no: not written by this run"])
+    for title, path in (named or {}).items():
+        what = "a folder of parquet files" if str(path).endswith("/") else "a parquet file"
+        sheet.append(["", title, str(path), None, f"no: {what}; read with pandas.read_parquet"])
     for name, path in frames.items():
         sheet = book.create_sheet(name)
         df = pd.read_csv(path)
