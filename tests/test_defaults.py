@@ -1,53 +1,139 @@
-"""Each default and each table's column list has one source in the code; the schema's
-defaults (what a config without the key gets) are held equal to it here."""
+"""Each default and each table's column list has one source. A default is the schema's
+(workflow/schemas/config.schema.yaml, read by themesim.defaults): these tests fail when the
+package writes one a second time, instead of holding copies equal."""
 
+import ast
 import dataclasses
+import inspect
+import re
 from pathlib import Path
 
 import pytest
-import yaml
 
-from themesim.coder.settings import CODER_DEFAULTS, LLM_DEFAULTS
-from themesim.config import ARCHIVE_DEFAULTS, CEILING_DEFAULTS, GROUNDING_DEFAULTS, PLOTS_DEFAULTS
+from themesim import defaults, kinds
+from themesim.coder.llm import CoderLLMSettings
+from themesim.llm.generate import GenerateSettings
+from themesim.llm.judge import JudgeSettings
 from themesim.llm.paraphrase import ParaphraseSettings
+from themesim.llm.session import EndpointSettings
 from themesim.metrics import columns
 from themesim.report import tables
 
-REPO = Path(__file__).resolve().parents[1]
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+SRC = Path(__file__).resolve().parents[1] / "src" / "themesim"
+
+# Each LLM caller's settings and the schema section that gives their defaults.
+CALLERS = {
+    JudgeSettings: defaults.kind_defaults("llm_judge"),
+    GenerateSettings: defaults.section_defaults("generate_themes"),
+    ParaphraseSettings: defaults.section_defaults("ceiling"),
+    CoderLLMSettings: defaults.section_defaults("grounding", "coder", "llm"),
+}
+# Module-level names of Python-only defaults, of no config key: the coder's rule per kind
+# (grounding.coder.rule null means "the kind's").
+NOT_CONFIG = {("coder/assign.py", "DEFAULT_RULE")}
 
 
-def schema_defaults(*path: str) -> dict:
-    """key -> default of the properties of a schema section (those that have one)."""
-    node = SCHEMA
-    for key in path:
-        node = node["properties"][key]
-    return {k: p["default"] for k, p in node["properties"].items() if "default" in p}
+def _valued(cls) -> set[str]:
+    """The fields a class body gives a value of its own."""
+    body = ast.parse(inspect.getsource(cls)).body[0].body
+    return {
+        n.target.id
+        for n in body
+        if isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name)
+    }
 
 
-@pytest.mark.parametrize(
-    "path, source",
-    [
-        (("plots",), PLOTS_DEFAULTS),
-        (("archive",), ARCHIVE_DEFAULTS),
-        (("grounding",), GROUNDING_DEFAULTS | {"coder": {}}),
-        (("grounding", "coder"), CODER_DEFAULTS | {"llm": {}}),
-        (("grounding", "coder", "llm"), LLM_DEFAULTS),
-    ],
-    ids=lambda x: ".".join(x) if isinstance(x, tuple) else "",
-)
-def test_schema_defaults_equal_the_code(path, source):
-    assert schema_defaults(*path) == source
+@pytest.mark.parametrize("cls", list(CALLERS), ids=lambda c: c.__name__)
+def test_an_llm_callers_defaults_are_its_schema_sections(cls):
+    given = CALLERS[cls]
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    mine = set(given) & set(fields)
+    assert {"prompt", "timeout_s", "max_retries", "n_ctx", "base_url"} <= mine
+    for name in mine:
+        assert fields[name].default == given[name], name
+    # no class of its own or its base writes one of them: the schema's is the only value
+    # (EndpointSettings.threads is the fallback of the callers whose section has no threads)
+    assert not (_valued(cls) & mine)
+    assert not (_valued(EndpointSettings) & mine) - {"threads"}
 
 
-def test_ceiling_defaults_are_its_own_and_the_paraphrase_settings():
-    fields = {f.name: f.default for f in dataclasses.fields(ParaphraseSettings)}
-    given = schema_defaults("ceiling")
-    assert {k: given[k] for k in CEILING_DEFAULTS} == CEILING_DEFAULTS
-    rest = set(given) - set(CEILING_DEFAULTS)
-    assert {"prompt", "temperature", "max_tokens", "timeout_s"} <= rest
-    assert {k: given[k] for k in rest} == {k: fields[k] for k in rest}
-    assert SCHEMA["properties"]["ceiling"]["default"] == CEILING_DEFAULTS
+def test_the_coder_and_the_schema_agree_on_timeout_s():
+    """They disagreed: 600 s in the schema, 120 s in CoderLLMSettings."""
+    assert CoderLLMSettings().timeout_s == 600.0 == CALLERS[CoderLLMSettings]["timeout_s"]
+    assert JudgeSettings().timeout_s == 120.0  # a judge's own default (its x-kinds)
+
+
+def test_a_class_that_writes_a_schema_default_again_is_refused():
+    with pytest.raises(TypeError, match="timeout_s has a default of its own"):
+
+        @dataclasses.dataclass(frozen=True)
+        @defaults.schema_fields("ceiling")
+        class Twice(EndpointSettings):
+            timeout_s: float = 600.0
+
+
+def test_no_module_writes_a_default_dict_of_its_own():
+    """DEFAULT_* and *_DEFAULTS are read from the schema, never literals beside it."""
+    named = re.compile(r"(^DEFAULT_|_DEFAULTS?$|_DEFAULT$)")
+    literal = []
+    for path in sorted(SRC.rglob("*.py")):
+        where = path.relative_to(SRC).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if not (isinstance(t, ast.Name) and named.search(t.id)):
+                    continue
+                try:
+                    ast.literal_eval(node.value)
+                except ValueError:
+                    continue
+                if (where, t.id) not in NOT_CONFIG:
+                    literal.append(f"{where}: {t.id}")
+    assert literal == []
+
+
+def test_a_kinds_defaults_are_its_x_kinds():
+    for name, kind in kinds.KINDS.items():
+        assert kind.defaults == defaults.kind_defaults(name)
+    with pytest.raises(TypeError, match="the schema's x-kinds"):  # no kind writes its own
+
+        class Twice(kinds.Kind):
+            name = "tfidf"
+            defaults = {"thresholds": [0.2]}
+
+    assert "Z_DEFAULT_THRESHOLD" not in (SRC / "metrics" / "scales.py").read_text()
+
+
+def test_section_defaults_follow_the_schema():
+    schema = defaults.schema()
+    llm = schema["properties"]["grounding"]["properties"]["coder"]["properties"]["llm"]
+    assert defaults.section_defaults("grounding", "coder", "llm") == {
+        k: p["default"] for k, p in llm["properties"].items()
+    }
+    # a section without a default of its own gives its keys' defaults
+    assert defaults.section_defaults("metrics")["bootstrap"] == {"n": 1000, "seed": 0}
+    assert defaults.default("ceiling") == {"active": False, "k": 5}
+    got = defaults.section_defaults("archive")
+    got["authors"].append("x")  # each call is a fresh copy
+    assert defaults.section_defaults("archive")["authors"] == []
+
+
+def test_the_schema_is_read_from_its_json_copy_until_it_changes(tmp_path, monkeypatch):
+    schema = tmp_path / "config.schema.yaml"
+    schema.write_text("properties:\n  op: {type: string, default: ge}\n")
+    monkeypatch.setattr(defaults, "SCHEMA_PATH", schema)
+    monkeypatch.setattr(defaults, "_CACHE", tmp_path / "__pycache__" / "config.schema.json")
+    defaults.schema.cache_clear()
+    try:
+        assert defaults.section_defaults() == {"op": "ge"}
+        assert defaults._CACHE.is_file()
+        defaults.schema.cache_clear()
+        schema.write_text("properties:\n  op: {type: string, default: gt}\n  x: {default: 1}\n")
+        assert defaults.section_defaults() == {"op": "gt", "x": 1}
+    finally:
+        defaults.schema.cache_clear()
 
 
 def test_the_report_reads_the_columns_the_metrics_job_writes():

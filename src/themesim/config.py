@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from themesim.coder.settings import bases, coder_settings
+from themesim.defaults import default, parse_yaml, section_defaults
 from themesim.errors import InputError
 from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
@@ -176,9 +177,7 @@ def _as_typed(text: str, types: set[str]) -> tuple[bool, object]:
 
 @functools.cache
 def _load_schema(path: str, mtime_ns: int) -> dict:
-    import yaml
-
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return parse_yaml(path)
 
 
 def load_schema(schema_path) -> dict:
@@ -405,7 +404,8 @@ MAX_SWEEP_POINTS = 10_001  # step 0.0001 over [0, 1]; more only costs time and m
 
 
 def _check_sweep(sweep: dict) -> dict:
-    start, stop, step = sweep.get("start", 0.0), sweep.get("stop", 1.0), sweep.get("step", 0.01)
+    sweep = default("sweep") | sweep
+    start, stop, step = sweep["start"], sweep["stop"], sweep["step"]
     if stop < start:
         raise InputError(
             "config sweep", f"stop {stop:g} is below start {start:g}", "Swap start and stop"
@@ -463,12 +463,11 @@ def _set_entries(config: dict) -> dict[str, str]:
     return sets
 
 
-# The defaults of the study-level sections below; the schema's defaults are held equal to
-# these by tests/test_defaults.py.
-CEILING_DEFAULTS = {"active": False, "k": 5}  # the rest: themesim.llm.paraphrase defaults
+# The defaults of the study-level sections below: the schema's (themesim.defaults).
+CEILING_DEFAULTS = default("ceiling")  # active, k; the rest: the paraphrase settings'
 # Figure limits of a study with many comparisons (`plots:`; null = no limit).
-PLOTS_DEFAULTS = {"max_pair_heatmaps": 200, "max_pair_panels": 30}
-ARCHIVE_DEFAULTS = {"confidential": False, "authors": []}
+PLOTS_DEFAULTS = section_defaults("plots")
+ARCHIVE_DEFAULTS = section_defaults("archive")
 
 
 def _ceiling(config: dict) -> dict:
@@ -481,18 +480,9 @@ def _ceiling(config: dict) -> dict:
     return ceiling
 
 
-GROUNDING_DEFAULTS = {
-    "active": True,
-    "basis": ["coder", "evidence"],
-    "min_iou": 0.2,
-    "assign": "uncoded",
-    "quote_cutoff": 90.0,
-    "exclude_speakers": ["Interviewer"],
-    "intervals": True,
-    "permutations": 499,
-    "bootstrap": 200,  # read for one release: 0 still turns the intervals off
-    "seed": 0,
-}
+# grounding: without its coder (themesim.coder.settings); bootstrap is read for one release
+# (0 still turns the intervals off).
+GROUNDING_DEFAULTS = {k: v for k, v in section_defaults("grounding").items() if k != "coder"}
 
 
 def _set_segments(config: dict, sets: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -518,11 +508,11 @@ def _set_segments(config: dict, sets: dict[str, str]) -> tuple[dict[str, str], d
 
 def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
     """(run -> seed, settings) of generate_themes; ({}, {}) unless it is active."""
-    gen = config.get("generate_themes") or {}
-    if not gen.get("active", False):
+    gen = section_defaults("generate_themes") | (config.get("generate_themes") or {})
+    if not gen["active"]:
         return {}, {}
     where = "config generate_themes"
-    runs = int(gen.get("runs", 3))
+    runs = int(gen["runs"])
     seeds = gen.get("seeds")
     seeds = list(range(1, runs + 1)) if seeds is None else [int(s) for s in seeds]
     if len(seeds) != runs or len(set(seeds)) != runs:
@@ -531,7 +521,7 @@ def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
             f"{seeds} is not {runs} distinct seeds (runs: {runs})",
             "Give one distinct seed per run, or seeds: null for 1..runs",
         )
-    prefix = gen.get("name", "generated_run")
+    prefix = gen["name"]
     generated = {f"{prefix}{i}": seed for i, seed in enumerate(seeds, start=1)}
     for run in generated:
         if not SET_NAME.fullmatch(run) or PAIR_SEP in run:
@@ -928,15 +918,15 @@ def prepare(config: dict) -> Study:
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     else:
         pairs = [(reference, b) for b in names[1:]]
-    study_cfg = config.get("study") or {}
+    study_cfg = section_defaults("study") | (config.get("study") or {})
     study = Study(
-        name=study_cfg.get("name", "study"),
-        description=study_cfg.get("description", ""),
+        name=study_cfg["name"],
+        description=study_cfg["description"],
         reference=reference,
         sets=sets,
         transcripts=transcripts,
-        template=config.get("text_template", "{name}: {description}"),
-        op=config.get("op", "ge"),
+        template=config.get("text_template", default("text_template")),
+        op=config.get("op", default("op")),
         sweep=_check_sweep(config.get("sweep") or {}),
         methods=_methods(config),
         metrics=metrics_settings(config.get("metrics")),

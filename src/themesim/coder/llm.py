@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from themesim.defaults import schema_fields
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
 from themesim.llm.session import (
@@ -46,17 +47,18 @@ PROMPT_SLOTS = ("{codebook}", "{passage}", "{speaker}", "{context}")
 
 
 @dataclass(frozen=True)
+@schema_fields("grounding", "coder", "llm")  # the defaults: the schema's grounding.coder.llm
 class CoderLLMSettings(EndpointSettings):
     WHERE = "grounding.coder"
 
-    prompt: str = "coder_v1"  # llm/prompts/<prompt>[_logprob].txt, or a path to a .txt file
-    score_mode: str = "logprob"  # logprob: P(letter) per code; json: the listed codes
-    context: int = 1  # earlier segments shown (not coded) before the passage
+    prompt: str  # llm/prompts/<prompt>[_logprob].txt, or a path to a .txt file
+    score_mode: str  # logprob: P(letter) per code; json: the listed codes
+    context: int  # earlier segments shown (not coded) before the passage
+    # not settings of grounding.coder.llm: the coder always asks greedily for a short answer
+    temperature: float = 0.0
     max_tokens: int = 48
-    timeout_s: float = 600.0  # as the schema's grounding.coder.llm.timeout_s (settings.py)
     seed: int = 0
-    n_ctx: int = 4096  # local server only: the codebook and a passage must fit
-    server: str = "auto"  # local server only: auto | native | python
+    server: str  # local server only: auto | native | python
     server_id: str | None = None  # set when the local server is started (part of the key)
 
     def __post_init__(self):

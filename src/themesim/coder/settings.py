@@ -2,39 +2,17 @@
 
 from __future__ import annotations
 
+from themesim.defaults import default, section_defaults
 from themesim.errors import InputError
 
 BASES = ("coder", "evidence", "mixed")
-DEFAULT_BASES = ["coder", "evidence"]
 KINDS = ("similarity", "exemplar", "llm")
 
-LLM_DEFAULTS = {
-    "base_url": None,  # None: a local llama.cpp server with the packaged Qwen2.5-Coder-1.5B
-    "model": None,
-    "api_key_env": None,
-    "prompt": "coder_v1",
-    "score_mode": "logprob",
-    "context": 1,  # earlier segments shown with a passage (the interviewer's question)
-    "threshold": 0.2,  # P(code) a label needs
-    "sets": None,  # LLM-code only these sets (null: every set); the others: fallback
-    "methods": None,  # only under these methods (null: every method); the others: fallback
-    "fallback": "similarity",
-    "timeout_s": 600.0,
-    "max_retries": 4,
-    "n_ctx": 4096,
-    "threads": None,
-    "server": "auto",
-}
-CODER_DEFAULTS = {
-    "kind": "similarity",
-    "rule": None,  # top1 | all; None: the kind's (top1 for each)
-    "center": True,  # top1: best theme by its score minus its mean over the segments
-    "context": 0.0,  # weight of the neighbouring turns of the same speaker
-    "text_weight": 0.5,  # exemplar: the theme text's weight beside its evidence's mean
-    "fit_thresholds": False,
-    "min_coded": 3,
-    "llm": LLM_DEFAULTS,
-}
+# The defaults: the schema's grounding.basis, grounding.coder and grounding.coder.llm
+# (what each setting means: its description there, and docs/grounding.md).
+DEFAULT_BASES = default("grounding", "basis")
+LLM_DEFAULTS = section_defaults("grounding", "coder", "llm")
+CODER_DEFAULTS = section_defaults("grounding", "coder") | {"llm": LLM_DEFAULTS}
 
 
 def coder_settings(grounding: dict | None) -> dict:

@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from themesim.defaults import default
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
 from themesim.io.inputs import read_checked_parquet, read_text_file
@@ -30,7 +31,7 @@ from themesim.io.theme_formats import (
 )
 from themesim.io.theme_markdown import parse_markdown
 
-TEXT_TEMPLATE_DEFAULT = "{name}: {description}"
+TEXT_TEMPLATE_DEFAULT = default("text_template")
 THEME_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".md", ".markdown")
 TEMPLATE_FIELDS = ("name", "description", "keywords", "codes", "quotes", "id")
 

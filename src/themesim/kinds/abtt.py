@@ -8,7 +8,6 @@ from themesim.kinds.sentence_transformer import SentenceTransformer
 
 class Abtt(SentenceTransformer):
     name = "abtt"
-    defaults = {"base": "minilm", "d": None, "thresholds": [0.3]}
     builtins = {
         "minilm+abtt": {
             "active": True,

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from themesim.defaults import kind_defaults
 from themesim.errors import InputError
 
 # Settings every method accepts, whatever its kind.
@@ -18,15 +19,14 @@ COMMON_KEYS = frozenset(
     {"kind", "active", "description", "thresholds", "op", "scale", "clamp", "raw_thresholds"}
     | {"comparisons"}
 )
-# Defaults of common keys that every kind lists (comparisons: null = all of the study's).
-COMMON_DEFAULTS = {"comparisons": None}
 
 
 class Kind:
     """One way of making a similarity matrix; subclasses override what differs."""
 
     name: str = ""
-    # Settings a method of this kind starts from (a built-in method adds its own).
+    # Settings a method of this kind starts from (a built-in method adds its own): the
+    # schema's, its kind's entries in `x-kinds` under methods: (set for each subclass).
     defaults: dict = {}
     # Built-in methods of this kind: name -> settings beyond `defaults`.
     builtins: dict = {}
@@ -60,7 +60,9 @@ class Kind:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls.defaults = COMMON_DEFAULTS | cls.defaults
+        if "defaults" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: a kind's defaults are the schema's x-kinds")
+        cls.defaults = kind_defaults(cls.name)
 
     @property
     def accepts(self) -> frozenset:

@@ -4,34 +4,18 @@ from __future__ import annotations
 
 import logging
 
-from themesim.kinds.base import Kind
+from themesim.defaults import kind_defaults
+from themesim.kinds.base import COMMON_KEYS, Kind
 
 log = logging.getLogger("themesim")
 
-# The settings that reach the judge (themesim.llm.judge.JudgeSettings, whose defaults
-# tests/test_kinds.py holds equal to these).
-JUDGE_DEFAULTS = {
-    "base_url": None,
-    "model": None,
-    "api_key_env": None,
-    "prompt": "judge_v3",
-    "score_mode": "logprob",
-    "temperature": 0.0,
-    "max_tokens": 24,
-    "both_orders": False,
-    "cache_prompt": False,
-    "concurrency": 2,
-    "max_retries": 4,
-    "timeout_s": 120.0,
-    "seed": 0,
-    "n_ctx": 2048,
-}
-JUDGE_KEYS = tuple(JUDGE_DEFAULTS)
+# The settings that reach the judge (themesim.llm.judge.JudgeSettings): the kind's keys in
+# the schema beyond those of every method.
+JUDGE_KEYS = tuple(k for k in kind_defaults("llm_judge") if k not in COMMON_KEYS)
 
 
 class LlmJudge(Kind):
     name = "llm_judge"
-    defaults = JUDGE_DEFAULTS | {"thresholds": [0.5]}
     builtins = {
         "judge": {
             "active": False,

@@ -17,7 +17,6 @@ def matrix_csv(spec: dict, a: str, b: str) -> str:
 
 class Precomputed(Kind):
     name = "precomputed"
-    defaults = {"dir": None, "thresholds": [0.5]}
     builtins = {
         "precomputed": {
             "active": False,

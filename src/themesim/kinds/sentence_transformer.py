@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from themesim.embed.encode import MINILM, MPNET
+from themesim.embed.encode import MPNET
 from themesim.errors import InputError
 from themesim.kinds.base import Kind, read_checked_embeddings
 
@@ -16,15 +16,6 @@ EMBED_KEYS = ("model", "path", "batch_size", "device", "dtype")
 
 class SentenceTransformer(Kind):
     name = "sentence_transformer"
-    defaults = {
-        "model": MINILM,
-        "path": None,
-        "thresholds": [0.56],
-        "batch_size": None,  # texts per forward pass: the device's (embed.encode.batch_rows)
-        "device": "cpu",
-        "dtype": "float32",
-        "assign_threshold": 0.2,  # grounding: the coder's threshold (docs/grounding.md)
-    }
     builtins = {
         "minilm": {"active": True, "description": "all-MiniLM-L6-v2 cosine similarity"},
         "mpnet": {

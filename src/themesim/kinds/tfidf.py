@@ -12,12 +12,6 @@ from themesim.kinds.base import Kind
 
 class Tfidf(Kind):
     name = "tfidf"
-    defaults = {
-        "analyzer": "word",
-        "ngram_range": None,
-        "thresholds": [0.2],
-        "assign_threshold": 0.08,  # grounding: the coder's threshold (docs/grounding.md)
-    }
     builtins = {
         "tfidf": {
             "active": True,

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.defaults import schema_fields
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
 from themesim.llm.chunks import (
@@ -47,16 +48,16 @@ class GenerateError(StepError):
 
 
 @dataclass(frozen=True)
+@schema_fields("generate_themes")  # the defaults: the schema's generate_themes
 class GenerateSettings(EndpointSettings):
     WHERE = "generate_themes settings"
 
-    prompt: str = "generate_v1"  # prompts/<prompt>_chunk.txt and prompts/<prompt>_merge.txt
-    max_themes: int = 10  # of a run's final list
-    chunk_themes: int = 5  # proposed per chunk
-    temperature: float = 0.7  # > 0, so runs with different seeds differ
-    max_tokens: int = 768  # per answer; reserved in the context next to the prompt
-    chars_per_token: float = 3.0  # approximate token count: characters / this (conservative)
-    timeout_s: float = 600.0
+    prompt: str  # prompts/<prompt>_chunk.txt and prompts/<prompt>_merge.txt
+    max_themes: int  # of a run's final list
+    chunk_themes: int  # proposed per chunk
+    temperature: float  # > 0, so runs with different seeds differ
+    max_tokens: int  # per answer; reserved in the context next to the prompt
+    chars_per_token: float  # approximate token count: characters / this (conservative)
 
     def __post_init__(self):
         super().__post_init__()

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from themesim.defaults import schema_fields
 from themesim.errors import InputError
 from themesim.llm import client as llm
 from themesim.llm.client import RETRY_STATUS, canonical_key, post_chat, top_logprobs  # noqa: F401
@@ -50,20 +51,21 @@ class JudgeError(RuntimeError):
 
 
 @dataclass(frozen=True)
+@schema_fields(kind="llm_judge")  # the defaults: the schema's methods: x-kinds llm_judge
 class JudgeSettings(EndpointSettings):
     WHERE = "judge settings"
 
-    prompt: str = "judge_v3"  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
-    score_mode: str = "logprob"  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
-    temperature: float = 0.0
-    max_tokens: int = 24  # json mode; logprob mode always asks for 1 token
-    both_orders: bool = False  # judge (A, B) and (B, A); the score is the mean of the two
+    prompt: str  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
+    score_mode: str  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
+    temperature: float
+    max_tokens: int  # json mode; logprob mode always asks for 1 token
+    both_orders: bool  # judge (A, B) and (B, A); the score is the mean of the two
     # llama-server only: reuse the KV cache of the previous request's prompt prefix. Faster,
     # but a score then depends on the request before it (docs/judge.md, "The order is part of
     # a score"); False evaluates every prompt from an empty slot: the score of a pair alone.
-    cache_prompt: bool = False
-    concurrency: int = 2
-    seed: int = 0
+    cache_prompt: bool
+    concurrency: int
+    seed: int
     # Local server only: "auto" (llama.cpp's llama-server when `make install` built it, else
     # llama-cpp-python's; $THEMESIM_LLAMA_SERVER=python forces that), "native", "python".
     server: str = "auto"

@@ -16,6 +16,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from themesim.defaults import schema_fields
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
 from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256, first_json
@@ -32,15 +33,13 @@ class ParaphraseError(StepError):
 
 
 @dataclass(frozen=True)
+@schema_fields("ceiling")  # the defaults: the schema's ceiling
 class ParaphraseSettings(EndpointSettings):
     WHERE = "config ceiling"
 
-    k: int = 5  # paraphrases per theme
-    prompt: str = "paraphrase_v1"  # prompts/<prompt>.txt, or a path
-    temperature: float = 0.7
-    max_tokens: int = 512
-    seed: int = 0
-    timeout_s: float = 600.0
+    k: int  # paraphrases per theme
+    prompt: str  # prompts/<prompt>.txt, or a path
+    seed: int
 
     def __post_init__(self):
         if not isinstance(self.k, int) or self.k < 1:

@@ -23,22 +23,24 @@ from themesim.llm import client as llm
 
 @dataclass(frozen=True)
 class EndpointSettings:
-    """The settings every LLM caller has; each caller's class sets its own defaults."""
+    """The settings every LLM caller has. The defaults of those in a caller's config section
+    are the schema's, given to its class by `themesim.defaults.schema_fields`: none here."""
 
     WHERE: ClassVar[str] = "llm settings"  # the config key named in an error
 
-    base_url: str | None = None  # None: start a local llama.cpp server with the packaged model
-    model: str | None = None  # name sent to the endpoint; None with base_url None: packaged
-    api_key_env: str | None = None  # NAME of the env var holding the key, never the key
-    prompt: str = ""  # a prompt version under llm/prompts/, or a path
-    temperature: float = 0.0
-    max_tokens: int = 512  # per answer
-    n_ctx: int = 2048  # local server only: the model's context in tokens
-    max_retries: int = 4  # extra attempts after the first, per call
-    timeout_s: float = 120.0  # per request, the whole of it (a local server's queue included)
+    base_url: str | None  # None: start a local llama.cpp server with the packaged model
+    model: str | None  # name sent to the endpoint; None with base_url None: packaged
+    api_key_env: str | None  # NAME of the env var holding the key, never the key
+    prompt: str  # a prompt version under llm/prompts/, or a path
+    temperature: float
+    max_tokens: int  # per answer
+    n_ctx: int  # local server only: the model's context in tokens
+    max_retries: int  # extra attempts after the first, per call
+    timeout_s: float  # per request, the whole of it (a local server's queue included)
     backoff_s: float = 1.0  # first wait; doubles each retry
     backoff_max_s: float = 30.0  # cap on one wait
-    threads: int | None = None  # local server only; None: the CPUs this process may use
+    # local server only; None: the CPUs this process may use (a coder's is its schema's)
+    threads: int | None = None
 
     def __post_init__(self):
         if self.base_url is not None and not self.model:

@@ -23,7 +23,6 @@ import pandas as pd
 from themesim.metrics.baselines import MIN_WITHIN, _check_within, _others, _z
 from themesim.metrics.coverage import _check_op, check_matrix, hungarian_pairs, matches
 
-Z_DEFAULT_THRESHOLD = 2.0
 # The sweep of a z-scale method: z values, not cosines.
 Z_SWEEP = {"start": -3.0, "stop": 8.0, "step": 0.05}
 DECISION_COLUMNS = [

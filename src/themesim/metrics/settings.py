@@ -1,13 +1,14 @@
 """Study-wide settings of the metric families beyond coverage (docs/metrics.md).
 
-The one source of their defaults: the schema's metrics: defaults are held equal to these
-by tests/test_kinds.py.
+Their defaults are the schema's metrics:, calibration: and equivalence: (themesim.defaults).
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+
+from themesim.defaults import section_defaults
 
 log = logging.getLogger("themesim")
 
@@ -19,34 +20,20 @@ MIN_NULL_POOL = 10  # fewest salad texts whose upper tail can be fitted (metrics
 # P(match) units on the calibrated scale.
 GAMMA_SCALES = ("cosine", "angular", "calibrated", "z")
 
-DEFAULT_METRICS: dict = {
-    "gamma": {"cosine": 0.15, "angular": 0.05, "calibrated": 0.15, "z": 1.5},
-    "baseline_z": 2.0,
-    "z_alpha": 0.05,
-    "bootstrap": {"n": 1000, "seed": 0},
-    "null_model": {"pool": 200, "seed": 0, "alpha": 0.05},
-    "transport": {"reg": 0.05, "reg_m": 1.0, "min_share": 0.2},
-    "quality": {"alpha": 0.5, "beta": 0.5, "keywords_top_k": 5},
-    # icc: the intraclass correlation of the `<metric>_icc_low/_high` sensitivity (None or
-    # 0 = off; metrics/intervals.py)
-    "intervals": {"icc": None},
-}
+# gamma, baseline_z, z_alpha, bootstrap, null_model, transport, intervals (icc: the
+# intraclass correlation of the `<metric>_icc_low/_high` sensitivity, metrics/intervals.py;
+# None or 0 = off) and quality.
+DEFAULT_METRICS: dict = section_defaults("metrics")
 
 # Default threshold of a method on the within-set z scale (docs/thresholds.md).
 Z_THRESHOLD = 2.0
 
-# Rated pairs that calibrate methods (docs/thresholds.md); the schema's calibration:
-# defaults are held equal to these by tests/test_calibration.py.
-DEFAULT_CALIBRATION: dict = {
-    "pairs": None,
-    "positive_from": None,
-    "bootstrap": {"n": 1000, "seed": 0},
-    "prevalence": None,
-}
+# Rated pairs that calibrate methods (docs/thresholds.md): pairs, positive_from, bootstrap,
+# prevalence.
+DEFAULT_CALIBRATION: dict = section_defaults("calibration")
 
-# The equivalence verdict of a reference group (metrics/equivalence.py); the schema's
-# equivalence: defaults are held equal to these by tests/test_equivalence.py.
-DEFAULT_EQUIVALENCE: dict = {"margin": 0.1, "alpha": 0.05}
+# The equivalence verdict of a reference group (metrics/equivalence.py): margin, alpha.
+DEFAULT_EQUIVALENCE: dict = section_defaults("equivalence")
 
 
 def _merged(defaults: dict, user: dict | None) -> dict:

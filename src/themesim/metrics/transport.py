@@ -17,7 +17,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-DEFAULT_MIN_SHARE = 0.2
+from themesim.metrics.settings import DEFAULT_METRICS
+
+DEFAULT_MIN_SHARE = DEFAULT_METRICS["transport"]["min_share"]
 
 PLAN_LONG_COLUMNS = ["a_id", "b_id", "mass", "share_of_a", "share_of_b"]
 SPLIT_JOIN_COLUMNS = ["kind", "theme_id", "partners", "shares", "n_partners"]
