@@ -82,3 +82,29 @@ def test_warnings_are_log_lines_each_said_once(tmp_path, caplog):
     ]
     assert {r.levelname for r in said} == {"WARNING"}
     assert warnings.showwarning is hook  # put back after the job's step
+
+
+def warn_in_a_worker(path):
+    import warnings
+
+    warnings.warn("said by every worker", RuntimeWarning, stacklevel=1)
+    write(path, "done", hold=0.3)
+
+
+def test_forked_workers_say_a_warning_once(tmp_path):
+    """report_parts draws its figures in forked workers: a warning each of them raises is
+    still one line of the job's log."""
+    import logging
+
+    log = tmp_path / "job.log"  # the job's log, which the forked workers write to as well
+    handler = logging.FileHandler(log)
+    logging.getLogger("themesim.warnings").addHandler(handler)
+    try:
+        tasks = [(warn_in_a_worker, dict(path=tmp_path / n)) for n in "abc"]
+        run_all(tmp_path / "log.txt", tasks, workers=3)
+    finally:
+        logging.getLogger("themesim.warnings").removeHandler(handler)
+        handler.close()
+    assert all((tmp_path / n).is_file() for n in "abc")
+    said = log.read_text().splitlines()
+    assert len(said) == 1 and said[0].startswith("RuntimeWarning: said by every worker (")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -26,19 +28,32 @@ def _where(filename: str) -> str:
     return Path(filename).name
 
 
-def _log_warnings():
+def _first_time(said: Path, text: str) -> bool:
+    """Whether no process of this job has said `text` yet: the job's forked workers share
+    the file `said`, one hash a line, under a lock."""
+    import fcntl
+    import hashlib
+
+    line = hashlib.sha256(text.encode("utf-8")).hexdigest() + "\n"
+    with open(said, "a+", encoding="utf-8") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        if line in f.readlines():
+            return False
+        f.write(line)
+        return True
+
+
+def _log_warnings(said: Path):
     """Python warnings go to the job's log as one line each (category, text, where it was
-    raised), each text said once, instead of bare to the terminal. Returns the hook it
-    replaced."""
-    said: set[tuple[str, str]] = set()
+    raised), each text said once by the job's processes, instead of bare to the terminal.
+    Returns the hook it replaced."""
     log = logging.getLogger("themesim.warnings")
 
     def show(message, category, filename, lineno, file=None, line=None):
-        text = " ".join(str(message).split())
-        if (category.__name__, text) in said:
-            return
-        said.add((category.__name__, text))
-        log.warning("%s: %s (%s:%s)", category.__name__, text, _where(filename), lineno)
+        text = f"{category.__name__}: {' '.join(str(message).split())}"
+        if _first_time(said, text):
+            log.warning("%s (%s:%s)", text, _where(filename), lineno)
 
     before, warnings.showwarning = warnings.showwarning, show
     return before
@@ -52,7 +67,9 @@ def run(log_path, fn, *args, **kwargs) -> None:
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
-    before = _log_warnings()
+    fd, said = tempfile.mkstemp(prefix="themesim-warnings-")
+    os.close(fd)
+    before = _log_warnings(Path(said))
     try:
         inputs = _job_inputs()
         if inputs:
@@ -65,6 +82,7 @@ def run(log_path, fn, *args, **kwargs) -> None:
         sys.exit(1)
     finally:
         warnings.showwarning = before
+        Path(said).unlink(missing_ok=True)
 
 
 def run_all(log_path, tasks, workers: int = 1) -> None:
