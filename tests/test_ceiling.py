@@ -104,6 +104,7 @@ def test_paraphrases_through_the_fake_server_are_cached(fake, tmp_path):
     cache = tmp_path / "cache" / "paraphrase.sqlite"
     out, stats = paraphrase_texts(texts, s, cache)
     assert fake.calls == 2 and stats.done == 2  # the repeated text is asked once
+    assert str(stats) == "2 texts (0 cached, 2 new), 2 calls"  # the job's log line
     assert out["Guilt: about respite"] == [
         f"Guilt: about respite (paraphrase {i} seed 4)" for i in range(3)
     ]  # the verbatim copy the server sent first is not a paraphrase

@@ -191,6 +191,8 @@ def test_runs_chunk_then_merge_and_rerun_makes_zero_calls(fake, tmp_path):
     n_chunks = stats.chunks
     assert n_chunks >= 3
     assert srv.calls == stats.calls == stats.done == n_chunks * 2 + 2
+    n = n_chunks * 2 + 2  # the job's log line: readable, never the dataclass's repr
+    assert str(stats).startswith(f"{n} answers (0 cached, {n} new) of {n_chunks} chunks, ")
     # chunk-major order: each chunk is asked for both seeds in a row
     assert [b["seed"] for b in srv.bodies[:4]] == [11, 12, 11, 12]
     assert srv.bodies[0]["temperature"] == 0.7 and srv.bodies[0]["max_tokens"] == 256

@@ -19,7 +19,7 @@ import logging
 import re
 import time
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -81,6 +81,14 @@ class GenerateStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+
+    def __str__(self) -> str:
+        """One line for a job's log (its repr is for debugging)."""
+        return (
+            f"{self.requests} answers ({self.cached} cached, {self.done} new) of "
+            f"{self.chunks} chunks, {self.calls} calls, {self.prompt_tokens} prompt + "
+            f"{self.completion_tokens} completion tokens, {self.seconds:.1f} s"
+        )
 
 
 def asks_quotes(prompts: dict) -> bool:
@@ -377,8 +385,7 @@ def generate_runs(
             run: _consolidate(gen, run, seed, candidates[run], merge_budget)
             for run, seed in seeds.items()
         }
-        gen.stats.seconds = time.monotonic() - t0
-        log.info("generate: %s", asdict(gen.stats))
+        gen.stats.seconds = time.monotonic() - t0  # the caller logs str(stats) once
         return out, gen.stats
 
 

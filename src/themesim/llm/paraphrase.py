@@ -10,7 +10,6 @@ the sampling settings, so a rerun makes no call and starts no server. See docs/m
 from __future__ import annotations
 
 import json
-import logging
 import os
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -21,8 +20,6 @@ from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
 from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256, first_json
 from themesim.llm.session import CacheTable, CallSession, EndpointSettings
-
-log = logging.getLogger("themesim.llm.paraphrase")
 
 RESEED = 1000  # the j-th retry after an unusable answer samples with seed + j * RESEED
 SLOTS = ("{text}", "{k}")
@@ -114,6 +111,10 @@ class ParaphraseStats:
     done: int = 0
     calls: int = 0
 
+    def __str__(self) -> str:
+        """One line for a job's log (its repr is for debugging)."""
+        return f"{self.requests} texts ({self.cached} cached, {self.done} new), {self.calls} calls"
+
 
 def paraphrase_texts(
     texts: list[str], settings: ParaphraseSettings, cache_path
@@ -188,5 +189,4 @@ def paraphrase_texts(
             )
             stats.done += 1
             out[text] = res.value
-    log.info("paraphrase: %s", stats)
-    return out, stats
+    return out, stats  # the caller logs str(stats) once

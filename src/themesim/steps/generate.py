@@ -21,12 +21,4 @@ def generate_theme_runs(
         write_theme_csv(themes, outputs[run])
         record(outputs[run])  # an edited run is refused by the jobs that read it
         log.info("%s: %d themes -> %s", run, len(themes), outputs[run])
-    log.info(
-        "generate: %d answers (%d cached, %d new), %d calls, %d prompt + %d completion tokens",
-        stats.requests,
-        stats.cached,
-        stats.done,
-        stats.calls,
-        stats.prompt_tokens,
-        stats.completion_tokens,
-    )
+    log.info("generate: %s", stats)
