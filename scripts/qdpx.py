@@ -13,6 +13,7 @@ run(
     labels=dict(zip(sets, sm.input.labels, strict=True)),
     coded=dict(zip(p.coded_sets, sm.input.coded, strict=True)),
     levels=dict(p.levels),
+    users=dict(p.users),
     segments_path=sm.input.segments,
     transcripts=list(sm.input.transcripts),
     out=sm.output[0],

@@ -15,6 +15,7 @@ run(
     transcripts=list(sm.input.transcripts),
     coded=dict(zip(p.coded_sets, sm.input.coded, strict=True)),
     levels=dict(p.levels),
+    users=dict(p.users),
     theme_embeddings=dict(zip(p.assigned_sets, sm.input.embeddings, strict=True)),
     segment_embeddings=sm.input.segment_embeddings[0] if sm.input.segment_embeddings else None,
     assign=p.assign,

@@ -22,7 +22,7 @@ from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
 from themesim.metrics.settings import equivalence_settings, metrics_settings
 
-SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # fullmatch: "$" passes a final "\n"
+SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")  # fullmatch: "$" passes a final "\n"
 METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 PAIR_SEP = "__vs__"
 GENERATED_DIR = "results/generated"
@@ -65,6 +65,7 @@ class Study:
     generate: dict = field(default_factory=dict)  # settings of the generation (GENERATE_KEYS)
     segments: dict[str, str] = field(default_factory=dict)  # set -> coded file or .qdpx
     levels: dict[str, str] = field(default_factory=dict)  # .qdpx set -> top|leaf|all
+    users: dict[str, str] = field(default_factory=dict)  # .qdpx set -> its user (name or guid)
     grounding: dict = field(default_factory=dict)  # `grounding:`, defaults filled in
     run_groups: dict[str, list[str]] = field(default_factory=dict)  # group -> its runs (>= 2)
     ceiling: dict = field(default_factory=dict)  # `ceiling:` (paraphrase ceiling), defaults in
@@ -506,6 +507,35 @@ def _set_segments(config: dict, sets: dict[str, str]) -> tuple[dict[str, str], d
     return segments, levels
 
 
+def _set_users(config: dict, sets: dict[str, str], segments: dict[str, str]) -> dict[str, str]:
+    """.qdpx set -> the user whose codings are its coded segments (`user:`). A .qdpx set whose
+    codings come from two or more users and that names none is refused: merged, they would
+    pass for one coder's (issue 34)."""
+    from themesim.io.refi_qda import check_study_users
+
+    users = {}
+    by_path = {v: k for k, v in sets.items()}
+    for i, entry in enumerate(config.get("theme_sets") or []):
+        entry = {"path": entry} if isinstance(entry, str) else entry
+        name = by_path.get(entry["path"]) if not entry.get("name") else entry["name"]
+        user = entry.get("user")
+        where = f"config theme_sets[{i}] ({entry['path']})"
+        user_where = f"config theme_sets[{i}].user ({entry['path']})"
+        qdpx = Path(entry["path"]).suffix.lower() == ".qdpx"
+        if user is not None and (not qdpx or segments.get(name) != entry["path"]):
+            raise InputError(
+                user_where,
+                f"user: picks a .qdpx project's codings, and set {name!r} takes its coded "
+                f"segments from {segments.get(name) or 'no .qdpx'}",
+                "Remove user:, or give the .qdpx as path: without segments:",
+            )
+        if qdpx and segments.get(name) == entry["path"]:
+            check_study_users(entry["path"], user, name, where, user_where)
+            if user is not None:
+                users[name] = str(user)
+    return users
+
+
 def _generated(config: dict, sets: dict[str, str], transcripts: list[str]):
     """(run -> seed, settings) of generate_themes; ({}, {}) unless it is active."""
     gen = section_defaults("generate_themes") | (config.get("generate_themes") or {})
@@ -935,6 +965,7 @@ def prepare(config: dict) -> Study:
         generate=generate,
     )
     study.segments, study.levels = _set_segments(config, sets)
+    study.users = _set_users(config, sets, study.segments)
     study.grounding = GROUNDING_DEFAULTS | (config.get("grounding") or {})
     study.grounding["coder"] = coder_settings(study.grounding)  # nested defaults filled in
     study.grounding["basis"] = bases(study.grounding)

@@ -32,7 +32,7 @@ resource_scopes:
 
 
 wildcard_constraints:
-    set=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    set=r"[A-Za-z0-9][A-Za-z0-9_.@-]*",
 
 
 def code(script):

@@ -48,6 +48,12 @@ for v in PLAN.variants("segment_labels"):
             levels=lambda wc: {
                 s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
             },
+            # a .qdpx set's user: only that user's codings are its coded segments
+            users=lambda wc: {
+                s: STUDY.users[s]
+                for s in PLAN.coded_sets(wc.method)
+                if s in STUDY.users
+            },
             assign=STUDY.grounding["assign"],
             assign_threshold=lambda wc: (
                 PLAN.assign_threshold(wc.method)

@@ -29,6 +29,12 @@ if PLAN.has_grounding():
             levels=lambda wc: {
                 s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
             },
+            # a .qdpx set's user: only that user's codings are its coded segments
+            users=lambda wc: {
+                s: STUDY.users[s]
+                for s in PLAN.coded_sets(wc.method)
+                if s in STUDY.users
+            },
         script:
             "../../scripts/qdpx.py"
 

@@ -11,7 +11,10 @@ codings; `leaf` — codes without children; `all` — every code with its own co
 
 from __future__ import annotations
 
+import difflib
+import logging
 import posixpath
+import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +26,8 @@ from defusedxml.ElementTree import ParseError, fromstring
 from themesim.errors import InputError
 from themesim.io.coded import CODED_COLUMNS
 from themesim.io.inputs import check_input_file
+
+log = logging.getLogger("themesim")
 
 NS = "urn:QDA-XML:project:1.0"
 LEVELS = ("top", "leaf", "all")
@@ -38,6 +43,7 @@ class QdpxProject:
     texts: dict[str, str]  # transcript stem -> plain text
     users: dict[str, str] = field(default_factory=dict)  # Users/User guid -> name
     paths: dict[str, str] = field(default_factory=dict)  # code guid -> "Parent/Child" path
+    parents: dict[str, str | None] = field(default_factory=dict)  # code guid -> parent guid
 
 
 def _bad(where: str, problem: str) -> InputError:
@@ -217,7 +223,10 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
     coded = pd.DataFrame(rows, columns=CODED_COLUMNS)
     coded["start"] = pd.array(coded["start"], dtype="Int64")
     coded["end"] = pd.array(coded["end"], dtype="Int64")
-    return QdpxProject(themes=themes, coded=coded, texts=texts, users=users, paths=paths)
+    parents = {c[0]: c[3] for c in codes}
+    return QdpxProject(
+        themes=themes, coded=coded, texts=texts, users=users, paths=paths, parents=parents
+    )
 
 
 def _crlf_shift(raw: str) -> list[int]:
@@ -294,3 +303,157 @@ def theme_table(project: QdpxProject, set_name: str, template: str, where: str) 
         for i, (g, name, d, par) in enumerate(project.themes.itertuples(index=False), 1)
     ]
     return _assemble(themes, "code", where, ".csv", set_name, template)
+
+
+# ---------------------------------------------------------------- a project as a study's set
+# A theme set from a .qdpx takes the project's code book as its themes and its codings as the
+# set's coded segments. Codings by two or more users are not merged: the set names one user
+# (`user:` in theme_sets), else the config is refused (config.py, at parse time).
+
+
+def themesim_codes(project: QdpxProject) -> set[str]:
+    """The guids of the codes themesim's own export wrote (io/qdpx_export.py): the top code
+    `Disagreements (themesim)` and every code under it."""
+    from themesim.io.qdpx_export import DISAGREEMENT_PARENT, DISAGREEMENT_PARENT_NAME
+
+    roots = {
+        g
+        for g, par in project.parents.items()
+        if par is None
+        and (g == DISAGREEMENT_PARENT or project.paths.get(g) == DISAGREEMENT_PARENT_NAME)
+    }
+    out = set()
+    for g in project.parents:
+        top = g
+        while project.parents.get(top) is not None:
+            top = project.parents[top]
+        if top in roots:
+            out.add(g)
+    return out
+
+
+def without_themesim_marks(project: QdpxProject, where: str) -> QdpxProject:
+    """The project without what themesim's export added to mark disagreements: codings of the
+    user `themesim (disagreements)` and the codes under `Disagreements (themesim)` are no
+    coder's coding and no theme. Said in the log when there are any."""
+    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER
+
+    codes = themesim_codes(project)
+    coded = project.coded
+    drop = coded["theme_id"].isin(codes) | (coded["coder"] == DISAGREEMENT_USER)
+    dropped_themes = project.themes["theme_id"].isin(codes)
+    if not drop.any() and not dropped_themes.any():
+        return project
+    log.info(
+        "%s: %d coding(s) and %d code(s) themesim wrote to mark disagreements (user %r, codes "
+        "under %r) are left out: they are no coder's coding and no theme",
+        where,
+        int(drop.sum()),
+        int(dropped_themes.sum()),
+        project.users.get(DISAGREEMENT_USER, "themesim (disagreements)"),
+        DISAGREEMENT_PARENT_NAME,
+    )
+    return QdpxProject(
+        themes=project.themes[~dropped_themes].reset_index(drop=True),
+        coded=coded[~drop].reset_index(drop=True),
+        texts=project.texts,
+        users={u: n for u, n in project.users.items() if u != DISAGREEMENT_USER},
+        paths=project.paths,
+        parents=project.parents,
+    )
+
+
+def coding_users(project: QdpxProject) -> list[str]:
+    """The creatingUser (guid) of the project's codings, in first-seen order; a coding
+    without one counts for no user."""
+    return [u for u in dict.fromkeys(project.coded["coder"]) if u]
+
+
+def user_names(project: QdpxProject, users) -> str:
+    """'Anna', 'Ben' for user guids (a name two users share is followed by the guid)."""
+    names = [project.users.get(u, u) for u in users]
+    return ", ".join(
+        repr(n) if names.count(n) == 1 or n == u else f"{n!r} ({u})"
+        for n, u in zip(names, users, strict=True)
+    )
+
+
+def user_slug(name: str) -> str:
+    """A user's name as it can follow `<set>@` in a set name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_.-") or "user"
+
+
+def pick_user(project: QdpxProject, user, where: str) -> str:
+    """The guid of the user `user` names (a guid, else a name, else a name ignoring case)
+    among the users with codings; else a one-line error naming the users there are."""
+    users = coding_users(project)
+    user = str(user).strip()
+    for same in (
+        lambda u: u == user,
+        lambda u: project.users.get(u) == user,
+        lambda u: str(project.users.get(u, u)).casefold() == user.casefold(),
+    ):
+        hits = [u for u in users if same(u)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise InputError(
+                where,
+                f"user {user!r} names {len(hits)} users of the project ({', '.join(hits)})",
+                "Give user: the guid of one of them",
+            )
+    names = {str(project.users.get(u, u)): u for u in users}
+    close = difflib.get_close_matches(user.casefold(), [n.casefold() for n in names], n=1)
+    hint = ""
+    if close:
+        hint = f" (did you mean {next(n for n in names if n.casefold() == close[0])!r}?)"
+    has = (
+        f"its users with codings are {user_names(project, users)}"
+        if users
+        else ("it has no codings with a creatingUser")
+    )
+    raise InputError(
+        where,
+        f"user {user!r} has no codings in the project{hint}",
+        f"Give user: one of the project's users by name or guid: {has}"
+        if users
+        else f"Remove user: ({has})",
+    )
+
+
+def study_project(path, level: str = "all", user=None) -> QdpxProject:
+    """A .qdpx as a study's theme set reads it: themesim's disagreement marks left out, and
+    with `user` (a name or guid) only that user's codings."""
+    project = without_themesim_marks(read_qdpx(path, level), str(path))
+    if user is not None and str(user).strip():
+        guid = pick_user(project, user, f"{path}, user")
+        project.coded = project.coded[project.coded["coder"] == guid].reset_index(drop=True)
+        log.info(
+            "%s: the codings of user %r only (%d)",
+            path,
+            project.users.get(guid, guid),
+            len(project.coded),
+        )
+    return project
+
+
+def check_study_users(path, user, set_name: str, where: str, user_where: str) -> None:
+    """At parse time: a .qdpx set coded by two or more users names one (`user:`), and the
+    user it names has codings there; one user or none needs nothing. where, user_where: the
+    config entry and its user: key, as the errors name them."""
+    project = without_themesim_marks(read_qdpx(path), str(path))
+    if user is not None and str(user).strip():
+        pick_user(project, user, user_where)
+        return
+    users = coding_users(project)
+    if len(users) < 2:
+        return
+    first = str(project.users.get(users[0], users[0]))
+    base = set_name.split("@", 1)[0]
+    raise InputError(
+        where,
+        f"is coded by {len(users)} users ({user_names(project, users)}), whose codings "
+        f"would be merged into one theme set",
+        "give user: NAME, or list the file once per user with name: <set>@<user> and "
+        f"user: <user> (e.g. name: {base}@{user_slug(first)}, user: {first})",
+    )

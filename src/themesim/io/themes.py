@@ -63,7 +63,7 @@ _SCHEMA = pa.schema(
         ("group", pa.string()),  # the theme's declared group; null where none
     ]
 )
-_SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")  # '@': <set>@<user> of a .qdpx
 
 
 def theme_columns() -> list[str]:

@@ -20,9 +20,10 @@ def ingest_themes(
     from themesim.memory import check_matrix
 
     if str(src).lower().endswith(".qdpx"):  # a REFI-QDA project: its codes are the themes
-        from themesim.io.refi_qda import read_qdpx, theme_table
+        from themesim.io.refi_qda import study_project, theme_table
 
-        df = theme_table(read_qdpx(src, level), set_name, template, str(src))
+        # themesim's disagreement codes (its own export) are no themes
+        df = theme_table(study_project(src, level), set_name, template, str(src))
     else:
         df = read_theme_file(src, set_name=set_name, text_template=template)
     if within:

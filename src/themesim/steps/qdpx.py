@@ -25,15 +25,17 @@ log = logging.getLogger("themesim")
 PROJECT = "results/qdpx/{method}.qdpx"
 
 
-def _human_spans(set_name, coded, level, themes, texts) -> list[tuple[str, str, str, int, int]]:
+def _human_spans(
+    set_name, coded, level, themes, texts, user=None
+) -> list[tuple[str, str, str, int, int]]:
     """(coder, document, theme_id, start, end) of a set's coded segments, located as the
-    labelling job locates them."""
+    labelling job locates them (a .qdpx set's: its `user:`'s codings only, when it names one)."""
     from themesim.io.coded import coded_span, read_coded_file
 
     if Path(coded).suffix.lower() == ".qdpx":
-        from themesim.io.refi_qda import read_qdpx
+        from themesim.io.refi_qda import study_project
 
-        proj = read_qdpx(coded, level)
+        proj = study_project(coded, level, user)
         table = proj.coded.assign(coder=[proj.users.get(u, u) for u in proj.coded["coder"]])
     else:
         table = read_coded_file(coded, themes)
@@ -56,11 +58,12 @@ def study_qdpx(
     transcripts,
     out,
     coder_sets=(),
+    users: dict | None = None,
 ) -> None:
     """results/qdpx/{method}.qdpx. themes, labels: set -> its theme table and the method's
     labels of it (steps/segment_labels.py); coded: set -> its coded-segments file or .qdpx;
     coder_sets: the sets the method's coder labels (each its user, even when it labels
-    nothing)."""
+    nothing); users: .qdpx set -> its `user:` (only that user's codings are the set's)."""
     import pandas as pd
 
     from themesim.io.qdpx_export import write_qdpx
@@ -69,6 +72,7 @@ def study_qdpx(
     from themesim.steps.segment_labels import _transcripts
 
     _segments, texts, offsets = _transcripts(segments_path, transcripts)
+    set_users = dict(users or {})  # `users` below is each set's list of coder indices
     span = {
         (t, int(s)): (int(a), int(b))
         for t, s, a, b in offsets[["transcript", "segment", "char_start", "char_end"]].itertuples(
@@ -95,7 +99,7 @@ def study_qdpx(
         users: list[int] = []
         if s in coded:
             for who, doc, tid, a, b in _human_spans(
-                s, coded[s], levels.get(s, "all"), table, texts
+                s, coded[s], levels.get(s, "all"), table, texts, set_users.get(s)
             ):
                 k = coder_index(who)
                 users.append(k)

@@ -46,6 +46,7 @@ def method_segment_labels(
     coded: dict | None = None,
     levels: dict | None = None,
     theme_embeddings: dict | None = None,
+    users: dict | None = None,
     segment_embeddings=None,
     assign: str = "uncoded",
     assign_threshold: float | None = None,
@@ -64,10 +65,11 @@ def method_segment_labels(
     without one are absent); levels: set -> the .qdpx level (default "all");
     theme_embeddings: set -> its embedding file, for the sets that get coder labels;
     coder_kinds: set -> the coder kind that labels it (default: coder's kind); llm_scores:
-    set -> the coder_llm table of an LLM-coded set.
+    set -> the coder_llm table of an LLM-coded set; users: .qdpx set -> the user (name or
+    guid) whose codings are its coded segments (`user:`; absent: every coding).
     """
     coded, levels, theme_embeddings = coded or {}, levels or {}, theme_embeddings or {}
-    coder_kinds, llm_scores = coder_kinds or {}, llm_scores or {}
+    coder_kinds, llm_scores, users = coder_kinds or {}, llm_scores or {}, users or {}
     shared = _transcripts(segments_path, transcripts)
     for s in sets:
         _write_set_labels(
@@ -78,6 +80,7 @@ def method_segment_labels(
             themes_path=themes[s],
             coded=coded.get(s),
             level=levels.get(s, "all"),
+            user=users.get(s),
             theme_embeddings=theme_embeddings.get(s),
             segment_embeddings=segment_embeddings,
             assign=assign,
@@ -103,6 +106,7 @@ def segment_labels(
     theme_embeddings=None,
     out,
     out_quotes,
+    user=None,
     **options,
 ) -> None:
     """results/segments/{method}/{set}.parquet (transcript, segment, theme_id, source, score)
@@ -126,6 +130,7 @@ def segment_labels(
         themes={set_name: themes_path},
         coded={} if coded is None else {set_name: coded},
         levels={set_name: level},
+        users={} if user is None else {set_name: user},
         theme_embeddings={} if theme_embeddings is None else {set_name: theme_embeddings},
         out={set_name: out},
         out_quotes={set_name: out_quotes},
@@ -153,6 +158,7 @@ def _write_set_labels(
     coder=None,
     coder_kind=None,
     llm_scores=None,
+    user=None,
 ) -> None:
     from themesim.coder.labels import coder_rows
     from themesim.coder.settings import coder_settings
@@ -166,9 +172,9 @@ def _write_set_labels(
     rows = []
     if coded:
         if Path(coded).suffix.lower() == ".qdpx":
-            from themesim.io.refi_qda import read_qdpx
+            from themesim.io.refi_qda import study_project
 
-            table = read_qdpx(coded, level).coded
+            table = study_project(coded, level, user).coded
         else:
             table = read_coded_file(coded, themes)
         labels = coded_labels(table, texts, offsets, str(coded))
