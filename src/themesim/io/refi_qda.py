@@ -12,6 +12,7 @@ codings; `leaf` — codes without children; `all` — every code with its own co
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import posixpath
 import re
@@ -437,11 +438,19 @@ def study_project(path, level: str = "all", user=None) -> QdpxProject:
     return project
 
 
+@functools.lru_cache(maxsize=8)
+def _users_view(path: str, _resolved: str, _mtime_ns: int, _size: int) -> QdpxProject:
+    """The project as check_study_users reads it, read once per parse for the entries of one
+    file (`proj@anna`, `proj@ben`); a changed file is read again."""
+    return without_themesim_marks(read_qdpx(path), path)
+
+
 def check_study_users(path, user, set_name: str, where: str, user_where: str) -> None:
     """At parse time: a .qdpx set coded by two or more users names one (`user:`), and the
     user it names has codings there; one user or none needs nothing. where, user_where: the
     config entry and its user: key, as the errors name them."""
-    project = without_themesim_marks(read_qdpx(path), str(path))
+    st = Path(path).stat()
+    project = _users_view(str(path), str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
     if user is not None and str(user).strip():
         pick_user(project, user, user_where)
         return
