@@ -452,7 +452,8 @@ def _set_entries(config: dict) -> dict[str, str]:
             raise InputError(
                 where,
                 f"set name {name!r} is not usable in file names",
-                "Use letters, digits, '_', '.', '-' (no '__vs__'): rename the file or set name:",
+                "Use letters, digits, '_', '.', '-', '@' (no '__vs__'): "
+                "rename the file or set name:",
             )
         if name in sets:
             raise InputError(

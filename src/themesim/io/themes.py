@@ -101,7 +101,7 @@ def check_set_name(name, where: str) -> None:
     if not isinstance(name, str) or not _SET_NAME.fullmatch(name) or "__vs__" in name:
         raise InputError(
             where,
-            f"theme set name {name!r} is not allowed (use letters, digits, '_', '.' and '-', "
+            f"theme set name {name!r} is not allowed (use letters, digits, '_', '.', '@' and '-', "
             "starting with a letter or digit, and no '__vs__')",
             "Rename the file or set `name:` for this theme set in the config.",
         )
