@@ -467,7 +467,7 @@ def test_report_section_lists_shared_and_single_passages(tmp_path):
         "segments_dir": tmp_path / "seg",
         "segments_parquet": tmp_path / "segments.parquet",
     }
-    view = grounding_view({"m": spec}, tmp_path, tmp_path, lambda *a: None)
+    view = grounding_view({"m": spec}, tmp_path, tmp_path, lambda *a, **kw: None)
     assert view["rows"][0][:5] == ["m", "A vs B", "mixed", "0.50", "0.50"]  # no basis column: mixed
     (p,) = view["methods"][0]["comparisons"][0]["pairs"]
     assert p["n"] == [1, 1, 1] and p["iou"] == "0.33"

@@ -164,7 +164,7 @@ def leave_one_out_differences(gen_counts, hum_counts, sizes) -> np.ndarray:
     each theme's (n_a, n_b, n_both) with its partner per transcript (NaN: no partner, κ 0;
     the reference's own column is ignored); sizes: segments per transcript. An undefined κ
     counts 0, as in the full table."""
-    from themesim.metrics.grounding import kappa_counts_array
+    from themesim.metrics.kappa import kappa_counts_array
 
     sizes = np.asarray(sizes, dtype=np.float64)
     n = sizes.sum() - sizes

@@ -29,6 +29,7 @@ from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, coh
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from themesim.metrics.coverage import hungarian_pairs, matches
+from themesim.metrics.kappa import kappa_counts_array
 
 KAPPA_GOOD = 0.4  # "moderate" agreement (Landis & Koch) — the share of pairs reaching it
 PAIR_COLUMNS = ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa", "similarity", "text_pair"]
@@ -194,24 +195,6 @@ def kappa_counts(n_both: int, n_a: int, n_b: int, n: int) -> float:
         warnings.simplefilter("ignore", RuntimeWarning)
         # κ alone: the full results also build test statistics, 20 times the cost.
         return float(cohens_kappa(table, return_results=False))
-
-
-def kappa_counts_array(n_both, n_a, n_b, n: int) -> np.ndarray:
-    """:func:`kappa_counts` of many 2×2 tables at once, with statsmodels' arithmetic step for
-    step (equal bit for bit; tests/test_grounding.py): the bootstrap's κ of every text pair
-    of a resample in a few array operations instead of a statsmodels call per pair."""
-    both = np.asarray(n_both, dtype=float)
-    n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
-    cells = np.stack([both, n_a - both, n_b - both, n - n_a - n_b + both])
-    agree = cells[0] + cells[3]
-    row0, row1 = (cells[0] + cells[1]) / n, (cells[2] + cells[3]) / n
-    col0, col1 = (cells[0] + cells[2]) / n, (cells[1] + cells[3]) / n
-    expected = col0 * row0 + col1 * row1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (agree / n - expected) / (1 - expected)
-    # κ undefined: both labelings constant and equal (one non-empty cell, on the diagonal)
-    one = (cells > 0).sum(axis=0) == 1
-    return np.where(one & ((cells[0] > 0) | (cells[3] > 0)), np.nan, out)
 
 
 def text_pairs(S: np.ndarray, threshold: float | None, op: str = "ge") -> list[tuple[int, int]]:

@@ -372,7 +372,7 @@ def draw_segments(d: SegmentDesign, rng):
     counts behind them (metrics.generators.leave_one_out_differences)."""
     from scipy.special import expit
 
-    from themesim.metrics.grounding import kappa_counts_array
+    from themesim.metrics.kappa import kappa_counts_array
 
     z = _topics(d, rng)
     u = rng.normal(0, d.sd_theme, d.themes)
