@@ -94,6 +94,34 @@ def test_no_module_writes_a_default_dict_of_its_own():
     assert literal == []
 
 
+# Library functions whose keyword defaults are settings of a schema section.
+FUNCTION_SETTINGS = {
+    "metrics/transport.py": ("metrics", "transport"),
+    "metrics/quality.py": ("metrics", "quality"),
+    "metrics/nulls.py": ("metrics", "null_model"),
+    "metrics/scales.py": ("metrics",),
+    "metrics/equivalence.py": ("equivalence",),
+    "metrics/calibration.py": ("calibration", "bootstrap"),
+    "coder/assign.py": ("grounding", "coder"),
+}
+
+
+@pytest.mark.parametrize("module", list(FUNCTION_SETTINGS))
+def test_no_function_writes_a_settings_default_again(module):
+    keys = set(defaults.section_defaults(*FUNCTION_SETTINGS[module]))
+    literal = []
+    for fn in ast.walk(ast.parse((SRC / module).read_text(encoding="utf-8"))):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        args = fn.args.posonlyargs + fn.args.args
+        given = list(zip(args[len(args) - len(fn.args.defaults) :], fn.args.defaults, strict=True))
+        given += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d]
+        for arg, value in given:
+            if arg.arg in keys and isinstance(value, ast.Constant) and value.value is not None:
+                literal.append(f"{fn.name}({arg.arg}={value.value!r})")
+    assert literal == []
+
+
 def test_a_kinds_defaults_are_its_x_kinds():
     for name, kind in kinds.KINDS.items():
         assert kind.defaults == defaults.kind_defaults(name)

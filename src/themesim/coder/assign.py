@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim.coder.settings import CODER_DEFAULTS
+
 RULES = ("top1", "all")
 DEFAULT_RULE = {"similarity": "top1", "exemplar": "top1", "llm": "top1"}
 
@@ -64,7 +66,7 @@ def cross_fitted_scores(
     evidence: np.ndarray | None,
     *,
     coding: str,
-    text_weight: float = 0.5,
+    text_weight: float = CODER_DEFAULTS["text_weight"],
 ) -> np.ndarray:
     """Themes × segments scores: the cosine of each segment with its theme prototypes, those
     made from the evidence of the other groups (transcripts) only. evidence: segments ×
@@ -93,7 +95,11 @@ def prototypes(T: np.ndarray, V: np.ndarray, evidence: np.ndarray, text_weight: 
 
 
 def decide(
-    S: np.ndarray, eligible: np.ndarray, rule: str, thresholds, center: bool = True
+    S: np.ndarray,
+    eligible: np.ndarray,
+    rule: str,
+    thresholds,
+    center: bool = CODER_DEFAULTS["center"],
 ) -> np.ndarray:
     """Segments × themes labels: per `rule` from the scores S (themes × segments) against the
     threshold(s) (a number, or one per theme and segment: themes × segments). Segments not
@@ -120,7 +126,7 @@ def fitted_thresholds(
     groups,
     eligible: np.ndarray,
     default: float,
-    min_coded: int = 3,
+    min_coded: int = CODER_DEFAULTS["min_coded"],
 ) -> np.ndarray:
     """Themes × segments thresholds, cross-fitted: for each group, per theme the score that
     maximises the theme's Cohen's κ with the coded labels over the other groups' eligible
@@ -159,11 +165,11 @@ def vector_labels(
     threshold: float,
     evidence: np.ndarray | None = None,
     coded: np.ndarray | None = None,
-    context: float = 0.0,
-    text_weight: float = 0.5,
-    fit_thresholds: bool = False,
-    min_coded: int = 3,
-    center: bool = True,
+    context: float = CODER_DEFAULTS["context"],
+    text_weight: float = CODER_DEFAULTS["text_weight"],
+    fit_thresholds: bool = CODER_DEFAULTS["fit_thresholds"],
+    min_coded: int = CODER_DEFAULTS["min_coded"],
+    center: bool = CODER_DEFAULTS["center"],
 ) -> tuple[np.ndarray, np.ndarray]:
     """(segments × themes labels, themes × segments scores) of one set.
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.errors import InputError
+from themesim.metrics.settings import DEFAULT_CALIBRATION
 
 SUMMARY_COLUMNS = [
     "n_pairs",
@@ -286,8 +287,8 @@ def calibrate(
     scores,
     labels,
     *,
-    n_boot: int = 1000,
-    seed: int = 0,
+    n_boot: int = DEFAULT_CALIBRATION["bootstrap"]["n"],
+    seed: int = DEFAULT_CALIBRATION["bootstrap"]["seed"],
     level: float = 0.95,
     themes_a=None,
     themes_b=None,

@@ -28,6 +28,7 @@ import pandas as pd
 
 from themesim.metrics.crossed import VERDICTS  # noqa: F401  (the words, one place)
 from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, _flags
+from themesim.metrics.settings import DEFAULT_EQUIVALENCE
 
 METRIC = "hungarian_coverage_a"
 # ratesci's continuity adjustment gamma (its cc; the conventional one is 0.5): without it the
@@ -148,7 +149,9 @@ def verdict(low: float, high: float, margin: float) -> str:
     return words(low, high, margin)
 
 
-def equivalence_test(x, y, margin: float = 0.10, alpha: float = 0.05) -> dict:
+def equivalence_test(
+    x, y, margin: float = DEFAULT_EQUIVALENCE["margin"], alpha: float = DEFAULT_EQUIVALENCE["alpha"]
+) -> dict:
     """The paired comparison of two flag vectors over A's themes (x: the compared set,
     y: the second analyst): counts, difference, its (1 - 2 alpha) interval and the verdict."""
     check_settings(margin, alpha)
@@ -199,8 +202,8 @@ def verdict_table(
     *,
     reference: str,
     group=(),
-    margin: float = 0.10,
-    alpha: float = 0.05,
+    margin: float = DEFAULT_EQUIVALENCE["margin"],
+    alpha: float = DEFAULT_EQUIVALENCE["alpha"],
     generators: dict[str, list[str]] | None = None,
     segments: dict[str, pd.DataFrame] | None = None,
     fits: dict[str, pd.DataFrame] | None = None,

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.embed.texts import word_salad_pool, word_salad_sets  # noqa: F401 (moved there)
+from themesim.metrics.settings import DEFAULT_METRICS
 from themesim.metrics.settings import MIN_NULL_POOL as MIN_POOL
 
 NULL_TABLE_COLUMNS = ["null_p", "null_q", "null_significant", "null_best_median", "null_tail"]
@@ -206,13 +207,15 @@ def bh_qvalues(p) -> np.ndarray:
     return np.asarray(multipletests(p, method="fdr_bh")[1], dtype=np.float64)
 
 
-def significant_match_rate(q, alpha: float = 0.05) -> float:
+def significant_match_rate(q, alpha: float = DEFAULT_METRICS["null_model"]["alpha"]) -> float:
     """Share of themes with q ≤ alpha; NaN for an empty set (never a made-up 0)."""
     q = np.asarray(q, dtype=np.float64)
     return float(np.mean(q <= alpha)) if q.size else float("nan")
 
 
-def null_table(observed_best, pool_sims, n_b: int, alpha: float = 0.05) -> pd.DataFrame:
+def null_table(
+    observed_best, pool_sims, n_b: int, alpha: float = DEFAULT_METRICS["null_model"]["alpha"]
+) -> pd.DataFrame:
     """Per A theme (row i = theme i of A, RangeIndex): null_p, null_q, null_significant,
     null_best_median (median of that theme's null best, the maximum of n_b pool draws)."""
     p, how = null_pvalues_with_tail(observed_best, pool_sims, n_b)

@@ -20,6 +20,9 @@ import numpy as np
 import pandas as pd
 
 from themesim.embed.texts import theme_keywords, top_tfidf_terms  # noqa: F401 (moved there)
+from themesim.metrics.settings import DEFAULT_METRICS
+
+_QUALITY = DEFAULT_METRICS["quality"]  # the schema's metrics.quality
 
 SET_QUALITY_KEYS = [
     "n_themes",
@@ -157,7 +160,9 @@ def distribution_diversity(assignments, n_topics: int) -> float:
     return float(-(p * np.log(p)).sum() / math.log(n_topics))
 
 
-def semdiv(theme_sim, assignments, *, alpha: float = 0.5, beta: float = 0.5) -> float:
+def semdiv(
+    theme_sim, assignments, *, alpha: float = _QUALITY["alpha"], beta: float = _QUALITY["beta"]
+) -> float:
     """alpha * sd_mean + beta * distribution_diversity (seed 001, example 3)."""
     S = _square(theme_sim, "theme similarity matrix")
     _, sd_mean = semantic_distinctiveness(S)
@@ -242,8 +247,8 @@ def set_quality(
     segment_texts: Sequence[str],
     *,
     theme_names: Sequence[str] | None = None,
-    alpha: float = 0.5,
-    beta: float = 0.5,
+    alpha: float = _QUALITY["alpha"],
+    beta: float = _QUALITY["beta"],
     gamma_direct: float = 0.7,
     gamma_indirect: float = 0.3,
     edge_threshold: float = 0.3,

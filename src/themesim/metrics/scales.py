@@ -22,6 +22,7 @@ import pandas as pd
 
 from themesim.metrics.baselines import MIN_WITHIN, _check_within, _others, _z
 from themesim.metrics.coverage import _check_op, check_matrix, hungarian_pairs, matches
+from themesim.metrics.settings import DEFAULT_METRICS
 
 # The sweep of a z-scale method: z values, not cosines.
 Z_SWEEP = {"start": -3.0, "stop": 8.0, "step": 0.05}
@@ -58,7 +59,7 @@ def z_fpr(z, n_others) -> np.ndarray:
     return np.where(ok, out, np.nan)
 
 
-def z_cut(n_others, alpha: float = 0.05) -> np.ndarray:
+def z_cut(n_others, alpha: float = DEFAULT_METRICS["z_alpha"]) -> np.ndarray:
     """The z a non-matching cell passes with probability alpha against n_others within-set
     values (normal model): sqrt(1 + 1/m) · t_(m-1) upper alpha point; NaN below MIN_WITHIN."""
     from scipy.stats import t
@@ -139,7 +140,7 @@ def decision_changes(
     a_ids=None,
     b_ids=None,
     z_flag="",
-    z_alpha: float = 0.05,
+    z_alpha: float = DEFAULT_METRICS["z_alpha"],
 ) -> pd.DataFrame:
     """Hungarian pairs kept on the raw scale and on the z scale: both, only raw, only z.
 

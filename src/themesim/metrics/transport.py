@@ -19,7 +19,8 @@ import pandas as pd
 
 from themesim.metrics.settings import DEFAULT_METRICS
 
-DEFAULT_MIN_SHARE = DEFAULT_METRICS["transport"]["min_share"]
+_TRANSPORT = DEFAULT_METRICS["transport"]  # the schema's metrics.transport
+DEFAULT_MIN_SHARE = _TRANSPORT["min_share"]
 
 PLAN_LONG_COLUMNS = ["a_id", "b_id", "mass", "share_of_a", "share_of_b"]
 SPLIT_JOIN_COLUMNS = ["kind", "theme_id", "partners", "shares", "n_partners"]
@@ -74,8 +75,8 @@ def _pot():
 def unbalanced_plan(
     S,
     *,
-    reg: float = 0.05,
-    reg_m: float = 1.0,
+    reg: float = _TRANSPORT["reg"],
+    reg_m: float = _TRANSPORT["reg_m"],
     a=None,
     b=None,
     max_iter: int = 10_000,
@@ -267,7 +268,13 @@ def transport_summary(
 
 
 def mass_references(
-    S, mass: float, *, reg: float = 0.05, reg_m: float = 1.0, ceiling: float = 1.0, shuffles=3
+    S,
+    mass: float,
+    *,
+    reg: float = _TRANSPORT["reg"],
+    reg_m: float = _TRANSPORT["reg_m"],
+    ceiling: float = 1.0,
+    shuffles=3,
 ) -> dict[str, float]:
     """Where the moved mass sits between unrelated and identical sets of these sizes.
 
