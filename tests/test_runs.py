@@ -273,7 +273,7 @@ def test_tfidf_is_fitted_within_each_group(tmp_path):
     assert 0 < expected < 1
 
 
-def test_runs_plot_draws_one_panel_per_group(tmp_path):
+def test_run_consistency_plot_draws_one_panel_per_group(tmp_path):
     from themesim.report import plots
 
     fig = plots.runs_groups_figure(

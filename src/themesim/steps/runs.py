@@ -45,10 +45,11 @@ def runs_tables(
 
 
 def runs_tables_and_plot(*, out_png, out_svg=None, **tables) -> None:
-    """The runs rule: :func:`runs_tables`, then :func:`runs_plot` from the files it wrote, in
-    one job (a figure job of its own cost an interpreter start for a second of work)."""
+    """The runs rule: :func:`runs_tables`, then :func:`run_consistency_plot` from the files
+    it wrote, in one job (a figure job of its own cost an interpreter start for a second of
+    work)."""
     runs_tables(**tables)
-    runs_plot(
+    run_consistency_plot(
         method=tables["method"],
         runs_csv=tables["out_table"],
         runs_matrix=tables["out_matrix"],
@@ -57,7 +58,7 @@ def runs_tables_and_plot(*, out_png, out_svg=None, **tables) -> None:
     )
 
 
-def runs_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
+def run_consistency_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
     """Run-consistency heatmaps of one method, one panel per run group, from its runs.csv and
     runs_matrix.parquet."""
     from themesim.report import plots
