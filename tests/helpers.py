@@ -414,3 +414,95 @@ def run_session(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
         err.seek(0)
         text = [f.read().decode("utf-8", errors="replace") for f in (out, err)]
     return subprocess.CompletedProcess(cmd, code, *text)
+
+
+# `themesim agree` from the command line (tests of agree and of its .qdpx export)
+AGREE_TEXT = "abcdefghijklmnopqrst"
+QDPX_TWO_CODERS = """<?xml version="1.0" encoding="utf-8"?>
+<Project xmlns="urn:QDA-XML:project:1.0" name="two" origin="test">
+  <Users><User guid="u-a" name="Anna"/><User guid="u-b" name="Ben"/></Users>
+  <CodeBook><Codes>
+    <Code guid="c-x" name="X" isCodable="true"/>
+    <Code guid="c-y" name="Y" isCodable="true"/>
+  </Codes></CodeBook>
+  <Sources>
+    <TextSource guid="s1" name="t1.txt">
+      <PlainTextContent>{text}</PlainTextContent>
+      <PlainTextSelection guid="p1" startPosition="0" endPosition="10" creatingUser="u-a">
+        <Coding guid="k1" creatingUser="u-a"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p2" startPosition="12" endPosition="16" creatingUser="u-a">
+        <Coding guid="k2" creatingUser="u-a"><CodeRef targetGUID="c-y"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p3" startPosition="5" endPosition="15" creatingUser="u-b">
+        <Coding guid="k3" creatingUser="u-b"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p4" startPosition="12" endPosition="16" creatingUser="u-b">
+        <Coding guid="k4" creatingUser="u-b"><CodeRef targetGUID="c-y"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+    <TextSource guid="s2" name="t2.txt">
+      <PlainTextContent>0123456789</PlainTextContent>
+      <PlainTextSelection guid="p5" startPosition="0" endPosition="5" creatingUser="u-a">
+        <Coding guid="k5" creatingUser="u-a"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+      <PlainTextSelection guid="p6" startPosition="0" endPosition="5" creatingUser="u-b">
+        <Coding guid="k6" creatingUser="u-b"><CodeRef targetGUID="c-x"/></Coding>
+      </PlainTextSelection>
+    </TextSource>
+  </Sources>
+</Project>"""
+
+
+def themesim_cli(*args, cwd=None):
+    """`themesim ARGS` as a subprocess (the installed CLI's module), text output."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    return subprocess.run(
+        [sys.executable, "-m", "themesim.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def one_line_error(proc, pattern=None):
+    assert proc.returncode == 2, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    if pattern:
+        assert pattern in lines[0], lines[0]
+    return lines[0]
+
+
+def write_coding(tmp_path, name, rows, columns=("document", "code", "text", "start", "end")):
+    p = tmp_path / name
+    import pandas as pd
+
+    pd.DataFrame(rows, columns=list(columns)).to_csv(p, index=False)
+    return p
+
+
+def qdpx_study(root):
+    """A .qdpx set (Amira leads two lines, so the transcript reader takes her name for a
+    speaker), an LLM set, no `transcripts:`, one TF-IDF method; returns Amira's text."""
+    import yaml
+
+    (root / "data").mkdir()
+    text_a = TEXT_A + "Interviewer: And sleep?\nAmira: Never enough.\n"
+    xml = project_xml(B_INTERNAL).replace(TEXT_A, text_a)
+    make_qdpx(root / "data", xml, name="coded.qdpx")
+    (root / "data" / "llm.yaml").write_text(LLM)
+    cfg = {
+        "reference": "human",
+        "theme_sets": [
+            {"path": "data/coded.qdpx", "name": "human", "level": "all"},
+            {"path": "data/llm.yaml", "name": "llm"},
+        ],
+        "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 0, "seed": 2}},
+        "methods": {"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+        "grounding": {"bootstrap": 20},
+    }
+    (root / "config").mkdir()
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return text_a

@@ -2,22 +2,21 @@
 mislead (issue 34): each case gives the right figure or a one-line error."""
 
 import json
-import os
-import subprocess
-import sys
 import tracemalloc
 
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import make_qdpx
+from helpers import AGREE_TEXT as TEXT
+from helpers import make_qdpx, one_line_error
+from helpers import themesim_cli as themesim
+from helpers import write_coding as write
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from themesim.errors import InputError
 from themesim.io.two_codings import Codings, agreement_tables, read_codings
 from themesim.metrics.intercoder import overall_table
 
-TEXT = "abcdefghijklmnopqrst"
 # Anna and Ben code X on t1 (0-10 and 5-15) and t2 (0-5 both)
 TWO_CODERS = """<?xml version="1.0" encoding="utf-8"?>
 <Project xmlns="urn:QDA-XML:project:1.0" name="two" origin="test">
@@ -44,32 +43,6 @@ TWO_CODERS = """<?xml version="1.0" encoding="utf-8"?>
     </TextSource>
   </Sources>
 </Project>"""
-
-
-def themesim(*args, cwd=None):
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    return subprocess.run(
-        [sys.executable, "-m", "themesim.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-    )
-
-
-def one_line_error(proc, pattern=None):
-    assert proc.returncode == 2, proc.stdout
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    if pattern:
-        assert pattern in lines[0], lines[0]
-    return lines[0]
-
-
-def write(tmp_path, name, rows, columns=("document", "code", "text", "start", "end")):
-    p = tmp_path / name
-    pd.DataFrame(rows, columns=list(columns)).to_csv(p, index=False)
-    return p
 
 
 @pytest.fixture

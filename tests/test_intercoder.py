@@ -10,6 +10,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import QDPX_TWO_CODERS as TWO_CODERS
 from helpers import make_qdpx
 from sklearn.metrics import cohen_kappa_score
 
@@ -200,42 +201,6 @@ def test_agree_unmatched_code_when_allowed(tmp_path):
     t = agreement_tables(c)["codes by transcript"].set_index(["scope", "code", "transcript"])
     assert t.loc[("all", "Y", "t1"), "coded_b"] == 0
     assert t.loc[("all", "Y", "t1"), "kappa"] == 0.0  # A coded 4 characters, B none
-
-
-TWO_CODERS = """<?xml version="1.0" encoding="utf-8"?>
-<Project xmlns="urn:QDA-XML:project:1.0" name="two" origin="test">
-  <Users><User guid="u-a" name="Anna"/><User guid="u-b" name="Ben"/></Users>
-  <CodeBook><Codes>
-    <Code guid="c-x" name="X" isCodable="true"/>
-    <Code guid="c-y" name="Y" isCodable="true"/>
-  </Codes></CodeBook>
-  <Sources>
-    <TextSource guid="s1" name="t1.txt">
-      <PlainTextContent>{text}</PlainTextContent>
-      <PlainTextSelection guid="p1" startPosition="0" endPosition="10" creatingUser="u-a">
-        <Coding guid="k1" creatingUser="u-a"><CodeRef targetGUID="c-x"/></Coding>
-      </PlainTextSelection>
-      <PlainTextSelection guid="p2" startPosition="12" endPosition="16" creatingUser="u-a">
-        <Coding guid="k2" creatingUser="u-a"><CodeRef targetGUID="c-y"/></Coding>
-      </PlainTextSelection>
-      <PlainTextSelection guid="p3" startPosition="5" endPosition="15" creatingUser="u-b">
-        <Coding guid="k3" creatingUser="u-b"><CodeRef targetGUID="c-x"/></Coding>
-      </PlainTextSelection>
-      <PlainTextSelection guid="p4" startPosition="12" endPosition="16" creatingUser="u-b">
-        <Coding guid="k4" creatingUser="u-b"><CodeRef targetGUID="c-y"/></Coding>
-      </PlainTextSelection>
-    </TextSource>
-    <TextSource guid="s2" name="t2.txt">
-      <PlainTextContent>0123456789</PlainTextContent>
-      <PlainTextSelection guid="p5" startPosition="0" endPosition="5" creatingUser="u-a">
-        <Coding guid="k5" creatingUser="u-a"><CodeRef targetGUID="c-x"/></Coding>
-      </PlainTextSelection>
-      <PlainTextSelection guid="p6" startPosition="0" endPosition="5" creatingUser="u-b">
-        <Coding guid="k6" creatingUser="u-b"><CodeRef targetGUID="c-x"/></Coding>
-      </PlainTextSelection>
-    </TextSource>
-  </Sources>
-</Project>"""
 
 
 def test_agree_qdpx_with_two_coders(tmp_path):

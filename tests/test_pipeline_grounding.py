@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from helpers import job_counts, make_study, snakemake, write_config
+from helpers import job_counts, make_study, qdpx_study, snakemake, write_config
 
 # Offsets in sam.txt: "Interviewer: How do you manage work?\n" is 37 characters, so Sam's
 # first turn starts at 37; "I changed my shifts" starts 5 characters later at 42.
@@ -135,31 +135,6 @@ def test_grounding_settings_rerun_no_embedding(study):
     assert counts["grounding"] == 3 and counts["segment_labels"] == 4
     assert counts["coder_agreement"] == 1
     configure(study)
-
-
-def qdpx_study(root):
-    """A .qdpx set (Amira leads two lines, so the transcript reader takes her name for a
-    speaker), an LLM set, no `transcripts:`, one TF-IDF method; returns Amira's text."""
-    from helpers import B_INTERNAL, LLM, TEXT_A, make_qdpx, project_xml
-
-    (root / "data").mkdir()
-    text_a = TEXT_A + "Interviewer: And sleep?\nAmira: Never enough.\n"
-    xml = project_xml(B_INTERNAL).replace(TEXT_A, text_a)
-    make_qdpx(root / "data", xml, name="coded.qdpx")
-    (root / "data" / "llm.yaml").write_text(LLM)
-    cfg = {
-        "reference": "human",
-        "theme_sets": [
-            {"path": "data/coded.qdpx", "name": "human", "level": "all"},
-            {"path": "data/llm.yaml", "name": "llm"},
-        ],
-        "metrics": {"bootstrap": {"n": 20, "seed": 1}, "null_model": {"k": 0, "seed": 2}},
-        "methods": {"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
-        "grounding": {"bootstrap": 20},
-    }
-    (root / "config").mkdir()
-    (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return text_a
 
 
 def test_qdpx_sources_become_the_transcripts(tmp_path):

@@ -10,9 +10,11 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import make_qdpx
+from helpers import AGREE_TEXT as TEXT
+from helpers import make_qdpx, one_line_error
+from helpers import themesim_cli as themesim
+from helpers import write_coding as write
 from lxml import etree
-from test_agree_inputs import TEXT, one_line_error, themesim, write
 
 from themesim.io.qdpx_export import (
     DISAGREEMENT_PARENT,
@@ -221,7 +223,7 @@ def test_the_disagreements_as_a_code_set(tmp_path, tx3):
 
 
 def test_two_coders_from_a_qdpx_with_crlf_sources_round_trip(tmp_path):
-    from test_intercoder import TWO_CODERS
+    from helpers import QDPX_TWO_CODERS as TWO_CODERS
 
     text = "ab\r\ncd\r\nefghijklmnopqrst"  # positions count the CRs as stored
     p = make_qdpx(tmp_path, TWO_CODERS.format(text=text), entries={}, name="in.qdpx")
@@ -265,7 +267,7 @@ def test_export_path_errors_are_one_line(tmp_path, tx3, out, message):
     b = write(tmp_path, "ben.csv", [("t1", "X", TEXT[5:15], 5, 15)])
     proc = themesim("agree", a, b, "--transcripts", tx3, "--export-qdpx", out, cwd=tmp_path)
     if out == "in.qdpx":  # the coders' own project is never overwritten
-        from test_intercoder import TWO_CODERS
+        from helpers import QDPX_TWO_CODERS as TWO_CODERS
 
         p = make_qdpx(tmp_path, TWO_CODERS.format(text=TEXT), entries={}, name=out)
         before = p.read_bytes()
@@ -302,8 +304,7 @@ def test_snakemake_qdpx_writes_the_studys_coding(tmp_path):
     """`snakemake qdpx` on a .qdpx study (TF-IDF, an LLM set): per method one project with
     the transcripts, the human coding and the coder's application of every set as users."""
     import yaml
-    from helpers import job_counts, snakemake
-    from test_pipeline_grounding import qdpx_study
+    from helpers import job_counts, qdpx_study, snakemake
 
     from themesim.io.refi_qda import read_qdpx
 
