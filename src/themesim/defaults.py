@@ -34,6 +34,11 @@ def parse_yaml(path) -> dict:
 @functools.cache
 def schema() -> dict:
     """The config schema, read once per process (do not modify it)."""
+    if not SCHEMA_PATH.is_file():
+        raise FileNotFoundError(
+            f"{SCHEMA_PATH}: themesim reads its defaults from its repository's config schema; "
+            "install it from a checkout of the repository (pip install -e .)"
+        )
     stat = SCHEMA_PATH.stat()
     key = f"{stat.st_size}:{stat.st_mtime_ns}"
     try:
