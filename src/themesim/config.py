@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from themesim.coder.settings import bases, coder_settings
-from themesim.defaults import default, parse_yaml, section_defaults
+from themesim.defaults import SCHEMA_PATH, default, parse_yaml, section_defaults
+from themesim.defaults import schema as workflow_schema
 from themesim.errors import InputError
 from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
@@ -183,8 +184,10 @@ def _load_schema(path: str, mtime_ns: int) -> dict:
 
 def load_schema(schema_path) -> dict:
     """The config schema (read once per process and file version; do not modify it)."""
-    path = Path(schema_path)
-    return _load_schema(str(path.resolve()), path.stat().st_mtime_ns)
+    path = Path(schema_path).resolve()
+    if path == SCHEMA_PATH:  # the workflow's: the copy themesim.defaults keeps
+        return workflow_schema()
+    return _load_schema(str(path), path.stat().st_mtime_ns)
 
 
 def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
