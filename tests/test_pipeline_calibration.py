@@ -138,7 +138,7 @@ def test_judge_calibration_shares_the_judgement_cache(study):
     # (The target before --forcerun, which would take it as a rule to force.)
     snakemake(root, "--cores", "2", "results/calibration/llmj.csv", "--forcerun", "calibration")
     assert fake.calls == calls
-    assert "cached=8" in (root / "logs/calibration/llmj.log").read_text()
+    assert "8 judgements (8 cached, 0 new" in (root / "logs/calibration/llmj.log").read_text()
     # scale: calibrated maps the judge's scores through its isotonic fit.
     fit = pd.read_csv(root / "results/calibration/llmj/isotonic.csv")
     comp = pd.read_csv(root / "results/metrics/llmj/comparisons.csv")
@@ -251,9 +251,11 @@ def test_the_judge_starts_one_server_for_its_matrices_and_rated_pairs(one_server
     # 4 x 3 + 4 x 2 matrix cells; of the 8 rated pairs 6 are cells, 2 are new.
     assert server_log(log) == {"start": 1, "call": 4 * 3 + 4 * 2 + 2}
     sim = (root / "logs/similarity/llmj.log").read_text()
-    assert "rated pairs (for calibration)" in sim and "done=2" in sim
+    # one sorted stream asks the 20 cells and the 2 rated pairs that are not cells
+    assert "22 judgements (0 cached, 22 new, 0 failed, 0 skipped), 22 calls" in sim
+    assert "8 rated pairs (for calibration): 8 judgements (8 cached, 0 new" in sim
     cal = (root / "logs/calibration/llmj.log").read_text()
-    assert "cached=8" in cal and "calls=0" in cal and "starting a local" not in cal
+    assert "(8 cached, 0 new" in cal and "0 calls" in cal and "starting a local" not in cal
     with sqlite3.connect(root / "results/cache/judge.sqlite") as db:
         raw = db.execute("select raw_response from judgements").fetchall()
     assert all(re.fullmatch(r'\{"score": \d{1,3}\}', r) for (r,) in raw), raw[:3]

@@ -79,7 +79,7 @@ def test_forced_rerun_is_answered_from_the_cache(generated, fake):
     snakemake(generated, "--cores", "1", "--forcerun", "generate_themes", "generate_themes")
     assert fake.calls == before
     log = (generated / "logs/generate/themes.log").read_text()
-    assert "4 answers (4 cached, 0 new), 0 calls" in log
+    assert "4 answers (4 cached, 0 new) of 1 chunks, 0 calls" in log
 
 
 def test_a_new_threshold_never_regenerates(generated):
