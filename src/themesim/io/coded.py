@@ -17,7 +17,9 @@ import pandas as pd
 
 from themesim.errors import InputError
 from themesim.io.inputs import check_input_file, csv_rows, read_text_file
-from themesim.io.spans import find_in, norm, normalise, overlapping
+from themesim.io.spans import check_inside, find_in, norm, normalise, overlapping
+from themesim.io.spans import short as _short
+from themesim.io.spans import squash as _squash
 
 log = logging.getLogger("themesim")
 
@@ -241,13 +243,7 @@ def coded_span(
             )
         return doc, hits[0][0], hits[0][1]
     start, end = int(start), int(end)
-    if end > len(full):
-        raise InputError(
-            at,
-            f"offsets {start}-{end} lie outside transcript {doc!r} ({len(full)} characters)",
-            "Offsets count characters of the transcript's text from 0; re-export them "
-            "for this transcript, or leave start and end empty.",
-        )
+    check_inside(full, doc, start, end, at)
     # the offsets must select the text itself (compared with whitespace, case and
     # typographic quotes ignored), not a passage that merely contains it or lies within it
     if _squash(full[start:end]) != _squash(text):
@@ -290,16 +286,5 @@ def unknown_theme(at: str, theme: str, themes: pd.DataFrame, shown: int = 8) -> 
     )
 
 
-def _squash(text: str) -> str:
-    """norm() with every space dropped: a passage that lost or gained a space (an export's
-    line break) still matches its offsets."""
-    return norm(text).replace(" ", "")
-
-
 def _key(name) -> str:
     return " ".join(str(name).casefold().split())
-
-
-def _short(text: str, n: int = 40) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"

@@ -147,3 +147,28 @@ def overlapping(offsets: pd.DataFrame, transcript: str, start: int, end: int) ->
     o = offsets[offsets["transcript"] == transcript]
     hit = (o["char_start"] < end) & (o["char_end"] > start)
     return [int(s) for s in o.loc[hit, "segment"]]
+
+
+def squash(text: str) -> str:
+    """norm() with every space dropped: a passage that lost or gained a space (an export's
+    line break) still matches its offsets."""
+    return norm(text).replace(" ", "")
+
+
+def short(text: str, n: int = 40) -> str:
+    """A passage for a one-line message: whitespace collapsed, cut at n characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def check_inside(full: str, doc: str, start: int, end: int, at: str) -> None:
+    """Refuse offsets that end past the transcript's text (one line naming `at`)."""
+    if end > len(full):
+        from themesim.errors import InputError
+
+        raise InputError(
+            at,
+            f"offsets {start}-{end} lie outside transcript {doc!r} ({len(full)} characters)",
+            "Offsets count characters of the transcript's text from 0; re-export them "
+            "for this transcript, or leave start and end empty.",
+        )

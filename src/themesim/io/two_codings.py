@@ -22,6 +22,9 @@ import numpy as np
 import pandas as pd
 
 from themesim.errors import InputError
+from themesim.io.spans import check_inside
+from themesim.io.spans import short as _short
+from themesim.io.spans import squash as _squash
 from themesim.metrics.unitizing import Intervals, merge
 
 SPAN_COLUMNS = ["coder", "document", "code", "start", "end", "file", "row"]
@@ -237,17 +240,6 @@ def _squashed(text: str) -> tuple[str, list[int]]:
     return "".join(hay[i] for i in keep), [index[i] for i in keep]
 
 
-def _squash(text: str) -> str:
-    from themesim.io.spans import norm
-
-    return norm(text).replace(" ", "")
-
-
-def _short(text: str, n: int = 40) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
 class _Locator:
     """Finds coded passages in the transcripts (one normalised copy per transcript)."""
 
@@ -273,13 +265,7 @@ class _Locator:
         full = self.texts[doc]
         if start is None:
             return self._find(doc, text, at)
-        if end > len(full):
-            raise InputError(
-                at,
-                f"offsets {start}-{end} lie outside transcript {doc!r} ({len(full)} characters)",
-                "Offsets count characters of the transcript's text from 0; re-export them "
-                "for this transcript, or leave start and end empty.",
-            )
+        check_inside(full, doc, start, end, at)
         if _squash(full[start:end]) != _squash(text):
             raise InputError(
                 at,
