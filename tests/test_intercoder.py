@@ -2,9 +2,6 @@
 
 import json
 import math
-import os
-import subprocess
-import sys
 
 import krippendorff
 import numpy as np
@@ -12,6 +9,7 @@ import pandas as pd
 import pytest
 from helpers import QDPX_TWO_CODERS as TWO_CODERS
 from helpers import make_qdpx
+from helpers import themesim_cli as themesim
 from sklearn.metrics import cohen_kappa_score
 
 from themesim.errors import InputError
@@ -124,16 +122,6 @@ def _files(tmp_path, b_rows=None):
     a.to_csv(tmp_path / "anna.csv", index=False)
     b.to_csv(tmp_path / "ben.csv", index=False)
     return tmp_path / "anna.csv", tmp_path / "ben.csv", str(tmp_path / "tx" / "*.txt")
-
-
-def themesim(*args):
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    return subprocess.run(
-        [sys.executable, "-m", "themesim.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
 
 
 def test_agree_two_csv_files_hand_computed(tmp_path):

@@ -14,7 +14,6 @@ the number of selections, not with the length of the transcripts.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,26 +209,6 @@ def _first_difference(a: str, b: str) -> tuple[int, str, str]:
 # ---------------------------------------------------------------- coded-segments files
 
 
-def _offset(value, key: str, at: str) -> int | None:
-    """A character offset: empty for none; a whole number ≥ 0, else a one-line error (inf,
-    1e400 and NaN included: they are not offsets)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    try:
-        f = float(value)
-    except (TypeError, ValueError, OverflowError):
-        f = math.nan
-    if not math.isfinite(f) or f != math.floor(f) or f < 0:
-        raise InputError(
-            at,
-            f"{key} is {str(value).strip()!r}, not a character offset",
-            f"Give {key} as a whole number of characters from 0, or leave start and end empty.",
-        )
-    return int(f)
-
-
 def _squashed(text: str) -> tuple[str, list[int]]:
     """io/spans.normalise with every space dropped: a quote that lost or gained a space (an
     export's line break) still matches. With each character's index in `text`."""
@@ -303,7 +282,7 @@ class _Locator:
 
 
 def _from_files(paths: list[Path], texts: dict[str, str], wanted) -> Codings:
-    from themesim.io.coded import _ALIASES, _records
+    from themesim.io.coded import _ALIASES, _offset, _records
     from themesim.io.inputs import check_input_file
 
     loc = _Locator(texts)
