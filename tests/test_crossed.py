@@ -391,7 +391,7 @@ def test_the_segments_route_leaves_one_transcript_out_of_every_kappa():
         counts.append(transcript_counts(codes[a], codes[b], names[a], names[b], tr)
                       .assign(set_a=a, set_b=b))  # fmt: skip
     th, counts = pd.DataFrame(rows), pd.concat(counts, ignore_index=True)
-    var, df, name = transcript_part(th, counts, ["h1", "h2"], ["r1"], 0.5, "ge")
+    var, df, name = transcript_part(th, counts, ["h1", "h2"], ["r1"])
 
     def d_without(t):  # from the segments themselves, not the counts
         keep = tr != t
@@ -405,7 +405,7 @@ def test_the_segments_route_leaves_one_transcript_out_of_every_kappa():
     assert var == pytest.approx(3 / 4 * ((d - d.mean()) ** 2).sum()) and var > 0
     assert (df, name) == (3, "transcripts")
     assert transcript_part(th, counts[counts["transcript"] != "t4"].query("transcript != 't3'"),
-                           ["h1", "h2"], ["r1"], 0.5, "ge") is None  # fmt: skip
+                           ["h1", "h2"], ["r1"]) is None  # fmt: skip
 
 
 def test_an_extra_part_adds_its_variance_and_degrees_of_freedom():

@@ -128,7 +128,7 @@ def _cell_noise(tables, k: int) -> float:
     return out / k**2
 
 
-def _jackknife(values: np.ndarray) -> float:
+def jackknife_variance(values: np.ndarray) -> float:
     m = values.size
     return float((m - 1) / m * ((values - values.mean()) ** 2).sum()) if m >= 2 else 0.0
 
@@ -169,7 +169,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(left > 0, (total - sums) / left, np.nan)
     theme_values = np.nanmean(share, axis=0) if labels.size >= 2 else np.array([d])
-    var_t = _jackknife(theme_values)
+    var_t = jackknife_variance(theme_values)
     df_t = max(labels.size - 1, 1)
 
     var_r, df_r, run_sd = 0.0, np.inf, np.nan
@@ -182,7 +182,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
             [_estimate(_means(gen, hum, all_runs & (np.arange(n_runs) != j), all_analysts))
              for j in range(n_runs)]
         )  # fmt: skip
-        var_r, df_r = _jackknife(values), n_runs - 1
+        var_r, df_r = jackknife_variance(values), n_runs - 1
 
     var_a, df_a = 0.0, np.inf
     if k >= 3:
@@ -191,8 +191,8 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         # as a reference: a reference analyst's own term, beyond its themes' noise (themes
         # are nested in their analyst, so deleting one holds V_themes again: counted once)
         own = np.array([gen[r].mean() - np.delete(hum[r], r, axis=1).mean() for r in range(k)])
-        between = max(_jackknife((own.sum() - own) / (k - 1)) - var_t, 0.0)
-        var_a, df_a = _jackknife(values) + between, k - 1
+        between = max(jackknife_variance((own.sum() - own) / (k - 1)) - var_t, 0.0)
+        var_a, df_a = jackknife_variance(values) + between, k - 1
 
     # The theme jackknife already holds each cell's own noise, and so does the run (analyst)
     # jackknife: the additive two-way fit's residual mean square, per reference analyst, is
@@ -277,7 +277,7 @@ def _one_set_two_analysts(gen, hum, clusters, alpha: float, analyst_sd: float) -
         def jack(units):
             sums = np.array([diff[units == u].sum() for u in np.unique(units)])
             sizes = np.array([(units == u).sum() for u in np.unique(units)])
-            return _jackknife((total - sums) / (n - sizes))
+            return jackknife_variance((total - sums) / (n - sizes))
 
         indep = jack(np.arange(n))
         deff = max(jack(labels) / indep, 1.0) if indep > 0 else 1.0

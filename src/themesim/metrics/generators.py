@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import crossed_difference, settle, word
+from themesim.metrics.crossed import crossed_difference, jackknife_variance, settle, word
 
 ROLE_GENERATOR = "generator"
 ROUTES = ("strength", "matched", "segments")
@@ -203,11 +203,21 @@ def _count_cube(counts, ref, other, ids, partner, names) -> np.ndarray | None:
     return None
 
 
-def transcript_part(themes, counts: pd.DataFrame, analysts, runs, threshold=None, op=None):
-    """(variance, degrees of freedom, "transcripts") of D on the segments route: the
-    delete-one jackknife of leave_one_out_differences (counts: the coder basis's 2x2 counts
-    per transcript, grounding_pairs_transcripts.parquet). None with fewer than 3
-    transcripts or a comparison missing."""
+def transcript_jackknife(gen_counts, hum_counts, sizes):
+    """crossed_difference's `extra` on the segments route: (variance, degrees of freedom,
+    "transcripts"), the delete-one jackknife of leave_one_out_differences; None with fewer
+    than 3 transcripts."""
+    if len(sizes) < 3:
+        return None
+    values = leave_one_out_differences(gen_counts, hum_counts, sizes)
+    return jackknife_variance(values), values.size - 1, "transcripts"
+
+
+def transcript_part(themes, counts: pd.DataFrame, analysts, runs):
+    """transcript_jackknife of a study: the count arrays built from themes.csv's partners
+    and counts (the coder basis's 2x2 counts per transcript,
+    grounding_pairs_transcripts.parquet). None with fewer than 3 transcripts or a
+    comparison missing."""
     counts = counts.astype({"a_id": str, "b_id": str, "transcript": str})
     sizes = counts.drop_duplicates("transcript").set_index("transcript")["n"]
     names = list(sizes.index)
@@ -233,9 +243,7 @@ def transcript_part(themes, counts: pd.DataFrame, analysts, runs, threshold=None
             if x != ref:
                 h[:, j] = cubes[x]
         hum_counts.append(h)
-    values = leave_one_out_differences(gen_counts, hum_counts, sizes.to_numpy())
-    m = values.size
-    return float((m - 1) / m * ((values - values.mean()) ** 2).sum()), m - 1, "transcripts"
+    return transcript_jackknife(gen_counts, hum_counts, sizes.to_numpy())
 
 
 def clusters_of(analysts, ids, groups: dict | None):
@@ -339,9 +347,7 @@ def generator_rows(
                         extra = None
                         by_t = (transcripts or {}).get(method)
                         if route == "segments" and by_t is not None:
-                            extra = transcript_part(
-                                th, by_t, analysts, runs, r["threshold"], r["op"]
-                            )
+                            extra = transcript_part(th, by_t, analysts, runs)
                         res = crossed_difference(g, h, clusters, alpha=alpha, extra=extra)
                         row |= {
                             "n_a": res.n_themes,

@@ -61,7 +61,13 @@ def grounding_tables(
     from themesim.coder.basis import basis_labels
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
-    from themesim.metrics.grounding import grounding, label_matrix, top1
+    from themesim.metrics.grounding import (
+        TRANSCRIPT_COUNT_COLUMNS,
+        grounding,
+        label_matrix,
+        top1,
+        transcript_counts,
+    )
     from themesim.metrics.method_scale import base_scale, method_matrix
     from themesim.similarity import read_similarity
 
@@ -128,8 +134,6 @@ def grounding_tables(
                 seed=int(settings.get("seed", 0)),
             )
             if basis == "coder" and not note and out_transcripts is not None:
-                from themesim.metrics.grounding import transcript_counts
-
                 counts = transcript_counts(A, B, ids[a], ids[b], transcripts)
                 by_transcript.append(counts.assign(set_a=a, set_b=b))
             if note:
@@ -168,8 +172,6 @@ def grounding_tables(
     cols += ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa"]
     write_csv(pd.concat(pair_tables, ignore_index=True)[cols], out_pairs)
     if out_transcripts is not None:
-        from themesim.metrics.grounding import TRANSCRIPT_COUNT_COLUMNS
-
         front = ["method", "set_a", "set_b"]
         table = (
             pd.concat(by_transcript, ignore_index=True).assign(method=method)

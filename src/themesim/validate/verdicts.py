@@ -418,15 +418,13 @@ def draw_segments(d: SegmentDesign, rng):
 def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=ALPHA) -> dict:
     """P(each verdict) of the segments route, and the coverage of the truth: 0 under the
     null (sd_coder 0, shift 0), else the mean of D over the draws."""
-    from themesim.metrics.generators import leave_one_out_differences
+    from themesim.metrics.generators import transcript_jackknife
 
     counts = dict.fromkeys(VERDICTS, 0)
     ends, estimates = [], []
     for _ in range(draws):
         gen, hum, gc, hc, sizes = draw_segments(d, rng)
-        values = leave_one_out_differences(gc, hc, sizes)
-        m = values.size
-        extra = (float((m - 1) / m * ((values - values.mean()) ** 2).sum()), m - 1, "transcripts")
+        extra = transcript_jackknife(gc, hc, sizes)
         res = crossed_difference(gen, hum, alpha=alpha, extra=extra)
         counts[word(res, margin)] += 1
         ends.append((res.ci_low, res.ci_high))
