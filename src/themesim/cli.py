@@ -212,6 +212,11 @@ def _agree_text(c, tables) -> str:
                     )
                 )
             )
+            if "cu_alpha_codebooks" in r:
+                lines.append(
+                    "  Agreement across codebooks (cu-alpha, distance 1 - similarity): "
+                    f"{_num(r['cu_alpha_codebooks'])}{_ci(r, 'cu_alpha_codebooks')}"
+                )
         per = codes[(codes["scope"] == r["scope"]) & (codes["transcript"] == "(all)")]
         width = max([len(str(x)) for x in per["code"]] + [4])
         kappa = "kappa" if m == 2 else "fleiss_kappa"
@@ -316,11 +321,12 @@ def cmd_agree(args) -> int:
         args.transcripts or (),
         coders=coders,
         level=args.level,
-        allow_unmatched=args.allow_unmatched_codes,
+        allow_unmatched=args.allow_unmatched_codes or bool(args.similarity),
     )
     for note in c.notes:
         print(f"themesim agree: {note}.", file=sys.stderr)
-    tables = agreement_tables(c, overlap=args.overlap)
+    similarity = _agree_similarity(args.similarity, c) if args.similarity else None
+    tables = agreement_tables(c, overlap=args.overlap, similarity=similarity)
     if args.export_qdpx:
         from themesim.io.qdpx_export import write_qdpx
 
@@ -371,6 +377,59 @@ def cmd_agree(args) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _agree_similarity(path: str, c) -> list[tuple[str, str, float]]:
+    """The (code_a, code_b, similarity) rows of --similarity whose codes the codings use (a
+    codebook's code nobody applied plays no part); checked by metrics/codebooks.py. Said on
+    stderr when no pair within one coder's own codes is given: the figure then runs high."""
+    import pandas as pd
+
+    from themesim.metrics.codebooks import similarity_matrix
+
+    flag = f"--similarity {path}"
+    try:
+        t = pd.read_csv(path, dtype={"code_a": str, "code_b": str})
+    except (OSError, ValueError) as e:
+        raise InputError(flag, f"cannot be read ({e})", "Give a CSV file.") from None
+    need = ["code_a", "code_b", "similarity"]
+    missing = [k for k in need if k not in t.columns]
+    if missing:
+        raise InputError(
+            flag,
+            f"has no column {', '.join(missing)}",
+            "Give a CSV with columns code_a, code_b, similarity (in [0, 1]).",
+        )
+    sim = pd.to_numeric(t["similarity"], errors="coerce")
+    if sim.isna().any():
+        row = int(sim.isna().to_numpy().argmax()) + 2
+        raise InputError(f"{flag}, line {row}", "has no numeric similarity", "Give a number.")
+    codes = c.codes
+    known = set(codes)
+    keep = t["code_a"].isin(known) & t["code_b"].isin(known)
+    if not keep.any():
+        raise InputError(
+            flag,
+            "names none of the codes the coders applied",
+            f"Name codes as the codings do, e.g. {', '.join(map(repr, codes[:3]))}.",
+        )
+    rows = list(zip(t.loc[keep, "code_a"], t.loc[keep, "code_b"], sim[keep], strict=True))
+    try:
+        similarity_matrix(codes, rows)
+    except ValueError as e:
+        raise InputError(flag, str(e), "Give one similarity in [0, 1] per pair.") from None
+    used = [set(c.spans.loc[c.spans["coder"] == k, "code"]) for k in range(len(c.coders))]
+    own = [u - set().union(*(v for v in used if v is not u)) for u in used]
+    given = {frozenset((a, b)) for a, b, _ in rows}
+    within = [frozenset((a, b)) for o in own for a in o for b in o if a < b]
+    if within and not given.intersection(within):
+        print(
+            f"themesim agree: {path} gives no similarity between two codes of one coder's own "
+            "codebook; they count as unrelated (0), which puts agreement across codebooks "
+            "above its chance level (docs/validity.md): give every pair of codes",
+            file=sys.stderr,
+        )
+    return rows
 
 
 def agree_long_table(tables: dict):
@@ -495,6 +554,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-unmatched-codes",
         action="store_true",
         help="score a code some coder never used as never applied by that coder",
+    )
+    ag.add_argument(
+        "--similarity",
+        metavar="FILE",
+        help="agreement across codebooks: a CSV code_a, code_b, similarity (in [0, 1]) between"
+        " codes; adds cu_alpha_codebooks, cuα with distance 1 - similarity (docs/metrics.md)."
+        " Give every pair, within each codebook too; a pair left out counts as unrelated (0)."
+        " Implies --allow-unmatched-codes",
     )
     ag.add_argument("--format", choices=(*FORMATS, "xlsx"), default="text")
     ag.add_argument("--out", help="write here instead of stdout (required for xlsx)")

@@ -592,8 +592,10 @@ def _union(iv: np.ndarray) -> Intervals:
     return np.column_stack([m[first, 0], m[last, 1]])
 
 
-def agreement_tables(c: Codings, level: float = 0.95, overlap: float | None = None) -> dict:
+def agreement_tables(
+    c: Codings, level: float = 0.95, overlap: float | None = None, similarity=None
+) -> dict:
     """The tables of `themesim agree` (themesim.metrics.agree)."""
     from themesim.metrics.agree import agreement_tables as tables
 
-    return tables(c, level, overlap)
+    return tables(c, level, overlap, similarity)

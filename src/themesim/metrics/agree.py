@@ -54,9 +54,12 @@ RENAME_2 = {  # the two-coder tables' α is the character-level nominal α
 }
 
 
-def agreement_tables(c, level: float = 0.95, overlap: float | None = None) -> dict:
+def agreement_tables(c, level: float = 0.95, overlap: float | None = None, similarity=None) -> dict:
     """{table name: DataFrame} of `themesim agree` (see the module's docstring). Transcripts no
-    coder coded are left out: CAQDAS tools compare the sources the coders coded."""
+    coder coded are left out: CAQDAS tools compare the sources the coders coded.
+
+    similarity: (code_a, code_b, s) triples between codes (metrics/codebooks.py); with them the
+    overall table's `all` row gains cu_alpha_codebooks, agreement across codebooks."""
     from themesim.io.two_codings import intervals
 
     iv = intervals(c)
@@ -80,7 +83,7 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None) -> di
         tables_pairs = _pairs_table(iv, lengths, c)
     codes = codes.merge(u_rows, on=["scope", "code", "transcript"], how="left")
     tables["codes by transcript"] = codes
-    tables["overall"] = _with_u_overall(overall, iv, lengths, c, docs, parts, level)
+    tables["overall"] = _with_u_overall(overall, iv, lengths, c, docs, parts, level, similarity)
     if m > 2:
         tables["pairs"] = tables_pairs
     if overlap is not None:
@@ -259,9 +262,10 @@ def _u_overall_figures(fam: dict, p2004: dict, n_codes: int, docs) -> dict:
     return out
 
 
-def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, parts, level):
+def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, parts, level, similarity=None):
     """The overall table with the unitizing figures on its `all` row (NaN on `coded`: they
-    are defined on the whole continuum) and their jackknife intervals."""
+    are defined on the whole continuum) and their jackknife intervals; with `similarity`,
+    cu_alpha_codebooks too."""
     names = sorted(set(c.domains.get(code, code) for code in c.codes))
     dom = [names.index(c.domains.get(code, code)) for code in c.codes]
     dom = dom if len(names) < len(c.codes) else None
@@ -276,6 +280,14 @@ def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, parts, level):
         lo, hi = jackknife_interval(full[m], [r[m] for r in loo], level)
         lo, hi = _bounded(m, lo, hi)
         for col, v in ((m, full[m]), (f"{m}_ci_low", lo), (f"{m}_ci_high", hi)):
+            overall[col] = np.where(overall["scope"] == "all", v, math.nan)
+    if similarity is not None:
+        from themesim.metrics.codebooks import codebook_alpha_interval, similarity_matrix
+
+        s = similarity_matrix(c.codes, similarity)
+        est, lo, hi = codebook_alpha_interval({d: fam[d][1] for d in docs}, s, level)
+        for col, v in (("cu_alpha_codebooks", est), ("cu_alpha_codebooks_ci_low", lo),
+                       ("cu_alpha_codebooks_ci_high", hi)):  # fmt: skip
             overall[col] = np.where(overall["scope"] == "all", v, math.nan)
     overall["n_coders"] = len(c.coders)
     overall["ci_method"] = ci
