@@ -8,6 +8,13 @@ with probability fpr_t ~ Beta(1, 24) — coders that are better on some intervie
 so segments of one transcript are not independent. True values: Cohen's κ and Krippendorff's
 α of the expected 2×2 tables (pooled over codes; per code for the median), which the pooled
 estimates converge to as transcripts grow.
+
+Agreement across codebooks (cu_alpha_codebooks, metrics/codebooks.py) on nulls: a human and an
+LLM code the same segments independently, each with its own codebook (6 and 8 codes); codes
+have random similarities (uniform, or max(0, cos) of random vectors, every pair of codes). The
+test "agreement above 0" (the 90 % jackknife interval's lower limit above 0, one-sided 0.05)
+has its type-I error measured there, and its power where the LLM gives the human's code's twin
+(its vector plus noise) to a quarter of the segments both coded.
 """
 
 from __future__ import annotations
@@ -15,12 +22,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.codebooks import codebook_alpha_interval
 from themesim.metrics.intercoder import (
     alpha_counts,
     kappa_counts,
     overall_table,
     unit_counts,
 )
+from themesim.metrics.unitizing import Coincidences
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "intercoder"
@@ -58,6 +67,101 @@ def draw(rng: np.random.Generator, groups: int):
         B.append(np.where(a, u < sens, u < fpr))
         g += [f"t{t}"] * n
     return np.vstack(A), np.vstack(B), g
+
+
+# ---------------------------------------------------------------- agreement across codebooks
+
+CB_K = (6, 8)  # codes of the human's and the LLM's codebooks
+CB_DIM = 8  # dimensions of the codes' random vectors
+CB_CODED = 0.7  # share of segments each coder codes
+CB_LEVEL = 0.90  # two-sided level whose lower limit gives the one-sided 0.05 test
+# design: (similarity, share the LLM agrees, required). Similarity: "uniform" draws s ~ U(0, 1)
+# for every pair of codes; "cosine" is max(0, cos) of random vectors, "related" the same with
+# the LLM's codes twins of the human's; "across only" is uniform across the codebooks with the
+# pairs within each left at 0 (a similarity file that gives only the cross pairs).
+CB_DESIGNS = {
+    "unrelated codebooks, uniform s": ("uniform", 0.0, True),
+    "unrelated codebooks, cosine s": ("cosine", 0.0, True),
+    "related codebooks, cosine s": ("related", 0.0, True),
+    "related codebooks, LLM agrees on a quarter": ("related", 0.25, True),
+    "uniform s across codebooks only (stress)": ("across only", 0.0, False),
+}
+
+
+def codebook_similarity(rng, kind: str) -> np.ndarray:
+    """s over the union of both codebooks (the human's codes first) of one CB_DESIGNS kind."""
+    ka, kb = CB_K
+    if kind in ("uniform", "across only"):
+        s = np.triu(rng.random((ka + kb, ka + kb)), 1)
+        s = s + s.T
+        if kind == "across only":
+            s[:ka, :ka] = s[ka:, ka:] = 0.0
+    else:
+        a = rng.normal(size=(ka, CB_DIM))
+        b = rng.normal(size=(kb, CB_DIM))
+        if kind == "related":  # LLM code j: human code j mod K_A plus noise
+            a /= np.linalg.norm(a, axis=1, keepdims=True)
+            b = a[np.arange(kb) % ka] + 0.4 * b / np.sqrt(CB_DIM)
+        v = np.vstack([a, b])
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        s = np.clip(v @ v.T, 0.0, 1.0)
+    np.fill_diagonal(s, 1.0)
+    return s
+
+
+def codebook_draw(rng, groups: int, agree: float) -> dict:
+    """{transcript: Coincidences} of two independent codings (unless `agree`: the LLM gives the
+    twin of the human's code to that share of the segments both code)."""
+    ka, kb = CB_K
+    wa, wb = np.linspace(1, 3, ka), np.linspace(1, 3, kb)
+    wa, wb = wa / wa.sum(), wb / wb.sum()
+    out = {}
+    for t in range(groups):
+        n = 5 + int(rng.poisson(25))
+        cuts = np.r_[0, np.cumsum(rng.integers(20, 200, n))]
+        per = [[[] for _ in range(ka + kb)] for _ in range(2)]
+        for i in range(n):
+            a = rng.choice(ka, p=wa) if rng.random() < CB_CODED else None
+            b = ka + rng.choice(kb, p=wb) if rng.random() < CB_CODED else None
+            if a is not None and b is not None and rng.random() < agree:
+                b = ka + a  # LLM code a is the twin of human code a
+            for k, code in ((0, a), (1, b)):
+                if code is not None:
+                    per[k][code].append((cuts[i], cuts[i + 1]))
+        coders = [[np.array(x, dtype=np.int64).reshape(-1, 2) for x in c] for c in per]
+        out[f"t{t}"] = Coincidences([(int(cuts[-1]), coders)], ka + kb)
+    return out
+
+
+def codebook_run(grid: str, seed: int):
+    """(detail, summary rows) of agreement across codebooks on its designs."""
+    spec = GRID[grid]
+    detail, rows = [], []
+    for name, (kind, agree, required) in CB_DESIGNS.items():
+        for groups in spec["groups"]:
+            design = f"{name}, {groups} transcripts"
+            rng = rng_for(seed, AREA, "codebooks", design)
+            est, lows, highs = [], [], []
+            for d in range(spec["draws"]):
+                s = codebook_similarity(rng, kind)
+                e, lo, hi = codebook_alpha_interval(codebook_draw(rng, groups, agree), s, CB_LEVEL)
+                est.append(e)
+                lows.append(lo)
+                highs.append(hi)
+                detail.append({"design": design, "draw": d, "quantity": "cu_alpha_codebooks",
+                               "estimate": e, "ci_low": lo, "ci_high": hi,
+                               "rejected": bool(lo > 0)})  # fmt: skip
+            n = len(est)
+            share = float(np.mean(np.asarray(lows) > 0))
+            test = "90 % jackknife lower limit > 0"
+            prop, nominal = ("power", np.nan) if agree > 0 else ("type1_error", 0.05)
+            common = {} if required else {"required": False}
+            rows.append(row(AREA, design, "cu_alpha_codebooks", test, prop, share, n,
+                            nominal=nominal, **common))  # fmt: skip
+            rows.append(row(AREA, design, "cu_alpha_codebooks", "estimate", "mean_estimate",
+                            float(np.nanmean(est)), n,
+                            mc_se=float(np.nanstd(est) / np.sqrt(n)), **common))  # fmt: skip
+    return detail, rows
 
 
 def run(grid: str, seed: int):
@@ -117,4 +221,5 @@ def run(grid: str, seed: int):
                     mc_se=float(np.nanstd(widths[q]) / np.sqrt(n)),
                 )  # fmt: skip
             )
-    return pd.DataFrame(detail), summary_frame(rows)
+    cb_detail, cb_rows = codebook_run(grid, seed)
+    return pd.DataFrame(detail + cb_detail), summary_frame(rows + cb_rows)
