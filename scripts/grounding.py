@@ -26,6 +26,7 @@ run(
     coder_sets=list(p.coder_sets),
     assign=p.assign,
     coders=dict(p.coders),
+    codebooks=dict(p.codebooks),
     out_heatmaps=list(sm.output.heatmaps),
     out_scatter=sm.output.scatter,
 )

@@ -604,6 +604,20 @@ class Plan:
             "fit": fit[0] if fit else None,
         }
 
+    def codebook_fit(self, method: str) -> list[str]:
+        """The isotonic fit that agreement across codebooks reads (grounding.csv's
+        cu_alpha_codebooks): only with rated pairs and within-set matrices."""
+        if not (self.has_calibration(method) and self.within_sets(method)):
+            return []
+        return [self.isotonic_fit(method)]
+
+    def codebook_similarity(self, method: str) -> dict:
+        """What grounding reads for cu_alpha_codebooks: the method's isotonic fit (None
+        without one) and every set's within-set matrix (metrics/codebooks.py)."""
+        fit = self.codebook_fit(method)
+        within = dict(zip(self.within_sets(method), self.within_files(method), strict=True))
+        return {"fit": fit[0] if fit else None, "within": within if fit else {}}
+
     def plot_limit(self, key: str):
         """plots.max_pair_heatmaps / plots.max_pair_panels as given (null = no limit), else
         the default."""

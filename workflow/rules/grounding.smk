@@ -88,6 +88,8 @@ for v in PLAN.variants("grounding"):
             # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
             # from the similarity job).
             calibration=lambda wc: PLAN.calibration_files(wc.method),
+            # agreement across codebooks: P(match) through the isotonic fit, where one exists
+            codebook_fit=lambda wc: PLAN.codebook_fit(wc.method),
         output:
             table=report(
                 f"{paths.METRICS}/grounding.csv",
@@ -136,6 +138,7 @@ for v in PLAN.variants("grounding"):
             coder_sets=lambda wc: PLAN.coder_sets(wc.method),
             assign=STUDY.grounding["assign"],
             coders=lambda wc: PLAN.coder_descriptions(wc.method),
+            codebooks=lambda wc: PLAN.codebook_similarity(wc.method),
         script:
             "../../scripts/grounding.py"
 

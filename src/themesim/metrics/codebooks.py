@@ -86,3 +86,37 @@ def codebook_alpha_interval(
     loo = [codebook_alpha([parts[d] for d in docs if d != g], s) for g in docs]
     lo, hi = jackknife_interval(est, loo, level)
     return est, lo, min(hi, 1.0)
+
+
+def segment_parts(top_a, top_b, transcripts, n_a: int, n_b: int) -> dict:
+    """{transcript: Coincidences} of two sets' top-1 labels of transcript segments (index into
+    each set's themes, −1 unlabelled), every segment a unit of length 1 in its transcript's
+    order: the values are A's themes 0..n_a − 1, then B's n_a..n_a + n_b − 1."""
+    top_a, top_b = np.asarray(top_a), np.asarray(top_b)
+    transcripts = np.asarray(transcripts)
+    out = {}
+    for t in dict.fromkeys(transcripts.tolist()):
+        rows = np.flatnonzero(transcripts == t)
+        coders = []
+        for top, base in ((top_a[rows], 0), (top_b[rows], n_a)):
+            per = [np.zeros((0, 2), dtype=np.int64) for _ in range(n_a + n_b)]
+            pos = np.flatnonzero(top >= 0)
+            for v in np.unique(top[pos]):
+                at = pos[top[pos] == v]
+                per[base + int(v)] = np.column_stack([at, at + 1]).astype(np.int64)
+            coders.append(per)
+        out[str(t)] = Coincidences([(len(rows), coders)], n_a + n_b)
+    return out
+
+
+def union_similarity(s_ab, s_aa=None, s_bb=None) -> np.ndarray | None:
+    """s over A's themes then B's from the A×B matrix and each set's within-set matrix (all on
+    one [0, 1] scale, e.g. calibrated P(match)); 1 on the diagonal. None without a within-set
+    matrix: the chance pairs of one set's codes need their similarity (module docstring)."""
+    if s_aa is None or s_bb is None:
+        return None
+    s_ab, s_aa, s_bb = (np.clip(np.asarray(x, dtype=float), 0.0, 1.0) for x in (s_ab, s_aa, s_bb))
+    s = np.block([[s_aa, s_ab], [s_ab.T, s_bb]])
+    s = (s + s.T) / 2  # a within-set matrix from an asymmetric scorer: its mean both ways
+    np.fill_diagonal(s, 1.0)
+    return s

@@ -189,6 +189,14 @@ GLOSSARY = [
         "passages beyond chance: 0 is chance, 1 perfect; below about 0.4 is weak.",
     ),
     (
+        "codebooks",
+        "Agreement across codebooks",
+        "Krippendorff's cuα of the two sets' top-1 codes of the passages, with partial credit "
+        "for two different codes by their calibrated P(match): chance sits at or below 0, 1 is "
+        'perfect; without rated pairs it is not computed (docs/metrics.md, "Agreement across '
+        'codebooks").',
+    ),
+    (
         "rho",
         "Text–data ρ",
         "Spearman correlation, over every pair of themes, between their "
@@ -282,6 +290,7 @@ HEADER_TERMS = {
     "AMI": "ami",
     "Median κ (text pairs)": "kappa",
     "Krippendorff α (text pairs)": "kappa",
+    "Agreement across codebooks": "codebooks",
     "Text–data ρ": "rho",
     "Passages labelled A / B": "passages",
     "Coder": "coder",

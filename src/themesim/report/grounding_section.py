@@ -21,6 +21,7 @@ HEADERS = [
     "AMI",
     "Median κ (text pairs)",
     "Krippendorff α (text pairs)",
+    "Agreement across codebooks",
     "Text–data ρ",
     "Passages labelled A / B",
 ]
@@ -43,6 +44,14 @@ def _passages(keys, seg_text: dict | None) -> list[str]:
     if seg_text is None:  # archive.confidential: no transcript text in the report
         return []
     return [_excerpt(f"{t} #{s}: {seg_text[(t, s)]}") for t, s in sorted(keys)[:EXCERPTS]]
+
+
+def _with_ci(r: dict, col: str) -> str:
+    """A figure with its interval, "—" where grounding.csv lacks it (a file from before the
+    column, or a method without calibrated P(match))."""
+    x = _f(r.get(col))
+    lo, hi = _f(r.get(f"{col}_ci_low")), _f(r.get(f"{col}_ci_high"))
+    return x if x == "—" or lo == "—" else f"{x} [{lo}, {hi}]"
 
 
 def _why_withheld(r: dict) -> str:
@@ -95,6 +104,7 @@ def grounding_view(
                     _f(r["ami"]) + _why_withheld(r),
                     _f(r["text_pairs_median_kappa"]),
                     _f(r["text_pairs_krippendorff_alpha"]),
+                    _with_ci(r, "cu_alpha_codebooks"),
                     _f(r["text_data_spearman"]),
                     f"{_f(r['data_coverage_a'])} / {_f(r['data_coverage_b'])}",
                 ]

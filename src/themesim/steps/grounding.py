@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 
+import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
@@ -40,6 +41,7 @@ def grounding_tables(
     assign: str = "uncoded",
     coders: dict | None = None,
     out_transcripts=None,
+    codebooks: dict | None = None,
 ) -> None:
     """grounding.csv (one row per comparison and basis), grounding_pairs.csv and a long
     parquet per comparison (every theme pair of every basis); out_transcripts: the coder
@@ -57,6 +59,11 @@ def grounding_tables(
     (the isotonic fit's CSV, for scale: calibrated); None: cosine. threshold `calibrated`:
     the F1-maximising threshold from calibration[0] (results/calibration/{method}.csv), as a
     P(match) under scale: calibrated. Segment labels stay on raw scores (assign_threshold).
+
+    codebooks: ``fit`` (the method's isotonic fit, None without calibration.pairs) and
+    ``within`` (set -> within-set matrix): with both, every row gains cu_alpha_codebooks, the
+    agreement across codebooks of the two sets' top-1 labels (metrics/codebooks.py) with
+    s = calibrated P(match) between every two themes; NaN otherwise.
     """
     from themesim.coder.basis import basis_labels
     from themesim.io.themes import read_themes_parquet
@@ -101,8 +108,12 @@ def grounding_tables(
     # grounding.bootstrap (its old segment resamples) of 0 still turns the intervals off.
     boot = settings.get("bootstrap") or {}
     intervals = bool(settings.get("intervals", True)) and int(boot.get("n", 1)) > 0
+    p_match = _p_match(codebooks)
     rows, pair_tables, by_transcript = [], [], []
     for (a, b), sim, long_out in zip(pairs, similarities, out_long, strict=True):
+        s_union = None
+        if p_match is not None:
+            s_union = _union_similarity(p_match, codebooks, sim, ids, a, b)
         S, flag = method_matrix(
             read_similarity(sim, ids[a], ids[b]),
             scale=name,
@@ -116,11 +127,12 @@ def grounding_tables(
         ):
             A = label_matrix(la, segments, ids[a])
             B = label_matrix(lb, segments, ids[b])
+            top_a, top_b = top1(la, segments, ids[a]), top1(lb, segments, ids[b])
             row, pt = grounding(
                 A,
                 B,
-                top1(la, segments, ids[a]),
-                top1(lb, segments, ids[b]),
+                top_a,
+                top_b,
                 S,
                 ids[a],
                 ids[b],
@@ -133,6 +145,7 @@ def grounding_tables(
                 n_perm=int(settings.get("permutations", 0)),
                 seed=int(settings.get("seed", 0)),
             )
+            row |= _codebook_columns(s_union, len(ids[b]), top_a, top_b, transcripts)
             if basis == "coder" and not note and out_transcripts is not None:
                 counts = transcript_counts(A, B, ids[a], ids[b], transcripts)
                 by_transcript.append(counts.assign(set_a=a, set_b=b))
@@ -190,6 +203,46 @@ def grounding_tables(
             r["grounded_hungarian_f1"],
             r["ami"],
         )
+
+
+CODEBOOK_COLUMNS = ["cu_alpha_codebooks", "cu_alpha_codebooks_ci_low", "cu_alpha_codebooks_ci_high"]
+
+
+def _p_match(codebooks: dict | None):
+    """Raw scores -> calibrated P(match) through the method's isotonic fit; None without one."""
+    if not codebooks or not codebooks.get("fit"):
+        return None
+    from themesim.metrics.calibration import map_calibrated
+
+    fit = pd.read_csv(codebooks["fit"])
+    return lambda M: map_calibrated(np.asarray(M, dtype=float), fit)
+
+
+def _union_similarity(p_match, codebooks, sim, ids, a, b):
+    """P(match) between every two themes of sets a and b (None without both within-set
+    matrices)."""
+    from themesim.metrics.codebooks import union_similarity
+    from themesim.similarity import read_similarity
+
+    within = codebooks.get("within") or {}
+    if a not in within or b not in within:
+        return None
+    return union_similarity(
+        p_match(read_similarity(sim, ids[a], ids[b])),
+        p_match(read_similarity(within[a], ids[a], ids[a])),
+        p_match(read_similarity(within[b], ids[b], ids[b])),
+    )
+
+
+def _codebook_columns(s, n_b: int, top_a, top_b, transcripts) -> dict:
+    """cu_alpha_codebooks and its transcript jackknife interval, NaN without s."""
+    if s is None:
+        return dict.fromkeys(CODEBOOK_COLUMNS, math.nan)
+    from themesim.metrics.codebooks import codebook_alpha_interval, segment_parts
+
+    n_a = len(s) - n_b
+    est, lo, hi = codebook_alpha_interval(segment_parts(top_a, top_b, transcripts, n_a, n_b), s)
+    return dict(zip(CODEBOOK_COLUMNS, (est, lo, hi), strict=True))
 
 
 def _speakers(segments: pd.DataFrame) -> pd.Series:
