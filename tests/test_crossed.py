@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import chi2
 from scipy.stats import t as student
 
+from themesim.metrics.analyst_margin import analysts_spread
 from themesim.metrics.crossed import (
     MIN_GROUPS,
     Crossed,
@@ -17,7 +19,6 @@ from themesim.metrics.crossed import (
 )
 from themesim.metrics.equivalence import paired_interval
 from themesim.metrics.generators import (
-    analysts_margin,
     generator_rows,
     generators_of,
     partners,
@@ -226,6 +227,42 @@ def test_a_missing_comparison_gives_no_generator_verdict():
     assert rows and all(r["verdict"] == "" for r in rows)
 
 
+def test_three_analysts_read_the_margin_from_their_spread():
+    sims = {
+        ("h1", "h2"): [0.9, 0.8, 0.7, 0.6], ("h1", "h3"): [0.5, 0.4, 0.3, 0.2],
+        ("h2", "h3"): [0.6, 0.5, 0.3, 0.1], ("h1", "r1"): [0.9, 0.3, 0.2, 0.5],
+        ("h2", "r1"): [0.8, 0.1, 0.1, 0.4], ("h3", "r1"): [0.2, 0.7, 0.6, 0.3],
+    }  # fmt: skip
+    th = _themes(sims)
+    comp = pd.DataFrame(
+        [{"set_a": "h1", "set_b": b, "threshold": 0.5, "op": "ge"} for b in ("h2", "h3", "r1")]
+    )
+    kw = dict(analysts=["h1", "h2", "h3"], generators={"r1": ["r1"]}, margin=0.1, alpha=0.05)
+    mine = {r["evidence"]: r for r in generator_rows({"m": comp}, {"m": th}, **kw)}
+    fixed = {
+        r["evidence"]: r
+        for r in generator_rows({"m": comp}, {"m": th}, margin_from="convention", **kw)
+    }
+    for route in ("strength", "matched"):
+        r, c = mine[route], fixed[route]
+        # the same interval, read against the analysts' bound or the convention
+        assert r["difference_ci_low"] == c["difference_ci_low"]
+        assert r["margin_source"] == "analysts" and c["margin_source"] == "convention"
+        assert c["margin"] == 0.1 and r["margin"] == r["margin_analysts_low"]
+        assert 0 <= r["margin_analysts_low"] <= r["margin_analysts"]
+        assert r["verdict"] == verdict(r["difference_ci_low"], r["difference_ci_high"],
+                                       r["margin"])  # fmt: skip
+
+    # the strength route's cells (rows: h1's, h2's, h3's themes; columns: comparators)
+    def cells(x, y, at):
+        t = np.column_stack([sims[x], sims[y]])
+        return np.insert(t, at, NAN, axis=1)
+
+    hum = [cells(("h1", "h2"), ("h1", "h3"), 0), cells(("h1", "h2"), ("h2", "h3"), 1),
+           cells(("h1", "h3"), ("h2", "h3"), 2)]  # fmt: skip
+    assert mine["strength"]["margin_analysts"] == pytest.approx(analysts_spread(hum)[0])
+
+
 def _res(**kw):
     base = dict(difference=-0.2, ci_low=-0.4, ci_high=0.0, level=0.9, generator=0.5,
                 human=0.7, se=0.1, df=np.inf, var_themes=0.01, var_runs=0.0,
@@ -250,13 +287,38 @@ def test_what_would_settle_an_open_verdict():
     assert np.isnan(s["settle_themes"]) and np.isnan(s["settle_runs"])
 
 
-def test_the_analysts_margin_is_their_spread_as_comparators():
-    # analyst 0 finds 1/2 and 1/2 of the others' themes, analyst 1 finds 1 and 1,
-    # analyst 2 finds 0 and 0: SD of (0.5, 1, 0) = 0.5
-    hum = [np.array([[NAN, 1, 0], [NAN, 1, 0]]), np.array([[1, NAN, 0], [0, NAN, 0]]),
-           np.array([[0, 1, NAN], [1, 1, NAN]])]  # fmt: skip
-    assert analysts_margin(hum) == pytest.approx(0.5)
-    assert np.isnan(analysts_margin(hum[:2]))
+def test_the_analysts_spread_is_their_sd_as_comparators_by_hand():
+    # no cell noise: analyst h finds each theme of the others at strength 0.1, 0.3, 0.5 as
+    # comparator. The comparator SD is that of (0.1, 0.3, 0.5) = 0.2; its 95 % lower bound
+    # reads the comparators' sum of squares at chi^2(2) 5.991: 0.2 sqrt(2 / 5.991) = 0.1156.
+    g = (0.1, 0.3, 0.5)
+    hum = []
+    for r in range(3):
+        h = np.tile(np.array(g, dtype=float), (4, 1))
+        h[:, r] = NAN
+        hum.append(h)
+    spread, low = analysts_spread(hum, alpha=0.05)
+    assert spread == pytest.approx(0.2)
+    assert low == pytest.approx(0.2 * np.sqrt(2 / chi2.isf(0.05, 2)))
+    assert low == pytest.approx(0.11556, abs=1e-5)
+    assert all(np.isnan(analysts_spread(hum[:2])))
+
+
+def test_the_analysts_spread_takes_the_cells_noise_out():
+    # every comparator alike but for theme-by-comparator noise: the spread is the noise's,
+    # and what it leaves once that is taken out is small
+    rng = np.random.default_rng(3)
+    k, n = 4, 200
+    hum = []
+    for r in range(k):
+        h = (rng.random((n, k)) < 0.6).astype(float)
+        h[:, r] = NAN
+        hum.append(h)
+    raw = np.std([np.nanmean([hum[r][:, c].mean() for r in range(k) if r != c])
+                  for c in range(k)], ddof=1)  # fmt: skip
+    spread, low = analysts_spread(hum)
+    assert low == 0.0
+    assert spread < raw
 
 
 def test_segment_kappas_follow_the_text_partner_in_either_direction():

@@ -195,7 +195,9 @@ def test_flags_from_themes_csv_equal_the_matrix_flags_and_disagreement_is_refuse
 
 
 def test_equivalence_settings_keep_the_default_not_given():
-    assert equivalence_settings({"margin": 0.2}) == {"margin": 0.2, "alpha": 0.05}
+    assert equivalence_settings({"margin": 0.2}) == {
+        "margin": 0.2, "alpha": 0.05, "margin_from": "analysts"
+    }
 
 
 def test_settings_out_of_range_are_refused():
@@ -220,8 +222,12 @@ def test_reference_group_config_checks(tmp_path, monkeypatch):
     }
     study = prepare(base | {"reference_group": ["hb", "h"], "equivalence": {"margin": 0.2}})
     assert study.reference_group == ["h", "hb"]  # the reference first
-    assert study.equivalence == {"margin": 0.2, "alpha": 0.05}
+    assert study.equivalence == {"margin": 0.2, "alpha": 0.05, "margin_from": "analysts"}
     assert prepare(base).reference_group == []
+    from themesim.config import SCHEMA_PATH, check_schema
+
+    with pytest.raises(InputError, match=r"equivalence.margin_from: 'spread' is not allowed"):
+        check_schema(base | {"equivalence": {"margin_from": "spread"}}, SCHEMA_PATH)
     with pytest.raises(InputError, match=r"reference_group: 'hx' is not a theme set \(did you"):
         prepare(base | {"reference_group": ["h", "hx"]})
     with pytest.raises(InputError, match="does not include the reference set 'h'"):

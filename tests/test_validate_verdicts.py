@@ -19,7 +19,7 @@ def test_small_grid_holds_the_contract(small):
     detail, summary = small
     assert "verdicts" in areas()
     assert failures(summary).empty
-    errors = summary[summary["property"] == "type1_error"]
+    errors = summary[(summary["property"] == "type1_error") & summary["required"].astype(bool)]
     words = set(errors["quantity"])
     assert words == {"verdict worse", "verdict better", "verdict equivalent",
                      "verdict non-inferior or better"}  # fmt: skip
@@ -36,6 +36,24 @@ def test_leading_route_has_power_at_ten_themes_three_runs_three_analysts(small):
     assert power[f"strength:{name}"] > power[f"matched:{name}"]
     # the same generator read on the strength scale: 0.3 below in the share matched
     assert power[f"strength@matched:{name}"] >= 0.7
+
+
+def test_a_margin_from_the_analysts_keeps_the_words_errors(small):
+    from themesim.validate.verdict_margin import true_margin
+
+    _, summary = small
+    mine = summary[summary["design"].str.contains("margin=analysts")]
+    errors = mine[(mine["property"] == "type1_error") & mine["required"].astype(bool)]
+    # equivalent at either true margin, non-inferior at -margin, on both routes and designs
+    assert len(errors) == 2 * 2 * 3 and errors["value"].max() <= 0.05
+    # the bound itself errs large at about its level (shown, not bound)
+    bound = mine[mine["quantity"] == "margin bound above the true margin"]["value"]
+    assert len(bound) == 4 and bound.max() <= 0.12
+    # the true margin: the comparator SD 0.8 on the probit scale read on the share matched
+    d = area.Design(themes=10, runs=3, analysts=3, p_h=0.7, sd_analyst=0.8)
+    assert 0.15 < true_margin(d, "matched") < 0.22
+    assert true_margin(d, "strength") < true_margin(d, "matched")
+    assert true_margin(area.Design(sd_analyst=0.0), "matched") == pytest.approx(0.0, abs=1e-12)
 
 
 def test_truth_is_the_design_difference_and_scales_translate():

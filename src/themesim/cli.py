@@ -130,6 +130,8 @@ def cmd_power(args) -> int:
             raise InputError(name, f"is {value}, the least is {low}", f"Give {low} or more")
     if not 0 < args.margin < 1:
         raise InputError("--margin", f"{args.margin:g} is out of range", "Give one in (0, 1)")
+    if args.analyst_sd < 0:
+        raise InputError("--analyst-sd", f"{args.analyst_sd:g} is negative", "Give 0 or more")
     if not 0 < args.alpha < 0.5:
         raise InputError("--alpha", f"{args.alpha:g} is out of range", "Give one in (0, 0.5)")
     if not 0 <= args.icc < 1:
@@ -137,9 +139,13 @@ def cmd_power(args) -> int:
     d = Design(
         themes=args.themes, runs=args.runs, analysts=args.analysts, p_h=args.agreement,
         diff=args.difference, icc=args.icc, domains=args.domains, groups=args.groups,
+        sd_analyst=args.analyst_sd,
     )  # fmt: skip
+    # as a study reads it: from three analysts on, the margin is their spread's lower bound
+    from_analysts = args.margin_from == "analysts" and args.analysts >= 3
+    margin = "analysts" if from_analysts else args.margin
     try:
-        res = power(d, args.route, args.draws, args.seed, margin=args.margin, alpha=args.alpha)
+        res = power(d, args.route, args.draws, args.seed, margin=margin, alpha=args.alpha)
     except ValueError as e:
         raise InputError("--agreement/--difference", str(e), "Change one of them") from None
     n = res["draws"]
@@ -150,7 +156,7 @@ def cmd_power(args) -> int:
     ]  # fmt: skip
     table = pd.DataFrame(rows)
     if args.format == "json":
-        out = {"design": vars(d) | {"route": args.route, "margin": args.margin,
+        out = {"design": vars(d) | {"route": args.route, "margin": margin,
                                     "alpha": args.alpha}, "verdicts": _records(table)}  # fmt: skip
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
     elif args.format == "csv":
@@ -159,7 +165,13 @@ def cmd_power(args) -> int:
         print(
             f"{d.themes} reference themes per analyst, {d.runs} run(s), {d.analysts} analysts; "
             f"human-human {d.p_h:g}, generator {d.p_h + d.diff:g} ({args.route}); "
-            f"margin ±{args.margin:g}, alpha {args.alpha:g}; {n} simulated studies"
+            + (
+                "margin: the lower bound of the analysts' spread (latent SD "
+                f"{args.analyst_sd:g}), each study's own"
+                if from_analysts
+                else f"margin ±{args.margin:g}"
+            )
+            + f", alpha {args.alpha:g}; {n} simulated studies"
         )
         for r in rows:
             print(f"  P({r['verdict']}) = {r['probability']:.3f} ± {r['mc_se']:.3f}")
@@ -604,7 +616,22 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument(
         "--difference", type=float, default=0.0, help="generator minus human-human agreement"
     )
-    pw.add_argument("--margin", type=float, default=0.10)
+    pw.add_argument(
+        "--margin", type=float, default=0.10, help="the convention (below three analysts)"
+    )
+    pw.add_argument(
+        "--margin-from",
+        choices=("analysts", "convention"),
+        default="analysts",
+        help="as equivalence.margin_from: from three analysts on, each study's margin is the"
+        " lower bound of its analysts' spread (default), or always --margin",
+    )
+    pw.add_argument(
+        "--analyst-sd",
+        type=float,
+        default=0.3,
+        help="analyst-to-analyst SD on the latent (probit) scale of the suite's designs",
+    )
     pw.add_argument("--alpha", type=float, default=0.05)
     pw.add_argument("--route", choices=("strength", "matched"), default="strength")
     pw.add_argument("--icc", type=float, default=0.0, help="domain intraclass correlation")

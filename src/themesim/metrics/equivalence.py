@@ -173,7 +173,15 @@ def equivalence_test(
     }
 
 
-def check_settings(margin: float, alpha: float) -> None:
+def check_settings(
+    margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
+) -> None:
+    from themesim.metrics.analyst_margin import MARGIN_FROM
+
+    if margin_from not in MARGIN_FROM:
+        raise ValueError(
+            f"equivalence margin_from must be one of {', '.join(MARGIN_FROM)}, got {margin_from!r}"
+        )
     if not 0 < alpha < 0.5:
         raise ValueError(f"equivalence alpha must be between 0 and 0.5, got {alpha}")
     if not 0 < margin < 1:
@@ -204,6 +212,7 @@ def verdict_table(
     group=(),
     margin: float = DEFAULT_EQUIVALENCE["margin"],
     alpha: float = DEFAULT_EQUIVALENCE["alpha"],
+    margin_from: str = DEFAULT_EQUIVALENCE["margin_from"],
     generators: dict[str, list[str]] | None = None,
     segments: dict[str, pd.DataFrame] | None = None,
     fits: dict[str, pd.DataFrame] | None = None,
@@ -223,7 +232,7 @@ def verdict_table(
     analyst the reference in turn, before the per-set rows."""
     from themesim.metrics.generators import generator_rows
 
-    check_settings(margin, alpha)
+    check_settings(margin, alpha, margin_from)
     everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
     group = everyone[1:]
     level = 1 - 2 * alpha
@@ -292,7 +301,8 @@ def verdict_table(
     if group and generators:
         out = generator_rows(
             comparisons, themes, analysts=everyone, generators=generators,
-            margin=margin, alpha=alpha, segments=segments, fits=fits, groups=groups,
+            margin=margin, alpha=alpha, margin_from=margin_from, segments=segments, fits=fits,
+            groups=groups,
             transcripts=transcripts,
         ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
@@ -328,8 +338,11 @@ def _check_count(flags, row, method: str, set_b: str, threshold) -> None:
         )
 
 
-def verdict_note(group, margin: float, alpha: float) -> str:
-    """The line under headline.tex that says what its human-human columns hold."""
+def verdict_note(
+    group, margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
+) -> str:
+    """The line under headline.tex that says what its human-human columns hold (its rows,
+    one set against one analyst, read the configured margin whatever margin_from says)."""
     group = list(group)
     level = 1 - 2 * alpha
     return (

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.analyst_margin import MARGIN_ANALYSTS, analysts_spread
 from themesim.metrics.crossed import crossed_difference, jackknife_variance, settle, word
 
 ROLE_GENERATOR = "generator"
@@ -36,6 +37,7 @@ GENERATOR_COLUMNS = [
     "n_runs", "n_analysts", "evidence", "margin_source", "leads", "generator_runs",
     "run_sd", "analyst_sd", "difference_se", "difference_df", "covers",
     "settle_verdict", "settle_themes", "settle_runs", "margin_analysts", "withheld",
+    "margin_analysts_low",
 ]  # fmt: skip
 
 
@@ -268,17 +270,6 @@ def clusters_of(analysts, ids, groups: dict | None):
     ]
 
 
-def analysts_margin(hum) -> float:
-    """The human-human variability a margin could be read from (docs/verdicts.md, "The
-    margin"): the SD over analysts of each analyst's agreement with the others' themes (as
-    comparator, averaged over the references); NaN below three analysts."""
-    k = len(hum)
-    if k < 3:
-        return float("nan")
-    each = [np.mean([hum[r][:, h].mean() for r in range(k) if r != h]) for h in range(k)]
-    return float(np.std(each, ddof=1))
-
-
 def generator_rows(
     comparisons: dict[str, pd.DataFrame],
     themes: dict[str, pd.DataFrame],
@@ -287,6 +278,7 @@ def generator_rows(
     generators: dict[str, list[str]],
     margin: float,
     alpha: float,
+    margin_from: str = MARGIN_ANALYSTS,
     segments: dict[str, pd.DataFrame] | None = None,
     fits: dict[str, pd.DataFrame] | None = None,
     groups: dict[str, dict] | None = None,
@@ -297,7 +289,9 @@ def generator_rows(
     units of the interval where the analysts' theme files declare them; transcripts: method
     -> grounding_pairs_transcripts.parquet, the segments route's transcript part;
     segments: method -> grounding_pairs.csv (the segments route where grounding ran); fits:
-    method -> its isotonic P(match) fit (the strength route on the probability scale)."""
+    method -> its isotonic P(match) fit (the strength route on the probability scale).
+    margin_from "analysts" (three or more analysts): each row's margin is the lower bound of
+    the analysts' own spread on its route's scale (metrics.analyst_margin), else `margin`."""
     out = []
     if len(analysts) < 2:
         return out
@@ -349,6 +343,11 @@ def generator_rows(
                         if route == "segments" and by_t is not None:
                             extra = transcript_part(th, by_t, analysts, runs)
                         res = crossed_difference(g, h, clusters, alpha=alpha, extra=extra)
+                        spread, low = analysts_spread(h, alpha)
+                        m = margin
+                        if margin_from == MARGIN_ANALYSTS and np.isfinite(low):
+                            m = low
+                            row |= {"margin": m, "margin_source": MARGIN_ANALYSTS}
                         row |= {
                             "n_a": res.n_themes,
                             "agreement": res.generator,
@@ -367,13 +366,14 @@ def generator_rows(
                                 if route == "segments" and "transcripts" not in res.covers
                                 else ""
                             ),
-                            "verdict": word(res, margin),
+                            "verdict": word(res, m),
                             "withheld": res.withheld,
-                            "margin_analysts": analysts_margin(h),
+                            "margin_analysts": spread,
+                            "margin_analysts_low": low,
                             "ci_method": res.ci_method,
                         }
                         if row["verdict"] in ("inconclusive", "non-inferior") and not res.withheld:
-                            row |= settle(res, margin, alpha)
+                            row |= settle(res, m, alpha)
                     out.append(row)
     return out
 

@@ -66,6 +66,7 @@ def verdict_frame(
     group=(),
     margin: float = 0.1,
     alpha: float = 0.05,
+    margin_from: str = "analysts",
     generators=None,
     grounding_pairs=None,
     calibration_fits=None,
@@ -96,8 +97,8 @@ def verdict_frame(
         segments[method] = _only_method(table, method, path, "grounding pairs CSV")
     return verdict_table(
         comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
-        generators=generators, segments=segments, fits=_fits(calibration_fits),
-        groups=_groups(theme_tables),
+        margin_from=margin_from, generators=generators, segments=segments,
+        fits=_fits(calibration_fits), groups=_groups(theme_tables),
         transcripts={m: pd.read_parquet(p) for m, p in (grounding_transcripts or {}).items()},
     )  # fmt: skip
 

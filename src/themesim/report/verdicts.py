@@ -53,6 +53,8 @@ def _outcome(r) -> str:
         return f"worse: the whole interval lies below 0{beyond}"
     if word == "non-inferior":
         return f"non-inferior: the interval lies above −{m}"
+    if float(r["margin"]) == 0:
+        return "inconclusive: the interval reaches both below and above 0"
     return f"inconclusive: the interval reaches both below −{m} and above 0"
 
 
@@ -82,9 +84,7 @@ def generator_sentence(r) -> str:
         spread.append(f"run-to-run SD {fmt(r['run_sd'])}")
     if not _isnan(r["analyst_sd"]):
         spread.append(f"analyst-to-analyst SD {fmt(r['analyst_sd'])}")
-    margin = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
-    if not _isnan(r.get("margin_analysts", float("nan"))):
-        margin += f" (the analysts' own spread: {fmt(r['margin_analysts'])})"
+    margin = _margin(r)
     outcome = _outcome(r)
     if _text(r.get("withheld", "")):
         outcome = f"inconclusive: the word is withheld ({r['withheld']})"
@@ -92,6 +92,27 @@ def generator_sentence(r) -> str:
         f"{_difference(r)}, {head}: {outcome}.{_settle(r)} {evidence} The interval covers "
         f"{r['covers']}; {'; '.join(spread)}; {margin}."
     )
+
+
+def _margin(r) -> str:
+    """Where the row's margin comes from, with the analysts' own spread where it is known."""
+    spread, low = r.get("margin_analysts", float("nan")), r.get("margin_analysts_low", float("nan"))
+    level = f"{(1 - float(r['alpha'])) * 100:g} %"
+    if _text(r["margin_source"]) == "analysts":
+        text = (
+            f"margin ±{fmt(r['margin'])}: the lower {level} bound of the analysts' own spread "
+            f"(estimated {fmt(spread)} over {fmt_int(r['n_analysts'])} analysts)"
+        )
+        if float(r["margin"]) == 0:
+            text += (
+                ", which their agreements cannot tell from the noise of their themes: no "
+                "difference is shown small enough to be equivalent or non-inferior"
+            )
+        return text
+    text = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
+    if not _isnan(spread):
+        text += f" (the analysts' own spread: {fmt(spread)}, lower {level} bound {fmt(low)})"
+    return text
 
 
 def _settle(r) -> str:

@@ -165,7 +165,11 @@ def feasible(d: Design) -> bool:
 def simulate(
     d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA, scale=None
 ) -> dict:
-    """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws."""
+    """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws.
+    margin "analysts": each draw's own, from three analysts on (metrics.analyst_margin),
+    below three MARGIN."""
+    from themesim.metrics.analyst_margin import MARGIN_ANALYSTS, analysts_spread
+
     counts = dict.fromkeys(VERDICTS, 0)
     covered, width = 0, 0.0
     done = 0
@@ -175,7 +179,11 @@ def simulate(
             continue
         gen, hum, clusters, truth = one
         res = crossed_difference(gen, hum, clusters, alpha=alpha)
-        counts[word(res, margin)] += 1
+        m = margin
+        if margin == MARGIN_ANALYSTS:
+            low = analysts_spread(hum, alpha)[1]
+            m = low if np.isfinite(low) else MARGIN
+        counts[word(res, m)] += 1
         covered += res.ci_low <= truth <= res.ci_high
         width += res.ci_high - res.ci_low
         done += 1
@@ -312,6 +320,11 @@ def run(grid_name: str, seed: int):
         sim = simulate_segments(d, g["draws"], rng_for(seed, AREA, d.name()))
         detail.append({"route": "segments", "design": d.name()} | vars(d) | sim)
         rows += _segment_rows(d, sim)
+    from themesim.validate.verdict_margin import margin_rows
+
+    more, extra = margin_rows(grid_name, seed, g["draws"])
+    detail += more
+    rows += extra
     return pd.DataFrame(detail), summary_frame(rows)
 
 
