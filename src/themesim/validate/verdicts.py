@@ -265,8 +265,17 @@ AFTER_POOLED = [
     Design(themes=14, runs=1, analysts=2, p_h=0.55, sd_theme=1.1, sd_reference=0.5),
     Design(themes=12, runs=1, analysts=2, p_h=0.85, icc=0.3, domains=3),
 ]
+# Written after two runs were taken as fixed (the run part from three runs on,
+# metrics.crossed.MIN_RANDOM_RUNS), before being run: two runs with small to large spreads,
+# and three runs with a large one (the fewest the run part is read from).
+AFTER_RUNS = [
+    Design(themes=10, runs=2, analysts=3, p_h=0.7, sd_run=0.6),
+    Design(themes=14, runs=2, analysts=2, p_h=0.75, icc=0.16, sd_run=1.0),
+    Design(themes=9, runs=2, analysts=4, p_h=0.55, sd_theme=1.1, sd_run=0.4),
+    Design(themes=12, runs=3, analysts=2, p_h=0.65, sd_run=0.8),
+]
 GRIDS["small"]["designs"] += AFTER[:2]
-GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED
+GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
