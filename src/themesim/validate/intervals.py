@@ -29,7 +29,14 @@ import pandas as pd
 from themesim.metrics.coverage import _best_two, score_arrays
 from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
 from themesim.metrics.intervals import CI_METRICS, COUNT_METRICS, interval_table, metric_method
-from themesim.validate.core import check_grid, interval_rows, rng_for, row, summary_frame
+from themesim.validate.core import (
+    COVERAGE_FLOOR,
+    check_grid,
+    interval_rows,
+    rng_for,
+    row,
+    summary_frame,
+)
 from themesim.validate.designs import THETA, grid
 
 AREA = "intervals"
@@ -136,13 +143,21 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
     return out
 
 
-def run(grid_name: str, seed: int):
+def run(grid_name: str, seed: int, designs=None, size: dict | None = None):
+    """(detail, summary) of the grid's designs (or of `designs`) at the grid's size (or at
+    `size`, {"truth": ..., "draws": ...})."""
     check_grid(grid_name)
-    size = SIZES[grid_name]
+    size = size or SIZES[grid_name]
     from themesim.validate._parallel import starmap
 
-    tasks = [(d, seed, size["truth"], size["draws"]) for d in grid(grid_name)]
+    designs = grid(grid_name) if designs is None else designs
+    tasks = [(d, seed, size["truth"], size["draws"]) for d in designs]
     detail = pd.concat(starmap(measure, tasks), ignore_index=True)
+    return detail, summarise(detail)
+
+
+def summarise(detail: pd.DataFrame) -> pd.DataFrame:
+    """The summary rows (validate/core.py) of measure()'s detail rows."""
     rows = []
     for r in detail.itertuples():
         if r.draws == 0:
@@ -170,4 +185,41 @@ def run(grid_name: str, seed: int):
                     n_a=r.n_a, n_b=r.n_b, required=False,
                 )
             )  # fmt: skip
-    return detail, summary_frame(rows)
+    return summary_frame(rows)
+
+
+def design_table(summary: pd.DataFrame) -> str:
+    """One markdown line per design of the area: its coverage rows (required ones, how many
+    miss 0.93 beyond two Monte Carlo standard errors, the lowest) and its contains-the-estimate
+    rows, counted apart; shown rows (not required) in a column of their own."""
+    s = summary[summary["area"] == AREA]
+    lines = [
+        f"Coverage certified at {COVERAGE_FLOOR} (each row within two Monte Carlo standard "
+        f"errors); every interval printed at {LEVEL:.0%}.",
+        "",
+        "| design | coverage rows required | failing | lowest required | contains-estimate "
+        "rows required | failing | coverage rows shown | lowest shown |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for design, g in s.groupby("design", sort=False):
+        req = g["required"].astype(bool)
+        cov, con = g["property"].eq("coverage"), g["property"].eq("contains_estimate")
+        fail = g["passes"].notna() & ~g["passes"].fillna(True).astype(bool)
+        shown = cov & ~req
+
+        def low(mask, g=g):
+            return f"{g.loc[mask, 'value'].min():.3f}" if mask.any() else "–"
+
+        lines.append(
+            f"| {design} | {(cov & req).sum()} | {(cov & fail).sum()} | {low(cov & req)} | "
+            f"{(con & req).sum()} | {(con & fail).sum()} | {shown.sum()} | {low(shown)} |"
+        )
+    failing = s[s["passes"].notna() & ~s["passes"].fillna(True).astype(bool)]
+    if len(failing):
+        lines += ["", "Failures:", ""]
+        lines += [
+            f"- {r.design} {r.quantity} {r.property} {r.value:.3f} "
+            f"(se {r.mc_se:.3f}, {r.draws} draws)"
+            for r in failing.itertuples()
+        ]
+    return "\n".join(lines) + "\n"
