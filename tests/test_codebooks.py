@@ -197,33 +197,3 @@ def test_agree_cli_similarity_errors(tmp_path, content, pattern):
 
 
 # ---------------------------------------------------------------- the study: grounding.csv
-
-
-def test_grounding_reports_agreement_across_codebooks(tmp_path, monkeypatch):
-    # tests/test_grounding_scale.py's study: one transcript of 8 segments; both sets label
-    # segments 0 (a0, b0), 2 (a2, b3) and 3 (a3, b2); a1 and b1 label segments alone. With an
-    # identity isotonic fit P(match) is the raw score. Segments are units of length 1, so
-    # l = 1 for the six values coded on a shared segment, Σ l* = 6, den = 6 − 6/6 = 5, e = 1/5
-    # off the diagonal: Σ e δ = 2/5 · Σ over the 15 pairs of those values of 1 − s = 2/5 ·
-    # (2.4 within h + 2.25 within l + 5.8 across) = 4.18; Σ o δ = 2 (0.38 + 0.40 + 0.55) =
-    # 2.66; α_s = 1 − 2.66/4.18 = 4/11.
-    import test_grounding_scale
-    from test_grounding_scale import _run, _study
-
-    from themesim.steps.grounding import grounding_tables
-
-    paths = _study(tmp_path)
-    cosine = {"scale": "cosine", "clamp": False}
-    row, _, _ = _run(tmp_path, paths, 0.5, cosine)
-    assert math.isnan(row["cu_alpha_codebooks"])  # no isotonic fit given: not computed
-    fit = tmp_path / "isotonic.csv"
-    pd.DataFrame({"score": [0.0, 1.0], "p_match": [0.0, 1.0]}).to_csv(fit, index=False)
-    codebooks = {"fit": str(fit), "within": paths["within"]}
-    monkeypatch.setattr(
-        test_grounding_scale,
-        "grounding_tables",
-        lambda **kw: grounding_tables(**kw, codebooks=codebooks),
-    )
-    row, _, _ = _run(tmp_path, paths, 0.5, cosine)
-    assert row["cu_alpha_codebooks"] == pytest.approx(4 / 11)
-    assert math.isnan(row["cu_alpha_codebooks_ci_low"])  # one transcript: no interval

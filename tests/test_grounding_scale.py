@@ -83,7 +83,7 @@ def _study(tmp_path, ids=IDS, S=S, W=W) -> dict:
     return paths
 
 
-def _run(tmp_path, paths, threshold, scale, calibration=()):
+def _run(tmp_path, paths, threshold, scale, calibration=(), codebooks=None):
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
     grounding_tables(
@@ -102,6 +102,7 @@ def _run(tmp_path, paths, threshold, scale, calibration=()):
         out_long=[out / "h__vs__l.parquet"],
         calibration=list(calibration),
         scale=scale,
+        **({"codebooks": codebooks} if codebooks else {}),
     )
     row = pd.read_csv(out / "grounding.csv").iloc[0]
     long = pd.read_parquet(out / "h__vs__l.parquet")
@@ -179,3 +180,23 @@ def test_calibrated_scale_applies_a_p_match_threshold(tmp_path):
     # On the raw scale it stays the raw F1-max threshold.
     row, _, kept = _run(tmp_path, paths, "calibrated", {"scale": "cosine"}, [summary, fit])
     assert row["text_threshold"] == 0.5 and row["scale"] == "cosine" and kept == RAW_KEPT
+
+
+def test_grounding_reports_agreement_across_codebooks(tmp_path):
+    # this file's study: one transcript of 8 segments; both sets label
+    # segments 0 (a0, b0), 2 (a2, b3) and 3 (a3, b2); a1 and b1 label segments alone. With an
+    # identity isotonic fit P(match) is the raw score. Segments are units of length 1, so
+    # l = 1 for the six values coded on a shared segment, Σ l* = 6, den = 6 − 6/6 = 5, e = 1/5
+    # off the diagonal: Σ e δ = 2/5 · Σ over the 15 pairs of those values of 1 − s = 2/5 ·
+    # (2.4 within h + 2.25 within l + 5.8 across) = 4.18; Σ o δ = 2 (0.38 + 0.40 + 0.55) =
+    # 2.66; α_s = 1 − 2.66/4.18 = 4/11.
+    paths = _study(tmp_path)
+    cosine = {"scale": "cosine", "clamp": False}
+    row, _, _ = _run(tmp_path, paths, 0.5, cosine)
+    assert math.isnan(row["cu_alpha_codebooks"])  # no isotonic fit given: not computed
+    fit = tmp_path / "isotonic.csv"
+    pd.DataFrame({"score": [0.0, 1.0], "p_match": [0.0, 1.0]}).to_csv(fit, index=False)
+    codebooks = {"fit": str(fit), "within": paths["within"]}
+    row, _, _ = _run(tmp_path, paths, 0.5, cosine, codebooks=codebooks)
+    assert row["cu_alpha_codebooks"] == pytest.approx(4 / 11)
+    assert math.isnan(row["cu_alpha_codebooks_ci_low"])  # one transcript: no interval
