@@ -141,7 +141,15 @@ def test_runs_and_analysts_each_add_their_jackknife():
     parts = res.var_themes + res.var_runs + res.var_analysts
     assert res.se == pytest.approx(np.sqrt(max(parts - cells, res.var_themes, res.var_runs,
                                                res.var_analysts)))  # fmt: skip
-    assert 2 <= res.df <= k * n - 1
+    # each part at its own t quantile (Banerjee): themes 17, runs 3, analysts 2 df
+    q = {f: student.ppf(0.95, f) for f in (17, 3, 2)}
+    half = np.sqrt(q[17] ** 2 * (res.var_themes - cells) + q[3] ** 2 * res.var_runs
+                   + q[2] ** 2 * res.var_analysts)  # fmt: skip
+    assert res.ci_high - res.difference == pytest.approx(half)
+    assert res.difference - res.ci_low == pytest.approx(half)
+    # difference_df: the one t reading of the whole variance that gives the same interval
+    assert student.ppf(0.95, res.df) * res.se == pytest.approx(half)
+    assert res.df < 17
 
 
 def test_declared_groups_are_deleted_from_every_analyst_at_once():
@@ -155,7 +163,7 @@ def test_declared_groups_are_deleted_from_every_analyst_at_once():
     res = crossed_difference(gen, hum, clusters=groups)
     assert res.difference == pytest.approx(-0.4) and res.n_clusters == 2
     # without group a: D = -0.8; without b: D = 0; jackknife 1/2 * 2 * 0.4**2
-    assert res.var_themes == pytest.approx(0.16) and res.df == 1
+    assert res.var_themes == pytest.approx(0.16) and res.df == pytest.approx(1)
     alone = crossed_difference(gen, hum)
     assert alone.n_clusters == 8 and alone.var_themes < res.var_themes
 
@@ -212,7 +220,8 @@ def test_generator_rows_read_each_analyst_in_turn_and_either_direction():
     assert by["matched"]["human_human"] == pytest.approx(2 / 3)
     assert by["matched"]["difference"] == pytest.approx(0.5 - 2 / 3)
     assert by["matched"]["n_runs"] == 2 and by["matched"]["n_analysts"] == 2
-    assert by["matched"]["covers"] == "themes + runs"
+    # two runs are fixed (MIN_RANDOM_RUNS): the verdict is about these two, their spread shown
+    assert by["matched"]["covers"] == "themes" and by["matched"]["run_sd"] > 0
     assert by["strength"]["agreement"] == pytest.approx(
         np.mean([0.9, 0.3, 0.2, 0.7, 0.6, 0.1, 0.8, 0.1, 0.1, 0.9, 0.2, 0.6])
     )
@@ -272,18 +281,27 @@ def _res(**kw):
 
 
 def test_what_would_settle_an_open_verdict():
-    # worse needs 1.645 * se < 0.2: se^2 < 0.01478, themes 10 * 0.01 / 0.01478 -> 7 per analyst
+    # worse needs t(19) * se < 0.2 (20 theme units): se^2 < (0.2 / 1.7291)^2 = 0.013379,
+    # themes 10 * 0.01 / 0.013379 -> 8 per analyst
+    q19 = student.ppf(0.95, 19)
     s = settle(_res(), 0.1)
-    assert (s["settle_verdict"], s["settle_themes"]) == ("worse", 7.0)
+    assert (s["settle_verdict"], s["settle_themes"]) == ("worse", 8.0)
+    assert s["settle_themes"] == np.ceil(10 * q19**2 * 0.01 / 0.2**2)
     assert np.isnan(s["settle_runs"])  # one run: its part is unknown
-    # near 0: equivalence is nearer; the runs' part can settle it too
-    s = settle(_res(difference=0.01, var_runs=0.002, var_themes=0.001, n_runs=3), 0.1)
+    # near 0: equivalence is nearer; the runs' part can settle it too, its quantile falling
+    # with the runs it adds
+    s = settle(_res(difference=0.01, var_runs=0.0005, var_themes=0.001, n_runs=3), 0.1)
     assert s["settle_verdict"] == "equivalent"
-    room = (0.09 / 1.6448536) ** 2
-    assert s["settle_themes"] == np.ceil(10 * 0.001 / (room - 0.002))
-    assert s["settle_runs"] == np.ceil(3 * 0.002 / (room - 0.001))
+    room, q2 = 0.09**2, student.ppf(0.95, 2)
+    assert s["settle_themes"] == np.ceil(10 * q19**2 * 0.001 / (room - q2**2 * 0.0005)) == 8
+    left = room - q19**2 * 0.001
+    runs = next(n for n in range(4, 1000) if student.ppf(0.95, n - 1) ** 2 * 0.0015 / n <= left)
+    assert s["settle_runs"] == runs == 4
+    # a run part the room cannot hold at three runs' quantile: themes alone cannot settle it
+    s = settle(_res(difference=0.01, var_runs=0.002, var_themes=0.001, n_runs=3), 0.1)
+    assert np.isnan(s["settle_themes"]) and s["settle_runs"] > 3
     # an analysts' part larger than the room: no number of themes or runs alone
-    s = settle(_res(difference=0.01, var_analysts=0.01), 0.1)
+    s = settle(_res(difference=0.01, var_analysts=0.01, n_analysts=3), 0.1)
     assert np.isnan(s["settle_themes"]) and np.isnan(s["settle_runs"])
 
 
@@ -477,5 +495,8 @@ def test_an_extra_part_adds_its_variance_and_degrees_of_freedom():
     more = crossed_difference(gen, hum, extra=(0.01, 3, "transcripts"))
     assert more.difference == plain.difference and more.covers == ("themes", "transcripts")
     assert more.se**2 == pytest.approx(plain.se**2 + 0.01) and more.var_extra == 0.01
-    v_t = plain.se**2
-    assert more.df == pytest.approx((v_t + 0.01) ** 2 / (v_t**2 / plain.df + 0.01**2 / 3))
+    v_t, q_t = plain.se**2, student.ppf(0.95, 4)  # five theme units
+    assert plain.ci_high - plain.difference == pytest.approx(q_t * plain.se)
+    half = np.sqrt(q_t**2 * v_t + student.ppf(0.95, 3) ** 2 * 0.01)
+    assert more.ci_high - more.difference == pytest.approx(half)
+    assert more.df_extra == 3

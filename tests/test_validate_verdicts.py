@@ -35,7 +35,8 @@ def test_leading_route_has_power_at_ten_themes_three_runs_three_analysts(small):
     assert power[f"strength:{name}"] >= 0.8  # the route the report leads with
     assert power[f"strength:{name}"] > power[f"matched:{name}"]
     # the same generator read on the strength scale: 0.3 below in the share matched
-    assert power[f"strength@matched:{name}"] >= 0.7
+    # read on the strength scale the gap is smaller (about 0.24): each part at its own t
+    assert power[f"strength@matched:{name}"] >= 0.6
 
 
 def test_a_margin_from_the_analysts_keeps_the_words_errors(small):

@@ -19,8 +19,11 @@ as comparators (deleted from the others' human-human means), plus what their own
 references vary beyond their themes' noise (themes are nested in their analyst). Each cell's
 own noise, held by the theme part and again by the run and comparator parts, is counted once:
 the additive fit's residual mean square per reference analyst (the intersection term). The
-interval is D +- t_{df} sqrt(V), df by Welch-Satterthwaite over the parts' own degrees of
-freedom. Which factors a study's interval carries is part of its result (`covers`).
+interval is D +- sqrt(sum_i t_i^2 V_i), each part V_i read at the t quantile of its own
+degrees of freedom (Banerjee's conservative form for a sum of variance estimates; the cell
+noise taken off at the theme part's). Runs are a random factor from three runs on, analysts
+from three analysts. Which factors a study's interval carries is part of its result
+(`covers`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,13 @@ VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
 # Declared groups are the units of the theme part: below this many, the interval errs up to
 # 0.10 at 0.05 (3-5 groups, docs/validity.md), so the word is withheld.
 MIN_GROUPS = 6
-CI_METHOD = "crossed jackknife (themes + runs + analysts), Satterthwaite t"
+CI_METHOD = "crossed jackknife (themes + runs + analysts), each part at its own t (Banerjee)"
+# Runs are a random factor of the interval from this many: two runs give the run part one
+# degree of freedom, and when the two happen to agree Satterthwaite's df run high, so the
+# interval erred 0.08 at 0.05 with a large run spread (docs/validity.md). With two runs the
+# verdict is about those two runs, as with one it is about that set.
+MIN_RANDOM_RUNS = 3
+MAX_SETTLE_RUNS = 1000  # runs beyond this are no plan
 
 
 @dataclass
@@ -61,6 +70,7 @@ class Crossed:
     ci_method: str = CI_METHOD
     withheld: str = ""  # why no verdict word is given ('' when one is)
     var_extra: float = 0.0  # the extra factor's part (transcripts), 0 without one
+    df_extra: float = float("inf")  # its degrees of freedom
 
 
 def _check(gen, hum, clusters):
@@ -128,6 +138,23 @@ def _cell_noise(tables, k: int) -> float:
     return out / k**2
 
 
+def _quantile(df: float, alpha: float) -> float:
+    """Student's t upper alpha point on df degrees of freedom (the normal's for inf)."""
+    from scipy.special import ndtri, stdtrit  # scipy.stats' t.ppf and norm.ppf, faster
+
+    return float(stdtrit(df, 1 - alpha) if np.isfinite(df) else ndtri(1 - alpha))
+
+
+def _effective_df(q: float, alpha: float) -> float:
+    """The degrees of freedom whose t quantile is q: one t reading of the whole variance
+    that gives the same interval (shown as difference_df); inf at or below the normal's."""
+    from scipy.special import ndtri, stdtridf
+
+    if q <= ndtri(1 - alpha) * (1 + 1e-12):
+        return float("inf")
+    return float(stdtridf(1 - alpha, q))
+
+
 def jackknife_variance(values: np.ndarray) -> float:
     m = values.size
     return float((m - 1) / m * ((values - values.mean()) ** 2).sum()) if m >= 2 else 0.0
@@ -140,8 +167,6 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     factor the cells' values were computed over (the transcripts of a κ: a delete-one
     jackknife of D), added as a part of its own (its overlap with the theme part is left in:
     the interval errs wide)."""
-    from scipy.special import stdtrit  # Student's t quantile (scipy.stats' t.ppf, faster)
-
     gen, hum, clusters = _check(gen, hum, clusters)
     k, n_runs = len(gen), gen[0].shape[1]
     labels = np.unique(np.concatenate(clusters))
@@ -178,6 +203,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
             [np.mean([gen[r][:, j].mean() for r in range(k)]) for j in range(n_runs)]
         )
         run_sd = float(per_run.std(ddof=1))
+    if n_runs >= MIN_RANDOM_RUNS:
         values = np.array(
             [_estimate(_means(gen, hum, all_runs & (np.arange(n_runs) != j), all_analysts))
              for j in range(n_runs)]
@@ -198,18 +224,22 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     # jackknife: the additive two-way fit's residual mean square, per reference analyst, is
     # that shared part (Cameron, Gelbach and Miller's intersection), counted once.
     var_cells = 0.0
-    if n_runs >= 2:
+    if n_runs >= MIN_RANDOM_RUNS:
         var_cells += _cell_noise(gen, k)
     if k >= 3:
         var_cells += _cell_noise([np.delete(h, r, axis=1) for r, h in enumerate(hum)], k)
     var_x, df_x, name_x = extra if extra is not None else (0.0, np.inf, "")
     var = max(var_t + var_r + var_a + var_x - var_cells, var_t, var_r, var_a, var_x)
     terms = [(var_t, df_t), (var_r, df_r), (var_a, df_a), (var_x, df_x)]
-    denom = sum(v * v / f for v, f in terms if v > 0 and np.isfinite(f))
-    df = var * var / denom if denom > 0 else float(df_t)
     level = 1 - 2 * alpha
-    half = float(stdtrit(df, 1 - alpha) * np.sqrt(var))
-    covers = ("themes",) + (("runs",) if n_runs >= 2 else ()) + (("analysts",) if k >= 3 else ())
+    # Each part read at its own t quantile (Banerjee's form): a t at Satterthwaite's df
+    # erred 0.07-0.09 at 0.05 where a part with two to four degrees of freedom (3 runs, 5
+    # analysts) dominates and happens to come out small (docs/validity.md).
+    parts = [_quantile(f, alpha) ** 2 * v for v, f in terms]
+    half = float(np.sqrt(max(sum(parts) - _quantile(df_t, alpha) ** 2 * var_cells, *parts)))
+    df = _effective_df(half / np.sqrt(var), alpha) if var > 0 else float(df_t)
+    covers = ("themes",) + (("runs",) if n_runs >= MIN_RANDOM_RUNS else ())
+    covers += ("analysts",) if k >= 3 else ()
     covers += (name_x,) if extra is not None else ()
     return Crossed(
         difference=d,
@@ -232,6 +262,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         covers=covers,
         withheld=_withheld(labels.size, n_themes),
         var_extra=var_x,
+        df_extra=float(df_x),
     )
 
 
@@ -332,23 +363,29 @@ def settle(res: Crossed, margin: float, alpha: float = 0.05) -> dict:
     """What would settle an open verdict at the same difference and variance parts: the
     word within reach (equivalent while |D| is nearer 0 than the margin, else worse or
     better) and about how many reference themes per analyst (runs as they are), or runs
-    (themes as they are), its interval would need. The theme part of the variance falls
-    with the themes, the run part with the runs; the analyst and transcript parts stay.
-    NaN: no number of that factor alone reaches it (or, with one run, the run part is
-    unknown)."""
-    from scipy.special import stdtrit
-
+    (themes as they are), its interval would need, each part read at its own t quantile
+    as the interval reads it. The theme part of the variance falls with the themes, the run
+    part with the runs (and its quantile with their degrees of freedom); the analyst and
+    transcript parts stay. NaN: no number of that factor alone reaches it (or, below three
+    runs, the run part is unknown)."""
     d = res.difference
     to_equal, to_sign = margin - abs(d), abs(d)
     aim = "equivalent" if to_equal >= to_sign else ("worse" if d < 0 else "better")
     target = max(to_equal, to_sign)
-    q = stdtrit(res.df, 1 - alpha)
-    room = (target / q) ** 2 if target > 0 else 0.0
+    room = target**2
     per = res.n_themes / res.n_analysts
+    q_t = _quantile(max(res.n_clusters - 1, 1), alpha) ** 2
+    q_r = _quantile(res.n_runs - 1, alpha) ** 2 if res.var_runs > 0 else 0.0
+    fixed = res.var_extra * _quantile(res.df_extra, alpha) ** 2 if res.var_extra > 0 else 0.0
+    if res.var_analysts > 0:  # parts neither more themes nor runs shrink
+        fixed += res.var_analysts * _quantile(res.n_analysts - 1, alpha) ** 2
     themes = runs = np.nan
-    fixed = res.var_analysts + res.var_extra  # parts neither more themes nor runs shrink
-    if room > res.var_runs + fixed and res.var_themes > 0:
-        themes = float(np.ceil(per * res.var_themes / (room - res.var_runs - fixed)))
-    if res.n_runs >= 2 and res.var_runs > 0 and room > res.var_themes + fixed:
-        runs = float(np.ceil(res.n_runs * res.var_runs / (room - res.var_themes - fixed)))
+    if room > q_r * res.var_runs + fixed and res.var_themes > 0:
+        themes = float(np.ceil(per * q_t * res.var_themes / (room - q_r * res.var_runs - fixed)))
+    if res.n_runs >= MIN_RANDOM_RUNS and res.var_runs > 0 and room > q_t * res.var_themes + fixed:
+        left = room - q_t * res.var_themes - fixed
+        for n in range(res.n_runs + 1, MAX_SETTLE_RUNS + 1):
+            if _quantile(n - 1, alpha) ** 2 * res.var_runs * res.n_runs / n <= left:
+                runs = float(n)
+                break
     return {"settle_verdict": aim, "settle_themes": themes, "settle_runs": runs}

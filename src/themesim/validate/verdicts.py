@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import VERDICTS, crossed_difference, word
+from themesim.metrics.crossed import MIN_RANDOM_RUNS, VERDICTS, crossed_difference, word
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "verdicts"
@@ -77,9 +77,9 @@ def _sd_domain(d: Design) -> float:
 
 
 def random_factors(d: Design) -> dict:
-    """Which factors the estimand averages over (the interval's `covers`): runs from 2,
+    """Which factors the estimand averages over (the interval's `covers`): runs from 3,
     analysts from 3, domains when declared; the others are held at the study's own."""
-    return {"runs": d.runs >= 2, "analysts": d.analysts >= 3, "domains": d.groups}
+    return {"runs": d.runs >= MIN_RANDOM_RUNS, "analysts": d.analysts >= 3, "domains": d.groups}
 
 
 def _agreement(mu, shift, var, route) -> float:
@@ -274,8 +274,17 @@ AFTER_RUNS = [
     Design(themes=9, runs=2, analysts=4, p_h=0.55, sd_theme=1.1, sd_run=0.4),
     Design(themes=12, runs=3, analysts=2, p_h=0.65, sd_run=0.8),
 ]
+# Written after each part of the interval was read at its own t quantile (Banerjee's form,
+# metrics/crossed.py), before being run: large run and analyst spreads at 3-5 runs and 3-4
+# analysts, and the ceiling.
+AFTER_COMBINE = [
+    Design(themes=11, runs=4, analysts=3, p_h=0.75, sd_run=0.9),
+    Design(themes=13, runs=3, analysts=4, p_h=0.6, icc=0.16, sd_analyst=0.7),
+    Design(themes=8, runs=5, analysts=2, p_h=0.8, sd_theme=1.0, sd_run=0.6),
+    Design(themes=15, runs=3, analysts=3, p_h=0.85, sd_run=0.5, sd_analyst=0.5),
+]
 GRIDS["small"]["designs"] += AFTER[:2]
-GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS
+GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
