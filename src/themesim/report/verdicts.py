@@ -31,7 +31,7 @@ ESTIMAND = (
     "Each verdict compares a generator (an LLM configuration, over its runs) with human "
     "analysts: its mean agreement with each analyst of the reference group, each in turn the "
     "reference, minus the mean agreement of two analysts over every ordered pair, on the "
-    "study's own transcripts; its interval carries the variation of themes, of runs (from 2 "
+    "study's own transcripts; its interval carries the variation of themes, of runs (from 3 "
     "runs) and of analysts (from 3 analysts) together, as its row says (docs/verdicts.md)."
 )
 
