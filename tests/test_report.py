@@ -878,3 +878,31 @@ def test_a_withheld_grounding_figure_says_why():
     assert _why_withheld(row) == " (withheld: 1 transcript(s), too few)"
     assert _why_withheld(row | {"withheld_reason": ""}) == ""
     assert _why_withheld(row | {"ami": 0.4}) == ""  # a figure given is not withheld
+
+
+def test_the_segments_route_says_how_far_its_coder_agrees_with_the_analysts():
+    from themesim.report.verdicts import CODER_TRUSTED, coder_note
+
+    row = {"method": "minilm", "set_a": "human"} | GENERATOR | {"evidence": "segments"}
+    checks = pd.DataFrame(
+        {
+            "method": ["minilm", "minilm", "minilm", "tfidf"],
+            "set": ["human", "human_b", "human_c", "human"],
+            "pooled_kappa": [0.54, 0.49, 0.27, 0.9],
+            "pooled_kappa_ci_low": [0.42, 0.36, 0.15, 0.8],
+            "pooled_kappa_ci_high": [0.67, 0.62, 0.38, 1.0],
+        }
+    )
+    note = coder_note(row, checks)
+    assert note.startswith(
+        " The automatic coder agrees with the analysts' own coding at pooled κ human 0.540 "
+        "[0.420, 0.670], human_b 0.490 [0.360, 0.620], human_c 0.270 [0.150, 0.380]"
+    )
+    assert CODER_TRUSTED == 0.4 and "below the moderate 0.4 on human_c," in note
+    # every analyst at or above it: the figures alone
+    fine = checks.assign(pooled_kappa=[0.54, 0.49, 0.41, 0.9])
+    assert coder_note(row, fine).endswith("human_c 0.410 [0.150, 0.380].")
+    # no check at all, another route, or no verdict
+    assert "was not checked against any analyst's own coding" in coder_note(row, None)
+    assert coder_note(row | {"evidence": "strength"}, checks) == ""
+    assert coder_note(row | {"verdict": ""}, checks) == ""

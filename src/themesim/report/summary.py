@@ -113,7 +113,7 @@ def _context(
             "reference": study.get("reference") or "",
         },
         "headline": headline,
-        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir),
+        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir, methods),
         "glance_headers": GLANCE_HEADERS + ([h for h, _, _ in CEILING_GLANCE] if ceiling else []),
         "glance_rows": [
             row + (cells if ceiling else [])
@@ -420,6 +420,19 @@ def _isnan_float(x) -> bool:
 CODER_AT_CHANCE = 0.1  # pooled κ below it, or an interval reaching 0: no better than chance
 
 
+def _coder_checks(methods: dict):
+    """The overall rows of coder_agreement.csv that checked the coder against a human
+    coding (method, set, pooled κ and its interval), or None without that table."""
+    paths = {str(s.get("coder_agreement_csv")) for s in methods.values()} - {"None", ""}
+    paths = [p for p in sorted(paths) if Path(p).is_file()]
+    if not paths:
+        return None
+    import pandas as pd
+
+    t = pd.read_csv(paths[0])
+    return t[(t["level"] == "overall") & (t["status"] == "checked")]
+
+
 def _coder_cautions(methods: dict) -> list[dict]:
     paths = {str(s.get("coder_agreement_csv")) for s in methods.values()} - {"None", ""}
     paths = [p for p in sorted(paths) if Path(p).is_file()]
@@ -468,10 +481,10 @@ def _no_data(row: list[str]) -> bool:
     return all(str(c).replace("/", "").replace(" ", "") in ("—", "——", "") for c in row[4:])
 
 
-def _verdicts_view(path, html_dir: Path, md_dir: Path):
+def _verdicts_view(path, html_dir: Path, md_dir: Path, methods: dict | None = None):
     from themesim.report.verdicts import verdict_view
 
-    view = verdict_view(path)
+    view = verdict_view(path, coder=_coder_checks(methods or {}))
     if view is not None:
         view["csv"] = {"html": _relpath(Path(path), html_dir), "md": _relpath(Path(path), md_dir)}
     return view

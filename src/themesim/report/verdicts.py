@@ -19,6 +19,9 @@ def _interval(lo, hi) -> str:
     return "" if _isnan(lo) or _isnan(hi) else f", 95 % CI {fmt(lo)}–{fmt(hi)}"
 
 
+# pooled κ of the coder against an analyst's own coding below which the segments route is
+# said to measure the coder ("moderate", Landis and Koch 1977; docs/grounding.md's target)
+CODER_TRUSTED = 0.4
 ROUTE_TEXT = {
     "strength": "strength of the one-to-one partner of each reference theme",
     "matched": "share of reference themes matched one-to-one",
@@ -159,11 +162,43 @@ def verdict_sentence(r) -> str:
     return f"{_difference(r)}: {_outcome(r)}. {head}; {human}."
 
 
-def verdict_view(path) -> dict | None:
+def coder_note(r, coder) -> str:
+    """For a segments-route row: how far the automatic coder agrees with the analysts' own
+    coding (coder_agreement.csv's checked overall rows), and, below CODER_TRUSTED on any
+    of them, that this κ measures the coder as much as the themes. '' for other routes."""
+    if r.get("evidence") != "segments" or not _text(r.get("verdict", "")):
+        return ""
+    sets = [r["set_a"]] + [s.strip() for s in str(r["second_analyst"]).split(",") if s.strip()]
+    mine = None if coder is None else coder[coder["method"] == r["method"]]
+    mine = None if mine is None else mine[mine["set"].astype(str).isin(sets)]
+    if mine is None or mine.empty:
+        return (
+            " The automatic coder was not checked against any analyst's own coding (no coded "
+            "segments), so how far this κ measures the coder rather than the themes is unknown."
+        )
+
+    def one(x) -> str:
+        lo, hi = x.get("pooled_kappa_ci_low"), x.get("pooled_kappa_ci_high")
+        ci = "" if _isnan(lo) or _isnan(hi) else f" [{fmt(lo)}, {fmt(hi)}]"
+        return f"{x['set']} {fmt(x['pooled_kappa'])}{ci}"
+
+    each = ", ".join(one(x) for x in mine.to_dict("records"))
+    text = f" The automatic coder agrees with the analysts' own coding at pooled κ {each}"
+    low = [x for x in mine.to_dict("records") if float(x["pooled_kappa"]) < CODER_TRUSTED]
+    if low:
+        return (
+            f"{text}: below the moderate {CODER_TRUSTED:g} on {', '.join(x['set'] for x in low)},"
+            " so this κ measures the coder as much as the themes; read the leading route."
+        )
+    return f"{text}."
+
+
+def verdict_view(path, coder=None) -> dict | None:
     """{"methods": [{"name", "sentences", "detail"}], "grouped", "estimand"} from
     verdicts.csv, or None when the report was not given one. A method leads with its
     generators' verdicts on the leading route; the other route and every set against each
-    single analyst are its detail."""
+    single analyst are its detail. coder: coder_agreement.csv's checked overall rows (the
+    segments route says how far its coder agrees with the analysts' own coding)."""
     if path is None or str(path) == "" or not Path(path).is_file():
         return None
     df = read_verdicts(path)
@@ -181,8 +216,12 @@ def verdict_view(path) -> dict | None:
         methods.append(
             {
                 "name": method,
-                "sentences": [verdict_sentence(r) for r in first.to_dict("records")],
-                "detail": [verdict_sentence(r) for r in rest.to_dict("records")],
+                "sentences": [
+                    verdict_sentence(r) + coder_note(r, coder) for r in first.to_dict("records")
+                ],
+                "detail": [
+                    verdict_sentence(r) + coder_note(r, coder) for r in rest.to_dict("records")
+                ],
             }
         )
     grouped = bool((df["second_analyst"].astype(str) != "").any())
