@@ -330,11 +330,12 @@ def test_locating_without_offsets_in_a_huge_transcript_refuses_before_allocating
 ):
     import themesim.io.two_codings as tc
 
-    monkeypatch.setattr(tc, "MAX_LOCATE_BYTES", 1000)  # as a 200 MB transcript meets 2 GiB
+    monkeypatch.setattr(tc, "MAX_TRANSCRIPT_BYTES", 1000)  # as a 200 MB transcript, 2 GiB
     a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], "", "")])
     b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:10], 0, 10)])
     with pytest.raises(InputError, match=r"a.csv, row 2: has no offsets, and locating it in "
-                       r"transcript 't1' \(20 characters\) needs about"):  # fmt: skip
+                       r"transcript 't1' \(20 characters, .*t1.txt\) needs about 1.6 KiB of "
+                       r"memory, more than the 1000 bytes"):  # fmt: skip
         read_codings([a, b], [tx])
 
 
@@ -414,3 +415,98 @@ def test_two_users_of_one_name_stay_apart(tmp_path):
     xml = TWO_CODERS.format(text=TEXT).replace('name="Ben"', 'name="Anna"')
     c = read_codings([make_qdpx(tmp_path, xml, entries={})])
     assert c.coders == ("Anna (u-a)", "Anna (u-b)")
+
+
+VTT = "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Anna>abcdefghijklmnopqrst\n"
+JSON = '{"segments": [{"speaker": "Anna", "text": "abcdefghijklmnopqrst"}]}'
+
+
+@pytest.mark.parametrize("name, content", [("t1.vtt", VTT), ("t1.json", JSON)])
+def test_a_transcript_of_another_format_is_size_checked_before_reading(
+    tmp_path, monkeypatch, name, content
+):
+    """Reading a .vtt, .srt or .json builds its segments first (about 12 bytes a byte of the
+    file): over the limit it is refused in one line naming the file, its size, the memory and
+    what to do, before it is read; under it, locating a passage without offsets in its text
+    is checked the same way as a .txt's."""
+    import themesim.io.two_codings as tc
+
+    (tmp_path / "tx").mkdir()
+    f = tmp_path / "tx" / name
+    f.write_text(content)
+    size = f.stat().st_size
+    a = write(tmp_path, "a.csv", [("t1", "X", "abcdefghij", "", "")])
+    b = write(tmp_path, "b.csv", [("t1", "X", "abcdefghij", "", "")])
+    assert read_codings([a, b], [f]).texts["t1"] == "Anna: abcdefghijklmnopqrst"
+    monkeypatch.setattr(tc, "MAX_TRANSCRIPT_BYTES", 500)
+    read = monkeypatch.setattr  # the file is never read: its reader is not reached
+    read("themesim.io.transcripts.read_transcripts", lambda *a, **k: pytest.fail("read"))
+    with pytest.raises(InputError) as e:
+        read_codings([a, b], [f])
+    msg = str(e.value)
+    assert "\n" not in msg
+    factor = tc.READ_BYTES_PER_BYTE[f.suffix]
+    assert msg.startswith(
+        f"{f}: is a {f.suffix} transcript of {size} bytes: reading it needs about "
+        f"{factor * size} bytes of memory ({factor} bytes a byte), more than the 500 bytes "
+        "agree lets one transcript take"
+    )
+    assert msg.endswith(
+        "Split it into smaller transcripts, or export it as plain text (.txt, about 3 bytes "
+        "a byte)."
+    )
+    # read, its text (26 characters) is too long to locate passages in at 80 bytes a character
+    monkeypatch.undo()
+    monkeypatch.setattr(tc, "MAX_TRANSCRIPT_BYTES", 1000)
+    locate = (
+        rf"a.csv, row 2: has no offsets, and locating it in transcript 't1' \(26 characters, "
+        rf".*{name}\) needs about 2.0 KiB"
+    )
+    with pytest.raises(InputError, match=locate):
+        read_codings([a, b], [f])
+
+
+def test_a_200_mb_transcript_is_checked_by_its_format(tmp_path):
+    """At the default limit (2 GiB) a 200 MB .vtt or .srt (12 bytes a byte: 2.3 GiB) is
+    refused before reading; a .json (9: 1.8 GiB) and a .txt (3: 0.6 GiB) are read. Nothing
+    is read here: the files are sparse."""
+    import themesim.io.two_codings as tc
+
+    sizes = {}
+    for suffix in (".txt", ".vtt", ".srt", ".json"):
+        f = tmp_path / f"big{suffix}"
+        with open(f, "wb") as h:
+            h.truncate(200 << 20)
+        try:
+            tc.check_read_memory(f)
+            sizes[suffix] = "read"
+        except InputError as e:
+            assert "\n" not in str(e) and "200.0 MiB" in str(e) and "2.3 GiB" in str(e)
+            sizes[suffix] = "refused"
+    assert sizes == {".txt": "read", ".vtt": "refused", ".srt": "refused", ".json": "read"}
+
+
+def test_a_qdpx_is_size_checked_before_reading(tmp_path, monkeypatch):
+    import themesim.io.two_codings as tc
+
+    p = make_qdpx(tmp_path, TWO_CODERS.format(text=TEXT), entries={})
+    assert read_codings([p]).coders == ("Anna", "Ben")
+    monkeypatch.setattr(tc, "MAX_TRANSCRIPT_BYTES", 1000)
+    proc_msg = pytest.raises(InputError, read_codings, [p]).value
+    assert str(proc_msg).startswith(f"{p}: is a project of ")
+    assert "unpacking to" in str(proc_msg) and "(7 bytes a byte)" in str(proc_msg)
+
+
+def test_a_coder_column_with_a_blank_coder_is_refused(tmp_path, tx):
+    rows = [("anna", "t1", "X", TEXT[0:10], 0, 10), ("", "t1", "X", TEXT[5:15], 5, 15),
+            ("ben", "t1", "X", TEXT[0:10], 0, 10)]  # fmt: skip
+    p = write(tmp_path, "all.csv", rows, ("coder", "document", "code", "text", "start", "end"))
+    one_line_error(
+        themesim("agree", p, "--transcripts", tx),
+        "all.csv, row 3: has no coder, though other rows of the coder column",
+    )
+    # a coder column left empty on every row: the file is one coder, named after it
+    blank = [("", "t1", "X", TEXT[0:10], 0, 10)]
+    p = write(tmp_path, "anna.csv", blank, ("coder", "document", "code", "text", "start", "end"))
+    b = write(tmp_path, "ben.csv", [("t1", "X", TEXT[0:10], 0, 10)])
+    assert read_codings([p, b], [tx]).coders == ("anna", "ben")

@@ -253,6 +253,58 @@ def test_two_coder_files_round_trip_through_the_cli(tmp_path, tx3):
     assert out.read_bytes() == first  # the same input gives the same bytes
 
 
+def _resaved(src, dst, edit):
+    """The export with its project.qde edited, as a QDA program saving it again might."""
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(dst, "w") as w:
+        for n in z.namelist():
+            data = z.read(n)
+            w.writestr(n, edit(data.decode()) if n == "project.qde" else data)
+    return dst
+
+
+NEW_GUID = "0f0e0d0c-0b0a-4908-8706-050403020100"
+
+
+@pytest.mark.parametrize("how", ["as written", "new user guid", "coded by a coder"])
+def test_agree_on_its_own_export_lists_the_human_codes_only(tmp_path, tx3, how):
+    """The codes under 'Disagreements (themesim)' are no code of the project: agree on an
+    export lists the coders' codes only, also when a QDA program saved it again with another
+    guid for themesim's user, or a coder's name on the disagreement codings."""
+    c = read_codings([_three(tmp_path)], [tx3])
+    out = tmp_path / "export.qdpx"
+    write_qdpx(c, out)
+    anna = re.search(r'<User guid="([^"]+)" name="anna"', zipfile.ZipFile(out).read(
+        "project.qde").decode()).group(1)  # fmt: skip
+    edit = {
+        "as written": None,
+        "new user guid": lambda x: x.replace(DISAGREEMENT_USER, NEW_GUID),
+        "coded by a coder": lambda x: x.replace(
+            f'creatingUser="{DISAGREEMENT_USER}"', f'creatingUser="{anna}"'
+        ),
+    }[how]  # fmt: skip
+    if edit is not None:
+        out = _resaved(out, tmp_path / "resaved.qdpx", edit)
+    proc = themesim("agree", out, "--format", "json", "--overlap", "0.9")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["coders"] == ["anna", "ben", "cy"]
+    human = ["Work/Hours", "Y", "Money"]
+    for table in ("codes by transcript", "pairs", "segments"):
+        assert list(dict.fromkeys(r["code"] for r in data[table])) == human, table
+    assert {r["n_codes"] for r in data["overall"]} == {3}
+    assert "Disagreements" not in proc.stdout
+    assert proc.stderr.count("7 disagreement selection(s) themesim wrote") == 1
+    back = read_codings([out])
+    assert back.codes == human and not any("Disagreements" in d for d in back.domains)
+    assert spans_of(back) == spans_of(c)
+    # the study side reads the project's code book the same way
+    from themesim.io.refi_qda import study_project
+
+    themes = study_project(out)
+    assert sorted(themes.users.values()) == ["anna", "ben", "cy"]
+    assert not any("Disagreements" in themes.paths[g] for g in themes.themes["theme_id"])
+
+
 @pytest.mark.parametrize(
     "out, message",
     [

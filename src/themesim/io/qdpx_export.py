@@ -13,7 +13,9 @@ The project holds
   `themesim (disagreements)`, and a code Set `Disagreements` lists these codes.
 
 Reading the project back (`themesim agree OUT.qdpx`) gives the same codings and figures:
-the disagreement user's codings are left out by its fixed guid (DISAGREEMENT_USER).
+the disagreement user's codings (by its fixed guid DISAGREEMENT_USER, or its name where a QDA
+program saved the project again under another guid) and every coding of a code under
+`Disagreements (themesim)` are left out, and those codes are no code of the project.
 GUIDs are derived from names (uuid5), so one input always gives the same bytes.
 """
 

@@ -333,15 +333,24 @@ def themesim_codes(project: QdpxProject) -> set[str]:
     return out
 
 
+def themesim_users(project: QdpxProject) -> set[str]:
+    """The guids of themesim's own user `themesim (disagreements)`: its fixed guid, and any
+    user of that name (a QDA program that saved the export again may have given it another)."""
+    from themesim.io.qdpx_export import DISAGREEMENT_USER, DISAGREEMENT_USER_NAME
+
+    named = {u for u, n in project.users.items() if str(n).strip() == DISAGREEMENT_USER_NAME}
+    return named | {DISAGREEMENT_USER}
+
+
 def without_themesim_marks(project: QdpxProject, where: str) -> QdpxProject:
     """The project without what themesim's export added to mark disagreements: codings of the
     user `themesim (disagreements)` and the codes under `Disagreements (themesim)` are no
     coder's coding and no theme. Said in the log when there are any."""
     from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER
 
-    codes = themesim_codes(project)
+    codes, mine = themesim_codes(project), themesim_users(project)
     coded = project.coded
-    drop = coded["theme_id"].isin(codes) | (coded["coder"] == DISAGREEMENT_USER)
+    drop = coded["theme_id"].isin(codes) | coded["coder"].isin(mine)
     dropped_themes = project.themes["theme_id"].isin(codes)
     if not drop.any() and not dropped_themes.any():
         return project
@@ -358,7 +367,7 @@ def without_themesim_marks(project: QdpxProject, where: str) -> QdpxProject:
         themes=project.themes[~dropped_themes].reset_index(drop=True),
         coded=coded[~drop].reset_index(drop=True),
         texts=project.texts,
-        users={u: n for u, n in project.users.items() if u != DISAGREEMENT_USER},
+        users={u: n for u, n in project.users.items() if u not in mine},
         paths=project.paths,
         parents=project.parents,
     )

@@ -27,10 +27,17 @@ from themesim.io.spans import squash as _squash
 from themesim.metrics.unitizing import Intervals, merge
 
 SPAN_COLUMNS = ["coder", "document", "code", "start", "end", "file", "row"]
+# The most memory agree lets one transcript take, checked before it is taken: reading the
+# file, and locating passages without offsets in its text.
+MAX_TRANSCRIPT_BYTES = 2 << 30
 # Locating a passage without offsets normalises its whole transcript: about this many bytes
-# a character (Python lists of str and int); refused above MAX_LOCATE_BYTES.
+# a character (Python lists of str and int).
 LOCATE_BYTES_PER_CHAR = 80
-MAX_LOCATE_BYTES = 2 << 30
+# Reading a transcript: bytes of memory a byte of the file (of a .docx or .qdpx, a byte its
+# parts unpack to) at the peak. Measured on 10 MB files: .vtt 11.2, .srt 11.7 and .json 8.2
+# (the segments are built first, then written out as text), .txt 2.0, a .qdpx 6.1 (its
+# sources, their CRLF positions and the selections' XML); a .docx unpacks to about 9 times.
+READ_BYTES_PER_BYTE = {".txt": 3, ".vtt": 12, ".srt": 12, ".json": 9, ".docx": 10, ".qdpx": 7}
 
 
 @dataclass
@@ -110,7 +117,7 @@ def read_codings(
                 "coded-segments files need the transcripts they code",
                 "Give them with --transcripts (files or glob patterns).",
             )
-        out = _from_files(paths, transcript_files_texts(transcripts), wanted)
+        out = _from_files(paths, *_texts_and_files(transcripts), wanted)
     if len(out.coders) < 2:
         raise InputError(
             "themesim agree " + " ".join(map(str, paths)),
@@ -169,14 +176,19 @@ def transcript_files(patterns) -> list[str]:
 def transcript_files_texts(patterns) -> dict[str, str]:
     """Plain text per transcript stem: a `.txt` file's own text (newlines as LF), read without
     splitting it into turns; other formats rendered as io/spans.py does."""
-    from themesim.io.inputs import read_text_file
+    return _texts_and_files(patterns)[0]
+
+
+def _texts_and_files(patterns) -> tuple[dict[str, str], dict[str, str]]:
+    """transcript_files_texts, and the file of each transcript. Each file's memory is checked
+    before it is read (check_read_memory)."""
+    from themesim.io.inputs import check_input_file, read_text_file
     from themesim.io.spans import transcript_texts
     from themesim.io.transcripts import read_transcripts
 
     files = transcript_files(patterns)
     texts: dict[str, str] = {}
     origin: dict[str, str] = {}
-    others = []
     for f in files:
         stem = Path(f).stem
         if stem in origin:
@@ -186,13 +198,53 @@ def transcript_files_texts(patterns) -> dict[str, str]:
                 "Transcripts are named by their file name without extension: rename one.",
             )
         origin[stem] = f
+    for stem, f in origin.items():
+        check_read_memory(check_input_file(f))
         if Path(f).suffix.lower() == ".txt":
             texts[stem] = read_text_file(f).replace("\r\n", "\n").replace("\r", "\n")
-        else:
-            others.append(f)
-    if others:
-        texts.update(transcript_texts(read_transcripts(others), others))
-    return texts
+        else:  # one at a time: a file's segments are let go once its text is written out
+            texts.update(transcript_texts(read_transcripts([f]), [f]))
+    return texts, origin
+
+
+def _amount(n: float) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_read_memory(path: Path) -> None:
+    """Refuse, in one line and before reading it, a transcript (or .qdpx project) whose
+    reading would take more than MAX_TRANSCRIPT_BYTES: its size (a zip's declared unpacked
+    size) times READ_BYTES_PER_BYTE of its format."""
+    import zipfile
+
+    suffix = path.suffix.lower()
+    factor = READ_BYTES_PER_BYTE.get(suffix)
+    if factor is None:
+        return  # an unsupported type: the reader names it
+    size = path.stat().st_size
+    what = f"{_amount(size)}"
+    if suffix in (".docx", ".qdpx"):
+        try:
+            with zipfile.ZipFile(path) as z:
+                size = sum(i.file_size for i in z.infolist())
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return  # not a zip: its reader names the problem
+        what = f"{what}, unpacking to {_amount(size)}"
+    need = factor * size
+    if need > MAX_TRANSCRIPT_BYTES:
+        kind = "project" if suffix == ".qdpx" else f"{suffix} transcript"
+        plain = suffix not in (".txt", ".qdpx")
+        raise InputError(
+            str(path),
+            f"is a {kind} of {what}: reading it needs about {_amount(need)} of memory "
+            f"({factor} bytes a byte), more than the {_amount(MAX_TRANSCRIPT_BYTES)} agree "
+            "lets one transcript take",
+            "Split it into smaller transcripts"
+            + (", or export it as plain text (.txt, about 3 bytes a byte)." if plain else "."),
+        )
 
 
 def _first_difference(a: str, b: str) -> tuple[int, str, str]:
@@ -222,8 +274,9 @@ def _squashed(text: str) -> tuple[str, list[int]]:
 class _Locator:
     """Finds coded passages in the transcripts (one normalised copy per transcript)."""
 
-    def __init__(self, texts: dict[str, str]):
+    def __init__(self, texts: dict[str, str], files: dict[str, str] | None = None):
         self.texts = texts
+        self.files = files or {}
         self.cache: dict[str, tuple[str, list[int]]] = {}
         self.repeats: list[str] = []
 
@@ -259,11 +312,14 @@ class _Locator:
         full = self.texts[doc]
         if doc not in self.cache:
             need = LOCATE_BYTES_PER_CHAR * len(full)
-            if need > MAX_LOCATE_BYTES:
+            if need > MAX_TRANSCRIPT_BYTES:  # whatever the format the text was read from
+                file = f", {self.files[doc]}" if doc in self.files else ""
                 raise InputError(
                     at,
                     f"has no offsets, and locating it in transcript {doc!r} "
-                    f"({len(full):,} characters) needs about {need / 2**30:.1f} GiB",
+                    f"({len(full):,} characters{file}) needs about {_amount(need)} of memory, "
+                    f"more than the {_amount(MAX_TRANSCRIPT_BYTES)} agree lets one "
+                    "transcript take",
                     "Give start and end offsets for the passages of this transcript.",
                 )
             self.cache[doc] = _squashed(full)
@@ -281,11 +337,11 @@ class _Locator:
         return index[k], index[k + len(needle) - 1] + 1
 
 
-def _from_files(paths: list[Path], texts: dict[str, str], wanted) -> Codings:
+def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], wanted) -> Codings:
     from themesim.io.coded import _ALIASES, _offset, _records
     from themesim.io.inputs import check_input_file
 
-    loc = _Locator(texts)
+    loc = _Locator(texts, files)
     rows = []  # (coder label, document, code key, start, end, file, row)
     labels: dict[str, str] = {}  # code key -> label
     has_coder = False
@@ -310,6 +366,16 @@ def _from_files(paths: list[Path], texts: dict[str, str], wanted) -> Codings:
             )
         if "coder" not in col:  # one coder per file, even a file with a header only
             order.setdefault(p.stem, where)
+        else:  # a coder column names every row's coder, or none (a file of one coder)
+            k = col["coder"]
+            named = [bool(str(r[k] if k < len(r) and r[k] is not None else "").strip())
+                     for r in records[1:]]  # fmt: skip
+            if any(named) and not all(named):
+                raise InputError(
+                    f"{where}, row {named.index(False) + 2}",
+                    "has no coder, though other rows of the coder column name theirs",
+                    "Give the coder on every row; a file of one coder needs no coder column.",
+                )
         for n, rec in enumerate(records[1:], start=2):
             at = f"{where}, row {n}"
 
@@ -390,9 +456,11 @@ def _from_files(paths: list[Path], texts: dict[str, str], wanted) -> Codings:
 
 
 def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
-    from themesim.io.qdpx_export import DISAGREEMENT_USER
-    from themesim.io.refi_qda import read_qdpx
+    from themesim.io.inputs import check_input_file
+    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
+    from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_users
 
+    check_read_memory(check_input_file(path))
     proj = read_qdpx(path, level)
     where = str(path)
     texts = proj.texts
@@ -414,13 +482,16 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
                     f"(given: {_short(mine, 60)!r}; project: {_short(theirs, 60)!r}); the "
                     "project's positions count its own copy, so that copy is scored"
                 )
+    # `agree --export-qdpx` marks where coders differ: its user's codings and the codes under
+    # its parent code are no coder's coding and no code of the project (as a study reads it)
+    marks, marker = themesim_codes(proj), themesim_users(proj)
     coded = proj.coded
-    mine = coded["coder"] == DISAGREEMENT_USER
-    if mine.any():  # `agree --export-qdpx` marks where coders differ: not a coder's coding
+    mine = coded["coder"].isin(marker) | coded["theme_id"].isin(marks)
+    if mine.any():
         coded = coded[~mine]
         notes.append(
             f"{int(mine.sum())} disagreement selection(s) themesim wrote (user "
-            f"{proj.users.get(DISAGREEMENT_USER, DISAGREEMENT_USER)!r}) are left out"
+            f"{DISAGREEMENT_USER_NAME!r}, codes under {DISAGREEMENT_PARENT_NAME!r}) are left out"
         )
     blank = coded[coded["coder"] == ""]
     if len(blank):
@@ -430,7 +501,7 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
             "Export the project with its users, or give each coder's codings as a file.",
         )
     users = list(dict.fromkeys(coded["coder"]))
-    if DISAGREEMENT_USER in proj.users:  # a project themesim wrote keeps its coders' order
+    if marker & set(proj.users):  # a project themesim wrote keeps its coders' order
         order = {u: i for i, u in enumerate(proj.users)}
         users.sort(key=lambda u: order.get(u, len(order)))
     label = {u: proj.users.get(u, u) for u in users}
@@ -457,7 +528,7 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
     names = [f"{n} ({u})" if names.count(n) > 1 else n for n, u in zip(names, users, strict=True)]
     # a code is its guid; its label the full path, made unique where two paths coincide
     ids, names_ = proj.themes["theme_id"], proj.themes["name"]
-    paths = {g: proj.paths.get(g, n) for g, n in zip(ids, names_, strict=True)}
+    paths = {g: proj.paths.get(g, n) for g, n in zip(ids, names_, strict=True) if g not in marks}
     count = pd.Series(list(paths.values())).value_counts()
     shown = {g: (p if count[p] == 1 else f"{p} [{g}]") for g, p in paths.items()}
     rows = []
