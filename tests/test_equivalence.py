@@ -196,7 +196,9 @@ def test_flags_from_themes_csv_equal_the_matrix_flags_and_disagreement_is_refuse
 
 def test_equivalence_settings_keep_the_default_not_given():
     assert equivalence_settings({"margin": 0.2}) == {
-        "margin": 0.2, "alpha": 0.05, "margin_from": "analysts"
+        "margin": 0.2,
+        "alpha": 0.05,
+        "margin_from": "analysts",
     }
 
 
