@@ -117,9 +117,9 @@ def test_figures_come_from_one_table(study):
         "distributions_png": "results/plots/tfidf/distributions.png",
         "confidence_png": "results/plots/tfidf/confidence.png",
         "theme_map_png": "results/plots/tfidf/theme_map.png",
-        "runs_png": "results/plots/tfidf/run_consistency.png",
+        "run_consistency_png": "results/plots/tfidf/run_consistency.png",
     }
-    assert "runs_png" not in plan.method_plot_files("tf_one")
+    assert "run_consistency_png" not in plan.method_plot_files("tf_one")
     assert "theme_map_png" not in plan.method_plot_files("judge")  # no theme vectors
     # report_parts draws every figure of the table but run consistency, PNG and SVG
     drawn = {f.stem for f in METHOD_FIGURES if f.drawn_by == "report_parts"}

@@ -475,7 +475,7 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
     themes["category"] = ["confident_unique", "no_good_match", "ambiguous"]
     themes.to_csv(study["methods"]["minilm"]["themes_csv"], index=False)
     study["methods"]["minilm"] |= {
-        "runs_png": img,
+        "run_consistency_png": img,
         "theme_map_png": img,
         "distributions_png": img,
         "confidence_png": img,

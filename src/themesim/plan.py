@@ -63,23 +63,27 @@ METRIC_TABLES = ("comparisons", "themes", "sweep", "sets")
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure a method may have: its file stem under results/plots/{method}/, the report's
-    key for its PNG, the job that draws it, its `snakemake --report` category and caption,
-    and the kind capability it needs (None: every method)."""
+    """One figure a method may have: its file stem under results/plots/{method}/ (its one
+    name: the report's key for its PNG is the stem + "_png"), the job that draws it, its
+    `snakemake --report` category and caption, and the kind capability it needs (None: every
+    method)."""
 
     stem: str
-    key: str
     drawn_by: str
     category: str
     needs: str | None = None
 
+    @property
+    def key(self) -> str:
+        return f"{self.stem}_png"
+
 
 # Adding a per-method figure is one entry here (plus its drawing, view and template lines).
 METHOD_FIGURES = (
-    Figure("distributions", "distributions_png", "report_parts", "Distributions"),
-    Figure("confidence", "confidence_png", "report_parts", "Confidence profiles"),
-    Figure("theme_map", "theme_map_png", "report_parts", "Theme maps", "theme_vectors"),
-    Figure("run_consistency", "runs_png", "runs", "Run consistency", "runs"),
+    Figure("distributions", "report_parts", "Distributions"),
+    Figure("confidence", "report_parts", "Confidence profiles"),
+    Figure("theme_map", "report_parts", "Theme maps", "theme_vectors"),
+    Figure("run_consistency", "runs", "Run consistency", "runs"),
 )
 
 

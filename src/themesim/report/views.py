@@ -410,7 +410,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "distributions": _image(spec.get("distributions_png"), html_dir, md_dir),
         "confidence": _image(spec.get("confidence_png"), html_dir, md_dir),
         "theme_map": _image(spec.get("theme_map_png"), html_dir, md_dir),
-        "run_consistency": _image(spec.get("runs_png"), html_dir, md_dir),
+        "run_consistency": _image(spec.get("run_consistency_png"), html_dir, md_dir),
         # plots.max_pair_heatmaps exceeded: every pair at a glance instead of per-pair heatmaps
         "pairs_overview": _image(spec.get("pairs_overview_png"), html_dir, md_dir),
         "sets": sets,

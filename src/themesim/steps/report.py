@@ -114,7 +114,7 @@ def summary_report(
     """Both summary reports.
 
     method_files: method -> optional extras (``distributions_png``, ``confidence_png``,
-    ``theme_map_png``, ``runs_png``, ``sets_csv``, ``runs_csv``); precomputed: the score
+    ``theme_map_png``, ``run_consistency_png``, ``sets_csv``, ``runs_csv``); precomputed: the score
     matrices read by precomputed methods (listed with their sha256 among the inputs);
     headline: paths of headline.csv / headline.tex, mentioned beside the glance table.
     confidential: `archive.confidential`; speakers are then counted, never named, as the
