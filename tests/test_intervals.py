@@ -124,6 +124,26 @@ def test_no_match_seen_is_exact_and_its_worst_case_a_named_bound():
         assert r[f"{m}_bound_high"] >= r[f"{m}_ci_high"] - 1e-12
 
 
+def test_no_match_seen_with_groups_declared_reaches_whole_groups_in_the_bound():
+    # 9 x 12, nothing at theta, A and B in three declared groups of three (B's last three
+    # themes ungrouped): with groups the shares count on the groups (0 of 3 units a side for
+    # A, 0 of 6 for B); a matched theme may match a whole group of three of the other side,
+    # so the pair count's bound reaches 9 x 0.708 x 3 = 19.1 (2 x 2 blocks gave 12.7).
+    S = np.full((9, 12), 0.3)
+    ga = [f"c{i // 3}" for i in range(9)]
+    gb = ga + [None] * 3
+    r = interval_table(S, [0.6], groups_a=ga, groups_b=gb).iloc[0]
+    three = proportion_confint(0, 3, alpha=0.05, method="beta")[1]
+    six = proportion_confint(0, 6, alpha=0.05, method="beta")[1]
+    assert r["hit_rate_ci_high"] == pytest.approx(three)
+    assert r["precision_ci_high"] == pytest.approx(six)
+    assert r["n_match_pairs_bound_high"] == pytest.approx(max(9 * three * 3, 12 * six * 3))
+    assert r["raza_jaccard_bound_high"] == pytest.approx(r["n_match_pairs_bound_high"] / 108)
+    # without groups the bound is the 2 x 2 rule's, as before
+    plain = interval_table(S, [0.6]).iloc[0]
+    assert plain["n_match_pairs_bound_high"] < 9 * three * 3
+
+
 def test_blocks_that_all_match_are_the_units():
     # 8 x 8 in four 2 x 2 blocks whose four cells all match (0.8), everything else 0.2.
     # Deleting one theme leaves its twin matching, so the jackknife shows no variance; the

@@ -474,10 +474,12 @@ def _merged_units(twins, declared) -> np.ndarray | None:
     return connected_components(graph, directed=False)[1]
 
 
-def _count_intervals(n_eff: dict, ctx, worst_case: bool = False) -> dict:
+def _count_intervals(n_eff: dict, ctx, worst_case: bool = False, group_sizes=(1, 1)) -> dict:
     """Clopper-Pearson of every count (a share p of `units` themes counted on n_eff units)
     and the metrics that are functions of one count; worst_case: the pair count also
-    reaches as far as either side's matched count (themes that split or join unseen)."""
+    reaches as far as either side's matched count (themes that split or join unseen) and,
+    with no match seen, as far as each matched theme matching a whole declared group of
+    the other side (group_sizes: the largest declared group of A and of B)."""
     values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, level = ctx
     cp = _Requests()
     req = {name: cp.add(values[name] * n_eff[name], n_eff[name]) for name in _PROPS}
@@ -489,6 +491,11 @@ def _count_intervals(n_eff: dict, ctx, worst_case: bool = False) -> dict:
         c_hi = max(c_hi, n_a * out["hit_rate"][1], n_b * out["precision"][1])
         if n_pairs == 0:
             c_hi = max(c_hi, 2 * m * out["f1"][1])  # m / 2 blocks of up to 4 pairs each
+            c_hi = max(
+                c_hi,
+                n_a * out["hit_rate"][1] * group_sizes[1],
+                n_b * out["precision"][1] * group_sizes[0],
+            )
     elif not one_to_one and n_pairs:
         # With clusters, pairs are matched themes times the pairs each holds: the count also
         # reaches as far as either side's matched share moves it at the pairs per theme seen
@@ -580,7 +587,11 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     worst = dict(n_eff)
     if not jk and n_pairs == 0:
         worst = {name: float(min(units[name], m / 2)) for name in _PROPS}
-    bound = _count_intervals(worst, ctx, worst_case=True)
+    # With no match seen and groups declared, a matched theme may match a whole declared
+    # group of the other side (a block as large as the largest group; issue 33: 3 x 3
+    # blocks with their groups declared, 9 x 12 at pi 0.5, covered 0.88 on the 2 x 2 rule).
+    largest = tuple(1 if lab is None else int(np.bincount(lab).max()) for lab in declared)
+    bound = _count_intervals(worst, ctx, worst_case=True, group_sizes=largest)
     bound = {k: (min(bound[k][0], out[k][0]), max(bound[k][1], out[k][1])) for k in bound}
 
     # The sensitivity at an intraclass correlation icc (`<metric>_icc_low/_high`): each
