@@ -906,3 +906,32 @@ def test_the_segments_route_says_how_far_its_coder_agrees_with_the_analysts():
     assert "was not checked against any analyst's own coding" in coder_note(row, None)
     assert coder_note(row | {"evidence": "strength"}, checks) == ""
     assert coder_note(row | {"verdict": ""}, checks) == ""
+
+
+def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
+    from themesim.report.summary import _coder_cautions
+
+    path = tmp_path / "coder_agreement.csv"
+    pd.DataFrame(
+        {
+            "method": ["tfidf", "tfidf", "minilm"],
+            "set": ["human", "human_b", "human"],
+            "coder": "similarity (top1 centred ≥ 0.08)",
+            "status": "checked",
+            "level": "overall",
+            "pooled_kappa": [0.30, 0.05, 0.54],
+            "pooled_kappa_ci_low": [0.17, -0.05, 0.42],
+            "pooled_kappa_ci_high": [0.43, 0.15, 0.67],
+        }
+    ).to_csv(path, index=False)
+    spec = {"coder_agreement_csv": path}
+    got = {c["title"]: c["text"] for c in _coder_cautions({"tfidf": spec, "minilm": spec})}
+    # 0.30: below moderate; 0.05: at chance; 0.54 (minilm): no caution
+    assert set(got) == {
+        "tfidf: the coder codes human below moderate (0.4)",
+        "tfidf: the coder codes human_b at chance",
+    }
+    assert (
+        "reaches pooled κ 0.300 [0.170, 0.430], below the moderate 0.4"
+        in got["tfidf: the coder codes human below moderate (0.4)"]
+    )

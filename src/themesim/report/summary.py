@@ -32,6 +32,7 @@ from themesim.report.format import (
 )
 from themesim.report.glossary import GLOSSARY, term_key
 from themesim.report.tables import _write
+from themesim.report.verdicts import CODER_TRUSTED
 from themesim.report.views import (
     CEILING_GLANCE,
     CEILING_NOTE,
@@ -331,7 +332,7 @@ def _overview(study: dict, method_views: list[dict], transcripts: dict | None, c
 CAUTIONS_NONE = (
     "No two figures point different ways: no method's raw one-to-one matches all fail the "
     "within-set z rule, no method calls more than 40 % of all theme pairs a match, and no "
-    "automatic coder codes a human-coded set at chance."
+    "automatic coder codes a human-coded set below moderate agreement (pooled κ 0.4)."
 )
 RAZA_ALMOST_ALL = 0.4  # share of all theme pairs at or above θ: the method matches nearly all
 
@@ -449,14 +450,21 @@ def _coder_cautions(methods: dict) -> list[dict]:
         if _isnan_float(kappa):
             continue
         at_chance = float(kappa) < CODER_AT_CHANCE or (not _isnan_float(low) and float(low) <= 0)
-        if not at_chance:
+        if not at_chance and float(kappa) >= CODER_TRUSTED:
             continue
         ci = "" if _isnan_float(low) else f" [{fmt(low)}, {fmt(r.get('pooled_kappa_ci_high'))}]"
+        how = "at chance" if at_chance else f"below moderate ({CODER_TRUSTED:g})"
+        said = (
+            "no better than chance"
+            if at_chance
+            else f"below the moderate {CODER_TRUSTED:g} a coder needs for its figures to "
+            "measure the themes rather than itself"
+        )
         out.append(
             {
-                "title": f"{r['method']}: the coder codes {r['set']} at chance",
+                "title": f"{r['method']}: the coder codes {r['set']} {how}",
                 "text": f"Against {r['set']}'s human coding the automatic coder ({r['coder']}) "
-                f"reaches pooled κ {fmt(kappa)}{ci}, no better than chance. The data figures "
+                f"reaches pooled κ {fmt(kappa)}{ci}, {said}. The data figures "
                 f"of basis coder for {r['method']} (grounded Hungarian F1, AMI, κ of the text "
                 "pairs) rest on this coder: trust the rows of basis evidence (the sets' own "
                 "coding) and the text figures instead.",
