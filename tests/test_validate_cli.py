@@ -12,12 +12,14 @@ from themesim.validate.core import row
 
 @pytest.fixture
 def fake_area(monkeypatch):
-    """One area, `fake`, of one judged row that holds; `calls` counts its runs."""
+    """One area, `fake`, of one judged row that holds and one contains-the-estimate row;
+    `calls` counts its runs."""
     calls = []
 
     def run(grid, seed):
         calls.append((grid, seed))
-        summary = [row("fake", "d", "q", "p", "coverage", 0.95, 1000, nominal=0.95)]
+        summary = [row("fake", "d", "q", "p", "coverage", 0.95, 1000, nominal=0.95),
+                   row("fake", "d", "q", "p", "contains_estimate", 1.0, 1000)]  # fmt: skip
         return pd.DataFrame({"x": [1]}), pd.DataFrame(summary)
 
     area = types.SimpleNamespace(AREA="fake", run=run)
@@ -32,9 +34,10 @@ def test_an_area_named_twice_runs_and_counts_once(fake_area, tmp_path, capsys):
     assert main(["validate", "--only", "fake,fake", "--out", str(out)]) == 0
     assert fake_area == [("small", 0)]
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"validate: 1 of 1 checked properties hold; written to {out}"
+        "validate: 1 of 1 checked properties hold (coverage and error rates), "
+        f"and 1 of 1 contains-the-estimate rows; written to {out}"
     )
-    assert len(pd.read_csv(out / "summary_fake.csv")) == 1
+    assert len(pd.read_csv(out / "summary_fake.csv")) == 2
 
 
 @pytest.mark.parametrize("where", ["file", "under_file", "proc", "sys"])
