@@ -88,18 +88,18 @@ CB_DESIGNS = {
 }
 
 
-def codebook_similarity(rng, kind: str) -> np.ndarray:
-    """s over the union of both codebooks (the human's codes first) of one CB_DESIGNS kind."""
+def codebook_similarity(rng, shape: str) -> np.ndarray:
+    """s over the union of both codebooks (the human's codes first) of one CB_DESIGNS shape."""
     ka, kb = CB_K
-    if kind in ("uniform", "across only"):
+    if shape in ("uniform", "across only"):
         s = np.triu(rng.random((ka + kb, ka + kb)), 1)
         s = s + s.T
-        if kind == "across only":
+        if shape == "across only":
             s[:ka, :ka] = s[ka:, ka:] = 0.0
     else:
         a = rng.normal(size=(ka, CB_DIM))
         b = rng.normal(size=(kb, CB_DIM))
-        if kind == "related":  # LLM code j: human code j mod K_A plus noise
+        if shape == "related":  # LLM code j: human code j mod K_A plus noise
             a /= np.linalg.norm(a, axis=1, keepdims=True)
             b = a[np.arange(kb) % ka] + 0.4 * b / np.sqrt(CB_DIM)
         v = np.vstack([a, b])
@@ -137,13 +137,13 @@ def codebook_run(grid: str, seed: int):
     """(detail, summary rows) of agreement across codebooks on its designs."""
     spec = GRID[grid]
     detail, rows = [], []
-    for name, (kind, agree, required) in CB_DESIGNS.items():
+    for name, (shape, agree, required) in CB_DESIGNS.items():
         for groups in spec["groups"]:
             design = f"{name}, {groups} transcripts"
             rng = rng_for(seed, AREA, "codebooks", design)
             est, lows, highs = [], [], []
             for d in range(spec["draws"]):
-                s = codebook_similarity(rng, kind)
+                s = codebook_similarity(rng, shape)
                 e, lo, hi = codebook_alpha_interval(codebook_draw(rng, groups, agree), s, CB_LEVEL)
                 est.append(e)
                 lows.append(lo)
