@@ -435,15 +435,10 @@ def _coder_checks(methods: dict):
 
 
 def _coder_cautions(methods: dict) -> list[dict]:
-    paths = {str(s.get("coder_agreement_csv")) for s in methods.values()} - {"None", ""}
-    paths = [p for p in sorted(paths) if Path(p).is_file()]
-    if not paths:
+    t = _coder_checks(methods)
+    if t is None:
         return []
-    import pandas as pd
-
-    t = pd.read_csv(paths[0])
-    t = t[(t["method"].isin(list(methods))) & (t["level"] == "overall")]
-    t = t[t["status"] == "checked"]
+    t = t[t["method"].isin(list(methods))]
     out = []
     for r in t.to_dict("records"):
         kappa, low = r.get("pooled_kappa"), r.get("pooled_kappa_ci_low")
