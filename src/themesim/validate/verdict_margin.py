@@ -16,8 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from themesim.metrics.analyst_margin import analysts_spread
-from themesim.metrics.crossed import VERDICTS, crossed_difference, word
+from themesim.metrics.analyst_margin import MARGIN_ANALYSTS
 from themesim.validate.core import row
 from themesim.validate.verdicts import (
     ALPHA,
@@ -26,8 +25,8 @@ from themesim.validate.verdicts import (
     Design,
     _sd_domain,
     _solve,
-    draw,
     random_factors,
+    simulate,
 )
 
 # Written before the verdict read its margin from the analysts on any of them: 3-5
@@ -61,27 +60,7 @@ def true_margin(d: Design, route: str) -> float:
 
 def simulate_margin(d: Design, route: str, draws: int, rng, truth: float, alpha=ALPHA) -> dict:
     """P(each verdict) with the margin each draw's analysts give, and P(bound > truth)."""
-    counts = dict.fromkeys(VERDICTS, 0)
-    above, margins, done = 0, [], 0
-    for _ in range(draws):
-        one = draw(d, route, rng)
-        if one is None:
-            continue
-        gen, hum, clusters, _ = one
-        margin = analysts_spread(hum, alpha)[1]
-        res = crossed_difference(gen, hum, clusters, alpha=alpha)
-        counts[word(res, margin)] += 1
-        above += margin > truth
-        margins.append(margin)
-        done += 1
-    done = max(done, 1)
-    out = {f"p_{k}": v / done for k, v in counts.items()}
-    return out | {
-        "p_bound_above": above / done,
-        "mean_margin": float(np.mean(margins)) if margins else float("nan"),
-        "true_margin": truth,
-        "draws": done,
-    }
+    return simulate(d, route, draws, rng, margin=MARGIN_ANALYSTS, alpha=alpha, true_margin=truth)
 
 
 def margin_rows(grid_name: str, seed: int, draws: int):

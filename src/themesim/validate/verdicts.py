@@ -163,16 +163,24 @@ def feasible(d: Design) -> bool:
 
 
 def simulate(
-    d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA, scale=None
+    d: Design,
+    route: str,
+    draws: int,
+    rng,
+    margin=MARGIN,
+    alpha=ALPHA,
+    scale=None,
+    true_margin: float | None = None,
 ) -> dict:
     """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws.
     margin "analysts": each draw's own, from three analysts on (metrics.analyst_margin),
-    below three MARGIN."""
+    below three MARGIN; with the design's true_margin also P(that margin above it) and the
+    margins' mean (validate/verdict_margin.py)."""
     from themesim.metrics.analyst_margin import MARGIN_ANALYSTS, analysts_spread
 
     counts = dict.fromkeys(VERDICTS, 0)
     covered, width = 0, 0.0
-    done = 0
+    done, margins = 0, []
     for _ in range(draws):
         one = draw(d, route, rng, scale)
         if one is None:  # this draw's fixed factors put the agreement out of (0, 1)
@@ -183,6 +191,7 @@ def simulate(
         if margin == MARGIN_ANALYSTS:
             low = analysts_spread(hum, alpha)[1]
             m = low if np.isfinite(low) else MARGIN
+            margins.append(m)
         counts[word(res, m)] += 1
         covered += res.ci_low <= truth <= res.ci_high
         width += res.ci_high - res.ci_low
@@ -193,6 +202,12 @@ def simulate(
     # -margin (better and equivalent also say so)
     out["p_below_0"] = out["p_worse"]
     out["p_above_minus_margin"] = out["p_non-inferior"] + out["p_better"]
+    if true_margin is not None:
+        out |= {
+            "p_bound_above": float(np.sum(np.array(margins) > true_margin)) / draws,
+            "mean_margin": float(np.mean(margins)) if margins else float("nan"),
+            "true_margin": true_margin,
+        }
     return out | {"coverage": covered / draws, "mean_width": width / draws, "draws": draws}
 
 
