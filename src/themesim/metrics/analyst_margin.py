@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from themesim.metrics.crossed import residual_mean_square
+
 MARGIN_ANALYSTS = "analysts"  # margin_source of a margin read from the analysts' spread
 MARGIN_FROM = (MARGIN_ANALYSTS, "convention")  # equivalence.margin_from
 MIN_ANALYSTS = 3
@@ -35,12 +37,8 @@ def _cells(hum):
     values, refs, comps, noise = [], [], [], []
     for r, h in enumerate(hum):
         t = np.delete(np.asarray(h, dtype=np.float64), r, axis=1)
-        n, m = t.shape
-        if n >= 2 and m >= 2:
-            resid = t - t.mean(axis=1, keepdims=True) - t.mean(axis=0, keepdims=True) + t.mean()
-            ms = float((resid**2).sum() / ((n - 1) * (m - 1)))
-        else:
-            ms = 0.0
+        n = t.shape[0]
+        ms = residual_mean_square(t)
         for j, c in enumerate(x for x in range(k) if x != r):
             values.append(t[:, j].mean())
             refs.append(r)

@@ -125,17 +125,20 @@ def _without_comparator(gen, hum, j: int) -> float:
     return float(np.mean(out))
 
 
+def residual_mean_square(t: np.ndarray) -> float:
+    """MS_E of a (themes, columns) table's additive (theme + column) fit: its cells' own
+    noise; 0 below two rows or two columns."""
+    n, m = t.shape
+    if n < 2 or m < 2:
+        return 0.0
+    resid = t - t.mean(axis=1, keepdims=True) - t.mean(axis=0, keepdims=True) + t.mean()
+    return float((resid**2).sum() / ((n - 1) * (m - 1)))
+
+
 def _cell_noise(tables, k: int) -> float:
     """(1 / k^2) sum_r MS_E,r / (n_r m_r): the variance a table's cell noise adds to the
     mean of means, MS_E the residual mean square of its additive (theme + column) fit."""
-    out = 0.0
-    for t in tables:
-        n, m = t.shape
-        if n < 2 or m < 2:
-            continue
-        resid = t - t.mean(axis=1, keepdims=True) - t.mean(axis=0, keepdims=True) + t.mean()
-        out += (resid**2).sum() / ((n - 1) * (m - 1)) / (n * m)
-    return out / k**2
+    return sum(residual_mean_square(t) / t.size for t in tables) / k**2
 
 
 def _quantile(df: float, alpha: float) -> float:
