@@ -111,11 +111,12 @@ def grounding_tables(
     p_match = _p_match(codebooks)
     rows, pair_tables, by_transcript = [], [], []
     for (a, b), sim, long_out in zip(pairs, similarities, out_long, strict=True):
+        raw = read_similarity(sim, ids[a], ids[b])
         s_union = None
         if p_match is not None:
-            s_union = _union_similarity(p_match, codebooks, sim, ids, a, b)
+            s_union = _union_similarity(p_match, codebooks, raw, ids, a, b)
         S, flag = method_matrix(
-            read_similarity(sim, ids[a], ids[b]),
+            raw,
             scale=name,
             W_a=within_matrix(a) if name == "z" else None,
             W_b=within_matrix(b) if name == "z" else None,
@@ -218,9 +219,9 @@ def _p_match(codebooks: dict | None):
     return lambda M: map_calibrated(np.asarray(M, dtype=float), fit)
 
 
-def _union_similarity(p_match, codebooks, sim, ids, a, b):
-    """P(match) between every two themes of sets a and b (None without both within-set
-    matrices)."""
+def _union_similarity(p_match, codebooks, raw, ids, a, b):
+    """P(match) between every two themes of sets a and b, raw their A x B scores (None
+    without both within-set matrices)."""
     from themesim.metrics.codebooks import union_similarity
     from themesim.similarity import read_similarity
 
@@ -228,7 +229,7 @@ def _union_similarity(p_match, codebooks, sim, ids, a, b):
     if a not in within or b not in within:
         return None
     return union_similarity(
-        p_match(read_similarity(sim, ids[a], ids[b])),
+        p_match(raw),
         p_match(read_similarity(within[a], ids[a], ids[a])),
         p_match(read_similarity(within[b], ids[b], ids[b])),
     )
