@@ -909,7 +909,7 @@ def test_the_segments_route_says_how_far_its_coder_agrees_with_the_analysts():
 
 
 def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
-    from themesim.report.summary import _coder_cautions
+    from themesim.report.summary import _coder_cautions, _coder_checks
 
     path = tmp_path / "coder_agreement.csv"
     pd.DataFrame(
@@ -925,7 +925,8 @@ def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
         }
     ).to_csv(path, index=False)
     spec = {"coder_agreement_csv": path}
-    got = {c["title"]: c["text"] for c in _coder_cautions({"tfidf": spec, "minilm": spec})}
+    methods = {"tfidf": spec, "minilm": spec}
+    got = {c["title"]: c["text"] for c in _coder_cautions(_coder_checks(methods), methods)}
     # 0.30: below moderate; 0.05: at chance; 0.54 (minilm): no caution
     assert set(got) == {
         "tfidf: the coder codes human below moderate (0.4)",

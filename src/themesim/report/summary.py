@@ -99,6 +99,7 @@ def _context(
     transcripts = transcripts or {}
     provenance = provenance or {}
     models = provenance.get("models") or {}
+    coder = _coder_checks(methods)  # read once: the cautions and the verdict sentences
     headline = {}
     for key in ("headline_csv", "headline_tex"):
         if study.get(key):
@@ -114,7 +115,7 @@ def _context(
             "reference": study.get("reference") or "",
         },
         "headline": headline,
-        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir, methods),
+        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir, coder),
         "glance_headers": GLANCE_HEADERS + ([h for h, _, _ in CEILING_GLANCE] if ceiling else []),
         "glance_rows": [
             row + (cells if ceiling else [])
@@ -136,7 +137,7 @@ def _context(
         "bound_notes": _bound_summary(method_views),
         "limit_notes": [f"{m['name']}: {m['limits']}" for m in method_views if m["limits"]],
         "overview": _overview(study, method_views, transcripts, config),
-        "cautions": _cautions(methods, method_views),
+        "cautions": _cautions(methods, method_views, coder),
         "cautions_none": CAUTIONS_NONE,
         # the paraphrase ceiling's entry only when it ran (its columns are shown then)
         "glossary": [
@@ -337,7 +338,7 @@ CAUTIONS_NONE = (
 RAZA_ALMOST_ALL = 0.4  # share of all theme pairs at or above θ: the method matches nearly all
 
 
-def _cautions(methods: dict, method_views: list[dict]) -> list[dict]:
+def _cautions(methods: dict, method_views: list[dict], coder=None) -> list[dict]:
     """Warnings where two signals disagree, each saying which figure to trust and why."""
     out = []
     for m in method_views:
@@ -372,7 +373,7 @@ def _cautions(methods: dict, method_views: list[dict]) -> list[dict]:
         ]
         if flagged:
             out.append(_almost_all(m, flagged, method_views))
-    out += _coder_cautions(methods)
+    out += _coder_cautions(coder, methods)
     return out
 
 
@@ -434,8 +435,8 @@ def _coder_checks(methods: dict):
     return t[(t["level"] == "overall") & (t["status"] == "checked")]
 
 
-def _coder_cautions(methods: dict) -> list[dict]:
-    t = _coder_checks(methods)
+def _coder_cautions(t, methods: dict) -> list[dict]:
+    """t: _coder_checks' rows (None without coder_agreement.csv)."""
     if t is None:
         return []
     t = t[t["method"].isin(list(methods))]
@@ -484,10 +485,10 @@ def _no_data(row: list[str]) -> bool:
     return all(str(c).replace("/", "").replace(" ", "") in ("—", "——", "") for c in row[4:])
 
 
-def _verdicts_view(path, html_dir: Path, md_dir: Path, methods: dict | None = None):
+def _verdicts_view(path, html_dir: Path, md_dir: Path, coder=None):
     from themesim.report.verdicts import verdict_view
 
-    view = verdict_view(path, coder=_coder_checks(methods or {}))
+    view = verdict_view(path, coder=coder)
     if view is not None:
         view["csv"] = {"html": _relpath(Path(path), html_dir), "md": _relpath(Path(path), md_dir)}
     return view
