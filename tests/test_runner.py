@@ -108,3 +108,38 @@ def test_forked_workers_say_a_warning_once(tmp_path):
     assert all((tmp_path / n).is_file() for n in "abc")
     said = log.read_text().splitlines()
     assert len(said) == 1 and said[0].startswith("RuntimeWarning: said by every worker (")
+
+
+JOB = """
+import sys, warnings
+from themesim.steps.runner import run_all
+
+def warn():
+    for _ in range(3):
+        warnings.warn("a pandas-like warning", RuntimeWarning, stacklevel=1)
+
+run_all(sys.argv[1], [(warn, {}), (warn, {})], workers=int(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_jobs_warnings_are_in_its_log_file_not_on_the_terminal(tmp_path, workers):
+    """As a workflow job runs it (its own process, logging not yet set up): the warning is one
+    line of the log file; the terminal gets only the count, naming the file."""
+    import subprocess
+    import sys
+
+    script, log = tmp_path / "job.py", tmp_path / "logs" / "job.log"
+    script.write_text(JOB)
+    done = subprocess.run(
+        [sys.executable, str(script), str(log), str(workers)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = log.read_text().splitlines()
+    assert [line.split(" (")[0] for line in lines] == [
+        "WARNING RuntimeWarning: a pandas-like warning"
+    ]
+    assert "pandas-like" not in done.stderr
+    assert done.stderr.strip() == f"WARNING 1 Python warning in {log}"

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from themesim.errors import ThemesimError
 
+WARNINGS_LOGGER = "themesim.warnings"  # its lines go to the job's log file only
+
 
 def _job_inputs() -> list[str]:
     """The input files of the Snakemake job running this script ([] outside one): Snakemake's
@@ -45,10 +47,10 @@ def _first_time(said: Path, text: str) -> bool:
 
 
 def _log_warnings(said: Path):
-    """Python warnings go to the job's log as one line each (category, text, where it was
-    raised), each text said once by the job's processes, instead of bare to the terminal.
+    """Python warnings go to the job's log file as one line each (category, text, where it
+    was raised), each text said once by the job's processes, instead of bare to the terminal.
     Returns the hook it replaced."""
-    log = logging.getLogger("themesim.warnings")
+    log = logging.getLogger(WARNINGS_LOGGER)
 
     def show(message, category, filename, lineno, file=None, line=None):
         text = f"{category.__name__}: {' '.join(str(message).split())}"
@@ -63,9 +65,12 @@ def run(log_path, fn, *args, **kwargs) -> None:
     """fn(*args, **kwargs) with its log; first, in a workflow job, the results tables among
     the job's inputs are checked against the sha256 recorded when they were written
     (themesim.io.manifest.verify_inputs): an edited table stops the job with one line.
-    Python warnings raised meanwhile are lines of the log (`_log_warnings`)."""
+    Python warnings raised meanwhile are lines of the log file (`_log_warnings`); the
+    terminal gets one line counting them at the job's end."""
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
+    terminal = logging.StreamHandler(sys.stderr)
+    terminal.addFilter(lambda record: record.name != WARNINGS_LOGGER)
+    handlers = [logging.FileHandler(log_path, mode="w"), terminal]
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
     fd, said = tempfile.mkstemp(prefix="themesim-warnings-")
     os.close(fd)
@@ -82,7 +87,16 @@ def run(log_path, fn, *args, **kwargs) -> None:
         sys.exit(1)
     finally:
         warnings.showwarning = before
+        _count_warnings(Path(said), log_path)
         Path(said).unlink(missing_ok=True)
+
+
+def _count_warnings(said: Path, log_path) -> None:
+    """One terminal line naming how many Python warnings the job's log holds (the file
+    `said` has a line per text said), so a person still sees that there are some."""
+    n = len(said.read_text(encoding="utf-8").splitlines())
+    if n:
+        print(f"WARNING {n} Python warning{'' if n == 1 else 's'} in {log_path}", file=sys.stderr)
 
 
 def run_all(log_path, tasks, workers: int = 1) -> None:
