@@ -5,7 +5,7 @@ seeded generator as `themesim validate --grid full --only verdicts`, so the figu
 suite's own. `run` writes one JSON line per task; `summarise` turns the lines into the
 suite's detail and summary tables and prints the worst rows and the power table.
 
-    python bench/verdicts_grid.py run OUT.jsonl [--workers N]
+    python bench/verdicts_grid.py run OUT.jsonl [--workers N] [--first-design I]
     python bench/verdicts_grid.py summarise OUT.jsonl [--out DIR]
 
 Needs numpy and scipy; pandas only for `summarise` (a machine without it can still run).
@@ -43,10 +43,10 @@ POWER_SIZES = [
 ]
 
 
-def tasks():
+def tasks(first: int = 0):
     out = []
     draws = V.GRIDS["full"]["draws"]
-    for base in V.GRIDS["full"]["designs"]:
+    for base in V.GRIDS["full"]["designs"][first:]:
         for diff in V.DIFFERENCES:
             d = replace(base, diff=diff)
             if not V.feasible(d):
@@ -70,8 +70,8 @@ def one(task):
     return {"kind": kind, "route": label, "design": d.name()} | vars(d) | sim
 
 
-def run(path: Path, workers: int) -> None:
-    todo = tasks()
+def run(path: Path, workers: int, first: int = 0) -> None:
+    todo = tasks(first)
     with Pool(workers) as pool, open(path, "w", encoding="utf-8") as f:
         for i, res in enumerate(pool.imap(one, todo, chunksize=4)):
             f.write(json.dumps(res) + "\n")
@@ -123,8 +123,10 @@ def main() -> None:
     p.add_argument("path", type=Path)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", type=Path)
+    p.add_argument("--first-design", type=int, default=0,
+                   help="run the grid from this design on (its draws are the same)")  # fmt: skip
     a = p.parse_args()
-    run(a.path, a.workers) if a.what == "run" else summarise(a.path, a.out)
+    run(a.path, a.workers, a.first_design) if a.what == "run" else summarise(a.path, a.out)
 
 
 if __name__ == "__main__":

@@ -496,7 +496,42 @@ def test_an_extra_part_adds_its_variance_and_degrees_of_freedom():
     assert more.difference == plain.difference and more.covers == ("themes", "transcripts")
     assert more.se**2 == pytest.approx(plain.se**2 + 0.01) and more.var_extra == 0.01
     v_t, q_t = plain.se**2, student.ppf(0.95, 4)  # five theme units
-    assert plain.ci_high - plain.difference == pytest.approx(q_t * plain.se)
+    # on [0, 1] the interval is never narrower than the symmetric one; off it, it is that
+    assert plain.ci_high - plain.difference >= q_t * plain.se * (1 - 1e-12)
+    wide = crossed_difference([2 * g for g in gen], [2 * h for h in hum])
+    assert wide.ci_high - wide.difference == pytest.approx(q_t * wide.se)
+    assert wide.se == pytest.approx(2 * plain.se)
     half = np.sqrt(q_t**2 * v_t + student.ppf(0.95, 3) ** 2 * 0.01)
     assert more.ci_high - more.difference == pytest.approx(half)
     assert more.df_extra == 3
+
+
+def test_wilson_limits_are_the_score_interval_of_a_share():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from themesim.metrics.crossed import _wilson
+
+    z = student.ppf(0.95, np.inf)
+    for count, n in ((9, 10), (3, 12), (20, 25)):
+        p = count / n
+        lo, hi = _wilson(p, z * np.sqrt(p * (1 - p) / n))
+        want = proportion_confint(count, n, alpha=0.10, method="wilson")
+        assert (lo, hi) == pytest.approx(want, abs=1e-12)
+    assert _wilson(1.0, 0.0) == (1.0, 1.0)
+
+
+def test_near_a_bound_the_interval_reaches_further_on_the_open_side():
+    # the analysts' strengths bunch near 1: D's interval opens upwards (their far side)
+    rng = np.random.default_rng(4)
+    gen = [np.clip(0.95 + rng.normal(0, 0.04, (12, 1)), 0, 1) for _ in range(2)]
+    hum = [np.clip(0.85 + rng.normal(0, 0.12, (12, 2)), 0, 1) for _ in range(2)]
+    for r in range(2):
+        hum[r][:, r] = NAN
+    res = crossed_difference(gen, hum)
+    wide = crossed_difference([2 * g for g in gen], [2 * h for h in hum])  # off [0, 1]
+    symmetric = (wide.ci_high - wide.difference) / 2
+    assert res.ci_high - res.difference > symmetric * 1.02
+    assert res.difference - res.ci_low == pytest.approx(symmetric)  # never narrower
+    # the reflected scale (1 - strength) gives the reflected interval
+    flip = crossed_difference([1 - g for g in gen], [1 - h for h in hum])
+    assert (flip.ci_low, flip.ci_high) == pytest.approx((-res.ci_high, -res.ci_low))

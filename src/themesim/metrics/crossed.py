@@ -21,9 +21,11 @@ own noise, held by the theme part and again by the run and comparator parts, is 
 the additive fit's residual mean square per reference analyst (the intersection term). The
 interval is D +- sqrt(sum_i t_i^2 V_i), each part V_i read at the t quantile of its own
 degrees of freedom (Banerjee's conservative form for a sum of variance estimates; the cell
-noise taken off at the theme part's). Runs are a random factor from three runs on, analysts
-from three analysts. Which factors a study's interval carries is part of its result
-(`covers`).
+noise taken off at the theme part's). On a [0, 1] scale the interval reaches further on the
+side where the generator's or the analysts' mean sits near a bound: each side's own parts
+give its Wilson (score) limits, combined by MOVER, never narrower than the symmetric
+interval. Runs are a random factor from three runs on, analysts from three analysts.
+Which factors a study's interval carries is part of its result (`covers`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
 # 0.10 at 0.05 (3-5 groups, docs/validity.md), so the word is withheld.
 MIN_GROUPS = 6
 CI_METHOD = "crossed jackknife (themes + runs + analysts), each part at its own t (Banerjee)"
+# on [0, 1]: the far side of a mean near a bound reaches as its score limit does
+BOUNDED = "each side's Wilson limits on [0, 1] (MOVER), never narrower"
 # Runs are a random factor of the interval from this many: two runs give the run part one
 # degree of freedom, and when the two happen to agree Satterthwaite's df run high, so the
 # interval erred 0.08 at 0.05 with a large run spread (docs/validity.md). With two runs the
@@ -185,22 +189,29 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     human = float(np.mean([h.mean() for _, _, h in parts]))
 
     # themes (or groups): delete one unit from every reference analyst at once
-    sums = np.zeros((k, labels.size))
+    sums = np.zeros((2, k, labels.size))  # the generator's, the analysts' strengths
     counts = np.zeros((k, labels.size))
     for r, g, h in parts:
         idx = np.searchsorted(labels, clusters[r])
-        np.add.at(sums[r], idx, g - h)
+        np.add.at(sums[0, r], idx, g)
+        np.add.at(sums[1, r], idx, h)
         np.add.at(counts[r], idx, 1.0)
-    total, n = sums.sum(axis=1, keepdims=True), counts.sum(axis=1, keepdims=True)
+    total, n = sums.sum(axis=2, keepdims=True), counts.sum(axis=1, keepdims=True)
     left = n - counts
     # a unit holding all of one analyst's themes leaves that analyst out of the mean
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(left > 0, (total - sums) / left, np.nan)
-    theme_values = np.nanmean(share, axis=0) if labels.size >= 2 else np.array([d])
+    if labels.size >= 2:
+        theme_sides = np.nanmean(share, axis=1)
+    else:
+        theme_sides = np.array([[generator], [human]])
+    theme_values = theme_sides[0] - theme_sides[1]
     var_t = jackknife_variance(theme_values)
     df_t = max(labels.size - 1, 1)
+    # each side's own parts (generator, analysts): for the limits of a bounded scale
+    side_t = [jackknife_variance(v) for v in theme_sides]
 
-    var_r, df_r, run_sd = 0.0, np.inf, np.nan
+    var_r, df_r, run_sd, side_r = 0.0, np.inf, np.nan, [0.0, 0.0]
     if n_runs >= 2:
         per_run = np.array(
             [np.mean([gen[r][:, j].mean() for r in range(k)]) for j in range(n_runs)]
@@ -212,25 +223,34 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
              for j in range(n_runs)]
         )  # fmt: skip
         var_r, df_r = jackknife_variance(values), n_runs - 1
+        side_r = [var_r, 0.0]  # deleting a run moves the generator's mean only
 
-    var_a, df_a = 0.0, np.inf
+    var_a, df_a, side_a = 0.0, np.inf, [0.0, 0.0]
     if k >= 3:
         # as a comparator: each analyst deleted from the others' human-human means
         values = np.array([_without_comparator(gen, hum, j) for j in range(k)])
         # as a reference: a reference analyst's own term, beyond its themes' noise (themes
         # are nested in their analyst, so deleting one holds V_themes again: counted once)
-        own = np.array([gen[r].mean() - np.delete(hum[r], r, axis=1).mean() for r in range(k)])
+        own_g = np.array([gen[r].mean() for r in range(k)])
+        own_h = np.array([np.delete(hum[r], r, axis=1).mean() for r in range(k)])
+        own = own_g - own_h
         between = max(jackknife_variance((own.sum() - own) / (k - 1)) - var_t, 0.0)
         var_a, df_a = jackknife_variance(values) + between, k - 1
+        # a comparator deleted moves the analysts' mean only
+        side_a = [
+            max(jackknife_variance((o.sum() - o) / (k - 1)) - v, 0.0) + c
+            for o, v, c in ((own_g, side_t[0], 0.0), (own_h, side_t[1], var_a - between))
+        ]
 
     # The theme jackknife already holds each cell's own noise, and so does the run (analyst)
     # jackknife: the additive two-way fit's residual mean square, per reference analyst, is
     # that shared part (Cameron, Gelbach and Miller's intersection), counted once.
-    var_cells = 0.0
+    side_cells = [0.0, 0.0]
     if n_runs >= MIN_RANDOM_RUNS:
-        var_cells += _cell_noise(gen, k)
+        side_cells[0] = _cell_noise(gen, k)
     if k >= 3:
-        var_cells += _cell_noise([np.delete(h, r, axis=1) for r, h in enumerate(hum)], k)
+        side_cells[1] = _cell_noise([np.delete(h, r, axis=1) for r, h in enumerate(hum)], k)
+    var_cells = side_cells[0] + side_cells[1]
     var_x, df_x, name_x = extra if extra is not None else (0.0, np.inf, "")
     var = max(var_t + var_r + var_a + var_x - var_cells, var_t, var_r, var_a, var_x)
     terms = [(var_t, df_t), (var_r, df_r), (var_a, df_a), (var_x, df_x)]
@@ -238,16 +258,28 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     # Each part read at its own t quantile (Banerjee's form): a t at Satterthwaite's df
     # erred 0.07-0.09 at 0.05 where a part with two to four degrees of freedom (3 runs, 5
     # analysts) dominates and happens to come out small (docs/validity.md).
-    parts = [_quantile(f, alpha) ** 2 * v for v, f in terms]
-    half = float(np.sqrt(max(sum(parts) - _quantile(df_t, alpha) ** 2 * var_cells, *parts)))
+    quantiles = [_quantile(f, alpha) ** 2 for _, f in terms]
+    q_cells = _quantile(df_t, alpha) ** 2
+
+    def halfwidth(variances, cells):
+        parts = [q * v for q, v in zip(quantiles, variances, strict=True)]
+        return float(np.sqrt(max(sum(parts) - q_cells * cells, *parts)))
+
+    half = halfwidth([v for v, _ in terms], var_cells)
+    low, high, method = d - half, d + half, CI_METHOD
+    unit = _unit_scale(gen, hum)
+    if extra is None and unit:
+        method = f"{CI_METHOD}, {BOUNDED}"
+        sides = [halfwidth([side_t[i], side_r[i], side_a[i], 0.0], side_cells[i]) for i in (0, 1)]
+        low, high = _bounded_sides(d, generator, human, half, sides, low, high)
     df = _effective_df(half / np.sqrt(var), alpha) if var > 0 else float(df_t)
     covers = ("themes",) + (("runs",) if n_runs >= MIN_RANDOM_RUNS else ())
     covers += ("analysts",) if k >= 3 else ()
     covers += (name_x,) if extra is not None else ()
     return Crossed(
         difference=d,
-        ci_low=max(d - half, -1.0) if _unit_scale(gen, hum) else d - half,
-        ci_high=min(d + half, 1.0) if _unit_scale(gen, hum) else d + half,
+        ci_low=max(low, -1.0) if unit else low,
+        ci_high=min(high, 1.0) if unit else high,
         level=level,
         generator=generator,
         human=human,
@@ -263,10 +295,46 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         run_sd=run_sd,
         analyst_sd=analyst_sd,
         covers=covers,
+        ci_method=method,
         withheld=_withheld(labels.size, n_themes),
         var_extra=var_x,
         df_extra=float(df_x),
     )
+
+
+def _wilson(p: float, half: float) -> tuple[float, float]:
+    """Score (Wilson) limits of a share p on [0, 1] whose symmetric half-width is half:
+    the variance taken as proportional to mu (1 - mu) and read at the limit itself, so that
+    a share near a bound is given room on its open side (Wilson 1927; with a survey share's
+    effective sample size, Kott 2017)."""
+    spread = p * (1 - p)
+    if half <= 0 or spread <= 1e-12:
+        return p - half, p + half
+    c = half**2 / spread
+    root = np.sqrt(c * spread + c * c / 4)
+    return (p + c / 2 - root) / (1 + c), (p + c / 2 + root) / (1 + c)
+
+
+def _bounded_sides(d, generator, human, half, sides, low, high) -> tuple[float, float]:
+    """The interval of D on a [0, 1] scale, widened where a side sits near a bound: MOVER
+    (Zou and Donner 2008) from each side's Wilson limits, with the two sides' correlation
+    that reproduces the symmetric half-width, never narrower than the symmetric interval.
+    Near a bound a mean's spread shrinks with its distance to the bound, so the symmetric
+    interval errs on the far side (the estimate and its spread move together)."""
+    h_g, h_h = sides
+    if h_g <= 0 or h_h <= 0:
+        corr = 0.0
+    else:
+        corr = float(np.clip((h_g**2 + h_h**2 - half**2) / (2 * h_g * h_h), -1.0, 1.0))
+    lo_g, hi_g = _wilson(generator, h_g)
+    lo_h, hi_h = _wilson(human, h_h)
+
+    def reach(a, b):
+        return float(np.sqrt(max(a * a + b * b - 2 * corr * a * b, 0.0)))
+
+    down = reach(generator - lo_g, hi_h - human)
+    up = reach(hi_g - generator, human - lo_h)
+    return min(low, d - down), max(high, d + up)
 
 
 def _withheld(n_groups: int, n_themes: int) -> str:

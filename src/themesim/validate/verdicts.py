@@ -298,8 +298,20 @@ AFTER_COMBINE = [
     Design(themes=8, runs=5, analysts=2, p_h=0.8, sd_theme=1.0, sd_run=0.6),
     Design(themes=15, runs=3, analysts=3, p_h=0.85, sd_run=0.5, sd_analyst=0.5),
 ]
+# Written after the interval on [0, 1] took each side's score limits where a side sits near
+# a bound (metrics/crossed.py, _bounded_sides), before being run: floors and ceilings with
+# runs, analysts, declared groups and wide theme spreads.
+AFTER_BOUNDED = [
+    Design(themes=10, runs=3, analysts=3, p_h=0.2),
+    Design(themes=13, runs=5, analysts=2, p_h=0.88),
+    Design(themes=8, runs=1, analysts=4, p_h=0.87, icc=0.16),
+    Design(themes=15, runs=2, analysts=3, p_h=0.8, icc=0.3, domains=5, groups=True, sd_theme=0.5),
+    Design(themes=11, runs=3, analysts=4, p_h=0.15, sd_analyst=0.6),
+    Design(themes=9, runs=1, analysts=2, p_h=0.9, sd_theme=1.2),
+]
 GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
+GRIDS["full"]["designs"] += AFTER_BOUNDED
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
