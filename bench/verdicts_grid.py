@@ -5,7 +5,7 @@ seeded generator as `themesim validate --grid full --only verdicts`, so the figu
 suite's own. `run` writes one JSON line per task; `summarise` turns the lines into the
 suite's detail and summary tables and prints the worst rows and the power table.
 
-    python bench/verdicts_grid.py run OUT.jsonl [--workers N] [--first-design I]
+    python bench/verdicts_grid.py run OUT.jsonl [--workers N] [--first-design I] [--seed S]
     python bench/verdicts_grid.py summarise OUT.jsonl [--out DIR]
 
 Needs numpy and scipy; pandas only for `summarise` (a machine without it can still run).
@@ -43,7 +43,7 @@ POWER_SIZES = [
 ]
 
 
-def tasks(first: int = 0):
+def tasks(first: int = 0, seed: int = SEED):
     out = []
     draws = V.GRIDS["full"]["draws"]
     for base in V.GRIDS["full"]["designs"][first:]:
@@ -54,24 +54,24 @@ def tasks(first: int = 0):
             reads = [(r, r) for r in V.ROUTES]
             reads += [("strength", "matched")] if abs(diff - V.POWER_DIFF) < 1e-9 else []
             for route, scale in reads:
-                out.append(("grid", d, route, scale, draws))
+                out.append(("grid", d, route, scale, draws, seed))
     for d in POWER_SIZES:
         for route, scale in (("strength", "strength"), ("strength", "matched"),
                              ("matched", "matched")):  # fmt: skip
-            out.append(("power", d, route, scale, 400))
+            out.append(("power", d, route, scale, 400, seed))
     return out
 
 
 def one(task):
-    kind, d, route, scale, draws = task
+    kind, d, route, scale, draws, seed = task
     label = route if scale == route else f"{route}@{scale}"
-    key = (SEED, V.AREA, label, d.name()) if kind == "grid" else (SEED, "power", label, d.name())
+    key = (seed, V.AREA, label, d.name()) if kind == "grid" else (seed, "power", label, d.name())
     sim = V.simulate(d, route, draws, rng_for(*key), scale=scale)
     return {"kind": kind, "route": label, "design": d.name()} | vars(d) | sim
 
 
-def run(path: Path, workers: int, first: int = 0) -> None:
-    todo = tasks(first)
+def run(path: Path, workers: int, first: int = 0, seed: int = SEED) -> None:
+    todo = tasks(first, seed)
     with Pool(workers) as pool, open(path, "w", encoding="utf-8") as f:
         for i, res in enumerate(pool.imap(one, todo, chunksize=4)):
             f.write(json.dumps(res) + "\n")
@@ -125,8 +125,12 @@ def main() -> None:
     p.add_argument("--out", type=Path)
     p.add_argument("--first-design", type=int, default=0,
                    help="run the grid from this design on (its draws are the same)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=SEED, help="the suite's seed (its draws)")
     a = p.parse_args()
-    run(a.path, a.workers, a.first_design) if a.what == "run" else summarise(a.path, a.out)
+    if a.what == "run":
+        run(a.path, a.workers, a.first_design, a.seed)
+    else:
+        summarise(a.path, a.out)
 
 
 if __name__ == "__main__":
