@@ -75,6 +75,7 @@ def step_arguments(root: Path, method: str, out: Path) -> dict:
         "out_transport": [out / "transport" / f"{p}.parquet" for p in names],
         "out_splits": out / "transport" / "splits_joins.csv",
         "out_decisions": out / "decision_changes.csv",
+        "out_thresholds": out / "thresholds.csv",
     }
 
 

@@ -26,6 +26,7 @@ run(
     ceiling=sm.input.ceiling[0] if sm.input.ceiling else None,
     reference=p.reference,
     out_decisions=sm.output.decisions,
+    out_thresholds=sm.output.thresholds,
     decision=dict(p.decision),
     calibration=list(sm.input.calibration),
 )

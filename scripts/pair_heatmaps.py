@@ -9,7 +9,7 @@ run(
     pairs=[tuple(p) for p in sm.params.pairs],
     themes=dict(zip(sm.params.sets, sm.input.themes, strict=True)),
     similarities=list(sm.params.similarity_paths),
-    thresholds=list(sm.params.thresholds),
+    thresholds_csv=sm.input.thresholds,
     op=sm.params.op,
     out_dir=sm.output[0],
     comparisons_csv=sm.input.comparisons,

@@ -10,6 +10,7 @@ run(
     pairs=list(sm.params.pairs),
     method_pairs={m: list(p) for m, p in dict(sm.params.method_pairs).items()},
     comparisons=list(sm.input.comparisons),
+    thresholds=list(sm.input.thresholds),
     themes_tables=list(sm.input.themes_tables),
     sweeps=list(sm.input.sweeps),
     heatmaps=list(sm.params.heatmaps),

@@ -54,10 +54,9 @@ tasks = [
         dict(
             methods=methods,
             sweeps=list(sm.input.sweeps),
-            thresholds=dict(p.thresholds),
+            thresholds=list(sm.input.thresholds),
             out_png=p.side_by_side["png"],
             out_svg=p.side_by_side["svg"],
-            comparisons=[comparisons[m] for m in methods],
             reference=p.reference,
             max_panels=p.max_panels,
         ),

@@ -340,6 +340,18 @@ def comparison_row(method, set_a, set_b, threshold, **metrics):
     return row
 
 
+def write_thresholds(path, method, values, *, scale=None, clamp=None, sources=None):
+    """A method's thresholds.csv as its metrics job writes it (metrics.thresholds); scale
+    None: cosine, not clamped."""
+    from themesim.io.files import write_csv
+    from themesim.metrics.thresholds import FROM_CONFIG, threshold_table
+
+    sources = sources or [FROM_CONFIG] * len(values)
+    table = threshold_table(method, values, sources, scale or "cosine", bool(clamp))
+    write_csv(table, path)
+    return path
+
+
 def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
     """A method's metric tables (and a heatmap, a sweep PNG) as the report reads them."""
     import numpy as np
@@ -382,11 +394,14 @@ def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
         sweep_png.write_bytes(
             b"\x89PNG\r\n\x1a\n" + method.encode()
         )  # content irrelevant, only embedded
+    thresholds = d / "thresholds.csv"
+    values = sorted({r["threshold"] for r in rows})
+    write_thresholds(thresholds, method, values)
     return {
         "description": f"{method} cosine similarity",
-        "thresholds": sorted({r["threshold"] for r in rows}),
         "op": "ge",
         "comparisons_csv": str(comp),
+        "thresholds_csv": str(thresholds),
         "themes_csv": str(themes),
         "sweep_csv": str(sweep),
         "heatmaps": heatmaps,

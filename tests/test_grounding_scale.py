@@ -11,10 +11,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import write_thresholds
 from scipy.stats import spearmanr
 
 from themesim.io.themes import write_themes_parquet
 from themesim.io.transcripts import write_segments_parquet
+from themesim.metrics.calibration import resolve_thresholds
 from themesim.similarity import write_similarity
 from themesim.steps.grounding import grounding_tables
 from themesim.steps.segment_labels import QUOTE_COLUMNS
@@ -84,8 +86,24 @@ def _study(tmp_path, ids=IDS, S=S, W=W) -> dict:
 
 
 def _run(tmp_path, paths, threshold, scale, calibration=(), codebooks=None):
+    """Grounding with the thresholds.csv a metrics job would write for this threshold and
+    scale (`calibrated` resolved from calibration = [summary, fit] as that job does)."""
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
+    name = scale.get("scale") or "cosine"
+    values, sources = [threshold], None
+    if threshold == "calibrated":
+        summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
+        fit = pd.read_csv(calibration[1]) if name == "calibrated" else None
+        values, sources = resolve_thresholds([threshold], summary, fit)
+    thresholds = write_thresholds(
+        tmp_path / "thresholds.csv",
+        "m",
+        values,
+        scale=name,
+        clamp=scale.get("clamp"),
+        sources=sources,
+    )
     grounding_tables(
         method="m",
         pairs=[("h", "l")],
@@ -94,14 +112,13 @@ def _run(tmp_path, paths, threshold, scale, calibration=(), codebooks=None):
         quotes=paths["quotes"],
         segments_path=tmp_path / "segments.parquet",
         similarities=[tmp_path / "h__vs__l.parquet"],
-        threshold=threshold,
+        thresholds_csv=thresholds,
         op="ge",
         settings={"min_iou": 0.2, "seed": 0, "bootstrap": {"n": 0}},
         out_csv=out / "grounding.csv",
         out_pairs=out / "grounding_pairs.csv",
         out_long=[out / "h__vs__l.parquet"],
-        calibration=list(calibration),
-        scale=scale,
+        scale={k: v for k, v in scale.items() if k in ("within", "fit")},
         **({"codebooks": codebooks} if codebooks else {}),
     )
     row = pd.read_csv(out / "grounding.csv").iloc[0]

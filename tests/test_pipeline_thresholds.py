@@ -130,6 +130,13 @@ def test_calibrated_thresholds_and_scale(study):
     comp = pd.read_csv(study / "results/metrics/minilm/comparisons.csv")
     assert comp["threshold"].tolist()[:2] == [cal["f1_threshold"], 0.5]
     assert comp["threshold_source"].tolist()[:2] == ["calibrated (F1-max)", "config"]
+    # Resolved once, in thresholds.csv, which the plots, grounding and report read.
+    t = pd.read_csv(study / "results/metrics/minilm/thresholds.csv")
+    assert t["threshold"].tolist() == [cal["f1_threshold"], 0.5]
+    assert t["source"].tolist() == comp["threshold_source"].tolist()[:2]
+    assert set(t["scale"]) == {"cosine"}
+    t = pd.read_csv(study / "results/metrics/tfidf/thresholds.csv")
+    assert t[["threshold", "scale", "source"]].values.tolist() == [[0.5, "calibrated", "config"]]
     # scale: calibrated: every score is a P(match) from the isotonic fit.
     fit = pd.read_csv(study / "results/calibration/tfidf/isotonic.csv")
     comp = pd.read_csv(study / "results/metrics/tfidf/comparisons.csv")

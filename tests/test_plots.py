@@ -636,6 +636,7 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
 def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
     """The heatmap figure the plots rule draws for h vs l of a scale: z method."""
     from themesim.io.themes import write_themes_parquet
+    from themesim.metrics.thresholds import FROM_CONFIG, Thresholds
     from themesim.similarity import write_similarity
     from themesim.steps import plots as steps_plots
 
@@ -668,9 +669,10 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
         figures.append(plots.heatmap_figure(*args, **kw))
 
     monkeypatch.setattr(plots, "heatmap", capture)
+    z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False)
     steps_plots._heatmaps(
-        "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], 2.0, "ge", ["x.png"],
-        [None], {"scale": "z", "clamp": False, "within": within},
+        "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, "ge", ["x.png"],
+        [None], {"within": within},
     )  # fmt: skip
     (fig,) = figures
     return fig

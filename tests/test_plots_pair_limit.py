@@ -216,6 +216,8 @@ def test_headline_intervals_above_the_limit_draw_the_reference_rows_and_a_box(tm
 
 
 def test_report_sections_above_the_limit_are_the_reference_comparisons(tmp_path):
+    from helpers import write_thresholds
+
     from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
     from themesim.report.views import _method_view
 
@@ -229,7 +231,13 @@ def test_report_sections_above_the_limit_are_the_reference_comparisons(tmp_path)
     pd.DataFrame(rows).to_csv(comp, index=False)
     themes = tmp_path / "themes.csv"
     pd.DataFrame(columns=THEME_COLUMNS).to_csv(themes, index=False)
-    spec = {"comparisons_csv": comp, "themes_csv": themes, "reference": "ref"}
+    thresholds = write_thresholds(tmp_path / "thresholds.csv", "m", [0.5])
+    spec = {
+        "comparisons_csv": comp,
+        "themes_csv": themes,
+        "thresholds_csv": thresholds,
+        "reference": "ref",
+    }
     full = _method_view("m", spec, tmp_path, tmp_path)
     assert len(full["comparisons"]) == 28 and full["limited"] is None
     assert _method_view("m", spec | {"max_pair_panels": 28}, tmp_path, tmp_path) == full

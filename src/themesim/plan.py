@@ -29,6 +29,9 @@ NULLS = "results/nulls/{method}/{set}.parquet"
 SEGMENT_EMBEDDINGS = "results/segment_embeddings/{method}.parquet"
 SIMILARITY = "results/similarity/{method}"  # {pair}.parquet and the manifest
 METRICS = "results/metrics/{method}"
+# Each method's thresholds and scale as its metrics job resolved them (metrics.thresholds):
+# what the plots, grounding and report read, never the config's thresholds.
+THRESHOLDS = f"{METRICS}/thresholds.csv"
 PLOTS = "results/plots/{method}"
 LABELS = "results/segments/{method}"  # {set}.parquet and {set}.quotes.csv
 CALIBRATION = "results/calibration/{method}"  # .csv beside the folder
@@ -58,7 +61,7 @@ CACHES = {
     "coder": "results/cache/coder.sqlite",
 }
 # Each method's metric tables, by the rule that writes them.
-METRIC_TABLES = ("comparisons", "themes", "sweep", "sets")
+METRIC_TABLES = ("comparisons", "themes", "sweep", "sets", "thresholds")
 
 
 @dataclass(frozen=True)
@@ -456,7 +459,8 @@ class Plan:
         return f"{at(CALIBRATION, method=method)}/isotonic.csv"
 
     def calibration_files(self, method: str) -> list[str]:
-        """What the metrics rule reads to resolve `calibrated` (nothing when unused)."""
+        """What the metrics rule reads to resolve `calibrated` (nothing when unused): the one
+        job that resolves thresholds and scale; it writes them to thresholds.csv."""
         if not self.uses_calibration(method):
             return []
         return [self.calibration_summary(method), self.isotonic_fit(method)]
@@ -592,21 +596,24 @@ class Plan:
             for (a, _), p in zip(pairs, pair_names(pairs), strict=True)
         ]
 
-    def heatmap_scale(self, method: str) -> dict:
-        """What the heatmaps and grounding read to put scores on the method's scale
-        (metrics.method_scale)."""
-        s = self.family_settings(method)
-        z = s["scale"] == "z"
-        fit = self.calibration_files(method)[1:] if s["scale"] == "calibrated" else []
+    def thresholds_file(self, method: str) -> str:
+        return at(THRESHOLDS, method=method)
+
+    def scale_fit(self, method: str) -> list[str]:
+        """The isotonic fit that puts a `scale: calibrated` method's scores on its scale."""
+        if self.family_settings(method)["scale"] != "calibrated":
+            return []
+        return [self.isotonic_fit(method)]
+
+    def scale_files(self, method: str) -> dict:
+        """The files the heatmaps and grounding read to put scores on the method's scale
+        (metrics.method_scale); the scale itself they read from thresholds.csv."""
+        z = self.family_settings(method)["scale"] == "z"
         within = (
             dict(zip(self.within_sets(method), self.within_files(method), strict=True)) if z else {}
         )
-        return {
-            "scale": s["scale"],
-            "clamp": s["clamp"],
-            "within": within,
-            "fit": fit[0] if fit else None,
-        }
+        fit = self.scale_fit(method)
+        return {"within": within, "fit": fit[0] if fit else None}
 
     def codebook_fit(self, method: str) -> list[str]:
         """The isotonic fit that agreement across codebooks reads (grounding.csv's
@@ -881,11 +888,8 @@ class Plan:
         return {
             m: {
                 "description": s.get("description", m),
-                "thresholds": s["thresholds"],
                 "op": self.op(m),
                 "kind": self.kind(m),
-                "scale": self.family_settings(m)["scale"],
-                "clamp": self.family_settings(m)["clamp"],
                 "reference": self.study.reference,
                 "max_pair_panels": panels,
             }

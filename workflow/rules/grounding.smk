@@ -1,6 +1,7 @@
 # Agreement grounded in the transcripts (docs/grounding.md): per method, every set's labels on
 # the transcript segments, then the grounded metrics and figures of every comparison.
-# Thresholds and `grounding:` settings are params, so changing them never re-embeds.
+# Thresholds come from the metrics job's thresholds.csv and `grounding:` settings are
+# params, so changing them never re-embeds.
 
 
 # A rule per group of methods restricted to the same `comparisons:` (Plan.variants). One
@@ -84,10 +85,11 @@ for v in PLAN.variants("grounding"):
             labels=lambda wc: PLAN.label_files(wc.method),
             quotes=lambda wc: PLAN.quote_files(wc.method),
             segments=paths.SEGMENTS,
-            # A `calibrated` first threshold resolves from the calibration summary; scale:
+            # the first threshold and the scale as the metrics job resolved them; scale:
             # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
-            # from the similarity job).
-            calibration=lambda wc: PLAN.calibration_files(wc.method),
+            # from the similarity job)
+            thresholds=paths.THRESHOLDS,
+            scale_fit=lambda wc: PLAN.scale_fit(wc.method),
             # agreement across codebooks: P(match) through the isotonic fit, where one exists
             codebook_fit=lambda wc: PLAN.codebook_fit(wc.method),
         output:
@@ -130,9 +132,8 @@ for v in PLAN.variants("grounding"):
             sets=lambda wc: STUDY.sets_for(wc.method),
             pairs=lambda wc: STUDY.pairs_for(wc.method),
             similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
-            threshold=lambda wc: STUDY.methods[wc.method]["thresholds"][0],
             op=lambda wc: PLAN.op(wc.method),
-            scale=lambda wc: PLAN.heatmap_scale(wc.method),
+            scale=lambda wc: PLAN.scale_files(wc.method),
             settings=PLAN.grounding_settings(),
             bases=STUDY.grounding["basis"],
             coder_sets=lambda wc: PLAN.coder_sets(wc.method),

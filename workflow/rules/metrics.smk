@@ -30,6 +30,8 @@ for v in PLAN.variants("metrics"):
             ),
             splits=f"{paths.METRICS}/transport/splits_joins.csv",
             decisions=f"{paths.METRICS}/decision_changes.csv",
+            # thresholds and scale resolved once: plots, grounding and report read them here
+            thresholds=paths.THRESHOLDS,
         log:
             "logs/metrics/{method}.log",
         benchmark:

@@ -6,11 +6,11 @@ for v in PLAN.variants("plots"):
         name:
             v.rule
         input:
-            comparisons=f"{paths.METRICS}/comparisons.csv",
+            thresholds=paths.THRESHOLDS,
             sweep=f"{paths.METRICS}/sweep.csv",
             similarity=lambda wc: PLAN.similarity_done(wc.method),
             themes=PLAN.themes(),
-            calibration=lambda wc: PLAN.calibration_files(wc.method),
+            scale_fit=lambda wc: PLAN.scale_fit(wc.method),
         output:
             heatmaps=report(
                 [f"{paths.PLOTS}/{p}_heatmap.png" for p in names],
@@ -41,9 +41,8 @@ for v in PLAN.variants("plots"):
             similarity_paths=lambda wc: PLAN.similarity_files(
                 wc.method, PLAN.reference_pairs(STUDY.pairs_for(wc.method))
             ),
-            thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
             op=lambda wc: PLAN.op(wc.method),
-            scale=lambda wc: PLAN.heatmap_scale(wc.method),
+            scale=lambda wc: PLAN.scale_files(wc.method),
             reference=STUDY.reference,
             max_panels=PLAN.plot_limit("max_pair_panels"),
         script:
@@ -54,10 +53,11 @@ for v in PLAN.variants("plots"):
 # (above plots.max_pair_heatmaps pairs: an overview of every set against every set instead).
 rule pair_heatmaps:
     input:
+        thresholds=paths.THRESHOLDS,
         comparisons=f"{paths.METRICS}/comparisons.csv",
         similarity=lambda wc: PLAN.similarity_done(wc.method),
         themes=PLAN.themes(),
-        calibration=lambda wc: PLAN.calibration_files(wc.method),
+        scale_fit=lambda wc: PLAN.scale_fit(wc.method),
     output:
         report(
             directory(f"{paths.PLOTS}/heatmaps"),
@@ -77,9 +77,8 @@ rule pair_heatmaps:
         similarity_paths=lambda wc: PLAN.similarity_files(
             wc.method, PLAN.other_pairs(STUDY.pairs_for(wc.method))
         ),
-        thresholds=lambda wc: STUDY.methods[wc.method]["thresholds"],
         op=lambda wc: PLAN.op(wc.method),
-        scale=lambda wc: PLAN.heatmap_scale(wc.method),
+        scale=lambda wc: PLAN.scale_files(wc.method),
         max_heatmaps=PLAN.plot_limit("max_pair_heatmaps"),
     script:
         "../../scripts/pair_heatmaps.py"

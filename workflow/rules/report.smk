@@ -1,6 +1,7 @@
 rule summary_report:
     input:
         comparisons=PLAN.all_tables("comparisons"),
+        thresholds=PLAN.all_tables("thresholds"),
         themes_tables=PLAN.all_tables("themes"),
         sweeps=PLAN.all_tables("sweep"),
         heatmaps=[
@@ -73,6 +74,7 @@ rule summary_report:
 rule report_parts:
     input:
         comparisons=PLAN.all_tables("comparisons"),
+        thresholds=PLAN.all_tables("thresholds"),
         sweeps=PLAN.all_tables("sweep"),
         themes_tables=PLAN.all_tables("themes"),
         # The workbook's first sheets, headline.csv and verdicts.csv, are written by this job.
@@ -109,7 +111,6 @@ rule report_parts:
         code=code("report_parts.py"),
         methods=list(STUDY.methods),
         ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
-        thresholds={m: s["thresholds"] for m, s in STUDY.methods.items()},
         headline=paths.HEADLINE,
         tables=PLAN.workbook_tables(),
         # named in the workbook's index, not held: parquet matrices and their folders

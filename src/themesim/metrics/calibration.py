@@ -474,7 +474,10 @@ CALIBRATED = "calibrated"
 
 def resolve_thresholds(thresholds, summary: dict, fit: pd.DataFrame | None = None):
     """Thresholds with `calibrated` replaced by the F1-maximising threshold; with a fit
-    (scale: calibrated) that threshold is mapped to its P(match). Also the source of each."""
+    (scale: calibrated) that threshold is mapped to its P(match). Also the source of each.
+    The metrics job alone calls this; everything after it reads thresholds.csv."""
+    from themesim.metrics.thresholds import FROM_CALIBRATION, FROM_CONFIG
+
     out, source = [], []
     for t in thresholds:
         if t == CALIBRATED:
@@ -482,18 +485,8 @@ def resolve_thresholds(thresholds, summary: dict, fit: pd.DataFrame | None = Non
             if fit is not None:
                 value = float(map_calibrated(value, fit))
             out.append(value)
-            source.append("calibrated (F1-max)")
+            source.append(FROM_CALIBRATION)
         else:
             out.append(float(t))
-            source.append("config")
+            source.append(FROM_CONFIG)
     return out, source
-
-
-def shown_thresholds(thresholds, comparisons_csv=None) -> list[float]:
-    """Configured thresholds as numbers: `calibrated` ones as the metrics rule resolved them
-    (the thresholds of comparisons.csv, in configured order)."""
-    if all(t != CALIBRATED for t in thresholds):
-        return [float(t) for t in thresholds]
-    if comparisons_csv is None:
-        raise ValueError("a calibrated threshold needs the method's comparisons.csv")
-    return [float(t) for t in pd.unique(pd.read_csv(comparisons_csv)["threshold"])]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.metrics.thresholds import read_thresholds
 from themesim.report.format import (
     DASH,
     OP_SYMBOL,
@@ -345,13 +346,8 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
                 "changes": _threshold_changes(swept, rows),
             }
         )
-    thresholds = spec.get("thresholds") or sorted(set(comp["threshold"]))
-    calibrated: set[float] = set()
-    if any(isinstance(t, str) for t in thresholds):  # `calibrated`: as the metrics resolved it
-        thresholds = list(pd.unique(comp["threshold"]))
-        if "threshold_source" in comp:
-            mask = comp["threshold_source"].astype(str).str.startswith("calibrated")
-            calibrated = set(comp.loc[mask, "threshold"].astype(float))
+    resolved = read_thresholds(spec["thresholds_csv"])  # as the metrics job resolved them
+    thresholds = resolved.values
     op = spec.get("op") or (records[0]["op"] if records else "ge")
     sets = _optional_table(
         spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
@@ -383,20 +379,20 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "description": spec.get("description") or "",
         "ran_on_note": _ran_on_note(name, spec.get("ran_on")),
         "kind": spec.get("kind") or "",
-        "scale": scale_text(spec.get("kind"), spec.get("scale") or "cosine"),
+        "scale": scale_text(spec.get("kind"), resolved.scale),
         "kind_text": KIND_TEXT.get(spec.get("kind") or "", ""),
         "limits": KIND_LIMITS.get(spec.get("kind") or "", ""),
         "glance_reference": [not reference or r["set_a"] == reference for r in shown_records],
         "bound_notes": [n for n in map(_bound_note, shown_records) if n],
-        "clamp": bool(spec.get("clamp", False)),
+        "clamp": resolved.clamp,
         "op": op,
         "op_text": f"a pair matches when S {OP_SYMBOL.get(op, op)} θ",
         "thresholds": ", ".join(
-            f"{float(t):g}" + (" (calibrated)" if float(t) in calibrated else "")
-            for t in thresholds
+            f"{t:g}" + (" (calibrated)" if c else "")
+            for t, c in zip(thresholds, resolved.calibrated(), strict=True)
         ),
-        "first_threshold": fmt_threshold(thresholds[0], op) if len(thresholds) else DASH,
-        "first_theta": float(thresholds[0]) if len(thresholds) else None,
+        "first_threshold": fmt_threshold(resolved.first, op),
+        "first_theta": resolved.first,
         "records": records,
         "table_rows": [_method_row(r) for r in shown_records],
         "glance_rows": [_glance_row(name, r) for r in shown_records],
@@ -465,11 +461,11 @@ def _side_by_side_table(views: list[dict]) -> dict:
         cells = [f"{a} vs {b}"]
         for m in views:
             mine = [r for r in m["records"] if (r["set_a"], r["set_b"]) == (a, b)]
+            # comparisons.csv keeps 10 digits of a threshold, thresholds.csv every digit
             at_first = [
                 r
                 for r in mine
-                if m["first_theta"] is not None
-                and math.isclose(float(r["threshold"]), m["first_theta"], abs_tol=1e-12)
+                if math.isclose(float(r["threshold"]), m["first_theta"], rel_tol=1e-9)
             ]
             first = (at_first or mine or [None])[0]
             if not mine:  # a method restricted by `comparisons:` to others

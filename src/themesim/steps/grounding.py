@@ -28,13 +28,12 @@ def grounding_tables(
     quotes: dict,
     segments_path,
     similarities,
-    threshold: float | str | None,
+    thresholds_csv,
     op: str,
     settings: dict,
     out_csv,
     out_pairs,
     out_long,
-    calibration=(),
     scale: dict | None = None,
     bases=None,
     coder_sets=None,
@@ -54,11 +53,10 @@ def grounding_tables(
     different coders labelled says so in basis_note).
 
     The text side decides as the metric tables do: S on the method's scale
-    (metrics.method_scale) against the first threshold on that scale. scale: ``scale`` and
-    ``clamp`` as configured, ``within`` (set -> within-set matrix, for scale: z) and ``fit``
-    (the isotonic fit's CSV, for scale: calibrated); None: cosine. threshold `calibrated`:
-    the F1-maximising threshold from calibration[0] (results/calibration/{method}.csv), as a
-    P(match) under scale: calibrated. Segment labels stay on raw scores (assign_threshold).
+    (metrics.method_scale) against its first threshold, both as the metrics job resolved them
+    (thresholds_csv, metrics.thresholds). scale: the files that scale needs, ``within`` (set ->
+    within-set matrix, for scale: z) and ``fit`` (the isotonic fit's CSV, for scale:
+    calibrated). Segment labels stay on raw scores (assign_threshold).
 
     codebooks: ``fit`` (the method's isotonic fit, None without calibration.pairs) and
     ``within`` (set -> within-set matrix): with both, every row gains cu_alpha_codebooks, the
@@ -76,16 +74,13 @@ def grounding_tables(
         transcript_counts,
     )
     from themesim.metrics.method_scale import base_scale, method_matrix
+    from themesim.metrics.thresholds import read_thresholds
     from themesim.similarity import read_similarity
 
+    resolved = read_thresholds(thresholds_csv)
     scale = dict(scale or {})
-    name, clamp = scale.get("scale") or "cosine", bool(scale.get("clamp", False))
+    name, clamp, threshold = resolved.scale, resolved.clamp, resolved.first
     fit = pd.read_csv(scale["fit"]) if name == "calibrated" else None
-    if isinstance(threshold, str):
-        from themesim.metrics.calibration import resolve_thresholds
-
-        summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
-        threshold = resolve_thresholds([threshold], summary, fit)[0][0]
     to_scale = base_scale(name, clamp, fit)
     within = dict(scale.get("within") or {})
     segments = read_segments_parquet(segments_path)

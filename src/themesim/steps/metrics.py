@@ -118,6 +118,7 @@ def metric_tables(
     out_transport,
     out_splits,
     out_decisions,
+    out_thresholds,
     decision: dict | None = None,
     calibration=(),
     spec: dict | None = None,
@@ -125,7 +126,9 @@ def metric_tables(
     reference: str | None = None,
     out_transport_manifest=None,
 ) -> None:
-    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans.
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans,
+    and thresholds.csv: the thresholds as resolved here and their scale, which every later
+    step reads (metrics.thresholds).
 
     out_transport: one plan per pair; out_transport_manifest lists them (themesim.io.manifest).
 
@@ -261,6 +264,7 @@ def metric_tables(
 
         write_manifest(out_transport, out_transport_manifest)
     _write_decisions(changes, out_decisions)
+    _write_thresholds(method, st, source, out_thresholds)
     comp = _scored_first(comp)
     if ceiling is not None:
         from themesim.metrics.ceiling import CEILING_COLUMNS, join_ceiling
@@ -300,6 +304,13 @@ def _scored_first(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
     cols = list(widest.columns) + [c for f in frames for c in f.columns if c not in widest]
     cols = list(dict.fromkeys(cols))
     return [f.reindex(columns=cols) for f in frames]
+
+
+def _write_thresholds(method: str, st, source: list | None, out) -> None:
+    from themesim.metrics.thresholds import FROM_CONFIG, threshold_table
+
+    sources = source or [FROM_CONFIG] * len(st.thresholds)
+    write_csv(threshold_table(method, st.thresholds, sources, st.scale, st.clamp), out)
 
 
 def _write_decisions(changes: list[pd.DataFrame], out) -> None:

@@ -20,32 +20,33 @@ def method_plots(
     themes: dict,
     similarities,
     sweep_csv,
-    thresholds,
+    thresholds_csv,
     op: str,
     out_heatmaps,
     out_sweep,
     out_heatmaps_svg=None,
     out_sweep_svg=None,
-    comparisons_csv=None,
     scale: dict | None = None,
     reference: str | None = None,
     max_panels: int | None = None,
 ) -> None:
-    """Heatmap per comparison (at the first configured threshold) and the sweep curves.
+    """Heatmap per comparison (at the method's first threshold) and the sweep curves.
 
-    With the ``*_svg`` outputs each figure is also written as SVG beside its PNG. scale: the
-    method's scale settings (``_heatmaps``). More comparisons than ``max_panels``
-    (`plots.max_pair_panels`; None: no limit): the sweep draws the reference's and a summary.
+    thresholds_csv: the thresholds and scale as the metrics job resolved them
+    (metrics.thresholds). With the ``*_svg`` outputs each figure is also written as SVG beside
+    its PNG. scale: the files that put scores on the method's scale (``_heatmaps``). More
+    comparisons than ``max_panels`` (`plots.max_pair_panels`; None: no limit): the sweep
+    draws the reference's and a summary.
     """
-    from themesim.metrics.calibration import shown_thresholds
+    from themesim.metrics.thresholds import read_thresholds
     from themesim.report import plots
 
-    thresholds = shown_thresholds(thresholds, comparisons_csv)
+    resolved = read_thresholds(thresholds_csv)
     svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
-    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, out_heatmaps, svgs, scale)
+    _heatmaps(method, pairs, themes, similarities, resolved, op, out_heatmaps, svgs, scale)
     plots.sweep_curves(
         pd.read_csv(sweep_csv),
-        thresholds=list(thresholds),
+        thresholds=list(resolved.values),
         title=f"{method}: metrics across thresholds",
         out_png=out_sweep,
         out_svg=out_sweep_svg,
@@ -55,14 +56,14 @@ def method_plots(
 
 
 def _heatmaps(
-    method, pairs, themes: dict, similarities, threshold, op, outs, svgs, scale=None
+    method, pairs, themes: dict, similarities, resolved, op, outs, svgs, scale=None
 ) -> None:
-    """One heatmap per comparison at ``threshold``, Hungarian pairs marked, on the method's
-    scale as the metrics rule puts it (metrics.method_scale), so the outlined pairs are the
-    decisions of its tables.
+    """One heatmap per comparison at the first threshold of ``resolved`` (metrics.thresholds.
+    Thresholds), Hungarian pairs marked, on its scale as the metrics rule puts it
+    (metrics.method_scale), so the outlined pairs are the decisions of its tables.
 
-    scale: ``scale`` and ``clamp`` as configured, ``within`` (set -> within-set matrix, for
-    scale: z) and ``fit`` (the isotonic fit's CSV, for scale: calibrated); None: cosine.
+    scale: the files that scale needs, ``within`` (set -> within-set matrix, for scale: z)
+    and ``fit`` (the isotonic fit's CSV, for scale: calibrated).
     """
     from themesim.metrics.coverage import hungarian_pairs
     from themesim.metrics.method_scale import (
@@ -75,7 +76,7 @@ def _heatmaps(
     from themesim.similarity import read_similarity
 
     scale = dict(scale or {})
-    name, clamp = scale.get("scale") or "cosine", bool(scale.get("clamp", False))
+    name, clamp, threshold = resolved.scale, resolved.clamp, resolved.first
     fit = pd.read_csv(scale["fit"]) if name == "calibrated" else None
     to_scale = base_scale(name, clamp, fit)
     within = dict(scale.get("within") or {})
@@ -127,10 +128,10 @@ def pair_heatmaps(
     pairs,
     themes: dict,
     similarities,
-    thresholds,
+    thresholds_csv,
     op: str,
     out_dir,
-    comparisons_csv=None,
+    comparisons_csv,
     scale: dict | None = None,
     max_heatmaps: int | None = None,
 ) -> None:
@@ -142,19 +143,19 @@ def pair_heatmaps(
     from pathlib import Path
 
     from themesim.config import pair_name
-    from themesim.metrics.calibration import shown_thresholds
+    from themesim.metrics.thresholds import read_thresholds
 
-    thresholds = shown_thresholds(thresholds, comparisons_csv)
+    resolved = read_thresholds(thresholds_csv)
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if max_heatmaps is not None and len(pairs) > max_heatmaps:
-        _pairs_overview(method, pairs, thresholds[0], comparisons_csv, out, max_heatmaps)
+        _pairs_overview(method, pairs, resolved.first, comparisons_csv, out, max_heatmaps)
         return
     names = [pair_name(a, b) for a, b in pairs]
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
-    _heatmaps(method, pairs, themes, similarities, thresholds[0], op, pngs, svgs, scale)
+    _heatmaps(method, pairs, themes, similarities, resolved, op, pngs, svgs, scale)
 
 
 OVERVIEW_README = """\
@@ -193,22 +194,19 @@ def side_by_side(
     *,
     methods,
     sweeps,
-    thresholds: dict,
+    thresholds,
     out_png,
     out_svg=None,
-    comparisons=None,
     reference: str | None = None,
     max_panels: int | None = None,
 ) -> None:
-    from themesim.metrics.calibration import shown_thresholds
+    """thresholds: each method's thresholds.csv, in ``methods`` order."""
+    from themesim.metrics.thresholds import read_thresholds
     from themesim.report import plots
-
-    comp = dict(zip(methods, comparisons or [None] * len(methods), strict=True))
-    thresholds = {m: shown_thresholds(thresholds[m], comp[m]) for m in methods}
 
     plots.methods_side_by_side(
         {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},
-        thresholds={m: list(thresholds[m]) for m in methods},
+        thresholds={m: read_thresholds(p).values for m, p in zip(methods, thresholds, strict=True)},
         metric="hungarian_f1",
         out_png=out_png,
         out_svg=out_svg,

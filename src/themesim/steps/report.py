@@ -88,6 +88,7 @@ def summary_report(
     methods: dict,
     pairs,
     comparisons,
+    thresholds,
     themes_tables,
     sweeps,
     heatmaps,
@@ -113,6 +114,8 @@ def summary_report(
 ) -> None:
     """Both summary reports.
 
+    thresholds: each method's thresholds.csv (its thresholds and scale as the metrics job
+    resolved them), in ``methods`` order like ``comparisons``.
     method_files: method -> optional extras (``distributions_png``, ``confidence_png``,
     ``theme_map_png``, ``run_consistency_png``, ``sets_csv``, ``runs_csv``); precomputed: the score
     matrices read by precomputed methods (listed with their sha256 among the inputs);
@@ -148,6 +151,7 @@ def summary_report(
             dict(methods[m])
             | {
                 "comparisons_csv": comparisons[i],
+                "thresholds_csv": thresholds[i],
                 "themes_csv": themes_tables[i],
                 "sweep_csv": sweeps[i],
                 "heatmaps": dict(zip(mine, heatmaps[starts[i] : starts[i + 1]], strict=True)),

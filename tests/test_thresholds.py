@@ -1,0 +1,104 @@
+"""thresholds.csv: a method's thresholds and scale, resolved once by its metrics job and read
+by the plots, grounding and report (metrics/thresholds.py)."""
+
+import numpy as np
+import pandas as pd
+from helpers import comparison_row, write_method, write_thresholds
+
+from themesim.io.files import write_csv
+from themesim.metrics.calibration import resolve_thresholds
+from themesim.metrics.thresholds import (
+    FROM_CALIBRATION,
+    FROM_CONFIG,
+    THRESHOLD_COLUMNS,
+    read_thresholds,
+    threshold_table,
+)
+
+
+def test_a_calibrated_threshold_is_kept_to_the_last_digit(tmp_path):
+    """Rows in configured order; a calibrated θ survives the CSV exactly (write_csv's 10
+    digits would move it off the score it was fitted at)."""
+    theta = 0.61234567891234567
+    values, sources = resolve_thresholds(["calibrated", 0.5], {"f1_threshold": theta})
+    path = tmp_path / "thresholds.csv"
+    write_csv(threshold_table("minilm", values, sources, "cosine", False), path)
+    table = pd.read_csv(path)
+    assert list(table.columns) == THRESHOLD_COLUMNS
+    assert table["source"].tolist() == [FROM_CALIBRATION, FROM_CONFIG]
+    t = read_thresholds(path)
+    assert t.values == [theta, 0.5] and t.first == theta  # exact, not 0.6123456789
+    assert t.calibrated() == [True, False] and (t.scale, t.clamp) == ("cosine", False)
+
+
+def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch):
+    """The heatmap is drawn at the table's first θ on the table's scale, the sweep marks
+    every θ of the table: the plots step is given no threshold of the config."""
+    from themesim.io.themes import write_themes_parquet
+    from themesim.report import plots
+    from themesim.similarity import write_similarity
+    from themesim.steps.plots import method_plots
+
+    ids = {"h": ["a0", "a1"], "l": ["b0", "b1"]}
+    themes = {}
+    for s, names in ids.items():
+        themes[s] = tmp_path / f"{s}.parquet"
+        write_themes_parquet(
+            pd.DataFrame(
+                {
+                    "set": s,
+                    "theme_id": names,
+                    "name": names,
+                    "description": "",
+                    "keywords": [[]] * 2,
+                    "codes": [[]] * 2,
+                    "quotes": [[]] * 2,
+                    "text": names,
+                    "source_row": range(2),
+                }
+            ),
+            themes[s],
+        )
+    write_similarity(tmp_path / "s.parquet", np.array([[0.9, 0.1], [0.2, 0.7]]), *ids.values(), {})
+    thresholds = write_thresholds(
+        tmp_path / "thresholds.csv",
+        "m",
+        [0.6123, 0.4],
+        scale="angular",
+        sources=[FROM_CALIBRATION, FROM_CONFIG],
+    )
+    sweep = write_method(tmp_path, "m", [comparison_row("m", "h", "l", 0.4)], with_heatmap=False)
+    seen = {}
+    monkeypatch.setattr(plots, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
+    monkeypatch.setattr(plots, "sweep_curves", lambda *a, **kw: seen.update(sweep=kw))
+    method_plots(
+        method="m",
+        pairs=[("h", "l")],
+        themes=themes,
+        similarities=[tmp_path / "s.parquet"],
+        sweep_csv=sweep["sweep_csv"],
+        thresholds_csv=thresholds,
+        op="ge",
+        out_heatmaps=[tmp_path / "h.png"],
+        out_sweep=tmp_path / "sweep.png",
+    )
+    assert seen["heatmap"]["threshold"] == 0.6123
+    assert seen["heatmap"]["scale_label"] == "angular similarity"
+    assert seen["sweep"]["thresholds"] == [0.6123, 0.4]
+
+
+def test_the_report_names_the_tables_thresholds_and_scale(tmp_path):
+    from themesim.report.views import _method_view
+
+    spec = write_method(tmp_path, "m", [comparison_row("m", "h", "l", 0.6123456789)])
+    write_thresholds(
+        spec["thresholds_csv"],
+        "m",
+        [0.61234567891234567],
+        scale="calibrated",
+        sources=[FROM_CALIBRATION],
+    )
+    view = _method_view("m", spec, tmp_path, tmp_path)
+    assert view["thresholds"] == "0.612346 (calibrated)"
+    assert view["scale"] == "calibrated P(match)" and view["clamp"] is False
+    assert view["first_theta"] == 0.61234567891234567
