@@ -154,7 +154,14 @@ def test_thresholds_rerun_only_the_metrics(study):
         {"scale": "calibrated", "thresholds": [0.4, "calibrated"]},
     )
     counts = job_counts(snakemake(root, "-n", "--cores", "2", *TARGETS).stdout)
-    assert counts == {"metrics": 2}, counts
+    # grounding reads thresholds.csv, which every metrics run writes anew
+    assert counts == {"metrics": 2, "grounding": 1}, counts
+    # A new first threshold reruns grounding, which decides its text side at it.
+    write_methods(
+        root, fake.url, {"thresholds": [0.7, 0.6]}, {"scale": "calibrated", "thresholds": [0.5]}
+    )
+    counts = job_counts(snakemake(root, "-n", "--cores", "2", *TARGETS).stdout)
+    assert counts.get("grounding") == 1 and counts["metrics"] == 1, counts
     # A precomputed method that does not use `calibrated` is not calibrated; the judge is.
     write_methods(root, fake.url, {"thresholds": [0.5]}, {"thresholds": [0.5]})
     out = snakemake(root, "-n", "--cores", "2", "--forceall").stdout

@@ -85,9 +85,11 @@ for v in PLAN.variants("grounding"):
             labels=lambda wc: PLAN.label_files(wc.method),
             quotes=lambda wc: PLAN.quote_files(wc.method),
             segments=paths.SEGMENTS,
-            # the first threshold and the scale as the metrics job resolved them; scale:
+            # The first threshold and the scale as the metrics job resolved them (not
+            # ancient: Snakemake then skips this job's own reasons whenever the metrics job
+            # reruns, so a new first threshold would leave grounding stale); scale:
             # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
-            # from the similarity job)
+            # from the similarity job).
             thresholds=paths.THRESHOLDS,
             scale_fit=lambda wc: PLAN.scale_fit(wc.method),
             # agreement across codebooks: P(match) through the isotonic fit, where one exists
