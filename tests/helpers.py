@@ -521,3 +521,28 @@ def qdpx_study(root):
     (root / "config").mkdir()
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     return text_a
+
+
+def write_theme_set(path, set_name, ids, names=None):
+    """A themes parquet of one set: theme ids, their names (default the ids) and texts (the
+    ids), nothing else filled."""
+    import pandas as pd
+
+    from themesim.io.themes import write_themes_parquet
+
+    n = len(ids)
+    frame = pd.DataFrame(
+        {
+            "set": set_name,
+            "theme_id": list(ids),
+            "name": list(names) if names is not None else list(ids),
+            "description": "",
+            "keywords": [[]] * n,
+            "codes": [[]] * n,
+            "quotes": [[]] * n,
+            "text": list(ids),
+            "source_row": range(n),
+        }
+    )
+    write_themes_parquet(frame, path)
+    return path

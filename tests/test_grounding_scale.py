@@ -11,10 +11,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import write_thresholds
+from helpers import write_theme_set, write_thresholds
 from scipy.stats import spearmanr
 
-from themesim.io.themes import write_themes_parquet
 from themesim.io.transcripts import write_segments_parquet
 from themesim.metrics.calibration import resolve_thresholds
 from themesim.similarity import write_similarity
@@ -48,24 +47,7 @@ def _study(tmp_path, ids=IDS, S=S, W=W) -> dict:
     write_segments_parquet(segs, tmp_path / "segments.parquet")
     paths = {"themes": {}, "labels": {}, "quotes": {}, "within": {}}
     for s, names in ids.items():
-        n = len(names)
-        paths["themes"][s] = tmp_path / f"{s}.parquet"
-        write_themes_parquet(
-            pd.DataFrame(
-                {
-                    "set": s,
-                    "theme_id": names,
-                    "name": names,
-                    "description": "",
-                    "keywords": [[]] * n,
-                    "codes": [[]] * n,
-                    "quotes": [[]] * n,
-                    "text": names,
-                    "source_row": range(n),
-                }
-            ),  # fmt: skip
-            paths["themes"][s],
-        )
+        paths["themes"][s] = write_theme_set(tmp_path / f"{s}.parquet", s, names)
         labels = pd.DataFrame(
             {
                 "transcript": "t",

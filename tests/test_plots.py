@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import write_theme_set
 from PIL import Image
 
 from themesim.report import plots
@@ -635,31 +636,14 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
 
 def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
     """The heatmap figure the plots rule draws for h vs l of a scale: z method."""
-    from themesim.io.themes import write_themes_parquet
     from themesim.metrics.thresholds import FROM_CONFIG, Thresholds
     from themesim.similarity import write_similarity
     from themesim.steps import plots as steps_plots
 
     themes, within = {}, {}
     for s, names in ids.items():
-        n = len(names)
-        themes[s] = tmp_path / f"{s}.parquet"
-        write_themes_parquet(
-            pd.DataFrame(
-                {
-                    "set": s,
-                    "theme_id": names,
-                    "name": [f"theme {x}" for x in names],
-                    "description": "",
-                    "keywords": [[]] * n,
-                    "codes": [[]] * n,
-                    "quotes": [[]] * n,
-                    "text": names,
-                    "source_row": range(n),
-                }
-            ),  # fmt: skip
-            themes[s],
-        )
+        names_shown = [f"theme {x}" for x in names]
+        themes[s] = write_theme_set(tmp_path / f"{s}.parquet", s, names, names_shown)
         within[s] = tmp_path / f"{s}__vs__{s}.parquet"
         write_similarity(within[s], W[s], names, names, {})
     write_similarity(tmp_path / "h__vs__l.parquet", S, ids["h"], ids["l"], {})

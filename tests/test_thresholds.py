@@ -3,7 +3,7 @@ by the plots, grounding and report (metrics/thresholds.py)."""
 
 import numpy as np
 import pandas as pd
-from helpers import comparison_row, write_method, write_thresholds
+from helpers import comparison_row, write_method, write_theme_set, write_thresholds
 
 from themesim.io.files import write_csv
 from themesim.metrics.calibration import resolve_thresholds
@@ -34,31 +34,12 @@ def test_a_calibrated_threshold_is_kept_to_the_last_digit(tmp_path):
 def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch):
     """The heatmap is drawn at the table's first θ on the table's scale, the sweep marks
     every θ of the table: the plots step is given no threshold of the config."""
-    from themesim.io.themes import write_themes_parquet
     from themesim.report import plots
     from themesim.similarity import write_similarity
     from themesim.steps.plots import method_plots
 
     ids = {"h": ["a0", "a1"], "l": ["b0", "b1"]}
-    themes = {}
-    for s, names in ids.items():
-        themes[s] = tmp_path / f"{s}.parquet"
-        write_themes_parquet(
-            pd.DataFrame(
-                {
-                    "set": s,
-                    "theme_id": names,
-                    "name": names,
-                    "description": "",
-                    "keywords": [[]] * 2,
-                    "codes": [[]] * 2,
-                    "quotes": [[]] * 2,
-                    "text": names,
-                    "source_row": range(2),
-                }
-            ),
-            themes[s],
-        )
+    themes = {s: write_theme_set(tmp_path / f"{s}.parquet", s, names) for s, names in ids.items()}
     write_similarity(tmp_path / "s.parquet", np.array([[0.9, 0.1], [0.2, 0.7]]), *ids.values(), {})
     thresholds = write_thresholds(
         tmp_path / "thresholds.csv",
