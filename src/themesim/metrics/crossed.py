@@ -129,6 +129,14 @@ def _without_comparator(gen, hum, j: int) -> float:
     return float(np.mean(out))
 
 
+def _reference_part(own: np.ndarray, var_themes: float) -> float:
+    """What the reference analysts' own terms vary beyond their themes' noise: the
+    delete-one jackknife of their mean, less the theme part (themes are nested in their
+    analyst), at least 0."""
+    k = own.size
+    return max(jackknife_variance((own.sum() - own) / (k - 1)) - var_themes, 0.0)
+
+
 def residual_mean_square(t: np.ndarray) -> float:
     """MS_E of a (themes, columns) table's additive (theme + column) fit: its cells' own
     noise; 0 below two rows or two columns."""
@@ -233,13 +241,12 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         # are nested in their analyst, so deleting one holds V_themes again: counted once)
         own_g = np.array([gen[r].mean() for r in range(k)])
         own_h = np.array([np.delete(hum[r], r, axis=1).mean() for r in range(k)])
-        own = own_g - own_h
-        between = max(jackknife_variance((own.sum() - own) / (k - 1)) - var_t, 0.0)
-        var_a, df_a = jackknife_variance(values) + between, k - 1
+        comparators = jackknife_variance(values)
+        var_a, df_a = comparators + _reference_part(own_g - own_h, var_t), k - 1
         # a comparator deleted moves the analysts' mean only
         side_a = [
-            max(jackknife_variance((o.sum() - o) / (k - 1)) - v, 0.0) + c
-            for o, v, c in ((own_g, side_t[0], 0.0), (own_h, side_t[1], var_a - between))
+            _reference_part(own_g, side_t[0]),
+            _reference_part(own_h, side_t[1]) + comparators,
         ]
 
     # The theme jackknife already holds each cell's own noise, and so does the run (analyst)
