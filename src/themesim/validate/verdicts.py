@@ -309,9 +309,20 @@ AFTER_BOUNDED = [
     Design(themes=11, runs=3, analysts=4, p_h=0.15, sd_analyst=0.6),
     Design(themes=9, runs=1, analysts=2, p_h=0.9, sd_theme=1.2),
 ]
+# Written after the analyst part was clipped once as a whole (metrics/crossed.py), before
+# being run: analyst and reference spreads from none to large, at 3-4 analysts.
+AFTER_ANALYSTS = [
+    Design(themes=9, runs=3, analysts=3, p_h=0.7, sd_theme=1.1, sd_analyst=0.1, sd_reference=0.1),
+    Design(themes=12, runs=1, analysts=4, p_h=0.6, sd_analyst=0.05, sd_reference=0.6),
+    Design(themes=8, runs=4, analysts=3, p_h=0.8, sd_analyst=0.1, sd_reference=0.7),
+    Design(themes=14, runs=2, analysts=4, p_h=0.55, icc=0.3, sd_analyst=0.2, sd_reference=0.05),
+    Design(themes=12, runs=5, analysts=3, p_h=0.75, icc=0.16, domains=6, groups=True,
+           sd_reference=0.5),
+    Design(themes=15, runs=3, analysts=4, p_h=0.65, sd_analyst=0.5, sd_reference=0.0),
+]  # fmt: skip
 GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
-GRIDS["full"]["designs"] += AFTER_BOUNDED
+GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
