@@ -1,41 +1,16 @@
 """The columns of the metric tables: written by the metrics job (steps/metrics.py,
-metrics/coverage.py), read by the report (report/tables.py). One list each, here, with no
-imports: the report's jobs read them without importing the metric families.
+metrics/coverage.py), read by the report (report/tables.py). One list each, here, importing
+the registry alone: the report's jobs read them without importing the metric families.
 """
 
 from __future__ import annotations
 
-# The coverage family's columns, one value per comparison and threshold (metrics/coverage.py).
-COVERAGE_COLUMNS = [
-    "n_a",
-    "n_b",
-    "n_match_pairs",
-    "raza_jaccard",
-    "hit_rate",
-    "recall",
-    "precision",
-    "f1",
-    "bidir_max_sim_a",
-    "bidir_max_sim_b",
-    "similarity_f1",
-]
-ONE_TO_ONE_COLUMNS = [
-    "hungarian_n_matched",
-    "hungarian_coverage_a",
-    "hungarian_coverage_b",
-    "hungarian_f1",
-    "true_jaccard",
-    "matched_sim_min",
-    "matched_sim_q1",
-    "matched_sim_median",
-    "matched_sim_q3",
-    "matched_sim_max",
-    "maxcard_n_matched",
-    "maxcard_coverage_a",
-    "maxcard_coverage_b",
-    "maxcard_f1",
-    "maxcard_true_jaccard",
-]
+from themesim.metrics import registry
+
+# The coverage family's columns, one value per comparison and threshold (metrics/coverage.py),
+# and the one-to-one family's: in the registry's order (metrics/registry.py).
+COVERAGE_COLUMNS = registry.family_columns("coverage")
+ONE_TO_ONE_COLUMNS = registry.family_columns("one_to_one")
 METRIC_COLUMNS = COVERAGE_COLUMNS + ONE_TO_ONE_COLUMNS
 
 # The columns every reader of themes.csv / the pair tables needs, even with no rows.

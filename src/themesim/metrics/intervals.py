@@ -48,6 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from themesim.metrics import registry
 from themesim.metrics.coverage import (
     METRIC_COLUMNS,
     _best_two,
@@ -61,7 +62,8 @@ from themesim.metrics.coverage import (
 )
 from themesim.metrics.distinctiveness import CATEGORIES, GAP_COLUMNS, _categorise, _distinct
 
-SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if c not in ("n_a", "n_b")]
+# The metrics with an interval (the registry's `interval`), in comparisons.csv's order.
+SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if registry.BY_COLUMN[c].interval]
 CI_METRICS = SCORE_CI_METRICS + GAP_COLUMNS
 CI_COLUMNS = [f"{m}_ci_{end}" for m in CI_METRICS for end in ("low", "high")]
 
@@ -93,16 +95,13 @@ METHOD_GROUPS = (
 
 
 def metric_method(metric: str) -> str:
-    """The interval method of one metric of CI_METRICS (docs/metrics.md, "Intervals")."""
-    if metric in ("bidir_max_sim_a", "bidir_max_sim_b"):
-        return "two-sample jackknife-t with the matched share's reach"
-    if metric == "similarity_f1":
-        return "harmonic mean of two such intervals at 97.5 %"
-    if "_min" in metric or "_q1" in metric or "_median" in metric or "_q3" in metric:
-        return "order statistics"
-    if "_max" in metric and metric not in ("bidir_max_sim_a", "bidir_max_sim_b"):
-        return "order statistics"
-    return "clopper-pearson"
+    """The interval method of one metric of CI_METRICS (docs/metrics.md, "Intervals"): the
+    registry's, or for the per-theme gap quartiles and shares, by their name."""
+    if metric in registry.BY_COLUMN:
+        return registry.BY_COLUMN[metric].interval
+    if metric.startswith("gap_abs_"):
+        return registry.ORDER_STATISTICS
+    return registry.CLOPPER_PEARSON
 
 
 QUARTILES = ("min", "q1", "median", "q3", "max")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from themesim.metrics.registry import glossary_entries, header_terms
+
 # (key, term, definition), in reading order: the basics first, then each family.
 GLOSSARY = [
     (
@@ -224,10 +226,14 @@ GLOSSARY = [
     ),
 ]
 
+# a metric with an entry of its own brings it (metrics/registry.py)
+GLOSSARY += glossary_entries()
 GLOSSARY_KEYS = {k for k, _, _ in GLOSSARY}
 
-# A table header (as the report writes it, before any method name in brackets) -> its entry.
+# A table header (as the report writes it, before any method name in brackets) -> its entry;
+# a metric's label links to the entry the registry names.
 HEADER_TERMS = {
+    **header_terms(),
     "Method": "method",
     "Comparison": "comparison",
     "θ": "theta",
@@ -235,23 +241,8 @@ HEADER_TERMS = {
     "A / B themes": "comparison",
     "A": "comparison",
     "B": "comparison",
-    "One-to-one pairs": "one-to-one-pairs",
-    "Hungarian F1": "hungarian-f1",
     "Hungarian F1 95 % CI": "ci",
-    "True Jaccard": "true-jaccard",
-    "Coverage F1": "coverage-f1",
-    "Coverage A (hit rate)": "coverage",
-    "Coverage B (precision)": "coverage",
-    "Max-card. F1": "maxcard-f1",
-    "Raza Jaccard (for comparison)": "raza-jaccard",
-    "Matched sim. median": "matched-sim",
     "Matched sim. IQR (Q1–Q3)": "matched-sim",
-    "One-to-one share A": "one-to-one-share",
-    "One-to-one share B": "one-to-one-share",
-    "Significant match rate": "significant-match-rate",
-    "Ceiling median": "ceiling",
-    "Matched sim. % of ceiling": "ceiling",
-    "Normalised alignment": "ceiling",
     "Theme": "comparison",
     "Best match": "similarity",
     "Best": "similarity",

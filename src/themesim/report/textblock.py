@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from themesim.metrics.registry import label
+
 
 def _num(x: float, digits: int = 2) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
@@ -20,8 +22,8 @@ def format_text_block(row: Mapping) -> str:
     n_a, n_b = int(row["n_a"]), int(row["n_b"])
     op = "≥" if row.get("op", "ge") == "ge" else ">"
     lines = [
-        f"Theme Alignment: Hungarian F1 = {_num(row['hungarian_f1'])}, "
-        f"Coverage F1 = {_num(row['f1'])}",
+        f"Theme Alignment: {label('hungarian_f1')} = {_num(row['hungarian_f1'])}, "
+        f"{label('f1')} = {_num(row['f1'])}",
         f"- Optimal one-to-one: {k}/{n_a} themes matched (similarity {op} {row['threshold']:g})",
     ]
     if k:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.metrics import registry
 from themesim.metrics.thresholds import read_thresholds
 from themesim.report.format import (
     DASH,
@@ -37,39 +38,31 @@ from themesim.report.tables import (
 )
 from themesim.report.textblock import format_text_block
 
-# (header, column) of the per-method table: few enough columns for a phone.
-METHOD_TABLE = [
-    ("θ", None),
-    ("A / B themes", None),
-    ("One-to-one pairs", "hungarian_n_matched"),
-    ("Hungarian F1", "hungarian_f1"),
-    ("True Jaccard", "true_jaccard"),
-    ("Coverage F1", "f1"),
-    ("Coverage A (hit rate)", "hit_rate"),
-    ("Coverage B (precision)", "precision"),
-    ("Max-card. F1", "maxcard_f1"),
-    ("Raza Jaccard (for comparison)", "raza_jaccard"),
-]
+# (header, column) of the per-method table (metrics/registry.py).
+METHOD_TABLE = [("θ", None), ("A / B themes", None), *registry.section("method_table")]
 GLANCE_HEADERS = [
     "Method",
     "Comparison",
     "θ",
-    "Hungarian F1",
-    "Hungarian F1 95 % CI",
-    "Coverage F1",
-    "Matched sim. median",
+    registry.label("hungarian_f1"),
+    registry.label("hungarian_f1") + " 95 % CI",
+    registry.label("f1"),
+    registry.label("matched_sim_median"),
     "Matched sim. IQR (Q1–Q3)",
-    "One-to-one share A",
-    "One-to-one share B",
-    "Raza Jaccard (for comparison)",
-    "Significant match rate",
+    registry.label("hungarian_coverage_a"),
+    registry.label("hungarian_coverage_b"),
+    registry.label("raza_jaccard"),
+    registry.label("significant_match_rate"),
 ]
 # The paraphrase ceiling (metrics.ceiling, docs/metrics.md): columns of the glance table only
 # when a method's comparisons.csv has them (`ceiling.active`).
 CEILING_GLANCE = [
-    ("Ceiling median", "ceiling_median", 3),
-    ("Matched sim. % of ceiling", "matched_sim_pct_of_ceiling", 1),
-    ("Normalised alignment", "normalised_alignment", 3),
+    (registry.label(col), col, digits)
+    for col, digits in (
+        ("ceiling_median", 3),
+        ("matched_sim_pct_of_ceiling", 1),
+        ("normalised_alignment", 3),
+    )
 ]
 CEILING_NOTE = (
     "Paraphrase ceiling (rows whose A is the reference): the ceiling median is the median over "
@@ -93,14 +86,7 @@ CATEGORY_TEXT = {
     "no_good_match": "no good match",
 }
 # "What changed across thresholds": these metrics, read from the sweep.
-CHANGE_METRICS = [
-    ("Hungarian F1", "hungarian_f1"),
-    ("Coverage F1", "f1"),
-    ("True Jaccard", "true_jaccard"),
-    ("Coverage A (hit rate)", "hit_rate"),
-    ("Coverage B (precision)", "precision"),
-    ("Raza Jaccard (for comparison)", "raza_jaccard"),
-]
+CHANGE_METRICS = registry.section("threshold_changes")
 SETS_TABLE = [
     ("Set", "set"),
     ("Themes", "n_themes"),

@@ -47,7 +47,6 @@ from themesim.report.plots.runs import (
     runs_heatmap_figure,
 )
 from themesim.report.plots.side_by_side import (
-    METRIC_LABELS,
     methods_side_by_side,
     methods_side_by_side_figure,
 )
@@ -68,7 +67,6 @@ __all__ = [
     "LINE_COLOURS",
     "LINE_STYLES",
     "MARKERS",
-    "METRIC_LABELS",
     "OKABE_ITO",
     "SIDE_COLOURS",
     "SWEEP_METRICS",

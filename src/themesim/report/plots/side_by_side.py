@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from themesim.metrics.registry import legend
 from themesim.report.plots.common import (
     LINE_COLOURS,
     LINE_STYLES,
@@ -25,18 +26,6 @@ from themesim.report.plots.common import (
     threshold_xlabel,
 )
 from themesim.report.plots.pair_limit import over_limit, quartiles_by_threshold, shown_pairs
-
-METRIC_LABELS = {
-    "hungarian_f1": "Hungarian F1 (one-to-one)",
-    "true_jaccard": "True Jaccard",
-    "f1": "Coverage F1",
-    "hit_rate": "Hit rate (A covered)",
-    "recall": "Recall (A covered)",
-    "precision": "Precision (B covered)",
-    "raza_jaccard": "Raza Jaccard (for comparison)",
-    "maxcard_f1": "Max-cardinality F1",
-    "similarity_f1": "Similarity F1",
-}
 
 
 def methods_side_by_side_figure(
@@ -68,7 +57,7 @@ def methods_side_by_side_figure(
         )
         for i, lab in enumerate(labels)
     }
-    pretty = METRIC_LABELS.get(metric, metric)
+    pretty = legend(metric)
     title = f"{pretty} by threshold: each method on its own (never averaged)"
     fig, axes, ncols = small_multiples(len(sweeps), title)
     for k, (ax, (name, df)) in enumerate(zip(axes[: len(sweeps)], sweeps.items(), strict=True)):

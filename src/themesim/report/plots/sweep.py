@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from themesim.metrics.registry import legend
 from themesim.report.plots.common import (
     OKABE_ITO,
     THRESHOLD_STYLE,
@@ -33,18 +34,15 @@ from themesim.report.plots.pair_limit import (
 )
 
 # Sweep metrics: the headline (Hungarian F1) drawn heaviest; colour *and* dash differ.
-SWEEP_METRICS = {
-    "hungarian_f1": ("Hungarian F1 (one-to-one)", OKABE_ITO["blue"], "-", 2.4),
-    "true_jaccard": ("True Jaccard", OKABE_ITO["green"], "--", 1.6),
-    "f1": ("Coverage F1", OKABE_ITO["orange"], "-.", 1.6),
-    "hit_rate": ("Hit rate (A covered)", OKABE_ITO["purple"], ":", 1.9),
-    "raza_jaccard": (
-        "Raza Jaccard (for comparison)",
-        OKABE_ITO["vermillion"],
-        (0, (6, 2, 1, 2)),
-        1.4,
-    ),
+SWEEP_STYLES = {
+    "hungarian_f1": (OKABE_ITO["blue"], "-", 2.4),
+    "true_jaccard": (OKABE_ITO["green"], "--", 1.6),
+    "f1": (OKABE_ITO["orange"], "-.", 1.6),
+    "hit_rate": (OKABE_ITO["purple"], ":", 1.9),
+    "raza_jaccard": (OKABE_ITO["vermillion"], (0, (6, 2, 1, 2)), 1.4),
 }
+# column -> (legend, colour, dash, width); legends from metrics/registry.py
+SWEEP_METRICS = {col: (legend(col), *style) for col, style in SWEEP_STYLES.items()}
 
 
 def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], title: str) -> Figure:
