@@ -1,10 +1,14 @@
-"""One registry for what a metric is (metrics/registry.py): the tables, figures and
-glossary read it."""
+"""One registry for what a metric is (metrics/registry.py) and one for the per-method
+figures (report/figures.py): the tables, figures, glossary and file lists read them."""
+
+from pathlib import Path
 
 from themesim.metrics import columns, registry
 from themesim.metrics.intervals import CI_METRICS, metric_method
-from themesim.report import glossary, headline, textblock, views
+from themesim.report import figures, glossary, headline, textblock, views
 from themesim.report.plots import side_by_side, sweep
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_comparisons_csv_keeps_its_columns_in_order():
@@ -65,6 +69,16 @@ def test_a_metric_with_a_definition_brings_its_glossary_entry():
     assert registry.glossary_entries() == []  # the built-in ones' entries are glossary.py's
     m = registry.Metric("x", "coverage", label="X", term="x", definition="What x is.")
     assert (m.term, m.label, m.definition) == ("x", "X", "What x is.")
+
+
+def test_each_figure_has_one_name_and_its_words():
+    stems = [f.stem for f in (figures.SWEEP, *figures.METHOD_FIGURES)]
+    assert len(stems) == len(set(stems))
+    for f in (figures.SWEEP, *figures.METHOD_FIGURES):
+        assert f.key == f"{f.stem}_png"
+        assert f.title and f.alt and f.caption and f.missing, f.stem
+        assert f.place in ("figures", "runs")
+        assert (REPO / "workflow" / "report" / f"{f.stem}.rst").is_file(), f.stem
 
 
 def _sweep():

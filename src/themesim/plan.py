@@ -17,6 +17,7 @@ from themesim.coder.settings import describe, set_coder
 from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
 from themesim.io.manifest import MANIFEST, missing
 from themesim.metrics.settings import gamma_for
+from themesim.report.figures import METHOD_FIGURES, Figure
 
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 
@@ -62,32 +63,6 @@ CACHES = {
 }
 # Each method's metric tables, by the rule that writes them.
 METRIC_TABLES = ("comparisons", "themes", "sweep", "sets", "thresholds")
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One figure a method may have: its file stem under results/plots/{method}/ (its one
-    name: the report's key for its PNG is the stem + "_png"), the job that draws it, its
-    `snakemake --report` category and caption, and the kind capability it needs (None: every
-    method)."""
-
-    stem: str
-    drawn_by: str
-    category: str
-    needs: str | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.stem}_png"
-
-
-# Adding a per-method figure is one entry here (plus its drawing, view and template lines).
-METHOD_FIGURES = (
-    Figure("distributions", "report_parts", "Distributions"),
-    Figure("confidence", "report_parts", "Confidence profiles"),
-    Figure("theme_map", "report_parts", "Theme maps", "theme_vectors"),
-    Figure("run_consistency", "runs", "Run consistency", "runs"),
-)
 
 
 @dataclass(frozen=True)

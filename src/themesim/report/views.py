@@ -13,6 +13,7 @@ import pandas as pd
 
 from themesim.metrics import registry
 from themesim.metrics.thresholds import read_thresholds
+from themesim.report.figures import METHOD_FIGURES, SWEEP
 from themesim.report.format import (
     DASH,
     OP_SYMBOL,
@@ -266,6 +267,22 @@ def _optional_table(path, what: str, method: str, spec: list[tuple[str, str]], t
     return {"headers": [h for h, _ in spec], "rows": rows, "frame": df}
 
 
+def _figures(spec: Mapping, html_dir: Path, md_dir: Path, place: str) -> list[dict]:
+    """The method's figures shown at one place of its section, each with its image (None
+    where the method has none) and words."""
+    return [
+        {
+            "img": _image(spec.get(f.key), html_dir, md_dir),
+            "title": f.title,
+            "alt": f.alt,
+            "caption": f.caption,
+            "missing": f.missing,
+        }
+        for f in (SWEEP, *METHOD_FIGURES)
+        if f.place == place
+    ]
+
+
 def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
     comp_path = spec.get("comparisons_csv")
     themes_path = spec.get("themes_csv")
@@ -388,11 +405,9 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "limited": limited,
         "comparisons_csv_html": _relpath(Path(comp_path), html_dir),
         "comparisons_csv_md": _relpath(Path(comp_path), md_dir),
-        "sweep": _image(spec.get("sweep_png"), html_dir, md_dir),
-        "distributions": _image(spec.get("distributions_png"), html_dir, md_dir),
-        "confidence": _image(spec.get("confidence_png"), html_dir, md_dir),
-        "theme_map": _image(spec.get("theme_map_png"), html_dir, md_dir),
-        "run_consistency": _image(spec.get("run_consistency_png"), html_dir, md_dir),
+        # each figure's words from report/figures.py, by where the templates show it
+        "figures": _figures(spec, html_dir, md_dir, "figures"),
+        "run_consistency": _figures(spec, html_dir, md_dir, "runs")[0],
         # plots.max_pair_heatmaps exceeded: every pair at a glance instead of per-pair heatmaps
         "pairs_overview": _image(spec.get("pairs_overview_png"), html_dir, md_dir),
         "sets": sets,

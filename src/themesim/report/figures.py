@@ -1,0 +1,85 @@
+"""What each per-method figure is: one name (its file stem), the job that draws it, its
+`snakemake --report` category, and what the summary report says of it.
+
+plan.py reads `METHOD_FIGURES` for the files (`all`, the report's inputs, the archive), the
+report's views and templates for the words. No imports: the report's jobs read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure a method may have: its file stem under results/plots/{method}/ (its one
+    name: the report's key for its PNG is the stem + "_png"), the job that draws it, its
+    `snakemake --report` category and caption (workflow/report/<stem>.rst), and the kind
+    capability it needs (None: every method). In the summary report: its heading, its alt
+    text (before " for method <name>"), its caption (HTML) and the line shown without it;
+    place "figures" puts it after the threshold sweep, in this order, "runs" under the
+    runs table."""
+
+    stem: str
+    drawn_by: str
+    category: str
+    needs: str | None = None
+    title: str = ""
+    alt: str = ""
+    caption: str = ""
+    missing: str = ""
+    place: str = "figures"
+
+    @property
+    def key(self) -> str:
+        return f"{self.stem}_png"
+
+
+# The plots rule's figure (with the heatmaps; its paths are plan.py's own).
+SWEEP = Figure(
+    "sweep", "plots", "Threshold sweeps",
+    title="Threshold sweep",
+    alt="Scores by threshold",
+    caption="Scores at every threshold from 0 to 1; dashed lines: the configured threshold(s).",
+    missing="Threshold-sweep figure not available.",
+)  # fmt: skip
+
+# Adding a per-method figure is one entry here (plus its drawing and its caption file).
+METHOD_FIGURES = (
+    Figure(
+        "distributions", "report_parts", "Distributions",
+        title="Distributions",
+        alt="Matched-pair similarity and gap distributions",
+        caption="Left: similarity of the one-to-one pairs that meet the first threshold. "
+        "Right: gap between each theme's best and second-best match (A and B themes). Boxes: "
+        "quartiles; whiskers: min and max; dots: every value.",
+        missing="Distribution figure not available.",
+    ),
+    Figure(
+        "confidence", "report_parts", "Confidence profiles",
+        title="Confidence profile",
+        alt="Four-way confidence profile",
+        caption="Share of each set's themes in each match category at the first threshold: "
+        "confident unique, ambiguous, clear but poor, no good match.",
+        missing="Confidence-profile figure not available.",
+    ),
+    Figure(
+        "theme_map", "report_parts", "Theme maps", "theme_vectors",
+        title="Theme map",
+        alt="Theme map",
+        caption="Every theme of every set on the first two principal components of this "
+        "method's vectors, labelled by set and id; lines join the one-to-one matches. "
+        "Distances in 2-D only approximate similarity.",
+        missing="No theme map: this method's scores come without theme vectors.",
+    ),
+    Figure(
+        "run_consistency", "runs", "Run consistency", "runs",
+        title="Run consistency",
+        alt="Run consistency heatmap",
+        caption="Similarity between every pair of runs of a run group, one panel per group; "
+        "row labels give each run's NCS.",
+        missing="No run-consistency figure: it needs a run group (config run_groups, or "
+        "generated runs) and an embedding or TF-IDF method.",
+        place="runs",
+    ),
+)  # fmt: skip
