@@ -113,12 +113,15 @@ def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):
 def test_figures_come_from_one_table(study):
     plan = plan_of(study)
     # run consistency: tfidf has a run group (llm, llm2); tf_one compares llm2 alone
-    assert plan.method_plot_files("tfidf") == {
+    files = plan.method_plot_files("tfidf")
+    assert files == {f.key: f"results/plots/tfidf/{f.stem}.png" for f in METHOD_FIGURES}
+    contract = {  # the paths are a contract; a new figure may join them
         "distributions_png": "results/plots/tfidf/distributions.png",
         "confidence_png": "results/plots/tfidf/confidence.png",
         "theme_map_png": "results/plots/tfidf/theme_map.png",
         "run_consistency_png": "results/plots/tfidf/run_consistency.png",
     }
+    assert contract.items() <= files.items()
     assert "run_consistency_png" not in plan.method_plot_files("tf_one")
     assert "theme_map_png" not in plan.method_plot_files("judge")  # no theme vectors
     # report_parts draws every figure of the table but run consistency, PNG and SVG
