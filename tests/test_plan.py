@@ -173,10 +173,11 @@ def test_workbook_and_report_inputs(study):
 
 
 def test_rule_files_type_no_results_path():
-    """The rules read results paths from themesim.plan, never a literal of their own."""
+    """The rules read results paths from themesim.paths, never a literal of their own."""
     found = []
     for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
         for i, line in enumerate(path.read_text().splitlines(), start=1):
-            if re.search(r"[\"']results/", line):
+            # a results path, or a file name typed onto a paths pattern
+            if re.search(r"[\"']results/", line) or re.search(r"\{paths\.\w+\}/", line):
                 found.append(f"{path.name}:{i}: {line.strip()}")
     assert not found, found

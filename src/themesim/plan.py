@@ -17,52 +17,61 @@ from themesim.coder.settings import describe, set_coder
 from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
 from themesim.io.manifest import MANIFEST, missing
 from themesim.metrics.settings import gamma_for
+from themesim.paths import (
+    CACHES,
+    CALIBRATION_PLOT,
+    CALIBRATION_TABLE,
+    CEILING,
+    CODER_AGREEMENT,
+    COMPARISONS,
+    DECISIONS,
+    EMBEDDINGS,
+    GROUNDING,
+    GROUNDING_IOU,
+    GROUNDING_LONG,
+    GROUNDING_PAIRS,
+    GROUNDING_SCATTER,
+    GROUNDING_TRANSCRIPTS,
+    HEADLINE,
+    HEATMAP,
+    HEATMAPS,
+    ISOTONIC,
+    KEYWORDS,
+    LABEL,
+    LABELS,
+    LLM_SCORES,
+    METRIC_TABLES,
+    METRICS,
+    NULLS,
+    OTHER_HEATMAP,
+    OVERVIEW,
+    PARAPHRASES,
+    PLOTS,
+    QUOTES,
+    RUNS,
+    RUNS_MATRIX,
+    SEGMENT_EMBEDDINGS,
+    SEGMENTS,
+    SETS,
+    SETS_THEMES,
+    SIDE_BY_SIDE,
+    SIMILARITY,
+    SIMILARITY_PAIR,
+    SPLITS_JOINS,
+    SUMMARY,
+    SWEEP,
+    SWEEP_PLOT,
+    THEME_TABLE,
+    THEMES,
+    THRESHOLDS,
+    TRANSPORT,
+    TRANSPORT_PAIR,
+    VERDICTS,
+    WORKBOOK,
+)
 from themesim.report.figures import METHOD_FIGURES, Figure
 
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
-
-# Wildcard patterns of the per-set, per-method and per-pair files.
-THEMES = "results/themes/{set}.parquet"
-SEGMENTS = "results/transcripts/segments.parquet"
-EMBEDDINGS = "results/embeddings/{method}/{set}.parquet"
-KEYWORDS = "results/keyword_embeddings/{method}/{set}.parquet"
-NULLS = "results/nulls/{method}/{set}.parquet"
-SEGMENT_EMBEDDINGS = "results/segment_embeddings/{method}.parquet"
-SIMILARITY = "results/similarity/{method}"  # {pair}.parquet and the manifest
-METRICS = "results/metrics/{method}"
-# Each method's thresholds and scale as its metrics job resolved them (metrics.thresholds):
-# what the plots, grounding and report read, never the config's thresholds.
-THRESHOLDS = f"{METRICS}/thresholds.csv"
-PLOTS = "results/plots/{method}"
-LABELS = "results/segments/{method}"  # {set}.parquet and {set}.quotes.csv
-CALIBRATION = "results/calibration/{method}"  # .csv beside the folder
-CEILING = "results/ceiling/{method}.parquet"
-PARAPHRASES = "results/ceiling/paraphrases.csv"
-LLM_SCORES = "results/coder/llm/{set}.parquet"
-CODER_AGREEMENT = "results/grounding/coder_agreement.csv"
-# The report's tables and the figures of metric tables (report_parts, summary_report).
-HEADLINE = {
-    "csv": "results/report/headline.csv",
-    "tex": "results/report/headline.tex",
-    "png": "results/report/headline_intervals.png",
-    "svg": "results/report/headline_intervals.svg",
-}
-VERDICTS = "results/report/verdicts.csv"  # each set against the reference and a 2nd analyst
-WORKBOOK = "results/report/tables.xlsx"
-SIDE_BY_SIDE = {
-    "png": "results/plots/methods_side_by_side.png",
-    "svg": "results/plots/methods_side_by_side.svg",
-}
-SUMMARY = {"html": "results/report/summary.html", "md": "results/report/summary.md"}
-# Accumulating caches of LLM calls: inputs of no rule, so a failed job never deletes them.
-CACHES = {
-    "judge": "results/cache/judge.sqlite",
-    "generate": "results/cache/generate.sqlite",
-    "paraphrase": "results/cache/paraphrase.sqlite",
-    "coder": "results/cache/coder.sqlite",
-}
-# Each method's metric tables, by the rule that writes them.
-METRIC_TABLES = ("comparisons", "themes", "sweep", "sets", "thresholds")
 
 
 @dataclass(frozen=True)
@@ -258,7 +267,7 @@ class Plan:
 
     def similarity_files(self, method: str, pairs=None) -> list[str]:
         pairs = self.study.pairs_for(method) if pairs is None else pairs
-        return [f"{self.similarity_dir(method)}/{p}.parquet" for p in pair_names(pairs)]
+        return [at(SIMILARITY_PAIR, method=method, pair=p) for p in pair_names(pairs)]
 
     def similarity_done(self, method: str) -> list[str]:
         """The manifest of a method's similarity job; consumers depend on it and get every
@@ -333,11 +342,11 @@ class Plan:
         return [f"{self.metrics_dir(method)}/{t}.csv" for t in METRIC_TABLES]
 
     def transport_manifest(self, method: str) -> str:
-        return f"{self.metrics_dir(method)}/transport/{MANIFEST}"
+        return f"{at(TRANSPORT, method=method)}/{MANIFEST}"
 
     def transport_files(self, method: str) -> list[str]:
-        folder = f"{self.metrics_dir(method)}/transport"
-        return [f"{folder}/{p}.parquet" for p in pair_names(self.study.pairs_for(method))]
+        pairs = pair_names(self.study.pairs_for(method))
+        return [at(TRANSPORT_PAIR, method=method, pair=p) for p in pairs]
 
     def transport_pairs(self, variant: Variant) -> list[str]:
         """Transport plans the metrics rule declares (declared_pairs)."""
@@ -415,7 +424,7 @@ class Plan:
         return self.uses_calibration(method) or not k.calibrates_on_request
 
     def calibration_summary(self, method: str) -> str:
-        return f"{at(CALIBRATION, method=method)}.csv"
+        return at(CALIBRATION_TABLE, method=method)
 
     def strength_fits(self) -> list[str]:
         """Methods whose verdicts read the partner's strength as P(match): an isotonic fit
@@ -431,7 +440,7 @@ class Plan:
         return list(self.study.methods) if self.has_grounding() else []
 
     def isotonic_fit(self, method: str) -> str:
-        return f"{at(CALIBRATION, method=method)}/isotonic.csv"
+        return at(ISOTONIC, method=method)
 
     def calibration_files(self, method: str) -> list[str]:
         """What the metrics rule reads to resolve `calibrated` (nothing when unused): the one
@@ -554,20 +563,20 @@ class Plan:
 
     def heatmaps(self, method: str) -> list[str]:
         pairs = self.reference_pairs(self.study.pairs_for(method))
-        return [f"{self.plots_dir(method)}/{p}_heatmap.png" for p in pair_names(pairs)]
+        return [at(HEATMAP, method=method, pair=p) + ".png" for p in pair_names(pairs)]
 
     def heatmap_folder(self, method: str) -> list[str]:
         """The folder of the other pairs' heatmaps; none without `comparisons.all_pairs`."""
         has = self.other_pairs(self.study.pairs_for(method))
-        return [f"{self.plots_dir(method)}/heatmaps"] if has else []
+        return [at(HEATMAPS, method=method)] if has else []
 
     def heatmap_paths(self, method: str) -> list[str]:
         """Every pair's heatmap PNG of the method, in the study's pair order (what the report
         links)."""
         pairs = self.study.pairs_for(method)
-        d = self.plots_dir(method)
         return [
-            f"{d}/{p}_heatmap.png" if a == self.study.reference else f"{d}/heatmaps/{p}_heatmap.png"
+            at(HEATMAP if a == self.study.reference else OTHER_HEATMAP, method=method, pair=p)
+            + ".png"
             for (a, _), p in zip(pairs, pair_names(pairs), strict=True)
         ]
 
@@ -746,28 +755,27 @@ class Plan:
 
     def label_files(self, method: str, sets=None) -> list[str]:
         sets = self.study.sets_for(method) if sets is None else sets
-        return [f"{at(LABELS, method=method)}/{s}.parquet" for s in sets]
+        return [at(LABEL, method=method, set=s) for s in sets]
 
     def quote_files(self, method: str, sets=None) -> list[str]:
         sets = self.study.sets_for(method) if sets is None else sets
-        return [f"{at(LABELS, method=method)}/{s}.quotes.csv" for s in sets]
+        return [at(QUOTES, method=method, set=s) for s in sets]
 
     def coder_agreement_files(self) -> list[str]:
         return [CODER_AGREEMENT] if self.has_grounding() else []
 
     def grounding_iou(self, method: str, pair: str, ext: str = "png") -> str:
-        return f"{self.plots_dir(method)}/grounding/{pair}_iou.{ext}"
+        return f"{at(GROUNDING_IOU, method=method, pair=pair)}.{ext}"
 
     def grounding_scatter(self, method: str, ext: str = "png") -> str:
-        return f"{self.plots_dir(method)}/grounding/text_vs_data.{ext}"
+        return f"{at(GROUNDING_SCATTER, method=method)}.{ext}"
 
     def grounding_tables(self, method: str) -> list[str]:
-        d = self.metrics_dir(method)
-        return [f"{d}/grounding.csv", f"{d}/grounding_pairs.csv"]
+        return [at(GROUNDING, method=method), at(GROUNDING_PAIRS, method=method)]
 
     def grounding_transcripts(self, method: str) -> str:
         """The coder basis's theme-pair counts per transcript (the verdicts' segments route)."""
-        return f"{self.metrics_dir(method)}/grounding_pairs_transcripts.parquet"
+        return at(GROUNDING_TRANSCRIPTS, method=method)
 
     def grounding_outputs(self, method: str) -> list[str]:
         if not self.has_grounding():
@@ -784,7 +792,7 @@ class Plan:
             return {}
         return {
             "grounding_csv": self.grounding_tables(method)[0],
-            "grounding_dir": f"{self.metrics_dir(method)}/grounding",
+            "grounding_dir": at(GROUNDING_LONG, method=method),
             "segments_dir": at(LABELS, method=method),
             "segments_parquet": SEGMENTS,
             "grounding_heatmaps": {
@@ -800,17 +808,16 @@ class Plan:
         """Sheet title -> metric table of results/report/tables.xlsx, one sheet each."""
         out = {"headline": HEADLINE["csv"], "verdicts": VERDICTS}
         for m in self.study.methods:
-            d = self.metrics_dir(m)
             out |= {
-                f"{m} comparisons": f"{d}/comparisons.csv",
-                f"{m} themes": f"{d}/themes.csv",
-                f"{m} sweep": f"{d}/sweep.csv",
-                f"{m} sets": f"{d}/sets.csv",
-                f"{m} decision changes": f"{d}/decision_changes.csv",
-                f"{m} splits joins": f"{d}/transport/splits_joins.csv",
+                f"{m} comparisons": at(COMPARISONS, method=m),
+                f"{m} themes": at(THEME_TABLE, method=m),
+                f"{m} sweep": at(SWEEP, method=m),
+                f"{m} sets": at(SETS, method=m),
+                f"{m} decision changes": at(DECISIONS, method=m),
+                f"{m} splits joins": at(SPLITS_JOINS, method=m),
             }
             if self.has_runs(m):
-                out[f"{m} runs"] = f"{d}/runs.csv"
+                out[f"{m} runs"] = at(RUNS, method=m)
             if self.has_calibration(m):
                 out[f"{m} calibration"] = self.calibration_summary(m)
         if self.has_grounding():
@@ -822,12 +829,11 @@ class Plan:
         parquet files (matrices, embeddings, grounding's long tables), title -> path."""
         out = {}
         for m in self.study.methods:
-            d = self.metrics_dir(m)
             out[f"{m} similarity matrices"] = self.similarity_dir(m) + "/"
             if self.has_runs(m):
-                out[f"{m} runs matrix"] = f"{d}/runs_matrix.parquet"
+                out[f"{m} runs matrix"] = at(RUNS_MATRIX, method=m)
             if self.has_grounding():
-                out[f"{m} grounding long tables"] = f"{d}/grounding/"
+                out[f"{m} grounding long tables"] = at(GROUNDING_LONG, method=m) + "/"
                 out[f"{m} grounding pairs per transcript"] = self.grounding_transcripts(m)
         out["embeddings"] = "results/embeddings/"
         return out
@@ -838,20 +844,23 @@ class Plan:
         return [f"{self.metrics_dir(m)}/{table}.csv" for m in self.study.methods]
 
     def runs_tables(self) -> list[str]:
-        return [f"{self.metrics_dir(m)}/runs.csv" for m in self.study.methods if self.has_runs(m)]
+        return [at(RUNS, method=m) for m in self.study.methods if self.has_runs(m)]
 
     def pairs_overview_files(self, method: str) -> dict:
         """The all-pairs overview the report shows when the folder holds one (report key)."""
-        folder = self.heatmap_folder(method)
-        return {"pairs_overview_png": f"{folder[0]}/overview.png"} if folder else {}
+        has = self.heatmap_folder(method)
+        return {"pairs_overview_png": at(OVERVIEW, method=method) + ".png"} if has else {}
 
     def report_method_files(self, method: str) -> dict:
         """What the summary report reads of a method by key (figures, tables, grounding)."""
-        d = self.metrics_dir(method)
-        runs = {"runs_csv": f"{d}/runs.csv"} if self.has_runs(method) else {}
+        runs = {"runs_csv": at(RUNS, method=method)} if self.has_runs(method) else {}
+        tables = {
+            "sets_csv": at(SETS, method=method),
+            "decisions_csv": at(DECISIONS, method=method),
+        }
         return (
             self.method_plot_files(method)
-            | {"sets_csv": f"{d}/sets.csv", "decisions_csv": f"{d}/decision_changes.csv"}
+            | tables
             | runs
             | self.grounding_report_files(method)
             | self.pairs_overview_files(method)
@@ -903,16 +912,15 @@ class Plan:
             out += self.gone_files(self.transport_manifest(m))
             out += self.metric_tables(m)
             if self.has_runs(m):
-                out.append(f"{self.metrics_dir(m)}/runs.csv")
+                out.append(at(RUNS, method=m))
             out += self.grounding_outputs(m)
-            plots = self.heatmaps(m) + [f"{self.plots_dir(m)}/sweep.png"]
+            plots = self.heatmaps(m) + [at(SWEEP_PLOT, method=m) + ".png"]
             plots += list(self.method_plot_files(m).values())
             out += plots + svg_of(plots) + self.heatmap_folder(m)
         out += list(SUMMARY.values())
         for m in self.study.methods:
             if self.has_calibration(m):
-                folder = at(CALIBRATION, method=m)
-                out += [self.calibration_summary(m), f"{folder}/calibration.png"]
+                out += [self.calibration_summary(m), at(CALIBRATION_PLOT, method=m) + ".png"]
         return out
 
     def archive_settings(self) -> dict:
@@ -927,17 +935,16 @@ class Plan:
         """The final outputs plus the side tables and theme embeddings their rules also write."""
         out = [f for f in self.final_outputs() if f.startswith("results/")]
         for m in self.study.methods:
-            d = self.metrics_dir(m)
             # The archive packs every file a manifest lists (themesim.archive.build).
             out += [
                 self.similarity_manifest(m),
                 self.transport_manifest(m),
-                f"{d}/sets_themes.csv",
-                f"{d}/transport/splits_joins.csv",
-                f"{d}/decision_changes.csv",
+                at(SETS_THEMES, method=m),
+                at(SPLITS_JOINS, method=m),
+                at(DECISIONS, method=m),
             ]
             if self.has_runs(m):
-                out.append(f"{d}/runs_matrix.parquet")
+                out.append(at(RUNS_MATRIX, method=m))
             out += self.embedding_files(m, self.study.sets)
         out += self.paraphrase_files()
         return list(dict.fromkeys(out))

@@ -12,15 +12,15 @@ rule calibration:
         study_themes=lambda wc: PLAN.method_themes(wc.method),
     output:
         summary=report(
-            f"{paths.CALIBRATION}.csv",
+            paths.CALIBRATION_TABLE,
             caption="../report/calibration.rst",
             category="Calibration",
         ),
-        fit=f"{paths.CALIBRATION}/isotonic.csv",
-        scores=f"{paths.CALIBRATION}/scores.csv",
-        crossfit=f"{paths.CALIBRATION}/crossfit.csv",
+        fit=paths.ISOTONIC,
+        scores=paths.CALIBRATION_SCORES,
+        crossfit=paths.CROSSFIT,
         png=report(
-            f"{paths.CALIBRATION}/calibration.png",
+            f"{paths.CALIBRATION_PLOT}.png",
             caption="../report/calibration.rst",
             category="Calibration",
         ),

@@ -28,7 +28,7 @@ rule ceiling_similarity:
     log:
         "logs/ceiling/{method}.log",
     wildcard_constraints:
-        method=paths.regex_of(m for m in STUDY.methods if PLAN.has_ceiling(m)),
+        method=regex_of(m for m in STUDY.methods if PLAN.has_ceiling(m)),
     threads: 2
     params:
         code=code("ceiling.py"),

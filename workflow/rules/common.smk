@@ -5,8 +5,8 @@ from themesim.config import prepare
 from themesim.deps import CodeDeps
 from themesim.errors import exit_on_error
 from snakemake.resources import Resource
-from themesim import plan as paths
-from themesim.plan import Plan
+from themesim import paths
+from themesim.plan import Plan, Report, pair_names, regex_of
 from themesim.provenance import git_commit
 
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
@@ -56,7 +56,7 @@ def reported(entries):
                 category=e.category,
                 subcategory=e.subcategory,
             )
-            if isinstance(e, paths.Report)
+            if isinstance(e, Report)
             else e
         )
         for e in entries

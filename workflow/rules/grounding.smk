@@ -96,15 +96,15 @@ for v in PLAN.variants("grounding"):
             codebook_fit=lambda wc: PLAN.codebook_fit(wc.method),
         output:
             table=report(
-                f"{paths.METRICS}/grounding.csv",
+                paths.GROUNDING,
                 caption="../report/grounding.rst",
                 category="Metric tables",
                 subcategory="{method}",
             ),
-            pairs=f"{paths.METRICS}/grounding_pairs.csv",
+            pairs=paths.GROUNDING_PAIRS,
             # the coder basis's counts per transcript: the verdicts' segments route
-            pairs_by_transcript=f"{paths.METRICS}/grounding_pairs_transcripts.parquet",
-            long=[f"{paths.METRICS}/grounding/{p}.parquet" for p in names],
+            pairs_by_transcript=paths.GROUNDING_TRANSCRIPTS,
+            long=expand(paths.GROUNDING_PAIR, pair=names, allow_missing=True),
             # The figures too: a job of their own cost an interpreter start for a second.
             heatmaps=report(
                 [PLAN.grounding_iou("{method}", p) for p in names],

@@ -15,21 +15,21 @@ for v in PLAN.variants("metrics"):
             calibration=lambda wc: PLAN.calibration_files(wc.method),
         output:
             comparisons=report(
-                f"{paths.METRICS}/comparisons.csv",
+                paths.COMPARISONS,
                 caption="../report/comparisons.rst",
                 category="Metric tables",
                 subcategory="{method}",
             ),
-            themes=f"{paths.METRICS}/themes.csv",
-            sweep=f"{paths.METRICS}/sweep.csv",
-            transport_manifest=f"{paths.METRICS}/transport/manifest.csv",
+            themes=paths.THEME_TABLE,
+            sweep=paths.SWEEP,
+            transport_manifest=paths.TRANSPORT_MANIFEST,
             transport=expand(
-                f"{paths.METRICS}/transport/{{pair}}.parquet",
+                paths.TRANSPORT_PAIR,
                 pair=PLAN.transport_pairs(v),
                 allow_missing=True,
             ),
-            splits=f"{paths.METRICS}/transport/splits_joins.csv",
-            decisions=f"{paths.METRICS}/decision_changes.csv",
+            splits=paths.SPLITS_JOINS,
+            decisions=paths.DECISIONS,
             # thresholds and scale resolved once: plots, grounding and report read them here
             thresholds=paths.THRESHOLDS,
         log:
@@ -75,12 +75,12 @@ rule set_quality:
         segments=paths.SEGMENTS,
     output:
         sets=report(
-            f"{paths.METRICS}/sets.csv",
+            paths.SETS,
             caption="../report/sets.rst",
             category="Metric tables",
             subcategory="{method}",
         ),
-        themes=f"{paths.METRICS}/sets_themes.csv",
+        themes=paths.SETS_THEMES,
     log:
         "logs/metrics/{method}_sets.log",
     benchmark:
@@ -107,20 +107,20 @@ rule runs:
         ),
     output:
         table=report(
-            f"{paths.METRICS}/runs.csv",
+            paths.RUNS,
             caption="../report/runs.rst",
             category="Metric tables",
             subcategory="{method}",
         ),
-        matrix=f"{paths.METRICS}/runs_matrix.parquet",
+        matrix=paths.RUNS_MATRIX,
         # The figure too: a job of its own cost an interpreter start for a second of work.
         png=report(
-            f"{paths.PLOTS}/run_consistency.png",
+            f"{paths.RUNS_PLOT}.png",
             caption="../report/run_consistency.rst",
             category="Run consistency",
             subcategory="{method}",
         ),
-        svg=f"{paths.PLOTS}/run_consistency.svg",
+        svg=f"{paths.RUNS_PLOT}.svg",
     log:
         "logs/metrics/{method}_runs.log",
     benchmark:

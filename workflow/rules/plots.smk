@@ -1,30 +1,30 @@
 # A rule per group of methods restricted to the same `comparisons:` (Plan.variants).
 for v in PLAN.variants("plots"):
-    names = paths.pair_names(PLAN.reference_pairs(v.pairs))
+    names = pair_names(PLAN.reference_pairs(v.pairs))
 
     rule:
         name:
             v.rule
         input:
             thresholds=paths.THRESHOLDS,
-            sweep=f"{paths.METRICS}/sweep.csv",
+            sweep=paths.SWEEP,
             similarity=lambda wc: PLAN.similarity_done(wc.method),
             themes=PLAN.themes(),
             scale_fit=lambda wc: PLAN.scale_fit(wc.method),
         output:
             heatmaps=report(
-                [f"{paths.PLOTS}/{p}_heatmap.png" for p in names],
+                expand(f"{paths.HEATMAP}.png", pair=names, allow_missing=True),
                 caption="../report/heatmap.rst",
                 category="Heatmaps",
                 subcategory="{method}",
             ),
             sweep=report(
-                f"{paths.PLOTS}/sweep.png",
+                f"{paths.SWEEP_PLOT}.png",
                 caption="../report/sweep.rst",
                 category="Threshold sweeps",
             ),
-            heatmaps_svg=[f"{paths.PLOTS}/{p}_heatmap.svg" for p in names],
-            sweep_svg=f"{paths.PLOTS}/sweep.svg",
+            heatmaps_svg=expand(f"{paths.HEATMAP}.svg", pair=names, allow_missing=True),
+            sweep_svg=f"{paths.SWEEP_PLOT}.svg",
         log:
             "logs/plots/{method}.log",
         benchmark:
@@ -54,13 +54,13 @@ for v in PLAN.variants("plots"):
 rule pair_heatmaps:
     input:
         thresholds=paths.THRESHOLDS,
-        comparisons=f"{paths.METRICS}/comparisons.csv",
+        comparisons=paths.COMPARISONS,
         similarity=lambda wc: PLAN.similarity_done(wc.method),
         themes=PLAN.themes(),
         scale_fit=lambda wc: PLAN.scale_fit(wc.method),
     output:
         report(
-            directory(f"{paths.PLOTS}/heatmaps"),
+            directory(paths.HEATMAPS),
             patterns=["{pair}_heatmap.png"],
             caption="../report/heatmap.rst",
             category="Heatmaps",

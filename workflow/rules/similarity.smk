@@ -17,9 +17,9 @@ for v in PLAN.similarity_variants():
             matrices=lambda wc: PLAN.matrix_files(wc.method, STUDY.pairs_for(wc.method)),
             rated=lambda wc: ancient(PLAN.judged_rated_pairs(wc.method)),
         output:
-            manifest=f"{paths.SIMILARITY}/manifest.csv",
+            manifest=paths.SIMILARITY_MANIFEST,
             pairs=expand(
-                f"{paths.SIMILARITY}/{{pair}}.parquet",
+                paths.SIMILARITY_PAIR,
                 pair=PLAN.similarity_pairs(v),
                 allow_missing=True,
             ),

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from themesim.errors import InputError
 from themesim.io.files import CHECKSUM_SUFFIX, atomic_path, checksum_of, sha256_file
+from themesim.paths import MANIFEST  # the file's one name
 
-MANIFEST = "manifest.csv"
 COLUMNS = ("file", "sha256")  # file: the name inside the manifest's folder
 
 
