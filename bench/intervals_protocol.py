@@ -11,6 +11,7 @@ so its lines are the ones `themesim validate --grid full --only intervals` gives
     python bench/intervals_protocol.py --seed 1 --grid --draws 200 --truth 1000
     python bench/intervals_protocol.py --seed 0 --detail out.csv # also the detail rows
     python bench/intervals_protocol.py --seed 0 --after-fix      # the fix's check designs
+    python bench/intervals_protocol.py --seed 0 --others         # the other 124, full size
 
 One process (THEMESIM_VALIDATE_WORKERS, default 1, spreads designs over more).
 """
@@ -40,11 +41,18 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=intervals.SIZES["full"]["draws"])
     ap.add_argument("--truth", type=int, default=intervals.SIZES["full"]["truth"])
     ap.add_argument("--after-fix", action="store_true", help="the fix's check designs")
+    ap.add_argument(
+        "--others",
+        action="store_true",
+        help="the full grid without the chain, block and domain designs",
+    )
     ap.add_argument("--detail", help="write the detail rows to this CSV")
     args = ap.parse_args()
     designs = grid("full") if args.grid else CLUSTER_DESIGNS + DOMAIN_DESIGNS
     if args.after_fix:
         designs = AFTER_FIX
+    if args.others:
+        designs = [d for d in grid("full") if d not in CLUSTER_DESIGNS + DOMAIN_DESIGNS]
     size = {"truth": args.truth, "draws": args.draws}
     detail, summary = intervals.run("full", args.seed, designs=designs, size=size)
     if args.detail:
