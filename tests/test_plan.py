@@ -177,7 +177,7 @@ def test_rule_files_type_no_results_path():
     found = []
     for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
         for i, line in enumerate(path.read_text().splitlines(), start=1):
-            # a results path, or a file name typed onto a paths pattern
-            if re.search(r"[\"']results/", line) or re.search(r"\{paths\.\w+\}/", line):
+            # a results path, or a file name typed onto a formatted path
+            if re.search(r"[\"']results/", line) or "}/" in line:
                 found.append(f"{path.name}:{i}: {line.strip()}")
     assert not found, found

@@ -46,8 +46,6 @@ CACHES = {
     "paraphrase": "results/cache/paraphrase.sqlite",
     "coder": "results/cache/coder.sqlite",
 }
-# Each method's metric tables, by the rule that writes them.
-METRIC_TABLES = ("comparisons", "themes", "sweep", "sets", "thresholds")
 
 # The files of each method's folders: each file name once.
 COMPARISONS = f"{METRICS}/comparisons.csv"
@@ -73,6 +71,8 @@ CALIBRATION_TABLE = f"{CALIBRATION}.csv"
 ISOTONIC = f"{CALIBRATION}/isotonic.csv"
 CALIBRATION_SCORES = f"{CALIBRATION}/scores.csv"
 CROSSFIT = f"{CALIBRATION}/crossfit.csv"
+# Each method's metric tables that `all` asks for.
+METRIC_TABLES = (COMPARISONS, THEME_TABLE, SWEEP, SETS, THRESHOLDS)
 # Figures without their extension (.png, and .svg beside it).
 CALIBRATION_PLOT = f"{CALIBRATION}/calibration"
 SWEEP_PLOT = f"{PLOTS}/sweep"

@@ -15,7 +15,7 @@ from pathlib import Path
 from themesim import kinds
 from themesim.coder.settings import describe, set_coder
 from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
-from themesim.io.manifest import MANIFEST, missing
+from themesim.io.manifest import missing
 from themesim.metrics.settings import gamma_for
 from themesim.paths import (
     CACHES,
@@ -41,7 +41,6 @@ from themesim.paths import (
     LABELS,
     LLM_SCORES,
     METRIC_TABLES,
-    METRICS,
     NULLS,
     OTHER_HEATMAP,
     OVERVIEW,
@@ -56,6 +55,7 @@ from themesim.paths import (
     SETS_THEMES,
     SIDE_BY_SIDE,
     SIMILARITY,
+    SIMILARITY_MANIFEST,
     SIMILARITY_PAIR,
     SPLITS_JOINS,
     SUMMARY,
@@ -64,7 +64,7 @@ from themesim.paths import (
     THEME_TABLE,
     THEMES,
     THRESHOLDS,
-    TRANSPORT,
+    TRANSPORT_MANIFEST,
     TRANSPORT_PAIR,
     VERDICTS,
     WORKBOOK,
@@ -263,7 +263,7 @@ class Plan:
         return at(SIMILARITY, method=method)
 
     def similarity_manifest(self, method: str) -> str:
-        return f"{self.similarity_dir(method)}/{MANIFEST}"
+        return at(SIMILARITY_MANIFEST, method=method)
 
     def similarity_files(self, method: str, pairs=None) -> list[str]:
         pairs = self.study.pairs_for(method) if pairs is None else pairs
@@ -335,14 +335,11 @@ class Plan:
 
     # ------------------------------------------------------------ metrics
 
-    def metrics_dir(self, method: str) -> str:
-        return at(METRICS, method=method)
-
     def metric_tables(self, method: str) -> list[str]:
-        return [f"{self.metrics_dir(method)}/{t}.csv" for t in METRIC_TABLES]
+        return [at(t, method=method) for t in METRIC_TABLES]
 
     def transport_manifest(self, method: str) -> str:
-        return f"{at(TRANSPORT, method=method)}/{MANIFEST}"
+        return at(TRANSPORT_MANIFEST, method=method)
 
     def transport_files(self, method: str) -> list[str]:
         pairs = pair_names(self.study.pairs_for(method))
@@ -839,9 +836,9 @@ class Plan:
         return out
 
     def all_tables(self, table: str) -> list[str]:
-        """One metric table (comparisons, themes, sweep, sets, decision_changes) of every
-        method."""
-        return [f"{self.metrics_dir(m)}/{table}.csv" for m in self.study.methods]
+        """One metric table of every method: table, its pattern in themesim.paths
+        (COMPARISONS, THEME_TABLE, SWEEP, SETS, DECISIONS, THRESHOLDS)."""
+        return [at(table, method=m) for m in self.study.methods]
 
     def runs_tables(self) -> list[str]:
         return [at(RUNS, method=m) for m in self.study.methods if self.has_runs(m)]

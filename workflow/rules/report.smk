@@ -1,19 +1,19 @@
 rule summary_report:
     input:
-        comparisons=PLAN.all_tables("comparisons"),
-        thresholds=PLAN.all_tables("thresholds"),
-        themes_tables=PLAN.all_tables("themes"),
-        sweeps=PLAN.all_tables("sweep"),
+        comparisons=PLAN.all_tables(paths.COMPARISONS),
+        thresholds=PLAN.all_tables(paths.THRESHOLDS),
+        themes_tables=PLAN.all_tables(paths.THEME_TABLE),
+        sweeps=PLAN.all_tables(paths.SWEEP),
         heatmaps=[
             h for m in STUDY.methods for h in PLAN.heatmaps(m) + PLAN.heatmap_folder(m)
         ],
-        sweep_plots=[f"{PLAN.plots_dir(m)}/sweep.png" for m in STUDY.methods],
+        sweep_plots=expand(f"{paths.SWEEP_PLOT}.png", method=STUDY.methods),
         side_by_side=paths.SIDE_BY_SIDE["png"],
         method_plots=[
             f for m in STUDY.methods for f in PLAN.method_plot_files(m).values()
         ],
-        sets_tables=PLAN.all_tables("sets"),
-        decision_tables=PLAN.all_tables("decision_changes"),
+        sets_tables=PLAN.all_tables(paths.SETS),
+        decision_tables=PLAN.all_tables(paths.DECISIONS),
         runs_tables=PLAN.runs_tables(),
         precomputed=PLAN.precomputed_files(),
         headline=[paths.HEADLINE["csv"], paths.HEADLINE["tex"]],
@@ -73,10 +73,10 @@ rule summary_report:
 # start and one import of pandas, matplotlib and openpyxl instead of one per figure.
 rule report_parts:
     input:
-        comparisons=PLAN.all_tables("comparisons"),
-        thresholds=PLAN.all_tables("thresholds"),
-        sweeps=PLAN.all_tables("sweep"),
-        themes_tables=PLAN.all_tables("themes"),
+        comparisons=PLAN.all_tables(paths.COMPARISONS),
+        thresholds=PLAN.all_tables(paths.THRESHOLDS),
+        sweeps=PLAN.all_tables(paths.SWEEP),
+        themes_tables=PLAN.all_tables(paths.THEME_TABLE),
         # The workbook's first sheets, headline.csv and verdicts.csv, are written by this job.
         tables=[
             t
