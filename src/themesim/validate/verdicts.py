@@ -332,9 +332,19 @@ AFTER_CEILING = [
     Design(themes=10, runs=4, analysts=4, p_h=0.89, sd_theme=1.1),
     Design(themes=13, runs=1, analysts=2, p_h=0.84, sd_theme=1.2),
 ]
+# Written after a 0/1 side with no spread was given its themes' room (metrics/crossed.py,
+# _wilson's least), before being run: shares that can reach 0 or 1 at 2-4 analysts.
+AFTER_FLOOR = [
+    Design(themes=8, runs=2, analysts=2, p_h=0.92),
+    Design(themes=10, runs=3, analysts=3, p_h=0.94, sd_theme=0.5),
+    Design(themes=12, runs=4, analysts=2, p_h=0.08),
+    Design(themes=9, runs=5, analysts=4, p_h=0.9, icc=0.16),
+    Design(themes=14, runs=2, analysts=2, p_h=0.87, sd_theme=1.0, sd_run=0.6),
+    Design(themes=15, runs=3, analysts=2, p_h=0.91, icc=0.3, domains=5, groups=True),
+]
 GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
-GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING
+GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING + AFTER_FLOOR
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
