@@ -522,6 +522,53 @@ def test_wilson_limits_are_the_score_interval_of_a_share():
     assert _wilson(1.0, 0.0) == (1.0, 1.0)
 
 
+def test_wedderburn_limits_solve_their_score_equation():
+    from themesim.metrics.crossed import _wedderburn, _wilson
+
+    for p, half in ((0.88, 0.05), (0.1, 0.03), (0.5, 0.2), (0.98, 0.01)):
+        lo, hi = _wedderburn(p, half)
+        scale = p * (1 - p)
+        # the spread read at the limit: SD proportional to mu (1 - mu)
+        assert p - lo == pytest.approx(half * lo * (1 - lo) / scale, abs=1e-12)
+        assert hi - p == pytest.approx(half * hi * (1 - hi) / scale, abs=1e-12)
+        assert 0 < lo < p < hi < 1
+        assert _wedderburn(1 - p, half) == pytest.approx((1 - hi, 1 - lo))
+        if p > 0.5:  # toward the middle it reaches further than Wilson's, toward 1 less
+            w_lo, w_hi = _wilson(p, half)
+            assert p - lo > p - w_lo and hi - p < w_hi - p
+
+
+def test_two_analysts_continuous_evidence_take_wedderburn_limits():
+    rng = np.random.default_rng(5)
+    gen = [np.clip(0.9 + rng.normal(0, 0.05, (10, 3)), 0, 1) for _ in range(2)]
+    hum = [np.clip(0.8 + rng.normal(0, 0.1, (10, 2)), 0, 1) for _ in range(2)]
+    for r in range(2):
+        hum[r][:, r] = NAN
+    assert "Wedderburn" in crossed_difference(gen, hum).ci_method
+    # a third analyst brings an analyst part; 0/1 evidence follows the binomial relation
+    three = [np.clip(0.8 + rng.normal(0, 0.1, (10, 3)), 0, 1) for _ in range(3)]
+    for r in range(3):
+        three[r][:, r] = NAN
+    gen3 = gen + [np.clip(0.9 + rng.normal(0, 0.05, (10, 3)), 0, 1)]
+    assert "Wedderburn" not in crossed_difference(gen3, three).ci_method
+    binary = crossed_difference([(g > 0.9).astype(float) for g in gen],
+                                [np.where(np.isnan(h), NAN, h > 0.8) for h in hum])  # fmt: skip
+    assert "Wedderburn" not in binary.ci_method and "Wilson" in binary.ci_method
+
+
+def test_a_zero_one_side_without_spread_keeps_its_themes_room():
+    # both analysts match every theme of the other: their side is 1 with no spread, yet it
+    # rests on 12 themes, so D's interval opens upwards by at least Wilson's room at 12/12
+    gen = [np.array([[1, 0], [1, 1], [0, 1], [1, 1], [1, 0], [0, 0]], float) for _ in range(2)]
+    hum = [np.array([[NAN, 1]] * 6), np.array([[1, NAN]] * 6)]
+    res = crossed_difference(gen, hum)
+    c = student.ppf(0.95, 11) ** 2 / 12  # twelve theme units
+    assert res.human == 1.0
+    assert res.ci_high - res.difference >= c / (1 + c) - 1e-12
+    wide = crossed_difference([2 * g for g in gen], [2 * h for h in hum])  # off [0, 1]
+    assert res.ci_high - res.difference > 1.05 * (wide.ci_high - wide.difference) / 2
+
+
 def test_near_a_bound_the_interval_reaches_further_on_the_open_side():
     # the analysts' strengths bunch near 1: D's interval opens upwards (their far side)
     rng = np.random.default_rng(4)
