@@ -746,24 +746,6 @@ def test_a_generator_verdict_leads_and_the_rest_is_folded(study, tmp_path):
     assert "each in turn the reference" in verdicts  # the estimand, in one sentence
 
 
-def test_equivalent_near_a_bound_with_two_analysts_carries_the_suites_caution():
-    from themesim.report.verdicts import generator_sentence
-
-    near = _verdict_row("minilm", "qwen", 0.5, **GENERATOR | {
-        "second_analyst": "human_b", "n_analysts": 2, "analyst_sd": float("nan"),
-        "agreement": 0.97, "human_human": 0.94, "difference": 0.03, "difference_ci_low": -0.04,
-        "difference_ci_high": 0.08, "verdict": "equivalent", "covers": "themes + runs",
-    })  # fmt: skip
-    caution = "the validation suite found this word wrong more often than its level allows"
-    assert generator_sentence(near).endswith(f"{caution} (docs/validity.md).")
-    # only where the suite measured it: strength route, two analysts, a mean within 0.05 of
-    # a bound, the word `equivalent`
-    for other in ({"evidence": "matched"}, {"n_analysts": 3}, {"verdict": "non-inferior"},
-                  {"agreement": 0.94, "human_human": 0.9}):  # fmt: skip
-        assert caution not in generator_sentence(near | other)
-    assert caution in generator_sentence(near | {"agreement": 0.03, "human_human": 0.06})
-
-
 def test_without_a_group_the_sentence_states_the_agreement_only(study, tmp_path):
     _verdicts(study, tmp_path, [_verdict_row("minilm", "llm", 0.5)])
     write_report(**study)
