@@ -47,8 +47,10 @@ def study(tmp_path_factory):
 def test_dry_run_has_a_rule_copy_for_the_restricted_method(study):
     _, dry = study
     counts = job_counts(dry)
-    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "segment_labels"):
+    for rule in ("similarity_tfidf", "plots", "grounding", "segment_labels"):
         assert counts[rule] == 1 and counts[f"{rule}_restricted1"] == 1, rule
+    for rule in ("metrics",):  # one plain rule, keyed by {method}
+        assert counts[rule] == 2 and not [r for r in counts if r.startswith(f"{rule}_")], rule
     assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
     assert counts["set_quality"] == 2
     assert "grounding_plots" not in counts  # the grounding job draws its figures
@@ -156,19 +158,19 @@ def test_rule_copies_get_the_cluster_profile_settings_of_their_rule(tmp_path):
     (local / "config.yaml").write_text(yaml.safe_dump(profile | {"cores": 4}))
     out = snakemake(root, "--dry-run", "--profile", str(local)).stdout
     given = profile["set-resources"]
-    seen = set()
+    seen = []
     for block in re.split(r"\n(?=rule \w+:)", out):
         m = re.match(r"rule (\w+?)(_restricted1)?:", block)
         if not m or m.group(1) not in ("similarity_tfidf", "metrics", "plots"):
             continue
-        seen.add(m.group(0))
+        seen.append(m.group(0))
         res = re.search(r"^\s+resources: (.*)$", block, re.MULTILINE).group(1)
         res = dict(kv.split("=", 1) for kv in res.split(", "))
         assert int(res["runtime"]) == given[m.group(1)]["runtime"], m.group(0)
         assert int(res["mem_mb"]) == given[m.group(1)]["mem_mb"], m.group(0)
         if m.group(1) == "similarity_tfidf":
             assert re.search(r"^\s+threads: 3$", block, re.MULTILINE), m.group(0)
-    assert len(seen) == 6
+    assert len(seen) == 6  # each rule's job of either method
 
 
 def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
@@ -190,7 +192,7 @@ def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
     counts = job_counts(dry)
     assert counts["ceiling_similarity"] == 1  # tfidf's only
     assert "results/ceiling/tf_llms.parquet" not in dry
-    assert counts["metrics_restricted1"] == 1 and counts["plots_restricted1"] == 1
+    assert counts["metrics"] == 2 and counts["plots_restricted1"] == 1
     assert "results/metrics/tf_llms/comparisons.csv" in dry
     assert not re.search(r"results/similarity/tf_llms/human__vs__", dry)
     assert "results/plots/tf_llms/heatmaps" in dry

@@ -43,9 +43,9 @@ def study(tmp_path, monkeypatch):
 def test_a_restricted_method_gets_a_rule_of_its_own(study):
     plan = plan_of(study)
     every = [("human", "llm"), ("human", "llm2")]
-    assert plan.variants("metrics") == [
-        Variant("metrics", "metrics", "minilm|tfidf|judge", every),
-        Variant("metrics_restricted1", "metrics", "tf_one", [("human", "llm2")]),
+    assert plan.variants("plots") == [
+        Variant("plots", "plots", "minilm|tfidf|judge", every),
+        Variant("plots_restricted1", "plots", "tf_one", [("human", "llm2")]),
     ]
     assert [v.rule for v in plan.similarity_variants()] == [
         "similarity_embedding",

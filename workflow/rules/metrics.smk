@@ -1,66 +1,54 @@
-# A rule per group of methods restricted to the same `comparisons:` (Plan.variants).
-for v in PLAN.variants("metrics"):
-
-    rule:
-        name:
-            v.rule
-        input:
-            similarity=lambda wc: PLAN.similarity_done(wc.method),
-            nulls=lambda wc: PLAN.null_files(wc.method),
-            embeddings=lambda wc: PLAN.embedding_files(
-                wc.method, PLAN.reference_sides(wc.method)
-            ),
-            themes=PLAN.themes(),
-            ceiling=lambda wc: PLAN.ceiling_files(wc.method),
-            calibration=lambda wc: PLAN.calibration_files(wc.method),
-        output:
-            comparisons=report(
-                paths.COMPARISONS,
-                caption="../report/comparisons.rst",
-                category="Metric tables",
-                subcategory="{method}",
-            ),
-            themes=paths.THEME_TABLE,
-            sweep=paths.SWEEP,
-            transport_manifest=paths.TRANSPORT_MANIFEST,
-            transport=expand(
-                paths.TRANSPORT_PAIR,
-                pair=PLAN.transport_pairs(v),
-                allow_missing=True,
-            ),
-            splits=paths.SPLITS_JOINS,
-            decisions=paths.DECISIONS,
-            # thresholds and scale resolved once: plots, grounding and report read them here
-            thresholds=paths.THRESHOLDS,
-        log:
-            "logs/metrics/{method}.log",
-        benchmark:
-            "benchmarks/metrics/{method}.tsv"
-        wildcard_constraints:
-            method=v.pattern,
-        threads: cluster_threads(v)
-        resources:
-            **cluster_resources(v),
-        params:
-            code=code("metrics.py"),
-            kind=lambda wc: PLAN.kind(wc.method),
-            sets=list(STUDY.sets),
-            pairs=lambda wc: STUDY.pairs_for(wc.method),
-            similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
-            transport_paths=lambda wc: PLAN.transport_files(wc.method),
-            within_sets=lambda wc: PLAN.within_sets(wc.method),
-            within_paths=lambda wc: PLAN.within_files(wc.method),
-            null_sets=lambda wc: PLAN.null_sets(wc.method),
-            embedded_sets=lambda wc: PLAN.embedded_sets(
-                wc.method, PLAN.reference_sides(wc.method)
-            ),
-            settings=lambda wc: PLAN.family_settings(wc.method),
-            decision=lambda wc: PLAN.decision_thresholds(wc.method),
-            sweep=STUDY.sweep,
-            spec=lambda wc: PLAN.similarity_spec(wc.method),
-            reference=STUDY.reference,
-        script:
-            "../../scripts/metrics.py"
+# One job per method; the transport plans of its comparisons (as many as the method's
+# `comparisons:` give it) fill a folder, listed in the folder's manifest (themesim.io.manifest).
+rule metrics:
+    input:
+        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        nulls=lambda wc: PLAN.null_files(wc.method),
+        embeddings=lambda wc: PLAN.embedding_files(
+            wc.method, PLAN.reference_sides(wc.method)
+        ),
+        themes=PLAN.themes(),
+        ceiling=lambda wc: PLAN.ceiling_files(wc.method),
+        calibration=lambda wc: PLAN.calibration_files(wc.method),
+    output:
+        comparisons=report(
+            paths.COMPARISONS,
+            caption="../report/comparisons.rst",
+            category="Metric tables",
+            subcategory="{method}",
+        ),
+        themes=paths.THEME_TABLE,
+        sweep=paths.SWEEP,
+        transport=directory(paths.TRANSPORT),
+        transport_manifest=paths.TRANSPORT_MANIFEST,
+        splits=paths.SPLITS_JOINS,
+        decisions=paths.DECISIONS,
+        # thresholds and scale resolved once: plots, grounding and report read them here
+        thresholds=paths.THRESHOLDS,
+    log:
+        "logs/metrics/{method}.log",
+    benchmark:
+        "benchmarks/metrics/{method}.tsv"
+    params:
+        code=code("metrics.py"),
+        kind=lambda wc: PLAN.kind(wc.method),
+        sets=list(STUDY.sets),
+        pairs=lambda wc: STUDY.pairs_for(wc.method),
+        similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
+        transport_paths=lambda wc: PLAN.transport_files(wc.method),
+        within_sets=lambda wc: PLAN.within_sets(wc.method),
+        within_paths=lambda wc: PLAN.within_files(wc.method),
+        null_sets=lambda wc: PLAN.null_sets(wc.method),
+        embedded_sets=lambda wc: PLAN.embedded_sets(
+            wc.method, PLAN.reference_sides(wc.method)
+        ),
+        settings=lambda wc: PLAN.family_settings(wc.method),
+        decision=lambda wc: PLAN.decision_thresholds(wc.method),
+        sweep=STUDY.sweep,
+        spec=lambda wc: PLAN.similarity_spec(wc.method),
+        reference=STUDY.reference,
+    script:
+        "../../scripts/metrics.py"
 
 
 rule set_quality:

@@ -122,7 +122,7 @@ def verify(path, data: bytes | None = None) -> None:
             raise InputError(
                 str(path),
                 f"is missing (listed in {m})",
-                f"Run `snakemake {path}` (or the whole workflow) to redo the job that writes it",
+                f"Delete {m} and run snakemake again: the job that writes the folder reruns",
             )
     digest = sha256_file(path) if data is None else hashlib.sha256(data).hexdigest()
     if digest != want:
