@@ -1,8 +1,11 @@
+from pathlib import Path
+
 from themesim.steps.embed import embed_method
 from themesim.steps.runner import run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 sets, null_sets = list(sm.params.sets), list(sm.params.null_sets)
+Path(sm.output.nulls).mkdir(parents=True, exist_ok=True)  # a folder output, maybe empty
 run(
     sm.log[0],
     embed_method,
@@ -10,7 +13,7 @@ run(
     {
         "embeddings": dict(zip(sets, sm.output.embeddings, strict=True)),
         "keywords": dict(zip(sets, sm.output.keywords, strict=True)),
-        "nulls": dict(zip(null_sets, sm.output.nulls, strict=True)),
+        "nulls": dict(zip(null_sets, sm.params.null_paths, strict=True)),
         "segments": sm.output.segments[0] if sm.output.segments else None,
     },
     method=sm.wildcards.method,

@@ -12,7 +12,7 @@ run(
     themes=dict(zip(p.sets, sm.input.themes, strict=True)),
     similarities=list(p.similarity_paths),
     within=dict(zip(p.within_sets, p.within_paths, strict=True)),
-    nulls=dict(zip(p.null_sets, sm.input.nulls, strict=True)),
+    nulls=dict(zip(p.null_sets, p.null_paths, strict=True)),
     embeddings=dict(zip(p.embedded_sets, sm.input.embeddings, strict=True)),
     settings=dict(p.settings),
     sweep=dict(p.sweep),

@@ -42,6 +42,7 @@ from themesim.paths import (
     LLM_SCORES,
     METRIC_TABLES,
     NULLS,
+    NULLS_DIR,
     OTHER_HEATMAP,
     OVERVIEW,
     PARAPHRASES,
@@ -252,6 +253,15 @@ class Plan:
 
     def null_files(self, method: str) -> list[str]:
         return [at(NULLS, method=method, set=s) for s in self.null_sets(method)]
+
+    def null_folder(self, method: str) -> list[str]:
+        """The embedding job's folder of the pools the method reads (none without any)."""
+        return [at(NULLS_DIR, method=method)] if self.null_sets(method) else []
+
+    def embedded_null_files(self, method: str) -> list[str]:
+        """The pools the embedding job of a method writes, in its folder (NULLS_DIR)."""
+        sets = self.embedded_null_sets(self.study.pairs_for(method))
+        return [at(NULLS, method=method, set=s) for s in sets]
 
     def reference_sides(self, method: str) -> list[str]:
         """Sets that appear as A in a comparison of the method."""

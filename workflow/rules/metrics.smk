@@ -3,7 +3,7 @@
 rule metrics:
     input:
         similarity=lambda wc: PLAN.similarity_done(wc.method),
-        nulls=lambda wc: PLAN.null_files(wc.method),
+        nulls=lambda wc: PLAN.null_folder(wc.method),
         embeddings=lambda wc: PLAN.embedding_files(
             wc.method, PLAN.reference_sides(wc.method)
         ),
@@ -39,6 +39,7 @@ rule metrics:
         within_sets=lambda wc: PLAN.within_sets(wc.method),
         within_paths=lambda wc: PLAN.within_files(wc.method),
         null_sets=lambda wc: PLAN.null_sets(wc.method),
+        null_paths=lambda wc: PLAN.null_files(wc.method),
         embedded_sets=lambda wc: PLAN.embedded_sets(
             wc.method, PLAN.reference_sides(wc.method)
         ),
