@@ -7,7 +7,7 @@ methods = dict(p.methods)
 labels, k = {}, 0
 for m, spec in methods.items():
     for s in spec["sets"]:
-        labels[(m, s)] = sm.input.labels[k]
+        labels[(m, s)] = p.labels[k]
         k += 1
 run(
     sm.log[0],

@@ -10,7 +10,7 @@ run(
     method=sm.wildcards.method,
     sets=sets,
     themes=dict(zip(sets, sm.input.themes, strict=True)),
-    labels=dict(zip(sets, sm.input.labels, strict=True)),
+    labels=dict(zip(sets, p.labels, strict=True)),
     coded=dict(zip(p.coded_sets, sm.input.coded, strict=True)),
     levels=dict(p.levels),
     users=dict(p.users),

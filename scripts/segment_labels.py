@@ -25,6 +25,6 @@ run(
     coder=dict(p.coder),
     coder_kinds=dict(p.coder_kinds),
     llm_scores=dict(zip(p.llm_sets, sm.input.llm_scores, strict=True)),
-    out=dict(zip(sets, sm.output.labels, strict=True)),
-    out_quotes=dict(zip(sets, sm.output.quotes, strict=True)),
+    out=dict(zip(sets, p.labels, strict=True)),
+    out_quotes=dict(zip(sets, p.quotes, strict=True)),
 )

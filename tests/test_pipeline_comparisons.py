@@ -47,9 +47,9 @@ def study(tmp_path_factory):
 def test_dry_run_has_a_rule_copy_for_the_restricted_method(study):
     _, dry = study
     counts = job_counts(dry)
-    for rule in ("similarity_tfidf", "plots", "grounding", "segment_labels"):
+    for rule in ("similarity_tfidf", "plots"):
         assert counts[rule] == 1 and counts[f"{rule}_restricted1"] == 1, rule
-    for rule in ("metrics",):  # one plain rule, keyed by {method}
+    for rule in ("metrics", "grounding", "segment_labels"):  # one plain rule, by {method}
         assert counts[rule] == 2 and not [r for r in counts if r.startswith(f"{rule}_")], rule
     assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
     assert counts["set_quality"] == 2

@@ -261,7 +261,7 @@ def test_pipeline_two_users_of_one_file_are_two_sets(tmp_path):
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     labels = ["results/segments/tfidf/proj@anna.parquet", "results/segments/tfidf/proj@ben.parquet"]
-    snakemake(tmp_path, "--cores", "2", *labels)
+    snakemake(tmp_path, "--cores", "2", "results/segments/tfidf")  # the labels job's folder
     coded = {}
     for f in labels:
         t = pd.read_parquet(tmp_path / f)

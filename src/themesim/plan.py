@@ -29,7 +29,9 @@ from themesim.paths import (
     GROUNDING,
     GROUNDING_IOU,
     GROUNDING_LONG,
+    GROUNDING_PAIR,
     GROUNDING_PAIRS,
+    GROUNDING_PLOTS,
     GROUNDING_SCATTER,
     GROUNDING_TRANSCRIPTS,
     HEADLINE,
@@ -673,11 +675,6 @@ class Plan:
     def has_grounding(self) -> bool:
         return bool(self.study.grounding["active"] and self.study.transcripts)
 
-    def grounding_pairs(self, pairs) -> list[str]:
-        """Pair names of the grounding rules' per-pair files; none when grounding is off, so
-        an all-pairs study without transcripts declares no pairs-squared files."""
-        return pair_names(pairs) if self.has_grounding() else []
-
     def assign_threshold(self, method: str):
         """Theme-segment similarity at which a segment gets a theme; None: never assigns."""
         if self.study.grounding["assign"] == "never":
@@ -736,10 +733,6 @@ class Plan:
         """The method's sets that get coder labels from its vectors (assigns), in set order."""
         return [s for s in self.study.sets_for(method) if self.assigns(method, s)]
 
-    def variant_sets(self, pairs) -> list[str]:
-        """The sets of the comparisons a variant of a rule runs; every set for the first."""
-        return list(self.study.sets) if pairs == self.study.pairs else self.sets_of(pairs)
-
     def grounding_settings(self) -> dict:
         """What the grounding metrics read: `grounding:`'s interval and test settings."""
         g = self.study.grounding
@@ -758,6 +751,19 @@ class Plan:
     def quote_files(self, method: str, sets=None) -> list[str]:
         sets = self.study.sets_for(method) if sets is None else sets
         return [at(QUOTES, method=method, set=s) for s in sets]
+
+    def label_folder(self, method: str) -> str:
+        """The labels job's folder: label_files and quote_files of the method's sets."""
+        return at(LABELS, method=method)
+
+    def grounding_long_files(self, method: str) -> list[str]:
+        """Each comparison's long table, in the grounding job's folder (GROUNDING_LONG)."""
+        pairs = pair_names(self.study.pairs_for(method))
+        return [at(GROUNDING_PAIR, method=method, pair=p) for p in pairs]
+
+    def grounding_heatmaps(self, method: str) -> list[str]:
+        """Each comparison's IoU heatmap (PNG, an SVG beside it), in GROUNDING_PLOTS."""
+        return [self.grounding_iou(method, p) for p in pair_names(self.study.pairs_for(method))]
 
     def coder_agreement_files(self) -> list[str]:
         return [CODER_AGREEMENT] if self.has_grounding() else []
@@ -778,8 +784,8 @@ class Plan:
     def grounding_outputs(self, method: str) -> list[str]:
         if not self.has_grounding():
             return []
-        pairs = pair_names(self.study.pairs_for(method))
-        figures = [self.grounding_iou(method, p, ext) for p in pairs for ext in ("png", "svg")]
+        # the folder of the figures: each comparison's IoU heatmap, and the scatter
+        figures = [at(GROUNDING_PLOTS, method=method)]
         scatter = [self.grounding_scatter(method, ext) for ext in ("png", "svg")]
         tables = self.grounding_tables(method) + [self.grounding_transcripts(method)]
         return tables + figures + scatter + self.coder_agreement_files()

@@ -31,8 +31,11 @@ resource_scopes:
     llm_server="local",
 
 
+# {method} is a method of the study: a path inside a rule's folder output (a pair file in
+# results/similarity/<method>/) matches no rule, rather than one with a method "<m>/<file>".
 wildcard_constraints:
     set=r"[A-Za-z0-9][A-Za-z0-9_.@-]*",
+    method=regex_of(STUDY.methods),
 
 
 def code(script):

@@ -4,146 +4,126 @@
 # params, so changing them never re-embeds.
 
 
-# A rule per group of methods restricted to the same `comparisons:` (Plan.variants). One
-# labels job per method writes every set's files: a job per method and set cost an interpreter
-# start each for a second of work.
-for v in PLAN.variants("segment_labels"):
-
-    rule:
-        name:
-            v.rule
-        input:
-            themes=lambda wc: PLAN.method_themes(wc.method),
-            segments=paths.SEGMENTS,
-            transcripts=STUDY.transcripts,
-            coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
-            llm_scores=lambda wc: PLAN.llm_score_files(PLAN.llm_coded_sets(wc.method)),
-            embeddings=lambda wc: PLAN.embedding_files(
-                wc.method, PLAN.assigned_sets(wc.method)
-            ),
-            segment_embeddings=lambda wc: (
-                PLAN.segment_embedding_files(wc.method)
-                if PLAN.assigned_sets(wc.method)
-                else []
-            ),
-        output:
-            labels=PLAN.label_files("{method}", PLAN.variant_sets(v.pairs)),
-            quotes=PLAN.quote_files("{method}", PLAN.variant_sets(v.pairs)),
-        log:
-            "logs/grounding/{method}_labels.log",
-        benchmark:
-            "benchmarks/segment_labels/{method}.tsv"
-        wildcard_constraints:
-            method=v.pattern,
-        threads: cluster_threads(v)
-        resources:
-            **cluster_resources(v),
-        params:
-            code=code("segment_labels.py"),
-            sets=lambda wc: STUDY.sets_for(wc.method),
-            coded_sets=lambda wc: PLAN.coded_sets(wc.method),
-            assigned_sets=lambda wc: PLAN.embedded_sets(
-                wc.method, PLAN.assigned_sets(wc.method)
-            ),
-            spec=lambda wc: PLAN.similarity_spec(wc.method),
-            levels=lambda wc: {
-                s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
-            },
-            # a .qdpx set's user: only that user's codings are its coded segments
-            users=lambda wc: {
-                s: STUDY.users[s]
-                for s in PLAN.coded_sets(wc.method)
-                if s in STUDY.users
-            },
-            assign=STUDY.grounding["assign"],
-            assign_threshold=lambda wc: (
-                PLAN.assign_threshold(wc.method)
-                if PLAN.assigned_sets(wc.method)
-                else None
-            ),
-            quote_cutoff=STUDY.grounding["quote_cutoff"],
-            exclude_speakers=STUDY.grounding["exclude_speakers"],
-            coder=STUDY.grounding["coder"],
-            coder_kinds=lambda wc: {
-                s: PLAN.coder_of(wc.method, s) for s in STUDY.sets_for(wc.method)
-            },
-            llm_sets=lambda wc: PLAN.llm_coded_sets(wc.method),
-        script:
-            "../../scripts/segment_labels.py"
+# One labels job per method writes the files of every set of its comparisons into one
+# folder: a job per method and set cost an interpreter start each for a second of work.
+rule segment_labels:
+    input:
+        themes=lambda wc: PLAN.method_themes(wc.method),
+        segments=paths.SEGMENTS,
+        transcripts=STUDY.transcripts,
+        coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
+        llm_scores=lambda wc: PLAN.llm_score_files(PLAN.llm_coded_sets(wc.method)),
+        embeddings=lambda wc: PLAN.embedding_files(
+            wc.method, PLAN.assigned_sets(wc.method)
+        ),
+        segment_embeddings=lambda wc: (
+            PLAN.segment_embedding_files(wc.method)
+            if PLAN.assigned_sets(wc.method)
+            else []
+        ),
+    output:
+        labels=directory(paths.LABELS),
+    log:
+        "logs/grounding/{method}_labels.log",
+    benchmark:
+        "benchmarks/segment_labels/{method}.tsv"
+    params:
+        code=code("segment_labels.py"),
+        sets=lambda wc: STUDY.sets_for(wc.method),
+        labels=lambda wc: PLAN.label_files(wc.method),
+        quotes=lambda wc: PLAN.quote_files(wc.method),
+        coded_sets=lambda wc: PLAN.coded_sets(wc.method),
+        assigned_sets=lambda wc: PLAN.embedded_sets(
+            wc.method, PLAN.assigned_sets(wc.method)
+        ),
+        spec=lambda wc: PLAN.similarity_spec(wc.method),
+        levels=lambda wc: {
+            s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
+        },
+        # a .qdpx set's user: only that user's codings are its coded segments
+        users=lambda wc: {
+            s: STUDY.users[s] for s in PLAN.coded_sets(wc.method) if s in STUDY.users
+        },
+        assign=STUDY.grounding["assign"],
+        assign_threshold=lambda wc: (
+            PLAN.assign_threshold(wc.method) if PLAN.assigned_sets(wc.method) else None
+        ),
+        quote_cutoff=STUDY.grounding["quote_cutoff"],
+        exclude_speakers=STUDY.grounding["exclude_speakers"],
+        coder=STUDY.grounding["coder"],
+        coder_kinds=lambda wc: {
+            s: PLAN.coder_of(wc.method, s) for s in STUDY.sets_for(wc.method)
+        },
+        llm_sets=lambda wc: PLAN.llm_coded_sets(wc.method),
+    script:
+        "../../scripts/segment_labels.py"
 
 
-# A rule per group of methods restricted to the same `comparisons:` (Plan.variants).
-for v in PLAN.variants("grounding"):
-    names = PLAN.grounding_pairs(v.pairs)
-
-    rule:
-        name:
-            v.rule
-        input:
-            similarity=lambda wc: PLAN.similarity_done(wc.method),
-            themes=lambda wc: PLAN.method_themes(wc.method),
-            labels=lambda wc: PLAN.label_files(wc.method),
-            quotes=lambda wc: PLAN.quote_files(wc.method),
-            segments=paths.SEGMENTS,
-            # The first threshold and the scale as the metrics job resolved them (not
-            # ancient: Snakemake then skips this job's own reasons whenever the metrics job
-            # reruns, so a new first threshold would leave grounding stale); scale:
-            # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
-            # from the similarity job).
-            thresholds=paths.THRESHOLDS,
-            scale_fit=lambda wc: PLAN.scale_fit(wc.method),
-            # agreement across codebooks: P(match) through the isotonic fit, where one exists
-            codebook_fit=lambda wc: PLAN.codebook_fit(wc.method),
-        output:
-            table=report(
-                paths.GROUNDING,
-                caption="../report/grounding.rst",
-                category="Metric tables",
-                subcategory="{method}",
-            ),
-            pairs=paths.GROUNDING_PAIRS,
-            # the coder basis's counts per transcript: the verdicts' segments route
-            pairs_by_transcript=paths.GROUNDING_TRANSCRIPTS,
-            long=expand(paths.GROUNDING_PAIR, pair=names, allow_missing=True),
-            # The figures too: a job of their own cost an interpreter start for a second.
-            heatmaps=report(
-                [PLAN.grounding_iou("{method}", p) for p in names],
-                caption="../report/grounding_iou.rst",
-                category="Grounding",
-                subcategory="{method}",
-            ),
-            heatmaps_svg=[PLAN.grounding_iou("{method}", p, "svg") for p in names],
-            scatter=report(
-                PLAN.grounding_scatter("{method}"),
-                caption="../report/grounding_scatter.rst",
-                category="Grounding",
-                subcategory="{method}",
-            ),
-            scatter_svg=PLAN.grounding_scatter("{method}", "svg"),
-        log:
-            "logs/grounding/{method}.log",
-        benchmark:
-            "benchmarks/grounding/{method}.tsv"
-        wildcard_constraints:
-            method=v.pattern,
-        threads: cluster_threads(v)
-        resources:
-            **cluster_resources(v),
-        params:
-            code=code("grounding.py"),
-            sets=lambda wc: STUDY.sets_for(wc.method),
-            pairs=lambda wc: STUDY.pairs_for(wc.method),
-            similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
-            op=lambda wc: PLAN.op(wc.method),
-            scale=lambda wc: PLAN.scale_files(wc.method),
-            settings=PLAN.grounding_settings(),
-            bases=STUDY.grounding["basis"],
-            coder_sets=lambda wc: PLAN.coder_sets(wc.method),
-            assign=STUDY.grounding["assign"],
-            coders=lambda wc: PLAN.coder_descriptions(wc.method),
-            codebooks=lambda wc: PLAN.codebook_similarity(wc.method),
-        script:
-            "../../scripts/grounding.py"
+# One job per method: its comparisons' long tables and figures fill a folder each.
+rule grounding:
+    input:
+        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        themes=lambda wc: PLAN.method_themes(wc.method),
+        labels=lambda wc: PLAN.label_folder(wc.method),
+        segments=paths.SEGMENTS,
+        # The first threshold and the scale as the metrics job resolved them (not
+        # ancient: Snakemake then skips this job's own reasons whenever the metrics job
+        # reruns, so a new first threshold would leave grounding stale); scale:
+        # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
+        # from the similarity job).
+        thresholds=paths.THRESHOLDS,
+        scale_fit=lambda wc: PLAN.scale_fit(wc.method),
+        # agreement across codebooks: P(match) through the isotonic fit, where one exists
+        codebook_fit=lambda wc: PLAN.codebook_fit(wc.method),
+    output:
+        table=report(
+            paths.GROUNDING,
+            caption="../report/grounding.rst",
+            category="Metric tables",
+            subcategory="{method}",
+        ),
+        pairs=paths.GROUNDING_PAIRS,
+        # the coder basis's counts per transcript: the verdicts' segments route
+        pairs_by_transcript=paths.GROUNDING_TRANSCRIPTS,
+        long=directory(paths.GROUNDING_LONG),
+        # The figures too: a job of their own cost an interpreter start for a second.
+        figures=report(
+            directory(paths.GROUNDING_PLOTS),
+            patterns=["{pair}_iou.png"],
+            caption="../report/grounding_iou.rst",
+            category="Grounding",
+            subcategory="{method}",
+        ),
+        scatter=report(
+            f"{paths.GROUNDING_SCATTER}.png",
+            caption="../report/grounding_scatter.rst",
+            category="Grounding",
+            subcategory="{method}",
+        ),
+        scatter_svg=f"{paths.GROUNDING_SCATTER}.svg",
+    log:
+        "logs/grounding/{method}.log",
+    benchmark:
+        "benchmarks/grounding/{method}.tsv"
+    params:
+        code=code("grounding.py"),
+        sets=lambda wc: STUDY.sets_for(wc.method),
+        labels=lambda wc: PLAN.label_files(wc.method),
+        quotes=lambda wc: PLAN.quote_files(wc.method),
+        long=lambda wc: PLAN.grounding_long_files(wc.method),
+        heatmaps=lambda wc: PLAN.grounding_heatmaps(wc.method),
+        pairs=lambda wc: STUDY.pairs_for(wc.method),
+        similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
+        op=lambda wc: PLAN.op(wc.method),
+        scale=lambda wc: PLAN.scale_files(wc.method),
+        settings=PLAN.grounding_settings(),
+        bases=STUDY.grounding["basis"],
+        coder_sets=lambda wc: PLAN.coder_sets(wc.method),
+        assign=STUDY.grounding["assign"],
+        coders=lambda wc: PLAN.coder_descriptions(wc.method),
+        codebooks=lambda wc: PLAN.codebook_similarity(wc.method),
+    script:
+        "../../scripts/grounding.py"
 
 
 # The LLM coder's scores (grounding.coder.kind: llm), one job for every LLM-coded set: its
@@ -180,7 +160,7 @@ if PLAN.has_grounding():
 
     rule coder_agreement:
         input:
-            labels=[f for m in STUDY.methods for f in PLAN.label_files(m)],
+            labels=[PLAN.label_folder(m) for m in STUDY.methods],
             themes=PLAN.themes(),
             segments=paths.SEGMENTS,
         output:
@@ -194,6 +174,7 @@ if PLAN.has_grounding():
             "logs/grounding/coder_agreement.log",
         params:
             code=code("coder_agreement.py"),
+            labels=[f for m in STUDY.methods for f in PLAN.label_files(m)],
             methods={
                 m: {
                     "sets": STUDY.sets_for(m),

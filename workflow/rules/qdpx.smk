@@ -11,7 +11,7 @@ if PLAN.has_grounding():
     rule qdpx_project:
         input:
             themes=lambda wc: PLAN.method_themes(wc.method),
-            labels=lambda wc: PLAN.label_files(wc.method),
+            labels=lambda wc: PLAN.label_folder(wc.method),
             segments=paths.SEGMENTS,
             transcripts=STUDY.transcripts,
             coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
@@ -24,6 +24,7 @@ if PLAN.has_grounding():
         params:
             code=code("qdpx.py"),
             sets=lambda wc: STUDY.sets_for(wc.method),
+            labels=lambda wc: PLAN.label_files(wc.method),
             coded_sets=lambda wc: PLAN.coded_sets(wc.method),
             coder_sets=lambda wc: PLAN.coder_sets(wc.method),
             levels=lambda wc: {
