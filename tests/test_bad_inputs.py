@@ -216,7 +216,7 @@ def test_bad_input_in_workflow(case, tiny_study, tmp_path):
     if "matrix" in case:
         shutil.copy(CORPUS / case["matrix"], root / "data" / "scores" / "a__vs__b.csv")
     args = ["--cores", "1"] + (["-n"] if case.get("dry_run") else [])
-    proc = snakemake(root, *args, "results/similarity/scores/a__vs__b.parquet", check=False)
+    proc = snakemake(root, *args, "results/similarity/scores/manifest.csv", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     for fragment in case["expect"]:

@@ -70,7 +70,7 @@ def test_forced_rerun_answers_from_cache(judged):
         "2",
         "--forcerun",
         "similarity_judge",
-        "results/similarity/judge/a__vs__b.parquet",
+        "results/similarity/judge/manifest.csv",
     )
     log = (root / "logs/similarity/judge.log").read_text()
     assert "(4 cached, 0 new, " in log and " 0 calls, " in log and "JudgeStats(" not in log

@@ -1,5 +1,5 @@
-"""All pairs without a per-pair DAG: the similarity and metrics jobs declare a manifest and
-the reference pairs' files; the other pairs sit at the same paths, listed in the manifest."""
+"""All pairs without a per-pair DAG: the similarity and metrics jobs declare a folder of pair
+files and its manifest, which lists every pair's file."""
 
 import hashlib
 import zipfile
@@ -50,43 +50,30 @@ def test_every_pair_file_at_its_path_and_in_the_manifest(study):
     assert list(plans) == [f"{p}.parquet" for p in PAIRS]
     for name, digest in plans.items():
         assert digest == sha(study / PLANS / name)
-    # Snakemake knows the manifests and the reference pairs' similarity files, not llm vs
-    # llm2's; the transport plans are the metrics job's folder output.
+    # Snakemake knows the folders and their manifests, not one pair file.
     summary = snakemake(study, "--summary").stdout
     declared = {line.split("\t")[0] for line in summary.splitlines()[1:]}
-    assert {f"{SIM}/manifest.csv", f"{PLANS}/manifest.csv", PLANS} <= declared
-    assert f"{SIM}/human__vs__llm2.parquet" in declared
+    assert {f"{SIM}/manifest.csv", f"{PLANS}/manifest.csv", SIM, PLANS} <= declared
+    assert not [d for d in declared if "__vs__" in d and "heatmap" not in d]
     assert not [d for d in declared if "llm__vs__llm2" in d and "heatmap" not in d]
 
 
-def test_a_deleted_pair_file_reruns_its_job_with_the_same_bytes(study):
-    path = study / SIM / "llm__vs__llm2.parquet"
-    before = path.read_bytes()
-    path.unlink()
-    dry = snakemake(study, "-n", "--cores", "2").stdout
-    assert job_counts(dry).get("similarity_tfidf") == 1, dry
-    # The file itself is a target too, as the reader's error message says.
-    dry = snakemake(study, "-n", "--cores", "2", f"{SIM}/llm__vs__llm2.parquet").stdout
-    assert job_counts(dry).get("similarity_tfidf") == 1, dry
-    snakemake(study, "--cores", "2")
-    assert path.read_bytes() == before
-    assert "Nothing to be done" in snakemake(study, "-n", "--cores", "2").stdout
-
-
-def test_a_deleted_plan_file_is_named_and_its_manifest_redoes_the_folder(study):
-    """The transport plans are a folder output of the metrics job: a file deleted in it
-    stops the archive with one line naming it and what to do, which reruns the job."""
-    path = study / PLANS / "llm__vs__llm2.parquet"
-    before = path.read_bytes()
-    path.unlink()
-    proc = snakemake(study, "--cores", "1", "archive", check=False)
-    assert proc.returncode != 0
-    log = (study / "logs/archive/archive.log").read_text()
-    assert "llm__vs__llm2.parquet: is missing" in log
-    assert f"Delete {PLANS}/manifest.csv and run snakemake again" in log
-    (study / PLANS / "manifest.csv").unlink()
-    snakemake(study, "--cores", "2")
-    assert path.read_bytes() == before
+def test_a_deleted_pair_file_is_named_and_its_manifest_redoes_the_folder(study):
+    """The pair files are folder outputs of their job: a file deleted in one stops its
+    reader (here the archive) with one line naming it and what to do, which reruns the job
+    with the same bytes."""
+    for folder in (SIM, PLANS):
+        path = study / folder / "llm__vs__llm2.parquet"
+        before = path.read_bytes()
+        path.unlink()
+        proc = snakemake(study, "--cores", "1", "archive", check=False)
+        assert proc.returncode != 0
+        log = (study / "logs/archive/archive.log").read_text()
+        assert "llm__vs__llm2.parquet: is missing" in log
+        assert f"Delete {folder}/manifest.csv and run snakemake again" in log
+        (study / folder / "manifest.csv").unlink()
+        snakemake(study, "--cores", "2")
+        assert path.read_bytes() == before
     assert "Nothing to be done" in snakemake(study, "-n", "--cores", "2").stdout
 
 

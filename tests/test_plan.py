@@ -7,7 +7,6 @@ import pytest
 from helpers import REPO, make_study, write_config
 
 from themesim.config import prepare
-from themesim.io.manifest import write_manifest
 from themesim.plan import METHOD_FIGURES, Plan, Report, Variant
 
 METHODS = {
@@ -41,64 +40,49 @@ def study(tmp_path, monkeypatch):
 
 
 def test_a_restricted_method_gets_a_rule_of_its_own(study):
+    """Left to the plots stage only (tests/test_plan.py STILL_LOOPING)."""
     plan = plan_of(study)
     every = [("human", "llm"), ("human", "llm2")]
     assert plan.variants("plots") == [
         Variant("plots", "plots", "minilm|tfidf|judge", every),
         Variant("plots_restricted1", "plots", "tf_one", [("human", "llm2")]),
     ]
-    assert [v.rule for v in plan.similarity_variants()] == [
-        "similarity_embedding",
-        "similarity_tfidf",
-        "similarity_tfidf_restricted1",
-        "similarity_precomputed",
-        "similarity_abtt",  # no abtt method: a rule matching nothing
-        "similarity_judge",
-    ]
-    nothing = [v for v in plan.similarity_variants() if v.rule == "similarity_abtt"][0]
-    assert not re.fullmatch(nothing.pattern, "minilm") and plan.similarity_pairs(nothing) == []
     assert [v.restricted for v in plan.variants("plots")] == [False, True]
 
 
-def test_similarity_rules_declare_reference_and_within_pairs_by_kind(study):
+def test_similarity_rules_are_the_kinds_rule_names_each_defined_once(study):
+    plan = plan_of(study)
+    assert plan.similarity_rules() == [
+        "similarity_embedding",
+        "similarity_tfidf",
+        "similarity_precomputed",
+        "similarity_abtt",
+        "similarity_judge",
+    ]
+    assert plan.similarity_methods("similarity_tfidf") == "tfidf|tf_one"
+    nothing = plan.similarity_methods("similarity_abtt")  # no abtt method: matches nothing
+    assert not [m for m in plan.study.methods if re.fullmatch(nothing, m)]
+    assert plan.similarity_job("similarity_tfidf")["threads"] == 1
+    text = (REPO / "workflow" / "rules" / "similarity.smk").read_text()
+    defined = re.findall(r"^rule (\w+):|^use rule \w+ as (\w+) with:", text, re.MULTILINE)
+    assert [a or b for a, b in defined] == plan.similarity_rules()
+
+
+def test_similarity_paths_hold_the_comparisons_and_within_pairs_by_kind(study):
+    """What a similarity job writes into its folder (its `paths` param), per kind."""
     plan = plan_of(study, comparisons={"all_pairs": True})
-    by_rule = {v.rule: v for v in plan.similarity_variants()}
-    # tfidf writes within-set matrices; llm vs llm2 is listed only in its manifest
-    assert plan.similarity_pairs(by_rule["similarity_tfidf"]) == [
-        "human__vs__llm",
-        "human__vs__llm2",
-        "human__vs__human",
-        "llm__vs__llm",
-        "llm2__vs__llm2",
-    ]
-    # precomputed matrices: no within-set files
-    assert plan.similarity_pairs(by_rule["similarity_precomputed"]) == [
-        "human__vs__llm",
-        "human__vs__llm2",
-    ]
-    assert plan.similarity_pairs(by_rule["similarity_tfidf_restricted1"]) == [
-        "human__vs__llm2",
-        "human__vs__human",
-        "llm2__vs__llm2",
-    ]
-    assert plan.similarity_job(by_rule["similarity_tfidf"])["threads"] == 1
+
+    def names(method):
+        files = plan.similarity_files(method, plan.study.method_pairs(method))
+        return [Path(f).stem for f in files]
+
+    within = ["human__vs__human", "llm__vs__llm", "llm2__vs__llm2"]
+    every = ["human__vs__llm", "human__vs__llm2", "llm__vs__llm2"]
+    assert names("tfidf") == every + within  # tfidf writes within-set matrices
+    assert names("judge") == every  # precomputed matrices: no within-set files
+    assert names("tf_one") == ["human__vs__llm2", "human__vs__human", "llm2__vs__llm2"]
     assert plan.similarity_sets("tf_one") == ["human", "llm2"]
     assert plan.similarity_sets("minilm") == ["human", "llm", "llm2"]  # reads embeddings
-
-
-def test_a_listed_pair_file_that_is_gone_is_declared_and_asked_for(study):
-    plan = plan_of(study, comparisons={"all_pairs": True})
-    folder = study / "results/similarity/tfidf"
-    folder.mkdir(parents=True)
-    names = ["human__vs__llm", "llm__vs__llm2"]
-    for n in names:
-        (folder / f"{n}.parquet").write_bytes(n.encode())
-    write_manifest([folder / f"{n}.parquet" for n in names], folder / "manifest.csv")
-    (folder / "llm__vs__llm2.parquet").unlink()
-    tfidf = [v for v in plan.similarity_variants() if v.rule == "similarity_tfidf"][0]
-    assert "llm__vs__llm2" in plan.similarity_pairs(tfidf)
-    assert "results/similarity/tfidf/llm__vs__llm2.parquet" in plan.final_outputs()
-    assert "results/similarity/minilm/llm__vs__llm2.parquet" not in plan.final_outputs()
 
 
 def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):

@@ -212,6 +212,7 @@ def cached_ok(cache: Path) -> list[tuple[str, str]]:
 
 def test_kill_during_judging_then_rerun_asks_no_finished_pair_again(tmp_path):
     target = "results/similarity/judge/a__vs__b.parquet"
+    job = "results/similarity/judge/manifest.csv"  # the folder's manifest: a rule's output
     killed = {}
 
     def behave(n, body, headers):
@@ -232,18 +233,18 @@ def test_kill_during_judging_then_rerun_asks_no_finished_pair_again(tmp_path):
     try:
         root = judge_study(tmp_path / "killed", srv.url)
         killed["root"] = root
-        proc = killed["proc"] = start(root, "--cores", "1", target)
+        proc = killed["proc"] = start(root, "--cores", "1", job)
         proc.wait(timeout=300)
         wait_group_gone(proc.pid)
         assert "proc" not in killed, "the run finished before it could be killed"
         assert srv.calls == KILL_AT and not (root / target).exists()
         first_run = [themes_in(b) for b in srv.bodies]
-        resume(root, target)
+        resume(root, job)
         asked = Counter(themes_in(b) for b in srv.bodies)
 
         clean = judge_study(tmp_path / "clean", srv.url)
         before = srv.calls
-        snakemake(clean, "--cores", "1", target)
+        snakemake(clean, "--cores", "1", job)
         assert srv.calls - before == N * N
     finally:
         srv.close()

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from themesim import kinds
 from themesim.coder.settings import describe, set_coder
 from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
-from themesim.io.manifest import missing
 from themesim.metrics.settings import gamma_for
 from themesim.paths import (
     CACHES,
@@ -125,7 +123,6 @@ class Plan:
     def __init__(self, study: Study, config: dict) -> None:
         self.study = study
         self.config = config
-        self.gone: dict[str, list[str]] = {}  # manifest -> listed pair names not on disk
 
     # ------------------------------------------------------------ methods and kinds
 
@@ -171,18 +168,14 @@ class Plan:
         """The similarity rules the kinds name, in registry order (themesim.kinds)."""
         return list(dict.fromkeys(k.similarity_rule for k in kinds.KINDS.values()))
 
-    def similarity_variants(self) -> list[Variant]:
-        return [
-            v
-            for rule in self.similarity_rules()
-            for v in self.variants("similarity", self.rule_methods(rule), rule)
-        ]
+    def similarity_methods(self, rule: str) -> str:
+        """Wildcard pattern of the methods whose similarity jobs run under that rule name
+        (one matching nothing when no method of the study uses it)."""
+        return regex_of(self.rule_methods(rule))
 
-    def similarity_job(self, variant: Variant) -> dict:
+    def similarity_job(self, rule: str) -> dict:
         """Threads, priority and resources of a similarity rule's jobs, from its kind."""
-        return next(
-            k.similarity_job for k in kinds.KINDS.values() if k.similarity_rule == variant.base
-        )
+        return next(k.similarity_job for k in kinds.KINDS.values() if k.similarity_rule == rule)
 
     def similarity_cache(self, method: str):
         """The judgement cache of a kind that keeps one (an accumulating file, no output)."""
@@ -309,41 +302,6 @@ class Plan:
 
     def within_files(self, method: str) -> list[str]:
         return self.similarity_files(method, [(s, s) for s in self.within_sets(method)])
-
-    def declared_pairs(self, pairs, manifests) -> list[str]:
-        """Pair files a job declares one by one, the reference pairs' and within-set ones, plus
-        any the manifests list that is gone, so Snakemake reruns the job (a declared output
-        is missing). The other pairs of `comparisons.all_pairs` are written beside them and
-        listed only in the job's manifest (themesim.io.manifest): pairs-squared declared
-        files made the dry run of 200 sets take minutes."""
-        names = pair_names(pairs)
-        listed = set(names)
-        reference = self.study.reference
-        declared = [n for (a, b), n in zip(pairs, names, strict=True) if a in (reference, b)]
-        for m in manifests:
-            self.gone[m] = [n for n in (Path(f).stem for f in missing(m)) if n in listed]
-            declared += self.gone[m]
-        return list(dict.fromkeys(declared))
-
-    def gone_files(self, manifest: str) -> list[str]:
-        """A manifest's pair files that went missing: `all` asks for them, since Snakemake
-        checks only the outputs a job is asked for, so the job that writes them reruns."""
-        folder = Path(manifest).parent.as_posix()
-        return [f"{folder}/{n}.parquet" for n in self.gone.get(manifest, [])]
-
-    def similarity_pairs(self, variant: Variant) -> list[str]:
-        """Pair names a similarity rule declares (none when no method uses it)."""
-        methods = [
-            m
-            for m in self.rule_methods(variant.base)
-            if self.study.pairs_for(m) == list(variant.pairs)
-        ]
-        if not methods:
-            return []
-        pairs = list(variant.pairs)
-        if any(self.kind_of(m).within_set_matrices for m in methods):
-            pairs += [(s, s) for s in self.sets_of(variant.pairs)]
-        return self.declared_pairs(pairs, [self.similarity_manifest(m) for m in methods])
 
     # ------------------------------------------------------------ metrics
 
@@ -912,7 +870,6 @@ class Plan:
         ]
         for m in self.study.methods:
             out += self.similarity_done(m)
-            out += self.gone_files(self.similarity_manifest(m))
             # the transport plans' folder: Snakemake checks only the outputs asked for, so
             # a deleted manifest reruns the metrics job, which writes the folder anew
             out.append(self.transport_manifest(m))

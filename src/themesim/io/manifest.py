@@ -2,9 +2,9 @@
 the job wrote, with its sha256; and each results table's own one-row manifest.
 
 All pairs of 200 sets are 19,900 files per method; declaring each to Snakemake makes the
-dry run grow with pairs squared. A rule declares its manifest (and the reference pairs'
-files) instead; the workflow reads the manifest at parse time to redo a job whose listed
-file went missing (`missing`), and readers check a listed file's sha256 (`verify`).
+dry run grow with pairs squared. A rule declares the folder and its manifest instead, and
+readers check a listed file's sha256 (`verify`): a file gone from the folder is named, with
+what to do (delete the manifest: the job that writes the folder reruns).
 
 A results table (a metric CSV, a parquet table: themesim.io.files.write_csv/write_parquet,
 or any `atomic_path(out, checksum=True)`) gets a manifest of its own when written, a hidden
@@ -80,8 +80,7 @@ def listed_files(path) -> list[Path]:
 
 
 def missing(path) -> list[str]:
-    """Names a manifest lists that are not on disk ([] without a manifest): the workflow
-    declares them as outputs, so Snakemake reruns the job that writes them."""
+    """Names a manifest lists that are not on disk ([] without a manifest)."""
     if not os.path.exists(path):
         return []
     folder = Path(path).parent
