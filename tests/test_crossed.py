@@ -538,19 +538,22 @@ def test_wedderburn_limits_solve_their_score_equation():
             assert p - lo > p - w_lo and hi - p < w_hi - p
 
 
-def test_two_analysts_continuous_evidence_take_wedderburn_limits():
-    rng = np.random.default_rng(5)
-    gen = [np.clip(0.9 + rng.normal(0, 0.05, (10, 3)), 0, 1) for _ in range(2)]
-    hum = [np.clip(0.8 + rng.normal(0, 0.1, (10, 2)), 0, 1) for _ in range(2)]
-    for r in range(2):
+def _near_bound(seed, k, runs, generator, analysts):
+    """Strengths clipped to [0, 1]: gen[r] (12 themes x runs) around generator (SD 0.04),
+    hum[r] (12 themes x k, column r NaN) around analysts (SD 0.12)."""
+    rng = np.random.default_rng(seed)
+    gen = [np.clip(generator + rng.normal(0, 0.04, (12, runs)), 0, 1) for _ in range(k)]
+    hum = [np.clip(analysts + rng.normal(0, 0.12, (12, k)), 0, 1) for _ in range(k)]
+    for r in range(k):
         hum[r][:, r] = NAN
+    return gen, hum
+
+
+def test_two_analysts_continuous_evidence_take_wedderburn_limits():
+    gen, hum = _near_bound(5, 2, 3, 0.9, 0.8)
     assert "Wedderburn" in crossed_difference(gen, hum).ci_method
     # a third analyst brings an analyst part; 0/1 evidence follows the binomial relation
-    three = [np.clip(0.8 + rng.normal(0, 0.1, (10, 3)), 0, 1) for _ in range(3)]
-    for r in range(3):
-        three[r][:, r] = NAN
-    gen3 = gen + [np.clip(0.9 + rng.normal(0, 0.05, (10, 3)), 0, 1)]
-    assert "Wedderburn" not in crossed_difference(gen3, three).ci_method
+    assert "Wedderburn" not in crossed_difference(*_near_bound(5, 3, 3, 0.9, 0.8)).ci_method
     binary = crossed_difference([(g > 0.9).astype(float) for g in gen],
                                 [np.where(np.isnan(h), NAN, h > 0.8) for h in hum])  # fmt: skip
     assert "Wedderburn" not in binary.ci_method and "Wilson" in binary.ci_method
@@ -571,11 +574,7 @@ def test_a_zero_one_side_without_spread_keeps_its_themes_room():
 
 def test_near_a_bound_the_interval_reaches_further_on_the_open_side():
     # the analysts' strengths bunch near 1: D's interval opens upwards (their far side)
-    rng = np.random.default_rng(4)
-    gen = [np.clip(0.95 + rng.normal(0, 0.04, (12, 1)), 0, 1) for _ in range(2)]
-    hum = [np.clip(0.85 + rng.normal(0, 0.12, (12, 2)), 0, 1) for _ in range(2)]
-    for r in range(2):
-        hum[r][:, r] = NAN
+    gen, hum = _near_bound(4, 2, 1, 0.95, 0.85)
     res = crossed_difference(gen, hum)
     wide = crossed_difference([2 * g for g in gen], [2 * h for h in hum])  # off [0, 1]
     symmetric = (wide.ci_high - wide.difference) / 2
