@@ -79,14 +79,6 @@ def listed_files(path) -> list[Path]:
     return [folder / name for name in read_manifest(path)]
 
 
-def missing(path) -> list[str]:
-    """Names a manifest lists that are not on disk ([] without a manifest)."""
-    if not os.path.exists(path):
-        return []
-    folder = Path(path).parent
-    return [name for name in read_manifest(path) if not (folder / name).exists()]
-
-
 @functools.lru_cache(maxsize=16)
 def _cached(path: str, mtime_ns: int, size: int) -> dict[str, str]:
     return read_manifest(path)
