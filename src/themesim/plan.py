@@ -755,11 +755,15 @@ class Plan:
         return {
             "grounding_csv": self.grounding_tables(method)[0],
             "grounding_dir": at(GROUNDING_LONG, method=method),
-            "segments_dir": at(LABELS, method=method),
+            "segments_dir": self.label_folder(method),
             "segments_parquet": SEGMENTS,
-            "grounding_heatmaps": {
-                p: self.grounding_iou(method, p) for p in pair_names(self.study.pairs_for(method))
-            },
+            "grounding_heatmaps": dict(
+                zip(
+                    pair_names(self.study.pairs_for(method)),
+                    self.grounding_heatmaps(method),
+                    strict=True,
+                )
+            ),
             "grounding_scatter_png": self.grounding_scatter(method),
             "coder_agreement_csv": CODER_AGREEMENT,
         }

@@ -195,7 +195,8 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     n_themes = int(sum(g.shape[0] for g in gen))
     pairs = [hum[r][:, h].mean() for r in range(k) for h in range(k) if h != r]
     analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
-    if k == 2 and n_runs == 1 and extra is None and _binary(gen, hum):
+    binary = _binary(gen, hum)
+    if k == 2 and n_runs == 1 and extra is None and binary:
         return _one_set_two_analysts(gen, hum, clusters, alpha, analyst_sd)
     all_runs, all_analysts = np.ones(n_runs, bool), np.ones(k, bool)
     parts = _means(gen, hum, all_runs, all_analysts)
@@ -291,17 +292,13 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         # bound are skewed beyond the binomial relation: a study missing the low tail shows a
         # high mean with a small spread (`equivalent` erred 0.065-0.079 at 0.05 with Wilson's
         # limits there; 0.03 with these, docs/validity.md).
-        binary = _binary(gen, hum)
         wedderburn = k == 2 and not binary
         method = f"{CI_METHOD}, {BOUNDED_TWO if wedderburn else BOUNDED}"
         # 0/1 evidence: a side whose themes all agree has no spread, yet its share rests on
         # that many themes (without this room `worse` erred 0.06-0.083 at 0.05 at 11 themes
         # x 2 runs x 2 analysts, p 0.9: docs/validity.md)
-        least = quantiles[0] / labels.size if binary else 0.0
-        limits = (
-            partial(_wilson, least=least),
-            _wedderburn if wedderburn else partial(_wilson, least=least),
-        )
+        wilson = partial(_wilson, least=quantiles[0] / labels.size if binary else 0.0)
+        limits = (wilson, _wedderburn if wedderburn else wilson)
         low, high = _bounded_sides(d, generator, human, half, sides, low, high, limits)
     df = _effective_df(half / np.sqrt(var), alpha) if var > 0 else float(df_t)
     covers = ("themes",) + (("runs",) if n_runs >= MIN_RANDOM_RUNS else ())
@@ -363,11 +360,10 @@ def _wedderburn(p: float, half: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _bounded_sides(
-    d, generator, human, half, sides, low, high, limits=(_wilson, _wilson)
-) -> tuple[float, float]:
+def _bounded_sides(d, generator, human, half, sides, low, high, limits) -> tuple[float, float]:
     """The interval of D on a [0, 1] scale, widened where a side sits near a bound: MOVER
-    (Zou and Donner 2008) from each side's Wilson limits, with the two sides' correlation
+    (Zou and Donner 2008) from each side's limits (limits: the generator's and the
+    analysts' functions of mean and half-width), with the two sides' correlation
     that reproduces the symmetric half-width, never narrower than the symmetric interval.
     Near a bound a mean's spread shrinks with its distance to the bound, so the symmetric
     interval errs on the far side (the estimate and its spread move together)."""
