@@ -342,9 +342,25 @@ AFTER_FLOOR = [
     Design(themes=14, runs=2, analysts=2, p_h=0.87, sd_theme=1.0, sd_run=0.6),
     Design(themes=15, runs=3, analysts=2, p_h=0.91, icc=0.3, domains=5, groups=True),
 ]
+# Written after the reference part took only its themes' own noise within declared groups
+# (metrics/crossed.py, _nested_noise), before it was run on them: 3-5 analysts, 6-10 groups,
+# ICC 0.3-0.8, floors to ceilings.
+AFTER_NESTED = [
+    Design(themes=10, runs=3, analysts=3, p_h=0.7, icc=0.64, domains=6, groups=True),
+    Design(themes=14, runs=4, analysts=4, p_h=0.5, icc=0.64, domains=9, groups=True, sd_theme=0.6),
+    Design(themes=9, runs=1, analysts=3, p_h=0.45, icc=0.5, domains=6, groups=True),
+    Design(themes=12, runs=5, analysts=4, p_h=0.8, icc=0.4, domains=7, groups=True,
+           sd_reference=0.5),
+    Design(themes=15, runs=2, analysts=3, p_h=0.35, icc=0.64, domains=10, groups=True,
+           sd_theme=1.1),
+    Design(themes=11, runs=3, analysts=5, p_h=0.6, icc=0.3, domains=6, groups=True,
+           sd_analyst=0.5),
+    Design(themes=8, runs=4, analysts=3, p_h=0.75, icc=0.8, domains=8, groups=True),
+]  # fmt: skip
 GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
 GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING + AFTER_FLOOR
+GRIDS["full"]["designs"] += AFTER_NESTED
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
