@@ -170,6 +170,41 @@ def test_declared_groups_are_deleted_from_every_analyst_at_once():
     assert alone.n_clusters == 8 and alone.var_themes < res.var_themes
 
 
+def test_a_shift_shared_by_a_groups_themes_leaves_the_reference_part_alone():
+    # a declared group's shift common to every reference analyst moves D's theme part, not
+    # how the analysts' own terms vary: those hold only their themes' noise within groups
+    rng = np.random.default_rng(5)
+    k, n, runs = 4, 12, 3
+    groups = [np.arange(n) % 6] * k
+    gen = [rng.uniform(0.2, 0.6, size=(n, runs)) for _ in range(k)]
+    hum = []
+    for r in range(k):
+        h = rng.uniform(0.2, 0.6, size=(n, k)) + [0.2, -0.1, 0.05, -0.15]  # the comparators'
+        h[:, r] = NAN
+        hum.append(h)
+    shift = np.array([0.35, -0.15, 0.2, -0.1, 0.3, 0.0])[groups[0]][:, None]
+    base = crossed_difference(gen, hum, clusters=groups)
+    moved = crossed_difference([g + shift for g in gen], hum, clusters=groups)
+    assert moved.var_themes > 2 * base.var_themes
+    assert moved.var_analysts == pytest.approx(base.var_analysts)
+    assert base.var_analysts > 0
+    # by hand: per-theme D about its group's mean, pooled over the 48 themes in 6 groups
+    x = np.concatenate([g.mean(1) - np.nanmean(h, 1) for g, h in zip(gen, hum, strict=True)])
+    label = np.tile(groups[0], k)
+    means = np.array([x[label == c].mean() for c in range(6)])
+    s2 = ((x - means[label]) ** 2).sum() / (k * n - 6)
+    own = np.array([g.mean() - np.nanmean(h) for g, h in zip(gen, hum, strict=True)])
+    loo = (own.sum() - own) / (k - 1)
+    ref = (k - 1) / k * ((loo - loo.mean()) ** 2).sum() - s2 / n / k
+
+    def without(j):
+        return np.mean([gen[r].mean() - np.delete(hum[r], [r, j], axis=1).mean() for r in range(k)])
+
+    loa = np.array([without(j) for j in range(k)])
+    comp = (k - 1) / k * ((loa - loa.mean()) ** 2).sum()
+    assert base.var_analysts == pytest.approx(max(comp + ref, 0.0))
+
+
 def test_bad_shapes_are_refused():
     with pytest.raises(ValueError, match="2 or more analysts"):
         crossed_difference([np.ones((3, 1))], [np.ones((3, 1))])
