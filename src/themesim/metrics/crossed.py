@@ -16,7 +16,8 @@ agreement of two analysts (over ordered pairs). Its variance adds one delete-one
 per crossed factor that the study replicates (Cameron, Gelbach and Miller 2011): themes (or
 declared theme groups, deleted from every analyst at once); runs (R >= 2); analysts (K >= 3)
 as comparators (deleted from the others' human-human means), plus what their own terms as
-references vary beyond their themes' noise (themes are nested in their analyst). Each cell's
+references vary beyond their themes' noise (themes are nested in their analyst; with declared
+groups only the noise within groups, which are shared by every analyst). Each cell's
 own noise, held by the theme part and again by the run and comparator parts, is counted once:
 the additive fit's residual mean square per reference analyst (the intersection term). The
 interval is D +- sqrt(sum_i t_i^2 V_i), each part V_i read at the t quantile of its own
@@ -269,7 +270,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         # as a comparator: each analyst deleted from the others' human-human means
         values = np.array([_without_comparator(gen, hum, j) for j in range(k)])
         # as a reference: a reference analyst's own term, beyond its themes' noise (themes
-        # are nested in their analyst, so deleting one holds V_themes again: counted once)
+        # are nested in their analyst, so deleting one holds their noise again: counted once)
         own_g = np.array([gen[r].mean() for r in range(k)])
         own_h = np.array([np.delete(hum[r], r, axis=1).mean() for r in range(k)])
         between = _reference_part(own_g - own_h, nested[0])
