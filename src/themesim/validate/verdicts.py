@@ -357,10 +357,23 @@ AFTER_NESTED = [
            sd_analyst=0.5),
     Design(themes=8, runs=4, analysts=3, p_h=0.75, icc=0.8, domains=8, groups=True),
 ]  # fmt: skip
+# Written after the analysts' side with declared groups at 3+ analysts took limits between
+# Wilson's and Wedderburn's (metrics/crossed.py), before it was run on them: near both
+# bounds and between, 6-9 groups.
+AFTER_GROUP_BOUND = [
+    Design(themes=12, runs=3, analysts=3, p_h=0.9, icc=0.5, domains=6, groups=True),
+    Design(themes=9, runs=2, analysts=4, p_h=0.86, icc=0.64, domains=7, groups=True,
+           sd_theme=1.0),
+    Design(themes=15, runs=1, analysts=3, p_h=0.12, icc=0.64, domains=8, groups=True),
+    Design(themes=10, runs=5, analysts=3, p_h=0.93, icc=0.3, domains=6, groups=True,
+           sd_theme=0.6),
+    Design(themes=13, runs=4, analysts=4, p_h=0.2, icc=0.5, domains=9, groups=True, sd_run=0.5),
+    Design(themes=11, runs=3, analysts=5, p_h=0.8, icc=0.64, domains=7, groups=True),
+]  # fmt: skip
 GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
 GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING + AFTER_FLOOR
-GRIDS["full"]["designs"] += AFTER_NESTED
+GRIDS["full"]["designs"] += AFTER_NESTED + AFTER_GROUP_BOUND
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
