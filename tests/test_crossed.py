@@ -573,6 +573,21 @@ def test_wedderburn_limits_solve_their_score_equation():
             assert p - lo > p - w_lo and hi - p < w_hi - p
 
 
+def test_limits_between_wilson_and_wedderburn_solve_their_score_equation():
+    from themesim.metrics.crossed import _between, _wedderburn, _wilson
+
+    for p, half in ((0.88, 0.05), (0.1, 0.03), (0.5, 0.2), (0.98, 0.01)):
+        lo, hi = _between(p, half)
+        scale = p * (1 - p)
+        # the spread read at the limit: SD proportional to (mu (1 - mu))^0.75
+        assert p - lo == pytest.approx(half * (lo * (1 - lo) / scale) ** 0.75, abs=1e-9)
+        assert hi - p == pytest.approx(half * (hi * (1 - hi) / scale) ** 0.75, abs=1e-9)
+        assert _between(1 - p, half) == pytest.approx((1 - hi, 1 - lo), abs=1e-9)
+        # each limit lies between Wilson's and Wedderburn's
+        (w_lo, w_hi), (d_lo, d_hi) = _wilson(p, half), _wedderburn(p, half)
+        assert min(w_lo, d_lo) < lo < max(w_lo, d_lo) and min(w_hi, d_hi) < hi < max(w_hi, d_hi)
+
+
 def _near_bound(seed, k, runs, generator, analysts):
     """Strengths clipped to [0, 1]: gen[r] (12 themes x runs) around generator (SD 0.04),
     hum[r] (12 themes x k, column r NaN) around analysts (SD 0.12)."""
@@ -592,6 +607,20 @@ def test_two_analysts_continuous_evidence_take_wedderburn_limits():
     binary = crossed_difference([(g > 0.9).astype(float) for g in gen],
                                 [np.where(np.isnan(h), NAN, h > 0.8) for h in hum])  # fmt: skip
     assert "Wedderburn" not in binary.ci_method and "Wilson" in binary.ci_method
+
+
+def test_declared_groups_at_three_analysts_take_the_limits_between():
+    gen, hum = _near_bound(5, 3, 3, 0.9, 0.8)
+    groups = [np.arange(12) % 6] * 3
+    assert "between Wilson's and Wedderburn's" in crossed_difference(gen, hum, groups).ci_method
+    # without groups, with two analysts (Wedderburn's) or with 0/1 evidence: not these limits
+    assert "between" not in crossed_difference(gen, hum).ci_method
+    two = crossed_difference(*_near_bound(5, 2, 3, 0.9, 0.8), [np.arange(12) % 6] * 2)
+    assert "Wedderburn limits" in two.ci_method
+    binary = crossed_difference([(g > 0.9).astype(float) for g in gen],
+                                [np.where(np.isnan(h), NAN, h > 0.8) for h in hum],
+                                groups)  # fmt: skip
+    assert "between" not in binary.ci_method
 
 
 def test_a_zero_one_side_without_spread_keeps_its_themes_room():
