@@ -33,7 +33,9 @@ def test_embed_script_runs_no_plot_or_metric_module():
 
 def test_plot_and_metric_scripts_run_their_modules():
     assert "themesim.report.plots" in modules("plots.py")
-    assert "themesim.metrics.coverage" in modules("plots.py")  # the heatmap marks matches
+    assert "themesim.report.plots" in modules("heatmap.py")
+    assert "themesim.metrics.coverage" in modules("heatmap.py")  # the heatmap marks matches
+    assert "themesim.metrics.coverage" not in modules("plots.py")  # the sweep reads a table
     metrics = modules("metrics.py")
     assert "themesim.metrics.coverage" in metrics and "themesim.metrics.intervals" in metrics
     assert "themesim.report.plots" not in metrics
@@ -155,7 +157,7 @@ def test_code_digest_follows_names_and_contents_not_mtimes_or_location(tmp_path)
 # ---------------------------------------------------------------- in the workflow
 
 # Rules that draw figures (runs and grounding draw theirs beside their tables).
-PLOT_RULES = {"plots", "runs", "grounding"}
+PLOT_RULES = {"plots", "heatmap", "runs", "grounding"}
 # report_parts draws the headline intervals, methods side by side, distributions and theme
 # maps beside the headline and workbook tables, so it reads the plot modules too.
 REPORT_RULES = {"summary_report", "report_parts", "all"}
@@ -226,6 +228,7 @@ def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
     counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
     assert set(counts) == PLOT_RULES | REPORT_RULES, counts
     assert counts["plots"] == 2 and counts["runs"] == 2  # one job per method
+    assert counts["heatmap"] == 4  # one per method and reference pair
     assert counts["report_parts"] == 1 and counts["summary_report"] == 1
 
 
@@ -237,6 +240,7 @@ def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
     downstream = PLOT_RULES - {"runs"} | REPORT_RULES
     assert set(counts) == {"metrics", "grounding"} | downstream, counts
     assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["summary_report"] == 1
+    assert counts["heatmap"] == 4
     assert not [r for r in counts if r.startswith(("embed", "similarity", "ingest"))]
 
 

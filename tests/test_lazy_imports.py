@@ -23,7 +23,7 @@ def loaded_after(code: str, modules: list[str]) -> dict[str, bool]:
 def test_the_plot_step_does_not_import_scipy_stats():
     """The heatmaps use the Hungarian pairs (scipy.optimize), not the baselines' percentile."""
     loaded = loaded_after(
-        "from themesim.steps.plots import method_plots\n"
+        "from themesim.steps.plots import comparison_heatmap\n"
         "import themesim.metrics.calibration, themesim.metrics.coverage\n"
         "import themesim.metrics.method_scale, themesim.report.plots, themesim.similarity",
         ["scipy.optimize", "scipy.stats", "scipy.sparse.csgraph", "sklearn"],

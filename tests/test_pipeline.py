@@ -323,6 +323,8 @@ def test_snakemake_report_wraps_the_plots(study, tmp_path):
     text = out.read_text(errors="replace")
     for category in ("Theme maps", "Confidence profiles", "Run consistency", "Distributions"):
         assert category in text
+    for category in ("Heatmaps", "Threshold sweeps"):  # rules heatmap and plots
+        assert category in text
 
 
 def test_threshold_change_reruns_no_embedding_or_similarity(study):
@@ -331,6 +333,7 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
     assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
     assert counts["metrics"] == 1 and counts["summary_report"] == 1
     assert "plots" in counts and "set_quality" not in counts and "runs" not in counts
+    assert counts["heatmap"] == 2  # minilm's, one per reference pair
 
     # The same through --config, with the config file back as it was.
     write_config(study, [0.5])

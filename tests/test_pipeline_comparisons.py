@@ -44,11 +44,19 @@ def study(tmp_path_factory):
     return root, dry
 
 
-def test_dry_run_has_a_rule_copy_for_the_restricted_method(study):
+def test_dry_run_asks_the_restricted_method_for_its_comparisons_heatmaps_only(study):
     _, dry = study
     counts = job_counts(dry)
-    assert counts["plots"] == 1 and counts["plots_restricted1"] == 1
-    for rule in ("similarity_tfidf", "metrics", "grounding", "segment_labels"):
+    heatmaps = sorted(
+        re.findall(r"^rule heatmap:\n(?:\s+\w+: .*\n)*?\s+wildcards: (.*)$", dry, re.MULTILINE)
+    )
+    assert heatmaps == [
+        f"method=tf_one, pair={ONE}",
+        "method=tfidf, pair=human__vs__analyst",
+        "method=tfidf, pair=human__vs__llm",
+        "method=tfidf, pair=human__vs__llm2",
+    ]
+    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "segment_labels"):
         # one plain rule, keyed by {method}
         assert counts[rule] == 2 and not [r for r in counts if r.startswith(f"{rule}_")], rule
     assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
@@ -138,9 +146,9 @@ def test_demo_dry_run_judges_human_vs_llm_partial_only(tmp_path):
     assert "results/similarity/judge/manifest.csv" in judge_files
 
 
-def test_rule_copies_get_the_cluster_profile_settings_of_their_rule(tmp_path):
-    """profiles/slurm names rules; a restricted method's copy (metrics_restricted1) gets the
-    wall time, memory and threads its rule gets there."""
+def test_jobs_of_a_restricted_method_get_the_cluster_profile_settings_of_their_rule(tmp_path):
+    """profiles/slurm names rules; a restricted method's jobs run under those rules and get
+    the wall time, memory and threads they are given there."""
     root = make_study(tmp_path / "study")
     write_config(
         root,
@@ -160,17 +168,21 @@ def test_rule_copies_get_the_cluster_profile_settings_of_their_rule(tmp_path):
     given = profile["set-resources"]
     seen = []
     for block in re.split(r"\n(?=rule \w+:)", out):
-        m = re.match(r"rule (\w+?)(_restricted1)?:", block)
-        if not m or m.group(1) not in ("similarity_tfidf", "metrics", "plots"):
+        m = re.match(r"rule (\w+):", block)
+        if not m or m.group(1) not in ("similarity_tfidf", "metrics", "plots", "heatmap"):
             continue
-        seen.append(m.group(0))
+        wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.MULTILINE).group(1)
+        seen.append((m.group(1), wildcards))
         res = re.search(r"^\s+resources: (.*)$", block, re.MULTILINE).group(1)
         res = dict(kv.split("=", 1) for kv in res.split(", "))
         assert int(res["runtime"]) == given[m.group(1)]["runtime"], m.group(0)
         assert int(res["mem_mb"]) == given[m.group(1)]["mem_mb"], m.group(0)
         if m.group(1) == "similarity_tfidf":
             assert re.search(r"^\s+threads: 3$", block, re.MULTILINE), m.group(0)
-    assert len(seen) == 6  # each rule's job of either method
+    # each rule's job of either method, a heatmap job per method and reference pair
+    mine = sorted(w for r, w in seen if "method=tf_one" in w)
+    assert mine == ["method=tf_one"] * 3 + [f"method=tf_one, pair={ONE}"], seen
+    assert len(seen) == 9, seen
 
 
 def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
@@ -192,7 +204,7 @@ def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
     counts = job_counts(dry)
     assert counts["ceiling_similarity"] == 1  # tfidf's only
     assert "results/ceiling/tf_llms.parquet" not in dry
-    assert counts["metrics"] == 2 and counts["plots_restricted1"] == 1
+    assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["heatmap"] == 2  # tfidf's
     assert "results/metrics/tf_llms/comparisons.csv" in dry
     assert not re.search(r"results/similarity/tf_llms/human__vs__", dry)
     assert "results/plots/tf_llms/heatmaps" in dry

@@ -7,7 +7,7 @@ import pytest
 from helpers import REPO, make_study, write_config
 
 from themesim.config import prepare
-from themesim.plan import METHOD_FIGURES, Plan, Report, Variant
+from themesim.plan import METHOD_FIGURES, Plan, Report
 
 METHODS = {
     "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
@@ -39,15 +39,31 @@ def study(tmp_path, monkeypatch):
     return root
 
 
-def test_a_restricted_method_gets_a_rule_of_its_own(study):
-    """Left to the plots stage only (tests/test_plan.py STILL_LOOPING)."""
-    plan = plan_of(study)
-    every = [("human", "llm"), ("human", "llm2")]
-    assert plan.variants("plots") == [
-        Variant("plots", "plots", "minilm|tfidf|judge", every),
-        Variant("plots_restricted1", "plots", "tf_one", [("human", "llm2")]),
+def test_a_restricted_method_asks_for_the_heatmaps_of_its_pairs_only(study):
+    """One plain heatmap rule keyed by {method} and {pair}: a method's consumers ask for its
+    own reference pairs, and {pair} matches a reference pair only, never a path in
+    pair_heatmaps' folder (comparisons.all_pairs)."""
+    plan = plan_of(study, comparisons={"all_pairs": True})
+    assert plan.heatmaps("tf_one") == ["results/plots/tf_one/human__vs__llm2_heatmap.png"]
+    assert plan.heatmaps("tfidf") == [
+        "results/plots/tfidf/human__vs__llm_heatmap.png",
+        "results/plots/tfidf/human__vs__llm2_heatmap.png",
     ]
-    assert [v.restricted for v in plan.variants("plots")] == [False, True]
+    pattern = plan.heatmap_pairs()
+    assert re.fullmatch(pattern, "human__vs__llm2")
+    for other in ("llm__vs__llm2", "heatmaps/llm__vs__llm2", "human__vs__llm2_x"):
+        assert not re.fullmatch(pattern, other), other
+    assert plan.reference_pair("human__vs__llm2") == ("human", "llm2")
+
+
+def test_a_heatmap_job_reads_the_within_matrices_of_its_two_sets(study):
+    z = {"kind": "tfidf", "thresholds": [2.0], "scale": "z"}
+    plan = plan_of(study, methods=METHODS | {"tfidf": z})
+    within = plan.scale_files("tfidf", ("human", "llm2"))["within"]
+    assert within == {
+        s: f"results/similarity/tfidf/{s}__vs__{s}.parquet" for s in ("human", "llm2")
+    }
+    assert len(plan.scale_files("tfidf")["within"]) == 3
 
 
 def test_similarity_rules_are_the_kinds_rule_names_each_defined_once(study):
@@ -167,14 +183,6 @@ def test_rule_files_type_no_results_path():
     assert not found, found
 
 
-# Rule files still looping, and why (issue 35, item 1): the plots job's reference-pair
-# heatmaps sit in results/plots/{method}/ beside other jobs' outputs (pair_heatmaps' folder,
-# the grounding figures, report_parts' figures), so no folder output can hold them at their
-# paths; its rule copies keep a profile's settings through common.smk's cluster_threads and
-# cluster_resources. An entry that no longer loops fails the test: remove it then.
-STILL_LOOPING = {"plots.smk", "common.smk"}
-
-
 def test_rule_files_define_no_rule_in_a_loop():
     """Each stage is a plain rule keyed by {method}: no rule is defined inside a `for` loop
     (a rule per group of methods), and no rule file reaches into Snakemake's resource
@@ -193,4 +201,4 @@ def test_rule_files_define_no_rule_in_a_loop():
                 loops.append(indent)
             if "resource_settings" in line:
                 found.add(path.name)
-    assert found == STILL_LOOPING
+    assert not found, found

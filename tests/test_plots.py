@@ -635,7 +635,7 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
 
 
 def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
-    """The heatmap figure the plots rule draws for h vs l of a scale: z method."""
+    """The heatmap figure the heatmap rule draws for h vs l of a scale: z method."""
     from themesim.metrics.thresholds import FROM_CONFIG, Thresholds
     from themesim.similarity import write_similarity
     from themesim.steps import plots as steps_plots

@@ -33,10 +33,10 @@ def test_a_calibrated_threshold_is_kept_to_the_last_digit(tmp_path):
 
 def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch):
     """The heatmap is drawn at the table's first θ on the table's scale, the sweep marks
-    every θ of the table: the plots step is given no threshold of the config."""
+    every θ of the table: the plot steps are given no threshold of the config."""
     from themesim.report import plots
     from themesim.similarity import write_similarity
-    from themesim.steps.plots import method_plots
+    from themesim.steps.plots import comparison_heatmap, sweep_plot
 
     ids = {"h": ["a0", "a1"], "l": ["b0", "b1"]}
     themes = {s: write_theme_set(tmp_path / f"{s}.parquet", s, names) for s, names in ids.items()}
@@ -52,16 +52,20 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     seen = {}
     monkeypatch.setattr(plots, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
     monkeypatch.setattr(plots, "sweep_curves", lambda *a, **kw: seen.update(sweep=kw))
-    method_plots(
+    comparison_heatmap(
         method="m",
-        pairs=[("h", "l")],
+        pair=("h", "l"),
         themes=themes,
-        similarities=[tmp_path / "s.parquet"],
-        sweep_csv=sweep["sweep_csv"],
+        similarity=tmp_path / "s.parquet",
         thresholds_csv=thresholds,
         op="ge",
-        out_heatmaps=[tmp_path / "h.png"],
-        out_sweep=tmp_path / "sweep.png",
+        out_png=tmp_path / "h.png",
+    )
+    sweep_plot(
+        method="m",
+        sweep_csv=sweep["sweep_csv"],
+        thresholds_csv=thresholds,
+        out_png=tmp_path / "sweep.png",
     )
     assert seen["heatmap"]["threshold"] == 0.6123
     assert seen["heatmap"]["scale_label"] == "angular similarity"

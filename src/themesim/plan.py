@@ -85,22 +85,6 @@ class Report:
     subcategory: str | None = None
 
 
-@dataclass(frozen=True)
-class Variant:
-    """One rule of a stage: its name, the methods it serves (a wildcard pattern) and the
-    comparisons they run. A rule declares one fixed list of per-pair outputs, so methods whose
-    `comparisons:` restrict them get a rule of their own (name suffix `_restricted<i>`)."""
-
-    rule: str
-    base: str  # the stage's rule name, which cluster profiles set resources for
-    pattern: str
-    pairs: list
-
-    @property
-    def restricted(self) -> bool:
-        return self.rule != self.base
-
-
 def pair_names(pairs) -> list[str]:
     return [pair_name(a, b) for a, b in pairs]
 
@@ -147,22 +131,6 @@ class Plan:
         """The sets those pairs compare, in the study's set order."""
         used = {s for p in pairs for s in p}
         return [s for s in self.study.sets if s in used]
-
-    def variants(self, stage: str, methods=None, rule: str | None = None) -> list[Variant]:
-        """The rules of a stage: one for the methods that run every comparison (it always
-        exists, with a pattern matching nothing when none does), one per group of methods
-        restricted to the same comparisons."""
-        rule = rule or stage
-        methods = list(self.study.methods if methods is None else methods)
-        groups: dict[tuple, list[str]] = {}
-        for m in methods:
-            if m in self.study.restricted:
-                groups.setdefault(tuple(self.study.restricted[m]), []).append(m)
-        full = [m for m in methods if m not in self.study.restricted]
-        out = [Variant(rule, rule, regex_of(full), self.study.pairs)]
-        for i, (pairs, group) in enumerate(groups.items(), start=1):
-            out.append(Variant(f"{rule}_restricted{i}", rule, regex_of(group), list(pairs)))
-        return out
 
     def similarity_rules(self) -> list[str]:
         """The similarity rules the kinds name, in registry order (themesim.kinds)."""
@@ -510,7 +478,7 @@ class Plan:
         return at(PLOTS, method=method)
 
     def reference_pairs(self, pairs) -> list:
-        """Pairs with a heatmap file each (the plots rule): the reference vs each set, which is
+        """Pairs with a heatmap file each (rule heatmap): the reference vs each set, which is
         every pair of a study without `comparisons.all_pairs`."""
         return [p for p in pairs if p[0] == self.study.reference]
 
@@ -518,6 +486,16 @@ class Plan:
         """The rest of all pairs: their heatmaps go to one folder output per method, so the
         DAG does not declare (and look up) pairs-squared files."""
         return [p for p in pairs if p[0] != self.study.reference]
+
+    def heatmap_pairs(self) -> str:
+        """Wildcard pattern of the pair names with a heatmap file each (rule heatmap): the
+        study's reference pairs, never a path in pair_heatmaps' folder beside them."""
+        return regex_of(pair_names(self.reference_pairs(self.study.pairs)))
+
+    def reference_pair(self, name: str) -> tuple[str, str]:
+        """The reference pair a pair name ({pair} of a heatmap path) names."""
+        pairs = self.reference_pairs(self.study.pairs)
+        return dict(zip(pair_names(pairs), pairs, strict=True))[name]
 
     def heatmaps(self, method: str) -> list[str]:
         pairs = self.reference_pairs(self.study.pairs_for(method))
@@ -547,13 +525,16 @@ class Plan:
             return []
         return [self.isotonic_fit(method)]
 
-    def scale_files(self, method: str) -> dict:
+    def scale_files(self, method: str, sets=None) -> dict:
         """The files the heatmaps and grounding read to put scores on the method's scale
-        (metrics.method_scale); the scale itself they read from thresholds.csv."""
+        (metrics.method_scale), of those sets' within-set matrices (default: all the method
+        has); the scale itself they read from thresholds.csv."""
         z = self.family_settings(method)["scale"] == "z"
         within = (
             dict(zip(self.within_sets(method), self.within_files(method), strict=True)) if z else {}
         )
+        if sets is not None:
+            within = {s: f for s, f in within.items() if s in sets}
         fit = self.scale_fit(method)
         return {"within": within, "fit": fit[0] if fit else None}
 

@@ -4,7 +4,6 @@ from pathlib import Path
 from themesim.config import prepare
 from themesim.deps import CodeDeps
 from themesim.errors import exit_on_error
-from snakemake.resources import Resource
 from themesim import paths
 from themesim.plan import Plan, Report, pair_names, regex_of
 from themesim.provenance import git_commit
@@ -89,8 +88,9 @@ def embed_threads():
 
 def report_threads():
     """Half the cores: the report's figures are drawn that many at a time, and the other
-    half stays free for the method's plots job, which becomes ready with it (on 2 cores the
-    two run side by side: a 12 x 12 study's warm rerun is 1 s shorter than with 2)."""
+    half stays free for the method's plots and heatmap jobs, which become ready with it
+    (on 2 cores one runs beside it: a 12 x 12 study's warm rerun is 1 s shorter than
+    with 2)."""
     return max(1, given_cores() // 2)
 
 
@@ -121,31 +121,3 @@ def llm_server_of(method):
 def llm_server_for(settings):
     """1 when LLM calls with these settings (generation, paraphrases) start a local server."""
     return int(settings.get("base_url") is None)
-
-
-def cluster_threads(variant, threads=1):
-    """A rule's threads; a restricted variant (its own rule name) also gets the --set-threads
-    (a cluster profile, profiles/slurm) given to the stage's rule."""
-    given = workflow.resource_settings.overwrite_threads.get(variant.base)
-    if given is None or not variant.restricted:
-        return threads
-    return given if isinstance(given, int) else given.value
-
-
-def cluster_resources(variant, **own):
-    """A rule's resources; a restricted variant also gets the --set-resources given to the
-    stage's rule (they name rules, and a variant has a name of its own)."""
-    given = workflow.resource_settings.overwrite_resources.get(variant.base)
-    if not (given and variant.restricted):
-        return own
-    return own | {name: _value(res) for name, res in given.items()}
-
-
-def _value(res):
-    if not isinstance(res, Resource):
-        return res
-    if not res.is_evaluable():
-        return res.value
-    return lambda wildcards, input, threads, attempt: res.evaluate(
-        wildcards, input=input, threads=threads, attempt=attempt
-    ).value

@@ -1,52 +1,60 @@
-# A rule per group of methods restricted to the same `comparisons:` (Plan.variants).
-for v in PLAN.variants("plots"):
-    names = pair_names(PLAN.reference_pairs(v.pairs))
+# A method's threshold sweep.
+rule plots:
+    input:
+        thresholds=paths.THRESHOLDS,
+        sweep=paths.SWEEP,
+    output:
+        sweep=report(
+            f"{paths.SWEEP_PLOT}.png",
+            caption="../report/sweep.rst",
+            category="Threshold sweeps",
+        ),
+        sweep_svg=f"{paths.SWEEP_PLOT}.svg",
+    log:
+        "logs/plots/{method}.log",
+    benchmark:
+        "benchmarks/plots/{method}.tsv"
+    params:
+        code=code("plots.py"),
+        reference=STUDY.reference,
+        max_panels=PLAN.plot_limit("max_pair_panels"),
+    script:
+        "../../scripts/plots.py"
 
-    rule:
-        name:
-            v.rule
-        input:
-            thresholds=paths.THRESHOLDS,
-            sweep=paths.SWEEP,
-            similarity=lambda wc: PLAN.similarity_done(wc.method),
-            themes=PLAN.themes(),
-            scale_fit=lambda wc: PLAN.scale_fit(wc.method),
-        output:
-            heatmaps=report(
-                expand(f"{paths.HEATMAP}.png", pair=names, allow_missing=True),
-                caption="../report/heatmap.rst",
-                category="Heatmaps",
-                subcategory="{method}",
-            ),
-            sweep=report(
-                f"{paths.SWEEP_PLOT}.png",
-                caption="../report/sweep.rst",
-                category="Threshold sweeps",
-            ),
-            heatmaps_svg=expand(f"{paths.HEATMAP}.svg", pair=names, allow_missing=True),
-            sweep_svg=f"{paths.SWEEP_PLOT}.svg",
-        log:
-            "logs/plots/{method}.log",
-        benchmark:
-            "benchmarks/plots/{method}.tsv"
-        wildcard_constraints:
-            method=v.pattern,
-        threads: cluster_threads(v)
-        resources:
-            **cluster_resources(v),
-        params:
-            code=code("plots.py"),
-            sets=list(STUDY.sets),
-            pairs=lambda wc: PLAN.reference_pairs(STUDY.pairs_for(wc.method)),
-            similarity_paths=lambda wc: PLAN.similarity_files(
-                wc.method, PLAN.reference_pairs(STUDY.pairs_for(wc.method))
-            ),
-            op=lambda wc: PLAN.op(wc.method),
-            scale=lambda wc: PLAN.scale_files(wc.method),
-            reference=STUDY.reference,
-            max_panels=PLAN.plot_limit("max_pair_panels"),
-        script:
-            "../../scripts/plots.py"
+
+# One reference pair's heatmap: the rules that need them ask for a method's own pairs
+# (Plan.heatmaps), so a method restricted by `comparisons:` gets only those jobs.
+rule heatmap:
+    input:
+        thresholds=paths.THRESHOLDS,
+        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        themes=lambda wc: PLAN.themes(PLAN.reference_pair(wc.pair)),
+        scale_fit=lambda wc: PLAN.scale_fit(wc.method),
+    output:
+        png=report(
+            f"{paths.HEATMAP}.png",
+            caption="../report/heatmap.rst",
+            category="Heatmaps",
+            subcategory="{method}",
+        ),
+        svg=f"{paths.HEATMAP}.svg",
+    log:
+        "logs/heatmap/{method}_{pair}.log",
+    benchmark:
+        "benchmarks/heatmap/{method}_{pair}.tsv"
+    # A pair of the reference: a file in pair_heatmaps' folder beside it matches no job.
+    wildcard_constraints:
+        pair=PLAN.heatmap_pairs(),
+    params:
+        code=code("heatmap.py"),
+        pair=lambda wc: PLAN.reference_pair(wc.pair),
+        similarity_path=lambda wc: PLAN.similarity_files(
+            wc.method, [PLAN.reference_pair(wc.pair)]
+        )[0],
+        op=lambda wc: PLAN.op(wc.method),
+        scale=lambda wc: PLAN.scale_files(wc.method, PLAN.reference_pair(wc.pair)),
+    script:
+        "../../scripts/heatmap.py"
 
 
 # comparisons.all_pairs: the heatmaps of the pairs without the reference, in one folder

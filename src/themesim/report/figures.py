@@ -35,7 +35,7 @@ class Figure:
         return f"{self.stem}_png"
 
 
-# The plots rule's figure (with the heatmaps; its paths are plan.py's own).
+# The plots rule's figure (its path is plan.py's own, as are the heatmap rule's).
 SWEEP = Figure(
     "sweep", "plots", "Threshold sweeps",
     title="Threshold sweep",

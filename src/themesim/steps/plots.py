@@ -13,46 +13,52 @@ def _label(theme_id: str, name: str) -> str:
     return f"{theme_id} {name}"
 
 
-def method_plots(
+def sweep_plot(
     *,
     method: str,
-    pairs,
-    themes: dict,
-    similarities,
     sweep_csv,
     thresholds_csv,
-    op: str,
-    out_heatmaps,
-    out_sweep,
-    out_heatmaps_svg=None,
-    out_sweep_svg=None,
-    scale: dict | None = None,
+    out_png,
+    out_svg=None,
     reference: str | None = None,
     max_panels: int | None = None,
 ) -> None:
-    """Heatmap per comparison (at the method's first threshold) and the sweep curves.
-
-    thresholds_csv: the thresholds and scale as the metrics job resolved them
-    (metrics.thresholds). With the ``*_svg`` outputs each figure is also written as SVG beside
-    its PNG. scale: the files that put scores on the method's scale (``_heatmaps``). More
-    comparisons than ``max_panels`` (`plots.max_pair_panels`; None: no limit): the sweep
-    draws the reference's and a summary.
+    """The sweep curves of a method (rule plots), every θ of thresholds_csv marked: the
+    thresholds as the metrics job resolved them (metrics.thresholds). More comparisons than
+    ``max_panels`` (`plots.max_pair_panels`; None: no limit): the reference's and a summary.
     """
     from themesim.metrics.thresholds import read_thresholds
     from themesim.report import plots
 
-    resolved = read_thresholds(thresholds_csv)
-    svgs = list(out_heatmaps_svg) if out_heatmaps_svg else [None] * len(out_heatmaps)
-    _heatmaps(method, pairs, themes, similarities, resolved, op, out_heatmaps, svgs, scale)
     plots.sweep_curves(
         pd.read_csv(sweep_csv),
-        thresholds=list(resolved.values),
+        thresholds=list(read_thresholds(thresholds_csv).values),
         title=f"{method}: metrics across thresholds",
-        out_png=out_sweep,
-        out_svg=out_sweep_svg,
+        out_png=out_png,
+        out_svg=out_svg,
         reference=reference,
         max_panels=max_panels,
     )
+
+
+def comparison_heatmap(
+    *,
+    method: str,
+    pair,
+    themes: dict,
+    similarity,
+    thresholds_csv,
+    op: str,
+    out_png,
+    out_svg=None,
+    scale: dict | None = None,
+) -> None:
+    """One reference comparison's heatmap (rule heatmap), at the first threshold of
+    thresholds_csv; scale: the files that put scores on the method's scale (``_heatmaps``)."""
+    from themesim.metrics.thresholds import read_thresholds
+
+    resolved = read_thresholds(thresholds_csv)
+    _heatmaps(method, [pair], themes, [similarity], resolved, op, [out_png], [out_svg], scale)
 
 
 def _heatmaps(
