@@ -7,7 +7,9 @@ import pytest
 from helpers import REPO, make_study, write_config
 
 from themesim.config import prepare
-from themesim.plan import METHOD_FIGURES, Plan, Report
+from themesim.inputs import Report, methods
+from themesim.plan import Plan
+from themesim.report.figures import METHOD_FIGURES
 
 METHODS = {
     "minilm": {"kind": "sentence_transformer", "thresholds": [0.5]},
@@ -68,20 +70,22 @@ def test_a_heatmap_job_reads_the_within_matrices_of_its_two_sets(study):
 
 def test_similarity_rules_are_the_kinds_rule_names_each_defined_once(study):
     plan = plan_of(study)
-    assert plan.similarity_rules() == [
+    assert methods.similarity_rules(plan.setup) == [
         "similarity_embedding",
         "similarity_tfidf",
         "similarity_precomputed",
         "similarity_abtt",
         "similarity_judge",
     ]
-    assert plan.similarity_methods("similarity_tfidf") == "tfidf|tf_one"
-    nothing = plan.similarity_methods("similarity_abtt")  # no abtt method: matches nothing
+    assert methods.similarity_methods(plan.setup, "similarity_tfidf") == "tfidf|tf_one"
+    nothing = methods.similarity_methods(
+        plan.setup, "similarity_abtt"
+    )  # no abtt method: matches nothing
     assert not [m for m in plan.study.methods if re.fullmatch(nothing, m)]
-    assert plan.similarity_job("similarity_tfidf")["threads"] == 1
+    assert methods.similarity_job(plan.setup, "similarity_tfidf")["threads"] == 1
     text = (REPO / "workflow" / "rules" / "similarity.smk").read_text()
     defined = re.findall(r"^rule (\w+):|^use rule \w+ as (\w+) with:", text, re.MULTILINE)
-    assert [a or b for a, b in defined] == plan.similarity_rules()
+    assert [a or b for a, b in defined] == methods.similarity_rules(plan.setup)
 
 
 def test_similarity_paths_hold_the_comparisons_and_within_pairs_by_kind(study):

@@ -8,12 +8,18 @@ imports Snakemake: the rules wrap these paths in `ancient()`/`report()` where th
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from themesim import kinds
 from themesim.coder.settings import describe, set_coder
-from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv, pair_name
+from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv
+from themesim.inputs import (
+    Report,
+    Setup,
+    at,
+    methods,
+    pair_names,
+    regex_of,
+    svg_of,
+)
 from themesim.metrics.settings import gamma_for
 from themesim.paths import (
     CACHES,
@@ -72,34 +78,6 @@ from themesim.paths import (
 )
 from themesim.report.figures import METHOD_FIGURES, Figure
 
-NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
-
-
-@dataclass(frozen=True)
-class Report:
-    """A path `snakemake --report` shows (caption: a file name in workflow/report/)."""
-
-    path: str
-    caption: str
-    category: str
-    subcategory: str | None = None
-
-
-def pair_names(pairs) -> list[str]:
-    return [pair_name(a, b) for a, b in pairs]
-
-
-def regex_of(methods) -> str:
-    return "|".join(re.escape(m) for m in methods) or NOTHING
-
-
-def svg_of(png_files) -> list[str]:
-    return [re.sub(r"\.png$", ".svg", f) for f in png_files]
-
-
-def at(pattern: str, **names) -> str:
-    return pattern.format(**names)
-
 
 class Plan:
     """The files of a study: what each rule reads and writes, per method."""
@@ -107,51 +85,7 @@ class Plan:
     def __init__(self, study: Study, config: dict) -> None:
         self.study = study
         self.config = config
-
-    # ------------------------------------------------------------ methods and kinds
-
-    def kind(self, method: str) -> str:
-        return self.study.methods[method]["kind"]
-
-    def kind_of(self, method: str):
-        """What the method's kind does (themesim.kinds): its capabilities and settings."""
-        return kinds.get(self.kind(method))
-
-    def spec(self, method: str) -> dict:
-        return self.study.methods[method]
-
-    def methods_with(self, capability: str) -> str:
-        """Wildcard pattern of the methods whose kind has a capability."""
-        return regex_of(self.study.methods_with(capability))
-
-    def op(self, method: str) -> str:
-        return self.spec(method).get("op", self.study.op)
-
-    def sets_of(self, pairs) -> list[str]:
-        """The sets those pairs compare, in the study's set order."""
-        used = {s for p in pairs for s in p}
-        return [s for s in self.study.sets if s in used]
-
-    def similarity_rules(self) -> list[str]:
-        """The similarity rules the kinds name, in registry order (themesim.kinds)."""
-        return list(dict.fromkeys(k.similarity_rule for k in kinds.KINDS.values()))
-
-    def similarity_methods(self, rule: str) -> str:
-        """Wildcard pattern of the methods whose similarity jobs run under that rule name
-        (one matching nothing when no method of the study uses it)."""
-        return regex_of(self.rule_methods(rule))
-
-    def similarity_job(self, rule: str) -> dict:
-        """Threads, priority and resources of a similarity rule's jobs, from its kind."""
-        return next(k.similarity_job for k in kinds.KINDS.values() if k.similarity_rule == rule)
-
-    def similarity_cache(self, method: str):
-        """The judgement cache of a kind that keeps one (an accumulating file, no output)."""
-        return CACHES["judge"] if self.kind_of(method).judge_cache else None
-
-    def rule_methods(self, rule: str) -> list[str]:
-        """The methods whose kind writes its similarity files by that rule."""
-        return [m for m in self.study.methods if self.kind_of(m).similarity_rule == rule]
+        self.setup = Setup(study, config)
 
     # ------------------------------------------------------------ themes and embeddings
 
@@ -171,7 +105,7 @@ class Plan:
 
     def embed_settings(self, method: str) -> dict:
         """The settings that change embeddings; thresholds are not among them."""
-        spec = self.spec(method)
+        spec = methods.spec(self.setup, method)
         return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
 
     def embedding_cache(self):
@@ -182,7 +116,7 @@ class Plan:
         return self.embedding_cache() not in (False, "")
 
     def embedded_sets(self, method: str, sets) -> list[str]:
-        return list(sets) if self.kind_of(method).own_embeddings else []
+        return list(sets) if methods.kind_of(self.setup, method).own_embeddings else []
 
     def embedding_files(self, method: str, sets) -> list[str]:
         return [at(EMBEDDINGS, method=method, set=s) for s in self.embedded_sets(method, sets)]
@@ -192,7 +126,7 @@ class Plan:
         return [at(KEYWORDS, method=method, set=s) for s in sets]
 
     def segment_embedding_files(self, method: str) -> list[str]:
-        has = self.kind_of(method).own_embeddings and self.study.transcripts
+        has = methods.kind_of(self.setup, method).own_embeddings and self.study.transcripts
         return [at(SEGMENT_EMBEDDINGS, method=method)] if has else []
 
     def theme_map_embeddings(self, method: str) -> list[str]:
@@ -209,7 +143,7 @@ class Plan:
 
     def null_sets(self, method: str) -> list[str]:
         """B sets with embedded word-salad pools (others build theirs in the metrics job)."""
-        embedded = self.kind_of(method).nulls == "embedded"
+        embedded = methods.kind_of(self.setup, method).nulls == "embedded"
         if not (embedded and self.study.metrics["null_model"]["pool"] > 0):
             return []
         return list(dict.fromkeys(b for _, b in self.study.pairs_for(method)))
@@ -250,23 +184,29 @@ class Plan:
 
     def similarity_spec(self, method: str) -> dict:
         """What the similarity step reads of the method; thresholds never re-score."""
-        return self.kind_of(method).similarity_spec(self.spec(method))
+        return methods.kind_of(self.setup, method).similarity_spec(methods.spec(self.setup, method))
 
     def similarity_sets(self, method: str) -> list[str]:
         """The sets whose theme tables the similarity job reads: all of them for a kind that
         reads embedding files (an abtt variant fits its correction on the study), else those
         of the method's comparisons."""
-        if self.kind_of(method).reads_embeddings:
+        if methods.kind_of(self.setup, method).reads_embeddings:
             return list(self.study.sets)
         return self.study.sets_for(method)
 
     def matrix_files(self, method: str, pairs) -> list[str]:
         """Score matrices made elsewhere that the method reads for those pairs."""
-        return self.kind_of(method).matrix_files(self.spec(method), pairs)
+        return methods.kind_of(self.setup, method).matrix_files(
+            methods.spec(self.setup, method), pairs
+        )
 
     def within_sets(self, method: str) -> list[str]:
         """Sets whose within-set matrix the method has (the sets of its comparisons)."""
-        return self.study.sets_for(method) if self.kind_of(method).within_set_matrices else []
+        return (
+            self.study.sets_for(method)
+            if methods.kind_of(self.setup, method).within_set_matrices
+            else []
+        )
 
     def within_files(self, method: str) -> list[str]:
         return self.similarity_files(method, [(s, s) for s in self.within_sets(method)])
@@ -285,11 +225,11 @@ class Plan:
 
     def family_settings(self, method: str) -> dict:
         """What the metric families of one method read: thresholds, op, scale and `metrics:`."""
-        spec, m = self.spec(method), self.study.metrics
+        spec, m = methods.spec(self.setup, method), self.study.metrics
         scale = spec.get("scale", "cosine")
         return {
             "thresholds": spec["thresholds"],
-            "op": self.op(method),
+            "op": methods.op(self.setup, method),
             "gamma": gamma_for(m["gamma"], scale),
             "baseline_z": m["baseline_z"],
             "z_alpha": m["z_alpha"],
@@ -305,7 +245,7 @@ class Plan:
         """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
         a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
         any other method's against metrics.baseline_z."""
-        spec = self.spec(method)
+        spec = methods.spec(self.setup, method)
         if spec.get("scale") == "z":
             raw = (
                 spec.get("raw_thresholds")
@@ -317,7 +257,7 @@ class Plan:
     def has_runs(self, method: str) -> bool:
         """Run consistency (seeds 002-004): kinds that have it, and a run group (config
         run_groups, or two or more generated runs) among the sets of its comparisons."""
-        return self.kind_of(method).runs and bool(self.run_groups(method))
+        return methods.kind_of(self.setup, method).runs and bool(self.run_groups(method))
 
     def run_groups(self, method: str) -> dict:
         """The run groups with two or more runs among the sets of the method's comparisons."""
@@ -338,13 +278,13 @@ class Plan:
         return calibration_settings(self.config.get("calibration"))
 
     def uses_calibration(self, method: str) -> bool:
-        spec = self.spec(method)
+        spec = methods.spec(self.setup, method)
         return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
 
     def has_calibration(self, method: str) -> bool:
         """Rated pairs are configured and the method's kind can score them (a kind that
         calibrates_on_request: only for a method that uses `calibrated`)."""
-        k = self.kind_of(method)
+        k = methods.kind_of(self.setup, method)
         if not (self.calibration_settings()["pairs"] and k.calibrates):
             return False
         return self.uses_calibration(method) or not k.calibrates_on_request
@@ -358,7 +298,8 @@ class Plan:
         return [
             m
             for m in self.study.methods
-            if self.has_calibration(m) and self.spec(m).get("scale", "cosine") == "cosine"
+            if self.has_calibration(m)
+            and methods.spec(self.setup, m).get("scale", "cosine") == "cosine"
         ]
 
     def grounded_methods(self) -> list[str]:
@@ -377,25 +318,29 @@ class Plan:
 
     def calibration_spec(self, method: str) -> dict:
         """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
-        spec, k = self.spec(method), self.kind_of(method)
-        embed = self.embed_settings(k.embeddings_of(method, spec)) if k.reads_embeddings else {}
-        return embed | k.similarity_spec(spec)
+        given, k = methods.spec(self.setup, method), methods.kind_of(self.setup, method)
+        model = self.embed_settings(k.embeddings_of(method, given)) if k.reads_embeddings else {}
+        return model | k.similarity_spec(given)
 
     def calibration_embeddings(self, method: str) -> list[str]:
         """A kind whose pair scores need the study's theme vectors (abtt's correction)."""
-        if not self.kind_of(method).pairs_read_study_embeddings:
+        if not methods.kind_of(self.setup, method).pairs_read_study_embeddings:
             return []
         return self.embedding_files(self.study.embeddings_of(method), list(self.study.sets))
 
     def calibration_cache(self, method: str):
         """The judge's judgement cache (the one its similarity rule fills) for a kind that
         keeps one, else the embedding cache setting."""
-        return CACHES["judge"] if self.kind_of(method).judge_cache else self.embedding_cache()
+        return (
+            CACHES["judge"]
+            if methods.kind_of(self.setup, method).judge_cache
+            else self.embedding_cache()
+        )
 
     def embeds_rated_pairs(self, method: str) -> bool:
         """The embedding job of the method whose model scores this method's rated pairs puts
         their vectors in the cache (steps.embed.calibration_texts): no second model load."""
-        k = self.kind_of(method)
+        k = methods.kind_of(self.setup, method)
         return self.has_calibration(method) and k.reads_embeddings and self.cache_on()
 
     def embedded_rated_pairs(self, method: str) -> list[str]:
@@ -406,7 +351,8 @@ class Plan:
             m
             for m in self.study.methods
             if self.embeds_rated_pairs(m)
-            and self.kind_of(m).embeddings_of(m, self.spec(m)) == method
+            and methods.kind_of(self.setup, m).embeddings_of(m, methods.spec(self.setup, m))
+            == method
         ]
         return [self.calibration_settings()["pairs"]] if users else []
 
@@ -414,13 +360,15 @@ class Plan:
         """An embedding file of the model's job, so calibration runs after it fills the cache."""
         if not self.embeds_rated_pairs(method):
             return []
-        base = self.kind_of(method).embeddings_of(method, self.spec(method))
+        base = methods.kind_of(self.setup, method).embeddings_of(
+            method, methods.spec(self.setup, method)
+        )
         return self.embedding_files(base, [self.study.reference])
 
     def judges_rated_pairs(self, method: str) -> bool:
         """The method's similarity job judges its rated pairs into the judgement cache, so the
         calibration job finds them there and starts no second LLM server."""
-        return self.has_calibration(method) and self.kind_of(method).judge_cache
+        return self.has_calibration(method) and methods.kind_of(self.setup, method).judge_cache
 
     def judged_rated_pairs(self, method: str) -> list[str]:
         """The rated pairs the judge's similarity job judges (read as `ancient`: an edit of the
@@ -433,11 +381,19 @@ class Plan:
 
     def calibration_matrix_pairs(self, method: str) -> list:
         """The pairs whose score matrices (made elsewhere) may hold the rated pairs."""
-        return self.study.method_pairs(method) if self.kind_of(method).reads_matrices else []
+        return (
+            self.study.method_pairs(method)
+            if methods.kind_of(self.setup, method).reads_matrices
+            else []
+        )
 
     def calibration_sets(self, method: str) -> list[str]:
         """Sets whose theme tables name the rows and columns of those matrices."""
-        return self.study.sets_for(method) if self.kind_of(method).reads_matrices else []
+        return (
+            self.study.sets_for(method)
+            if methods.kind_of(self.setup, method).reads_matrices
+            else []
+        )
 
     # ------------------------------------------------------------ ceiling
 
@@ -446,7 +402,7 @@ class Plan:
         and the reference among the sets of its comparisons."""
         return (
             bool(self.study.ceiling["active"])
-            and self.kind_of(method).ceiling
+            and methods.kind_of(self.setup, method).ceiling
             and self.study.reference in self.study.sets_for(method)
         )
 
@@ -457,8 +413,8 @@ class Plan:
     def paraphrase_files(self) -> list[str]:
         """The paraphrases and per-method paraphrase similarities, when some method has a
         ceiling (archived beside the metric tables they feed)."""
-        methods = [m for m in self.study.methods if self.has_ceiling(m)]
-        return [PARAPHRASES] + [at(CEILING, method=m) for m in methods] if methods else []
+        chosen = [m for m in self.study.methods if self.has_ceiling(m)]
+        return [PARAPHRASES] + [at(CEILING, method=m) for m in chosen] if chosen else []
 
     def paraphrase_settings(self) -> dict:
         """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
@@ -468,9 +424,9 @@ class Plan:
         """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
         from themesim.similarity import tfidf_options
 
-        if self.kind_of(method).own_embeddings:
+        if methods.kind_of(self.setup, method).own_embeddings:
             return self.embed_settings(method)
-        return tfidf_options(self.spec(method))
+        return tfidf_options(methods.spec(self.setup, method))
 
     # ------------------------------------------------------------ plots
 
@@ -555,8 +511,8 @@ class Plan:
     def plot_limit(self, key: str):
         """plots.max_pair_heatmaps / plots.max_pair_panels as given (null = no limit), else
         the default."""
-        plots = self.config.get("plots") or {}
-        return plots[key] if key in plots else PLOTS_DEFAULTS[key]
+        given = self.config.get("plots") or {}
+        return given[key] if key in given else PLOTS_DEFAULTS[key]
 
     def figures(self, method: str, drawn_by: str | None = None) -> list[Figure]:
         """The per-method figures the method has (of one job when drawn_by is given)."""
@@ -571,7 +527,7 @@ class Plan:
         return (
             self.has_runs(method)
             if capability == "runs"
-            else getattr(self.kind_of(method), capability)
+            else getattr(methods.kind_of(self.setup, method), capability)
         )
 
     def figure_path(self, method: str, figure: Figure, ext: str = "png") -> str:
@@ -607,7 +563,7 @@ class Plan:
         return out
 
     def theme_map_methods(self) -> list[str]:
-        return [m for m in self.study.methods if self.kind_of(m).theme_vectors]
+        return [m for m in self.study.methods if methods.kind_of(self.setup, m).theme_vectors]
 
     # ------------------------------------------------------------ grounding
 
@@ -618,7 +574,9 @@ class Plan:
         """Theme-segment similarity at which a segment gets a theme; None: never assigns."""
         if self.study.grounding["assign"] == "never":
             return None
-        return self.spec(method).get("assign_threshold")  # a kind's default, or absent
+        return methods.spec(self.setup, method).get(
+            "assign_threshold"
+        )  # a kind's default, or absent
 
     def coder_of(self, method: str, set_name: str) -> str:
         return set_coder(self.study.grounding["coder"], method, set_name)
@@ -647,11 +605,11 @@ class Plan:
     def llm_coded_sets(self, method: str | None = None) -> list[str]:
         """Sets the LLM codes under `method` (None: under any method with grounding)."""
         study = self.study
-        methods = [method] if method else (list(study.methods) if self.has_grounding() else [])
+        chosen = [method] if method else (list(study.methods) if self.has_grounding() else [])
         return [
             s
             for s in study.sets
-            if any(self.llm_coded(m, s) for m in methods if s in study.sets_for(m))
+            if any(self.llm_coded(m, s) for m in chosen if s in study.sets_for(m))
         ]
 
     def llm_score_files(self, sets) -> list[str]:
@@ -725,9 +683,9 @@ class Plan:
             return []
         # the folder of the figures: each comparison's IoU heatmap, and the scatter
         figures = [at(GROUNDING_PLOTS, method=method)]
-        scatter = [self.grounding_scatter(method, ext) for ext in ("png", "svg")]
-        tables = self.grounding_tables(method) + [self.grounding_transcripts(method)]
-        return tables + figures + scatter + self.coder_agreement_files()
+        scatters = [self.grounding_scatter(method, ext) for ext in ("png", "svg")]
+        csvs = self.grounding_tables(method) + [self.grounding_transcripts(method)]
+        return csvs + figures + scatters + self.coder_agreement_files()
 
     def grounding_report_files(self, method: str) -> dict:
         """What the report's grounding section reads of a method (none without grounding)."""
@@ -819,8 +777,8 @@ class Plan:
         return {
             m: {
                 "description": s.get("description", m),
-                "op": self.op(m),
-                "kind": self.kind(m),
+                "op": methods.op(self.setup, m),
+                "kind": methods.kind(self.setup, m),
                 "reference": self.study.reference,
                 "max_pair_panels": panels,
             }
@@ -862,9 +820,9 @@ class Plan:
             if self.has_runs(m):
                 out.append(at(RUNS, method=m))
             out += self.grounding_outputs(m)
-            plots = self.heatmaps(m) + [at(SWEEP_PLOT, method=m) + ".png"]
-            plots += list(self.method_plot_files(m).values())
-            out += plots + svg_of(plots) + self.heatmap_folder(m)
+            drawn = self.heatmaps(m) + [at(SWEEP_PLOT, method=m) + ".png"]
+            drawn += list(self.method_plot_files(m).values())
+            out += drawn + svg_of(drawn) + self.heatmap_folder(m)
         out += list(SUMMARY.values())
         for m in self.study.methods:
             if self.has_calibration(m):

@@ -29,7 +29,7 @@ rule calibration:
     benchmark:
         "benchmarks/calibration/{method}.tsv"
     wildcard_constraints:
-        method=PLAN.methods_with("calibrates"),
+        method=methods.methods_with(SETUP, "calibrates"),
     # One thread: the embedding and judge jobs already scored the rated pairs, so this job
     # reads caches and fits; only pairs edited since then are encoded or judged here.
     threads: 1
@@ -38,7 +38,7 @@ rule calibration:
         llm_server=lambda wc: llm_server_of(wc.method),
     params:
         code=code("calibration.py"),
-        kind=lambda wc: PLAN.kind(wc.method),
+        kind=lambda wc: methods.kind(SETUP, wc.method),
         spec=lambda wc: PLAN.calibration_spec(wc.method),
         positive_from=lambda wc: PLAN.calibration_settings()["positive_from"],
         bootstrap=lambda wc: PLAN.calibration_settings()["bootstrap"],

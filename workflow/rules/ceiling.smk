@@ -32,7 +32,7 @@ rule ceiling_similarity:
     threads: 2
     params:
         code=code("ceiling.py"),
-        kind=lambda wc: PLAN.kind(wc.method),
+        kind=lambda wc: methods.kind(SETUP, wc.method),
         spec=lambda wc: PLAN.ceiling_spec(wc.method),
         cache=PLAN.embedding_cache(),
     script:

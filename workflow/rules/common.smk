@@ -5,10 +5,13 @@ from themesim.config import prepare
 from themesim.deps import CodeDeps
 from themesim.errors import exit_on_error
 from themesim import paths
-from themesim.plan import Plan, Report, pair_names, regex_of
+from themesim.inputs import Report, Setup, pair_names, regex_of
+from themesim.inputs import methods
+from themesim.plan import Plan
 from themesim.provenance import git_commit
 
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
+SETUP = Setup(STUDY, config)  # what every input function of themesim.inputs reads
 PLAN = Plan(STUDY, config)  # every results path and each method's file lists
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 # Kept between runs in the working directory, recomputed when a package file changes.
@@ -107,7 +110,7 @@ def embed_mem_mb(method):
 
 def calibration_mem_mb(method):
     """An embedding model or the local judge model is loaded, as in their own jobs."""
-    k = PLAN.kind_of(method)
+    k = methods.kind_of(SETUP, method)
     if not k.reads_embeddings:
         return 4000
     return embed_mem_mb(k.embeddings_of(method, STUDY.methods[method]))
@@ -115,7 +118,7 @@ def calibration_mem_mb(method):
 
 def llm_server_of(method):
     """1 when a method's similarity or calibration job may start a local LLM server."""
-    return int(PLAN.kind_of(method).starts_llm_server(STUDY.methods[method]))
+    return int(methods.kind_of(SETUP, method).starts_llm_server(STUDY.methods[method]))
 
 
 def llm_server_for(settings):

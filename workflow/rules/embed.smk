@@ -16,7 +16,7 @@ rule embed:
     benchmark:
         "benchmarks/embed/{method}.tsv"
     wildcard_constraints:
-        method=PLAN.methods_with("own_embeddings"),
+        method=methods.methods_with(SETUP, "own_embeddings"),
     priority: 1
     threads: embed_threads()
     resources:

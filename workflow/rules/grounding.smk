@@ -114,7 +114,7 @@ rule grounding:
         heatmaps=lambda wc: PLAN.grounding_heatmaps(wc.method),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
         similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
-        op=lambda wc: PLAN.op(wc.method),
+        op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: PLAN.scale_files(wc.method),
         settings=PLAN.grounding_settings(),
         bases=STUDY.grounding["basis"],

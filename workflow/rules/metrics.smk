@@ -31,7 +31,7 @@ rule metrics:
         "benchmarks/metrics/{method}.tsv"
     params:
         code=code("metrics.py"),
-        kind=lambda wc: PLAN.kind(wc.method),
+        kind=lambda wc: methods.kind(SETUP, wc.method),
         sets=list(STUDY.sets),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
         similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
@@ -76,7 +76,7 @@ rule set_quality:
         "benchmarks/set_quality/{method}.tsv"
     params:
         code=code("set_quality.py"),
-        kind=lambda wc: PLAN.kind(wc.method),
+        kind=lambda wc: methods.kind(SETUP, wc.method),
         sets=lambda wc: STUDY.sets_for(wc.method),
         within_sets=lambda wc: PLAN.within_sets(wc.method),
         within_paths=lambda wc: PLAN.within_files(wc.method),
@@ -115,10 +115,10 @@ rule runs:
     benchmark:
         "benchmarks/runs/{method}.tsv"
     wildcard_constraints:
-        method=PLAN.methods_with("runs"),
+        method=methods.methods_with(SETUP, "runs"),
     params:
         code=code("runs.py"),
-        kind=lambda wc: PLAN.kind(wc.method),
+        kind=lambda wc: methods.kind(SETUP, wc.method),
         runs=lambda wc: PLAN.method_runs(wc.method),
         groups=lambda wc: PLAN.run_groups(wc.method),
         clamp=lambda wc: PLAN.family_settings(wc.method)["clamp"],

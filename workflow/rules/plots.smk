@@ -51,7 +51,7 @@ rule heatmap:
         similarity_path=lambda wc: PLAN.similarity_files(
             wc.method, [PLAN.reference_pair(wc.pair)]
         )[0],
-        op=lambda wc: PLAN.op(wc.method),
+        op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: PLAN.scale_files(wc.method, PLAN.reference_pair(wc.pair)),
     script:
         "../../scripts/heatmap.py"
@@ -85,7 +85,7 @@ rule pair_heatmaps:
         similarity_paths=lambda wc: PLAN.similarity_files(
             wc.method, PLAN.other_pairs(STUDY.pairs_for(wc.method))
         ),
-        op=lambda wc: PLAN.op(wc.method),
+        op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: PLAN.scale_files(wc.method),
         max_heatmaps=PLAN.plot_limit("max_pair_heatmaps"),
     script:

@@ -117,12 +117,12 @@ rule report_parts:
         named=PLAN.workbook_named(),
         side_by_side=paths.SIDE_BY_SIDE,
         figures={m: PLAN.method_figure_files(m) for m in STUDY.methods},
-        op={m: PLAN.op(m) for m in STUDY.methods},
+        op={m: methods.op(SETUP, m) for m in STUDY.methods},
         gamma={m: PLAN.family_settings(m)["gamma"] for m in STUDY.methods},
         sets=list(STUDY.sets),
         theme_maps={
             m: {
-                "kind": PLAN.kind(m),
+                "kind": methods.kind(SETUP, m),
                 "d": STUDY.methods[m].get("d"),
                 "embeddings": PLAN.theme_map_embeddings(m),
             }

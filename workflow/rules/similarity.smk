@@ -4,7 +4,7 @@
 # (themesim.io.manifest). What a job reads comes from the method's kind (themesim.plan), and
 # the step asks the kind how to score. A kind's jobs run under its `similarity_rule` (cluster
 # profiles give the judge's jobs their own wall time): one rule per name, the others the
-# embedding one under their own name, methods, threads and resources (PLAN.similarity_job).
+# embedding one under their own name, methods, threads and resources (methods.similarity_job).
 rule similarity_embedding:
     input:
         themes=lambda wc: PLAN.themes(PLAN.similarity_sets(wc.method)),
@@ -19,11 +19,11 @@ rule similarity_embedding:
     benchmark:
         "benchmarks/similarity/{method}.tsv"
     wildcard_constraints:
-        method=PLAN.similarity_methods("similarity_embedding"),
-    priority: PLAN.similarity_job("similarity_embedding")["priority"]
-    threads: PLAN.similarity_job("similarity_embedding")["threads"]
+        method=methods.similarity_methods(SETUP, "similarity_embedding"),
+    priority: methods.similarity_job(SETUP, "similarity_embedding")["priority"]
+    threads: methods.similarity_job(SETUP, "similarity_embedding")["threads"]
     resources:
-        **PLAN.similarity_job("similarity_embedding")["resources"],
+        **methods.similarity_job(SETUP, "similarity_embedding")["resources"],
         llm_server=lambda wc: llm_server_of(wc.method),
     params:
         code=code("similarity.py"),
@@ -32,46 +32,46 @@ rule similarity_embedding:
         paths=lambda wc: PLAN.similarity_files(wc.method, STUDY.method_pairs(wc.method)),
         spec=lambda wc: PLAN.similarity_spec(wc.method),
         # An accumulating cache, not an output: a failed job must never delete it.
-        cache=lambda wc: PLAN.similarity_cache(wc.method),
+        cache=lambda wc: methods.similarity_cache(SETUP, wc.method),
     script:
         "../../scripts/similarity.py"
 
 
 use rule similarity_embedding as similarity_tfidf with:
     wildcard_constraints:
-        method=PLAN.similarity_methods("similarity_tfidf"),
-    priority: PLAN.similarity_job("similarity_tfidf")["priority"]
-    threads: PLAN.similarity_job("similarity_tfidf")["threads"]
+        method=methods.similarity_methods(SETUP, "similarity_tfidf"),
+    priority: methods.similarity_job(SETUP, "similarity_tfidf")["priority"]
+    threads: methods.similarity_job(SETUP, "similarity_tfidf")["threads"]
     resources:
-        **PLAN.similarity_job("similarity_tfidf")["resources"],
+        **methods.similarity_job(SETUP, "similarity_tfidf")["resources"],
         llm_server=lambda wc: llm_server_of(wc.method),
 
 
 use rule similarity_embedding as similarity_precomputed with:
     wildcard_constraints:
-        method=PLAN.similarity_methods("similarity_precomputed"),
-    priority: PLAN.similarity_job("similarity_precomputed")["priority"]
-    threads: PLAN.similarity_job("similarity_precomputed")["threads"]
+        method=methods.similarity_methods(SETUP, "similarity_precomputed"),
+    priority: methods.similarity_job(SETUP, "similarity_precomputed")["priority"]
+    threads: methods.similarity_job(SETUP, "similarity_precomputed")["threads"]
     resources:
-        **PLAN.similarity_job("similarity_precomputed")["resources"],
+        **methods.similarity_job(SETUP, "similarity_precomputed")["resources"],
         llm_server=lambda wc: llm_server_of(wc.method),
 
 
 use rule similarity_embedding as similarity_abtt with:
     wildcard_constraints:
-        method=PLAN.similarity_methods("similarity_abtt"),
-    priority: PLAN.similarity_job("similarity_abtt")["priority"]
-    threads: PLAN.similarity_job("similarity_abtt")["threads"]
+        method=methods.similarity_methods(SETUP, "similarity_abtt"),
+    priority: methods.similarity_job(SETUP, "similarity_abtt")["priority"]
+    threads: methods.similarity_job(SETUP, "similarity_abtt")["threads"]
     resources:
-        **PLAN.similarity_job("similarity_abtt")["resources"],
+        **methods.similarity_job(SETUP, "similarity_abtt")["resources"],
         llm_server=lambda wc: llm_server_of(wc.method),
 
 
 use rule similarity_embedding as similarity_judge with:
     wildcard_constraints:
-        method=PLAN.similarity_methods("similarity_judge"),
-    priority: PLAN.similarity_job("similarity_judge")["priority"]
-    threads: PLAN.similarity_job("similarity_judge")["threads"]
+        method=methods.similarity_methods(SETUP, "similarity_judge"),
+    priority: methods.similarity_job(SETUP, "similarity_judge")["priority"]
+    threads: methods.similarity_job(SETUP, "similarity_judge")["threads"]
     resources:
-        **PLAN.similarity_job("similarity_judge")["resources"],
+        **methods.similarity_job(SETUP, "similarity_judge")["resources"],
         llm_server=lambda wc: llm_server_of(wc.method),
