@@ -15,6 +15,7 @@ from themesim.inputs import (
     Report,
     Setup,
     at,
+    embed,
     methods,
     pair_names,
     regex_of,
@@ -29,7 +30,6 @@ from themesim.paths import (
     CODER_AGREEMENT,
     COMPARISONS,
     DECISIONS,
-    EMBEDDINGS,
     GROUNDING,
     GROUNDING_IOU,
     GROUNDING_LONG,
@@ -42,13 +42,10 @@ from themesim.paths import (
     HEATMAP,
     HEATMAPS,
     ISOTONIC,
-    KEYWORDS,
     LABEL,
     LABELS,
     LLM_SCORES,
     METRIC_TABLES,
-    NULLS,
-    NULLS_DIR,
     OTHER_HEATMAP,
     OVERVIEW,
     PARAPHRASES,
@@ -56,7 +53,6 @@ from themesim.paths import (
     QUOTES,
     RUNS,
     RUNS_MATRIX,
-    SEGMENT_EMBEDDINGS,
     SEGMENTS,
     SETS,
     SETS_THEMES,
@@ -69,7 +65,6 @@ from themesim.paths import (
     SWEEP,
     SWEEP_PLOT,
     THEME_TABLE,
-    THEMES,
     THRESHOLDS,
     TRANSPORT_MANIFEST,
     TRANSPORT_PAIR,
@@ -86,83 +81,6 @@ class Plan:
         self.study = study
         self.config = config
         self.setup = Setup(study, config)
-
-    # ------------------------------------------------------------ themes and embeddings
-
-    def themes(self, sets=None) -> list[str]:
-        """Theme tables of those sets (default: every set of the study)."""
-        return [at(THEMES, set=s) for s in (self.study.sets if sets is None else sets)]
-
-    def method_themes(self, method: str) -> list[str]:
-        """Theme tables of the sets of a method's comparisons (its per-set work)."""
-        return self.themes(self.study.sets_for(method))
-
-    def segments(self) -> list[str]:
-        return [SEGMENTS] if self.study.transcripts else []
-
-    def segment_outputs(self) -> list[str]:
-        return [SEGMENT_EMBEDDINGS] if self.study.transcripts else []
-
-    def embed_settings(self, method: str) -> dict:
-        """The settings that change embeddings; thresholds are not among them."""
-        spec = methods.spec(self.setup, method)
-        return {k: spec.get(k) for k in ("model", "path", "batch_size", "device", "dtype")}
-
-    def embedding_cache(self):
-        """The vector cache folder setting (null = $THEMESIM_EMBED_CACHE or ~/.cache/...)."""
-        return self.config.get("embedding_cache")
-
-    def cache_on(self) -> bool:
-        return self.embedding_cache() not in (False, "")
-
-    def embedded_sets(self, method: str, sets) -> list[str]:
-        return list(sets) if methods.kind_of(self.setup, method).own_embeddings else []
-
-    def embedding_files(self, method: str, sets) -> list[str]:
-        return [at(EMBEDDINGS, method=method, set=s) for s in self.embedded_sets(method, sets)]
-
-    def keyword_files(self, method: str) -> list[str]:
-        sets = self.embedded_sets(method, self.study.sets_for(method))
-        return [at(KEYWORDS, method=method, set=s) for s in sets]
-
-    def segment_embedding_files(self, method: str) -> list[str]:
-        has = methods.kind_of(self.setup, method).own_embeddings and self.study.transcripts
-        return [at(SEGMENT_EMBEDDINGS, method=method)] if has else []
-
-    def theme_map_embeddings(self, method: str) -> list[str]:
-        """Embedding files a method's similarity and theme map read (an abtt variant corrects
-        its base's vectors); none for a kind that reads no embeddings."""
-        return self.embedding_files(self.study.embeddings_of(method), list(self.study.sets))
-
-    def embedded_null_sets(self, pairs=None) -> list[str]:
-        """B sets whose word-salad pools the embedding job writes: of the study's
-        comparisons, or of `pairs` (a restricted method's)."""
-        study = self.study
-        b = study.b_sets if pairs is None else list(dict.fromkeys(b for _, b in pairs))
-        return b if study.metrics["null_model"]["pool"] > 0 else []
-
-    def null_sets(self, method: str) -> list[str]:
-        """B sets with embedded word-salad pools (others build theirs in the metrics job)."""
-        embedded = methods.kind_of(self.setup, method).nulls == "embedded"
-        if not (embedded and self.study.metrics["null_model"]["pool"] > 0):
-            return []
-        return list(dict.fromkeys(b for _, b in self.study.pairs_for(method)))
-
-    def null_files(self, method: str) -> list[str]:
-        return [at(NULLS, method=method, set=s) for s in self.null_sets(method)]
-
-    def null_folder(self, method: str) -> list[str]:
-        """The embedding job's folder of the pools the method reads (none without any)."""
-        return [at(NULLS_DIR, method=method)] if self.null_sets(method) else []
-
-    def embedded_null_files(self, method: str) -> list[str]:
-        """The pools the embedding job of a method writes, in its folder (NULLS_DIR)."""
-        sets = self.embedded_null_sets(self.study.pairs_for(method))
-        return [at(NULLS, method=method, set=s) for s in sets]
-
-    def reference_sides(self, method: str) -> list[str]:
-        """Sets that appear as A in a comparison of the method."""
-        return list(dict.fromkeys(a for a, _ in self.study.pairs_for(method)))
 
     # ------------------------------------------------------------ similarity
 
@@ -319,14 +237,16 @@ class Plan:
     def calibration_spec(self, method: str) -> dict:
         """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
         given, k = methods.spec(self.setup, method), methods.kind_of(self.setup, method)
-        model = self.embed_settings(k.embeddings_of(method, given)) if k.reads_embeddings else {}
+        model = (
+            embed.settings(self.setup, k.embeddings_of(method, given)) if k.reads_embeddings else {}
+        )
         return model | k.similarity_spec(given)
 
     def calibration_embeddings(self, method: str) -> list[str]:
         """A kind whose pair scores need the study's theme vectors (abtt's correction)."""
         if not methods.kind_of(self.setup, method).pairs_read_study_embeddings:
             return []
-        return self.embedding_files(self.study.embeddings_of(method), list(self.study.sets))
+        return embed.files(self.setup, self.study.embeddings_of(method), list(self.study.sets))
 
     def calibration_cache(self, method: str):
         """The judge's judgement cache (the one its similarity rule fills) for a kind that
@@ -334,14 +254,14 @@ class Plan:
         return (
             CACHES["judge"]
             if methods.kind_of(self.setup, method).judge_cache
-            else self.embedding_cache()
+            else embed.cache(self.setup)
         )
 
     def embeds_rated_pairs(self, method: str) -> bool:
         """The embedding job of the method whose model scores this method's rated pairs puts
         their vectors in the cache (steps.embed.calibration_texts): no second model load."""
         k = methods.kind_of(self.setup, method)
-        return self.has_calibration(method) and k.reads_embeddings and self.cache_on()
+        return self.has_calibration(method) and k.reads_embeddings and embed.cache_on(self.setup)
 
     def embedded_rated_pairs(self, method: str) -> list[str]:
         """The rated pairs an embedding job encodes (for every method scoring with its model);
@@ -363,7 +283,7 @@ class Plan:
         base = methods.kind_of(self.setup, method).embeddings_of(
             method, methods.spec(self.setup, method)
         )
-        return self.embedding_files(base, [self.study.reference])
+        return embed.files(self.setup, base, [self.study.reference])
 
     def judges_rated_pairs(self, method: str) -> bool:
         """The method's similarity job judges its rated pairs into the judgement cache, so the
@@ -425,7 +345,7 @@ class Plan:
         from themesim.similarity import tfidf_options
 
         if methods.kind_of(self.setup, method).own_embeddings:
-            return self.embed_settings(method)
+            return embed.settings(self.setup, method)
         return tfidf_options(methods.spec(self.setup, method))
 
     # ------------------------------------------------------------ plots
@@ -851,7 +771,7 @@ class Plan:
             ]
             if self.has_runs(m):
                 out.append(at(RUNS_MATRIX, method=m))
-            out += self.embedding_files(m, self.study.sets)
+            out += embed.files(self.setup, m, self.study.sets)
         out += self.paraphrase_files()
         return list(dict.fromkeys(out))
 

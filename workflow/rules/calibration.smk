@@ -4,12 +4,12 @@ rule calibration:
         embeddings=lambda wc: PLAN.calibration_embeddings(wc.method),
         embedded=lambda wc: PLAN.calibration_after_embed(wc.method),
         judged=lambda wc: PLAN.calibration_after_judge(wc.method),
-        themes=lambda wc: PLAN.themes(PLAN.calibration_sets(wc.method)),
+        themes=lambda wc: embed.themes(SETUP, PLAN.calibration_sets(wc.method)),
         matrices=lambda wc: PLAN.matrix_files(
             wc.method, PLAN.calibration_matrix_pairs(wc.method)
         ),
         # the method's theme tables: which rated pairs are cells of its comparisons
-        study_themes=lambda wc: PLAN.method_themes(wc.method),
+        study_themes=lambda wc: embed.method_themes(SETUP, wc.method),
     output:
         summary=report(
             paths.CALIBRATION_TABLE,

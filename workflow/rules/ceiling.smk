@@ -3,7 +3,7 @@
 
 rule paraphrase_reference:
     input:
-        themes=PLAN.themes([STUDY.reference])[0],
+        themes=embed.themes(SETUP, [STUDY.reference])[0],
     output:
         paths.PARAPHRASES,
     log:
@@ -22,7 +22,7 @@ rule paraphrase_reference:
 rule ceiling_similarity:
     input:
         paraphrases=paths.PARAPHRASES,
-        embeddings=lambda wc: PLAN.embedding_files(wc.method, [STUDY.reference]),
+        embeddings=lambda wc: embed.files(SETUP, wc.method, [STUDY.reference]),
     output:
         paths.CEILING,
     log:
@@ -34,6 +34,6 @@ rule ceiling_similarity:
         code=code("ceiling.py"),
         kind=lambda wc: methods.kind(SETUP, wc.method),
         spec=lambda wc: PLAN.ceiling_spec(wc.method),
-        cache=PLAN.embedding_cache(),
+        cache=embed.cache(SETUP),
     script:
         "../../scripts/ceiling.py"

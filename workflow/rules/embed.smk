@@ -3,14 +3,14 @@
 # as the method's `comparisons:` give it).
 rule embed:
     input:
-        themes=PLAN.themes(),
-        segments=PLAN.segments(),
+        themes=embed.themes(SETUP),
+        segments=embed.segments(SETUP),
         pairs=lambda wc: ancient(PLAN.embedded_rated_pairs(wc.method)),
     output:
         embeddings=expand(paths.EMBEDDINGS, set=STUDY.sets, allow_missing=True),
         keywords=expand(paths.KEYWORDS, set=STUDY.sets, allow_missing=True),
         nulls=directory(paths.NULLS_DIR),
-        segments=PLAN.segment_outputs(),
+        segments=embed.segment_outputs(SETUP),
     log:
         "logs/embed/{method}.log",
     benchmark:
@@ -24,11 +24,11 @@ rule embed:
         gpu=lambda wc: method_gpus(wc.method),
     params:
         code=code("embed.py"),
-        settings=lambda wc: PLAN.embed_settings(wc.method),
-        cache=PLAN.embedding_cache(),
+        settings=lambda wc: embed.settings(SETUP, wc.method),
+        cache=embed.cache(SETUP),
         sets=list(STUDY.sets),
-        null_sets=lambda wc: PLAN.embedded_null_sets(STUDY.pairs_for(wc.method)),
-        null_paths=lambda wc: PLAN.embedded_null_files(wc.method),
+        null_sets=lambda wc: embed.embedded_null_sets(SETUP, STUDY.pairs_for(wc.method)),
+        null_paths=lambda wc: embed.embedded_null_files(SETUP, wc.method),
         pool=STUDY.metrics["null_model"]["pool"],
         seed=STUDY.metrics["null_model"]["seed"],
         top_k=STUDY.metrics["quality"]["keywords_top_k"],

@@ -8,16 +8,16 @@
 # folder: a job per method and set cost an interpreter start each for a second of work.
 rule segment_labels:
     input:
-        themes=lambda wc: PLAN.method_themes(wc.method),
+        themes=lambda wc: embed.method_themes(SETUP, wc.method),
         segments=paths.SEGMENTS,
         transcripts=STUDY.transcripts,
         coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
         llm_scores=lambda wc: PLAN.llm_score_files(PLAN.llm_coded_sets(wc.method)),
-        embeddings=lambda wc: PLAN.embedding_files(
-            wc.method, PLAN.assigned_sets(wc.method)
+        embeddings=lambda wc: embed.files(
+            SETUP, wc.method, PLAN.assigned_sets(wc.method)
         ),
         segment_embeddings=lambda wc: (
-            PLAN.segment_embedding_files(wc.method)
+            embed.segment_embedding_files(SETUP, wc.method)
             if PLAN.assigned_sets(wc.method)
             else []
         ),
@@ -33,8 +33,8 @@ rule segment_labels:
         labels=lambda wc: PLAN.label_files(wc.method),
         quotes=lambda wc: PLAN.quote_files(wc.method),
         coded_sets=lambda wc: PLAN.coded_sets(wc.method),
-        assigned_sets=lambda wc: PLAN.embedded_sets(
-            wc.method, PLAN.assigned_sets(wc.method)
+        assigned_sets=lambda wc: embed.embedded_sets(
+            SETUP, wc.method, PLAN.assigned_sets(wc.method)
         ),
         spec=lambda wc: PLAN.similarity_spec(wc.method),
         levels=lambda wc: {
@@ -63,7 +63,7 @@ rule segment_labels:
 rule grounding:
     input:
         similarity=lambda wc: PLAN.similarity_done(wc.method),
-        themes=lambda wc: PLAN.method_themes(wc.method),
+        themes=lambda wc: embed.method_themes(SETUP, wc.method),
         labels=lambda wc: PLAN.label_folder(wc.method),
         segments=paths.SEGMENTS,
         # The first threshold and the scale as the metrics job resolved them (not
@@ -132,7 +132,7 @@ if PLAN.llm_coded_sets():
 
     rule coder_llm:
         input:
-            themes=PLAN.themes(PLAN.llm_coded_sets()),
+            themes=embed.themes(SETUP, PLAN.llm_coded_sets()),
             segments=paths.SEGMENTS,
         output:
             scores=PLAN.llm_score_files(PLAN.llm_coded_sets()),
@@ -161,7 +161,7 @@ if PLAN.has_grounding():
     rule coder_agreement:
         input:
             labels=[PLAN.label_folder(m) for m in STUDY.methods],
-            themes=PLAN.themes(),
+            themes=embed.themes(SETUP),
             segments=paths.SEGMENTS,
         output:
             table=report(

@@ -3,11 +3,11 @@
 rule metrics:
     input:
         similarity=lambda wc: PLAN.similarity_done(wc.method),
-        nulls=lambda wc: PLAN.null_folder(wc.method),
-        embeddings=lambda wc: PLAN.embedding_files(
-            wc.method, PLAN.reference_sides(wc.method)
+        nulls=lambda wc: embed.null_folder(SETUP, wc.method),
+        embeddings=lambda wc: embed.files(
+            SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
         ),
-        themes=PLAN.themes(),
+        themes=embed.themes(SETUP),
         ceiling=lambda wc: PLAN.ceiling_files(wc.method),
         calibration=lambda wc: PLAN.calibration_files(wc.method),
     output:
@@ -38,10 +38,10 @@ rule metrics:
         transport_paths=lambda wc: PLAN.transport_files(wc.method),
         within_sets=lambda wc: PLAN.within_sets(wc.method),
         within_paths=lambda wc: PLAN.within_files(wc.method),
-        null_sets=lambda wc: PLAN.null_sets(wc.method),
-        null_paths=lambda wc: PLAN.null_files(wc.method),
-        embedded_sets=lambda wc: PLAN.embedded_sets(
-            wc.method, PLAN.reference_sides(wc.method)
+        null_sets=lambda wc: embed.null_sets(SETUP, wc.method),
+        null_paths=lambda wc: embed.null_files(SETUP, wc.method),
+        embedded_sets=lambda wc: embed.embedded_sets(
+            SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
         ),
         settings=lambda wc: PLAN.family_settings(wc.method),
         decision=lambda wc: PLAN.decision_thresholds(wc.method),
@@ -54,13 +54,13 @@ rule metrics:
 
 rule set_quality:
     input:
-        themes=lambda wc: PLAN.method_themes(wc.method),
+        themes=lambda wc: embed.method_themes(SETUP, wc.method),
         within=lambda wc: (
             PLAN.similarity_done(wc.method) if PLAN.within_sets(wc.method) else []
         ),
-        embeddings=lambda wc: PLAN.embedding_files(wc.method, STUDY.sets_for(wc.method)),
-        keywords=lambda wc: PLAN.keyword_files(wc.method),
-        segment_embeddings=lambda wc: PLAN.segment_embedding_files(wc.method),
+        embeddings=lambda wc: embed.files(SETUP, wc.method, STUDY.sets_for(wc.method)),
+        keywords=lambda wc: embed.keyword_files(SETUP, wc.method),
+        segment_embeddings=lambda wc: embed.segment_embedding_files(SETUP, wc.method),
         segments=paths.SEGMENTS,
     output:
         sets=report(
@@ -80,8 +80,8 @@ rule set_quality:
         sets=lambda wc: STUDY.sets_for(wc.method),
         within_sets=lambda wc: PLAN.within_sets(wc.method),
         within_paths=lambda wc: PLAN.within_files(wc.method),
-        embedded_sets=lambda wc: PLAN.embedded_sets(
-            wc.method, STUDY.sets_for(wc.method)
+        embedded_sets=lambda wc: embed.embedded_sets(
+            SETUP, wc.method, STUDY.sets_for(wc.method)
         ),
         settings=STUDY.metrics["quality"],
     script:
@@ -90,10 +90,8 @@ rule set_quality:
 
 rule runs:
     input:
-        themes=lambda wc: PLAN.themes(PLAN.method_runs(wc.method)),
-        embeddings=lambda wc: PLAN.embedding_files(
-            wc.method, PLAN.method_runs(wc.method)
-        ),
+        themes=lambda wc: embed.themes(SETUP, PLAN.method_runs(wc.method)),
+        embeddings=lambda wc: embed.files(SETUP, wc.method, PLAN.method_runs(wc.method)),
     output:
         table=report(
             paths.RUNS,

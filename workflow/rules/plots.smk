@@ -28,7 +28,7 @@ rule heatmap:
     input:
         thresholds=paths.THRESHOLDS,
         similarity=lambda wc: PLAN.similarity_done(wc.method),
-        themes=lambda wc: PLAN.themes(PLAN.reference_pair(wc.pair)),
+        themes=lambda wc: embed.themes(SETUP, PLAN.reference_pair(wc.pair)),
         scale_fit=lambda wc: PLAN.scale_fit(wc.method),
     output:
         png=report(
@@ -64,7 +64,7 @@ rule pair_heatmaps:
         thresholds=paths.THRESHOLDS,
         comparisons=paths.COMPARISONS,
         similarity=lambda wc: PLAN.similarity_done(wc.method),
-        themes=PLAN.themes(),
+        themes=embed.themes(SETUP),
         scale_fit=lambda wc: PLAN.scale_fit(wc.method),
     output:
         report(

@@ -10,7 +10,7 @@ if PLAN.has_grounding():
 
     rule qdpx_project:
         input:
-            themes=lambda wc: PLAN.method_themes(wc.method),
+            themes=lambda wc: embed.method_themes(SETUP, wc.method),
             labels=lambda wc: PLAN.label_folder(wc.method),
             segments=paths.SEGMENTS,
             transcripts=STUDY.transcripts,

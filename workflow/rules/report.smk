@@ -20,13 +20,13 @@ rule summary_report:
         verdicts=paths.VERDICTS,
         intervals=paths.HEADLINE["png"],
         embeddings=[
-            PLAN.embedding_files(m, [STUDY.reference])[0]
+            embed.files(SETUP, m, [STUDY.reference])[0]
             for m in STUDY.methods_with("own_embeddings")
         ],
         segments=paths.SEGMENTS,
         theme_files=list(STUDY.sets.values()),
         # The ingested tables, in STUDY.sets order: the inputs table counts their themes.
-        theme_tables=PLAN.themes(),
+        theme_tables=embed.themes(SETUP),
         transcripts=STUDY.transcripts,
         coded=list(PLAN.coded_inputs().values()),
         grounding=[f for m in STUDY.methods for f in PLAN.grounding_outputs(m)],
@@ -83,7 +83,7 @@ rule report_parts:
             for t in PLAN.workbook_tables().values()
             if t not in (paths.HEADLINE["csv"], paths.VERDICTS)
         ],
-        themes=PLAN.themes(),
+        themes=embed.themes(SETUP),
         # each method's segment agreement of theme pairs: the verdicts' segments route
         grounding_pairs=[PLAN.grounding_tables(m)[1] for m in PLAN.grounded_methods()],
         grounding_transcripts=[
@@ -91,7 +91,11 @@ rule report_parts:
         ],
         calibration_fits=[PLAN.isotonic_fit(m) for m in PLAN.strength_fits()],
         embeddings=sorted(
-            {f for m in PLAN.theme_map_methods() for f in PLAN.theme_map_embeddings(m)}
+            {
+                f
+                for m in PLAN.theme_map_methods()
+                for f in embed.theme_map_embeddings(SETUP, m)
+            }
         ),
     output:
         *reported(PLAN.report_parts_outputs()),
@@ -124,7 +128,7 @@ rule report_parts:
             m: {
                 "kind": methods.kind(SETUP, m),
                 "d": STUDY.methods[m].get("d"),
-                "embeddings": PLAN.theme_map_embeddings(m),
+                "embeddings": embed.theme_map_embeddings(SETUP, m),
             }
             for m in PLAN.theme_map_methods()
         },

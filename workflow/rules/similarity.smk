@@ -7,8 +7,8 @@
 # embedding one under their own name, methods, threads and resources (methods.similarity_job).
 rule similarity_embedding:
     input:
-        themes=lambda wc: PLAN.themes(PLAN.similarity_sets(wc.method)),
-        embeddings=lambda wc: PLAN.theme_map_embeddings(wc.method),
+        themes=lambda wc: embed.themes(SETUP, PLAN.similarity_sets(wc.method)),
+        embeddings=lambda wc: embed.theme_map_embeddings(SETUP, wc.method),
         matrices=lambda wc: PLAN.matrix_files(wc.method, STUDY.pairs_for(wc.method)),
         rated=lambda wc: ancient(PLAN.judged_rated_pairs(wc.method)),
     output:
