@@ -7,7 +7,7 @@ import pytest
 from helpers import REPO, make_study, write_config
 
 from themesim.config import prepare
-from themesim.inputs import Report, methods
+from themesim.inputs import Report, methods, similarity
 from themesim.plan import Plan
 from themesim.report.figures import METHOD_FIGURES
 
@@ -93,7 +93,7 @@ def test_similarity_paths_hold_the_comparisons_and_within_pairs_by_kind(study):
     plan = plan_of(study, comparisons={"all_pairs": True})
 
     def names(method):
-        files = plan.similarity_files(method, plan.study.method_pairs(method))
+        files = similarity.files(plan.setup, method, plan.study.method_pairs(method))
         return [Path(f).stem for f in files]
 
     within = ["human__vs__human", "llm__vs__llm", "llm2__vs__llm2"]
@@ -101,8 +101,8 @@ def test_similarity_paths_hold_the_comparisons_and_within_pairs_by_kind(study):
     assert names("tfidf") == every + within  # tfidf writes within-set matrices
     assert names("judge") == every  # precomputed matrices: no within-set files
     assert names("tf_one") == ["human__vs__llm2", "human__vs__human", "llm2__vs__llm2"]
-    assert plan.similarity_sets("tf_one") == ["human", "llm2"]
-    assert plan.similarity_sets("minilm") == ["human", "llm", "llm2"]  # reads embeddings
+    assert similarity.sets(plan.setup, "tf_one") == ["human", "llm2"]
+    assert similarity.sets(plan.setup, "minilm") == ["human", "llm", "llm2"]  # reads embeddings
 
 
 def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):

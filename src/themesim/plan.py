@@ -19,6 +19,7 @@ from themesim.inputs import (
     methods,
     pair_names,
     regex_of,
+    similarity,
     svg_of,
 )
 from themesim.metrics.settings import gamma_for
@@ -57,9 +58,6 @@ from themesim.paths import (
     SETS,
     SETS_THEMES,
     SIDE_BY_SIDE,
-    SIMILARITY,
-    SIMILARITY_MANIFEST,
-    SIMILARITY_PAIR,
     SPLITS_JOINS,
     SUMMARY,
     SWEEP,
@@ -81,53 +79,6 @@ class Plan:
         self.study = study
         self.config = config
         self.setup = Setup(study, config)
-
-    # ------------------------------------------------------------ similarity
-
-    def similarity_dir(self, method: str) -> str:
-        return at(SIMILARITY, method=method)
-
-    def similarity_manifest(self, method: str) -> str:
-        return at(SIMILARITY_MANIFEST, method=method)
-
-    def similarity_files(self, method: str, pairs=None) -> list[str]:
-        pairs = self.study.pairs_for(method) if pairs is None else pairs
-        return [at(SIMILARITY_PAIR, method=method, pair=p) for p in pair_names(pairs)]
-
-    def similarity_done(self, method: str) -> list[str]:
-        """The manifest of a method's similarity job; consumers depend on it and get every
-        pair's path as a param. Thousands of per-pair inputs (all pairs of 200 sets) would
-        make the DAG build grow with pairs squared."""
-        return [self.similarity_manifest(method)]
-
-    def similarity_spec(self, method: str) -> dict:
-        """What the similarity step reads of the method; thresholds never re-score."""
-        return methods.kind_of(self.setup, method).similarity_spec(methods.spec(self.setup, method))
-
-    def similarity_sets(self, method: str) -> list[str]:
-        """The sets whose theme tables the similarity job reads: all of them for a kind that
-        reads embedding files (an abtt variant fits its correction on the study), else those
-        of the method's comparisons."""
-        if methods.kind_of(self.setup, method).reads_embeddings:
-            return list(self.study.sets)
-        return self.study.sets_for(method)
-
-    def matrix_files(self, method: str, pairs) -> list[str]:
-        """Score matrices made elsewhere that the method reads for those pairs."""
-        return methods.kind_of(self.setup, method).matrix_files(
-            methods.spec(self.setup, method), pairs
-        )
-
-    def within_sets(self, method: str) -> list[str]:
-        """Sets whose within-set matrix the method has (the sets of its comparisons)."""
-        return (
-            self.study.sets_for(method)
-            if methods.kind_of(self.setup, method).within_set_matrices
-            else []
-        )
-
-    def within_files(self, method: str) -> list[str]:
-        return self.similarity_files(method, [(s, s) for s in self.within_sets(method)])
 
     # ------------------------------------------------------------ metrics
 
@@ -297,7 +248,7 @@ class Plan:
 
     def calibration_after_judge(self, method: str) -> list[str]:
         """The judge's similarity manifest, so calibration runs after it fills the cache."""
-        return [self.similarity_manifest(method)] if self.judges_rated_pairs(method) else []
+        return [similarity.manifest(self.setup, method)] if self.judges_rated_pairs(method) else []
 
     def calibration_matrix_pairs(self, method: str) -> list:
         """The pairs whose score matrices (made elsewhere) may hold the rated pairs."""
@@ -407,7 +358,15 @@ class Plan:
         has); the scale itself they read from thresholds.csv."""
         z = self.family_settings(method)["scale"] == "z"
         within = (
-            dict(zip(self.within_sets(method), self.within_files(method), strict=True)) if z else {}
+            dict(
+                zip(
+                    similarity.within_sets(self.setup, method),
+                    similarity.within_files(self.setup, method),
+                    strict=True,
+                )
+            )
+            if z
+            else {}
         )
         if sets is not None:
             within = {s: f for s, f in within.items() if s in sets}
@@ -417,7 +376,7 @@ class Plan:
     def codebook_fit(self, method: str) -> list[str]:
         """The isotonic fit that agreement across codebooks reads (grounding.csv's
         cu_alpha_codebooks): only with rated pairs and within-set matrices."""
-        if not (self.has_calibration(method) and self.within_sets(method)):
+        if not (self.has_calibration(method) and similarity.within_sets(self.setup, method)):
             return []
         return [self.isotonic_fit(method)]
 
@@ -425,7 +384,13 @@ class Plan:
         """What grounding reads for cu_alpha_codebooks: the method's isotonic fit (None
         without one) and every set's within-set matrix (metrics/codebooks.py)."""
         fit = self.codebook_fit(method)
-        within = dict(zip(self.within_sets(method), self.within_files(method), strict=True))
+        within = dict(
+            zip(
+                similarity.within_sets(self.setup, method),
+                similarity.within_files(self.setup, method),
+                strict=True,
+            )
+        )
         return {"fit": fit[0] if fit else None, "within": within if fit else {}}
 
     def plot_limit(self, key: str):
@@ -654,7 +619,7 @@ class Plan:
         parquet files (matrices, embeddings, grounding's long tables), title -> path."""
         out = {}
         for m in self.study.methods:
-            out[f"{m} similarity matrices"] = self.similarity_dir(m) + "/"
+            out[f"{m} similarity matrices"] = similarity.folder(self.setup, m) + "/"
             if self.has_runs(m):
                 out[f"{m} runs matrix"] = at(RUNS_MATRIX, method=m)
             if self.has_grounding():
@@ -708,7 +673,7 @@ class Plan:
     def precomputed_inputs(self) -> dict[str, list[str]]:
         """Per method that reads score matrices made elsewhere, the files it reads."""
         return {
-            m: self.matrix_files(m, self.study.method_pairs(m))
+            m: similarity.matrix_files(self.setup, m, self.study.method_pairs(m))
             for m in self.study.methods_with("reads_matrices")
         }
 
@@ -732,7 +697,7 @@ class Plan:
             WORKBOOK,
         ]
         for m in self.study.methods:
-            out += self.similarity_done(m)
+            out += similarity.done(self.setup, m)
             # the transport plans' folder: Snakemake checks only the outputs asked for, so
             # a deleted manifest reruns the metrics job, which writes the folder anew
             out.append(self.transport_manifest(m))
@@ -763,7 +728,7 @@ class Plan:
         for m in self.study.methods:
             # The archive packs every file a manifest lists (themesim.archive.build).
             out += [
-                self.similarity_manifest(m),
+                similarity.manifest(self.setup, m),
                 self.transport_manifest(m),
                 at(SETS_THEMES, method=m),
                 at(SPLITS_JOINS, method=m),

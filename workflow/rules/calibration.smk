@@ -5,8 +5,8 @@ rule calibration:
         embedded=lambda wc: PLAN.calibration_after_embed(wc.method),
         judged=lambda wc: PLAN.calibration_after_judge(wc.method),
         themes=lambda wc: embed.themes(SETUP, PLAN.calibration_sets(wc.method)),
-        matrices=lambda wc: PLAN.matrix_files(
-            wc.method, PLAN.calibration_matrix_pairs(wc.method)
+        matrices=lambda wc: similarity.matrix_files(
+            SETUP, wc.method, PLAN.calibration_matrix_pairs(wc.method)
         ),
         # the method's theme tables: which rated pairs are cells of its comparisons
         study_themes=lambda wc: embed.method_themes(SETUP, wc.method),

@@ -36,7 +36,7 @@ rule segment_labels:
         assigned_sets=lambda wc: embed.embedded_sets(
             SETUP, wc.method, PLAN.assigned_sets(wc.method)
         ),
-        spec=lambda wc: PLAN.similarity_spec(wc.method),
+        spec=lambda wc: similarity.spec(SETUP, wc.method),
         levels=lambda wc: {
             s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
         },
@@ -62,7 +62,7 @@ rule segment_labels:
 # One job per method: its comparisons' long tables and figures fill a folder each.
 rule grounding:
     input:
-        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=lambda wc: embed.method_themes(SETUP, wc.method),
         labels=lambda wc: PLAN.label_folder(wc.method),
         segments=paths.SEGMENTS,
@@ -113,7 +113,7 @@ rule grounding:
         long=lambda wc: PLAN.grounding_long_files(wc.method),
         heatmaps=lambda wc: PLAN.grounding_heatmaps(wc.method),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
-        similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
+        similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
         op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: PLAN.scale_files(wc.method),
         settings=PLAN.grounding_settings(),

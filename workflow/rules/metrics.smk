@@ -2,7 +2,7 @@
 # `comparisons:` give it) fill a folder, listed in the folder's manifest (themesim.io.manifest).
 rule metrics:
     input:
-        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        similarity=lambda wc: similarity.done(SETUP, wc.method),
         nulls=lambda wc: embed.null_folder(SETUP, wc.method),
         embeddings=lambda wc: embed.files(
             SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
@@ -34,10 +34,10 @@ rule metrics:
         kind=lambda wc: methods.kind(SETUP, wc.method),
         sets=list(STUDY.sets),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
-        similarity_paths=lambda wc: PLAN.similarity_files(wc.method),
+        similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
         transport_paths=lambda wc: PLAN.transport_files(wc.method),
-        within_sets=lambda wc: PLAN.within_sets(wc.method),
-        within_paths=lambda wc: PLAN.within_files(wc.method),
+        within_sets=lambda wc: similarity.within_sets(SETUP, wc.method),
+        within_paths=lambda wc: similarity.within_files(SETUP, wc.method),
         null_sets=lambda wc: embed.null_sets(SETUP, wc.method),
         null_paths=lambda wc: embed.null_files(SETUP, wc.method),
         embedded_sets=lambda wc: embed.embedded_sets(
@@ -46,7 +46,7 @@ rule metrics:
         settings=lambda wc: PLAN.family_settings(wc.method),
         decision=lambda wc: PLAN.decision_thresholds(wc.method),
         sweep=STUDY.sweep,
-        spec=lambda wc: PLAN.similarity_spec(wc.method),
+        spec=lambda wc: similarity.spec(SETUP, wc.method),
         reference=STUDY.reference,
     script:
         "../../scripts/metrics.py"
@@ -56,7 +56,9 @@ rule set_quality:
     input:
         themes=lambda wc: embed.method_themes(SETUP, wc.method),
         within=lambda wc: (
-            PLAN.similarity_done(wc.method) if PLAN.within_sets(wc.method) else []
+            similarity.done(SETUP, wc.method)
+            if similarity.within_sets(SETUP, wc.method)
+            else []
         ),
         embeddings=lambda wc: embed.files(SETUP, wc.method, STUDY.sets_for(wc.method)),
         keywords=lambda wc: embed.keyword_files(SETUP, wc.method),
@@ -78,8 +80,8 @@ rule set_quality:
         code=code("set_quality.py"),
         kind=lambda wc: methods.kind(SETUP, wc.method),
         sets=lambda wc: STUDY.sets_for(wc.method),
-        within_sets=lambda wc: PLAN.within_sets(wc.method),
-        within_paths=lambda wc: PLAN.within_files(wc.method),
+        within_sets=lambda wc: similarity.within_sets(SETUP, wc.method),
+        within_paths=lambda wc: similarity.within_files(SETUP, wc.method),
         embedded_sets=lambda wc: embed.embedded_sets(
             SETUP, wc.method, STUDY.sets_for(wc.method)
         ),

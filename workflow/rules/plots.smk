@@ -27,7 +27,7 @@ rule plots:
 rule heatmap:
     input:
         thresholds=paths.THRESHOLDS,
-        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=lambda wc: embed.themes(SETUP, PLAN.reference_pair(wc.pair)),
         scale_fit=lambda wc: PLAN.scale_fit(wc.method),
     output:
@@ -48,8 +48,8 @@ rule heatmap:
     params:
         code=code("heatmap.py"),
         pair=lambda wc: PLAN.reference_pair(wc.pair),
-        similarity_path=lambda wc: PLAN.similarity_files(
-            wc.method, [PLAN.reference_pair(wc.pair)]
+        similarity_path=lambda wc: similarity.files(
+            SETUP, wc.method, [PLAN.reference_pair(wc.pair)]
         )[0],
         op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: PLAN.scale_files(wc.method, PLAN.reference_pair(wc.pair)),
@@ -63,7 +63,7 @@ rule pair_heatmaps:
     input:
         thresholds=paths.THRESHOLDS,
         comparisons=paths.COMPARISONS,
-        similarity=lambda wc: PLAN.similarity_done(wc.method),
+        similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=embed.themes(SETUP),
         scale_fit=lambda wc: PLAN.scale_fit(wc.method),
     output:
@@ -82,8 +82,8 @@ rule pair_heatmaps:
         code=code("pair_heatmaps.py"),
         sets=list(STUDY.sets),
         pairs=lambda wc: PLAN.other_pairs(STUDY.pairs_for(wc.method)),
-        similarity_paths=lambda wc: PLAN.similarity_files(
-            wc.method, PLAN.other_pairs(STUDY.pairs_for(wc.method))
+        similarity_paths=lambda wc: similarity.files(
+            SETUP, wc.method, PLAN.other_pairs(STUDY.pairs_for(wc.method))
         ),
         op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: PLAN.scale_files(wc.method),

@@ -31,7 +31,9 @@ rule summary_report:
         coded=list(PLAN.coded_inputs().values()),
         grounding=[f for m in STUDY.methods for f in PLAN.grounding_outputs(m)],
         # an LLM judge's model and server build are read from its similarity files
-        judges=[PLAN.similarity_manifest(m) for m in STUDY.methods_with("judge_cache")],
+        judges=[
+            similarity.manifest(SETUP, m) for m in STUDY.methods_with("judge_cache")
+        ],
     output:
         html=report(
             paths.SUMMARY["html"],

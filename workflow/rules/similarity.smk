@@ -7,9 +7,11 @@
 # embedding one under their own name, methods, threads and resources (methods.similarity_job).
 rule similarity_embedding:
     input:
-        themes=lambda wc: embed.themes(SETUP, PLAN.similarity_sets(wc.method)),
+        themes=lambda wc: embed.themes(SETUP, similarity.sets(SETUP, wc.method)),
         embeddings=lambda wc: embed.theme_map_embeddings(SETUP, wc.method),
-        matrices=lambda wc: PLAN.matrix_files(wc.method, STUDY.pairs_for(wc.method)),
+        matrices=lambda wc: similarity.matrix_files(
+            SETUP, wc.method, STUDY.pairs_for(wc.method)
+        ),
         rated=lambda wc: ancient(PLAN.judged_rated_pairs(wc.method)),
     output:
         manifest=paths.SIMILARITY_MANIFEST,
@@ -27,10 +29,12 @@ rule similarity_embedding:
         llm_server=lambda wc: llm_server_of(wc.method),
     params:
         code=code("similarity.py"),
-        sets=lambda wc: PLAN.similarity_sets(wc.method),
+        sets=lambda wc: similarity.sets(SETUP, wc.method),
         pairs=lambda wc: STUDY.method_pairs(wc.method),
-        paths=lambda wc: PLAN.similarity_files(wc.method, STUDY.method_pairs(wc.method)),
-        spec=lambda wc: PLAN.similarity_spec(wc.method),
+        paths=lambda wc: similarity.files(
+            SETUP, wc.method, STUDY.method_pairs(wc.method)
+        ),
+        spec=lambda wc: similarity.spec(SETUP, wc.method),
         # An accumulating cache, not an output: a failed job must never delete it.
         cache=lambda wc: methods.similarity_cache(SETUP, wc.method),
     script:
