@@ -8,7 +8,6 @@ imports Snakemake: the rules wrap these paths in `ancient()`/`report()` where th
 
 from __future__ import annotations
 
-from themesim import kinds
 from themesim.coder.settings import describe, set_coder
 from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv
 from themesim.inputs import (
@@ -17,12 +16,12 @@ from themesim.inputs import (
     at,
     embed,
     methods,
+    metrics,
     pair_names,
     regex_of,
     similarity,
     svg_of,
 )
-from themesim.metrics.settings import gamma_for
 from themesim.paths import (
     CACHES,
     CALIBRATION_PLOT,
@@ -46,7 +45,6 @@ from themesim.paths import (
     LABEL,
     LABELS,
     LLM_SCORES,
-    METRIC_TABLES,
     OTHER_HEATMAP,
     OVERVIEW,
     PARAPHRASES,
@@ -64,8 +62,6 @@ from themesim.paths import (
     SWEEP_PLOT,
     THEME_TABLE,
     THRESHOLDS,
-    TRANSPORT_MANIFEST,
-    TRANSPORT_PAIR,
     VERDICTS,
     WORKBOOK,
 )
@@ -79,64 +75,6 @@ class Plan:
         self.study = study
         self.config = config
         self.setup = Setup(study, config)
-
-    # ------------------------------------------------------------ metrics
-
-    def metric_tables(self, method: str) -> list[str]:
-        return [at(t, method=method) for t in METRIC_TABLES]
-
-    def transport_manifest(self, method: str) -> str:
-        return at(TRANSPORT_MANIFEST, method=method)
-
-    def transport_files(self, method: str) -> list[str]:
-        pairs = pair_names(self.study.pairs_for(method))
-        return [at(TRANSPORT_PAIR, method=method, pair=p) for p in pairs]
-
-    def family_settings(self, method: str) -> dict:
-        """What the metric families of one method read: thresholds, op, scale and `metrics:`."""
-        spec, m = methods.spec(self.setup, method), self.study.metrics
-        scale = spec.get("scale", "cosine")
-        return {
-            "thresholds": spec["thresholds"],
-            "op": methods.op(self.setup, method),
-            "gamma": gamma_for(m["gamma"], scale),
-            "baseline_z": m["baseline_z"],
-            "z_alpha": m["z_alpha"],
-            "bootstrap": m["bootstrap"],
-            "null_model": m["null_model"],
-            "transport": m["transport"],
-            "intervals": m["intervals"],
-            "scale": scale,
-            "clamp": bool(spec.get("clamp", False)),
-        }
-
-    def decision_thresholds(self, method: str) -> dict:
-        """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
-        a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
-        any other method's against metrics.baseline_z."""
-        spec = methods.spec(self.setup, method)
-        if spec.get("scale") == "z":
-            raw = (
-                spec.get("raw_thresholds")
-                or kinds.method_defaults(method, {"kind": spec["kind"]})["thresholds"]
-            )
-            return {"raw": list(raw), "z": list(spec["thresholds"])}
-        return {"raw": list(spec["thresholds"]), "z": [self.study.metrics["baseline_z"]]}
-
-    def has_runs(self, method: str) -> bool:
-        """Run consistency (seeds 002-004): kinds that have it, and a run group (config
-        run_groups, or two or more generated runs) among the sets of its comparisons."""
-        return methods.kind_of(self.setup, method).runs and bool(self.run_groups(method))
-
-    def run_groups(self, method: str) -> dict:
-        """The run groups with two or more runs among the sets of the method's comparisons."""
-        sets = set(self.study.sets_for(method))
-        groups = {g: [s for s in runs if s in sets] for g, runs in self.study.run_groups.items()}
-        return {g: runs for g, runs in groups.items() if len(runs) >= 2}
-
-    def method_runs(self, method: str) -> list[str]:
-        """Every set in one of the method's run groups, once, in group order."""
-        return list(dict.fromkeys(s for g in self.run_groups(method).values() for s in g))
 
     # ------------------------------------------------------------ calibration
 
@@ -348,7 +286,7 @@ class Plan:
 
     def scale_fit(self, method: str) -> list[str]:
         """The isotonic fit that puts a `scale: calibrated` method's scores on its scale."""
-        if self.family_settings(method)["scale"] != "calibrated":
+        if metrics.family_settings(self.setup, method)["scale"] != "calibrated":
             return []
         return [self.isotonic_fit(method)]
 
@@ -356,7 +294,7 @@ class Plan:
         """The files the heatmaps and grounding read to put scores on the method's scale
         (metrics.method_scale), of those sets' within-set matrices (default: all the method
         has); the scale itself they read from thresholds.csv."""
-        z = self.family_settings(method)["scale"] == "z"
+        z = metrics.family_settings(self.setup, method)["scale"] == "z"
         within = (
             dict(
                 zip(
@@ -410,7 +348,7 @@ class Plan:
 
     def has(self, method: str, capability: str) -> bool:
         return (
-            self.has_runs(method)
+            metrics.has_runs(self.setup, method)
             if capability == "runs"
             else getattr(methods.kind_of(self.setup, method), capability)
         )
@@ -606,7 +544,7 @@ class Plan:
                 f"{m} decision changes": at(DECISIONS, method=m),
                 f"{m} splits joins": at(SPLITS_JOINS, method=m),
             }
-            if self.has_runs(m):
+            if metrics.has_runs(self.setup, m):
                 out[f"{m} runs"] = at(RUNS, method=m)
             if self.has_calibration(m):
                 out[f"{m} calibration"] = self.calibration_summary(m)
@@ -620,7 +558,7 @@ class Plan:
         out = {}
         for m in self.study.methods:
             out[f"{m} similarity matrices"] = similarity.folder(self.setup, m) + "/"
-            if self.has_runs(m):
+            if metrics.has_runs(self.setup, m):
                 out[f"{m} runs matrix"] = at(RUNS_MATRIX, method=m)
             if self.has_grounding():
                 out[f"{m} grounding long tables"] = at(GROUNDING_LONG, method=m) + "/"
@@ -634,7 +572,7 @@ class Plan:
         return [at(table, method=m) for m in self.study.methods]
 
     def runs_tables(self) -> list[str]:
-        return [at(RUNS, method=m) for m in self.study.methods if self.has_runs(m)]
+        return [at(RUNS, method=m) for m in self.study.methods if metrics.has_runs(self.setup, m)]
 
     def pairs_overview_files(self, method: str) -> dict:
         """The all-pairs overview the report shows when the folder holds one (report key)."""
@@ -643,7 +581,7 @@ class Plan:
 
     def report_method_files(self, method: str) -> dict:
         """What the summary report reads of a method by key (figures, tables, grounding)."""
-        runs = {"runs_csv": at(RUNS, method=method)} if self.has_runs(method) else {}
+        runs = {"runs_csv": at(RUNS, method=method)} if metrics.has_runs(self.setup, method) else {}
         tables = {
             "sets_csv": at(SETS, method=method),
             "decisions_csv": at(DECISIONS, method=method),
@@ -700,9 +638,9 @@ class Plan:
             out += similarity.done(self.setup, m)
             # the transport plans' folder: Snakemake checks only the outputs asked for, so
             # a deleted manifest reruns the metrics job, which writes the folder anew
-            out.append(self.transport_manifest(m))
-            out += self.metric_tables(m)
-            if self.has_runs(m):
+            out.append(metrics.transport_manifest(self.setup, m))
+            out += metrics.tables(self.setup, m)
+            if metrics.has_runs(self.setup, m):
                 out.append(at(RUNS, method=m))
             out += self.grounding_outputs(m)
             drawn = self.heatmaps(m) + [at(SWEEP_PLOT, method=m) + ".png"]
@@ -729,12 +667,12 @@ class Plan:
             # The archive packs every file a manifest lists (themesim.archive.build).
             out += [
                 similarity.manifest(self.setup, m),
-                self.transport_manifest(m),
+                metrics.transport_manifest(self.setup, m),
                 at(SETS_THEMES, method=m),
                 at(SPLITS_JOINS, method=m),
                 at(DECISIONS, method=m),
             ]
-            if self.has_runs(m):
+            if metrics.has_runs(self.setup, m):
                 out.append(at(RUNS_MATRIX, method=m))
             out += embed.files(self.setup, m, self.study.sets)
         out += self.paraphrase_files()

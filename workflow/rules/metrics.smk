@@ -35,7 +35,7 @@ rule metrics:
         sets=list(STUDY.sets),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
         similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
-        transport_paths=lambda wc: PLAN.transport_files(wc.method),
+        transport_paths=lambda wc: metrics.transport_files(SETUP, wc.method),
         within_sets=lambda wc: similarity.within_sets(SETUP, wc.method),
         within_paths=lambda wc: similarity.within_files(SETUP, wc.method),
         null_sets=lambda wc: embed.null_sets(SETUP, wc.method),
@@ -43,8 +43,8 @@ rule metrics:
         embedded_sets=lambda wc: embed.embedded_sets(
             SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
         ),
-        settings=lambda wc: PLAN.family_settings(wc.method),
-        decision=lambda wc: PLAN.decision_thresholds(wc.method),
+        settings=lambda wc: metrics.family_settings(SETUP, wc.method),
+        decision=lambda wc: metrics.decision_thresholds(SETUP, wc.method),
         sweep=STUDY.sweep,
         spec=lambda wc: similarity.spec(SETUP, wc.method),
         reference=STUDY.reference,
@@ -92,8 +92,10 @@ rule set_quality:
 
 rule runs:
     input:
-        themes=lambda wc: embed.themes(SETUP, PLAN.method_runs(wc.method)),
-        embeddings=lambda wc: embed.files(SETUP, wc.method, PLAN.method_runs(wc.method)),
+        themes=lambda wc: embed.themes(SETUP, metrics.method_runs(SETUP, wc.method)),
+        embeddings=lambda wc: embed.files(
+            SETUP, wc.method, metrics.method_runs(SETUP, wc.method)
+        ),
     output:
         table=report(
             paths.RUNS,
@@ -119,8 +121,8 @@ rule runs:
     params:
         code=code("runs.py"),
         kind=lambda wc: methods.kind(SETUP, wc.method),
-        runs=lambda wc: PLAN.method_runs(wc.method),
-        groups=lambda wc: PLAN.run_groups(wc.method),
-        clamp=lambda wc: PLAN.family_settings(wc.method)["clamp"],
+        runs=lambda wc: metrics.method_runs(SETUP, wc.method),
+        groups=lambda wc: metrics.run_groups(SETUP, wc.method),
+        clamp=lambda wc: metrics.family_settings(SETUP, wc.method)["clamp"],
     script:
         "../../scripts/runs.py"

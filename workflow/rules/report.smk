@@ -124,7 +124,7 @@ rule report_parts:
         side_by_side=paths.SIDE_BY_SIDE,
         figures={m: PLAN.method_figure_files(m) for m in STUDY.methods},
         op={m: methods.op(SETUP, m) for m in STUDY.methods},
-        gamma={m: PLAN.family_settings(m)["gamma"] for m in STUDY.methods},
+        gamma={m: metrics.family_settings(SETUP, m)["gamma"] for m in STUDY.methods},
         sets=list(STUDY.sets),
         theme_maps={
             m: {
