@@ -14,6 +14,7 @@ from themesim.inputs import (
     Report,
     Setup,
     at,
+    calibration,
     embed,
     methods,
     metrics,
@@ -25,7 +26,6 @@ from themesim.inputs import (
 from themesim.paths import (
     CACHES,
     CALIBRATION_PLOT,
-    CALIBRATION_TABLE,
     CEILING,
     CODER_AGREEMENT,
     COMPARISONS,
@@ -41,7 +41,6 @@ from themesim.paths import (
     HEADLINE,
     HEATMAP,
     HEATMAPS,
-    ISOTONIC,
     LABEL,
     LABELS,
     LLM_SCORES,
@@ -78,131 +77,9 @@ class Plan:
 
     # ------------------------------------------------------------ calibration
 
-    def calibration_settings(self) -> dict:
-        """config `calibration:` with its defaults (metrics.settings, docs/thresholds.md)."""
-        from themesim.metrics.settings import calibration_settings
-
-        return calibration_settings(self.config.get("calibration"))
-
-    def uses_calibration(self, method: str) -> bool:
-        spec = methods.spec(self.setup, method)
-        return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
-
-    def has_calibration(self, method: str) -> bool:
-        """Rated pairs are configured and the method's kind can score them (a kind that
-        calibrates_on_request: only for a method that uses `calibrated`)."""
-        k = methods.kind_of(self.setup, method)
-        if not (self.calibration_settings()["pairs"] and k.calibrates):
-            return False
-        return self.uses_calibration(method) or not k.calibrates_on_request
-
-    def calibration_summary(self, method: str) -> str:
-        return at(CALIBRATION_TABLE, method=method)
-
-    def strength_fits(self) -> list[str]:
-        """Methods whose verdicts read the partner's strength as P(match): an isotonic fit
-        on the method's own (cosine) scale."""
-        return [
-            m
-            for m in self.study.methods
-            if self.has_calibration(m)
-            and methods.spec(self.setup, m).get("scale", "cosine") == "cosine"
-        ]
-
     def grounded_methods(self) -> list[str]:
         """The methods with grounding tables: every method when grounding runs."""
         return list(self.study.methods) if self.has_grounding() else []
-
-    def isotonic_fit(self, method: str) -> str:
-        return at(ISOTONIC, method=method)
-
-    def calibration_files(self, method: str) -> list[str]:
-        """What the metrics rule reads to resolve `calibrated` (nothing when unused): the one
-        job that resolves thresholds and scale; it writes them to thresholds.csv."""
-        if not self.uses_calibration(method):
-            return []
-        return [self.calibration_summary(method), self.isotonic_fit(method)]
-
-    def calibration_spec(self, method: str) -> dict:
-        """The settings that make the pairs' scores: the model (an abtt variant's base) and d."""
-        given, k = methods.spec(self.setup, method), methods.kind_of(self.setup, method)
-        model = (
-            embed.settings(self.setup, k.embeddings_of(method, given)) if k.reads_embeddings else {}
-        )
-        return model | k.similarity_spec(given)
-
-    def calibration_embeddings(self, method: str) -> list[str]:
-        """A kind whose pair scores need the study's theme vectors (abtt's correction)."""
-        if not methods.kind_of(self.setup, method).pairs_read_study_embeddings:
-            return []
-        return embed.files(self.setup, self.study.embeddings_of(method), list(self.study.sets))
-
-    def calibration_cache(self, method: str):
-        """The judge's judgement cache (the one its similarity rule fills) for a kind that
-        keeps one, else the embedding cache setting."""
-        return (
-            CACHES["judge"]
-            if methods.kind_of(self.setup, method).judge_cache
-            else embed.cache(self.setup)
-        )
-
-    def embeds_rated_pairs(self, method: str) -> bool:
-        """The embedding job of the method whose model scores this method's rated pairs puts
-        their vectors in the cache (steps.embed.calibration_texts): no second model load."""
-        k = methods.kind_of(self.setup, method)
-        return self.has_calibration(method) and k.reads_embeddings and embed.cache_on(self.setup)
-
-    def embedded_rated_pairs(self, method: str) -> list[str]:
-        """The rated pairs an embedding job encodes (for every method scoring with its model);
-        the rule reads them as `ancient`: an edit of the file reruns the calibration jobs,
-        which encode its new texts, not the embedding job and everything made from it."""
-        users = [
-            m
-            for m in self.study.methods
-            if self.embeds_rated_pairs(m)
-            and methods.kind_of(self.setup, m).embeddings_of(m, methods.spec(self.setup, m))
-            == method
-        ]
-        return [self.calibration_settings()["pairs"]] if users else []
-
-    def calibration_after_embed(self, method: str) -> list[str]:
-        """An embedding file of the model's job, so calibration runs after it fills the cache."""
-        if not self.embeds_rated_pairs(method):
-            return []
-        base = methods.kind_of(self.setup, method).embeddings_of(
-            method, methods.spec(self.setup, method)
-        )
-        return embed.files(self.setup, base, [self.study.reference])
-
-    def judges_rated_pairs(self, method: str) -> bool:
-        """The method's similarity job judges its rated pairs into the judgement cache, so the
-        calibration job finds them there and starts no second LLM server."""
-        return self.has_calibration(method) and methods.kind_of(self.setup, method).judge_cache
-
-    def judged_rated_pairs(self, method: str) -> list[str]:
-        """The rated pairs the judge's similarity job judges (read as `ancient`: an edit of the
-        file reruns the calibration job, which judges its new pairs)."""
-        return [self.calibration_settings()["pairs"]] if self.judges_rated_pairs(method) else []
-
-    def calibration_after_judge(self, method: str) -> list[str]:
-        """The judge's similarity manifest, so calibration runs after it fills the cache."""
-        return [similarity.manifest(self.setup, method)] if self.judges_rated_pairs(method) else []
-
-    def calibration_matrix_pairs(self, method: str) -> list:
-        """The pairs whose score matrices (made elsewhere) may hold the rated pairs."""
-        return (
-            self.study.method_pairs(method)
-            if methods.kind_of(self.setup, method).reads_matrices
-            else []
-        )
-
-    def calibration_sets(self, method: str) -> list[str]:
-        """Sets whose theme tables name the rows and columns of those matrices."""
-        return (
-            self.study.sets_for(method)
-            if methods.kind_of(self.setup, method).reads_matrices
-            else []
-        )
 
     # ------------------------------------------------------------ ceiling
 
@@ -288,7 +165,7 @@ class Plan:
         """The isotonic fit that puts a `scale: calibrated` method's scores on its scale."""
         if metrics.family_settings(self.setup, method)["scale"] != "calibrated":
             return []
-        return [self.isotonic_fit(method)]
+        return [calibration.isotonic_fit(self.setup, method)]
 
     def scale_files(self, method: str, sets=None) -> dict:
         """The files the heatmaps and grounding read to put scores on the method's scale
@@ -314,9 +191,12 @@ class Plan:
     def codebook_fit(self, method: str) -> list[str]:
         """The isotonic fit that agreement across codebooks reads (grounding.csv's
         cu_alpha_codebooks): only with rated pairs and within-set matrices."""
-        if not (self.has_calibration(method) and similarity.within_sets(self.setup, method)):
+        if not (
+            calibration.has_calibration(self.setup, method)
+            and similarity.within_sets(self.setup, method)
+        ):
             return []
-        return [self.isotonic_fit(method)]
+        return [calibration.isotonic_fit(self.setup, method)]
 
     def codebook_similarity(self, method: str) -> dict:
         """What grounding reads for cu_alpha_codebooks: the method's isotonic fit (None
@@ -546,8 +426,8 @@ class Plan:
             }
             if metrics.has_runs(self.setup, m):
                 out[f"{m} runs"] = at(RUNS, method=m)
-            if self.has_calibration(m):
-                out[f"{m} calibration"] = self.calibration_summary(m)
+            if calibration.has_calibration(self.setup, m):
+                out[f"{m} calibration"] = calibration.table(self.setup, m)
         if self.has_grounding():
             out["coder agreement"] = CODER_AGREEMENT
         return out
@@ -648,8 +528,8 @@ class Plan:
             out += drawn + svg_of(drawn) + self.heatmap_folder(m)
         out += list(SUMMARY.values())
         for m in self.study.methods:
-            if self.has_calibration(m):
-                out += [self.calibration_summary(m), at(CALIBRATION_PLOT, method=m) + ".png"]
+            if calibration.has_calibration(self.setup, m):
+                out += [calibration.table(self.setup, m), at(CALIBRATION_PLOT, method=m) + ".png"]
         return out
 
     def archive_settings(self) -> dict:

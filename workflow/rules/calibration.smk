@@ -1,12 +1,12 @@
 rule calibration:
     input:
-        pairs=lambda wc: PLAN.calibration_settings()["pairs"],
-        embeddings=lambda wc: PLAN.calibration_embeddings(wc.method),
-        embedded=lambda wc: PLAN.calibration_after_embed(wc.method),
-        judged=lambda wc: PLAN.calibration_after_judge(wc.method),
-        themes=lambda wc: embed.themes(SETUP, PLAN.calibration_sets(wc.method)),
+        pairs=lambda wc: calibration.settings(SETUP)["pairs"],
+        embeddings=lambda wc: calibration.embeddings(SETUP, wc.method),
+        embedded=lambda wc: calibration.after_embed(SETUP, wc.method),
+        judged=lambda wc: calibration.after_judge(SETUP, wc.method),
+        themes=lambda wc: embed.themes(SETUP, calibration.sets(SETUP, wc.method)),
         matrices=lambda wc: similarity.matrix_files(
-            SETUP, wc.method, PLAN.calibration_matrix_pairs(wc.method)
+            SETUP, wc.method, calibration.matrix_pairs(SETUP, wc.method)
         ),
         # the method's theme tables: which rated pairs are cells of its comparisons
         study_themes=lambda wc: embed.method_themes(SETUP, wc.method),
@@ -39,14 +39,14 @@ rule calibration:
     params:
         code=code("calibration.py"),
         kind=lambda wc: methods.kind(SETUP, wc.method),
-        spec=lambda wc: PLAN.calibration_spec(wc.method),
-        positive_from=lambda wc: PLAN.calibration_settings()["positive_from"],
-        bootstrap=lambda wc: PLAN.calibration_settings()["bootstrap"],
-        cache=lambda wc: PLAN.calibration_cache(wc.method),
-        sets=lambda wc: PLAN.calibration_sets(wc.method),
-        matrix_pairs=lambda wc: PLAN.calibration_matrix_pairs(wc.method),
+        spec=lambda wc: calibration.spec(SETUP, wc.method),
+        positive_from=lambda wc: calibration.settings(SETUP)["positive_from"],
+        bootstrap=lambda wc: calibration.settings(SETUP)["bootstrap"],
+        cache=lambda wc: calibration.cache(SETUP, wc.method),
+        sets=lambda wc: calibration.sets(SETUP, wc.method),
+        matrix_pairs=lambda wc: calibration.matrix_pairs(SETUP, wc.method),
         study_sets=lambda wc: STUDY.sets_for(wc.method),
         comparisons=lambda wc: STUDY.pairs_for(wc.method),
-        prevalence=lambda wc: PLAN.calibration_settings()["prevalence"],
+        prevalence=lambda wc: calibration.settings(SETUP)["prevalence"],
     script:
         "../../scripts/calibration.py"

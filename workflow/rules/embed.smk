@@ -5,7 +5,7 @@ rule embed:
     input:
         themes=embed.themes(SETUP),
         segments=embed.segments(SETUP),
-        pairs=lambda wc: ancient(PLAN.embedded_rated_pairs(wc.method)),
+        pairs=lambda wc: ancient(calibration.embedded_rated_pairs(SETUP, wc.method)),
     output:
         embeddings=expand(paths.EMBEDDINGS, set=STUDY.sets, allow_missing=True),
         keywords=expand(paths.KEYWORDS, set=STUDY.sets, allow_missing=True),

@@ -9,7 +9,7 @@ rule metrics:
         ),
         themes=embed.themes(SETUP),
         ceiling=lambda wc: PLAN.ceiling_files(wc.method),
-        calibration=lambda wc: PLAN.calibration_files(wc.method),
+        calibration=lambda wc: calibration.files(SETUP, wc.method),
     output:
         comparisons=report(
             paths.COMPARISONS,

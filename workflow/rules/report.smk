@@ -91,7 +91,10 @@ rule report_parts:
         grounding_transcripts=[
             PLAN.grounding_transcripts(m) for m in PLAN.grounded_methods()
         ],
-        calibration_fits=[PLAN.isotonic_fit(m) for m in PLAN.strength_fits()],
+        calibration_fits=[
+            calibration.isotonic_fit(SETUP, m)
+            for m in calibration.strength_fits(SETUP)
+        ],
         embeddings=sorted(
             {
                 f
@@ -140,6 +143,6 @@ rule report_parts:
         equivalence=STUDY.equivalence,
         generators=STUDY.generators,
         grounded=PLAN.grounded_methods(),
-        calibrated=PLAN.strength_fits(),
+        calibrated=calibration.strength_fits(SETUP),
     script:
         "../../scripts/report_parts.py"

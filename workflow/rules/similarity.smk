@@ -12,7 +12,7 @@ rule similarity_embedding:
         matrices=lambda wc: similarity.matrix_files(
             SETUP, wc.method, STUDY.pairs_for(wc.method)
         ),
-        rated=lambda wc: ancient(PLAN.judged_rated_pairs(wc.method)),
+        rated=lambda wc: ancient(calibration.judged_rated_pairs(SETUP, wc.method)),
     output:
         manifest=paths.SIMILARITY_MANIFEST,
         pairs=directory(paths.SIMILARITY),
