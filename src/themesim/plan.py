@@ -15,6 +15,7 @@ from themesim.inputs import (
     Setup,
     at,
     calibration,
+    ceiling,
     embed,
     methods,
     metrics,
@@ -26,7 +27,6 @@ from themesim.inputs import (
 from themesim.paths import (
     CACHES,
     CALIBRATION_PLOT,
-    CEILING,
     CODER_AGREEMENT,
     COMPARISONS,
     DECISIONS,
@@ -46,7 +46,6 @@ from themesim.paths import (
     LLM_SCORES,
     OTHER_HEATMAP,
     OVERVIEW,
-    PARAPHRASES,
     PLOTS,
     QUOTES,
     RUNS,
@@ -80,39 +79,6 @@ class Plan:
     def grounded_methods(self) -> list[str]:
         """The methods with grounding tables: every method when grounding runs."""
         return list(self.study.methods) if self.has_grounding() else []
-
-    # ------------------------------------------------------------ ceiling
-
-    def has_ceiling(self, method: str) -> bool:
-        """A paraphrase ceiling for this method: active, a kind that can score paraphrases,
-        and the reference among the sets of its comparisons."""
-        return (
-            bool(self.study.ceiling["active"])
-            and methods.kind_of(self.setup, method).ceiling
-            and self.study.reference in self.study.sets_for(method)
-        )
-
-    def ceiling_files(self, method: str) -> list[str]:
-        """The method's paraphrase similarities, an input of its metrics ([] when none)."""
-        return [at(CEILING, method=method)] if self.has_ceiling(method) else []
-
-    def paraphrase_files(self) -> list[str]:
-        """The paraphrases and per-method paraphrase similarities, when some method has a
-        ceiling (archived beside the metric tables they feed)."""
-        chosen = [m for m in self.study.methods if self.has_ceiling(m)]
-        return [PARAPHRASES] + [at(CEILING, method=m) for m in chosen] if chosen else []
-
-    def paraphrase_settings(self) -> dict:
-        """Settings of the paraphrase calls (themesim.llm.paraphrase.ParaphraseSettings)."""
-        return {k: v for k, v in self.study.ceiling.items() if k != "active" and v is not None}
-
-    def ceiling_spec(self, method: str) -> dict:
-        """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
-        from themesim.similarity import tfidf_options
-
-        if methods.kind_of(self.setup, method).own_embeddings:
-            return embed.settings(self.setup, method)
-        return tfidf_options(methods.spec(self.setup, method))
 
     # ------------------------------------------------------------ plots
 
@@ -555,13 +521,13 @@ class Plan:
             if metrics.has_runs(self.setup, m):
                 out.append(at(RUNS_MATRIX, method=m))
             out += embed.files(self.setup, m, self.study.sets)
-        out += self.paraphrase_files()
+        out += ceiling.paraphrase_files(self.setup)
         return list(dict.fromkeys(out))
 
     def archive_caches(self) -> list[str]:
         """The LLM call caches beside the judge's, when their calls run."""
         out = [CACHES["generate"]] if self.study.generated else []
-        out += [CACHES["paraphrase"]] if self.paraphrase_files() else []
+        out += [CACHES["paraphrase"]] if ceiling.paraphrase_files(self.setup) else []
         return out + ([CACHES["coder"]] if self.llm_coded_sets() else [])
 
     def judge_cache(self):

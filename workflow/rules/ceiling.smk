@@ -10,10 +10,10 @@ rule paraphrase_reference:
         "logs/ceiling/paraphrases.log",
     threads: 2
     resources:
-        llm_server=llm_server_for(PLAN.paraphrase_settings()),
+        llm_server=llm_server_for(ceiling.paraphrase_settings(SETUP)),
     params:
         code=code("paraphrase.py"),
-        settings=PLAN.paraphrase_settings(),
+        settings=ceiling.paraphrase_settings(SETUP),
         cache=paths.CACHES["paraphrase"],
     script:
         "../../scripts/paraphrase.py"
@@ -28,12 +28,12 @@ rule ceiling_similarity:
     log:
         "logs/ceiling/{method}.log",
     wildcard_constraints:
-        method=regex_of(m for m in STUDY.methods if PLAN.has_ceiling(m)),
+        method=regex_of(m for m in STUDY.methods if ceiling.has_ceiling(SETUP, m)),
     threads: 2
     params:
         code=code("ceiling.py"),
         kind=lambda wc: methods.kind(SETUP, wc.method),
-        spec=lambda wc: PLAN.ceiling_spec(wc.method),
+        spec=lambda wc: ceiling.spec(SETUP, wc.method),
         cache=embed.cache(SETUP),
     script:
         "../../scripts/ceiling.py"

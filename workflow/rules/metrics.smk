@@ -8,7 +8,7 @@ rule metrics:
             SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
         ),
         themes=embed.themes(SETUP),
-        ceiling=lambda wc: PLAN.ceiling_files(wc.method),
+        ceiling=lambda wc: ceiling.files(SETUP, wc.method),
         calibration=lambda wc: calibration.files(SETUP, wc.method),
     output:
         comparisons=report(
