@@ -21,10 +21,10 @@ def test_every_file_the_how_to_names_exists():
 
 
 def test_no_workflow_file_names_a_kind_or_a_figure():
-    """A kind and a small figure need no rule-file edit: the rules ask the plan and the
+    """A kind and a small figure need no rule-file edit: the rules ask themesim.inputs and the
     registry, never a kind's or a figure's name."""
     from themesim import kinds
-    from themesim.plan import METHOD_FIGURES
+    from themesim.report.figures import METHOD_FIGURES
 
     rules = "\n".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     for name in kinds.KINDS:

@@ -7,7 +7,7 @@ import pytest
 from helpers import REPO, make_study, write_config
 
 from themesim.config import prepare
-from themesim.inputs import Report, methods, similarity
+from themesim.inputs import Report, methods, plots, similarity
 from themesim.plan import Plan
 from themesim.report.figures import METHOD_FIGURES
 
@@ -46,26 +46,28 @@ def test_a_restricted_method_asks_for_the_heatmaps_of_its_pairs_only(study):
     own reference pairs, and {pair} matches a reference pair only, never a path in
     pair_heatmaps' folder (comparisons.all_pairs)."""
     plan = plan_of(study, comparisons={"all_pairs": True})
-    assert plan.heatmaps("tf_one") == ["results/plots/tf_one/human__vs__llm2_heatmap.png"]
-    assert plan.heatmaps("tfidf") == [
+    assert plots.heatmaps(plan.setup, "tf_one") == [
+        "results/plots/tf_one/human__vs__llm2_heatmap.png"
+    ]
+    assert plots.heatmaps(plan.setup, "tfidf") == [
         "results/plots/tfidf/human__vs__llm_heatmap.png",
         "results/plots/tfidf/human__vs__llm2_heatmap.png",
     ]
-    pattern = plan.heatmap_pairs()
+    pattern = plots.heatmap_pairs(plan.setup)
     assert re.fullmatch(pattern, "human__vs__llm2")
     for other in ("llm__vs__llm2", "heatmaps/llm__vs__llm2", "human__vs__llm2_x"):
         assert not re.fullmatch(pattern, other), other
-    assert plan.reference_pair("human__vs__llm2") == ("human", "llm2")
+    assert plots.reference_pair(plan.setup, "human__vs__llm2") == ("human", "llm2")
 
 
 def test_a_heatmap_job_reads_the_within_matrices_of_its_two_sets(study):
     z = {"kind": "tfidf", "thresholds": [2.0], "scale": "z"}
     plan = plan_of(study, methods=METHODS | {"tfidf": z})
-    within = plan.scale_files("tfidf", ("human", "llm2"))["within"]
+    within = plots.scale_files(plan.setup, "tfidf", ("human", "llm2"))["within"]
     assert within == {
         s: f"results/similarity/tfidf/{s}__vs__{s}.parquet" for s in ("human", "llm2")
     }
-    assert len(plan.scale_files("tfidf")["within"]) == 3
+    assert len(plots.scale_files(plan.setup, "tfidf")["within"]) == 3
 
 
 def test_similarity_rules_are_the_kinds_rule_names_each_defined_once(study):
@@ -117,7 +119,7 @@ def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):
 def test_figures_come_from_one_table(study):
     plan = plan_of(study)
     # run consistency: tfidf has a run group (llm, llm2); tf_one compares llm2 alone
-    files = plan.method_plot_files("tfidf")
+    files = plots.method_plot_files(plan.setup, "tfidf")
     assert files == {f.key: f"results/plots/tfidf/{f.stem}.png" for f in METHOD_FIGURES}
     contract = {  # the paths are a contract; a new figure may join them
         "distributions_png": "results/plots/tfidf/distributions.png",
@@ -126,14 +128,14 @@ def test_figures_come_from_one_table(study):
         "run_consistency_png": "results/plots/tfidf/run_consistency.png",
     }
     assert contract.items() <= files.items()
-    assert "run_consistency_png" not in plan.method_plot_files("tf_one")
-    assert "theme_map_png" not in plan.method_plot_files("judge")  # no theme vectors
+    assert "run_consistency_png" not in plots.method_plot_files(plan.setup, "tf_one")
+    assert "theme_map_png" not in plots.method_plot_files(plan.setup, "judge")  # no theme vectors
     # report_parts draws every figure of the table but run consistency, PNG and SVG
     drawn = {f.stem for f in METHOD_FIGURES if f.drawn_by == "report_parts"}
-    assert sorted(plan.method_figure_files("tfidf")) == sorted(
+    assert sorted(plots.method_figure_files(plan.setup, "tfidf")) == sorted(
         f"{s}_{ext}" for s in drawn for ext in ("png", "svg")
     )
-    wrapped = [e for e in plan.report_parts_outputs() if isinstance(e, Report)]
+    wrapped = [e for e in plots.report_parts_outputs(plan.setup) if isinstance(e, Report)]
     assert (
         Report(
             "results/plots/judge/confidence.png", "confidence.rst", "Confidence profiles", "judge"
@@ -141,8 +143,11 @@ def test_figures_come_from_one_table(study):
         in wrapped
     )
     for m in plan.study.methods:
-        for key, path in plan.method_figure_files(m).items():
-            listed = [e.path if isinstance(e, Report) else e for e in plan.report_parts_outputs()]
+        for key, path in plots.method_figure_files(plan.setup, m).items():
+            listed = [
+                e.path if isinstance(e, Report) else e
+                for e in plots.report_parts_outputs(plan.setup)
+            ]
             assert path in listed, (m, key)
 
 
@@ -172,8 +177,11 @@ def test_workbook_and_report_inputs(study):
     assert files["grounding_heatmaps"] == {
         "human__vs__llm2": "results/plots/tf_one/grounding/human__vs__llm2_iou.png"
     }
-    assert plan.plot_limit("max_pair_panels") == 30
-    assert plan_of(study, plots={"max_pair_panels": None}).plot_limit("max_pair_panels") is None
+    assert plots.plot_limit(plan.setup, "max_pair_panels") == 30
+    assert (
+        plots.plot_limit(plan_of(study, plots={"max_pair_panels": None}).setup, "max_pair_panels")
+        is None
+    )
 
 
 def test_rule_files_type_no_results_path():

@@ -9,9 +9,8 @@ imports Snakemake: the rules wrap these paths in `ancient()`/`report()` where th
 from __future__ import annotations
 
 from themesim.coder.settings import describe, set_coder
-from themesim.config import ARCHIVE_DEFAULTS, PLOTS_DEFAULTS, Study, generated_csv
+from themesim.config import ARCHIVE_DEFAULTS, Study, generated_csv
 from themesim.inputs import (
-    Report,
     Setup,
     at,
     calibration,
@@ -20,7 +19,7 @@ from themesim.inputs import (
     methods,
     metrics,
     pair_names,
-    regex_of,
+    plots,
     similarity,
     svg_of,
 )
@@ -39,14 +38,10 @@ from themesim.paths import (
     GROUNDING_SCATTER,
     GROUNDING_TRANSCRIPTS,
     HEADLINE,
-    HEATMAP,
-    HEATMAPS,
     LABEL,
     LABELS,
     LLM_SCORES,
-    OTHER_HEATMAP,
     OVERVIEW,
-    PLOTS,
     QUOTES,
     RUNS,
     RUNS_MATRIX,
@@ -59,11 +54,9 @@ from themesim.paths import (
     SWEEP,
     SWEEP_PLOT,
     THEME_TABLE,
-    THRESHOLDS,
     VERDICTS,
     WORKBOOK,
 )
-from themesim.report.figures import METHOD_FIGURES, Figure
 
 
 class Plan:
@@ -79,160 +72,6 @@ class Plan:
     def grounded_methods(self) -> list[str]:
         """The methods with grounding tables: every method when grounding runs."""
         return list(self.study.methods) if self.has_grounding() else []
-
-    # ------------------------------------------------------------ plots
-
-    def plots_dir(self, method: str) -> str:
-        return at(PLOTS, method=method)
-
-    def reference_pairs(self, pairs) -> list:
-        """Pairs with a heatmap file each (rule heatmap): the reference vs each set, which is
-        every pair of a study without `comparisons.all_pairs`."""
-        return [p for p in pairs if p[0] == self.study.reference]
-
-    def other_pairs(self, pairs) -> list:
-        """The rest of all pairs: their heatmaps go to one folder output per method, so the
-        DAG does not declare (and look up) pairs-squared files."""
-        return [p for p in pairs if p[0] != self.study.reference]
-
-    def heatmap_pairs(self) -> str:
-        """Wildcard pattern of the pair names with a heatmap file each (rule heatmap): the
-        study's reference pairs, never a path in pair_heatmaps' folder beside them."""
-        return regex_of(pair_names(self.reference_pairs(self.study.pairs)))
-
-    def reference_pair(self, name: str) -> tuple[str, str]:
-        """The reference pair a pair name ({pair} of a heatmap path) names."""
-        pairs = self.reference_pairs(self.study.pairs)
-        return dict(zip(pair_names(pairs), pairs, strict=True))[name]
-
-    def heatmaps(self, method: str) -> list[str]:
-        pairs = self.reference_pairs(self.study.pairs_for(method))
-        return [at(HEATMAP, method=method, pair=p) + ".png" for p in pair_names(pairs)]
-
-    def heatmap_folder(self, method: str) -> list[str]:
-        """The folder of the other pairs' heatmaps; none without `comparisons.all_pairs`."""
-        has = self.other_pairs(self.study.pairs_for(method))
-        return [at(HEATMAPS, method=method)] if has else []
-
-    def heatmap_paths(self, method: str) -> list[str]:
-        """Every pair's heatmap PNG of the method, in the study's pair order (what the report
-        links)."""
-        pairs = self.study.pairs_for(method)
-        return [
-            at(HEATMAP if a == self.study.reference else OTHER_HEATMAP, method=method, pair=p)
-            + ".png"
-            for (a, _), p in zip(pairs, pair_names(pairs), strict=True)
-        ]
-
-    def thresholds_file(self, method: str) -> str:
-        return at(THRESHOLDS, method=method)
-
-    def scale_fit(self, method: str) -> list[str]:
-        """The isotonic fit that puts a `scale: calibrated` method's scores on its scale."""
-        if metrics.family_settings(self.setup, method)["scale"] != "calibrated":
-            return []
-        return [calibration.isotonic_fit(self.setup, method)]
-
-    def scale_files(self, method: str, sets=None) -> dict:
-        """The files the heatmaps and grounding read to put scores on the method's scale
-        (metrics.method_scale), of those sets' within-set matrices (default: all the method
-        has); the scale itself they read from thresholds.csv."""
-        z = metrics.family_settings(self.setup, method)["scale"] == "z"
-        within = (
-            dict(
-                zip(
-                    similarity.within_sets(self.setup, method),
-                    similarity.within_files(self.setup, method),
-                    strict=True,
-                )
-            )
-            if z
-            else {}
-        )
-        if sets is not None:
-            within = {s: f for s, f in within.items() if s in sets}
-        fit = self.scale_fit(method)
-        return {"within": within, "fit": fit[0] if fit else None}
-
-    def codebook_fit(self, method: str) -> list[str]:
-        """The isotonic fit that agreement across codebooks reads (grounding.csv's
-        cu_alpha_codebooks): only with rated pairs and within-set matrices."""
-        if not (
-            calibration.has_calibration(self.setup, method)
-            and similarity.within_sets(self.setup, method)
-        ):
-            return []
-        return [calibration.isotonic_fit(self.setup, method)]
-
-    def codebook_similarity(self, method: str) -> dict:
-        """What grounding reads for cu_alpha_codebooks: the method's isotonic fit (None
-        without one) and every set's within-set matrix (metrics/codebooks.py)."""
-        fit = self.codebook_fit(method)
-        within = dict(
-            zip(
-                similarity.within_sets(self.setup, method),
-                similarity.within_files(self.setup, method),
-                strict=True,
-            )
-        )
-        return {"fit": fit[0] if fit else None, "within": within if fit else {}}
-
-    def plot_limit(self, key: str):
-        """plots.max_pair_heatmaps / plots.max_pair_panels as given (null = no limit), else
-        the default."""
-        given = self.config.get("plots") or {}
-        return given[key] if key in given else PLOTS_DEFAULTS[key]
-
-    def figures(self, method: str, drawn_by: str | None = None) -> list[Figure]:
-        """The per-method figures the method has (of one job when drawn_by is given)."""
-        return [
-            f
-            for f in METHOD_FIGURES
-            if (drawn_by is None or f.drawn_by == drawn_by)
-            and (f.needs is None or self.has(method, f.needs))
-        ]
-
-    def has(self, method: str, capability: str) -> bool:
-        return (
-            metrics.has_runs(self.setup, method)
-            if capability == "runs"
-            else getattr(methods.kind_of(self.setup, method), capability)
-        )
-
-    def figure_path(self, method: str, figure: Figure, ext: str = "png") -> str:
-        return f"{self.plots_dir(method)}/{figure.stem}.{ext}"
-
-    def method_plot_files(self, method: str) -> dict[str, str]:
-        """Every extra plot of a method by its report key (PNG); each has an .svg beside it."""
-        return {f.key: self.figure_path(method, f) for f in self.figures(method)}
-
-    def method_figure_files(self, method: str) -> dict[str, str]:
-        """A method's figures drawn by report_parts: PNG and SVG by name."""
-        return {
-            f"{f.stem}_{ext}": self.figure_path(method, f, ext)
-            for f in self.figures(method, "report_parts")
-            for ext in ("png", "svg")
-        }
-
-    def report_parts_outputs(self) -> list:
-        """report_parts' outputs but the verdicts and the workbook: paths, the PNGs as Report
-        entries for `snakemake --report`."""
-        out = [
-            Report(HEADLINE["csv"], "headline.rst", "Summary"),
-            HEADLINE["tex"],
-            Report(HEADLINE["png"], "headline_intervals.rst", "Summary"),
-            HEADLINE["svg"],
-            Report(SIDE_BY_SIDE["png"], "side_by_side.rst", "Methods side by side"),
-            SIDE_BY_SIDE["svg"],
-        ]
-        for m in self.study.methods:
-            for f in self.figures(m, "report_parts"):
-                png = self.figure_path(m, f)
-                out += [Report(png, f"{f.stem}.rst", f.category, m), self.figure_path(m, f, "svg")]
-        return out
-
-    def theme_map_methods(self) -> list[str]:
-        return [m for m in self.study.methods if methods.kind_of(self.setup, m).theme_vectors]
 
     # ------------------------------------------------------------ grounding
 
@@ -422,7 +261,7 @@ class Plan:
 
     def pairs_overview_files(self, method: str) -> dict:
         """The all-pairs overview the report shows when the folder holds one (report key)."""
-        has = self.heatmap_folder(method)
+        has = plots.heatmap_folder(self.setup, method)
         return {"pairs_overview_png": at(OVERVIEW, method=method) + ".png"} if has else {}
 
     def report_method_files(self, method: str) -> dict:
@@ -433,7 +272,7 @@ class Plan:
             "decisions_csv": at(DECISIONS, method=method),
         }
         return (
-            self.method_plot_files(method)
+            plots.method_plot_files(self.setup, method)
             | tables
             | runs
             | self.grounding_report_files(method)
@@ -442,7 +281,7 @@ class Plan:
 
     def report_methods(self) -> dict:
         """The summary report's description of each method."""
-        panels = self.plot_limit("max_pair_panels")
+        panels = plots.plot_limit(self.setup, "max_pair_panels")
         return {
             m: {
                 "description": s.get("description", m),
@@ -489,9 +328,9 @@ class Plan:
             if metrics.has_runs(self.setup, m):
                 out.append(at(RUNS, method=m))
             out += self.grounding_outputs(m)
-            drawn = self.heatmaps(m) + [at(SWEEP_PLOT, method=m) + ".png"]
-            drawn += list(self.method_plot_files(m).values())
-            out += drawn + svg_of(drawn) + self.heatmap_folder(m)
+            drawn = plots.heatmaps(self.setup, m) + [at(SWEEP_PLOT, method=m) + ".png"]
+            drawn += list(plots.method_plot_files(self.setup, m).values())
+            out += drawn + svg_of(drawn) + plots.heatmap_folder(self.setup, m)
         out += list(SUMMARY.values())
         for m in self.study.methods:
             if calibration.has_calibration(self.setup, m):

@@ -6,7 +6,15 @@ from themesim.deps import CodeDeps
 from themesim.errors import exit_on_error
 from themesim import paths
 from themesim.inputs import Report, Setup, pair_names, regex_of
-from themesim.inputs import calibration, ceiling, embed, methods, metrics, similarity
+from themesim.inputs import (
+    calibration,
+    ceiling,
+    embed,
+    methods,
+    metrics,
+    plots,
+    similarity,
+)
 from themesim.plan import Plan
 from themesim.provenance import git_commit
 

@@ -72,9 +72,9 @@ rule grounding:
         # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
         # from the similarity job).
         thresholds=paths.THRESHOLDS,
-        scale_fit=lambda wc: PLAN.scale_fit(wc.method),
+        scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
         # agreement across codebooks: P(match) through the isotonic fit, where one exists
-        codebook_fit=lambda wc: PLAN.codebook_fit(wc.method),
+        codebook_fit=lambda wc: plots.codebook_fit(SETUP, wc.method),
     output:
         table=report(
             paths.GROUNDING,
@@ -115,13 +115,13 @@ rule grounding:
         pairs=lambda wc: STUDY.pairs_for(wc.method),
         similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
         op=lambda wc: methods.op(SETUP, wc.method),
-        scale=lambda wc: PLAN.scale_files(wc.method),
+        scale=lambda wc: plots.scale_files(SETUP, wc.method),
         settings=PLAN.grounding_settings(),
         bases=STUDY.grounding["basis"],
         coder_sets=lambda wc: PLAN.coder_sets(wc.method),
         assign=STUDY.grounding["assign"],
         coders=lambda wc: PLAN.coder_descriptions(wc.method),
-        codebooks=lambda wc: PLAN.codebook_similarity(wc.method),
+        codebooks=lambda wc: plots.codebook_similarity(SETUP, wc.method),
     script:
         "../../scripts/grounding.py"
 

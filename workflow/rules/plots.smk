@@ -17,19 +17,19 @@ rule plots:
     params:
         code=code("plots.py"),
         reference=STUDY.reference,
-        max_panels=PLAN.plot_limit("max_pair_panels"),
+        max_panels=plots.plot_limit(SETUP, "max_pair_panels"),
     script:
         "../../scripts/plots.py"
 
 
 # One reference pair's heatmap: the rules that need them ask for a method's own pairs
-# (Plan.heatmaps), so a method restricted by `comparisons:` gets only those jobs.
+# (plots.heatmaps), so a method restricted by `comparisons:` gets only those jobs.
 rule heatmap:
     input:
         thresholds=paths.THRESHOLDS,
         similarity=lambda wc: similarity.done(SETUP, wc.method),
-        themes=lambda wc: embed.themes(SETUP, PLAN.reference_pair(wc.pair)),
-        scale_fit=lambda wc: PLAN.scale_fit(wc.method),
+        themes=lambda wc: embed.themes(SETUP, plots.reference_pair(SETUP, wc.pair)),
+        scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
     output:
         png=report(
             f"{paths.HEATMAP}.png",
@@ -44,15 +44,17 @@ rule heatmap:
         "benchmarks/heatmap/{method}_{pair}.tsv"
     # A pair of the reference: a file in pair_heatmaps' folder beside it matches no job.
     wildcard_constraints:
-        pair=PLAN.heatmap_pairs(),
+        pair=plots.heatmap_pairs(SETUP),
     params:
         code=code("heatmap.py"),
-        pair=lambda wc: PLAN.reference_pair(wc.pair),
+        pair=lambda wc: plots.reference_pair(SETUP, wc.pair),
         similarity_path=lambda wc: similarity.files(
-            SETUP, wc.method, [PLAN.reference_pair(wc.pair)]
+            SETUP, wc.method, [plots.reference_pair(SETUP, wc.pair)]
         )[0],
         op=lambda wc: methods.op(SETUP, wc.method),
-        scale=lambda wc: PLAN.scale_files(wc.method, PLAN.reference_pair(wc.pair)),
+        scale=lambda wc: plots.scale_files(
+            SETUP, wc.method, plots.reference_pair(SETUP, wc.pair)
+        ),
     script:
         "../../scripts/heatmap.py"
 
@@ -65,7 +67,7 @@ rule pair_heatmaps:
         comparisons=paths.COMPARISONS,
         similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=embed.themes(SETUP),
-        scale_fit=lambda wc: PLAN.scale_fit(wc.method),
+        scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
     output:
         report(
             directory(paths.HEATMAPS),
@@ -81,12 +83,12 @@ rule pair_heatmaps:
     params:
         code=code("pair_heatmaps.py"),
         sets=list(STUDY.sets),
-        pairs=lambda wc: PLAN.other_pairs(STUDY.pairs_for(wc.method)),
+        pairs=lambda wc: plots.other_pairs(SETUP, STUDY.pairs_for(wc.method)),
         similarity_paths=lambda wc: similarity.files(
-            SETUP, wc.method, PLAN.other_pairs(STUDY.pairs_for(wc.method))
+            SETUP, wc.method, plots.other_pairs(SETUP, STUDY.pairs_for(wc.method))
         ),
         op=lambda wc: methods.op(SETUP, wc.method),
-        scale=lambda wc: PLAN.scale_files(wc.method),
-        max_heatmaps=PLAN.plot_limit("max_pair_heatmaps"),
+        scale=lambda wc: plots.scale_files(SETUP, wc.method),
+        max_heatmaps=plots.plot_limit(SETUP, "max_pair_heatmaps"),
     script:
         "../../scripts/pair_heatmaps.py"

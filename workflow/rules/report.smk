@@ -5,12 +5,16 @@ rule summary_report:
         themes_tables=PLAN.all_tables(paths.THEME_TABLE),
         sweeps=PLAN.all_tables(paths.SWEEP),
         heatmaps=[
-            h for m in STUDY.methods for h in PLAN.heatmaps(m) + PLAN.heatmap_folder(m)
+            h
+            for m in STUDY.methods
+            for h in plots.heatmaps(SETUP, m) + plots.heatmap_folder(SETUP, m)
         ],
         sweep_plots=expand(f"{paths.SWEEP_PLOT}.png", method=STUDY.methods),
         side_by_side=paths.SIDE_BY_SIDE["png"],
         method_plots=[
-            f for m in STUDY.methods for f in PLAN.method_plot_files(m).values()
+            f
+            for m in STUDY.methods
+            for f in plots.method_plot_files(SETUP, m).values()
         ],
         sets_tables=PLAN.all_tables(paths.SETS),
         decision_tables=PLAN.all_tables(paths.DECISIONS),
@@ -53,7 +57,7 @@ rule summary_report:
         methods=PLAN.report_methods(),
         pairs=pair_names(STUDY.pairs),
         method_pairs={m: pair_names(STUDY.pairs_for(m)) for m in STUDY.methods},
-        heatmaps=[h for m in STUDY.methods for h in PLAN.heatmap_paths(m)],
+        heatmaps=[h for m in STUDY.methods for h in plots.heatmap_paths(SETUP, m)],
         sets=STUDY.sets,
         coded=PLAN.coded_inputs(),
         config=lambda wc: config,
@@ -98,12 +102,12 @@ rule report_parts:
         embeddings=sorted(
             {
                 f
-                for m in PLAN.theme_map_methods()
+                for m in plots.theme_map_methods(SETUP)
                 for f in embed.theme_map_embeddings(SETUP, m)
             }
         ),
     output:
-        *reported(PLAN.report_parts_outputs()),
+        *reported(plots.report_parts_outputs(SETUP)),
         verdicts=report(
             paths.VERDICTS, caption="../report/verdicts.rst", category="Summary"
         ),
@@ -125,7 +129,7 @@ rule report_parts:
         # named in the workbook's index, not held: parquet matrices and their folders
         named=PLAN.workbook_named(),
         side_by_side=paths.SIDE_BY_SIDE,
-        figures={m: PLAN.method_figure_files(m) for m in STUDY.methods},
+        figures={m: plots.method_figure_files(SETUP, m) for m in STUDY.methods},
         op={m: methods.op(SETUP, m) for m in STUDY.methods},
         gamma={m: metrics.family_settings(SETUP, m)["gamma"] for m in STUDY.methods},
         sets=list(STUDY.sets),
@@ -135,10 +139,10 @@ rule report_parts:
                 "d": STUDY.methods[m].get("d"),
                 "embeddings": embed.theme_map_embeddings(SETUP, m),
             }
-            for m in PLAN.theme_map_methods()
+            for m in plots.theme_map_methods(SETUP)
         },
         reference=STUDY.reference,
-        max_panels=PLAN.plot_limit("max_pair_panels"),
+        max_panels=plots.plot_limit(SETUP, "max_pair_panels"),
         reference_group=STUDY.reference_group,
         equivalence=STUDY.equivalence,
         generators=STUDY.generators,
