@@ -7,7 +7,12 @@ import pytest
 from helpers import REPO, make_study, write_config
 
 from themesim.config import prepare
-from themesim.inputs import Report, methods, plots, similarity
+from themesim.inputs import (
+    Report,
+    methods,
+    plots,
+    similarity,
+)
 from themesim.plan import Plan
 from themesim.report.figures import METHOD_FIGURES
 

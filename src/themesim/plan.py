@@ -8,7 +8,6 @@ imports Snakemake: the rules wrap these paths in `ancient()`/`report()` where th
 
 from __future__ import annotations
 
-from themesim.coder.settings import describe, set_coder
 from themesim.config import ARCHIVE_DEFAULTS, Study, generated_csv
 from themesim.inputs import (
     Setup,
@@ -16,9 +15,9 @@ from themesim.inputs import (
     calibration,
     ceiling,
     embed,
+    grounding,
     methods,
     metrics,
-    pair_names,
     plots,
     similarity,
     svg_of,
@@ -29,20 +28,9 @@ from themesim.paths import (
     CODER_AGREEMENT,
     COMPARISONS,
     DECISIONS,
-    GROUNDING,
-    GROUNDING_IOU,
     GROUNDING_LONG,
-    GROUNDING_PAIR,
-    GROUNDING_PAIRS,
-    GROUNDING_PLOTS,
-    GROUNDING_SCATTER,
-    GROUNDING_TRANSCRIPTS,
     HEADLINE,
-    LABEL,
-    LABELS,
-    LLM_SCORES,
     OVERVIEW,
-    QUOTES,
     RUNS,
     RUNS_MATRIX,
     SEGMENTS,
@@ -67,154 +55,6 @@ class Plan:
         self.config = config
         self.setup = Setup(study, config)
 
-    # ------------------------------------------------------------ calibration
-
-    def grounded_methods(self) -> list[str]:
-        """The methods with grounding tables: every method when grounding runs."""
-        return list(self.study.methods) if self.has_grounding() else []
-
-    # ------------------------------------------------------------ grounding
-
-    def has_grounding(self) -> bool:
-        return bool(self.study.grounding["active"] and self.study.transcripts)
-
-    def assign_threshold(self, method: str):
-        """Theme-segment similarity at which a segment gets a theme; None: never assigns."""
-        if self.study.grounding["assign"] == "never":
-            return None
-        return methods.spec(self.setup, method).get(
-            "assign_threshold"
-        )  # a kind's default, or absent
-
-    def coder_of(self, method: str, set_name: str) -> str:
-        return set_coder(self.study.grounding["coder"], method, set_name)
-
-    def assigns(self, method: str, set_name: str) -> bool:
-        """Does the set get coder labels from the method's vectors (so it needs embeddings)?"""
-        if self.assign_threshold(method) is None:
-            return False
-        return self.coder_of(method, set_name) != "llm"
-
-    def llm_coded(self, method: str, set_name: str) -> bool:
-        return (
-            self.study.grounding["assign"] != "never" and self.coder_of(method, set_name) == "llm"
-        )
-
-    def coder_sets(self, method: str) -> list[str]:
-        """The method's sets its coder labels (grounding.coder): by the LLM or by vectors."""
-        if self.study.grounding["assign"] == "never":
-            return []
-        return [
-            s
-            for s in self.study.sets_for(method)
-            if self.assigns(method, s) or self.llm_coded(method, s)
-        ]
-
-    def llm_coded_sets(self, method: str | None = None) -> list[str]:
-        """Sets the LLM codes under `method` (None: under any method with grounding)."""
-        study = self.study
-        chosen = [method] if method else (list(study.methods) if self.has_grounding() else [])
-        return [
-            s
-            for s in study.sets
-            if any(self.llm_coded(m, s) for m in chosen if s in study.sets_for(m))
-        ]
-
-    def llm_score_files(self, sets) -> list[str]:
-        return [at(LLM_SCORES, set=s) for s in sets]
-
-    def coder_descriptions(self, method: str) -> dict[str, str]:
-        """Set -> one line naming the coder that labels it under the method."""
-        coder, threshold = self.study.grounding["coder"], self.assign_threshold(method)
-        return {
-            s: describe(coder, self.coder_of(method, s), threshold) for s in self.coder_sets(method)
-        }
-
-    def coded_sets(self, method: str) -> list[str]:
-        """The method's sets with a coded-segments file, in set order."""
-        return [s for s in self.study.sets_for(method) if s in self.study.segments]
-
-    def assigned_sets(self, method: str) -> list[str]:
-        """The method's sets that get coder labels from its vectors (assigns), in set order."""
-        return [s for s in self.study.sets_for(method) if self.assigns(method, s)]
-
-    def grounding_settings(self) -> dict:
-        """What the grounding metrics read: `grounding:`'s interval and test settings."""
-        g = self.study.grounding
-        return {
-            "min_iou": g["min_iou"],
-            "seed": g["seed"],
-            "intervals": g["intervals"],
-            "bootstrap": {"n": g["bootstrap"]},
-            "permutations": g["permutations"],
-        }
-
-    def label_files(self, method: str, sets=None) -> list[str]:
-        sets = self.study.sets_for(method) if sets is None else sets
-        return [at(LABEL, method=method, set=s) for s in sets]
-
-    def quote_files(self, method: str, sets=None) -> list[str]:
-        sets = self.study.sets_for(method) if sets is None else sets
-        return [at(QUOTES, method=method, set=s) for s in sets]
-
-    def label_folder(self, method: str) -> str:
-        """The labels job's folder: label_files and quote_files of the method's sets."""
-        return at(LABELS, method=method)
-
-    def grounding_long_files(self, method: str) -> list[str]:
-        """Each comparison's long table, in the grounding job's folder (GROUNDING_LONG)."""
-        pairs = pair_names(self.study.pairs_for(method))
-        return [at(GROUNDING_PAIR, method=method, pair=p) for p in pairs]
-
-    def grounding_heatmaps(self, method: str) -> list[str]:
-        """Each comparison's IoU heatmap (PNG, an SVG beside it), in GROUNDING_PLOTS."""
-        return [self.grounding_iou(method, p) for p in pair_names(self.study.pairs_for(method))]
-
-    def coder_agreement_files(self) -> list[str]:
-        return [CODER_AGREEMENT] if self.has_grounding() else []
-
-    def grounding_iou(self, method: str, pair: str, ext: str = "png") -> str:
-        return f"{at(GROUNDING_IOU, method=method, pair=pair)}.{ext}"
-
-    def grounding_scatter(self, method: str, ext: str = "png") -> str:
-        return f"{at(GROUNDING_SCATTER, method=method)}.{ext}"
-
-    def grounding_tables(self, method: str) -> list[str]:
-        return [at(GROUNDING, method=method), at(GROUNDING_PAIRS, method=method)]
-
-    def grounding_transcripts(self, method: str) -> str:
-        """The coder basis's theme-pair counts per transcript (the verdicts' segments route)."""
-        return at(GROUNDING_TRANSCRIPTS, method=method)
-
-    def grounding_outputs(self, method: str) -> list[str]:
-        if not self.has_grounding():
-            return []
-        # the folder of the figures: each comparison's IoU heatmap, and the scatter
-        figures = [at(GROUNDING_PLOTS, method=method)]
-        scatters = [self.grounding_scatter(method, ext) for ext in ("png", "svg")]
-        csvs = self.grounding_tables(method) + [self.grounding_transcripts(method)]
-        return csvs + figures + scatters + self.coder_agreement_files()
-
-    def grounding_report_files(self, method: str) -> dict:
-        """What the report's grounding section reads of a method (none without grounding)."""
-        if not self.has_grounding():
-            return {}
-        return {
-            "grounding_csv": self.grounding_tables(method)[0],
-            "grounding_dir": at(GROUNDING_LONG, method=method),
-            "segments_dir": self.label_folder(method),
-            "segments_parquet": SEGMENTS,
-            "grounding_heatmaps": dict(
-                zip(
-                    pair_names(self.study.pairs_for(method)),
-                    self.grounding_heatmaps(method),
-                    strict=True,
-                )
-            ),
-            "grounding_scatter_png": self.grounding_scatter(method),
-            "coder_agreement_csv": CODER_AGREEMENT,
-        }
-
     # ------------------------------------------------------------ the report
 
     def workbook_tables(self) -> dict[str, str]:
@@ -233,7 +73,7 @@ class Plan:
                 out[f"{m} runs"] = at(RUNS, method=m)
             if calibration.has_calibration(self.setup, m):
                 out[f"{m} calibration"] = calibration.table(self.setup, m)
-        if self.has_grounding():
+        if grounding.has_grounding(self.setup):
             out["coder agreement"] = CODER_AGREEMENT
         return out
 
@@ -245,9 +85,9 @@ class Plan:
             out[f"{m} similarity matrices"] = similarity.folder(self.setup, m) + "/"
             if metrics.has_runs(self.setup, m):
                 out[f"{m} runs matrix"] = at(RUNS_MATRIX, method=m)
-            if self.has_grounding():
+            if grounding.has_grounding(self.setup):
                 out[f"{m} grounding long tables"] = at(GROUNDING_LONG, method=m) + "/"
-                out[f"{m} grounding pairs per transcript"] = self.grounding_transcripts(m)
+                out[f"{m} grounding pairs per transcript"] = grounding.transcripts(self.setup, m)
         out["embeddings"] = "results/embeddings/"
         return out
 
@@ -275,7 +115,7 @@ class Plan:
             plots.method_plot_files(self.setup, method)
             | tables
             | runs
-            | self.grounding_report_files(method)
+            | grounding.report_files(self.setup, method)
             | self.pairs_overview_files(method)
         )
 
@@ -327,7 +167,7 @@ class Plan:
             out += metrics.tables(self.setup, m)
             if metrics.has_runs(self.setup, m):
                 out.append(at(RUNS, method=m))
-            out += self.grounding_outputs(m)
+            out += grounding.outputs(self.setup, m)
             drawn = plots.heatmaps(self.setup, m) + [at(SWEEP_PLOT, method=m) + ".png"]
             drawn += list(plots.method_plot_files(self.setup, m).values())
             out += drawn + svg_of(drawn) + plots.heatmap_folder(self.setup, m)
@@ -367,7 +207,7 @@ class Plan:
         """The LLM call caches beside the judge's, when their calls run."""
         out = [CACHES["generate"]] if self.study.generated else []
         out += [CACHES["paraphrase"]] if ceiling.paraphrase_files(self.setup) else []
-        return out + ([CACHES["coder"]] if self.llm_coded_sets() else [])
+        return out + ([CACHES["coder"]] if grounding.llm_coded_sets(self.setup) else [])
 
     def judge_cache(self):
         """The judge's cache when a judge method runs (an accumulating file, not an output)."""

@@ -10,6 +10,7 @@ from themesim.inputs import (
     calibration,
     ceiling,
     embed,
+    grounding,
     methods,
     metrics,
     plots,
@@ -57,7 +58,7 @@ def code(script):
 
 
 def reported(entries):
-    """Paths as they are; themesim.plan.Report entries wrapped for `snakemake --report`."""
+    """Paths as they are; themesim.inputs.Report entries wrapped for `snakemake --report`."""
     # Imported under another name: a line may not start with Snakemake's `report` keyword.
     from snakemake.io import report as in_report
 

@@ -11,14 +11,18 @@ rule segment_labels:
         themes=lambda wc: embed.method_themes(SETUP, wc.method),
         segments=paths.SEGMENTS,
         transcripts=STUDY.transcripts,
-        coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
-        llm_scores=lambda wc: PLAN.llm_score_files(PLAN.llm_coded_sets(wc.method)),
+        coded=lambda wc: [
+            STUDY.segments[s] for s in grounding.coded_sets(SETUP, wc.method)
+        ],
+        llm_scores=lambda wc: grounding.llm_score_files(
+            SETUP, grounding.llm_coded_sets(SETUP, wc.method)
+        ),
         embeddings=lambda wc: embed.files(
-            SETUP, wc.method, PLAN.assigned_sets(wc.method)
+            SETUP, wc.method, grounding.assigned_sets(SETUP, wc.method)
         ),
         segment_embeddings=lambda wc: (
             embed.segment_embedding_files(SETUP, wc.method)
-            if PLAN.assigned_sets(wc.method)
+            if grounding.assigned_sets(SETUP, wc.method)
             else []
         ),
     output:
@@ -30,31 +34,37 @@ rule segment_labels:
     params:
         code=code("segment_labels.py"),
         sets=lambda wc: STUDY.sets_for(wc.method),
-        labels=lambda wc: PLAN.label_files(wc.method),
-        quotes=lambda wc: PLAN.quote_files(wc.method),
-        coded_sets=lambda wc: PLAN.coded_sets(wc.method),
+        labels=lambda wc: grounding.label_files(SETUP, wc.method),
+        quotes=lambda wc: grounding.quote_files(SETUP, wc.method),
+        coded_sets=lambda wc: grounding.coded_sets(SETUP, wc.method),
         assigned_sets=lambda wc: embed.embedded_sets(
-            SETUP, wc.method, PLAN.assigned_sets(wc.method)
+            SETUP, wc.method, grounding.assigned_sets(SETUP, wc.method)
         ),
         spec=lambda wc: similarity.spec(SETUP, wc.method),
         levels=lambda wc: {
-            s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
+            s: STUDY.levels.get(s, "all")
+            for s in grounding.coded_sets(SETUP, wc.method)
         },
         # a .qdpx set's user: only that user's codings are its coded segments
         users=lambda wc: {
-            s: STUDY.users[s] for s in PLAN.coded_sets(wc.method) if s in STUDY.users
+            s: STUDY.users[s]
+            for s in grounding.coded_sets(SETUP, wc.method)
+            if s in STUDY.users
         },
         assign=STUDY.grounding["assign"],
         assign_threshold=lambda wc: (
-            PLAN.assign_threshold(wc.method) if PLAN.assigned_sets(wc.method) else None
+            grounding.assign_threshold(SETUP, wc.method)
+            if grounding.assigned_sets(SETUP, wc.method)
+            else None
         ),
         quote_cutoff=STUDY.grounding["quote_cutoff"],
         exclude_speakers=STUDY.grounding["exclude_speakers"],
         coder=STUDY.grounding["coder"],
         coder_kinds=lambda wc: {
-            s: PLAN.coder_of(wc.method, s) for s in STUDY.sets_for(wc.method)
+            s: grounding.coder_of(SETUP, wc.method, s)
+            for s in STUDY.sets_for(wc.method)
         },
-        llm_sets=lambda wc: PLAN.llm_coded_sets(wc.method),
+        llm_sets=lambda wc: grounding.llm_coded_sets(SETUP, wc.method),
     script:
         "../../scripts/segment_labels.py"
 
@@ -64,7 +74,7 @@ rule grounding:
     input:
         similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=lambda wc: embed.method_themes(SETUP, wc.method),
-        labels=lambda wc: PLAN.label_folder(wc.method),
+        labels=lambda wc: grounding.label_folder(SETUP, wc.method),
         segments=paths.SEGMENTS,
         # The first threshold and the scale as the metrics job resolved them (not
         # ancient: Snakemake then skips this job's own reasons whenever the metrics job
@@ -108,19 +118,19 @@ rule grounding:
     params:
         code=code("grounding.py"),
         sets=lambda wc: STUDY.sets_for(wc.method),
-        labels=lambda wc: PLAN.label_files(wc.method),
-        quotes=lambda wc: PLAN.quote_files(wc.method),
-        long=lambda wc: PLAN.grounding_long_files(wc.method),
-        heatmaps=lambda wc: PLAN.grounding_heatmaps(wc.method),
+        labels=lambda wc: grounding.label_files(SETUP, wc.method),
+        quotes=lambda wc: grounding.quote_files(SETUP, wc.method),
+        long=lambda wc: grounding.long_files(SETUP, wc.method),
+        heatmaps=lambda wc: grounding.heatmaps(SETUP, wc.method),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
         similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
         op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: plots.scale_files(SETUP, wc.method),
-        settings=PLAN.grounding_settings(),
+        settings=grounding.settings(SETUP),
         bases=STUDY.grounding["basis"],
-        coder_sets=lambda wc: PLAN.coder_sets(wc.method),
+        coder_sets=lambda wc: grounding.coder_sets(SETUP, wc.method),
         assign=STUDY.grounding["assign"],
-        coders=lambda wc: PLAN.coder_descriptions(wc.method),
+        coders=lambda wc: grounding.coder_descriptions(SETUP, wc.method),
         codebooks=lambda wc: plots.codebook_similarity(SETUP, wc.method),
     script:
         "../../scripts/grounding.py"
@@ -128,14 +138,14 @@ rule grounding:
 
 # The LLM coder's scores (grounding.coder.kind: llm), one job for every LLM-coded set: its
 # answers do not depend on the method, and are cached in results/cache/coder.sqlite.
-if PLAN.llm_coded_sets():
+if grounding.llm_coded_sets(SETUP):
 
     rule coder_llm:
         input:
-            themes=embed.themes(SETUP, PLAN.llm_coded_sets()),
+            themes=embed.themes(SETUP, grounding.llm_coded_sets(SETUP)),
             segments=paths.SEGMENTS,
         output:
-            scores=PLAN.llm_score_files(PLAN.llm_coded_sets()),
+            scores=grounding.llm_score_files(SETUP, grounding.llm_coded_sets(SETUP)),
         log:
             "logs/grounding/coder_llm.log",
         benchmark:
@@ -147,7 +157,7 @@ if PLAN.llm_coded_sets():
             llm_server=llm_server_for(STUDY.grounding["coder"]["llm"]),
         params:
             code=code("coder_llm.py"),
-            sets=PLAN.llm_coded_sets(),
+            sets=grounding.llm_coded_sets(SETUP),
             llm=STUDY.grounding["coder"]["llm"],
             exclude_speakers=STUDY.grounding["exclude_speakers"],
             cache=paths.CACHES["coder"],
@@ -156,11 +166,11 @@ if PLAN.llm_coded_sets():
 
 
 # How far the coder agrees with the human coding of every set that has one, per method.
-if PLAN.has_grounding():
+if grounding.has_grounding(SETUP):
 
     rule coder_agreement:
         input:
-            labels=[PLAN.label_folder(m) for m in STUDY.methods],
+            labels=[grounding.label_folder(SETUP, m) for m in STUDY.methods],
             themes=embed.themes(SETUP),
             segments=paths.SEGMENTS,
         output:
@@ -174,12 +184,12 @@ if PLAN.has_grounding():
             "logs/grounding/coder_agreement.log",
         params:
             code=code("coder_agreement.py"),
-            labels=[f for m in STUDY.methods for f in PLAN.label_files(m)],
+            labels=[f for m in STUDY.methods for f in grounding.label_files(SETUP, m)],
             methods={
                 m: {
                     "sets": STUDY.sets_for(m),
-                    "coded_sets": PLAN.coded_sets(m),
-                    "coders": PLAN.coder_descriptions(m),
+                    "coded_sets": grounding.coded_sets(SETUP, m),
+                    "coders": grounding.coder_descriptions(SETUP, m),
                 }
                 for m in STUDY.methods
             },

@@ -6,15 +6,17 @@ import re
 
 from themesim.steps.qdpx import PROJECT as QDPX_PROJECT
 
-if PLAN.has_grounding():
+if grounding.has_grounding(SETUP):
 
     rule qdpx_project:
         input:
             themes=lambda wc: embed.method_themes(SETUP, wc.method),
-            labels=lambda wc: PLAN.label_folder(wc.method),
+            labels=lambda wc: grounding.label_folder(SETUP, wc.method),
             segments=paths.SEGMENTS,
             transcripts=STUDY.transcripts,
-            coded=lambda wc: [STUDY.segments[s] for s in PLAN.coded_sets(wc.method)],
+            coded=lambda wc: [
+                STUDY.segments[s] for s in grounding.coded_sets(SETUP, wc.method)
+            ],
         output:
             QDPX_PROJECT,
         log:
@@ -24,16 +26,17 @@ if PLAN.has_grounding():
         params:
             code=code("qdpx.py"),
             sets=lambda wc: STUDY.sets_for(wc.method),
-            labels=lambda wc: PLAN.label_files(wc.method),
-            coded_sets=lambda wc: PLAN.coded_sets(wc.method),
-            coder_sets=lambda wc: PLAN.coder_sets(wc.method),
+            labels=lambda wc: grounding.label_files(SETUP, wc.method),
+            coded_sets=lambda wc: grounding.coded_sets(SETUP, wc.method),
+            coder_sets=lambda wc: grounding.coder_sets(SETUP, wc.method),
             levels=lambda wc: {
-                s: STUDY.levels.get(s, "all") for s in PLAN.coded_sets(wc.method)
+                s: STUDY.levels.get(s, "all")
+                for s in grounding.coded_sets(SETUP, wc.method)
             },
             # a .qdpx set's user: only that user's codings are its coded segments
             users=lambda wc: {
                 s: STUDY.users[s]
-                for s in PLAN.coded_sets(wc.method)
+                for s in grounding.coded_sets(SETUP, wc.method)
                 if s in STUDY.users
             },
         script:

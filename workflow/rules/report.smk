@@ -33,7 +33,7 @@ rule summary_report:
         theme_tables=embed.themes(SETUP),
         transcripts=STUDY.transcripts,
         coded=list(PLAN.coded_inputs().values()),
-        grounding=[f for m in STUDY.methods for f in PLAN.grounding_outputs(m)],
+        grounding=[f for m in STUDY.methods for f in grounding.outputs(SETUP, m)],
         # an LLM judge's model and server build are read from its similarity files
         judges=[
             similarity.manifest(SETUP, m) for m in STUDY.methods_with("judge_cache")
@@ -91,9 +91,11 @@ rule report_parts:
         ],
         themes=embed.themes(SETUP),
         # each method's segment agreement of theme pairs: the verdicts' segments route
-        grounding_pairs=[PLAN.grounding_tables(m)[1] for m in PLAN.grounded_methods()],
+        grounding_pairs=[
+            grounding.tables(SETUP, m)[1] for m in grounding.grounded_methods(SETUP)
+        ],
         grounding_transcripts=[
-            PLAN.grounding_transcripts(m) for m in PLAN.grounded_methods()
+            grounding.transcripts(SETUP, m) for m in grounding.grounded_methods(SETUP)
         ],
         calibration_fits=[
             calibration.isotonic_fit(SETUP, m)
@@ -146,7 +148,7 @@ rule report_parts:
         reference_group=STUDY.reference_group,
         equivalence=STUDY.equivalence,
         generators=STUDY.generators,
-        grounded=PLAN.grounded_methods(),
+        grounded=grounding.grounded_methods(SETUP),
         calibrated=calibration.strength_fits(SETUP),
     script:
         "../../scripts/report_parts.py"

@@ -1,7 +1,7 @@
 # One job per method computes every pair, so the DAG grows with methods, not pairs: a job
 # writes its folder of pair files (the comparisons its `comparisons:` give it, and the
 # within-set matrices of a kind that has them), listed in the folder's manifest
-# (themesim.io.manifest). What a job reads comes from the method's kind (themesim.plan), and
+# (themesim.io.manifest). What a job reads comes from the method's kind (themesim.inputs), and
 # the step asks the kind how to score. A kind's jobs run under its `similarity_rule` (cluster
 # profiles give the judge's jobs their own wall time): one rule per name, the others the
 # embedding one under their own name, methods, threads and resources (methods.similarity_job).
