@@ -12,6 +12,7 @@ from themesim.inputs import (
     methods,
     plots,
     similarity,
+    summary,
 )
 from themesim.plan import Plan
 from themesim.report.figures import METHOD_FIGURES
@@ -174,11 +175,11 @@ def test_archive_holds_the_final_results_and_the_side_tables(study):
 
 def test_workbook_and_report_inputs(study):
     plan = plan_of(study)
-    sheets = plan.workbook_tables()
+    sheets = summary.workbook_tables(plan.setup)
     assert list(sheets)[:2] == ["headline", "verdicts"]
     assert sheets["tf_one comparisons"] == "results/metrics/tf_one/comparisons.csv"
     assert "tf_one runs" not in sheets and sheets["tfidf runs"] == "results/metrics/tfidf/runs.csv"
-    files = plan.report_method_files("tf_one")
+    files = summary.report_method_files(plan.setup, "tf_one")
     assert files["grounding_heatmaps"] == {
         "human__vs__llm2": "results/plots/tf_one/grounding/human__vs__llm2_iou.png"
     }

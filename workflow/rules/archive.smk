@@ -10,8 +10,8 @@ rule archive:
         results=lambda wc: PLAN.archive_results(),
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
-        coded=list(PLAN.coded_inputs().values()),
-        precomputed=PLAN.precomputed_files(),
+        coded=list(summary.coded_inputs(SETUP).values()),
+        precomputed=summary.precomputed_files(SETUP),
         # The workflow's own files by name, so the archive can be rerun.
         code=list(ARCHIVE_CODE.values()),
     output:
@@ -23,8 +23,8 @@ rule archive:
         study={"name": STUDY.name, "description": STUDY.description},
         sets=STUDY.sets,
         transcripts=STUDY.transcripts,
-        coded=PLAN.coded_inputs(),
-        precomputed=PLAN.precomputed_inputs(),
+        coded=summary.coded_inputs(SETUP),
+        precomputed=summary.precomputed_inputs(SETUP),
         judge_cache=PLAN.judge_cache(),
         caches=PLAN.archive_caches(),
         code_names=list(ARCHIVE_CODE),

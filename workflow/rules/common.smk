@@ -15,6 +15,7 @@ from themesim.inputs import (
     metrics,
     plots,
     similarity,
+    summary,
 )
 from themesim.plan import Plan
 from themesim.provenance import git_commit

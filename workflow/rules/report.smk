@@ -1,9 +1,9 @@
 rule summary_report:
     input:
-        comparisons=PLAN.all_tables(paths.COMPARISONS),
-        thresholds=PLAN.all_tables(paths.THRESHOLDS),
-        themes_tables=PLAN.all_tables(paths.THEME_TABLE),
-        sweeps=PLAN.all_tables(paths.SWEEP),
+        comparisons=summary.all_tables(SETUP, paths.COMPARISONS),
+        thresholds=summary.all_tables(SETUP, paths.THRESHOLDS),
+        themes_tables=summary.all_tables(SETUP, paths.THEME_TABLE),
+        sweeps=summary.all_tables(SETUP, paths.SWEEP),
         heatmaps=[
             h
             for m in STUDY.methods
@@ -16,10 +16,10 @@ rule summary_report:
             for m in STUDY.methods
             for f in plots.method_plot_files(SETUP, m).values()
         ],
-        sets_tables=PLAN.all_tables(paths.SETS),
-        decision_tables=PLAN.all_tables(paths.DECISIONS),
-        runs_tables=PLAN.runs_tables(),
-        precomputed=PLAN.precomputed_files(),
+        sets_tables=summary.all_tables(SETUP, paths.SETS),
+        decision_tables=summary.all_tables(SETUP, paths.DECISIONS),
+        runs_tables=summary.runs_tables(SETUP),
+        precomputed=summary.precomputed_files(SETUP),
         headline=[paths.HEADLINE["csv"], paths.HEADLINE["tex"]],
         verdicts=paths.VERDICTS,
         intervals=paths.HEADLINE["png"],
@@ -32,7 +32,7 @@ rule summary_report:
         # The ingested tables, in STUDY.sets order: the inputs table counts their themes.
         theme_tables=embed.themes(SETUP),
         transcripts=STUDY.transcripts,
-        coded=list(PLAN.coded_inputs().values()),
+        coded=list(summary.coded_inputs(SETUP).values()),
         grounding=[f for m in STUDY.methods for f in grounding.outputs(SETUP, m)],
         # an LLM judge's model and server build are read from its similarity files
         judges=[
@@ -54,15 +54,15 @@ rule summary_report:
             "description": STUDY.description,
             "reference": STUDY.reference,
         },
-        methods=PLAN.report_methods(),
+        methods=summary.report_methods(SETUP),
         pairs=pair_names(STUDY.pairs),
         method_pairs={m: pair_names(STUDY.pairs_for(m)) for m in STUDY.methods},
         heatmaps=[h for m in STUDY.methods for h in plots.heatmap_paths(SETUP, m)],
         sets=STUDY.sets,
-        coded=PLAN.coded_inputs(),
+        coded=summary.coded_inputs(SETUP),
         config=lambda wc: config,
         code_version=CODE_VERSION,
-        method_files={m: PLAN.report_method_files(m) for m in STUDY.methods},
+        method_files={m: summary.report_method_files(SETUP, m) for m in STUDY.methods},
         headline={
             "headline_csv": paths.HEADLINE["csv"],
             "headline_tex": paths.HEADLINE["tex"],
@@ -79,14 +79,14 @@ rule summary_report:
 # start and one import of pandas, matplotlib and openpyxl instead of one per figure.
 rule report_parts:
     input:
-        comparisons=PLAN.all_tables(paths.COMPARISONS),
-        thresholds=PLAN.all_tables(paths.THRESHOLDS),
-        sweeps=PLAN.all_tables(paths.SWEEP),
-        themes_tables=PLAN.all_tables(paths.THEME_TABLE),
+        comparisons=summary.all_tables(SETUP, paths.COMPARISONS),
+        thresholds=summary.all_tables(SETUP, paths.THRESHOLDS),
+        sweeps=summary.all_tables(SETUP, paths.SWEEP),
+        themes_tables=summary.all_tables(SETUP, paths.THEME_TABLE),
         # The workbook's first sheets, headline.csv and verdicts.csv, are written by this job.
         tables=[
             t
-            for t in PLAN.workbook_tables().values()
+            for t in summary.workbook_tables(SETUP).values()
             if t not in (paths.HEADLINE["csv"], paths.VERDICTS)
         ],
         themes=embed.themes(SETUP),
@@ -127,9 +127,9 @@ rule report_parts:
         methods=list(STUDY.methods),
         ran_on={m: [len(p), len(STUDY.pairs)] for m, p in STUDY.restricted.items()},
         headline=paths.HEADLINE,
-        tables=PLAN.workbook_tables(),
+        tables=summary.workbook_tables(SETUP),
         # named in the workbook's index, not held: parquet matrices and their folders
-        named=PLAN.workbook_named(),
+        named=summary.workbook_named(SETUP),
         side_by_side=paths.SIDE_BY_SIDE,
         figures={m: plots.method_figure_files(SETUP, m) for m in STUDY.methods},
         op={m: methods.op(SETUP, m) for m in STUDY.methods},
