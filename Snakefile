@@ -41,4 +41,4 @@ include: "workflow/rules/qdpx.smk"
 rule all:
     default_target: True
     input:
-        PLAN.final_outputs(),
+        outputs.final_outputs(SETUP),

@@ -7,7 +7,7 @@ ARCHIVE_CODE = {name: str(p) for name, p in code_files(workflow.basedir).items()
 rule archive:
     input:
         # A function: its thousands of per-pair files are listed only when archiving.
-        results=lambda wc: PLAN.archive_results(),
+        results=lambda wc: outputs.archive_results(SETUP),
         theme_files=list(STUDY.sets.values()),
         transcripts=STUDY.transcripts,
         coded=list(summary.coded_inputs(SETUP).values()),
@@ -15,7 +15,7 @@ rule archive:
         # The workflow's own files by name, so the archive can be rerun.
         code=list(ARCHIVE_CODE.values()),
     output:
-        PLAN.archive_zip(),
+        outputs.archive_zip(SETUP),
     log:
         "logs/archive/archive.log",
     params:
@@ -25,11 +25,11 @@ rule archive:
         transcripts=STUDY.transcripts,
         coded=summary.coded_inputs(SETUP),
         precomputed=summary.precomputed_inputs(SETUP),
-        judge_cache=PLAN.judge_cache(),
-        caches=PLAN.archive_caches(),
+        judge_cache=outputs.judge_cache(SETUP),
+        caches=outputs.archive_caches(SETUP),
         code_names=list(ARCHIVE_CODE),
         code_version=CODE_VERSION,
-        confidential=PLAN.archive_settings()["confidential"],
-        authors=PLAN.archive_settings()["authors"],
+        confidential=outputs.archive_settings(SETUP)["confidential"],
+        authors=outputs.archive_settings(SETUP)["authors"],
     script:
         "../../scripts/archive.py"

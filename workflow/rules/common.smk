@@ -13,16 +13,15 @@ from themesim.inputs import (
     grounding,
     methods,
     metrics,
+    outputs,
     plots,
     similarity,
     summary,
 )
-from themesim.plan import Plan
 from themesim.provenance import git_commit
 
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 SETUP = Setup(STUDY, config)  # what every input function of themesim.inputs reads
-PLAN = Plan(STUDY, config)  # every results path and each method's file lists
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 # Kept between runs in the working directory, recomputed when a package file changes.
 CODE_DEPS = CodeDeps(

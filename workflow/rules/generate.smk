@@ -5,9 +5,9 @@ if STUDY.generated:
     rule generate_themes:
         input:
             segments=paths.SEGMENTS,
-            prompts=PLAN.generate_prompt_files(),
+            prompts=outputs.generate_prompt_files(SETUP),
         output:
-            PLAN.generated_files(),
+            outputs.generated_files(SETUP),
         log:
             "logs/generate/themes.log",
         threads: 2

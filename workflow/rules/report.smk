@@ -68,7 +68,7 @@ rule summary_report:
             "headline_tex": paths.HEADLINE["tex"],
             "verdicts_csv": paths.VERDICTS,
         },
-        confidential=PLAN.archive_settings()["confidential"],
+        confidential=outputs.archive_settings(SETUP)["confidential"],
         judge_methods=STUDY.methods_with("judge_cache"),
     script:
         "../../scripts/report.py"

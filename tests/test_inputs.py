@@ -1,4 +1,4 @@
-"""themesim.plan: every results path once, and each method's file lists."""
+"""themesim.inputs: what each rule reads and writes, per stage and method, from themesim.paths."""
 
 import re
 from pathlib import Path
@@ -9,12 +9,13 @@ from helpers import REPO, make_study, write_config
 from themesim.config import prepare
 from themesim.inputs import (
     Report,
+    Setup,
     methods,
+    outputs,
     plots,
     similarity,
     summary,
 )
-from themesim.plan import Plan
 from themesim.report.figures import METHOD_FIGURES
 
 METHODS = {
@@ -25,11 +26,11 @@ METHODS = {
 }
 
 
-def plan_of(root: Path, **config) -> Plan:
+def setup_of(root: Path, **config) -> Setup:
     import yaml
 
     cfg = yaml.safe_load((root / "config" / "config.yaml").read_text()) | config
-    return Plan(prepare(cfg), cfg)
+    return Setup(prepare(cfg), cfg)
 
 
 @pytest.fixture
@@ -51,57 +52,55 @@ def test_a_restricted_method_asks_for_the_heatmaps_of_its_pairs_only(study):
     """One plain heatmap rule keyed by {method} and {pair}: a method's consumers ask for its
     own reference pairs, and {pair} matches a reference pair only, never a path in
     pair_heatmaps' folder (comparisons.all_pairs)."""
-    plan = plan_of(study, comparisons={"all_pairs": True})
-    assert plots.heatmaps(plan.setup, "tf_one") == [
-        "results/plots/tf_one/human__vs__llm2_heatmap.png"
-    ]
-    assert plots.heatmaps(plan.setup, "tfidf") == [
+    setup = setup_of(study, comparisons={"all_pairs": True})
+    assert plots.heatmaps(setup, "tf_one") == ["results/plots/tf_one/human__vs__llm2_heatmap.png"]
+    assert plots.heatmaps(setup, "tfidf") == [
         "results/plots/tfidf/human__vs__llm_heatmap.png",
         "results/plots/tfidf/human__vs__llm2_heatmap.png",
     ]
-    pattern = plots.heatmap_pairs(plan.setup)
+    pattern = plots.heatmap_pairs(setup)
     assert re.fullmatch(pattern, "human__vs__llm2")
     for other in ("llm__vs__llm2", "heatmaps/llm__vs__llm2", "human__vs__llm2_x"):
         assert not re.fullmatch(pattern, other), other
-    assert plots.reference_pair(plan.setup, "human__vs__llm2") == ("human", "llm2")
+    assert plots.reference_pair(setup, "human__vs__llm2") == ("human", "llm2")
 
 
 def test_a_heatmap_job_reads_the_within_matrices_of_its_two_sets(study):
     z = {"kind": "tfidf", "thresholds": [2.0], "scale": "z"}
-    plan = plan_of(study, methods=METHODS | {"tfidf": z})
-    within = plots.scale_files(plan.setup, "tfidf", ("human", "llm2"))["within"]
+    setup = setup_of(study, methods=METHODS | {"tfidf": z})
+    within = plots.scale_files(setup, "tfidf", ("human", "llm2"))["within"]
     assert within == {
         s: f"results/similarity/tfidf/{s}__vs__{s}.parquet" for s in ("human", "llm2")
     }
-    assert len(plots.scale_files(plan.setup, "tfidf")["within"]) == 3
+    assert len(plots.scale_files(setup, "tfidf")["within"]) == 3
 
 
 def test_similarity_rules_are_the_kinds_rule_names_each_defined_once(study):
-    plan = plan_of(study)
-    assert methods.similarity_rules(plan.setup) == [
+    setup = setup_of(study)
+    assert methods.similarity_rules(setup) == [
         "similarity_embedding",
         "similarity_tfidf",
         "similarity_precomputed",
         "similarity_abtt",
         "similarity_judge",
     ]
-    assert methods.similarity_methods(plan.setup, "similarity_tfidf") == "tfidf|tf_one"
+    assert methods.similarity_methods(setup, "similarity_tfidf") == "tfidf|tf_one"
     nothing = methods.similarity_methods(
-        plan.setup, "similarity_abtt"
+        setup, "similarity_abtt"
     )  # no abtt method: matches nothing
-    assert not [m for m in plan.study.methods if re.fullmatch(nothing, m)]
-    assert methods.similarity_job(plan.setup, "similarity_tfidf")["threads"] == 1
+    assert not [m for m in setup.study.methods if re.fullmatch(nothing, m)]
+    assert methods.similarity_job(setup, "similarity_tfidf")["threads"] == 1
     text = (REPO / "workflow" / "rules" / "similarity.smk").read_text()
     defined = re.findall(r"^rule (\w+):|^use rule \w+ as (\w+) with:", text, re.MULTILINE)
-    assert [a or b for a, b in defined] == methods.similarity_rules(plan.setup)
+    assert [a or b for a, b in defined] == methods.similarity_rules(setup)
 
 
 def test_similarity_paths_hold_the_comparisons_and_within_pairs_by_kind(study):
     """What a similarity job writes into its folder (its `paths` param), per kind."""
-    plan = plan_of(study, comparisons={"all_pairs": True})
+    setup = setup_of(study, comparisons={"all_pairs": True})
 
     def names(method):
-        files = similarity.files(plan.setup, method, plan.study.method_pairs(method))
+        files = similarity.files(setup, method, setup.study.method_pairs(method))
         return [Path(f).stem for f in files]
 
     within = ["human__vs__human", "llm__vs__llm", "llm2__vs__llm2"]
@@ -109,12 +108,12 @@ def test_similarity_paths_hold_the_comparisons_and_within_pairs_by_kind(study):
     assert names("tfidf") == every + within  # tfidf writes within-set matrices
     assert names("judge") == every  # precomputed matrices: no within-set files
     assert names("tf_one") == ["human__vs__llm2", "human__vs__human", "llm2__vs__llm2"]
-    assert similarity.sets(plan.setup, "tf_one") == ["human", "llm2"]
-    assert similarity.sets(plan.setup, "minilm") == ["human", "llm", "llm2"]  # reads embeddings
+    assert similarity.sets(setup, "tf_one") == ["human", "llm2"]
+    assert similarity.sets(setup, "minilm") == ["human", "llm", "llm2"]  # reads embeddings
 
 
 def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):
-    outs = plan_of(study).final_outputs()
+    outs = outputs.final_outputs(setup_of(study))
     assert "results/plots/tf_one/human__vs__llm2_heatmap.png" in outs
     assert not [f for f in outs if "tf_one/human__vs__llm_" in f]
     assert "results/plots/tfidf/human__vs__llm_heatmap.svg" in outs
@@ -123,9 +122,9 @@ def test_final_outputs_of_a_restricted_method_are_its_comparisons_only(study):
 
 
 def test_figures_come_from_one_table(study):
-    plan = plan_of(study)
+    setup = setup_of(study)
     # run consistency: tfidf has a run group (llm, llm2); tf_one compares llm2 alone
-    files = plots.method_plot_files(plan.setup, "tfidf")
+    files = plots.method_plot_files(setup, "tfidf")
     assert files == {f.key: f"results/plots/tfidf/{f.stem}.png" for f in METHOD_FIGURES}
     contract = {  # the paths are a contract; a new figure may join them
         "distributions_png": "results/plots/tfidf/distributions.png",
@@ -134,34 +133,33 @@ def test_figures_come_from_one_table(study):
         "run_consistency_png": "results/plots/tfidf/run_consistency.png",
     }
     assert contract.items() <= files.items()
-    assert "run_consistency_png" not in plots.method_plot_files(plan.setup, "tf_one")
-    assert "theme_map_png" not in plots.method_plot_files(plan.setup, "judge")  # no theme vectors
+    assert "run_consistency_png" not in plots.method_plot_files(setup, "tf_one")
+    assert "theme_map_png" not in plots.method_plot_files(setup, "judge")  # no theme vectors
     # report_parts draws every figure of the table but run consistency, PNG and SVG
     drawn = {f.stem for f in METHOD_FIGURES if f.drawn_by == "report_parts"}
-    assert sorted(plots.method_figure_files(plan.setup, "tfidf")) == sorted(
+    assert sorted(plots.method_figure_files(setup, "tfidf")) == sorted(
         f"{s}_{ext}" for s in drawn for ext in ("png", "svg")
     )
-    wrapped = [e for e in plots.report_parts_outputs(plan.setup) if isinstance(e, Report)]
+    wrapped = [e for e in plots.report_parts_outputs(setup) if isinstance(e, Report)]
     assert (
         Report(
             "results/plots/judge/confidence.png", "confidence.rst", "Confidence profiles", "judge"
         )
         in wrapped
     )
-    for m in plan.study.methods:
-        for key, path in plots.method_figure_files(plan.setup, m).items():
+    for m in setup.study.methods:
+        for key, path in plots.method_figure_files(setup, m).items():
             listed = [
-                e.path if isinstance(e, Report) else e
-                for e in plots.report_parts_outputs(plan.setup)
+                e.path if isinstance(e, Report) else e for e in plots.report_parts_outputs(setup)
             ]
             assert path in listed, (m, key)
 
 
 def test_archive_holds_the_final_results_and_the_side_tables(study):
-    plan = plan_of(study)
-    archived = plan.archive_results()
+    setup = setup_of(study)
+    archived = outputs.archive_results(setup)
     assert len(archived) == len(set(archived))
-    assert {f for f in plan.final_outputs() if f.startswith("results/")} <= set(archived)
+    assert {f for f in outputs.final_outputs(setup) if f.startswith("results/")} <= set(archived)
     for f in (
         "results/similarity/tf_one/manifest.csv",
         "results/metrics/tf_one/transport/manifest.csv",
@@ -174,18 +172,18 @@ def test_archive_holds_the_final_results_and_the_side_tables(study):
 
 
 def test_workbook_and_report_inputs(study):
-    plan = plan_of(study)
-    sheets = summary.workbook_tables(plan.setup)
+    setup = setup_of(study)
+    sheets = summary.workbook_tables(setup)
     assert list(sheets)[:2] == ["headline", "verdicts"]
     assert sheets["tf_one comparisons"] == "results/metrics/tf_one/comparisons.csv"
     assert "tf_one runs" not in sheets and sheets["tfidf runs"] == "results/metrics/tfidf/runs.csv"
-    files = summary.report_method_files(plan.setup, "tf_one")
+    files = summary.report_method_files(setup, "tf_one")
     assert files["grounding_heatmaps"] == {
         "human__vs__llm2": "results/plots/tf_one/grounding/human__vs__llm2_iou.png"
     }
-    assert plots.plot_limit(plan.setup, "max_pair_panels") == 30
+    assert plots.plot_limit(setup, "max_pair_panels") == 30
     assert (
-        plots.plot_limit(plan_of(study, plots={"max_pair_panels": None}).setup, "max_pair_panels")
+        plots.plot_limit(setup_of(study, plots={"max_pair_panels": None}), "max_pair_panels")
         is None
     )
 
