@@ -255,7 +255,8 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
     # across analysts, only their noise within the groups (the groups' spread is common to
     # every analyst: taking it off the reference part too left `better` at 0 erring 0.056
     # at 0.05 with 6 groups and 4 analysts, docs/validity.md)
-    nested = [var_t, *side_t] if labels.size == n_themes else _nested_noise(parts, clusters, labels)
+    declared = labels.size < n_themes  # declared groups, not one unit per theme
+    nested = _nested_noise(parts, clusters, labels) if declared else [var_t, *side_t]
 
     var_r, df_r, run_sd, side_r = 0.0, np.inf, np.nan, [0.0, 0.0]
     if n_runs >= 2:
@@ -326,7 +327,7 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         # Declared groups at 3+ analysts: near a bound their few group means shrink faster
         # than the binomial relation (`equivalent` erred 0.075 at 0.05 with Wilson's limits,
         # with Wedderburn's 0.003 at 1.5 times the width; docs/validity.md)
-        grouped = labels.size < n_themes and k >= 3 and not binary
+        grouped = declared and k >= 3 and not binary
         bounded = BOUNDED_TWO if wedderburn else BOUNDED_GROUPS if grouped else BOUNDED
         method = f"{CI_METHOD}, {bounded}"
         # 0/1 evidence: a side whose themes all agree has no spread, yet its share rests on
