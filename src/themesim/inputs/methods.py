@@ -29,12 +29,6 @@ def op(setup: Setup, method: str) -> str:
     return spec(setup, method).get("op", setup.study.op)
 
 
-def sets_of(setup: Setup, pairs) -> list[str]:
-    """The sets those pairs compare, in the study's set order."""
-    used = {s for p in pairs for s in p}
-    return [s for s in setup.study.sets if s in used]
-
-
 def similarity_rules(setup: Setup) -> list[str]:
     """The similarity rules the kinds name, in registry order (themesim.kinds)."""
     return list(dict.fromkeys(k.similarity_rule for k in kinds.KINDS.values()))

@@ -21,7 +21,6 @@ from themesim.paths import (
     OTHER_HEATMAP,
     PLOTS,
     SIDE_BY_SIDE,
-    THRESHOLDS,
 )
 from themesim.report.figures import METHOD_FIGURES, Figure
 
@@ -73,10 +72,6 @@ def heatmap_paths(setup: Setup, method: str) -> list[str]:
         at(HEATMAP if a == setup.study.reference else OTHER_HEATMAP, method=method, pair=p) + ".png"
         for (a, _), p in zip(pairs, pair_names(pairs), strict=True)
     ]
-
-
-def thresholds_file(setup: Setup, method: str) -> str:
-    return at(THRESHOLDS, method=method)
 
 
 def scale_fit(setup: Setup, method: str) -> list[str]:
