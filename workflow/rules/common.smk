@@ -29,15 +29,13 @@ CODE_DEPS = CodeDeps(
     Path(workflow.basedir) / "src" / "themesim",
     ".snakemake/themesim/code-deps.json",
 )
+
+
 # Jobs that may start a local llama.cpp server (the judge's similarity and calibration, theme
-# generation, paraphrases) hold one llm_server each: one server (and model in memory) at a
-# time, unless `--resources llm_server=N` says otherwise. Local scope: each cluster job has
-# its own node, so a cluster run does not serialise them.
-LLM_SERVER = "llm_server"
-if LLM_SERVER not in workflow.global_resources:
-    workflow.register_resource(LLM_SERVER, 1)
-
-
+# generation, paraphrases) hold one llm_server each. The workflow profile (profiles/default)
+# provides one: one server (and model in memory) at a time, unless `--resources` says
+# otherwise. Local scope: each cluster job has its own node, so a cluster run does not
+# serialise them.
 resource_scopes:
     llm_server="local",
 
