@@ -1,5 +1,5 @@
 """Grounding: coverage and width of every transcript-jackknife interval, type-I error and power
-of the run-preserving cyclic shift test (metrics/grounding.py, docs/grounding.md).
+of the run-preserving cyclic shift test (metrics/grounding_shift.py, docs/grounding.md).
 
 Simulated studies with transcript structure: G interviews of alternating interviewer and
 participant turns (20–50 turns each, so segments per transcript vary), K = 6 true topics whose
@@ -32,6 +32,9 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics import grounding as g
+from themesim.metrics import grounding_intervals as gi
+from themesim.metrics import grounding_shift as shift
+from themesim.metrics import grounding_stats as gs
 from themesim.validate._parallel import starmap
 from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
@@ -183,19 +186,19 @@ def _with_second_label(rng, top: np.ndarray, k: int) -> np.ndarray:
 def truth(design: str, S: np.ndarray, seed: int) -> dict:
     """Each CI metric on one study of POPULATION transcripts (the population value)."""
     d = simulate(rng_for(seed, AREA, design, "population"), design, POPULATION)
-    tp = g.text_pairs(S, 0.5)
-    res, _ = g._summary(d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2)
-    return {m: res[m] for m in g.CI_METRICS}
+    tp = gs.text_pairs(S, 0.5)
+    res, _ = gs._summary(d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2)
+    return {m: res[m] for m in gi.CI_METRICS}
 
 
 def _segment_bootstrap(d, S, n_boot, rng) -> dict:
     """The percentile segment bootstrap the jackknife replaced (resampled segments repeat)."""
-    tp = g.text_pairs(S, 0.5)
+    tp = gs.text_pairs(S, 0.5)
     n = len(d["A"])
     vals = []
     for _ in range(n_boot):
         i = rng.integers(0, n, n)
-        res, _ = g._summary(d["A"][i], d["B"][i], d["top_a"][i], d["top_b"][i], S, tp, 0.2)
+        res, _ = gs._summary(d["A"][i], d["B"][i], d["top_a"][i], d["top_b"][i], S, tp, 0.2)
         vals.append([res["ami"], res["ari"]])
     lo, hi = np.nanpercentile(np.array(vals), [2.5, 97.5], axis=0)
     return {"ami": (lo[0], hi[0]), "ari": (lo[1], hi[1])}
@@ -234,17 +237,17 @@ def _design(design: str, seed: int, sizes, draws: int, n_perm: int, n_boot: int)
                 min_iou=0.2, threshold=0.5, transcripts=d["t"], strata=d["strata"],
                 intervals=True, n_perm=n_perm, seed=k, withhold_biased=False,
             )  # fmt: skip
-            est = raw | g.withheld_intervals(raw)  # what grounding() prints
+            est = raw | gi.withheld_intervals(raw)  # what grounding() prints
             base = {"design": design, "transcripts": G, "draw": k}
-            for m in g.CI_METRICS:
+            for m in gi.CI_METRICS:
                 lo, hi = est[f"{m}_ci_low"], est[f"{m}_ci_high"]
                 detail.append(
                     base
-                    | {"quantity": m, "procedure": g.CI_METHOD, "estimate": est[m]}
+                    | {"quantity": m, "procedure": gi.CI_METHOD, "estimate": est[m]}
                     | {"ci_low": lo, "ci_high": hi, "truth": true[m]}
                     | {"p": est.get(f"{m}_p", math.nan)}
                 )
-                if m in g.BIASED_CI_MIN_TRANSCRIPTS:
+                if m in gi.BIASED_CI_MIN_TRANSCRIPTS:
                     detail.append(
                         base
                         | {"quantity": m, "procedure": WITHHELD, "estimate": raw[m]}
@@ -271,7 +274,7 @@ def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) ->
     kw = {"n_a": K_A, "n_b": K_B} | ({"required": False} if shown else {})
     out = []
     defined = part.dropna(subset=["estimate"])
-    if m in g.BIASED_CI_MIN_TRANSCRIPTS and proc == g.CI_METHOD and len(defined):
+    if m in gi.BIASED_CI_MIN_TRANSCRIPTS and proc == gi.CI_METHOD and len(defined):
         given = defined["ci_low"].notna() & defined["ci_high"].notna()
         out.append(row(AREA, name, m, proc, "interval_given", float(given.mean()),
                        len(defined), **kw))  # fmt: skip
@@ -279,9 +282,9 @@ def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) ->
     if len(ok):
         out += draw_interval_rows(AREA, name, m, proc, ok, **kw)
     tested = part.dropna(subset=["p"])
-    if m in g.TEST_METRICS and len(tested):
+    if m in shift.TEST_METRICS and len(tested):
         prop = "type1_error" if is_null(design) else "power"
         rate = float((tested["p"] <= ALPHA).mean())
-        out.append(row(AREA, name, m, g.P_METHOD, prop, rate, len(tested), nominal=ALPHA,
+        out.append(row(AREA, name, m, shift.P_METHOD, prop, rate, len(tested), nominal=ALPHA,
                        n_a=K_A, n_b=K_B))  # fmt: skip
     return out
