@@ -328,7 +328,7 @@ def test_level_and_empty_coders_with_files(tmp_path, tx):
 def test_locating_without_offsets_in_a_huge_transcript_refuses_before_allocating(
     tmp_path, tx, monkeypatch
 ):
-    import themesim.io.two_codings as tc
+    import themesim.io.codings_transcripts as tc
 
     monkeypatch.setattr(tc, "MAX_TRANSCRIPT_BYTES", 1000)  # as a 200 MB transcript, 2 GiB
     a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:10], "", "")])
@@ -429,7 +429,7 @@ def test_a_transcript_of_another_format_is_size_checked_before_reading(
     file): over the limit it is refused in one line naming the file, its size, the memory and
     what to do, before it is read; under it, locating a passage without offsets in its text
     is checked the same way as a .txt's."""
-    import themesim.io.two_codings as tc
+    import themesim.io.codings_transcripts as tc
 
     (tmp_path / "tx").mkdir()
     f = tmp_path / "tx" / name
@@ -470,7 +470,7 @@ def test_a_200_mb_transcript_is_checked_by_its_format(tmp_path):
     """At the default limit (2 GiB) a 200 MB .vtt or .srt (12 bytes a byte: 2.3 GiB) is
     refused before reading; a .json (9: 1.8 GiB) and a .txt (3: 0.6 GiB) are read. Nothing
     is read here: the files are sparse."""
-    import themesim.io.two_codings as tc
+    import themesim.io.codings_transcripts as tc
 
     sizes = {}
     for suffix in (".txt", ".vtt", ".srt", ".json"):
@@ -487,7 +487,7 @@ def test_a_200_mb_transcript_is_checked_by_its_format(tmp_path):
 
 
 def test_a_qdpx_is_size_checked_before_reading(tmp_path, monkeypatch):
-    import themesim.io.two_codings as tc
+    import themesim.io.codings_transcripts as tc
 
     p = make_qdpx(tmp_path, TWO_CODERS.format(text=TEXT), entries={})
     assert read_codings([p]).coders == ("Anna", "Ben")

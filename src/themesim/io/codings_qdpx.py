@@ -1,0 +1,105 @@
+"""Codings of `themesim agree` from one REFI-QDA project, each coder a user whose codings carry
+their `creatingUser`; a code is its guid, shown by its full path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from themesim.errors import InputError
+from themesim.io.codings_transcripts import (
+    _first_difference,
+    check_read_memory,
+    transcript_files_texts,
+)
+from themesim.io.spans import short as _short
+from themesim.io.two_codings import SPAN_COLUMNS, Codings, _domain
+
+
+def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
+    from themesim.io.inputs import check_input_file
+    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
+    from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_users
+
+    check_read_memory(check_input_file(path))
+    proj = read_qdpx(path, level)
+    where = str(path)
+    texts = proj.texts
+    notes = []
+    if transcripts:
+        given = transcript_files_texts(transcripts)
+        extra = sorted(set(given) - set(texts))
+        if extra:
+            notes.append(
+                f"transcript(s) {', '.join(map(repr, extra))} are not sources of {where} and "
+                "are not scored"
+            )
+        for doc, text in sorted(given.items()):
+            own = texts.get(doc)
+            if own is not None and own != text:
+                line, mine, theirs = _first_difference(text, own)
+                notes.append(
+                    f"transcript {doc!r} differs from the project's own copy at line {line} "
+                    f"(given: {_short(mine, 60)!r}; project: {_short(theirs, 60)!r}); the "
+                    "project's positions count its own copy, so that copy is scored"
+                )
+    # `agree --export-qdpx` marks where coders differ: its user's codings and the codes under
+    # its parent code are no coder's coding and no code of the project (as a study reads it)
+    marks, marker = themesim_codes(proj), themesim_users(proj)
+    coded = proj.coded
+    mine = coded["coder"].isin(marker) | coded["theme_id"].isin(marks)
+    if mine.any():
+        coded = coded[~mine]
+        notes.append(
+            f"{int(mine.sum())} disagreement selection(s) themesim wrote (user "
+            f"{DISAGREEMENT_USER_NAME!r}, codes under {DISAGREEMENT_PARENT_NAME!r}) are left out"
+        )
+    blank = coded[coded["coder"] == ""]
+    if len(blank):
+        raise InputError(
+            f"{where}: PlainTextSelection {int(blank['row'].iloc[0])}",
+            "has a Coding without a creatingUser",
+            "Export the project with its users, or give each coder's codings as a file.",
+        )
+    users = list(dict.fromkeys(coded["coder"]))
+    if marker & set(proj.users):  # a project themesim wrote keeps its coders' order
+        order = {u: i for i, u in enumerate(proj.users)}
+        users.sort(key=lambda u: order.get(u, len(order)))
+    label = {u: proj.users.get(u, u) for u in users}
+    if wanted:
+        pick = []
+        for w in wanted:
+            hit = [u for u in users if w in (u, label[u])]
+            if not hit:
+                raise InputError(
+                    where,
+                    f"no codings by coder {w!r}",
+                    f"Coders in the project: {', '.join(label[u] for u in users)}.",
+                )
+            if hit[0] in pick:
+                raise InputError(
+                    f"--coders {','.join(wanted)}",
+                    f"names coder {label[hit[0]]!r} twice (by name and guid)",
+                    "Name each coder once.",
+                )
+            pick.append(hit[0])
+        users = pick
+    names = [label[u] for u in users]
+    # two users of one name stay two coders, told apart by their guids
+    names = [f"{n} ({u})" if names.count(n) > 1 else n for n, u in zip(names, users, strict=True)]
+    # a code is its guid; its label the full path, made unique where two paths coincide
+    ids, names_ = proj.themes["theme_id"], proj.themes["name"]
+    paths = {g: proj.paths.get(g, n) for g, n in zip(ids, names_, strict=True) if g not in marks}
+    count = pd.Series(list(paths.values())).value_counts()
+    shown = {g: (p if count[p] == 1 else f"{p} [{g}]") for g, p in paths.items()}
+    rows = []
+    for k, u in enumerate(users):
+        mine = coded[coded["coder"] == u]
+        for doc, tid, _t, start, end, _c, n in mine.itertuples(index=False, name=None):
+            rows.append((k, doc, shown[tid], int(start), int(end), where, int(n)))
+    spans = pd.DataFrame(rows, columns=SPAN_COLUMNS)
+    used = set(spans["code"])
+    codes = [shown[g] for g in paths if shown[g] in used]
+    domains = {shown[g]: _domain(paths[g]) for g in paths}
+    return Codings(tuple(names), codes, spans, texts, domains, notes)
