@@ -294,7 +294,7 @@ def test_headline_table_equals_the_metric_csvs(study):
 
 
 def test_report_has_every_section_and_no_outside_address(study):
-    from themesim.report.summary import HEADINGS
+    from themesim.report.context import HEADINGS
 
     html = (study / "results/report/summary.html").read_text()
     md = (study / "results/report/summary.md").read_text()

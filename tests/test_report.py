@@ -14,8 +14,9 @@ from helpers import comparison_row, run_session, write_method
 from markupsafe import escape
 
 from themesim.report import plots
+from themesim.report.context import HEADINGS
 from themesim.report.format import _compact_png
-from themesim.report.summary import HEADINGS, write_report
+from themesim.report.summary import write_report
 from themesim.report.textblock import format_text_block
 
 NAN = float("nan")
@@ -909,7 +910,7 @@ def test_the_segments_route_says_how_far_its_coder_agrees_with_the_analysts():
 
 
 def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
-    from themesim.report.summary import _coder_cautions, _coder_checks
+    from themesim.report.cautions import _coder_cautions, _coder_checks
 
     path = tmp_path / "coder_agreement.csv"
     pd.DataFrame(
