@@ -4,7 +4,7 @@ from pathlib import Path
 
 from snakemake.logging import logger
 from snakemake.utils import min_version
-from themesim.config import check_schema, coerce_cli_values
+from themesim.schema import check_schema, coerce_cli_values
 from themesim.errors import exit_on_error
 
 min_version("9.0")

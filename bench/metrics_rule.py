@@ -29,7 +29,8 @@ def step_arguments(root: Path, method: str, out: Path) -> dict:
     from snakemake.utils import validate
 
     from themesim import kinds
-    from themesim.config import pair_name, prepare
+    from themesim.config import prepare
+    from themesim.study.names import pair_name
 
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))

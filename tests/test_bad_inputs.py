@@ -13,11 +13,12 @@ import pytest
 import yaml
 from helpers import REPO, snakemake
 
-from themesim.config import check_schema, prepare
+from themesim.config import prepare
 from themesim.errors import ThemesimError
 from themesim.io import files
 from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
+from themesim.schema import check_schema
 from themesim.steps import embed, ingest, similarity
 
 CORPUS = REPO / "tests" / "bad_inputs"

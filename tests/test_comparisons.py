@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from themesim.config import check_schema, prepare
+from themesim.config import prepare
 from themesim.errors import InputError
+from themesim.schema import check_schema
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

@@ -5,8 +5,8 @@ import copy
 import pytest
 from helpers import REPO, make_study, snakemake
 
-from themesim.config import check_schema, coerce_cli_values
 from themesim.errors import InputError
+from themesim.schema import check_schema, coerce_cli_values
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 BASE = {

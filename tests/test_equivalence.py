@@ -226,7 +226,8 @@ def test_reference_group_config_checks(tmp_path, monkeypatch):
     assert study.reference_group == ["h", "hb"]  # the reference first
     assert study.equivalence == {"margin": 0.2, "alpha": 0.05, "margin_from": "analysts"}
     assert prepare(base).reference_group == []
-    from themesim.config import SCHEMA_PATH, check_schema
+    from themesim.defaults import SCHEMA_PATH
+    from themesim.schema import check_schema
 
     with pytest.raises(InputError, match=r"equivalence.margin_from: 'spread' is not allowed"):
         check_schema(base | {"equivalence": {"margin_from": "spread"}}, SCHEMA_PATH)

@@ -7,9 +7,10 @@ import pytest
 import yaml
 
 from themesim import kinds
-from themesim.config import check_schema, prepare
+from themesim.config import prepare
 from themesim.errors import InputError
 from themesim.kinds.base import COMMON_KEYS
+from themesim.schema import check_schema
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"

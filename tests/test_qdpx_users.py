@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from helpers import REPO, TEXT_A, TEXT_B, make_qdpx
 
-from themesim.config import check_schema, prepare
+from themesim.config import prepare
 from themesim.errors import InputError
 from themesim.io.qdpx_export import (
     DISAGREEMENT_PARENT,
@@ -17,6 +17,7 @@ from themesim.io.qdpx_export import (
     DISAGREEMENT_USER_NAME,
 )
 from themesim.io.refi_qda import read_qdpx, study_project
+from themesim.schema import check_schema
 from themesim.steps import ingest
 from themesim.steps.segment_labels import segment_labels
 

@@ -102,14 +102,14 @@ def test_z_default_threshold_and_config_checks(tmp_path):
         "thresholds"
     ] == [2.0]
     assert method_defaults("minilm", {"scale": "z", "thresholds": [1.5]})["thresholds"] == [1.5]
-    from themesim.config import _methods
+    from themesim.study.methods import active_methods
 
     (tmp_path / "pre").mkdir()
     cfg = {"methods": {"p": {"kind": "precomputed", "dir": str(tmp_path / "pre"), "scale": "z"}}}
     with pytest.raises(InputError, match="scale z needs within-set"):
-        _methods(cfg)
+        active_methods(cfg)
     ok = {"methods": {"t": {"kind": "tfidf", "scale": "z", "thresholds": [3.5]}}}
-    assert _methods(ok)["t"]["thresholds"] == [3.5]  # z thresholds are not cosines
+    assert active_methods(ok)["t"]["thresholds"] == [3.5]  # z thresholds are not cosines
 
 
 def test_report_shows_the_decision_table(tmp_path):

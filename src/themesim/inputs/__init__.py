@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from themesim.config import Study, pair_name
+from themesim.config import Study
+from themesim.study.names import pair_name
 
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 

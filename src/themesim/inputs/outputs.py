@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from themesim.config import ARCHIVE_DEFAULTS, generated_csv
+from themesim.config import ARCHIVE_DEFAULTS
 from themesim.inputs import (
     Setup,
     at,
@@ -30,6 +30,7 @@ from themesim.paths import (
     SWEEP_PLOT,
     WORKBOOK,
 )
+from themesim.study.sets import generated_csv
 
 
 def final_outputs(setup: Setup) -> list[str]:

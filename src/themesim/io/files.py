@@ -31,7 +31,7 @@ PID_DIGITS = 7
 def written_names(name: str, checksum: bool = False) -> list[str]:
     """Every file name writing `name` puts in its folder: the name, its temporary file (with
     the longest process id) and, for a table with its sha256 (atomic_path's checksum), that
-    one-row manifest and its temporary file. themesim.config checks them against the file
+    one-row manifest and its temporary file. themesim.study.names checks them against the file
     system's longest name when the workflow is parsed."""
     out = Path(name)
     names = [out, _temp_name(out, "9" * PID_DIGITS)]

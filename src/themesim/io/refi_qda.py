@@ -309,7 +309,7 @@ def theme_table(project: QdpxProject, set_name: str, template: str, where: str) 
 # ---------------------------------------------------------------- a project as a study's set
 # A theme set from a .qdpx takes the project's code book as its themes and its codings as the
 # set's coded segments. Codings by two or more users are not merged: the set names one user
-# (`user:` in theme_sets), else the config is refused (config.py, at parse time).
+# (`user:` in theme_sets), else the config is refused (study/sets.py, at parse time).
 
 
 def themesim_codes(project: QdpxProject) -> set[str]:

@@ -148,8 +148,8 @@ def pair_heatmaps(
     holds instead ``overview.png``/``.svg``, every set against every set, and a README.txt."""
     from pathlib import Path
 
-    from themesim.config import pair_name
     from themesim.metrics.thresholds import read_thresholds
+    from themesim.study.names import pair_name
 
     resolved = read_thresholds(thresholds_csv)
 
