@@ -50,7 +50,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--dest", type=Path, default=REPO / "bench" / ".assets" / "minilm")
     a = ap.parse_args()
-    from themesim.embed.encode import MINILM, encode, resolve_model
+    from themesim.embed.encode import encode
+    from themesim.embed.models import MINILM, resolve_model
 
     source = resolve_model(MINILM)
     size = copy_model(Path(source.path), a.dest)

@@ -2,9 +2,10 @@
 SentenceTransformer.encode(batch_size=256) of the same weights, per dtype.
 
 Runs where only torch, transformers and sentence-transformers are installed (a GPU machine
-without the project's venv): it imports themesim.embed.encode from the checkout's src/ and
-numpy, nothing else of the project's dependencies. The model is a sentence-transformers folder
-(--model-path; bench/gpu_assets.py copies the packaged MiniLM to bench/.assets/minilm).
+without the project's venv): it imports themesim.embed's encoding modules from the checkout's
+src/ and numpy, nothing else of the project's dependencies. The model is a
+sentence-transformers folder (--model-path; bench/gpu_assets.py copies the packaged MiniLM to
+bench/.assets/minilm).
 
 Printed, per dtype (float16, bfloat16, float32 by default): texts/s of both at --texts texts
 (default 40,000 distinct texts of 1-6 demo transcript sentences, seeded), their ratio (target
@@ -105,16 +106,18 @@ def run_gpu(a) -> None:
     import sentence_transformers
     import transformers
 
+    import themesim.embed.device as hw
     import themesim.embed.encode as enc
+    import themesim.embed.models as models
 
     path = Path(a.model_path) if a.model_path else None
     if path is None:
         path = (
             ASSETS
             if (ASSETS / "modules.json").exists()
-            else Path(enc.resolve_model(enc.MINILM).path)
+            else Path(models.resolve_model(models.MINILM).path)
         )
-    source = enc.resolve_model(f"bench:{path.name}", str(path))
+    source = models.resolve_model(f"bench:{path.name}", str(path))
     n = a.texts or 40000
     texts = bench_texts(n)
     name = torch.cuda.get_device_name(device) if dev_type == "cuda" else device
@@ -122,7 +125,7 @@ def run_gpu(a) -> None:
     show("torch / transformers / sentence-transformers", f"{torch.__version__} / "
          f"{transformers.__version__} / {sentence_transformers.__version__}")  # fmt: skip
     show("model folder", path)
-    rows = enc.batch_rows(None, device)
+    rows = hw.batch_rows(None, device)
     show("rows per pass (batch_size null on this device)", rows)
 
     def sync():
@@ -183,10 +186,12 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     import torch
     from sentence_transformers import SentenceTransformer
 
+    import themesim.embed.device as hw
     import themesim.embed.encode as enc
+    import themesim.embed.tokens as tokens
 
     device, n = a.device, len(texts)
-    rows = enc.batch_rows(None, device)
+    rows = hw.batch_rows(None, device)
     print(f"  -- {dtype}", flush=True)
     kwargs = {} if dtype == "float32" else {"model_kwargs": {"torch_dtype": getattr(torch, dtype)}}
     t_load, bare = timed(lambda: SentenceTransformer(str(path), device=device, **kwargs))
@@ -206,7 +211,7 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     show("model load + 512-text warm-up: bare, themesim", f"{t_load:.1f} s, {t_ours:.1f} s")
     show("parameter dtype: bare, themesim", f"{param_dtype(bare)}, {param_dtype(model)}")
     if state["lengths"] is None:
-        t, (lengths, _) = timed(lambda: enc.token_table(model, texts))
+        t, (lengths, _) = timed(lambda: tokens.token_table(model, texts))
         state["lengths"] = lengths
         show("token lengths: distinct, mean, max", f"{len(set(lengths))}, "
              f"{np.mean(lengths):.1f}, {max(lengths)} ({t:.1f} s to count)")  # fmt: skip
@@ -254,12 +259,12 @@ def one_dtype(a, dtype, texts, source, path, state, timed, skip) -> None:
     # Where the time goes: tokenising on the host (ours once per text up front, the bare
     # encode per batch of 256) against the rest (forward passes, copies).
     if not skip("host tokenising", 30):
-        t_tab, _ = timed(lambda: enc.token_table(model, texts))
-        t_pre, _ = timed(lambda: enc._preprocess_table(model, texts, 1024))
+        t_tab, _ = timed(lambda: tokens.token_table(model, texts))
+        t_pre, _ = timed(lambda: tokens._preprocess_table(model, texts, 1024))
         order = np.argsort([-len(t) for t in texts])
         batches = [[texts[i] for i in order[j : j + 256]] for j in range(0, n, 256)]
-        t_tok, _ = timed(lambda: [enc.preprocess(model, b) for b in batches])
-        rust = yes(enc.rust_token_table(model, texts[:200]) is not None)
+        t_tok, _ = timed(lambda: [tokens.preprocess(model, b) for b in batches])
+        rust = yes(tokens.rust_token_table(model, texts[:200]) is not None)
         show(f"host tokenising: token_table (Rust batch: {rust}), by preprocessing, by 256",
              f"{t_tab:.2f} s, {t_pre:.2f} s, {t_tok:.2f} s")  # fmt: skip
     for r in a.gpu_rows:
@@ -283,9 +288,10 @@ def probe(a) -> None:
     import torch
 
     import themesim.embed.encode as enc
+    import themesim.embed.models as models
 
     path = Path(a.model_path) if a.model_path else ASSETS
-    source = enc.resolve_model(f"bench:{path.name}", str(path))
+    source = models.resolve_model(f"bench:{path.name}", str(path))
     n = a.texts or 5000
     texts = bench_texts(n)
     perm = np.random.default_rng(27).permutation(n)

@@ -202,9 +202,9 @@ def floor_seconds(model: str, texts: list[str], cores: int, workdir: Path) -> fl
     listing.write_text("\n".join(texts))
     code = (
         "import sys, torch; torch.set_num_threads(int(sys.argv[3]));"
-        "from themesim.embed import encode as e;"
+        "from themesim.embed.models import resolve_model;"
         "from sentence_transformers import SentenceTransformer;"
-        "m = SentenceTransformer(e.resolve_model(sys.argv[1]).path, device='cpu');"
+        "m = SentenceTransformer(resolve_model(sys.argv[1]).path, device='cpu');"
         "t = open(sys.argv[2]).read().split(chr(10));"
         "m.encode(t, batch_size=64, normalize_embeddings=True, show_progress_bar=False)"
     )
@@ -314,6 +314,7 @@ def p2(a, state) -> None:
     import torch
 
     from themesim.embed import encode as embed
+    from themesim.embed import models, tokens
     from themesim.io.themes import read_theme_file, write_themes_parquet
     from themesim.metrics.nulls import word_salad_sets
     from themesim.steps import embed as embed_step
@@ -329,14 +330,14 @@ def p2(a, state) -> None:
     write_themes_parquet(table, tmp / "themes.parquet")
 
     torch.set_num_threads(a.threads)
-    source = embed.resolve_model(embed.MINILM)
+    source = models.resolve_model(models.MINILM)
     t = time.perf_counter()
     model = embed.load_model(source)  # the pipeline's one load per job (memoised)
     load = time.perf_counter() - t
     from sentence_transformers import SentenceTransformer
 
     bare_model = SentenceTransformer(source.path, device="cpu")
-    spec = {"model": embed.MINILM, "batch_size": 64}
+    spec = {"model": models.MINILM, "batch_size": 64}
     model.encode(texts[:64], batch_size=64)  # warm both code paths once
     bare_model.encode(texts[:64], batch_size=64)
 
@@ -371,7 +372,7 @@ def p2(a, state) -> None:
     show(f"bare encode, median of {a.rounds} (s)", f"{bare_s:.2f} ({n / bare_s:.0f} texts/s)")
     show(f"embed step, median of {a.rounds} (s)", f"{step_s:.2f} ({n / step_s:.0f} texts/s)")
     show("throughput ratio step / bare", f"{bare_s / step_s:.3f}")
-    show("token lengths (distinct)", len(set(embed.token_lengths(model, texts))))
+    show("token lengths (distinct)", len(set(tokens.token_lengths(model, texts))))
 
 
 def p3(a, state) -> None:

@@ -98,7 +98,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
                     raise metadata.PackageNotFoundError(dist)
                 return real(dist)
 
-            monkeypatch.setattr("themesim.embed.encode.metadata.version", version)
+            monkeypatch.setattr("themesim.embed.models.metadata.version", version)
         check_schema(config, SCHEMA)
         return prepare(config)
     if entry == "embed":

@@ -597,7 +597,9 @@ def test_abtt_pair_scores_equal_its_matrix_cells(tmp_path):
     """A rated pair of two study themes scores what the abtt matrix holds for them: the
     correction is fitted on the study's pooled theme vectors (every set), not on the pairs."""
     from themesim import kinds
-    from themesim.embed.encode import MINILM, encode_with, write_embeddings
+    from themesim.embed.encode import encode_with
+    from themesim.embed.models import MINILM
+    from themesim.embed.vectors import write_embeddings
 
     texts = {
         "a": ["Caring while working: shifts around a parent", "Money worries: care costs"],

@@ -4,15 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from themesim.embed.encode import (
-    MINILM,
-    MPNET,
-    encode,
-    read_embeddings,
-    resolve_model,
-    text_sha256,
-    write_embeddings,
-)
+from themesim.embed.encode import encode
+from themesim.embed.models import MINILM, MPNET, resolve_model
+from themesim.embed.vectors import read_embeddings, text_sha256, write_embeddings
 from themesim.errors import InputError
 
 TEXTS = [
@@ -72,7 +66,7 @@ def test_torch_threads_never_exceed_the_cpus_the_process_may_use():
 
     import torch
 
-    from themesim.embed.encode import set_threads
+    from themesim.embed.device import set_threads
 
     cpus = len(os.sched_getaffinity(0))
     before = torch.get_num_threads()

@@ -5,14 +5,10 @@ import pytest
 from helpers import make_study, snakemake, write_config
 
 from themesim.embed.cache import EmbeddingCache, cache_dir, key_name, model_key
-from themesim.embed.encode import (
-    MINILM,
-    batch_rows,
-    embed_texts,
-    encode,
-    resolve_model,
-    text_sha256,
-)
+from themesim.embed.device import batch_rows
+from themesim.embed.encode import embed_texts, encode
+from themesim.embed.models import MINILM, resolve_model
+from themesim.embed.vectors import text_sha256
 
 ROWS = batch_rows(None)  # the rows per forward pass embed_texts uses by default
 
@@ -105,7 +101,7 @@ def test_stored_vectors_do_not_depend_on_job_order(tmp_path):
         want = (tmp_path / "alone" / f"{kind[0]}_b.parquet").read_bytes()
         for name in ("after_a", "both", "both_rev"):
             assert (tmp_path / name / f"{kind[0]}_b.parquet").read_bytes() == want, (kind, name)
-    from themesim.embed.encode import read_vector_table
+    from themesim.embed.vectors import read_vector_table
 
     cols, emb, _ = read_vector_table(tmp_path / "alone" / "k_b.parquet")
     assert "work" in cols["keyword"].tolist() and emb.shape[1] == 384

@@ -14,7 +14,9 @@ import pytest
 from helpers import HUMAN, LLM
 
 from themesim.embed.cache import EmbeddingCache, model_key
-from themesim.embed.encode import MINILM, batch_rows, resolve_model, text_sha256
+from themesim.embed.device import batch_rows
+from themesim.embed.models import MINILM, resolve_model
+from themesim.embed.vectors import text_sha256
 from themesim.io.rated_pairs import rated_pair_texts
 from themesim.io.themes import read_theme_file, write_themes_parquet
 from themesim.metrics.calibration import read_rated_pairs
@@ -190,7 +192,7 @@ def test_openmp_threads_sleep_unless_the_user_says_otherwise(given):
     import os
 
     code = (
-        "import os; from themesim.embed.encode import import_torch; import_torch();"
+        "import os; from themesim.embed.device import import_torch; import_torch();"
         "print(os.environ['OMP_WAIT_POLICY'])"
     )
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}

@@ -12,7 +12,9 @@ import pytest
 
 import themesim.embed.encode as enc
 import themesim.embed.plain as plain
-from themesim.embed.encode import MINILM, encode, resolve_model
+from themesim.embed.device import import_torch
+from themesim.embed.encode import encode
+from themesim.embed.models import MINILM, resolve_model
 from themesim.embed.plain import PlainEncoder, plain_config
 
 TEXTS = [
@@ -55,7 +57,8 @@ def test_same_vectors_as_sentence_transformers(minilm, monkeypatch):
 
 def test_encoding_imports_no_sentence_transformers_or_sklearn():
     code = (
-        "import sys; from themesim.embed.encode import MINILM, encode, resolve_model;"
+        "import sys; from themesim.embed.encode import encode;"
+        "from themesim.embed.models import MINILM, resolve_model;"
         "v = encode(['a theme', 'another theme'], resolve_model(MINILM), threads=1);"
         "print(v.shape, [m for m in ('sentence_transformers', 'sklearn') if m in sys.modules])"
     )
@@ -144,7 +147,7 @@ def test_passes_at_once_give_the_same_bits(minilm, monkeypatch, caplog):
         pooled = encode(texts, minilm, threads=2)
     assert "2 forward passes at once" in caplog.text
     one = encode(texts, minilm, threads=1)
-    torch = enc.import_torch()
+    torch = import_torch()
     torch.set_num_threads(2)
     monkeypatch.setattr(enc, "_MODELS", {})
     monkeypatch.setattr(plain, "plain_config", lambda path: None)

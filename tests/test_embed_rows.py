@@ -10,20 +10,16 @@ import numpy as np
 import pytest
 from helpers import REPO
 
+import themesim.embed.device as dev
 import themesim.embed.encode as enc
+import themesim.embed.passes as passes
+import themesim.embed.tokens as tokens
 from themesim.embed.cache import SCHEME, model_key
-from themesim.embed.encode import (
-    MINILM,
-    batch_rows,
-    check_finite,
-    cpu_passes,
-    device_passes,
-    encode,
-    length_groups,
-    resolve_model,
-    token_lengths,
-    token_table,
-)
+from themesim.embed.device import batch_rows
+from themesim.embed.encode import check_finite, encode
+from themesim.embed.models import MINILM, resolve_model
+from themesim.embed.passes import cpu_passes, device_passes, length_groups
+from themesim.embed.tokens import token_lengths, token_table
 from themesim.errors import InputError
 
 TEXTS = [
@@ -66,7 +62,7 @@ def test_accelerator_rows_follow_batch_size_or_the_device():
     assert batch_rows(None, "cuda") == 128 == batch_rows(None, "cuda:1")
     assert batch_rows(256, "cuda") == 256 and batch_rows(8, "cuda:0") == 8
     assert batch_rows(None, "mps") == 32 and batch_rows(64, "mps") == 64
-    assert batch_rows(None, "xpu") == enc.ACCEL_ROWS
+    assert batch_rows(None, "xpu") == dev.ACCEL_ROWS
 
 
 def test_cache_key_keeps_the_cpu_scheme_and_tells_devices_apart(minilm):
@@ -132,9 +128,9 @@ ODD = TEXTS + ["  Outer spaces and Capitals  ", "ÜBER café naïve", "\tTabbed\
 def test_rust_token_table_is_the_preprocessing_table(st_model):
     """The Rust tokenizer's one batch gives every text the tokens the model's preprocessing
     gives (truncation, outer white space, capitals, accents included)."""
-    rust = enc.rust_token_table(st_model, ODD)
+    rust = tokens.rust_token_table(st_model, ODD)
     assert rust is not None
-    lengths, slow = enc._preprocess_table(st_model, ODD, chunk=5)
+    lengths, slow = tokens._preprocess_table(st_model, ODD, chunk=5)
     assert rust.lengths == lengths and max(lengths) == 256
     assert rust.fixed == slow.fixed == {"modality": "text"}
     for idx in length_groups(lengths, 3):
@@ -151,13 +147,13 @@ def test_rust_token_table_is_the_preprocessing_table(st_model):
 def test_rust_token_table_steps_aside_where_preprocessing_differs(st_model, monkeypatch):
     """A preprocessing the Rust tokenizer does not reproduce (here: one that drops a text's
     last word) makes token_table tokenise through the preprocessing itself."""
-    real = enc.preprocess
+    real = tokens.preprocess
 
     def shorter(model, texts):
         return real(model, [t.rsplit(" ", 1)[0] for t in texts])
 
-    monkeypatch.setattr(enc, "preprocess", shorter)
-    assert enc.rust_token_table(st_model, ODD) is None
+    monkeypatch.setattr(tokens, "preprocess", shorter)
+    assert tokens.rust_token_table(st_model, ODD) is None
     lengths, take = token_table(st_model, ODD)
     assert lengths == token_lengths(st_model, ODD)  # the preprocessing's, not the tokenizer's
     assert type(take).__name__ == "TokenTable"
@@ -167,7 +163,7 @@ def test_device_passes_give_the_cpu_passes_bits(st_model, monkeypatch):
     """The accelerator's pass (texts tokenised once, token rows repeated up to `rows`,
     normalised in float32, fetched every FETCH_EVERY passes) equals model.encode of the texts
     with their repeats, bit for bit, here on the CPU."""
-    monkeypatch.setattr(enc, "FETCH_EVERY", 3)  # several fetches, one partial
+    monkeypatch.setattr(passes, "FETCH_EVERY", 3)  # several fetches, one partial
     lengths, take = token_table(st_model, TEXTS, chunk=5)
     for rows in (1, 3, 8):
         groups = length_groups(lengths, rows)
@@ -183,7 +179,8 @@ def test_device_passes_give_the_cpu_passes_bits(st_model, monkeypatch):
 def as_accelerator(st_model, monkeypatch):
     """encode(device="cpu") taking the accelerator's way: its rows, token table and passes,
     with sentence-transformers' MiniLM (what an accelerator loads)."""
-    monkeypatch.setattr(enc, "device_type", lambda device: "mps")
+    for module in (enc, dev):  # encode()'s branch and the rows batch_rows gives it
+        monkeypatch.setattr(module, "device_type", lambda device: "mps")
     monkeypatch.setattr(enc, "load_model", lambda source, **_: st_model)
     return st_model
 

@@ -173,7 +173,7 @@ def test_embedding_segment_scores_follow_the_theme_and_segment_order(tmp_path):
     import numpy as np
     import pandas as pd
 
-    from themesim.embed.encode import write_vector_table
+    from themesim.embed.vectors import write_vector_table
 
     theme_file, seg_file = tmp_path / "themes.parquet", tmp_path / "segments.parquet"
     # Files in another order than the tables: rows must be looked up by id, not position.

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 from pandas.testing import assert_frame_equal
 
-from themesim.embed.encode import write_vector_table
 from themesim.embed.texts import word_salad_pool
+from themesim.embed.vectors import write_vector_table
 from themesim.io.themes import read_theme_file
 from themesim.kinds import get as get_kind
 from themesim.metrics.comparison import Settings, comparison_rows, theme_rows

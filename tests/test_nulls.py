@@ -306,7 +306,7 @@ def test_z_scale_pool_standardised_within_each_salad_set(tmp_path):
     """Regression: under scale z a pool text was standardised against all P - 1 other pool
     texts; it is standardised against the n_b - 1 other texts of its own salad set, as a
     real B theme is against B's others (docs/thresholds.md)."""
-    from themesim.embed.encode import write_vector_table
+    from themesim.embed.vectors import write_vector_table
     from themesim.kinds import get as get_kind
     from themesim.metrics.scales import z_scale
     from themesim.similarity import cosine

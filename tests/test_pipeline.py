@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import LLM, job_counts, make_study, snakemake, write_config
 
-from themesim.embed.encode import read_embeddings
+from themesim.embed.vectors import read_embeddings
 from themesim.metrics.coverage import METRIC_COLUMNS, score
 from themesim.similarity import read_similarity
 
@@ -78,7 +78,7 @@ def test_embeddings_file(study):
 def test_null_pool_file_and_p_values(study):
     """The embed job embeds P = 20 salad texts per B set, rounded up to whole salad sets
     (21 for llm's 3 themes); null_p follows from the pool by the formula of docs/nulls.md."""
-    from themesim.embed.encode import read_embeddings, read_vector_table
+    from themesim.embed.vectors import read_embeddings, read_vector_table
     from themesim.metrics.nulls import null_pvalues
     from themesim.similarity import cosine
 

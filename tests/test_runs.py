@@ -200,7 +200,8 @@ VECTORS = {
 
 
 def group_study(tmp_path):
-    from themesim.embed.encode import ModelSource, write_embeddings
+    from themesim.embed.models import ModelSource
+    from themesim.embed.vectors import write_embeddings
     from themesim.io.themes import read_themes_parquet
     from themesim.steps.ingest import ingest_themes
 

@@ -163,7 +163,7 @@ def provenance(*, embeddings, code_version, judges=None) -> dict:
     from importlib import metadata
 
     from themesim import __version__
-    from themesim.embed.encode import read_embeddings
+    from themesim.embed.vectors import read_embeddings
 
     packages = {}
     for name in PROVENANCE_PACKAGES:

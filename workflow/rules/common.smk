@@ -91,7 +91,7 @@ def given_cores():
 
 def embed_threads():
     """An embedding job claims every core Snakemake was given, so nothing runs beside it;
-    torch uses at most the CPUs the process may use (themesim.embed.encode.set_threads):
+    torch uses at most the CPUs the process may use (themesim.embed.device.set_threads):
     --cores 8 on a 2-core machine runs one job with 2 threads, not four."""
     return given_cores()
 

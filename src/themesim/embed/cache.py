@@ -83,7 +83,7 @@ def folder_fingerprint(path) -> str:
 
 def model_key(source, *, rows: int, device: str = "cpu", dtype: str = "float32") -> dict:
     """Everything that changes a text's vector; thresholds are not among it, and batch size
-    only through the rows per forward pass (embed.encode.batch_rows, which also depend on
+    only through the rows per forward pass (embed.device.batch_rows, which also depend on
     the device)."""
     if source.package:
         weights = f"{source.package}=={source.package_version}"

@@ -62,8 +62,8 @@ class Abtt(SentenceTransformer):
         study's pooled theme vectors, applied to the pairs' vectors."""
         import numpy as np
 
-        from themesim.embed.encode import read_embeddings
         from themesim.embed.isotropy import default_d, remove_top_directions
+        from themesim.embed.vectors import read_embeddings
 
         pooled = np.vstack([read_embeddings(p)[1] for p in study_embeddings]).astype(np.float64)
         d = spec.get("d") or default_d(pooled.shape[1])

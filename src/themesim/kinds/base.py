@@ -176,7 +176,7 @@ class Kind:
 
 def read_checked_embeddings(embeddings: dict, tables: dict) -> tuple[dict, str | None]:
     """Set -> float vectors of its embedding file, checked against the theme table."""
-    from themesim.embed.encode import read_embeddings
+    from themesim.embed.vectors import read_embeddings
 
     out, model = {}, None
     for s, path in embeddings.items():

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from themesim.embed.encode import MPNET
+from themesim.embed.models import MPNET
 from themesim.errors import InputError
 from themesim.kinds.base import Kind, read_checked_embeddings
 
@@ -48,7 +48,7 @@ class SentenceTransformer(Kind):
 
     def check(self, name, spec):
         """A model that cannot load fails now, not in the embedding job."""
-        from themesim.embed.encode import check_model
+        from themesim.embed.models import check_model
 
         try:
             check_model(spec.get("model"), spec.get("path"))
@@ -96,14 +96,15 @@ class SentenceTransformer(Kind):
         return self.correct(spec, {s: v.astype(np.float64) for s, v in emb.items()})
 
     def run_matrix(self, runs, tables, embeddings):
-        from themesim.embed.encode import read_embeddings
+        from themesim.embed.vectors import read_embeddings
         from themesim.metrics.runs import run_similarity_embedding
 
         return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
 
     def paraphrase_scores(self, method, spec, para, embeddings, threads, cache):
         """The theme's stored vector against its paraphrases, embedded through the cache."""
-        from themesim.embed.encode import encode_with, read_embeddings
+        from themesim.embed.encode import encode_with
+        from themesim.embed.vectors import read_embeddings
         from themesim.similarity import cosine
 
         ids, T, _ = read_embeddings(embeddings)
@@ -141,7 +142,7 @@ class SentenceTransformer(Kind):
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
     ):
         """The theme and segment vectors the method already wrote."""
-        from themesim.embed.encode import read_embeddings, read_vector_table
+        from themesim.embed.vectors import read_embeddings, read_vector_table
 
         if not theme_embeddings or not segment_embeddings:
             return None
@@ -161,7 +162,7 @@ class SentenceTransformer(Kind):
 def _null_vectors(path: str, mtime_ns: int, size: int) -> tuple:
     """B's word-salad vectors and their cosines (read-only), read once per B and file
     version by a metrics job rather than once per comparison."""
-    from themesim.embed.encode import read_vector_table
+    from themesim.embed.vectors import read_vector_table
     from themesim.similarity import cosine
 
     _, emb, _ = read_vector_table(path)

@@ -18,7 +18,7 @@ log = logging.getLogger("themesim")
 
 
 def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, cache=False) -> None:
-    from themesim.embed.encode import write_embeddings
+    from themesim.embed.vectors import write_embeddings
     from themesim.io.themes import read_themes_parquet
 
     themes = read_themes_parquet(themes_path)
@@ -33,8 +33,8 @@ def embed_null_set(
     """The set's pool of P word-salad texts, embedded like the set itself (docs/nulls.md)."""
     from dataclasses import asdict
 
-    from themesim.embed.encode import write_vector_table
     from themesim.embed.texts import word_salad_pool
+    from themesim.embed.vectors import write_vector_table
     from themesim.io.themes import read_themes_parquet
 
     themes = read_themes_parquet(themes_path)
@@ -60,8 +60,8 @@ def embed_keywords_set(
 ):
     from dataclasses import asdict
 
-    from themesim.embed.encode import write_vector_table
     from themesim.embed.texts import theme_keywords
+    from themesim.embed.vectors import write_vector_table
     from themesim.io.themes import read_themes_parquet
 
     themes = read_themes_parquet(themes_path)
@@ -80,7 +80,7 @@ def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, ca
 
     import pandas as pd
 
-    from themesim.embed.encode import write_vector_table
+    from themesim.embed.vectors import write_vector_table
 
     seg = pd.read_parquet(segments_path)
     texts = seg["text"].tolist()
@@ -120,14 +120,10 @@ def embed_method(
 
     from themesim.embed.cache import cache_dir
     from themesim.embed.columns import read_segment_columns, read_theme_columns
-    from themesim.embed.encode import (
-        release_models,
-        text_sha256,
-        write_embeddings,
-        write_vector_table,
-    )
+    from themesim.embed.encode import release_models
     from themesim.embed.keyword_cache import sets_keywords
     from themesim.embed.texts import word_salad_pool
+    from themesim.embed.vectors import text_sha256, write_embeddings, write_vector_table
 
     # Column lists read with pyarrow: this job imports no pandas (memory beside the model).
     tables = {s: read_theme_columns(p) for s, p in themes.items()}

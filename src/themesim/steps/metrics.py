@@ -136,7 +136,7 @@ def metric_tables(
     ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
     the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
     """
-    from themesim.embed.encode import read_embeddings
+    from themesim.embed.vectors import read_embeddings
     from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
     from themesim.metrics.coverage import threshold_grid
     from themesim.metrics.method_scale import base_scale

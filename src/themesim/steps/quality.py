@@ -29,7 +29,7 @@ def set_quality_table(
     SC and SemDiv need embeddings; for other kinds only SD (from the within-set matrix) and
     NPMI (keyword co-occurrence in transcript segments) are defined, the rest is NaN.
     """
-    from themesim.embed.encode import read_embeddings, read_vector_table
+    from themesim.embed.vectors import read_embeddings, read_vector_table
     from themesim.kinds import get as get_kind
     from themesim.metrics.quality import (
         SET_QUALITY_KEYS,

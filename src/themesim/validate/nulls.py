@@ -225,7 +225,8 @@ class Scorer:
 
     @staticmethod
     def _embed(texts: list[str]) -> np.ndarray:
-        from themesim.embed.encode import MINILM, encode_with
+        from themesim.embed.encode import encode_with
+        from themesim.embed.models import MINILM
 
         emb, _ = encode_with({"model": MINILM}, texts, 1, cache=None, what="validate nulls")
         emb = emb.astype(np.float64)
