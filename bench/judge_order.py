@@ -46,18 +46,19 @@ def demo_requests() -> tuple[list[tuple[str, str]], set[tuple[str, str]], set[tu
 
 def ask(url: str, body: dict) -> tuple[float, int, float]:
     """(score, prompt tokens evaluated, seconds) of one request."""
-    from themesim.llm.judge import _top_logprobs, parse_logprob_score
+    from themesim.llm.client import top_logprobs
+    from themesim.llm.judge_ask import parse_logprob_score
 
     t = time.perf_counter()
     r = requests.post(url, json=body, timeout=600)
     r.raise_for_status()
     data = r.json()
-    score = parse_logprob_score(_top_logprobs(data["choices"][0]))
+    score = parse_logprob_score(top_logprobs(data["choices"][0]))
     return score, int(data.get("timings", {}).get("prompt_n", -1)), time.perf_counter() - t
 
 
 def run(url, settings, model, prompt, pairs) -> dict:
-    from themesim.llm.judge import _request_body
+    from themesim.llm.judge_ask import _request_body
 
     out = {"score": {}, "prompt_n": 0, "seconds": 0.0}
     for a, b in pairs:

@@ -16,16 +16,10 @@ from helpers import completion, themes_in, trickle
 
 from themesim.errors import InputError
 from themesim.llm import server as llama_server
-from themesim.llm.judge import (
-    JudgeError,
-    JudgeSettings,
-    cache_key,
-    judge_matrix,
-    load_prompt,
-    parse_json_score,
-    parse_logprob_score,
-    request_workers,
-)
+from themesim.llm.judge import JudgeError, JudgeSettings, judge_matrix, request_workers
+from themesim.llm.judge_ask import parse_json_score, parse_logprob_score
+from themesim.llm.judge_cache import cache_key
+from themesim.llm.prompts import load_prompt
 
 A = ["Carers are tired 0", "Money worries 1", "Guilt about respite 2"]
 B = ["Sleep loss 0", "Costs of care 1"]
@@ -715,7 +709,7 @@ def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, m
             in_flight[0] -= 1
 
     post = client.post_chat
-    monkeypatch.setattr("themesim.llm.judge.post_chat", counted)
+    monkeypatch.setattr("themesim.llm.judge_ask.post_chat", counted)
     monkeypatch.setattr(client, "endpoint", fake_local)
     spec = {"prompt": "judge_v1", "score_mode": "json", "concurrency": 4, "timeout_s": 5}
     cache = tmp_path / "judge.sqlite"
@@ -739,7 +733,7 @@ def test_json_mode_on_llama_server_prefills_the_answer(serve, tmp_path):
     grammar lets the model write only the number and the brace, where the server stops (and
     leaves the brace out). The answer stored is the whole JSON, parsed as a full answer is;
     other servers get the JSON schema, and the two never share a cache entry."""
-    from themesim.llm.judge import JSON_PREFIX, _request_body, _score_grammar
+    from themesim.llm.judge_ask import JSON_PREFIX, _request_body, _score_grammar
 
     native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
 
@@ -783,7 +777,7 @@ def test_json_mode_on_llama_server_prefills_the_answer(serve, tmp_path):
 )
 def test_a_prefilled_answer_is_rebuilt_once(choice, raw):
     """Cut off before the brace (length), the answer stays unfinished and fails to parse."""
-    from themesim.llm.judge import _json_answer
+    from themesim.llm.judge_ask import _json_answer
 
     body = {"messages": [{"role": "assistant", "content": '{"score": '}], "stop": ["}"]}
     assert _json_answer(body, choice) == raw
@@ -882,7 +876,7 @@ def test_llama_server_gets_every_prompt_from_an_empty_slot_by_default(serve, tmp
     order). By default every request to llama-server now says `cache_prompt: false`, and
     those scores have keys of their own; `cache_prompt: true` keeps the old requests and
     keys. Other endpoints never get the field (OpenAI refuses unknown ones)."""
-    from themesim.llm.judge import _answer_settings
+    from themesim.llm.judge_cache import _answer_settings
 
     native = "llama-server 0.5.0-dev (build 1, commit 0c1e570), 1 slot, --flash-attn off"
     srv = serve()
