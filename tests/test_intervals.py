@@ -11,16 +11,18 @@ from statsmodels.stats.proportion import proportion_confint
 
 from themesim.metrics.coverage import score
 from themesim.metrics.distinctiveness import gap_summary
+from themesim.metrics.interval_stats import (
+    clopper_pearson,
+    quantile_intervals,
+    two_sample_jackknife,
+)
 from themesim.metrics.intervals import (
     BOUND_COLUMNS,
     CI_COLUMNS,
     CI_METRICS,
     COUNT_METRICS,
     ICC_COLUMNS,
-    clopper_pearson,
     interval_table,
-    quantile_intervals,
-    two_sample_jackknife,
 )
 
 
@@ -214,7 +216,7 @@ def test_a_share_at_one_keeps_its_clusters():
 def test_quartiles_read_at_numpys_expected_rank():
     # numpy's first quartile of 10 values sits at rank 3.25, the quantile 3.25 / 11 in
     # expectation: its interval is the order-statistic interval of that quantile
-    from themesim.metrics.intervals import _quartile_intervals
+    from themesim.metrics.interval_stats import _quartile_intervals
 
     x = np.arange(1.0, 11.0)
     lo, hi = _quartile_intervals(x, 0.95, 0.0, 20.0)
@@ -227,7 +229,7 @@ def test_quartile_reach_is_the_mean_over_matched_counts():
     # one unmatched gap 0 and one matched gap 1, h = 0.5: k = 0, 1, 2 matched rows with
     # probabilities 1/4, 1/2, 1/4; with one of each numpy's min, q1, median, q3, max are
     # 0, 0.25, 0.5, 0.75, 1, so the means are 1/4 + 1/2 of those
-    from themesim.metrics.intervals import _quartile_reach
+    from themesim.metrics.interval_stats import _quartile_reach
 
     lo, hi = _quartile_reach([0.0, 1.0], [False, True], (0.5, 0.5), 0.0, 2.0)
     assert lo == pytest.approx([0.25, 0.375, 0.5, 0.625, 0.75]) and hi == pytest.approx(lo)

@@ -148,7 +148,8 @@ def comparison_rows(
 
     boot = settings.bootstrap
     if with_bootstrap and boot["n"] > 0:
-        from themesim.metrics.intervals import clopper_pearson, interval_table
+        from themesim.metrics.interval_stats import clopper_pearson
+        from themesim.metrics.intervals import interval_table
 
         icc = (settings.intervals or {}).get("icc") or None
         ci = interval_table(
@@ -242,7 +243,7 @@ def theme_rows(
 
 def _share_ci(flags, defined, level: float) -> tuple[float, float]:
     """Clopper-Pearson interval of the share of flagged among the defined values."""
-    from themesim.metrics.intervals import clopper_pearson
+    from themesim.metrics.interval_stats import clopper_pearson
 
     flags, defined = np.asarray(flags, dtype=bool), np.asarray(defined, dtype=bool)
     n = int(defined.sum())
@@ -255,7 +256,7 @@ def _share_ci(flags, defined, level: float) -> tuple[float, float]:
 def _median_ci(values, level: float) -> tuple[float, float]:
     """Order-statistic interval of the median (NaN dropped), widened to hold the estimate;
     beyond the sample's ends it takes the extreme value seen."""
-    from themesim.metrics.intervals import quantile_intervals
+    from themesim.metrics.interval_stats import quantile_intervals
 
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
@@ -273,7 +274,7 @@ def theme_level_intervals(
 
     Shares of themes (or pairs): Clopper-Pearson over the themes where the value is
     defined; medians: order-statistic intervals; the transported mass: the two-sample
-    jackknife of metrics.intervals over each theme's share of it (docs/metrics.md).
+    jackknife of metrics.interval_stats over each theme's share of it (docs/metrics.md).
     parts: see theme_rows.
     """
     from themesim.metrics.transport import transport_interval_columns

@@ -303,7 +303,7 @@ def transport_interval_columns(plan, S, level: float = 0.95) -> dict[str, tuple[
     """Intervals of ot_total_mass (and its aliases) and ot_cost: a two-sample delete-one-theme
     jackknife over each theme's part of the plan (the plan is not recomputed), Student's t
     with Welch-Satterthwaite degrees of freedom."""
-    from themesim.metrics.intervals import two_sample_jackknife
+    from themesim.metrics.interval_stats import two_sample_jackknife
 
     plan = np.asarray(plan, dtype=np.float64)
     S = _as_matrix(S)
