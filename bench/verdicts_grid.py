@@ -28,6 +28,7 @@ sys.path.insert(0, str(SRC))
 if importlib.util.find_spec("pandas") is None:  # run() needs it; simulate() does not
     sys.modules["pandas"] = types.ModuleType("pandas")
 
+from themesim.validate import verdict_designs as designs  # noqa: E402
 from themesim.validate import verdicts as V  # noqa: E402
 from themesim.validate.core import rng_for  # noqa: E402
 
@@ -45,9 +46,9 @@ POWER_SIZES = [
 
 def tasks(first: int = 0, seed: int = SEED):
     out = []
-    draws = V.GRIDS["full"]["draws"]
-    for base in V.GRIDS["full"]["designs"][first:]:
-        for diff in V.DIFFERENCES:
+    draws = designs.GRIDS["full"]["draws"]
+    for base in designs.GRIDS["full"]["designs"][first:]:
+        for diff in designs.DIFFERENCES:
             d = replace(base, diff=diff)
             if not V.feasible(d):
                 continue

@@ -8,6 +8,7 @@ import pytest
 from themesim.validate import areas, failures
 from themesim.validate import verdicts as area
 from themesim.validate.core import rng_for
+from themesim.validate.verdict_segments import SegmentDesign, draw_segments
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,8 @@ def test_segment_draws_count_what_their_kappas_read():
     from themesim.metrics.generators import leave_one_out_differences
     from themesim.metrics.grounding_stats import kappa_counts
 
-    d = area.SegmentDesign(transcripts=4, segments=10, themes=3, runs=2, analysts=3)
-    gen, hum, gc, hc, sizes = area.draw_segments(d, rng_for(0, "t"))
+    d = SegmentDesign(transcripts=4, segments=10, themes=3, runs=2, analysts=3)
+    gen, hum, gc, hc, sizes = draw_segments(d, rng_for(0, "t"))
     assert len(gen) == 3 and gen[0].shape == (3, 2) and gc[0].shape == (3, 2, 4, 3)
     tot = gc[1][2, 1].sum(axis=0)  # analyst 1's theme 2 with run 1, over the transcripts
     k = kappa_counts(int(tot[2]), int(tot[0]), int(tot[1]), int(sizes.sum()))

@@ -1,0 +1,182 @@
+"""The named designs of the verdicts area (validate/verdicts.py): its grids, the designs
+written after each change to the procedure (AFTER, AFTER_GROUPS, ... AFTER_GROUP_BOUND, each
+written before being run), the differences every design is run at, and the segments route's
+designs. The validation grid's rows and seeds follow these values and their order.
+"""
+
+from __future__ import annotations
+
+from themesim.validate.verdict_segments import SegmentDesign
+from themesim.validate.verdicts import MARGIN, POWER_DIFF, Design
+
+# Written before the procedure was run on any of them (docs/validity.md, "verdicts").
+GRIDS = {
+    "small": {
+        "designs": [
+            Design(themes=10, runs=3, analysts=3, p_h=0.7),
+            Design(themes=8, runs=1, analysts=2, p_h=0.8),
+            Design(themes=15, runs=5, analysts=4, p_h=0.6, icc=0.16),
+            Design(themes=12, runs=3, analysts=3, p_h=0.7, icc=0.64, groups=True),
+        ],
+        "draws": 300,
+    },
+    "full": {
+        "designs": [
+            Design(themes=n, runs=r, analysts=k, p_h=p, icc=icc, groups=g)
+            for n in (8, 10, 15)
+            for r in (1, 3, 5)
+            for k in (2, 3, 4)
+            for p in (0.6, 0.8)
+            for icc, g in ((0.0, False), (0.16, False), (0.16, True), (0.64, True))
+        ],
+        "draws": 400,
+    },
+}
+# Written after the analyst part and the cell-noise intersection changed (docs/verdicts.md):
+# other variance parts, sizes and domain counts than the designs above.
+AFTER = [
+    Design(themes=12, runs=2, analysts=3, p_h=0.65, sd_theme=1.2, sd_run=0.6, sd_analyst=0.5),
+    Design(themes=9, runs=4, analysts=5, p_h=0.75, sd_run=0.1, sd_analyst=0.6, sd_reference=0.6),
+    Design(themes=14, runs=3, analysts=3, p_h=0.5, icc=0.3, domains=3, sd_run=0.5),
+    Design(themes=11, runs=5, analysts=4, p_h=0.7, icc=0.5, domains=5, groups=True),
+    Design(themes=20, runs=1, analysts=3, p_h=0.85, sd_theme=0.5, sd_analyst=0.2),
+    Design(themes=8, runs=2, analysts=2, p_h=0.6, sd_run=0.8),
+]
+# Written after one set against two analysts with declared groups took the design effect
+# (metrics/crossed.py, _one_set_two_analysts), before it was run on them.
+AFTER_GROUPS = [
+    Design(themes=12, runs=1, analysts=2, p_h=0.75, icc=0.3, domains=3, groups=True),
+    Design(themes=9, runs=1, analysts=2, p_h=0.85, icc=0.5, domains=5, groups=True),
+    Design(
+        themes=14, runs=1, analysts=2, p_h=0.65, icc=0.16, domains=6, groups=True, sd_theme=1.0
+    ),  # fmt: skip
+    Design(themes=10, runs=1, analysts=2, p_h=0.7, icc=0.64, domains=2, groups=True),
+]
+# Written after the word was withheld below MIN_GROUPS declared groups, before being run.
+AFTER_GROUPS += [
+    Design(themes=15, runs=3, analysts=3, p_h=0.8, icc=0.5, domains=7, groups=True),
+    Design(themes=12, runs=1, analysts=3, p_h=0.85, icc=0.64, domains=6, groups=True),
+    Design(themes=13, runs=2, analysts=2, p_h=0.6, icc=0.16, domains=8, groups=True),
+]
+# Written for one set against two analysts without groups (the pooled paired table), which
+# no design after its adoption had: before being run.
+AFTER_POOLED = [
+    Design(themes=9, runs=1, analysts=2, p_h=0.75),
+    Design(themes=14, runs=1, analysts=2, p_h=0.55, sd_theme=1.1, sd_reference=0.5),
+    Design(themes=12, runs=1, analysts=2, p_h=0.85, icc=0.3, domains=3),
+]
+# Written after two runs were taken as fixed (the run part from three runs on,
+# metrics.crossed.MIN_RANDOM_RUNS), before being run: two runs with small to large spreads,
+# and three runs with a large one (the fewest the run part is read from).
+AFTER_RUNS = [
+    Design(themes=10, runs=2, analysts=3, p_h=0.7, sd_run=0.6),
+    Design(themes=14, runs=2, analysts=2, p_h=0.75, icc=0.16, sd_run=1.0),
+    Design(themes=9, runs=2, analysts=4, p_h=0.55, sd_theme=1.1, sd_run=0.4),
+    Design(themes=12, runs=3, analysts=2, p_h=0.65, sd_run=0.8),
+]
+# Written after each part of the interval was read at its own t quantile (Banerjee's form,
+# metrics/crossed.py), before being run: large run and analyst spreads at 3-5 runs and 3-4
+# analysts, and the ceiling.
+AFTER_COMBINE = [
+    Design(themes=11, runs=4, analysts=3, p_h=0.75, sd_run=0.9),
+    Design(themes=13, runs=3, analysts=4, p_h=0.6, icc=0.16, sd_analyst=0.7),
+    Design(themes=8, runs=5, analysts=2, p_h=0.8, sd_theme=1.0, sd_run=0.6),
+    Design(themes=15, runs=3, analysts=3, p_h=0.85, sd_run=0.5, sd_analyst=0.5),
+]
+# Written after the interval on [0, 1] took each side's score limits where a side sits near
+# a bound (metrics/crossed.py, _bounded_sides), before being run: floors and ceilings with
+# runs, analysts, declared groups and wide theme spreads.
+AFTER_BOUNDED = [
+    Design(themes=10, runs=3, analysts=3, p_h=0.2),
+    Design(themes=13, runs=5, analysts=2, p_h=0.88),
+    Design(themes=8, runs=1, analysts=4, p_h=0.87, icc=0.16),
+    Design(themes=15, runs=2, analysts=3, p_h=0.8, icc=0.3, domains=5, groups=True, sd_theme=0.5),
+    Design(themes=11, runs=3, analysts=4, p_h=0.15, sd_analyst=0.6),
+    Design(themes=9, runs=1, analysts=2, p_h=0.9, sd_theme=1.2),
+]
+# Written after the analyst part was clipped once as a whole (metrics/crossed.py), before
+# being run: analyst and reference spreads from none to large, at 3-4 analysts.
+AFTER_ANALYSTS = [
+    Design(themes=9, runs=3, analysts=3, p_h=0.7, sd_theme=1.1, sd_analyst=0.1, sd_reference=0.1),
+    Design(themes=12, runs=1, analysts=4, p_h=0.6, sd_analyst=0.05, sd_reference=0.6),
+    Design(themes=8, runs=4, analysts=3, p_h=0.8, sd_analyst=0.1, sd_reference=0.7),
+    Design(themes=14, runs=2, analysts=4, p_h=0.55, icc=0.3, sd_analyst=0.2, sd_reference=0.05),
+    Design(themes=12, runs=5, analysts=3, p_h=0.75, icc=0.16, domains=6, groups=True,
+           sd_reference=0.5),
+    Design(themes=15, runs=3, analysts=4, p_h=0.65, sd_analyst=0.5, sd_reference=0.0),
+]  # fmt: skip
+# Written before the two-analyst ceiling rule was run on them (docs/verdicts.md, "Near a
+# bound"): agreements within 0.15 of a bound, two analysts mostly, other sizes and spreads.
+AFTER_CEILING = [
+    Design(themes=11, runs=2, analysts=2, p_h=0.9, sd_theme=0.6),
+    Design(themes=14, runs=4, analysts=2, p_h=0.93, icc=0.16),
+    Design(themes=8, runs=3, analysts=2, p_h=0.86, sd_run=0.5),
+    Design(themes=12, runs=1, analysts=2, p_h=0.1),
+    Design(themes=15, runs=5, analysts=2, p_h=0.95, icc=0.3, domains=5, groups=True),
+    Design(themes=9, runs=2, analysts=3, p_h=0.92),
+    Design(themes=10, runs=4, analysts=4, p_h=0.89, sd_theme=1.1),
+    Design(themes=13, runs=1, analysts=2, p_h=0.84, sd_theme=1.2),
+]
+# Written after a 0/1 side with no spread was given its themes' room (metrics/crossed.py,
+# _wilson's least), before being run: shares that can reach 0 or 1 at 2-4 analysts.
+AFTER_FLOOR = [
+    Design(themes=8, runs=2, analysts=2, p_h=0.92),
+    Design(themes=10, runs=3, analysts=3, p_h=0.94, sd_theme=0.5),
+    Design(themes=12, runs=4, analysts=2, p_h=0.08),
+    Design(themes=9, runs=5, analysts=4, p_h=0.9, icc=0.16),
+    Design(themes=14, runs=2, analysts=2, p_h=0.87, sd_theme=1.0, sd_run=0.6),
+    Design(themes=15, runs=3, analysts=2, p_h=0.91, icc=0.3, domains=5, groups=True),
+]
+# Written after the reference part took only its themes' own noise within declared groups
+# (metrics/crossed.py, _nested_noise), before it was run on them: 3-5 analysts, 6-10 groups,
+# ICC 0.3-0.8, floors to ceilings.
+AFTER_NESTED = [
+    Design(themes=10, runs=3, analysts=3, p_h=0.7, icc=0.64, domains=6, groups=True),
+    Design(themes=14, runs=4, analysts=4, p_h=0.5, icc=0.64, domains=9, groups=True, sd_theme=0.6),
+    Design(themes=9, runs=1, analysts=3, p_h=0.45, icc=0.5, domains=6, groups=True),
+    Design(themes=12, runs=5, analysts=4, p_h=0.8, icc=0.4, domains=7, groups=True,
+           sd_reference=0.5),
+    Design(themes=15, runs=2, analysts=3, p_h=0.35, icc=0.64, domains=10, groups=True,
+           sd_theme=1.1),
+    Design(themes=11, runs=3, analysts=5, p_h=0.6, icc=0.3, domains=6, groups=True,
+           sd_analyst=0.5),
+    Design(themes=8, runs=4, analysts=3, p_h=0.75, icc=0.8, domains=8, groups=True),
+]  # fmt: skip
+# Written after the analysts' side with declared groups at 3+ analysts took limits between
+# Wilson's and Wedderburn's (metrics/crossed.py), before it was run on them: near both
+# bounds and between, 6-9 groups.
+AFTER_GROUP_BOUND = [
+    Design(themes=12, runs=3, analysts=3, p_h=0.9, icc=0.5, domains=6, groups=True),
+    Design(themes=9, runs=2, analysts=4, p_h=0.86, icc=0.64, domains=7, groups=True,
+           sd_theme=1.0),
+    Design(themes=15, runs=1, analysts=3, p_h=0.12, icc=0.64, domains=8, groups=True),
+    Design(themes=10, runs=5, analysts=3, p_h=0.93, icc=0.3, domains=6, groups=True,
+           sd_theme=0.6),
+    Design(themes=13, runs=4, analysts=4, p_h=0.2, icc=0.5, domains=9, groups=True, sd_run=0.5),
+    Design(themes=11, runs=3, analysts=5, p_h=0.8, icc=0.64, domains=7, groups=True),
+]  # fmt: skip
+GRIDS["small"]["designs"] += AFTER[:2]
+GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
+GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING + AFTER_FLOOR
+GRIDS["full"]["designs"] += AFTER_NESTED + AFTER_GROUP_BOUND
+# Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
+# better and worse), and the power point.
+DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
+
+
+# Written before the segments route was run on any of them: serial dependence from none to
+# strong topic blocks, 6-30 transcripts, one and three runs, two and three analysts; the
+# nulls with analyst-to-analyst spread only where three analysts let the interval carry it.
+SEGMENT_DESIGNS = [
+    SegmentDesign(transcripts=t, runs=r, analysts=k, stay=st, sd_coder=sc)
+    for t in (6, 12, 30)
+    for st in (0.0, 0.5, 0.9)
+    for r, k, sc in ((1, 2, 0.0), (3, 3, 0.0), (3, 3, 0.4))
+]
+SEGMENT_POWER = [
+    SegmentDesign(transcripts=t, runs=3, analysts=3, stay=0.5, shift=-1.0) for t in (6, 12, 30)
+]
+SEGMENT_GRIDS = {
+    "small": [SEGMENT_DESIGNS[6], SEGMENT_DESIGNS[14], SEGMENT_POWER[1]],
+    "full": SEGMENT_DESIGNS + SEGMENT_POWER,
+}

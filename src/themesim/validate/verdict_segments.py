@@ -1,0 +1,152 @@
+"""The verdicts area's segments route (validate/verdicts.py runs it): the generator's κ with
+each reference theme over coded segments against the analysts', transcripts as clusters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from themesim.metrics.crossed import VERDICTS, crossed_difference, word
+from themesim.validate.core import row
+from themesim.validate.verdicts import ALPHA, AREA, MARGIN
+
+# --- The segments route: κ over coded segments, transcripts as clusters -------------------
+#
+# Each transcript is a run of `segments` passages whose ideas follow a Markov chain (the
+# idea stays with probability `stay`, else one of n ideas or none is drawn afresh: topic
+# blocks, serial dependence). Every coder (analyst or run) applies theme i to a passage on
+# idea i with probability expit(mu + a_coder + u_i + c_t) and to any other passage with
+# probability `false_positive`; u_i (the idea's findability) and c_t (the transcript's
+# clarity) are shared by every coder. Each set's theme i pairs with theme i. The generator
+# is one fixed coder (a = 0: the verdict is about this generator), its runs alike; the
+# analysts' a are drawn with SD sd_coder. With sd_coder 0 the generator is one more coder of
+# the analysts' kind, so D = 0 whatever the transcripts (the null); with a spread the truth
+# (over analysts, themes and transcripts) is the mean of D over the draws. `shift` lowers
+# the generator's mu (power).
+
+
+@dataclass(frozen=True)
+class SegmentDesign:
+    transcripts: int = 12
+    segments: int = 20
+    themes: int = 10
+    runs: int = 1
+    analysts: int = 3
+    stay: float = 0.5
+    sd_coder: float = 0.0  # analyst-to-analyst (and generator) sensitivity, logit scale
+    sd_transcript: float = 0.5
+    sd_theme: float = 0.8
+    mu: float = 1.0
+    false_positive: float = 0.05
+    p_none: float = 0.3
+    shift: float = 0.0  # the generator's mu minus the analysts' (0: the null)
+
+    def name(self) -> str:
+        return (
+            f"segments:T={self.transcripts},S={self.segments},n={self.themes},R={self.runs},"
+            f"K={self.analysts},stay={self.stay:g},sd_coder={self.sd_coder:g},"
+            f"shift={self.shift:+g}"
+        )
+
+
+def _topics(d: SegmentDesign, rng) -> np.ndarray:
+    """(transcripts, segments) idea per passage (-1: none), a Markov chain per transcript."""
+    z = np.empty((d.transcripts, d.segments), dtype=np.int64)
+    weights = np.r_[d.p_none, np.full(d.themes, (1 - d.p_none) / d.themes)]
+    fresh = rng.choice(np.arange(-1, d.themes), size=z.shape, p=weights)
+    stays = rng.random(z.shape) < d.stay
+    z[:, 0] = fresh[:, 0]
+    for s in range(1, d.segments):
+        z[:, s] = np.where(stays[:, s], z[:, s - 1], fresh[:, s])
+    return z
+
+
+def draw_segments(d: SegmentDesign, rng):
+    """(gen, hum, gen_counts, hum_counts, sizes) of one simulated study: each reference
+    theme's κ with its partner (crossed_difference's gen, hum) and the per-transcript 2x2
+    counts behind them (metrics.generators.leave_one_out_differences)."""
+    from scipy.special import expit
+
+    from themesim.metrics.kappa import kappa_counts_array
+
+    z = _topics(d, rng)
+    u = rng.normal(0, d.sd_theme, d.themes)
+    c = rng.normal(0, d.sd_transcript, d.transcripts)
+    k, runs = d.analysts, d.runs
+    a = np.r_[rng.normal(0, d.sd_coder, k), 0.0]  # the analysts', then the generator's
+    on = z[..., None] == np.arange(d.themes)  # (T, S, n)
+
+    def code(effect):
+        p = expit(d.mu + effect + u[None, None, :] + c[:, None, None])
+        hit = rng.random(on.shape) < np.where(on, p, d.false_positive)
+        return hit.astype(np.int64)
+
+    analysts = [code(a[j]) for j in range(k)]
+    gens = [code(a[k] + d.shift) for _ in range(runs)]
+    sizes = np.full(d.transcripts, d.segments)
+
+    def counts(x, y):  # (n, T, 3): n_a, n_b, n_both per theme and transcript
+        return np.stack([x.sum(axis=1).T, y.sum(axis=1).T, (x * y).sum(axis=1).T], axis=-1)
+
+    def kappa(cube):
+        tot = cube.sum(axis=-2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kk = kappa_counts_array(tot[..., 2], tot[..., 0], tot[..., 1], sizes.sum())
+        return np.nan_to_num(kk, nan=0.0)
+
+    gen, hum, gen_counts, hum_counts = [], [], [], []
+    for r in range(k):
+        g = np.stack([counts(analysts[r], x) for x in gens], axis=1)  # (n, R, T, 3)
+        h = np.full((d.themes, k, d.transcripts, 3), np.nan)
+        for j in range(k):
+            if j != r:
+                h[:, j] = counts(analysts[r], analysts[j])
+        gen_counts.append(g)
+        hum_counts.append(h)
+        gen.append(kappa(g))
+        kh = kappa(h)
+        kh[:, r] = np.nan
+        hum.append(kh)
+    return gen, hum, gen_counts, hum_counts, sizes
+
+
+def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=ALPHA) -> dict:
+    """P(each verdict) of the segments route, and the coverage of the truth: 0 under the
+    null (sd_coder 0, shift 0), else the mean of D over the draws."""
+    from themesim.metrics.generators import transcript_jackknife
+
+    counts = dict.fromkeys(VERDICTS, 0)
+    ends, estimates = [], []
+    for _ in range(draws):
+        gen, hum, gc, hc, sizes = draw_segments(d, rng)
+        extra = transcript_jackknife(gc, hc, sizes)
+        res = crossed_difference(gen, hum, alpha=alpha, extra=extra)
+        counts[word(res, margin)] += 1
+        ends.append((res.ci_low, res.ci_high))
+        estimates.append(res.difference)
+    null = d.sd_coder == 0 and d.shift == 0
+    truth = 0.0 if null else float(np.mean(estimates))
+    lo, hi = np.array(ends).T
+    out = {f"p_{k}": v / draws for k, v in counts.items()}
+    return out | {
+        "truth": truth,
+        "coverage": float(np.mean((lo <= truth) & (truth <= hi))),
+        "mean_width": float(np.mean(hi - lo)),
+        "draws": draws,
+    }
+
+
+def _segment_rows(d: SegmentDesign, sim: dict) -> list[dict]:
+    procedure = "crossed jackknife + transcripts, segments"
+    out = []
+    if d.shift == 0 and d.sd_coder == 0:  # the null: D = 0 exactly
+        for w in ("worse", "better"):
+            out.append(row(AREA, d.name(), f"verdict {w}", procedure, "type1_error",
+                           sim[f"p_{w}"], sim["draws"], n_a=d.themes, nominal=ALPHA))  # fmt: skip
+    if d.shift < 0:
+        out.append(row(AREA, d.name(), "verdict worse", procedure, "power", sim["p_worse"],
+                       sim["draws"], n_a=d.themes))  # fmt: skip
+    out.append(row(AREA, d.name(), "difference", procedure, "coverage_tost_level",
+                   sim["coverage"], sim["draws"], n_a=d.themes, nominal=1 - 2 * ALPHA))  # fmt: skip
+    return out
