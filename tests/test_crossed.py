@@ -546,45 +546,45 @@ def test_an_extra_part_adds_its_variance_and_degrees_of_freedom():
 def test_wilson_limits_are_the_score_interval_of_a_share():
     from statsmodels.stats.proportion import proportion_confint
 
-    from themesim.metrics.crossed import _wilson
+    from themesim.metrics.score_limits import wilson
 
     z = student.ppf(0.95, np.inf)
     for count, n in ((9, 10), (3, 12), (20, 25)):
         p = count / n
-        lo, hi = _wilson(p, z * np.sqrt(p * (1 - p) / n))
+        lo, hi = wilson(p, z * np.sqrt(p * (1 - p) / n))
         want = proportion_confint(count, n, alpha=0.10, method="wilson")
         assert (lo, hi) == pytest.approx(want, abs=1e-12)
-    assert _wilson(1.0, 0.0) == (1.0, 1.0)
+    assert wilson(1.0, 0.0) == (1.0, 1.0)
 
 
 def test_wedderburn_limits_solve_their_score_equation():
-    from themesim.metrics.crossed import _wedderburn, _wilson
+    from themesim.metrics.score_limits import wedderburn, wilson
 
     for p, half in ((0.88, 0.05), (0.1, 0.03), (0.5, 0.2), (0.98, 0.01)):
-        lo, hi = _wedderburn(p, half)
+        lo, hi = wedderburn(p, half)
         scale = p * (1 - p)
         # the spread read at the limit: SD proportional to mu (1 - mu)
         assert p - lo == pytest.approx(half * lo * (1 - lo) / scale, abs=1e-12)
         assert hi - p == pytest.approx(half * hi * (1 - hi) / scale, abs=1e-12)
         assert 0 < lo < p < hi < 1
-        assert _wedderburn(1 - p, half) == pytest.approx((1 - hi, 1 - lo))
+        assert wedderburn(1 - p, half) == pytest.approx((1 - hi, 1 - lo))
         if p > 0.5:  # toward the middle it reaches further than Wilson's, toward 1 less
-            w_lo, w_hi = _wilson(p, half)
+            w_lo, w_hi = wilson(p, half)
             assert p - lo > p - w_lo and hi - p < w_hi - p
 
 
 def test_limits_between_wilson_and_wedderburn_solve_their_score_equation():
-    from themesim.metrics.crossed import _between, _wedderburn, _wilson
+    from themesim.metrics.score_limits import between, wedderburn, wilson
 
     for p, half in ((0.88, 0.05), (0.1, 0.03), (0.5, 0.2), (0.98, 0.01)):
-        lo, hi = _between(p, half)
+        lo, hi = between(p, half)
         scale = p * (1 - p)
         # the spread read at the limit: SD proportional to (mu (1 - mu))^0.75
         assert p - lo == pytest.approx(half * (lo * (1 - lo) / scale) ** 0.75, abs=1e-9)
         assert hi - p == pytest.approx(half * (hi * (1 - hi) / scale) ** 0.75, abs=1e-9)
-        assert _between(1 - p, half) == pytest.approx((1 - hi, 1 - lo), abs=1e-9)
+        assert between(1 - p, half) == pytest.approx((1 - hi, 1 - lo), abs=1e-9)
         # each limit lies between Wilson's and Wedderburn's
-        (w_lo, w_hi), (d_lo, d_hi) = _wilson(p, half), _wedderburn(p, half)
+        (w_lo, w_hi), (d_lo, d_hi) = wilson(p, half), wedderburn(p, half)
         assert min(w_lo, d_lo) < lo < max(w_lo, d_lo) and min(w_hi, d_hi) < hi < max(w_hi, d_hi)
 
 

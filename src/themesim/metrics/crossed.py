@@ -39,6 +39,8 @@ from functools import partial
 
 import numpy as np
 
+from themesim.metrics import score_limits
+
 VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
 # Declared groups are the units of the theme part: below this many, the interval errs up to
 # 0.10 at 0.05 (3-5 groups, docs/validity.md), so the word is withheld.
@@ -323,19 +325,21 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         # bound are skewed beyond the binomial relation: a study missing the low tail shows a
         # high mean with a small spread (`equivalent` erred 0.065-0.079 at 0.05 with Wilson's
         # limits there; 0.03 with these, docs/validity.md).
-        wedderburn = k == 2 and not binary
+        two = k == 2 and not binary
         # Declared groups at 3+ analysts: near a bound their few group means shrink faster
         # than the binomial relation (`equivalent` erred 0.075 at 0.05 with Wilson's limits,
         # with Wedderburn's 0.003 at 1.5 times the width; docs/validity.md)
         grouped = declared and k >= 3 and not binary
-        bounded = BOUNDED_TWO if wedderburn else BOUNDED_GROUPS if grouped else BOUNDED
+        bounded = BOUNDED_TWO if two else BOUNDED_GROUPS if grouped else BOUNDED
         method = f"{CI_METHOD}, {bounded}"
         # 0/1 evidence: a side whose themes all agree has no spread, yet its share rests on
         # that many themes (without this room `worse` erred 0.06-0.083 at 0.05 at 11 themes
         # x 2 runs x 2 analysts, p 0.9: docs/validity.md)
-        wilson = partial(_wilson, least=quantiles[0] / labels.size if binary else 0.0)
-        limits = (wilson, _wedderburn if wedderburn else _between if grouped else wilson)
-        low, high = _bounded_sides(d, generator, human, half, sides, low, high, limits)
+        wilson = partial(score_limits.wilson, least=quantiles[0] / labels.size if binary else 0.0)
+        human_side = score_limits.wedderburn if two else score_limits.between if grouped else wilson
+        low, high = score_limits.bounded_sides(
+            d, generator, human, half, sides, low, high, (wilson, human_side)
+        )
     df = _effective_df(half / np.sqrt(var), alpha) if var > 0 else float(df_t)
     covers = ("themes",) + (("runs",) if n_runs >= MIN_RANDOM_RUNS else ())
     covers += ("analysts",) if k >= 3 else ()
@@ -364,78 +368,6 @@ def crossed_difference(gen, hum, clusters=None, alpha: float = 0.05, extra=None)
         var_extra=var_x,
         df_extra=float(df_x),
     )
-
-
-def _wilson(p: float, half: float, least: float = 0.0) -> tuple[float, float]:
-    """Score (Wilson) limits of a share p on [0, 1] whose symmetric half-width is half:
-    the variance taken as proportional to mu (1 - mu) and read at the limit itself, so that
-    a share near a bound is given room on its open side (Wilson 1927; with a survey share's
-    effective sample size, Kott 2017). least: c = quantile^2 / effective size for a share
-    of 0 or 1, whose spread is 0 (quantile^2 / units: the size its units give it), so that
-    it has room on its open side; elsewhere the spread gives c."""
-    spread = p * (1 - p)
-    c = half**2 / spread if spread > 1e-12 else least
-    if c <= 0:
-        return p - half, p + half
-    root = np.sqrt(c * spread + c * c / 4)
-    return (p + c / 2 - root) / (1 + c), (p + c / 2 + root) / (1 + c)
-
-
-def _wedderburn(p: float, half: float) -> tuple[float, float]:
-    """Score limits of a mean p on [0, 1] whose symmetric half-width is half, with the
-    variance taken as proportional to mu^2 (1 - mu)^2 (Wedderburn 1974, "Quasi-likelihood
-    functions, generalized linear models, and the Gauss-Newton method", Biometrika 61:
-    439-447: continuous proportions; constant variance on the logit scale) and read at the
-    limit: L solves p - L = half L (1 - L) / (p (1 - p)), U likewise above."""
-    spread = p * (1 - p)
-    if half <= 0 or spread <= 1e-12:
-        return p - half, p + half
-    c = half / spread
-    lo = ((c + 1) - np.sqrt((c + 1) ** 2 - 4 * c * p)) / (2 * c)
-    hi = (-(1 - c) + np.sqrt((1 - c) ** 2 + 4 * c * p)) / (2 * c)
-    return float(lo), float(hi)
-
-
-def _between(p: float, half: float) -> tuple[float, float]:
-    """Score limits of a mean p on [0, 1] whose symmetric half-width is half, with the
-    variance taken as proportional to (mu (1 - mu))^1.5: the geometric mean of Wilson's
-    binomial relation and Wedderburn's, read at the limit: L solves
-    p - L = half (L (1 - L) / (p (1 - p)))^0.75, U likewise above."""
-    from scipy.optimize import brentq
-
-    spread = p * (1 - p)
-    if half <= 0 or spread <= 1e-12:
-        return p - half, p + half
-
-    def gap(x):
-        return half * (x * (1 - x) / spread) ** 0.75
-
-    lo = brentq(lambda x: p - x - gap(x), 0.0, p)
-    hi = brentq(lambda x: x - p - gap(x), p, 1.0)
-    return float(lo), float(hi)
-
-
-def _bounded_sides(d, generator, human, half, sides, low, high, limits) -> tuple[float, float]:
-    """The interval of D on a [0, 1] scale, widened where a side sits near a bound: MOVER
-    (Zou and Donner 2008) from each side's limits (limits: the generator's and the
-    analysts' functions of mean and half-width), with the two sides' correlation
-    that reproduces the symmetric half-width, never narrower than the symmetric interval.
-    Near a bound a mean's spread shrinks with its distance to the bound, so the symmetric
-    interval errs on the far side (the estimate and its spread move together)."""
-    h_g, h_h = sides
-    if h_g <= 0 or h_h <= 0:
-        corr = 0.0
-    else:
-        corr = float(np.clip((h_g**2 + h_h**2 - half**2) / (2 * h_g * h_h), -1.0, 1.0))
-    lo_g, hi_g = limits[0](generator, h_g)
-    lo_h, hi_h = limits[1](human, h_h)
-
-    def reach(a, b):
-        return float(np.sqrt(max(a * a + b * b - 2 * corr * a * b, 0.0)))
-
-    down = reach(generator - lo_g, hi_h - human)
-    up = reach(hi_g - generator, human - lo_h)
-    return min(low, d - down), max(high, d + up)
 
 
 def _withheld(n_groups: int, n_themes: int) -> str:

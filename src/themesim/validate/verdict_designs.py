@@ -84,7 +84,7 @@ AFTER_COMBINE = [
     Design(themes=15, runs=3, analysts=3, p_h=0.85, sd_run=0.5, sd_analyst=0.5),
 ]
 # Written after the interval on [0, 1] took each side's score limits where a side sits near
-# a bound (metrics/crossed.py, _bounded_sides), before being run: floors and ceilings with
+# a bound (metrics/score_limits.py, bounded_sides), before being run: floors and ceilings with
 # runs, analysts, declared groups and wide theme spreads.
 AFTER_BOUNDED = [
     Design(themes=10, runs=3, analysts=3, p_h=0.2),
@@ -118,7 +118,7 @@ AFTER_CEILING = [
     Design(themes=13, runs=1, analysts=2, p_h=0.84, sd_theme=1.2),
 ]
 # Written after a 0/1 side with no spread was given its themes' room (metrics/crossed.py,
-# _wilson's least), before being run: shares that can reach 0 or 1 at 2-4 analysts.
+# score_limits.wilson's least), before being run: shares that can reach 0 or 1 at 2-4 analysts.
 AFTER_FLOOR = [
     Design(themes=8, runs=2, analysts=2, p_h=0.92),
     Design(themes=10, runs=3, analysts=3, p_h=0.94, sd_theme=0.5),
