@@ -15,7 +15,7 @@ from markupsafe import escape
 
 from themesim.report import plots
 from themesim.report.context import HEADINGS
-from themesim.report.format import _compact_png
+from themesim.report.format import _compact_png, fmt_threshold
 from themesim.report.summary import write_report
 from themesim.report.textblock import format_text_block
 
@@ -208,7 +208,8 @@ def test_html_text_blocks_and_per_theme_table(study):
     minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
     rows = pd.read_csv(study["methods"]["minilm"]["comparisons_csv"])
     for row in rows.to_dict("records"):
-        assert f"<pre>{escape(format_text_block(row))}</pre>" in minilm
+        block = format_text_block(row, fmt_threshold(row["threshold"], row["op"]))
+        assert f"<pre>{escape(block)}</pre>" in minilm
     assert "Hungarian F1 = 0.86, Coverage F1 = 0.72" in minilm
     assert "<td>H01 Guilt and obligation</td><td>L02 Duty | care</td>" in minilm
     # "NA" stays a theme name; unassigned partner shown as a dash.
@@ -254,7 +255,8 @@ def test_markdown_numbers_images_and_code_blocks(study):
     assert "Human vs LLM themes &lt;b&gt;for&lt;/b&gt; carers" in md  # no raw HTML
     assert "\n\n\n" not in md
     row = pd.read_csv(study["methods"]["minilm"]["comparisons_csv"]).iloc[0].to_dict()
-    assert f"```text\n{format_text_block(row)}\n```" in md
+    block = format_text_block(row, fmt_threshold(row["threshold"], row["op"]))
+    assert f"```text\n{block}\n```" in md
     assert "| H01 Guilt and obligation | L02 Duty \\| care |" in md  # pipe escaped
     assert "```yaml\nstudy:\n  name: Carers study\n" in md
     # Every table row has as many cells as its header.

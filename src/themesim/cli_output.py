@@ -23,6 +23,7 @@ def records(table) -> list[dict]:
 
 
 def render(table, fmt: str, op: str) -> str:
+    from themesim.report.format import fmt_threshold
     from themesim.report.textblock import format_text_block
 
     if fmt == "json":
@@ -31,5 +32,5 @@ def render(table, fmt: str, op: str) -> str:
         buf = io.StringIO()
         table.to_csv(buf, index=False, lineterminator="\n")
         return buf.getvalue()
-    blocks = [format_text_block(dict(r, op=op)) for r in records(table)]
+    blocks = [format_text_block(r, fmt_threshold(r["threshold"], op)) for r in records(table)]
     return "\n\n".join(blocks) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from themesim.report.format import fmt, fmt_int, fmt_threshold
+from themesim.report.format import fmt, fmt_int
 from themesim.report.overview import _names
 from themesim.report.verdicts import CODER_TRUSTED
 
@@ -30,7 +30,7 @@ def _cautions(methods: dict, method_views: list[dict], coder=None) -> list[dict]
                     f"{r['set_a']} vs {r['set_b']} ({fmt_int(r['n_only_raw'])})"
                     for r in rejected.to_dict("records")
                 ]
-                z = f"{float(rejected['z_threshold'].iloc[0]):g}"
+                z = rejected["z_theta"].iloc[0]
                 out.append(
                     {
                         "title": f"{m['name']}: every raw one-to-one match fails the within-set "
@@ -61,7 +61,7 @@ def _almost_all(m: dict, flagged: list[dict], method_views: list[dict]) -> dict:
     shares = [
         f"{100 * float(r['raza_jaccard']):.0f} % of the {fmt_int(r['n_a'])} × "
         f"{fmt_int(r['n_b'])} theme pairs of {r['set_a']} vs {r['set_b']} at θ "
-        f"{fmt_threshold(r['threshold'], r.get('op'))}"
+        f"{r['theta']}"
         for r in flagged
     ]
     first = flagged[0]

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 DASH = "–"  # shown for NaN / not applicable
-OP_SYMBOL = {"ge": "≥", "gt": ">"}
+# Each op's symbol as the report writes it and as LaTeX does (headline.tex).
+OP_SYMBOL = {"ge": ("≥", r"$\geq$"), "gt": (">", "$>$")}
 
 
 def _isnan(x) -> bool:
@@ -34,9 +35,14 @@ def fmt_int(x) -> str:
     return DASH if _isnan(x) else str(int(x))
 
 
-def fmt_threshold(t, op: str | None = None) -> str:
+def op_symbol(op: str) -> str:
+    return OP_SYMBOL[op][0] if op in OP_SYMBOL else op
+
+
+def fmt_threshold(t, op: str | None = None, tex: bool = False) -> str:
+    """θ as the report shows it ("≥ 0.56"); tex: the op in LaTeX ("$\\geq$ 0.56")."""
     t = f"{float(t):g}"
-    return f"{OP_SYMBOL[op]} {t}" if op in OP_SYMBOL else t
+    return f"{OP_SYMBOL[op][tex]} {t}" if op in OP_SYMBOL else t
 
 
 def _text(x) -> str:

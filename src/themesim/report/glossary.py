@@ -7,8 +7,6 @@ header the report writes to its entry, so every header links to its definition
 
 from __future__ import annotations
 
-import re
-
 from themesim.metrics.registry import glossary_entries, header_terms
 
 # (key, term, definition), in reading order: the basics first, then each family.
@@ -297,15 +295,16 @@ HEADER_TERMS = {
 }
 
 
+class Header(str):
+    """A header built from the data (a threshold, a method's name) that names its entry
+    where it is built: "≥ 0.5" links to "theta", "minilm (≥ 0.56)" to "hungarian-f1"."""
+
+    def __new__(cls, text: str, term: str):
+        header = super().__new__(cls, text)
+        header.term = term
+        return header
+
+
 def term_key(header) -> str | None:
     """The glossary entry a table header links to, or None (files, hashes, versions)."""
-    text = str(header)
-    if text in HEADER_TERMS:
-        return HEADER_TERMS[text]
-    # "minilm (≥ 0.56)" in the side-by-side table: a method's column
-    if re.fullmatch(r".+ \((?:[≥>] )?-?[\d.]+\)", text):
-        return "hungarian-f1"
-    # the sweep table's configured thresholds ("≥ 0.5")
-    if re.fullmatch(r"(?:[≥>] )?-?[\d.]+", text):
-        return "theta"
-    return None
+    return getattr(header, "term", None) or HEADER_TERMS.get(str(header))

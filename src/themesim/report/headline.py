@@ -10,7 +10,7 @@ import pandas as pd
 
 from themesim.io.files import atomic_path
 from themesim.metrics.registry import AT_A_GLANCE
-from themesim.report.format import _isnan
+from themesim.report.format import _isnan, fmt_threshold
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
     TEXT_COLUMNS,
@@ -197,7 +197,6 @@ def _tex_range(lo, hi) -> str:
 def headline_tex(df: pd.DataFrame, notes=()) -> str:
     """A booktabs tabular of the headline table (3 decimals, as in the HTML report); the
     human-human columns only when some row has a verdict (`reference_group`)."""
-    tex_op = {"ge": r"$\geq$", "gt": "$>$"}
     ceiling = "ceiling_median" in df.columns  # the paraphrase ceiling ran
     verdicts = "verdict" in df.columns and bool((df["verdict"].fillna("") != "").any())
     n_cols = 12 + (3 if ceiling else 0) + (4 if verdicts else 0)
@@ -243,11 +242,10 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
             lines.append(r"\addlinespace")
         q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
         iqr = "--" if _isnan(q1) or _isnan(q3) else f"{_tex_num(q1)}--{_tex_num(q3)}"
-        op = tex_op.get(str(r["op"]), "")
         cells = [
             tex_escape(method) if method != previous else "",
             tex_escape(f"{r['set_a']} vs {r['set_b']}"),
-            f"{op} {float(r['threshold']):g}".strip(),
+            fmt_threshold(r["threshold"], str(r["op"]), tex=True),
             _tex_num(r["hungarian_f1"]),
             _tex_range(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")),
             _tex_num(r["f1"]),

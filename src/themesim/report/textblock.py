@@ -16,15 +16,15 @@ def _pct(k: int, n: int) -> str:
     return f"{k}/{n}" + (f" ({100 * k / n:.0f}%)" if n else "")
 
 
-def format_text_block(row: Mapping) -> str:
-    """Render one metrics row (METRICS.md names) as the seed's text block."""
+def format_text_block(row: Mapping, theta: str) -> str:
+    """Render one metrics row (METRICS.md names) as the seed's text block; theta: the row's
+    threshold as its caller shows it ("≥ 0.5")."""
     k = int(row["hungarian_n_matched"])
     n_a, n_b = int(row["n_a"]), int(row["n_b"])
-    op = "≥" if row.get("op", "ge") == "ge" else ">"
     lines = [
         f"Theme Alignment: {label('hungarian_f1')} = {_num(row['hungarian_f1'])}, "
         f"{label('f1')} = {_num(row['f1'])}",
-        f"- Optimal one-to-one: {k}/{n_a} themes matched (similarity {op} {row['threshold']:g})",
+        f"- Optimal one-to-one: {k}/{n_a} themes matched (similarity {theta})",
     ]
     if k:
         lines.append(

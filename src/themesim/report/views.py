@@ -16,7 +16,6 @@ from themesim.metrics.thresholds import read_thresholds
 from themesim.report.figures import METHOD_FIGURES, SWEEP
 from themesim.report.format import (
     DASH,
-    OP_SYMBOL,
     _image,
     _isnan,
     _label,
@@ -25,7 +24,9 @@ from themesim.report.format import (
     fmt,
     fmt_int,
     fmt_threshold,
+    op_symbol,
 )
+from themesim.report.glossary import Header
 from themesim.report.pair_limit import over_limit, shown_pairs
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
@@ -126,7 +127,7 @@ def _glance_row(method: str, r: Mapping) -> list[str]:
     return [
         method,
         f"{r['set_a']} vs {r['set_b']}",
-        fmt_threshold(r["threshold"], r.get("op")),
+        r["theta"],
         fmt(r["hungarian_f1"]),
         _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high"))
         + (" (most possible)" if _bound_note(r) and _has_interval(r) else ""),
@@ -174,7 +175,7 @@ def _bound_note(r: Mapping) -> str:
         return ""
     what = "its interval reaches" if not _isnan(hi) else "it is"
     return (
-        f"{r['set_a']} vs {r['set_b']} ({fmt_threshold(r['threshold'], r.get('op'))}): "
+        f"{r['set_a']} vs {r['set_b']} ({r['theta']}): "
         f"{fmt(most)} is the most Hungarian F1 possible for {fmt_int(r['n_a'])} against "
         f"{fmt_int(r['n_b'])} themes (2 × {min(int(r['n_a']), int(r['n_b']))} / "
         f"{int(r['n_a']) + int(r['n_b'])}), and {what} that bound: the sets' sizes, not the "
@@ -190,7 +191,7 @@ def _method_row(r: Mapping) -> list[str]:
         cells.append(fmt_int(r[col]) if col.endswith("_n_matched") else fmt(r[col]))
     return [
         f"{r['set_a']} vs {r['set_b']}",
-        fmt_threshold(r["threshold"], r.get("op")),
+        r["theta"],
         f"{fmt_int(r['n_a'])} / {fmt_int(r['n_b'])}",
         *cells,
     ]
@@ -218,7 +219,7 @@ def _theme_rows(themes: pd.DataFrame, side: str) -> list[list[str]]:
 
 def _threshold_changes(sweep: pd.DataFrame | None, rows: list[dict]) -> dict:
     """Per headline metric: value at each configured θ, and where the sweep keeps or loses it."""
-    headers = ["Metric"] + [fmt_threshold(r["threshold"], r.get("op")) for r in rows]
+    headers = ["Metric"] + [Header(r["theta"], "theta") for r in rows]
     headers += ["Sweep maximum", "At its maximum up to θ", "Zero from θ"]
     if sweep is None or sweep.empty:
         return {"headers": headers[: 1 + len(rows)], "rows": [], "grid": ""}
@@ -303,6 +304,8 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         sweep = _only_method(sweep, name, sweep_path, "sweep CSV")
 
     records = _sorted_records(comp)
+    for r in records:  # each row's θ as every part of the report shows it
+        r["theta"] = fmt_threshold(r["threshold"], r.get("op"))
     heatmaps = spec.get("heatmaps") or {}
 
     # plots.max_pair_panels: above it a section (and table rows) for the reference's only.
@@ -336,8 +339,8 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
                 "bound_notes": [n for n in map(_bound_note, rows) if n],
                 "blocks": [
                     {
-                        "threshold": fmt_threshold(r["threshold"], r.get("op")),
-                        "text": format_text_block(r),
+                        "threshold": r["theta"],
+                        "text": format_text_block(r, r["theta"]),
                     }
                     for r in rows
                 ],
@@ -369,6 +372,8 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         DECISIONS_TABLE,
         DECISIONS_TEXT,
     )
+    if decisions is not None:  # the z θ as the cautions name it
+        decisions["frame"]["z_theta"] = decisions["frame"]["z_threshold"].map(fmt_threshold)
     runs_score = DASH
     if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
         # one score per run group: runs are never compared across groups
@@ -389,7 +394,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "bound_notes": [n for n in map(_bound_note, shown_records) if n],
         "clamp": resolved.clamp,
         "op": op,
-        "op_text": f"a pair matches when S {OP_SYMBOL.get(op, op)} θ",
+        "op_text": f"a pair matches when S {op_symbol(op)} θ",
         "thresholds": ", ".join(
             f"{t:g}" + (" (calibrated)" if c else "")
             for t, c in zip(thresholds, resolved.calibrated(), strict=True)
@@ -456,7 +461,8 @@ def scale_text(kind, scale: str) -> str:
 def _side_by_side_table(views: list[dict]) -> dict:
     """Rows = comparisons, columns = methods: Hungarian F1 at each method's first θ."""
     comps = list(dict.fromkeys((c["set_a"], c["set_b"]) for m in views for c in m["comparisons"]))
-    headers = ["Comparison"] + [f"{m['name']} ({m['first_threshold']})" for m in views]
+    headers = ["Comparison"]
+    headers += [Header(f"{m['name']} ({m['first_threshold']})", "hungarian-f1") for m in views]
     rows = []
     for a, b in comps:
         cells = [f"{a} vs {b}"]
