@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from themesim.inputs import Setup, at, embed, methods, similarity
 from themesim.paths import CACHES, CALIBRATION_TABLE, ISOTONIC
+from themesim.study.methods import uses_calibrated
 
 
 def settings(setup: Setup) -> dict:
@@ -14,8 +15,7 @@ def settings(setup: Setup) -> dict:
 
 
 def uses_calibration(setup: Setup, method: str) -> bool:
-    spec = methods.spec(setup, method)
-    return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
+    return uses_calibrated(methods.spec(setup, method))
 
 
 def has_calibration(setup: Setup, method: str) -> bool:

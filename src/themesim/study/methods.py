@@ -65,6 +65,11 @@ def check_sweep(sweep: dict) -> dict:
     return {"start": start, "stop": stop, "step": step}
 
 
+def uses_calibrated(spec: dict) -> bool:
+    """The method resolves a threshold or its scale from its calibration."""
+    return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
+
+
 def _check_calibrated(name: str, spec: dict, config: dict) -> None:
     """`calibrated` needs rated pairs and a method kind that can score them."""
     where = f"config methods.{name}"
@@ -132,7 +137,7 @@ def active_methods(config: dict) -> dict[str, dict]:
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_keys(name, spec)
         _check_thresholds(name, spec)
-        if "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated":
+        if uses_calibrated(spec):
             _check_calibrated(name, spec, config)
         if spec.get("scale") == "z" and not get_kind(spec["kind"]).within_set_matrices:
             raise InputError(
