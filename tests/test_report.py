@@ -939,3 +939,15 @@ def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
         "reaches pooled κ 0.300 [0.170, 0.430], below the moderate 0.4"
         in got["tfidf: the coder codes human below moderate (0.4)"]
     )
+
+
+def test_text_block_of_a_pair_its_scale_cannot_score():
+    """z of a set without within-set spread: no matching, the flag said, no crash."""
+    row = {"n_a": 4, "n_b": 5, "hungarian_n_matched": float("nan"), "hungarian_f1": float("nan")}
+    row |= {"f1": float("nan"), "raza_jaccard": float("nan"), "scale_flag": "a:zero_spread"}
+    block = format_text_block(row, "≥ 1.5")
+    assert block == (
+        "Theme Alignment: Hungarian F1 = n/a, Coverage F1 = n/a\n"
+        "- Not scored at similarity ≥ 1.5: a:zero_spread (docs/metrics.md)"
+    )
+    assert "a:zero_spread" not in format_text_block(row | {"scale_flag": ""}, "≥ 1.5")

@@ -19,13 +19,19 @@ def _pct(k: int, n: int) -> str:
 def format_text_block(row: Mapping, theta: str) -> str:
     """Render one metrics row (METRICS.md names) as the seed's text block; theta: the row's
     threshold as its caller shows it ("≥ 0.5")."""
-    k = int(row["hungarian_n_matched"])
     n_a, n_b = int(row["n_a"]), int(row["n_b"])
-    lines = [
+    alignment = (
         f"Theme Alignment: {label('hungarian_f1')} = {_num(row['hungarian_f1'])}, "
-        f"{label('f1')} = {_num(row['f1'])}",
-        f"- Optimal one-to-one: {k}/{n_a} themes matched (similarity {theta})",
-    ]
+        f"{label('f1')} = {_num(row['f1'])}"
+    )
+    matched = row["hungarian_n_matched"]
+    if matched is None or math.isnan(matched):
+        # a pair its scale cannot score (z of a set without within-set spread): say why
+        why = row.get("scale_flag")
+        why = why if isinstance(why, str) and why else "no similarity on this scale"
+        return f"{alignment}\n- Not scored at similarity {theta}: {why} (docs/metrics.md)"
+    k = int(matched)
+    lines = [alignment, f"- Optimal one-to-one: {k}/{n_a} themes matched (similarity {theta})"]
     if k:
         lines.append(
             f"- Match quality: median={_num(row['matched_sim_median'])} "
