@@ -1,8 +1,8 @@
 """What each per-method figure is: one name (its file stem), the job that draws it, its
 `snakemake --report` category, and what the summary report says of it.
 
-plan.py reads `METHOD_FIGURES` for the files (`all`, the report's inputs, the archive), the
-report's views and templates for the words. No imports: the report's jobs read it.
+themesim.inputs reads `METHOD_FIGURES` for the files (`all`, the report's inputs, the
+archive), the report's views and templates for the words. No imports: the report's jobs read it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Figure:
         return f"{self.stem}_png"
 
 
-# The plots rule's figure (its path is plan.py's own, as are the heatmap rule's).
+# The plots rule's figure (its path is paths.SWEEP_PLOT, not its stem's, as the heatmaps').
 SWEEP = Figure(
     "sweep", "plots", "Threshold sweeps",
     title="Threshold sweep",
