@@ -1,7 +1,7 @@
 """Size, time and peak memory of one large heatmap (issue 14: 10 x 2,000 themes drew a
 76,524-px-wide PNG in 2.1 GB). A benchmark, not a test: it prints and asserts nothing.
 
-Draws a seeded n_a x n_b matrix with its Hungarian pairs through plots.heatmap (PNG and
+Draws a seeded n_a x n_b matrix with its Hungarian pairs through report.plots.heatmap (PNG and
 SVG), measuring Python allocations with tracemalloc and the process's peak resident size.
 
     PYTHONPATH=src .venv/bin/python bench/heatmap_size.py [--rows 10] [--cols 2000]
@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from themesim.metrics.coverage import hungarian_pairs
-from themesim.report import plots
+from themesim.report.plots.heatmap import heatmap
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def main() -> None:
         png, svg = Path(d) / "h.png", Path(d) / "h.svg"
         t = time.perf_counter()
         tracemalloc.start()
-        plots.heatmap(
+        heatmap(
             S,
             [f"Theme {i} about caring for a parent" for i in range(a.rows)],
             [f"Theme {j} about caring for a parent" for j in range(a.cols)],

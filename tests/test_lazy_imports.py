@@ -25,7 +25,7 @@ def test_the_plot_step_does_not_import_scipy_stats():
     loaded = loaded_after(
         "from themesim.steps.plots import comparison_heatmap\n"
         "import themesim.metrics.calibration, themesim.metrics.coverage\n"
-        "import themesim.metrics.method_scale, themesim.report.plots, themesim.similarity",
+        "import themesim.metrics.method_scale, themesim.report.plots.heatmap, themesim.similarity",
         ["scipy.optimize", "scipy.stats", "scipy.sparse.csgraph", "sklearn"],
     )
     assert loaded == {

@@ -259,7 +259,7 @@ def test_every_plot_is_a_sensible_png_with_an_svg_beside_it(study):
 
 
 def test_distribution_plot_data_match_the_metric_quartiles(study):
-    from themesim.report.plots import matched_similarities
+    from themesim.report.plots.distributions import matched_similarities
 
     r = study / "results" / "metrics" / "minilm"
     comp = pd.read_csv(r / "comparisons.csv").set_index("set_b")

@@ -14,7 +14,21 @@ import pytest
 from helpers import write_theme_set
 from PIL import Image
 
-from themesim.report import plots
+from themesim.report.plots.common import LABEL_WIDTH, save_png, theme_label, wrap_label
+from themesim.report.plots.distributions import (
+    THEME_TABLE_COLUMNS,
+    confidence_figure,
+    confidence_profile,
+    distributions,
+    distributions_figure,
+    matched_pairs,
+    matched_similarities,
+)
+from themesim.report.plots.heatmap import diagonal_order, heatmap, heatmap_figure
+from themesim.report.plots.runs import runs_heatmap, runs_heatmap_figure
+from themesim.report.plots.side_by_side import methods_side_by_side, methods_side_by_side_figure
+from themesim.report.plots.sweep import sweep_curves, sweep_curves_figure
+from themesim.report.plots.theme_map import pca_2d, theme_map, theme_map_figure
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SWEEP_METRICS = ["raza_jaccard", "hit_rate", "f1", "hungarian_f1", "true_jaccard"]
@@ -67,19 +81,19 @@ def sweep_table(method: str, comps: list[tuple[str, str]], seed: int = 0) -> pd.
 
 def test_wrap_label_two_lines_then_ellipsis_and_keeps_id():
     long = "H03 Guilt and obligation when the family expects daily care from the eldest daughter"
-    wrapped = plots.wrap_label(long)
+    wrapped = wrap_label(long)
     lines = wrapped.split("\n")
     assert len(lines) == 2
-    assert all(len(line) <= plots.LABEL_WIDTH for line in lines)
+    assert all(len(line) <= LABEL_WIDTH for line in lines)
     assert lines[0].startswith("H03 ")
     assert lines[1].endswith("…")
-    assert plots.wrap_label("H01 Short") == "H01 Short"
+    assert wrap_label("H01 Short") == "H01 Short"
 
 
 def test_theme_label_prefixes_id_once():
-    assert plots.theme_label("H03", "Guilt and obligation") == "H03 Guilt and obligation"
-    assert plots.theme_label("H03", "H03 Guilt") == "H03 Guilt"
-    assert plots.theme_label(None, "Guilt") == "Guilt"
+    assert theme_label("H03", "Guilt and obligation") == "H03 Guilt and obligation"
+    assert theme_label("H03", "H03 Guilt") == "H03 Guilt"
+    assert theme_label(None, "Guilt") == "Guilt"
 
 
 # ---------------------------------------------------------------------------
@@ -87,7 +101,7 @@ def test_theme_label_prefixes_id_once():
 
 
 def test_heatmap_writes_png_that_grows_with_matrix(tmp_path):
-    small = plots.heatmap(
+    small = heatmap(
         matrix(3, 4),
         labels("A", 3),
         labels("B", 4),
@@ -97,7 +111,7 @@ def test_heatmap_writes_png_that_grows_with_matrix(tmp_path):
         out_png=tmp_path / "small.png",
         pairs=[(0, 0), (1, 2)],
     )
-    big = plots.heatmap(
+    big = heatmap(
         matrix(22, 20),
         labels("A", 22),
         labels("B", 20),
@@ -120,10 +134,10 @@ def test_heatmap_writes_png_that_grows_with_matrix(tmp_path):
 
 def test_heatmap_is_byte_identical_across_runs(tmp_path):
     kwargs = dict(threshold=0.6, op="ge", title="t", pairs=np.array([[1, 1], [2, 3]]))
-    one = plots.heatmap(
+    one = heatmap(
         matrix(5, 6), labels("A", 5), labels("B", 6), out_png=tmp_path / "1.png", **kwargs
     )
-    two = plots.heatmap(
+    two = heatmap(
         matrix(5, 6), labels("A", 5), labels("B", 6), out_png=tmp_path / "2.png", **kwargs
     )
     assert one.read_bytes() == two.read_bytes()
@@ -137,7 +151,7 @@ def _heatmap_texts(fig):
 
 def test_heatmap_annotations_outlines_and_pairs():
     S = np.array([[0.9, 0.5, 0.1], [0.5, 0.49, 0.75]])
-    fig = plots.heatmap_figure(
+    fig = heatmap_figure(
         S, ["a0", "a1"], ["b0", "b1", "b2"], threshold=0.5, op="ge", title="t", pairs=[(0, 0)]
     )
     ax = fig.axes[0]
@@ -147,7 +161,7 @@ def test_heatmap_annotations_outlines_and_pairs():
     pair_rects = [p for p in ax.patches if p.get_linewidth() > 2]
     assert len(pair_rects) == 1 and pair_rects[0].get_xy() == pytest.approx((-0.42, -0.42))
     # An assigned pair below the threshold is drawn dashed: it is not a match.
-    fig2 = plots.heatmap_figure(
+    fig2 = heatmap_figure(
         S,
         ["a0", "a1"],
         ["b0", "b1", "b2"],
@@ -165,14 +179,12 @@ def test_heatmap_annotations_outlines_and_pairs():
         "one-to-one pair below threshold",
     ]
     # "gt": 0.5 itself no longer meets the threshold.
-    fig_gt = plots.heatmap_figure(
-        S, ["a0", "a1"], ["b0", "b1", "b2"], threshold=0.5, op="gt", title="t"
-    )
+    fig_gt = heatmap_figure(S, ["a0", "a1"], ["b0", "b1", "b2"], threshold=0.5, op="gt", title="t")
     assert len(fig_gt.axes[0].patches) == 2
 
 
 def test_heatmap_skips_annotations_above_25():
-    fig = plots.heatmap_figure(
+    fig = heatmap_figure(
         matrix(26, 4), labels("A", 26), labels("B", 4), threshold=0.5, op="ge", title="t"
     )
     assert _heatmap_texts(fig) == []
@@ -180,7 +192,7 @@ def test_heatmap_skips_annotations_above_25():
 
 def test_heatmap_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match="3 A labels"):
-        plots.heatmap(
+        heatmap(
             matrix(2, 2),
             ["a"] * 3,
             ["b"] * 2,
@@ -190,7 +202,7 @@ def test_heatmap_rejects_bad_input(tmp_path):
             out_png=tmp_path / "x.png",
         )
     with pytest.raises(ValueError, match="op must be"):
-        plots.heatmap(
+        heatmap(
             matrix(2, 2),
             ["a"] * 2,
             ["b"] * 2,
@@ -202,7 +214,7 @@ def test_heatmap_rejects_bad_input(tmp_path):
 
 
 def test_heatmap_empty_set_does_not_crash(tmp_path):
-    out = plots.heatmap(
+    out = heatmap(
         np.zeros((0, 3)),
         [],
         labels("B", 3),
@@ -221,7 +233,7 @@ def test_heatmap_empty_set_does_not_crash(tmp_path):
 def test_sweep_curves_panels_lines_and_thresholds(tmp_path):
     comps = [("human", "llm1"), ("human", "llm2"), ("llm1", "llm2"), ("human", "llm3")]
     sweep = sweep_table("minilm", comps)
-    fig = plots.sweep_curves_figure(sweep, thresholds=[0.5, 0.7], title="minilm")
+    fig = sweep_curves_figure(sweep, thresholds=[0.5, 0.7], title="minilm")
     assert len(fig.axes) == 4  # one panel per comparison, unused grid cells removed
     ax = fig.axes[0]
     assert ax.get_title().startswith("human vs llm1")
@@ -238,16 +250,14 @@ def test_sweep_curves_panels_lines_and_thresholds(tmp_path):
     expected = sweep[(sweep.set_a == "human") & (sweep.set_b == "llm1")]["hungarian_f1"].to_numpy()
     assert np.allclose(hungarian.get_ydata(), expected)
 
-    out = plots.sweep_curves(
-        sweep, thresholds=[0.5, 0.7], title="minilm", out_png=tmp_path / "s.png"
-    )
+    out = sweep_curves(sweep, thresholds=[0.5, 0.7], title="minilm", out_png=tmp_path / "s.png")
     w, h = png_size(out)
     assert w > h > 300
 
 
 def test_sweep_curves_missing_column_is_clear():
     with pytest.raises(ValueError, match="true_jaccard"):
-        plots.sweep_curves_figure(
+        sweep_curves_figure(
             sweep_table("m", [("a", "b")]).drop(columns="true_jaccard"), thresholds=[], title="t"
         )
 
@@ -259,7 +269,7 @@ def test_methods_side_by_side_one_panel_per_method_never_averaged(tmp_path):
         "tfidf": sweep_table("tfidf", [("human", "llm1")], seed=3),
     }
     thresholds = {"minilm": [0.5], "mpnet": [0.6, 0.7], "tfidf": [0.3]}
-    fig = plots.methods_side_by_side_figure(sweeps, thresholds=thresholds)
+    fig = methods_side_by_side_figure(sweeps, thresholds=thresholds)
     assert [ax.get_title() for ax in fig.axes] == ["minilm", "mpnet", "tfidf"]
     assert len({ax.get_ylim() for ax in fig.axes}) == 1  # same y-scale
     for ax, (name, df) in zip(fig.axes, sweeps.items(), strict=True):
@@ -279,7 +289,7 @@ def test_methods_side_by_side_one_panel_per_method_never_averaged(tmp_path):
     }
     assert len(set(colours.values())) == 1
 
-    out = plots.methods_side_by_side(
+    out = methods_side_by_side(
         sweeps, thresholds=thresholds, metric="true_jaccard", out_png=tmp_path / "m.png"
     )
     w, h = png_size(out)
@@ -288,15 +298,17 @@ def test_methods_side_by_side_one_panel_per_method_never_averaged(tmp_path):
 
 def test_methods_side_by_side_rejects_no_methods(tmp_path):
     with pytest.raises(ValueError, match="no methods"):
-        plots.methods_side_by_side({}, thresholds={}, out_png=tmp_path / "m.png")
+        methods_side_by_side({}, thresholds={}, out_png=tmp_path / "m.png")
 
 
 def test_plotting_never_imports_pyplot(tmp_path):
     # Own Agg canvas: no pyplot global state, whatever backend the user has.
     out = tmp_path / "p.png"
     code = (
-        "import sys, numpy as np; from themesim.report import plots; "
-        "plots.heatmap(np.eye(2), ['a', 'b'], ['c', 'd'], threshold=0.5, op='ge', title='t', "
+        "import sys, numpy as np; from themesim.report.plots import blocks, common, "
+        "distributions, heatmap, pair_limit, pairs_overview, runs, side_by_side, sweep, "
+        "theme_map; "
+        "heatmap.heatmap(np.eye(2), ['a', 'b'], ['c', 'd'], threshold=0.5, op='ge', title='t', "
         f"out_png=r'{out}'); "
         "assert 'matplotlib.pyplot' not in sys.modules"
     )
@@ -323,7 +335,7 @@ def svg_root(path):
 def test_svg_beside_png_parses_and_is_byte_identical(tmp_path):
     kwargs = dict(threshold=0.5, op="ge", title="t", pairs=[(0, 1), (1, 0)])
     for k in (1, 2):
-        plots.heatmap(
+        heatmap(
             matrix(3, 4),
             labels("A", 3),
             labels("B", 4),
@@ -353,10 +365,10 @@ def test_diagonal_order_puts_pairs_on_the_diagonal():
         ]
     )
     pairs = [(2, 3), (0, 2), (1, 0)]
-    rows, cols = plots.diagonal_order(S, pairs)
+    rows, cols = diagonal_order(S, pairs)
     # Pairs in A order; unpaired column 1 after them (its best row, 1, is second).
     assert rows == [0, 1, 2] and cols == [2, 0, 3, 1]
-    fig = plots.heatmap_figure(
+    fig = heatmap_figure(
         S,
         ["a0", "a1", "a2"],
         ["b0", "b1", "b2", "b3"],
@@ -371,11 +383,11 @@ def test_diagonal_order_puts_pairs_on_the_diagonal():
     pair_xy = np.array(sorted(p.get_xy() for p in ax.patches if p.get_linewidth() > 2))
     np.testing.assert_allclose(pair_xy, [(k - 0.42, k - 0.42) for k in range(3)])
     # Unpaired rows go last, next to where their best column sits.
-    rows, cols = plots.diagonal_order(S.T, [(2, 0), (0, 1)])
+    rows, cols = diagonal_order(S.T, [(2, 0), (0, 1)])
     # Row 1 is closest to column 1 (0.6, first on the diagonal), row 3 to column 0 (0.3).
     assert rows == [0, 2, 1, 3] and cols == [1, 0, 2]
     # Off: the input order stays.
-    fig = plots.heatmap_figure(
+    fig = heatmap_figure(
         S, ["a0", "a1", "a2"], ["b0", "b1", "b2", "b3"], threshold=0.5, op="ge", title="t",
         pairs=pairs, diagonal=False,
     )  # fmt: skip
@@ -412,7 +424,7 @@ def test_heatmap_of_10_x_2000_draws_groups_in_bounded_width(tmp_path):
     S = matrix(10, 2000, seed=3)
     S[4, 1234] = 1.5  # one outstanding cell: its group must show it
     rows, cols = hungarian_pairs(S)
-    fig = plots.heatmap_figure(
+    fig = heatmap_figure(
         S,
         labels("A", 10),
         labels("B", 2000),
@@ -436,7 +448,7 @@ def test_heatmap_of_10_x_2000_draws_groups_in_bounded_width(tmp_path):
     assert "L1234" in xt[col].replace("\n", " ")
     outlined = [p for p in ax.patches if p.get_edgecolor()[:3] == (0.0, 0.0, 0.0)]
     assert len(outlined) == 1 and outlined[0].get_xy() == pytest.approx((col - 0.5, 4 - 0.5))
-    out = plots.save_png(fig, tmp_path / "big.png")
+    out = save_png(fig, tmp_path / "big.png")
     w, h = png_size(out)
     assert w < 4000 and h < 2000  # 76,524 px wide when drawn cell by cell
 
@@ -463,7 +475,7 @@ def themes_table() -> pd.DataFrame:
     # human vs llm2: nothing meets θ.
     rows.append(["human", "llm2", "a", "H0", "0.2", "0.0", "no_good_match", "0.5", "M0"])
     rows.append(["human", "llm2", "b", "M0", "0.2", "0.3", "clear_but_poor", "0.5", "H0"])
-    cols = [*plots.THEME_TABLE_COLUMNS[:2], "side", "theme_id", "hungarian_similarity"]
+    cols = [*THEME_TABLE_COLUMNS[:2], "side", "theme_id", "hungarian_similarity"]
     cols += ["gap_abs", "category", "category_threshold", "hungarian_partner_id"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -471,11 +483,11 @@ def themes_table() -> pd.DataFrame:
 def test_matched_similarities_follow_op_and_threshold():
     t = themes_table()
     llm = t[t.set_b == "llm"]
-    assert sorted(plots.matched_similarities(llm, "ge")) == [0.5, 0.7, 0.9]
-    assert sorted(plots.matched_similarities(llm, "gt")) == [0.7, 0.9]
-    pairs = plots.matched_pairs(t, "ge")
+    assert sorted(matched_similarities(llm, "ge")) == [0.5, 0.7, 0.9]
+    assert sorted(matched_similarities(llm, "gt")) == [0.7, 0.9]
+    pairs = matched_pairs(t, "ge")
     assert list(pairs["a_id"]) == ["H0", "H1", "H2"] and list(pairs["b_id"]) == ["L0", "L1", "L2"]
-    assert len(plots.matched_similarities(t[t.set_b == "llm2"], "ge")) == 0
+    assert len(matched_similarities(t[t.set_b == "llm2"], "ge")) == 0
 
 
 def _boxes(ax):
@@ -490,7 +502,7 @@ def _boxes(ax):
 
 def test_distributions_show_quartiles_not_means(tmp_path):
     t = themes_table()
-    fig = plots.distributions_figure(t, op="ge", gamma=0.15, title="minilm")
+    fig = distributions_figure(t, op="ge", gamma=0.15, title="minilm")
     ax_sim, ax_gap = fig.axes[:2]
     assert [x.get_text() for x in ax_sim.get_yticklabels()] == ["human vs llm", "human vs llm2"]
     verticals = _boxes(ax_sim)[0.0]  # median line and both caps of row 0
@@ -506,7 +518,7 @@ def test_distributions_show_quartiles_not_means(tmp_path):
     assert sum(len(c.get_offsets()) for c in ax_gap.collections) == 8
     gamma_lines = [ln for ln in ax_gap.get_lines() if list(ln.get_xdata()) == [0.15, 0.15]]
     assert len(gamma_lines) == 1
-    out = plots.distributions(
+    out = distributions(
         t, op="ge", gamma=0.15, title="m", out_png=tmp_path / "d.png", out_svg=tmp_path / "d.svg"
     )
     assert png_size(out)[0] > 800
@@ -515,7 +527,7 @@ def test_distributions_show_quartiles_not_means(tmp_path):
 
 def test_confidence_bars_are_the_category_shares(tmp_path):
     t = themes_table()
-    fig = plots.confidence_figure(t, op="ge", gamma=0.15, title="minilm")
+    fig = confidence_figure(t, op="ge", gamma=0.15, title="minilm")
     ax = fig.axes[0]
     labels = [x.get_text().replace("\n", " ") for x in ax.get_yticklabels()]
     assert labels[0] == "human vs llm: A = human (4)" and labels[1] == "human vs llm: B = llm (2)"
@@ -529,7 +541,7 @@ def test_confidence_bars_are_the_category_shares(tmp_path):
     assert sum(bars[0]) == pytest.approx(1.0)
     legend = [x.get_text() for x in fig.legends[0].get_texts()]
     assert legend[0] == "confident unique (best S ≥ 0.5, gap ≥ 0.15)"
-    out = plots.confidence_profile(
+    out = confidence_profile(
         t, op="ge", gamma=0.15, title="m", out_png=tmp_path / "c.png", out_svg=tmp_path / "c.svg"
     )
     assert png_size(out)[1] > 300
@@ -539,15 +551,15 @@ def test_confidence_bars_are_the_category_shares(tmp_path):
 def test_pca_2d_by_hand():
     # Points on a line along (1, 1, 0): all variance on PC1, distances kept.
     X = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [3.0, 3.0, 0.0]])
-    coords, ratio = plots.pca_2d(X)
+    coords, ratio = pca_2d(X)
     assert ratio == pytest.approx([1.0, 0.0])
     assert coords[:, 1] == pytest.approx([0, 0, 0], abs=1e-12)
     d = np.sqrt(2)
     # Centred at the mean (4/3 along the line); sign fixed: largest loading positive.
     assert coords[:, 0] == pytest.approx([-4 / 3 * d, -1 / 3 * d, 5 / 3 * d])
-    coords2, _ = plots.pca_2d(-X)  # mirrored input: coordinates flip with it
+    coords2, _ = pca_2d(-X)  # mirrored input: coordinates flip with it
     assert coords2[:, 0] == pytest.approx(-coords[:, 0])
-    assert plots.pca_2d(np.ones((1, 3)))[0].tolist() == [[0.0, 0.0]]
+    assert pca_2d(np.ones((1, 3)))[0].tolist() == [[0.0, 0.0]]
 
 
 def test_theme_map_joins_matched_pairs(tmp_path):
@@ -563,7 +575,7 @@ def test_theme_map_joins_matched_pairs(tmp_path):
         {"set_a": ["human", "human"], "a_id": ["H0", "H1"], "set_b": ["llm", "llm"],
          "b_id": ["L0", "L1"]}
     )  # fmt: skip
-    fig = plots.theme_map_figure(points, links, explained=[0.4, 0.25], title="minilm")
+    fig = theme_map_figure(points, links, explained=[0.4, 0.25], title="minilm")
     ax = fig.axes[0]
     lines = [ln for ln in ax.get_lines()]
     assert [(list(ln.get_xdata()), list(ln.get_ydata())) for ln in lines] == [
@@ -575,7 +587,7 @@ def test_theme_map_joins_matched_pairs(tmp_path):
     assert {t.get_text() for t in ax.texts} == {"1:H0", "1:H1", "2:L0", "2:L1", "3:M0"}
     assert ax.get_legend_handles_labels()[1][:3] == ["1: human (2)", "2: llm (2)", "3: llm2 (1)"]
     assert ax.get_xlabel() == "PC1 (40 % of variance)"
-    out = plots.theme_map(
+    out = theme_map(
         points, links, explained=[0.4, 0.25], title="m", out_png=tmp_path / "m.png",
         out_svg=tmp_path / "m.svg",
     )  # fmt: skip
@@ -586,7 +598,7 @@ def test_theme_map_joins_matched_pairs(tmp_path):
 
 def test_runs_heatmap_labels_and_score(tmp_path):
     M = np.array([[1.0, 0.6, 0.4], [0.6, 1.0, 0.8], [0.4, 0.8, 1.0]])
-    fig = plots.runs_heatmap_figure(
+    fig = runs_heatmap_figure(
         ["r1", "r2", "r3"], M, ncs=[0.75, 0.85, 0.8], score=0.6, title="minilm"
     )
     ax = fig.axes[0]
@@ -598,8 +610,8 @@ def test_runs_heatmap_labels_and_score(tmp_path):
     ]
     assert [t.get_text() for t in ax.texts][:3] == ["1.00", "0.60", "0.40"]
     with pytest.raises(ValueError, match="3 run names"):
-        plots.runs_heatmap_figure(["a", "b", "c"], np.eye(2), score=0.5, title="t")
-    out = plots.runs_heatmap(
+        runs_heatmap_figure(["a", "b", "c"], np.eye(2), score=0.5, title="t")
+    out = runs_heatmap(
         ["r1", "r2", "r3"], M, score=0.6, title="m", out_png=tmp_path / "r.png",
         out_svg=tmp_path / "r.svg",
     )  # fmt: skip
@@ -620,7 +632,7 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
     names = ["照顾父母", "家庭经济压力"] + (["Care 😀"] if "Symbola" in family else [])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        plots.heatmap(
+        heatmap(
             matrix(len(names), 2),
             names,
             ["工作", "睡眠"],
@@ -637,6 +649,7 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
 def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
     """The heatmap figure the heatmap rule draws for h vs l of a scale: z method."""
     from themesim.metrics.thresholds import FROM_CONFIG, Thresholds
+    from themesim.report.plots import heatmap as heatmap_family
     from themesim.similarity import write_similarity
     from themesim.steps import plots as steps_plots
 
@@ -650,9 +663,9 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
     figures = []
 
     def capture(*args, out_png, out_svg=None, **kw):
-        figures.append(plots.heatmap_figure(*args, **kw))
+        figures.append(heatmap_figure(*args, **kw))
 
-    monkeypatch.setattr(plots, "heatmap", capture)
+    monkeypatch.setattr(heatmap_family, "heatmap", capture)
     z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False)
     steps_plots._heatmaps(
         "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, "ge", ["x.png"],

@@ -6,8 +6,15 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from themesim.report import plots
+from themesim.report.plots.distributions import (
+    confidence_figure,
+    confidence_profile,
+    distributions,
+    distributions_figure,
+)
 from themesim.report.plots.pair_limit import quartiles_by_threshold
+from themesim.report.plots.side_by_side import methods_side_by_side, methods_side_by_side_figure
+from themesim.report.plots.sweep import sweep_curves, sweep_summary_figure
 
 METRICS = ["hungarian_f1", "true_jaccard", "f1", "hit_rate", "raza_jaccard"]
 THRESHOLDS = [0.0, 0.5, 1.0]
@@ -59,7 +66,7 @@ def test_quartiles_by_threshold_by_hand():
 def test_sweep_above_the_limit_draws_the_reference_panels_and_one_summary(tmp_path):
     pairs = all_pairs(6)  # 15 comparisons, 5 of them the reference's
     sweep = sweep_table(pairs)
-    fig = plots.sweep_summary_figure(
+    fig = sweep_summary_figure(
         sweep, thresholds=[0.5], title="tfidf", reference="ref", max_panels=4
     )
     titles = [ax.get_title() for ax in fig.axes]
@@ -71,7 +78,7 @@ def test_sweep_above_the_limit_draws_the_reference_panels_and_one_summary(tmp_pa
     band = summary.collections[0].get_paths()[0].vertices[:, 1]
     assert (band.min(), band.max()) == pytest.approx((0.25, 0.75))
     # 40 sets (780 comparisons, 39 of the reference's): as many panels, same size.
-    big = plots.sweep_summary_figure(
+    big = sweep_summary_figure(
         sweep_table(all_pairs(40)), thresholds=[0.5], title="t", reference="ref", max_panels=4
     )
     assert len(big.axes) == 5 and big.axes[4].get_title().startswith("all 780 comparisons")
@@ -82,19 +89,17 @@ def test_sweep_above_the_limit_draws_the_reference_panels_and_one_summary(tmp_pa
 def test_sweep_at_or_below_the_limit_is_unchanged(tmp_path):
     sweep = sweep_table(all_pairs(4))  # 6 comparisons
     kw = {"thresholds": [0.5], "title": "t", "out_png": tmp_path / "a.png"}
-    plain = plots.sweep_curves(sweep, **kw).read_bytes()
+    plain = sweep_curves(sweep, **kw).read_bytes()
     kw["out_png"] = tmp_path / "b.png"
-    limited = plots.sweep_curves(sweep, reference="ref", max_panels=6, **kw).read_bytes()
+    limited = sweep_curves(sweep, reference="ref", max_panels=6, **kw).read_bytes()
     assert limited == plain
     kw["out_png"] = tmp_path / "c.png"
-    assert plots.sweep_curves(sweep, reference="ref", max_panels=5, **kw).read_bytes() != plain
+    assert sweep_curves(sweep, reference="ref", max_panels=5, **kw).read_bytes() != plain
 
 
 def test_distributions_above_the_limit_pool_all_comparisons_in_one_row(tmp_path):
     t = themes_table(all_pairs(30))  # 435 comparisons
-    fig = plots.distributions_figure(
-        t, op="ge", gamma=0.1, title="m", reference="ref", max_panels=3
-    )
+    fig = distributions_figure(t, op="ge", gamma=0.1, title="m", reference="ref", max_panels=3)
     ax_sim, ax_gap = fig.axes[:2]
     labels = [x.get_text().replace("\n", " ") for x in ax_sim.get_yticklabels()]
     assert labels == ["ref vs s01", "ref vs s02", "ref vs s03", "all 435 comparisons, pooled"]
@@ -105,15 +110,15 @@ def test_distributions_above_the_limit_pool_all_comparisons_in_one_row(tmp_path)
     # Below the limit: the same bytes as without one.
     small = themes_table(all_pairs(3))
     kw = {"op": "ge", "gamma": 0.1, "title": "m"}
-    plain = _png(plots.distributions, tmp_path, "a", themes=small, **kw)
+    plain = _png(distributions, tmp_path, "a", themes=small, **kw)
     limited = {"reference": "ref", "max_panels": 3}
-    same = _png(plots.distributions, tmp_path, "b", themes=small, **limited, **kw)
+    same = _png(distributions, tmp_path, "b", themes=small, **limited, **kw)
     assert same == plain
 
 
 def test_confidence_above_the_limit_sums_every_side(tmp_path):
     t = themes_table(all_pairs(30))  # 435 comparisons
-    fig = plots.confidence_figure(t, op="ge", gamma=0.1, title="m", reference="ref", max_panels=2)
+    fig = confidence_figure(t, op="ge", gamma=0.1, title="m", reference="ref", max_panels=2)
     ax = fig.axes[0]
     labels = [x.get_text().replace("\n", " ") for x in ax.get_yticklabels()]
     assert len(labels) == 2 * 2 + 2
@@ -131,16 +136,16 @@ def test_confidence_above_the_limit_sums_every_side(tmp_path):
     assert widths[4] == pytest.approx([0.5, 0.5]) and widths[5] == pytest.approx([1.0])
     small = themes_table(all_pairs(3))
     kw = {"op": "ge", "gamma": 0.1, "title": "m"}
-    plain = _png(plots.confidence_profile, tmp_path, "a", themes=small, **kw)
+    plain = _png(confidence_profile, tmp_path, "a", themes=small, **kw)
     same = _png(
-        plots.confidence_profile, tmp_path, "b", themes=small, reference="ref", max_panels=9, **kw
+        confidence_profile, tmp_path, "b", themes=small, reference="ref", max_panels=9, **kw
     )
     assert same == plain
 
 
 def test_side_by_side_above_the_limit_draws_reference_lines_and_the_median(tmp_path):
     big, small = sweep_table(all_pairs(30)), sweep_table(all_pairs(3))  # 435 and 3
-    fig = plots.methods_side_by_side_figure(
+    fig = methods_side_by_side_figure(
         {"tfidf": big, "minilm": small},
         thresholds={"tfidf": [0.5], "minilm": [0.6]},
         reference="ref",
@@ -157,9 +162,9 @@ def test_side_by_side_above_the_limit_draws_reference_lines_and_the_median(tmp_p
     # ref vs s01..s03 and minilm's s01 vs s02; median, band, threshold.
     assert len(legend) == 4 + 3 and "median of all comparisons" in legend
     kw = {"thresholds": {"m": [0.5]}}
-    plain = _png(plots.methods_side_by_side, tmp_path, "a", sweeps={"m": small}, **kw)
+    plain = _png(methods_side_by_side, tmp_path, "a", sweeps={"m": small}, **kw)
     same = _png(
-        plots.methods_side_by_side,
+        methods_side_by_side,
         tmp_path,
         "b",
         sweeps={"m": small},

@@ -13,9 +13,9 @@ import pytest
 from helpers import comparison_row, run_session, write_method
 from markupsafe import escape
 
-from themesim.report import plots
 from themesim.report.context import HEADINGS
 from themesim.report.format import _compact_png, fmt_threshold
+from themesim.report.plots.runs import runs_heatmap
 from themesim.report.summary import write_report
 from themesim.report.textblock import format_text_block
 
@@ -461,7 +461,7 @@ def test_threshold_changes_from_the_sweep(study):
 
 def test_optional_tables_figures_and_methods_table(study, tmp_path):
     d = tmp_path / "out" / "minilm"
-    img = plots.runs_heatmap(["llm", "llm2"], np.eye(2), score=0.5, title="t", out_png=d / "r.png")
+    img = runs_heatmap(["llm", "llm2"], np.eye(2), score=0.5, title="t", out_png=d / "r.png")
     pd.DataFrame(
         [["minilm", "human", 4, 0.61, 0.5, 0.3, 0.4, 0.2, 0.1, 2, 12]],
         columns=["method", "set", "n_themes", "sc_mean", "sc_median", "sd_mean", "semdiv",
@@ -550,10 +550,8 @@ def test_report_renders_in_headless_chromium_without_errors_or_requests(study, t
     # Real figures in place of the fixture's placeholder bytes.
     for spec in study["methods"].values():
         if spec["sweep_png"]:
-            plots.runs_heatmap(
-                ["a", "b"], np.eye(2), score=0.5, title="t", out_png=spec["sweep_png"]
-            )
-    plots.runs_heatmap(
+            runs_heatmap(["a", "b"], np.eye(2), score=0.5, title="t", out_png=spec["sweep_png"])
+    runs_heatmap(
         ["a", "b"], np.eye(2), score=0.5, title="t", out_png=study["study"]["side_by_side_png"]
     )
     write_report(**study)
@@ -806,7 +804,7 @@ def test_report_reads_at_a_glance_in_a_1400px_window(study, tmp_path):
         comp.to_csv(spec["comparisons_csv"], index=False)
     _verdicts(study, tmp_path, [_verdict_row("minilm", "llm_paraphrase_granular", 0.5, **GROUPED)])
     study["study"]["intervals_png"] = study["study"]["side_by_side_png"]
-    plots.runs_heatmap(
+    runs_heatmap(
         ["a", "b"], np.eye(2), score=0.5, title="t", out_png=study["study"]["side_by_side_png"]
     )
     write_report(**study)

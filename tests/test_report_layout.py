@@ -209,10 +209,10 @@ def test_provenance_names_every_model_and_the_table_wraps(study):
 
 
 def test_heatmaps_of_other_analysts_comparisons_are_named_not_embedded(study, tmp_path):
-    from themesim.report import plots
+    from themesim.report.plots.heatmap import heatmap
 
     spec = study["methods"]["minilm"]
-    spec["heatmaps"]["human_b__vs__llm"] = plots.heatmap(
+    spec["heatmaps"]["human_b__vs__llm"] = heatmap(
         np.eye(3), ["a", "b", "c"], ["x", "y", "z"], threshold=0.5, op="ge", title="t",
         out_png=tmp_path / "out" / "minilm" / "b_heat.png",
     )  # fmt: skip
@@ -231,10 +231,10 @@ def test_embed_width():
 def test_compact_png_is_smaller_narrow_and_deterministic(tmp_path):
     from PIL import Image
 
-    from themesim.report import plots
+    from themesim.report.plots.heatmap import heatmap
 
     S = np.random.default_rng(0).random((12, 12))
-    png = plots.heatmap(
+    png = heatmap(
         S, [f"a{i}" for i in range(12)], [f"b{i}" for i in range(12)], threshold=0.5,
         op="ge", title="t", out_png=tmp_path / "h.png",
     )  # fmt: skip
@@ -402,12 +402,12 @@ MAX_FOLDED_PX = 20 * 800
     reason="needs Chromium: `make browser` installs it",
 )
 def test_at_1280px_nothing_overflows_the_page_is_short_and_links_land(study, tmp_path):
-    from themesim.report import plots
+    from themesim.report.plots.runs import runs_heatmap
 
     # real figures, wide and tall, and long unbroken names in the tables
     for spec in study["methods"].values():
         if spec["sweep_png"]:
-            plots.runs_heatmap(
+            runs_heatmap(
                 [f"run_{i}" for i in range(9)], np.eye(9), score=0.5, title="t",
                 out_png=spec["sweep_png"],
             )  # fmt: skip

@@ -275,9 +275,9 @@ def test_tfidf_is_fitted_within_each_group(tmp_path):
 
 
 def test_run_consistency_plot_draws_one_panel_per_group(tmp_path):
-    from themesim.report import plots
+    from themesim.report.plots.runs import runs_groups_figure
 
-    fig = plots.runs_groups_figure(
+    fig = runs_groups_figure(
         [
             {"group": "g1", "names": ["r1", "r2"], "M": np.array([[1, 0.6], [0.6, 1]]),
              "ncs": [0.8, 0.8], "score": 0.6},

@@ -34,7 +34,7 @@ def test_a_calibrated_threshold_is_kept_to_the_last_digit(tmp_path):
 def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch):
     """The heatmap is drawn at the table's first θ on the table's scale, the sweep marks
     every θ of the table: the plot steps are given no threshold of the config."""
-    from themesim.report import plots
+    from themesim.report.plots import heatmap, sweep
     from themesim.similarity import write_similarity
     from themesim.steps.plots import comparison_heatmap, sweep_plot
 
@@ -48,10 +48,10 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
         scale="angular",
         sources=[FROM_CALIBRATION, FROM_CONFIG],
     )
-    sweep = write_method(tmp_path, "m", [comparison_row("m", "h", "l", 0.4)], with_heatmap=False)
+    table = write_method(tmp_path, "m", [comparison_row("m", "h", "l", 0.4)], with_heatmap=False)
     seen = {}
-    monkeypatch.setattr(plots, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
-    monkeypatch.setattr(plots, "sweep_curves", lambda *a, **kw: seen.update(sweep=kw))
+    monkeypatch.setattr(heatmap, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
+    monkeypatch.setattr(sweep, "sweep_curves", lambda *a, **kw: seen.update(sweep=kw))
     comparison_heatmap(
         method="m",
         pair=("h", "l"),
@@ -63,7 +63,7 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     )
     sweep_plot(
         method="m",
-        sweep_csv=sweep["sweep_csv"],
+        sweep_csv=table["sweep_csv"],
         thresholds_csv=thresholds,
         out_png=tmp_path / "sweep.png",
     )

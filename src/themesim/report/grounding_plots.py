@@ -9,7 +9,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from themesim.report.plots import HEATMAP_CMAP, OKABE_ITO, save_png, wrap_label
+from themesim.report.plots.common import HEATMAP_CMAP, OKABE_ITO, save_png, wrap_label
 
 
 def _figure(width: float, height: float) -> Figure:

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from themesim.report.plots import save_png
+from themesim.report.plots.common import save_png
 
 NO_MATCH, MATCH = "#888888", "#1f77b4"
 

@@ -28,9 +28,9 @@ def sweep_plot(
     ``max_panels`` (`plots.max_pair_panels`; None: no limit): the reference's and a summary.
     """
     from themesim.metrics.thresholds import read_thresholds
-    from themesim.report import plots
+    from themesim.report.plots.sweep import sweep_curves
 
-    plots.sweep_curves(
+    sweep_curves(
         pd.read_csv(sweep_csv),
         thresholds=list(read_thresholds(thresholds_csv).values),
         title=f"{method}: metrics across thresholds",
@@ -78,7 +78,7 @@ def _heatmaps(
         method_matrix,
         scale_label,
     )
-    from themesim.report import plots
+    from themesim.report.plots.heatmap import heatmap
     from themesim.similarity import read_similarity
 
     scale = dict(scale or {})
@@ -113,7 +113,7 @@ def _heatmaps(
         else:  # the metric tables flag this comparison and score nothing: no pairs to mark
             matched = []
             title += f"\nz undefined ({flag or 'NaN'}): not scored"
-        plots.heatmap(
+        heatmap(
             S,
             [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
             [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
@@ -208,9 +208,9 @@ def side_by_side(
 ) -> None:
     """thresholds: each method's thresholds.csv, in ``methods`` order."""
     from themesim.metrics.thresholds import read_thresholds
-    from themesim.report import plots
+    from themesim.report.plots.side_by_side import methods_side_by_side
 
-    plots.methods_side_by_side(
+    methods_side_by_side(
         {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},
         thresholds={m: read_thresholds(p).values for m, p in zip(methods, thresholds, strict=True)},
         metric="hungarian_f1",
@@ -241,10 +241,10 @@ def distribution_plots(
 ) -> None:
     """Matched-similarity and gap distributions, and the four-way confidence profile (above
     ``max_panels`` comparisons: the reference's rows and a summary of all)."""
-    from themesim.report import plots
+    from themesim.report.plots.distributions import confidence_profile, distributions
 
     themes = _theme_table(themes_csv)
-    plots.distributions(
+    distributions(
         themes,
         op=op,
         gamma=gamma,
@@ -254,7 +254,7 @@ def distribution_plots(
         reference=reference,
         max_panels=max_panels,
     )
-    plots.confidence_profile(
+    confidence_profile(
         themes,
         op=op,
         gamma=gamma,
@@ -279,12 +279,14 @@ def theme_map_plot(
     out_svg=None,
 ) -> None:
     """2-D PCA of every theme of every set (seed 002); one-to-one matches joined."""
-    from themesim.report import plots
+    from themesim.report.plots.common import op_symbol
+    from themesim.report.plots.distributions import matched_pairs, thresholds_text
+    from themesim.report.plots.theme_map import pca_2d, theme_map
 
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
     vectors = get_kind(kind).vectors({"d": d}, tables, embeddings)
     X = np.vstack([vectors[s] for s in tables]) if tables else np.zeros((0, 2))
-    coords, ratio = plots.pca_2d(X)
+    coords, ratio = pca_2d(X)
     points = pd.DataFrame(
         {
             "set": [s for s in tables for _ in range(len(tables[s]))],
@@ -294,9 +296,9 @@ def theme_map_plot(
         }
     )
     per_theme = _theme_table(themes_csv)
-    links = plots.matched_pairs(per_theme, op)
-    rule = f"S {plots.op_symbol(op)} {plots.thresholds_text(per_theme)}"
-    plots.theme_map(
+    links = matched_pairs(per_theme, op)
+    rule = f"S {op_symbol(op)} {thresholds_text(per_theme)}"
+    theme_map(
         points,
         links,
         explained=ratio,

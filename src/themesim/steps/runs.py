@@ -61,7 +61,7 @@ def runs_tables_and_plot(*, out_png, out_svg=None, **tables) -> None:
 def run_consistency_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
     """Run-consistency heatmaps of one method, one panel per run group, from its runs.csv and
     runs_matrix.parquet."""
-    from themesim.report import plots
+    from themesim.report.plots.runs import runs_groups_heatmap
 
     table = pd.read_csv(runs_csv, dtype={"run": str, "group": str}, keep_default_na=False)
     long = pd.read_parquet(runs_matrix)
@@ -89,6 +89,6 @@ def run_consistency_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg
                 "score": float(score.iloc[0]),
             }
         )
-    plots.runs_groups_heatmap(
+    runs_groups_heatmap(
         groups, title=f"{method}: similarity between runs", out_png=out_png, out_svg=out_svg
     )
