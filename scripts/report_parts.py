@@ -1,4 +1,4 @@
-from themesim.steps.plots import distribution_plots, side_by_side, theme_map_plot
+from themesim.steps.plots import MethodTables, method_figure, side_by_side
 from themesim.steps.report import beside_tables, headline_tables, tables_workbook
 from themesim.steps.runner import run_all
 
@@ -62,42 +62,24 @@ tasks = [
         ),
     ),
 ]
+# Each method's figures of report/figures.py, each drawn by the function its entry names.
 for m in methods:
-    f = p.figures[m]
-    tasks.append(
-        (
-            distribution_plots,
-            dict(
-                method=m,
-                themes_csv=theme_tables[m],
-                op=p.op[m],
-                gamma=float(p.gamma[m]),
-                out_distributions=f["distributions_png"],
-                out_confidence=f["confidence_png"],
-                out_distributions_svg=f["distributions_svg"],
-                out_confidence_svg=f["confidence_svg"],
-                reference=p.reference,
-                max_panels=p.max_panels,
-            ),
-        )
+    v = p.vectors.get(m, {})
+    embeddings = list(v.get("embeddings", []))
+    tables = MethodTables(
+        method=m,
+        themes_csv=theme_tables[m],
+        op=p.op[m],
+        gamma=float(p.gamma[m]),
+        reference=p.reference,
+        max_panels=p.max_panels,
+        kind=v.get("kind"),
+        d=v.get("d"),
+        set_files=theme_parquets,
+        embeddings=dict(zip(p.sets, embeddings, strict=True)) if embeddings else {},
     )
-    if m in p.theme_maps:
-        t = p.theme_maps[m]
-        embeddings = list(t["embeddings"])
+    for stem, out in p.figures[m].items():
         tasks.append(
-            (
-                theme_map_plot,
-                dict(
-                    method=m,
-                    kind=t["kind"],
-                    themes=theme_parquets,
-                    embeddings=dict(zip(p.sets, embeddings, strict=True)) if embeddings else {},
-                    themes_csv=theme_tables[m],
-                    op=p.op[m],
-                    d=t["d"],
-                    out_png=f["theme_map_png"],
-                    out_svg=f["theme_map_svg"],
-                ),
-            )
+            (method_figure, dict(stem=stem, tables=tables, out_png=out["png"], out_svg=out["svg"]))
         )
 run_all(sm.log[0], tasks, workers=sm.threads)

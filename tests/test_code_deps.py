@@ -44,13 +44,36 @@ def test_plot_and_metric_scripts_run_their_modules():
         assert "themesim.report.plots" not in modules(script), script
 
 
-def test_report_parts_runs_its_five_steps_not_the_heatmaps():
-    """One job for five steps still depends only on the functions its script calls."""
+def test_report_parts_runs_its_steps_not_the_heatmaps():
+    """One job for many steps still depends only on the functions its script calls, and on
+    the drawing functions report/figures.py names for it."""
     parts = modules("report_parts.py")
-    for module in ("themesim.report.headline", "themesim.report.plots.distributions"):
+    for module in (
+        "themesim.report.headline",
+        "themesim.report.plots.distributions",
+        "themesim.report.plots.theme_map",
+    ):
         assert module in parts, module
+    assert "themesim.report.plots.heatmap" not in parts
     assert "themesim.metrics.coverage" not in parts  # the heatmaps' one-to-one pairs
     assert "themesim.metrics.method_scale" not in parts
+
+
+def test_a_named_function_counts_as_an_import(tmp_path):
+    """A registry's "themesim.module:function" string, imported by importlib where it is
+    used, brings its module as an import would; other strings bring nothing."""
+    pkg = tmp_path / "themesim"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "drawn.py").write_text("def draw():\n    pass\n")
+    (pkg / "table.py").write_text(
+        'ENTRIES = ["themesim.drawn:draw", "themesim.drawn", "see themesim.other:x"]\n'
+    )
+    (pkg / "step.py").write_text("def run():\n    from themesim.table import ENTRIES\n")
+    script = tmp_path / "script.py"
+    script.write_text("from themesim.step import run\n")
+    found = script_modules(script, pkg)
+    assert found == ["themesim", "themesim.drawn", "themesim.step", "themesim.table"]
 
 
 def test_every_script_has_existing_code_files():

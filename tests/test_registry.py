@@ -1,6 +1,7 @@
 """One registry for what a metric is (metrics/registry.py) and one for the per-method
 figures (report/figures.py): the tables, figures, glossary and file lists read them."""
 
+from importlib import import_module
 from pathlib import Path
 
 from themesim.metrics import columns, registry
@@ -82,6 +83,14 @@ def test_each_figure_has_one_name_and_its_words():
         assert f.title and f.alt and f.caption and f.missing, f.stem
         assert f.place in ("figures", "runs")
         assert (REPO / "workflow" / "report" / f"{f.stem}.rst").is_file(), f.stem
+
+    # report_parts draws each of its figures with the function the entry names, and no other
+    for f in (figures.SWEEP, *figures.METHOD_FIGURES):
+        if f.drawn_by != "report_parts":
+            assert not f.draws, f.stem
+            continue
+        module, name = f.draws.split(":")
+        assert callable(getattr(import_module(module), name)), f.stem
 
 
 def _sweep():

@@ -6,7 +6,8 @@ whose scripts reach the file, and a job's log lists the data it reads, not ~50 m
 The files are derived here from the imports, never typed: the step function the script
 imports, the module-level helpers it calls, and the full import closure of every other
 ``themesim`` module reached (imports inside functions count, as do the ``__init__.py`` files
-of the packages on the way).
+of the packages on the way, and a string "themesim.module:function" that a registry names
+for importlib, as report/figures.py does).
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ import ast
 import hashlib
 import json
 import os
+import re
 from functools import cache
 from pathlib import Path
 
 PACKAGE = "themesim"
+# A function named for importlib.import_module: "themesim.report.plots.theme_map:draw_theme_map".
+REFERENCE = re.compile(rf"({PACKAGE}(?:\.\w+)+):\w+")
 
 
 def _module_file(src: Path, module: str) -> Path | None:
@@ -66,6 +70,11 @@ def _imports(nodes, src: Path, module: str, is_package: bool) -> set[str]:
                     for a in node.names
                     if _module_file(src, f"{target}.{a.name}") is not None
                 ]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named = REFERENCE.fullmatch(node.value)
+                if not named:
+                    continue
+                names = [named.group(1)]
             else:
                 continue
             found |= {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}

@@ -75,8 +75,8 @@ rule summary_report:
 
 
 # One job for the report's tables and the figures that read only metric tables (headline,
-# workbook, methods side by side, each method's distributions and theme map): one interpreter
-# start and one import of pandas, matplotlib and openpyxl instead of one per figure.
+# workbook, methods side by side, each method's figures of report/figures.py drawn here): one
+# interpreter start and one import of pandas, matplotlib and openpyxl instead of one per figure.
 rule report_parts:
     input:
         comparisons=summary.all_tables(SETUP, paths.COMPARISONS),
@@ -135,7 +135,8 @@ rule report_parts:
         op={m: methods.op(SETUP, m) for m in STUDY.methods},
         gamma={m: metrics.family_settings(SETUP, m)["gamma"] for m in STUDY.methods},
         sets=list(STUDY.sets),
-        theme_maps={
+        # each method with theme vectors (the theme map): what gives them
+        vectors={
             m: {
                 "kind": methods.kind(SETUP, m),
                 "d": STUDY.methods[m].get("d"),

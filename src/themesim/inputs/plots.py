@@ -149,12 +149,11 @@ def method_plot_files(setup: Setup, method: str) -> dict[str, str]:
     return {f.key: figure_path(setup, method, f) for f in figures(setup, method)}
 
 
-def method_figure_files(setup: Setup, method: str) -> dict[str, str]:
-    """A method's figures drawn by report_parts: PNG and SVG by name."""
+def method_figure_files(setup: Setup, method: str) -> dict[str, dict[str, str]]:
+    """A method's figures drawn by report_parts: stem -> {"png": path, "svg": path}."""
     return {
-        f"{f.stem}_{ext}": figure_path(setup, method, f, ext)
+        f.stem: {ext: figure_path(setup, method, f, ext) for ext in ("png", "svg")}
         for f in figures(setup, method, "report_parts")
-        for ext in ("png", "svg")
     }
 
 

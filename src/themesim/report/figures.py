@@ -1,8 +1,10 @@
-"""What each per-method figure is: one name (its file stem), the job that draws it, its
-`snakemake --report` category, and what the summary report says of it.
+"""What each per-method figure is: one name (its file stem), the job that draws it (and, for
+the report_parts job, the function), its `snakemake --report` category, and what the summary
+report says of it.
 
 themesim.inputs reads `METHOD_FIGURES` for the files (`all`, the report's inputs, the
-archive), the report's views and templates for the words. No imports: the report's jobs read it.
+archive, report_parts' outputs), the report's views and templates for the words and
+report_parts for what to draw. No imports: the Snakefile and the report's jobs read it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ class Figure:
     capability it needs (None: every method). In the summary report: its heading, its alt
     text (before " for method <name>"), its caption (HTML) and the line shown without it;
     place "figures" puts it after the threshold sweep, in this order, "runs" under the
-    runs table."""
+    runs table.
+
+    draws: for the report_parts job, the function that draws it, as "module:function"
+    (steps.plots.method_figure imports it; themesim.deps counts it as the job's code). It
+    is called with the method's `steps.plots.MethodTables` and out_png, out_svg."""
 
     stem: str
     drawn_by: str
@@ -29,6 +35,7 @@ class Figure:
     caption: str = ""
     missing: str = ""
     place: str = "figures"
+    draws: str = ""
 
     @property
     def key(self) -> str:
@@ -45,6 +52,7 @@ SWEEP = Figure(
 )  # fmt: skip
 
 # Adding a per-method figure is one entry here (plus its drawing and its caption file).
+# A figure of report_parts names its function in `draws`: no script or rule changes.
 METHOD_FIGURES = (
     Figure(
         "distributions", "report_parts", "Distributions",
@@ -54,6 +62,7 @@ METHOD_FIGURES = (
         "Right: gap between each theme's best and second-best match (A and B themes). Boxes: "
         "quartiles; whiskers: min and max; dots: every value.",
         missing="Distribution figure not available.",
+        draws="themesim.report.plots.distributions:draw_distributions",
     ),
     Figure(
         "confidence", "report_parts", "Confidence profiles",
@@ -62,6 +71,7 @@ METHOD_FIGURES = (
         caption="Share of each set's themes in each match category at the first threshold: "
         "confident unique, ambiguous, clear but poor, no good match.",
         missing="Confidence-profile figure not available.",
+        draws="themesim.report.plots.distributions:draw_confidence",
     ),
     Figure(
         "theme_map", "report_parts", "Theme maps", "theme_vectors",
@@ -71,6 +81,7 @@ METHOD_FIGURES = (
         "method's vectors, labelled by set and id; lines join the one-to-one matches. "
         "Distances in 2-D only approximate similarity.",
         missing="No theme map: this method's scores come without theme vectors.",
+        draws="themesim.report.plots.theme_map:draw_theme_map",
     ),
     Figure(
         "run_consistency", "runs", "Run consistency", "runs",
@@ -83,3 +94,5 @@ METHOD_FIGURES = (
         place="runs",
     ),
 )  # fmt: skip
+
+BY_STEM = {f.stem: f for f in METHOD_FIGURES}

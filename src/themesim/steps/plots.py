@@ -1,6 +1,10 @@
-"""The plot rules: heatmaps, sweeps, distributions, theme maps (run consistency: steps/runs.py)."""
+"""The plot rules: heatmaps, sweeps, methods side by side and the report_parts figures of each
+method (run consistency: steps/runs.py)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -226,84 +230,44 @@ def _theme_table(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def distribution_plots(
-    *,
-    method: str,
-    themes_csv,
-    op: str,
-    gamma: float,
-    out_distributions,
-    out_confidence,
-    out_distributions_svg=None,
-    out_confidence_svg=None,
-    reference: str | None = None,
-    max_panels: int | None = None,
-) -> None:
-    """Matched-similarity and gap distributions, and the four-way confidence profile (above
-    ``max_panels`` comparisons: the reference's rows and a summary of all)."""
-    from themesim.report.plots.distributions import confidence_profile, distributions
+@dataclass(frozen=True)
+class MethodTables:
+    """What the report_parts figures of one method read, each table read when first asked.
 
-    themes = _theme_table(themes_csv)
-    distributions(
-        themes,
-        op=op,
-        gamma=gamma,
-        title=f"{method}: matched similarity and gap per comparison",
-        out_png=out_distributions,
-        out_svg=out_distributions_svg,
-        reference=reference,
-        max_panels=max_panels,
-    )
-    confidence_profile(
-        themes,
-        op=op,
-        gamma=gamma,
-        title=f"{method}: how confidently each theme is matched",
-        out_png=out_confidence,
-        out_svg=out_confidence_svg,
-        reference=reference,
-        max_panels=max_panels,
-    )
+    themes_csv: the method's themes.csv; op, gamma: its match rule; reference and max_panels
+    bound the figures with a row per comparison (`plots.max_pair_panels`). For the theme
+    map: the method's kind and its `d`, and set -> file of the set's themes (set_files) and
+    of its embeddings (a kind that reads them)."""
+
+    method: str
+    themes_csv: str
+    op: str
+    gamma: float
+    reference: str | None
+    max_panels: int | None
+    kind: str | None = None
+    d: int | None = None
+    set_files: dict = field(default_factory=dict)
+    embeddings: dict = field(default_factory=dict)
+
+    @cached_property
+    def themes_table(self) -> pd.DataFrame:
+        return _theme_table(self.themes_csv)
+
+    @cached_property
+    def set_themes(self) -> dict:
+        return {s: read_themes_parquet(p) for s, p in self.set_files.items()}
+
+    @cached_property
+    def theme_vectors(self) -> dict:
+        return get_kind(self.kind).vectors({"d": self.d}, self.set_themes, self.embeddings)
 
 
-def theme_map_plot(
-    *,
-    method: str,
-    kind: str,
-    themes: dict,
-    embeddings: dict,
-    themes_csv,
-    op: str,
-    d=None,
-    out_png,
-    out_svg=None,
-) -> None:
-    """2-D PCA of every theme of every set (seed 002); one-to-one matches joined."""
-    from themesim.report.plots.common import op_symbol
-    from themesim.report.plots.distributions import matched_pairs, thresholds_text
-    from themesim.report.plots.theme_map import pca_2d, theme_map
+def method_figure(*, stem: str, tables: MethodTables, out_png, out_svg=None) -> None:
+    """One figure of report_parts: the function its report/figures.py entry names draws it."""
+    from importlib import import_module
 
-    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
-    vectors = get_kind(kind).vectors({"d": d}, tables, embeddings)
-    X = np.vstack([vectors[s] for s in tables]) if tables else np.zeros((0, 2))
-    coords, ratio = pca_2d(X)
-    points = pd.DataFrame(
-        {
-            "set": [s for s in tables for _ in range(len(tables[s]))],
-            "theme_id": [i for s in tables for i in tables[s]["theme_id"]],
-            "x": coords[:, 0],
-            "y": coords[:, 1],
-        }
-    )
-    per_theme = _theme_table(themes_csv)
-    links = matched_pairs(per_theme, op)
-    rule = f"S {op_symbol(op)} {thresholds_text(per_theme)}"
-    theme_map(
-        points,
-        links,
-        explained=ratio,
-        title=f"{method}: every theme on the first two principal components",
-        link_label=f"one-to-one match ({rule})",
-        out_png=out_png,
-        out_svg=out_svg,
-    )
+    from themesim.report.figures import BY_STEM
+
+    module, name = BY_STEM[stem].draws.split(":")
+    getattr(import_module(module), name)(tables, out_png=out_png, out_svg=out_svg)

@@ -5,6 +5,8 @@ Never means: box = quartiles, whiskers = min and max, every point shown.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -332,3 +334,32 @@ confidence_profile = saving(
     """Stacked bars of the four match categories, per side of each comparison (above
     ``max_panels``: the reference's and the sums over all).""",
 )
+
+
+# The report_parts job draws these (report/figures.py names them) with the method's tables
+# (steps.plots.MethodTables).
+
+
+def _draw(save, what: str, tables, out_png, out_svg) -> Path:
+    return save(
+        tables.themes_table,
+        op=tables.op,
+        gamma=tables.gamma,
+        title=f"{tables.method}: {what}",
+        out_png=out_png,
+        out_svg=out_svg,
+        reference=tables.reference,
+        max_panels=tables.max_panels,
+    )
+
+
+def draw_distributions(tables, *, out_png, out_svg=None) -> Path:
+    return _draw(
+        distributions, "matched similarity and gap per comparison", tables, out_png, out_svg
+    )
+
+
+def draw_confidence(tables, *, out_png, out_svg=None) -> Path:
+    return _draw(
+        confidence_profile, "how confidently each theme is matched", tables, out_png, out_svg
+    )

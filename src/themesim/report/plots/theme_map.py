@@ -14,9 +14,11 @@ from matplotlib.lines import Line2D
 from themesim.report.plots.common import (
     legend_below,
     new_figure,
+    op_symbol,
     require_columns,
     save_png,
 )
+from themesim.report.plots.distributions import matched_pairs, thresholds_text
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
 
@@ -181,3 +183,31 @@ def theme_map(
     """Every theme of every set on the first two principal components; matches joined."""
     fig = theme_map_figure(points, links, explained=explained, title=title, link_label=link_label)
     return save_png(fig, out_png, out_svg)
+
+
+def draw_theme_map(tables, *, out_png, out_svg=None) -> Path:
+    """The report_parts job's theme map of a method (steps.plots.MethodTables `tables`): 2-D
+    PCA of every theme of every set (seed 002), one-to-one matches joined."""
+    sets, vectors = tables.set_themes, tables.theme_vectors
+    X = np.vstack([vectors[s] for s in sets]) if sets else np.zeros((0, 2))
+    coords, ratio = pca_2d(X)
+    points = pd.DataFrame(
+        {
+            "set": [s for s in sets for _ in range(len(sets[s]))],
+            "theme_id": [i for s in sets for i in sets[s]["theme_id"]],
+            "x": coords[:, 0],
+            "y": coords[:, 1],
+        }
+    )
+    per_theme = tables.themes_table
+    links = matched_pairs(per_theme, tables.op)
+    rule = f"S {op_symbol(tables.op)} {thresholds_text(per_theme)}"
+    return theme_map(
+        points,
+        links,
+        explained=ratio,
+        title=f"{tables.method}: every theme on the first two principal components",
+        link_label=f"one-to-one match ({rule})",
+        out_png=out_png,
+        out_svg=out_svg,
+    )
