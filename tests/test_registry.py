@@ -91,6 +91,9 @@ def test_each_figure_has_one_name_and_its_words():
             continue
         module, name = f.draws.split(":")
         assert callable(getattr(import_module(module), name)), f.stem
+        # one job draws every method's figure: its caption has no {method} wildcard to show
+        caption = (REPO / "workflow" / "report" / f"{f.stem}.rst").read_text()
+        assert "wildcards" not in caption, f.stem
 
 
 def _sweep():
