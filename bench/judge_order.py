@@ -76,7 +76,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0, help="of the shuffled order")
     args = ap.parse_args()
-    from themesim.llm.judge import JudgeSettings
+    from themesim.llm.judge_settings import JudgeSettings
     from themesim.llm.prompts import load_prompt
     from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 

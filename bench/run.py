@@ -228,7 +228,8 @@ def judge_floor_seconds(pairs: list[tuple[str, str]], cores: int, workdir: Path)
     # judge_pairs starts the default local server itself, as the calibration job does.
     code = (
         "import sys, json; from dataclasses import replace;"
-        "from themesim.llm.judge import JudgeSettings, judge_pairs;"
+        "from themesim.llm.judge import judge_pairs;"
+        "from themesim.llm.judge_settings import JudgeSettings;"
         "p = json.load(open(sys.argv[1])); s = replace(JudgeSettings(), threads=int(sys.argv[3]));"
         "judge_pairs([x[0] for x in p], [x[1] for x in p], s, sys.argv[2], progress=False)"
     )
@@ -743,7 +744,7 @@ def p7(a, state) -> None:
     from dataclasses import replace
 
     from themesim.io.themes import read_theme_file
-    from themesim.llm.judge import JudgeSettings
+    from themesim.llm.judge_settings import JudgeSettings
 
     themes = REPO / "data" / "demo" / "themes"
     ta = read_theme_file(themes / "human.csv").head(a.p7_themes)

@@ -13,7 +13,7 @@ import pytest
 from themesim import defaults, kinds
 from themesim.coder.llm import CoderLLMSettings
 from themesim.llm.generate import GenerateSettings
-from themesim.llm.judge import JudgeSettings
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.paraphrase import ParaphraseSettings
 from themesim.llm.session import EndpointSettings
 from themesim.metrics import columns

@@ -16,9 +16,10 @@ from helpers import completion, themes_in, trickle
 
 from themesim.errors import InputError
 from themesim.llm import server as llama_server
-from themesim.llm.judge import JudgeError, JudgeSettings, judge_matrix, request_workers
+from themesim.llm.judge import JudgeError, judge_matrix, request_workers
 from themesim.llm.judge_ask import parse_json_score, parse_logprob_score
 from themesim.llm.judge_cache import cache_key
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import load_prompt
 
 A = ["Carers are tired 0", "Money worries 1", "Guilt about respite 2"]

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import requests
 
-from themesim.llm.judge import JudgeSettings, judge_matrix, judge_pairs
+from themesim.llm.judge import judge_matrix, judge_pairs
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.server import (
     LlamaServer,
     native_server_path,

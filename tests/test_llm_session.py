@@ -11,8 +11,8 @@ from themesim.coder.llm import CoderLLMSettings
 from themesim.errors import InputError
 from themesim.llm.generate import TABLE as GENERATE
 from themesim.llm.generate import GenerateSettings
-from themesim.llm.judge import JudgeSettings
 from themesim.llm.judge_cache import TABLE as JUDGE
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.paraphrase import TABLE as PARAPHRASE
 from themesim.llm.paraphrase import ParaphraseSettings
 from themesim.llm.session import EndpointSettings

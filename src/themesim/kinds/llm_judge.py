@@ -9,7 +9,7 @@ from themesim.kinds.base import COMMON_KEYS, Kind
 
 log = logging.getLogger("themesim")
 
-# The settings that reach the judge (themesim.llm.judge.JudgeSettings): the kind's keys in
+# The settings that reach the judge (themesim.llm.judge_settings.JudgeSettings): the kind's keys in
 # the schema beyond those of every method.
 JUDGE_KEYS = tuple(k for k in kind_defaults("llm_judge") if k not in COMMON_KEYS)
 
@@ -42,7 +42,8 @@ class LlmJudge(Kind):
         same server into the same cache, so the calibration job finds them all there."""
         from dataclasses import asdict, replace
 
-        from themesim.llm.judge import JudgeSettings, uncached, uncached_pairs
+        from themesim.llm.judge import uncached, uncached_pairs
+        from themesim.llm.judge_settings import JudgeSettings
 
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
         shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
@@ -97,7 +98,8 @@ class LlmJudge(Kind):
         from dataclasses import replace
 
         from themesim.errors import StepError
-        from themesim.llm.judge import JudgeError, JudgeSettings, judge_pairs
+        from themesim.llm.judge import JudgeError, judge_pairs
+        from themesim.llm.judge_settings import JudgeSettings
 
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
         if settings.base_url is None:

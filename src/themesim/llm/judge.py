@@ -19,8 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from themesim.defaults import schema_fields
-from themesim.errors import InputError
 from themesim.llm import client as llm
 from themesim.llm.judge_ask import _judge_one, _Outcome
 from themesim.llm.judge_cache import (
@@ -31,8 +29,9 @@ from themesim.llm.judge_cache import (
     cache_key,
     open_cache,
 )
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import load_prompt
-from themesim.llm.session import EndpointSettings, scoring_session, with_server_id
+from themesim.llm.session import scoring_session, with_server_id
 
 
 class JudgeError(RuntimeError):
@@ -45,46 +44,6 @@ class JudgeError(RuntimeError):
         super().__init__(message)
         self.scores = scores
         self.stats = stats
-
-
-@dataclass(frozen=True)
-@schema_fields(kind="llm_judge")  # the defaults: the schema's methods: x-kinds llm_judge
-class JudgeSettings(EndpointSettings):
-    WHERE = "judge settings"
-
-    prompt: str  # prompts/<prompt>.txt ("json"), prompts/<prompt>_logprob.txt
-    score_mode: str  # "json": {"score": S}; "logprob": P(yes) / (P(yes) + P(no))
-    temperature: float
-    max_tokens: int  # json mode; logprob mode always asks for 1 token
-    both_orders: bool  # judge (A, B) and (B, A); the score is the mean of the two
-    # llama-server only: reuse the KV cache of the previous request's prompt prefix. Faster,
-    # but a score then depends on the request before it (docs/judge.md, "The order is part of
-    # a score"); False evaluates every prompt from an empty slot: the score of a pair alone.
-    cache_prompt: bool
-    concurrency: int
-    seed: int
-    # Local server only: "auto" (llama.cpp's llama-server when `make install` built it, else
-    # llama-cpp-python's; $THEMESIM_LLAMA_SERVER=python forces that), "native", "python".
-    server: str = "auto"
-    # Which server and build answered (themesim.llm.server.backend_id), for a base_url that is
-    # a local server the caller started; part of the cache key. Set by judge_matrix itself when
-    # it starts the server (base_url None).
-    server_id: str | None = None
-
-    def __post_init__(self):
-        if self.score_mode not in ("json", "logprob"):
-            raise InputError(
-                self.WHERE,
-                f"score_mode {self.score_mode!r} is unknown",
-                'Use "json" or "logprob"',
-            )
-        super().__post_init__()
-        if self.concurrency < 1:
-            raise InputError(self.WHERE, "concurrency must be ≥ 1", "Fix the judge settings")
-
-    @property
-    def effective_max_tokens(self) -> int:
-        return 1 if self.score_mode == "logprob" else self.max_tokens
 
 
 @dataclass

@@ -7,15 +7,12 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from themesim.llm.client import Retry as _Retry
 from themesim.llm.client import post_chat, top_logprobs
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import JudgePrompt
 from themesim.llm.session import CallSession
-
-if TYPE_CHECKING:
-    from themesim.llm.judge import JudgeSettings
 
 
 @dataclass

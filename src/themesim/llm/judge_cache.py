@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from themesim.llm.client import canonical_key
 from themesim.llm.judge_ask import _Outcome, compact_json, order_free
+from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import JudgePrompt
 from themesim.llm.session import CacheTable, CallSession
-
-if TYPE_CHECKING:
-    from themesim.llm.judge import JudgeSettings
 
 TABLE = CacheTable(
     "judgements",
