@@ -2,7 +2,7 @@
 
 An expensive method (an LLM judge: n_a x n_b calls per comparison) can run on a few
 comparisons while the others run on every one. The workflow asks Study.pairs_for(method) and
-Study.sets_for(method) (themesim.config), never the study's own lists, for per-method work.
+Study.sets_for(method) (themesim.study), never the study's own lists, for per-method work.
 """
 
 from __future__ import annotations

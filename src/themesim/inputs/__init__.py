@@ -1,6 +1,6 @@
 """What each rule of the workflow reads and writes, per stage and method.
 
-One module per stage; its functions take the Setup (the study, themesim.config.Study, and
+One module per stage; its functions take the Setup (the study, themesim.study.Study, and
 the workflow's config) and build file lists from the patterns of themesim.paths and what
 each method's kind does (themesim.kinds). Nothing here imports Snakemake: the rules wrap
 these paths in `ancient()`/`report()` where they need to.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from themesim.config import Study
+from themesim.study import Study
 from themesim.study.names import pair_name
 
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no method

@@ -12,7 +12,7 @@ from themesim.errors import InputError
 from themesim.kinds import get as get_kind
 
 if TYPE_CHECKING:
-    from themesim.config import Study
+    from themesim.study import Study
 
 SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")  # fullmatch: "$" passes a final "\n"
 METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
