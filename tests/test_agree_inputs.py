@@ -14,7 +14,8 @@ from helpers import write_coding as write
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from themesim.errors import InputError
-from themesim.io.two_codings import Codings, agreement_tables, read_codings
+from themesim.io.codings import Codings
+from themesim.io.two_codings import agreement_tables, read_codings
 from themesim.metrics.intercoder import overall_table
 
 # Anna and Ben code X on t1 (0-10 and 5-15) and t2 (0-5 both)

@@ -12,7 +12,8 @@ from helpers import one_line_error
 from helpers import themesim_cli as themesim
 from helpers import write_coding as write
 
-from themesim.io.two_codings import agreement_tables, intervals, read_codings
+from themesim.io.codings import intervals
+from themesim.io.two_codings import agreement_tables, read_codings
 from themesim.metrics.codebooks import (
     codebook_alpha,
     codebook_alpha_interval,

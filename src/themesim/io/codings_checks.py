@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from themesim.errors import InputError
-from themesim.io.two_codings import Codings
+from themesim.io.codings import Codings
 
 
 def _at(row) -> str:

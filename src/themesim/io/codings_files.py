@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError
+from themesim.io.codings import SPAN_COLUMNS, Codings, _code_key, _domain
 from themesim.io.codings_transcripts import _Locator
-from themesim.io.two_codings import SPAN_COLUMNS, Codings, _code_key, _domain
 
 
 def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], wanted) -> Codings:

@@ -8,13 +8,13 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError
+from themesim.io.codings import SPAN_COLUMNS, Codings, _domain
 from themesim.io.codings_transcripts import (
     _first_difference,
     check_read_memory,
     transcript_files_texts,
 )
 from themesim.io.spans import short as _short
-from themesim.io.two_codings import SPAN_COLUMNS, Codings, _domain
 
 
 def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:

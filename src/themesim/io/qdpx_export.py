@@ -95,12 +95,12 @@ def build_project(
     groups: dict[str, list[int]] | None = None,
     origin: str = "themesim agree",
 ) -> tuple[bytes, dict[str, str], dict]:
-    """(project.qde, {zip entry: text} of the sources, counts) of a two_codings.Codings.
+    """(project.qde, {zip entry: text} of the sources, counts) of a codings.Codings.
     groups: code -> the coders (indices) whose disagreements on it are marked (default: every
     coder, for every code); a code whose group has one coder gets none. origin: what wrote
     it, in the project's description."""
     from themesim import __version__
-    from themesim.io.two_codings import intervals
+    from themesim.io.codings import intervals
 
     ET.register_namespace("", NS)
     root = ET.Element(
@@ -242,7 +242,7 @@ def write_qdpx(
     groups: dict[str, list[int]] | None = None,
     origin: str = "themesim agree",
 ) -> dict:
-    """Write the codings `c` (two_codings.Codings) as a REFI-QDA project at `out`, atomically.
+    """Write the codings `c` (codings.Codings) as a REFI-QDA project at `out`, atomically.
     Returns the counts written (coders, codes, transcripts, selections, disagreements).
     groups, origin: build_project's."""
     from themesim.io.files import atomic_path

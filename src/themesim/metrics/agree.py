@@ -1,5 +1,5 @@
 """The tables of `themesim agree`: two or more coders' codings of the same transcripts
-(io/two_codings.Codings), per code and transcript and overall, at character level and as
+(io/codings.Codings), per code and transcript and overall, at character level and as
 units (Krippendorff's unitizing α), with jackknife intervals over transcripts.
 
 Two coders: `codes by transcript` and `overall` as before (percent agreement, Cohen's κ, the
@@ -60,7 +60,7 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None, simil
 
     similarity: (code_a, code_b, s) triples between codes (metrics/codebooks.py); with them the
     overall table's `all` row gains cu_alpha_codebooks, agreement across codebooks."""
-    from themesim.io.two_codings import intervals
+    from themesim.io.codings import intervals
 
     iv = intervals(c)
     docs = sorted(iv)
@@ -96,7 +96,7 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None, simil
 
 def _pair_counts(iv, lengths, codes, i: int, j: int) -> list[tuple]:
     """COUNT_COLUMNS rows of coders i and j per transcript, code and scope, from intervals."""
-    from themesim.io.two_codings import coded_scope
+    from themesim.io.codings import coded_scope
 
     rows = []
     for doc in sorted(iv):
@@ -114,7 +114,7 @@ def _pair_counts(iv, lengths, codes, i: int, j: int) -> list[tuple]:
 
 def _histograms(iv, lengths, n_codes: int) -> dict:
     """{(scope, doc): array codes × (m + 1)}: characters coded by k of the m coders."""
-    from themesim.io.two_codings import coded_scope
+    from themesim.io.codings import coded_scope
 
     out = {}
     for doc, per in iv.items():

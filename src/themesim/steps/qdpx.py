@@ -66,9 +66,9 @@ def study_qdpx(
     nothing); users: .qdpx set -> its `user:` (only that user's codings are the set's)."""
     import pandas as pd
 
+    from themesim.io.codings import SPAN_COLUMNS, Codings
     from themesim.io.qdpx_export import write_qdpx
     from themesim.io.themes import read_themes_parquet
-    from themesim.io.two_codings import SPAN_COLUMNS, Codings
     from themesim.steps.segment_labels import _transcripts
 
     _segments, texts, offsets = _transcripts(segments_path, transcripts)
