@@ -5,7 +5,7 @@ are what they say."""
 import numpy as np
 import pytest
 
-from themesim.validate import areas, failures
+from themesim.validate import areas, failures, verdict_suite
 from themesim.validate import verdicts as area
 from themesim.validate.core import rng_for
 from themesim.validate.verdict_segments import SegmentDesign, draw_segments
@@ -13,12 +13,12 @@ from themesim.validate.verdict_segments import SegmentDesign, draw_segments
 
 @pytest.fixture(scope="module")
 def small():
-    return area.run("small", seed=0)
+    return verdict_suite.run("small", seed=0)
 
 
 def test_small_grid_holds_the_contract(small):
     detail, summary = small
-    assert "verdicts" in areas()
+    assert areas()["verdicts"] is verdict_suite
     assert failures(summary).empty
     errors = summary[(summary["property"] == "type1_error") & summary["required"].astype(bool)]
     words = set(errors["quantity"])

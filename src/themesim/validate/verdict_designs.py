@@ -1,4 +1,4 @@
-"""The named designs of the verdicts area (validate/verdicts.py): its grids, the designs
+"""The named designs of the verdicts area (validate/verdict_suite.py): its grids, the designs
 written after each change to the procedure (AFTER, AFTER_GROUPS, ... AFTER_GROUP_BOUND, each
 written before being run), the differences every design is run at, and the segments route's
 designs. The validation grid's rows and seeds follow these values and their order.

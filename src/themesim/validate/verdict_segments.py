@@ -1,4 +1,4 @@
-"""The verdicts area's segments route (validate/verdicts.py runs it): the generator's κ with
+"""The verdicts area's segments route (validate/verdict_suite.py runs it): the generator's κ with
 each reference theme over coded segments against the analysts', transcripts as clusters."""
 
 from __future__ import annotations

@@ -25,13 +25,12 @@ The designs below were written before the procedure was run on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 import numpy as np
-import pandas as pd
 
 from themesim.metrics.crossed import MIN_RANDOM_RUNS, VERDICTS, crossed_difference, word
-from themesim.validate.core import check_grid, rng_for, row, summary_frame
+from themesim.validate.core import rng_for, row
 
 AREA = "verdicts"
 MARGIN = 0.10
@@ -247,38 +246,3 @@ def _rows(d: Design, route: str, sim: dict) -> list[dict]:
     out.append(row(AREA, name, "difference", procedure, "coverage_tost_level",
                    sim["coverage"], sim["draws"], n_a=n, nominal=1 - 2 * ALPHA))  # fmt: skip
     return out
-
-
-def run(grid_name: str, seed: int):
-    check_grid(grid_name)
-    # Both modules build on this one's Design, MARGIN and AREA: imported here, not above.
-    from themesim.validate.verdict_designs import DIFFERENCES, GRIDS, SEGMENT_GRIDS
-    from themesim.validate.verdict_segments import _segment_rows, simulate_segments
-
-    g = GRIDS[grid_name]
-    detail, rows = [], []
-    for base in g["designs"]:
-        for diff in DIFFERENCES:
-            d = replace(base, diff=diff)
-            if not feasible(d):
-                continue
-            # at the power point, the strength route also reads the generator whose matched
-            # agreement is 0.3 below: both routes on one generator, not each on its own scale
-            reads = [(r, r) for r in ROUTES]
-            reads += [("strength", "matched")] if np.isclose(diff, POWER_DIFF) else []
-            for route, scale in reads:
-                label = route if scale == route else f"{route}@{scale}"
-                sim = simulate(d, route, g["draws"], rng_for(seed, AREA, label, d.name()),
-                               scale=scale)  # fmt: skip
-                detail.append({"route": label, "design": d.name()} | vars(d) | sim)
-                rows += _rows(d, label, sim)
-    for d in SEGMENT_GRIDS[grid_name]:
-        sim = simulate_segments(d, g["draws"], rng_for(seed, AREA, d.name()))
-        detail.append({"route": "segments", "design": d.name()} | vars(d) | sim)
-        rows += _segment_rows(d, sim)
-    from themesim.validate.verdict_margin import margin_rows
-
-    more, extra = margin_rows(grid_name, seed, g["draws"])
-    detail += more
-    rows += extra
-    return pd.DataFrame(detail), summary_frame(rows)
