@@ -30,7 +30,7 @@ CALLERS = {
 }
 # Module-level names of Python-only defaults, of no config key: the coder's rule per kind
 # (grounding.coder.rule null means "the kind's").
-NOT_CONFIG = {("coder/assign.py", "DEFAULT_RULE")}
+NOT_CONFIG = {("coder/settings.py", "DEFAULT_RULE")}
 
 
 def _valued(cls) -> set[str]:

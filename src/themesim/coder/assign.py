@@ -31,7 +31,6 @@ import pandas as pd
 from themesim.coder.settings import CODER_DEFAULTS
 
 RULES = ("top1", "all")
-DEFAULT_RULE = {"similarity": "top1", "exemplar": "top1", "llm": "top1"}
 
 
 def unit_rows(V: np.ndarray) -> np.ndarray:

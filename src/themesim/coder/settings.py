@@ -7,6 +7,7 @@ from themesim.errors import InputError
 
 BASES = ("coder", "evidence", "mixed")
 KINDS = ("similarity", "exemplar", "llm")
+DEFAULT_RULE = {"similarity": "top1", "exemplar": "top1", "llm": "top1"}  # coder.rule unset
 
 # The defaults: the schema's grounding.basis, grounding.coder and grounding.coder.llm
 # (what each setting means: its description there, and docs/grounding.md).
@@ -59,8 +60,6 @@ def bases(grounding: dict | None) -> list[str]:
 
 
 def rule_of(coder: dict, coding: str) -> str:
-    from themesim.coder.assign import DEFAULT_RULE
-
     return coder.get("rule") or DEFAULT_RULE[coding]
 
 
