@@ -17,13 +17,13 @@ from themesim.metrics.crossed import (
     verdict,
     word,
 )
-from themesim.metrics.equivalence import paired_interval
 from themesim.metrics.generators import (
     generator_rows,
     generators_of,
     partners,
     segment_kappas,
 )
+from themesim.metrics.paired import paired_interval
 
 NAN = np.nan
 

@@ -6,15 +6,12 @@ import pytest
 
 from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
 from themesim.metrics.equivalence import (
-    CONTINUITY,
     VERDICT_COLUMNS,
-    _score,
     equivalence_test,
-    paired_counts,
-    paired_interval,
     verdict,
     verdict_table,
 )
+from themesim.metrics.paired import CONTINUITY, _score, paired_counts, paired_interval
 from themesim.metrics.settings import equivalence_settings
 from themesim.validate.equivalence import hungarian_matched
 

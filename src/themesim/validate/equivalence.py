@@ -26,7 +26,8 @@ import functools
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.equivalence import equivalence_test, paired_interval
+from themesim.metrics.equivalence import equivalence_test
+from themesim.metrics.paired import paired_interval
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "equivalence"
