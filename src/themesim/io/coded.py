@@ -29,7 +29,7 @@ LABEL_COLUMNS = ["transcript", "segment", "theme_id", "source"]
 _REQUIRED = ("document", "theme", "text")
 _OPTIONAL = ("start", "end", "coder")
 # Names the common exports use for the same columns.
-_ALIASES = {
+ALIASES = {
     "document": "document",
     "document name": "document",
     "transcript": "document",
@@ -50,7 +50,7 @@ _ALIASES = {
 }
 
 
-def _records(path: Path, where: str) -> list[list]:
+def read_records(path: Path, where: str) -> list[list]:
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
         import openpyxl
@@ -80,7 +80,7 @@ def _records(path: Path, where: str) -> list[list]:
         ) from e
 
 
-def _offset(value, key: str, at: str) -> int | None:
+def parse_offset(value, key: str, at: str) -> int | None:
     """A character offset: empty for none; a whole number ≥ 0, else a one-line error naming
     the file and row (inf, 1e400 and NaN written in a cell included: they are not offsets)."""
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -105,7 +105,7 @@ def coded_rows(path) -> int | None:
     p = Path(path)
     if p.suffix.lower() not in CODED_SUFFIXES:
         return None
-    records = [r for r in _records(p, str(path)) if any(str(v).strip() for v in r)]
+    records = [r for r in read_records(p, str(path)) if any(str(v).strip() for v in r)]
     return max(len(records) - 1, 0)
 
 
@@ -123,13 +123,13 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
             f"unsupported coded-segments file type {p.suffix or '(no extension)'!r}",
             f"Use one of: {', '.join(CODED_SUFFIXES)}.",
         )
-    records = [r for r in _records(p, where) if any(str(v).strip() for v in r)]
+    records = [r for r in read_records(p, where) if any(str(v).strip() for v in r)]
     if not records:
         raise InputError(where, "contains no coded segments", "Export the coded segments again.")
     header = [str(h).strip().casefold() for h in records[0]]
     col: dict[str, int] = {}
     for i, h in enumerate(header):
-        canon = _ALIASES.get(h)
+        canon = ALIASES.get(h)
         if canon is not None and canon not in col:
             col[canon] = i
     missing = [c for c in _REQUIRED if c not in col]
@@ -157,7 +157,7 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
         text = str(cell("text"))
         if not text.strip():
             raise InputError(at, "has no coded text", "Give the coded passage in the text column.")
-        start, end = _offset(cell("start"), "start", at), _offset(cell("end"), "end", at)
+        start, end = parse_offset(cell("start"), "start", at), parse_offset(cell("end"), "end", at)
         if (start is None) != (end is None):
             raise InputError(at, "has only one of start and end", "Give both offsets or neither.")
         if start is not None and end <= start:

@@ -30,11 +30,11 @@ class Codings:
 TwoCodings = Codings  # the name of the two-coder days
 
 
-def _code_key(name) -> str:
+def code_key(name) -> str:
     return " ".join(str(name).casefold().split())
 
 
-def _domain(label: str) -> str:
+def domain(label: str) -> str:
     """A code's top-level code: what its path (`Parent/Child`, MAXQDA's `Parent\\Child`) starts
     with; a code without a path is its own."""
     import re

@@ -17,7 +17,7 @@ def _at(row) -> str:
     return f"{row['file']}, row {row['row']}"
 
 
-def _check_empty_coders(c: Codings) -> None:
+def check_empty_coders(c: Codings) -> None:
     for k, name in enumerate(c.coders):
         if not (c.spans["coder"] == k).any():
             files = c.sources.get(k) or "themesim agree"
@@ -28,7 +28,7 @@ def _check_empty_coders(c: Codings) -> None:
             )
 
 
-def _check_codes(c: Codings, allow_unmatched: bool) -> None:
+def check_codes(c: Codings, allow_unmatched: bool) -> None:
     used = [set(c.spans.loc[c.spans["coder"] == k, "code"]) for k in range(len(c.coders))]
     everyone = set.union(*used)
     if not allow_unmatched:
@@ -51,7 +51,7 @@ def _check_codes(c: Codings, allow_unmatched: bool) -> None:
     c.codes = [code for code in c.codes if code in everyone]
 
 
-def _note_copies(c: Codings) -> None:
+def note_copies(c: Codings) -> None:
     """Two coders with the very same selections are most likely one coding given twice."""
     keys = ["document", "code", "start", "end"]
     seen: dict[frozenset, int] = {}
@@ -67,7 +67,7 @@ def _note_copies(c: Codings) -> None:
         seen.setdefault(sig, k)
 
 
-def _note_overlaps(c: Codings) -> None:
+def note_overlaps(c: Codings) -> None:
     """A coder's overlapping selections of one code are their union; say so once."""
     s = c.spans.sort_values(["coder", "document", "code", "start", "end"], kind="stable")
     same = (

@@ -9,15 +9,15 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError
-from themesim.io.codings import SPAN_COLUMNS, Codings, _code_key, _domain
-from themesim.io.codings_transcripts import _Locator
+from themesim.io.codings import SPAN_COLUMNS, Codings, code_key, domain
+from themesim.io.codings_transcripts import Locator
 
 
-def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], wanted) -> Codings:
-    from themesim.io.coded import _ALIASES, _offset, _records
+def from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], wanted) -> Codings:
+    from themesim.io.coded import ALIASES, parse_offset, read_records
     from themesim.io.inputs import check_input_file
 
-    loc = _Locator(texts, files)
+    loc = Locator(texts, files)
     rows = []  # (coder label, document, code key, start, end, file, row)
     labels: dict[str, str] = {}  # code key -> label
     has_coder = False
@@ -25,12 +25,12 @@ def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str],
     for p in paths:
         where = str(p)
         check_input_file(p)
-        records = [r for r in _records(p, where) if any(str(v).strip() for v in r)]
+        records = [r for r in read_records(p, where) if any(str(v).strip() for v in r)]
         if not records:
             raise InputError(where, "contains no coded segments", "Export the codings again.")
         col: dict[str, int] = {}
         for i, h in enumerate(records[0]):
-            canon = _ALIASES.get(str(h).strip().casefold())
+            canon = ALIASES.get(str(h).strip().casefold())
             if canon is not None and canon not in col:
                 col[canon] = i
         missing = [c for c in ("document", "theme", "text") if c not in col]
@@ -66,7 +66,10 @@ def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str],
             text = str(cell("text"))
             if not text.strip():
                 raise InputError(at, "has no coded text", "Give the passage in the text column.")
-            start, end = _offset(cell("start"), "start", at), _offset(cell("end"), "end", at)
+            start, end = (
+                parse_offset(cell("start"), "start", at),
+                parse_offset(cell("end"), "end", at),
+            )
             if (start is None) != (end is None):
                 raise InputError(at, "has only one of start and end", "Give both or neither.")
             if start is not None and end <= start:
@@ -76,7 +79,7 @@ def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str],
             coder = str(cell("coder")).strip()
             has_coder |= bool(coder)
             order.setdefault(coder or p.stem, where)
-            key = _code_key(code)
+            key = code_key(code)
             labels.setdefault(key, code)
             rows.append((coder or p.stem, doc, key, a, b, where, n, bool(coder)))
     # the coders: a `coder` column's values, else one per file (its name without extension)
@@ -123,6 +126,4 @@ def _from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str],
             "give start and end to say which"
         )
     sources = {found.index(k): v for k, v in order.items() if k in found}
-    return Codings(
-        tuple(found), codes, spans, texts, {c: _domain(c) for c in codes}, notes, sources
-    )
+    return Codings(tuple(found), codes, spans, texts, {c: domain(c) for c in codes}, notes, sources)

@@ -8,16 +8,16 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError
-from themesim.io.codings import SPAN_COLUMNS, Codings, _domain
+from themesim.io.codings import SPAN_COLUMNS, Codings, domain
 from themesim.io.codings_transcripts import (
-    _first_difference,
     check_read_memory,
+    first_difference,
     transcript_files_texts,
 )
 from themesim.io.spans import short as _short
 
 
-def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
+def from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
     from themesim.io.inputs import check_input_file
     from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
     from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_users
@@ -38,7 +38,7 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
         for doc, text in sorted(given.items()):
             own = texts.get(doc)
             if own is not None and own != text:
-                line, mine, theirs = _first_difference(text, own)
+                line, mine, theirs = first_difference(text, own)
                 notes.append(
                     f"transcript {doc!r} differs from the project's own copy at line {line} "
                     f"(given: {_short(mine, 60)!r}; project: {_short(theirs, 60)!r}); the "
@@ -101,5 +101,5 @@ def _from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
     spans = pd.DataFrame(rows, columns=SPAN_COLUMNS)
     used = set(spans["code"])
     codes = [shown[g] for g in paths if shown[g] in used]
-    domains = {shown[g]: _domain(paths[g]) for g in paths}
+    domains = {shown[g]: domain(paths[g]) for g in paths}
     return Codings(tuple(names), codes, spans, texts, domains, notes)

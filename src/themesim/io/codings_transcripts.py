@@ -42,10 +42,10 @@ def transcript_files(patterns) -> list[str]:
 def transcript_files_texts(patterns) -> dict[str, str]:
     """Plain text per transcript stem: a `.txt` file's own text (newlines as LF), read without
     splitting it into turns; other formats rendered as io/spans.py does."""
-    return _texts_and_files(patterns)[0]
+    return texts_and_files(patterns)[0]
 
 
-def _texts_and_files(patterns) -> tuple[dict[str, str], dict[str, str]]:
+def texts_and_files(patterns) -> tuple[dict[str, str], dict[str, str]]:
     """transcript_files_texts, and the file of each transcript. Each file's memory is checked
     before it is read (check_read_memory)."""
     from themesim.io.inputs import check_input_file, read_text_file
@@ -113,7 +113,7 @@ def check_read_memory(path: Path) -> None:
         )
 
 
-def _first_difference(a: str, b: str) -> tuple[int, str, str]:
+def first_difference(a: str, b: str) -> tuple[int, str, str]:
     """(line number, line of a, line of b) of the first line where two texts differ."""
     la, lb = a.split("\n"), b.split("\n")
     for i in range(max(len(la), len(lb))):
@@ -134,7 +134,7 @@ def _squashed(text: str) -> tuple[str, list[int]]:
     return "".join(hay[i] for i in keep), [index[i] for i in keep]
 
 
-class _Locator:
+class Locator:
     """Finds coded passages in the transcripts (one normalised copy per transcript)."""
 
     def __init__(self, texts: dict[str, str], files: dict[str, str] | None = None):

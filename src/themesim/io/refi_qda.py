@@ -293,7 +293,7 @@ def write_source_texts(texts: dict[str, str], folder) -> list[Path]:
 def theme_table(project: QdpxProject, set_name: str, template: str, where: str) -> pd.DataFrame:
     """The project's codes as a theme table (`themes.theme_columns()`), ids = code guids."""
     from themesim.io.theme_formats import ThemeRecord
-    from themesim.io.themes import _assemble, check_set_name, check_text_template
+    from themesim.io.themes import assemble, check_set_name, check_text_template
 
     check_text_template(template, where)
     check_set_name(set_name, where)
@@ -303,7 +303,7 @@ def theme_table(project: QdpxProject, set_name: str, template: str, where: str) 
         )
         for i, (g, name, d, par) in enumerate(project.themes.itertuples(index=False), 1)
     ]
-    return _assemble(themes, "code", where, ".csv", set_name, template)
+    return assemble(themes, "code", where, ".csv", set_name, template)
 
 
 # ---------------------------------------------------------------- a project as a study's set

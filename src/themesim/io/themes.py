@@ -164,7 +164,7 @@ def _check_unique(themes: list[ThemeRecord], key, what: str, noun: str, where: s
         first[k] = t
 
 
-def _assemble(
+def assemble(
     themes: list[ThemeRecord], noun: str, where: str, suffix: str, set_name: str, template: str
 ) -> pd.DataFrame:
     if not themes:
@@ -236,7 +236,7 @@ def read_theme_file(
     name = Path(path).stem if set_name is None else set_name
     check_set_name(name, where)
     themes, noun = _PARSERS[suffix](read_text_file(path), where)
-    return _assemble(themes, noun, where, suffix, name, text_template)
+    return assemble(themes, noun, where, suffix, name, text_template)
 
 
 # ---------------------------------------------------------------- parquet

@@ -23,14 +23,14 @@ from pathlib import Path
 from themesim.errors import InputError
 from themesim.io.codings import Codings
 from themesim.io.codings_checks import (
-    _check_codes,
-    _check_empty_coders,
-    _note_copies,
-    _note_overlaps,
+    check_codes,
+    check_empty_coders,
+    note_copies,
+    note_overlaps,
 )
-from themesim.io.codings_files import _from_files
-from themesim.io.codings_qdpx import _from_qdpx
-from themesim.io.codings_transcripts import _texts_and_files
+from themesim.io.codings_files import from_files
+from themesim.io.codings_qdpx import from_qdpx
+from themesim.io.codings_transcripts import texts_and_files
 
 
 def read_codings(
@@ -69,7 +69,7 @@ def read_codings(
                 "takes one .qdpx project or coded-segments files (CSV, TSV, XLSX), not both",
                 "Give one REFI-QDA project with every coder's codings, or one file per coder.",
             )
-        out = _from_qdpx(paths[0], transcripts, wanted, level or "all")
+        out = from_qdpx(paths[0], transcripts, wanted, level or "all")
     else:
         if level is not None:
             raise InputError(
@@ -83,17 +83,17 @@ def read_codings(
                 "coded-segments files need the transcripts they code",
                 "Give them with --transcripts (files or glob patterns).",
             )
-        out = _from_files(paths, *_texts_and_files(transcripts), wanted)
+        out = from_files(paths, *texts_and_files(transcripts), wanted)
     if len(out.coders) < 2:
         raise InputError(
             "themesim agree " + " ".join(map(str, paths)),
             f"has the codings of one coder ({out.coders[0] if out.coders else 'none'})",
             "Give two or more coders: one file each, a `coder` column, or a .qdpx with users.",
         )
-    _check_empty_coders(out)
-    _check_codes(out, allow_unmatched)
-    _note_overlaps(out)
-    _note_copies(out)
+    check_empty_coders(out)
+    check_codes(out, allow_unmatched)
+    note_overlaps(out)
+    note_copies(out)
     return out
 
 
