@@ -148,12 +148,12 @@ def judge_models(scores) -> dict:
 def llama_server_version() -> str | None:
     """`llama-server --version` of the binary `make install` built, or None."""
     try:
-        from themesim.llm.server import _native_version, native_server_path
+        from themesim.llm.server import native_server_path, native_version
 
         binary = native_server_path()
         if binary is None:
             return None
-        return _native_version(str(binary), binary.stat().st_mtime_ns)
+        return native_version(str(binary), binary.stat().st_mtime_ns)
     except Exception:  # noqa: BLE001 - provenance never stops a report
         return None
 

@@ -80,7 +80,7 @@ class CoderPrompt:
 
 
 def load_coder_prompt(name: str, score_mode: str = "logprob") -> CoderPrompt:
-    from themesim.llm.prompts import PROMPT_DIR, _sha256
+    from themesim.llm.prompts import PROMPT_DIR, text_sha256
 
     suffix = "_logprob" if score_mode == "logprob" else ""
     path = Path(name) if name.endswith(".txt") else PROMPT_DIR / f"{name}{suffix}.txt"
@@ -98,7 +98,7 @@ def load_coder_prompt(name: str, score_mode: str = "logprob") -> CoderPrompt:
             raise InputError(str(path), f"the prompt has no {slot} slot", "Add it.")
     if "{passage}" not in user:
         raise InputError(str(path), "{passage} is not in the user message", "Move it there.")
-    return CoderPrompt(path.stem, system or "", user, _sha256(raw))
+    return CoderPrompt(path.stem, system or "", user, text_sha256(raw))
 
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from themesim.llm import client as llm
-from themesim.llm.judge_ask import _judge_one, _Outcome
+from themesim.llm.judge_ask import Outcome, judge_one
 from themesim.llm.judge_cache import (
     TABLE,
-    _cached_ok,
-    _store,
-    _stored_failures,
     cache_key,
+    cached_ok,
     open_cache,
+    store_outcome,
+    stored_failures,
 )
 from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import load_prompt
@@ -185,7 +185,7 @@ def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
     keys = list(dict.fromkeys(cache_key(model, prompt, a, b, settings) for a, b in order))
     con = open_cache(cache_path)
     try:
-        return len(keys) - len(_cached_ok(con, keys, settings, prompt))
+        return len(keys) - len(cached_ok(con, keys, settings, prompt))
     finally:
         con.close()
 
@@ -204,12 +204,12 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
     with ExitStack() as stack:
         session = scoring_session(settings, TABLE, cache_path, stack, "judge")
         redact = session.redact
-        scores = _cached_ok(session.con, list(jobs), settings, prompt)
+        scores = cached_ok(session.con, list(jobs), settings, prompt)
         stats.cached = len(scores)
         misses = [k for k in jobs if k not in scores]
-        failures: list[tuple[str, _Outcome]] = []
+        failures: list[tuple[str, Outcome]] = []
         if misses and not ask:
-            failures += _stored_failures(session.con, misses)
+            failures += stored_failures(session.con, misses)
             stats.failed = len(failures)
             stats.skipped = len(misses) - stats.failed
         elif misses:
@@ -247,7 +247,7 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
         )
         bar.set_postfix(done=0, cached=stats.cached, failed=0)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=request_workers(settings)))
-        futures = {pool.submit(_judge_one, settings, session, prompt, *jobs[k]): k for k in misses}
+        futures = {pool.submit(judge_one, settings, session, prompt, *jobs[k]): k for k in misses}
         try:
             for fut in as_completed(futures):
                 k = futures[fut]
@@ -255,7 +255,7 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
                 if out.status == "skipped":
                     stats.skipped += 1
                     continue
-                _store(session, k, prompt, *jobs[k], settings, out)  # committed at once
+                store_outcome(session, k, prompt, *jobs[k], settings, out)  # committed at once
                 stats.prompt_tokens += out.prompt_tokens
                 stats.completion_tokens += out.completion_tokens
                 if out.status == "ok":

@@ -16,7 +16,7 @@ from themesim.llm.session import CallSession
 
 
 @dataclass
-class _Outcome:
+class Outcome:
     status: str  # "ok" | "failed" | "skipped"
     score: float | None = None
     raw: str | None = None
@@ -148,11 +148,11 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
     return body
 
 
-def _attempt(settings, session: CallSession, body, scale: int = 1) -> _Outcome:
+def _attempt(settings, session: CallSession, body, scale: int = 1) -> Outcome:
     """One HTTP request; returns an ok outcome or raises client.Retry / client.GiveUp."""
     redact = session.redact
     choice, usage = post_chat(session.start(), session.headers, body, settings.timeout_s, redact)
-    out = _Outcome(
+    out = Outcome(
         "ok",
         prompt_tokens=int(usage.get("prompt_tokens") or 0),
         completion_tokens=int(usage.get("completion_tokens") or 0),
@@ -173,8 +173,8 @@ def _attempt(settings, session: CallSession, body, scale: int = 1) -> _Outcome:
     return out
 
 
-def _judge_one(settings, session: CallSession, prompt, text_a, text_b) -> _Outcome:
-    def attempt(use_rf: bool, _answer_failures: int) -> _Outcome:
+def judge_one(settings, session: CallSession, prompt, text_a, text_b) -> Outcome:
+    def attempt(use_rf: bool, _answer_failures: int) -> Outcome:
         body = _request_body(settings, session.model, prompt, text_a, text_b, use_rf)
         return _attempt(settings, session, body, prompt.scale)
 
@@ -184,9 +184,9 @@ def _judge_one(settings, session: CallSession, prompt, text_a, text_b) -> _Outco
         out.attempts, out.seconds = res.attempts, res.seconds
         return out
     if res.skipped:
-        return _Outcome("skipped")
+        return Outcome("skipped")
     last = res.error
-    return _Outcome(
+    return Outcome(
         "failed",
         raw=last.raw,
         error=session.redact(str(last)),

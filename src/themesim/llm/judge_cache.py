@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from themesim.llm.client import canonical_key
-from themesim.llm.judge_ask import _Outcome, compact_json, order_free
+from themesim.llm.judge_ask import Outcome, compact_json, order_free
 from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import JudgePrompt
 from themesim.llm.session import CacheTable, CallSession
@@ -60,7 +60,7 @@ def open_cache(path: str | Path) -> sqlite3.Connection:
     return TABLE.open(path)
 
 
-def _cached_ok(
+def cached_ok(
     con: sqlite3.Connection, keys: list[str], settings: JudgeSettings, prompt: JudgePrompt
 ) -> dict[str, float]:
     """key -> score of the keys cached "ok" with a score this version would store (an older
@@ -85,7 +85,9 @@ def _clip(raw: str | None) -> str | None:
     return raw[:MAX_RAW_CHARS] + f" … [{len(raw) - MAX_RAW_CHARS} more characters not stored]"
 
 
-def _store(session: CallSession, key, prompt, text_a, text_b, settings, out: _Outcome) -> None:
+def store_outcome(
+    session: CallSession, key, prompt, text_a, text_b, settings, out: Outcome
+) -> None:
     session.store(
         key,
         prompt,
@@ -103,7 +105,7 @@ def _store(session: CallSession, key, prompt, text_a, text_b, settings, out: _Ou
     )
 
 
-def _stored_failures(con: sqlite3.Connection, keys: list[str]) -> list[tuple[str, _Outcome]]:
+def stored_failures(con: sqlite3.Connection, keys: list[str]) -> list[tuple[str, Outcome]]:
     """(key, outcome) of the keys stored `failed`, in `keys` order."""
     found = {}
     for i in range(0, len(keys), 500):
@@ -114,5 +116,5 @@ def _stored_failures(con: sqlite3.Connection, keys: list[str]) -> list[tuple[str
             chunk,
         )
         for k, raw, error, attempts in rows:
-            found[k] = _Outcome("failed", raw=raw, error=error, attempts=int(attempts or 0))
+            found[k] = Outcome("failed", raw=raw, error=error, attempts=int(attempts or 0))
     return [(k, found[k]) for k in keys if k in found]

@@ -18,7 +18,7 @@ from pathlib import Path
 from themesim.defaults import schema_fields
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
-from themesim.llm.prompts import PROMPT_DIR, _chat, _roles, _sha256, first_json
+from themesim.llm.prompts import PROMPT_DIR, chat_messages, first_json, prompt_roles, text_sha256
 from themesim.llm.session import CacheTable, CallSession, EndpointSettings
 
 RESEED = 1000  # the j-th retry after an unusable answer samples with seed + j * RESEED
@@ -52,7 +52,7 @@ class ParaphrasePrompt:
     sha256: str
 
     def messages(self, theme: str, k: int) -> list[dict]:
-        return _chat(self.system, self.text.replace("{k}", str(k)).replace("{text}", theme))
+        return chat_messages(self.system, self.text.replace("{k}", str(k)).replace("{text}", theme))
 
 
 def load_paraphrase_prompt(name: str) -> ParaphrasePrompt:
@@ -65,8 +65,8 @@ def load_paraphrase_prompt(name: str) -> ParaphrasePrompt:
             f"Use one of {versions}, or a path to a file holding {{text}} and {{k}}",
         )
     raw = path.read_text(encoding="utf-8")
-    text, system = _roles(raw.split("\n"), path, SLOTS)
-    return ParaphrasePrompt(path.stem, text, system, _sha256(raw))
+    text, system = prompt_roles(raw.split("\n"), path, SLOTS)
+    return ParaphrasePrompt(path.stem, text, system, text_sha256(raw))
 
 
 def paraphrase_schema(k: int) -> dict:

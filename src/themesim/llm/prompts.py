@@ -29,7 +29,7 @@ SCORE_SCHEMA = {
 }
 
 
-def _roles(lines: list[str], path: Path, slots) -> tuple[str, str | None]:
+def prompt_roles(lines: list[str], path: Path, slots) -> tuple[str, str | None]:
     """(user text, system text) of a prompt file's lines; every slot must be in the user text."""
     text, system = llm.split_roles(lines, path)
     for slot in slots:
@@ -38,7 +38,7 @@ def _roles(lines: list[str], path: Path, slots) -> tuple[str, str | None]:
     return text, system
 
 
-def _chat(system: str | None, user: str) -> list[dict]:
+def chat_messages(system: str | None, user: str) -> list[dict]:
     """Chat messages: the system message when the prompt has one, then the user's."""
     msgs = [{"role": "system", "content": system}] if system else []
     return msgs + [{"role": "user", "content": user}]
@@ -58,7 +58,7 @@ def first_json(text: str | None):
     return data
 
 
-def _sha256(raw: str) -> str:
+def text_sha256(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -74,7 +74,7 @@ class JudgePrompt:
     scale: int = 1  # json mode: the model answers an integer 0..scale, divided by scale
 
     def messages(self, text_a: str, text_b: str) -> list[dict]:
-        return _chat(
+        return chat_messages(
             self.system, self.text.replace("{theme_a}", text_a).replace("{theme_b}", text_b)
         )
 
@@ -100,7 +100,7 @@ def load_prompt(name: str, score_mode: str = "json") -> JudgePrompt:
         )
     raw = path.read_text(encoding="utf-8")
     text, system, scale = _split_prompt(raw, path)
-    return JudgePrompt(path.stem, text, _sha256(raw), system, scale)
+    return JudgePrompt(path.stem, text, text_sha256(raw), system, scale)
 
 
 def _split_prompt(raw: str, path: Path) -> tuple[str, str | None, int]:
@@ -118,7 +118,7 @@ def _split_prompt(raw: str, path: Path) -> tuple[str, str | None, int]:
         lines = lines[1:]
         if scale < 1:
             raise InputError(str(path), "score_scale must be ≥ 1", "Fix the first line")
-    text, system = _roles(lines, path, JUDGE_SLOTS)
+    text, system = prompt_roles(lines, path, JUDGE_SLOTS)
     return text, system, scale
 
 
@@ -135,7 +135,7 @@ class GeneratePrompt:
 
     def messages(self, text: str, max_themes: int) -> list[dict]:
         user = self.text.replace("{max_themes}", str(max_themes)).replace("{text}", text)
-        return _chat(self.system, user)
+        return chat_messages(self.system, user)
 
 
 def prompt_paths(name: str) -> dict[str, Path]:
@@ -156,6 +156,6 @@ def load_prompts(name: str) -> dict[str, GeneratePrompt]:
                 "P_merge.txt holding {text} and {max_themes}",
             )
         raw = path.read_text(encoding="utf-8")
-        text, system = _roles(raw.split("\n"), path, SLOTS)
-        prompts[stage] = GeneratePrompt(Path(name).name, stage, text, system, _sha256(raw))
+        text, system = prompt_roles(raw.split("\n"), path, SLOTS)
+        prompts[stage] = GeneratePrompt(Path(name).name, stage, text, system, text_sha256(raw))
     return prompts

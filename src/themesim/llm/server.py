@@ -149,7 +149,7 @@ def wants_python() -> bool:
 
 
 @functools.cache
-def _native_version(path: str, mtime_ns: int) -> str:
+def native_version(path: str, mtime_ns: int) -> str:
     """`llama-server --version`'s version line, e.g. "0.5.0-dev (build 1, commit 0c1e570)"."""
     try:
         out = subprocess.run(
@@ -206,7 +206,7 @@ def backend_id(backend: str = "auto", parallel: int = 1, extra_args=()) -> str:
     commit 0c1e570), 1 slot, --flash-attn off" or "llama-cpp-python 0.3.36"."""
     _, binary = resolve_backend(backend)
     if binary is not None:
-        version = _native_version(str(binary), binary.stat().st_mtime_ns)
+        version = native_version(str(binary), binary.stat().st_mtime_ns)
         slots = f"{parallel} slot" + ("s" if parallel != 1 else "")
         return ", ".join([f"llama-server {version}", slots, " ".join(NATIVE_NUMERICS)]) + "".join(
             f" {a}" for a in extra_args
