@@ -6,12 +6,12 @@ import pytest
 
 from themesim.errors import InputError
 from themesim.metrics.calibration import (
-    _resample_stats,
     calibrate,
     f1_threshold,
     isotonic_fit,
     map_calibrated,
     read_rated_pairs,
+    resample_stats,
     roc_points,
     youden_threshold,
 )
@@ -240,7 +240,7 @@ def test_curve_statistics_are_the_bits_of_scikit_learn(kind):
         auc = float(roc_auc_score(y, s))
         assert youden_threshold(s, y) == sklearn_youden(s, y), (s.tolist(), y.tolist())
         expected = (auc, f1_threshold(s, y)[0], sklearn_youden(s, y)[0])
-        assert _resample_stats(s, y) == expected, (s.tolist(), y.tolist())
+        assert resample_stats(s, y) == expected, (s.tolist(), y.tolist())
         fpr, tpr, _ = roc_curve(y, s)
         got = roc_points(s, y)
         assert np.array_equal(got[0], fpr) and np.array_equal(got[1], tpr)

@@ -522,7 +522,7 @@ def test_permuted_statistics_equal_the_rows_permuted():
         for _ in range(20):
             perm = rng.permutation(n)
             got = dict(zip(gs.TEST_METRICS, ctx.stats(perm), strict=True))
-            want, _ = g._summary(A, B[perm], top_a, top_b[perm], S, tpairs, 0.2)
+            want, _ = g.summary_row(A, B[perm], top_a, top_b[perm], S, tpairs, 0.2)
             for m in gs.TEST_METRICS:
                 if m == "text_pairs_krippendorff_alpha":
                     assert got[m] == pytest.approx(want[m], abs=1e-12, nan_ok=True)
@@ -550,8 +550,8 @@ def test_fast_summary_equals_the_libraries_bit_for_bit():
         B = (rng.random((n, nb)) < 0.1) | (top_b[:, None] == np.arange(nb))
         S = rng.random((na, nb))
         for tpairs in (g.text_pairs(S, 0.4), None):
-            want, _ = g._summary(A, B, top_a, top_b, S, tpairs, 0.2)
-            got, _ = g._summary(A, B, top_a, top_b, S, tpairs, 0.2, fast=True)
+            want, _ = g.summary_row(A, B, top_a, top_b, S, tpairs, 0.2)
+            got, _ = g.summary_row(A, B, top_a, top_b, S, tpairs, 0.2, fast=True)
             assert got.keys() == want.keys()
             for k, v in want.items():
                 assert got[k] == v or (math.isnan(got[k]) and math.isnan(v)), k
@@ -614,7 +614,7 @@ def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
 def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
     from scipy.stats import rankdata
 
-    from themesim.metrics.grounding_stats import _spearman, _spearman_ranked
+    from themesim.metrics.grounding_stats import _spearman, spearman_ranked
 
     rng = np.random.default_rng(9)
     for _ in range(300):
@@ -623,5 +623,5 @@ def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
         iou = np.round(rng.random(shape), int(rng.integers(0, 3)))  # often constant
         x = S.ravel()
         rank_x = rankdata(x) if x.size >= 3 and np.ptp(x) > 0 else None
-        got, want = _spearman_ranked(rank_x, iou), _spearman(S, iou)
+        got, want = spearman_ranked(rank_x, iou), _spearman(S, iou)
         assert got == want or (math.isnan(got) and math.isnan(want)), (S, iou)

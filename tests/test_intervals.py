@@ -216,10 +216,10 @@ def test_a_share_at_one_keeps_its_clusters():
 def test_quartiles_read_at_numpys_expected_rank():
     # numpy's first quartile of 10 values sits at rank 3.25, the quantile 3.25 / 11 in
     # expectation: its interval is the order-statistic interval of that quantile
-    from themesim.metrics.interval_stats import _quartile_intervals
+    from themesim.metrics.interval_stats import quartile_intervals
 
     x = np.arange(1.0, 11.0)
-    lo, hi = _quartile_intervals(x, 0.95, 0.0, 20.0)
+    lo, hi = quartile_intervals(x, 0.95, 0.0, 20.0)
     want = quantile_intervals(x, [3.25 / 11, 0.5, 7.75 / 11], 0.95, 0.0, 20.0)
     assert lo[1:4] == pytest.approx(want[0]) and hi[1:4] == pytest.approx(want[1])
     assert hi[1] == 7.0  # 0.25 would give rank 6
@@ -229,14 +229,14 @@ def test_quartile_reach_is_the_mean_over_matched_counts():
     # one unmatched gap 0 and one matched gap 1, h = 0.5: k = 0, 1, 2 matched rows with
     # probabilities 1/4, 1/2, 1/4; with one of each numpy's min, q1, median, q3, max are
     # 0, 0.25, 0.5, 0.75, 1, so the means are 1/4 + 1/2 of those
-    from themesim.metrics.interval_stats import _quartile_reach
+    from themesim.metrics.interval_stats import quartile_reach
 
-    lo, hi = _quartile_reach([0.0, 1.0], [False, True], (0.5, 0.5), 0.0, 2.0)
+    lo, hi = quartile_reach([0.0, 1.0], [False, True], (0.5, 0.5), 0.0, 2.0)
     assert lo == pytest.approx([0.25, 0.375, 0.5, 0.625, 0.75]) and hi == pytest.approx(lo)
-    lo, hi = _quartile_reach([0.0, 1.0], [False, True], (0.0, 1.0), 0.0, 2.0)
+    lo, hi = quartile_reach([0.0, 1.0], [False, True], (0.0, 1.0), 0.0, 2.0)
     assert lo == pytest.approx([0.0] * 5) and hi == pytest.approx([1.0] * 5)
     # no matched row seen: at h = 1 every row takes the bound
-    lo, hi = _quartile_reach([0.1, 0.2], [False, False], (0.0, 1.0), 0.0, 2.0)
+    lo, hi = quartile_reach([0.1, 0.2], [False, False], (0.0, 1.0), 0.0, 2.0)
     assert hi == pytest.approx([2.0] * 5)
 
 

@@ -57,18 +57,18 @@ SYMMETRIC_COLUMNS = [
 ]
 
 
-def _check_within(W, n: int, name: str) -> np.ndarray:
+def check_within(W, n: int, name: str) -> np.ndarray:
     W = check_matrix(W)
     if W.shape != (n, n):
         raise ValueError(f"{name} must be {n} x {n} to match the similarity matrix, got {W.shape}")
     return W
 
 
-def _others(W: np.ndarray, i: int) -> np.ndarray:
+def row_others(W: np.ndarray, i: int) -> np.ndarray:
     return np.delete(W[i], i)
 
 
-def _z(x: float, within: np.ndarray) -> tuple[float, float, float, list[str]]:
+def z_against(x: float, within: np.ndarray) -> tuple[float, float, float, list[str]]:
     """mean, std (ddof=1), z of x against `within`, and the reasons for any NaN."""
     mean = float(within.mean()) if within.size else np.nan
     if within.size < MIN_WITHIN:
@@ -95,12 +95,12 @@ def within_baselines(S, W_a) -> pd.DataFrame:
     from scipy.stats import percentileofscore
 
     S = check_matrix(S)
-    W_a = _check_within(W_a, S.shape[0], "W_a")
+    W_a = check_within(W_a, S.shape[0], "W_a")
     records = []
     for i in range(S.shape[0]):
-        within = _others(W_a, i)
+        within = row_others(W_a, i)
         best, second = _best_second(S[i])
-        mean, std, z, flags = _z(best, within)
+        mean, std, z, flags = z_against(best, within)
         rel_gap = pct = np.nan
         if within.size >= MIN_WITHIN:
             pct = float(percentileofscore(within, best, kind=PERCENTILE_KIND))
@@ -139,8 +139,8 @@ def symmetric_baselines(
     passes_both is False as soon as one side fails (Kleene logic).
     """
     S = check_matrix(S)
-    W_a = _check_within(W_a, S.shape[0], "W_a")
-    W_b = _check_within(W_b, S.shape[1], "W_b")
+    W_a = check_within(W_a, S.shape[0], "W_a")
+    W_b = check_within(W_b, S.shape[1], "W_b")
     if len(pairs) != 2:
         raise ValueError("pairs must be (rows, cols), e.g. metrics.hungarian_pairs(S)")
     rows = np.asarray(pairs[0], dtype=np.int64).reshape(-1)
@@ -150,8 +150,8 @@ def symmetric_baselines(
     records = []
     for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
         sim = float(S[i, j])
-        _, _, z_a, flags_a = _z(sim, _others(W_a, i))
-        _, _, z_b, flags_b = _z(sim, _others(W_b, j))
+        _, _, z_a, flags_a = z_against(sim, row_others(W_a, i))
+        _, _, z_b, flags_b = z_against(sim, row_others(W_b, j))
         records.append((i, j, sim, z_a, z_b, ";".join(flags_a), ";".join(flags_b)))
     out = pd.DataFrame.from_records(records, columns=SYMMETRIC_COLUMNS[:7])
     for side in ("a", "b"):

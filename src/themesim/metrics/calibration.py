@@ -219,7 +219,7 @@ def map_calibrated(S, fit: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def _resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+def resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     """(AUC, F1 threshold, Youden threshold) of checked arrays with both labels, from one sort.
 
     The bootstrap's inner loop and the point estimates: the same float operations as
@@ -316,7 +316,7 @@ def calibrate(
         raise ValueError(f"auc_method must be one of {AUC_METHODS}, got {auc_method!r}")
     s, y = _check(scores, labels)
     out = {"n_pairs": int(s.size), "n_positive": int(y.sum())}
-    out["auc"] = _resample_stats(s, y)[0]
+    out["auc"] = resample_stats(s, y)[0]
     out["f1_threshold"], out["f1_max"] = f1_threshold(s, y)
     out["youden_threshold"], out["youden_j"] = youden_threshold(s, y)
     out["prevalence"] = float(y.mean())
@@ -329,9 +329,9 @@ def calibrate(
         if yb.min() == yb.max():  # only where scheme "pairs" draws one label
             continue
         if h <= 0 or auc_method == "percentile":
-            boot[k] = _resample_stats(s[idx], yb)
+            boot[k] = resample_stats(s[idx], yb)
         if h > 0:
-            boot[k, 1:] = _resample_stats(s[idx] + h * rng.standard_normal(idx.size), yb)[1:]
+            boot[k, 1:] = resample_stats(s[idx] + h * rng.standard_normal(idx.size), yb)[1:]
     q = [50 * (1 - level), 50 * (1 + level)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -420,7 +420,7 @@ def auc_interval(scores, labels, themes_a=None, themes_b=None, *, level=0.95, es
     from scipy.stats import norm
 
     s, y = _check(scores, labels)
-    theta = _resample_stats(s, y)[0] if estimate is None else float(estimate)
+    theta = resample_stats(s, y)[0] if estimate is None else float(estimate)
     m, n = int(y.sum()), int(y.size - y.sum())
     v_cl = clustered_auc_variance(s, y, themes_a, themes_b)
     base = min(delong_variance(s, y), hanley_mcneil_variance(theta, m, n))

@@ -45,14 +45,14 @@ def check_thresholds(thresholds: Sequence[float]) -> np.ndarray:
     return t
 
 
-def _check_op(op: str) -> None:
+def check_op(op: str) -> None:
     if op not in OPS:
         raise ValueError(f"op must be one of {OPS}, got {op!r}")
 
 
 def matches(S, threshold: float, op: str = "ge") -> np.ndarray:
     """The boolean match matrix M = S op threshold."""
-    _check_op(op)
+    check_op(op)
     S = np.asarray(S, dtype=np.float64)
     return S >= threshold if op == "ge" else S > threshold
 
@@ -63,7 +63,7 @@ def _count_matching(sorted_values: np.ndarray, thresholds: np.ndarray, op: str) 
     return sorted_values.size - np.searchsorted(sorted_values, thresholds, side=side)
 
 
-def _harmonic(a, b):
+def harmonic(a, b):
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     total = a + b
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -161,7 +161,7 @@ def score(S, thresholds: Sequence[float], op: str = "ge") -> pd.DataFrame:
 
 def score_arrays(S, thresholds: Sequence[float], op: str = "ge") -> dict:
     """score()'s columns as arrays (no table: the validation suite scores many matrices)."""
-    _check_op(op)
+    check_op(op)
     S = check_matrix(S)
     t = check_thresholds(thresholds)
     n_a, n_b = S.shape
@@ -195,14 +195,14 @@ def score_arrays(S, thresholds: Sequence[float], op: str = "ge") -> dict:
         "hit_rate": recall,
         "recall": recall,
         "precision": precision,
-        "f1": _harmonic(precision, recall),
+        "f1": harmonic(precision, recall),
         "bidir_max_sim_a": bidir_a,
         "bidir_max_sim_b": bidir_b,
-        "similarity_f1": float(_harmonic(bidir_a, bidir_b)),
+        "similarity_f1": float(harmonic(bidir_a, bidir_b)),
         "hungarian_n_matched": k,
         "hungarian_coverage_a": k / n_a,
         "hungarian_coverage_b": k / n_b,
-        "hungarian_f1": _harmonic(k / n_a, k / n_b),
+        "hungarian_f1": harmonic(k / n_a, k / n_b),
         "true_jaccard": k / (n_a + n_b - k),
         "matched_sim_min": quartiles[:, 0],
         "matched_sim_q1": quartiles[:, 1],
@@ -212,7 +212,7 @@ def score_arrays(S, thresholds: Sequence[float], op: str = "ge") -> dict:
         "maxcard_n_matched": maxcard,
         "maxcard_coverage_a": maxcard / n_a,
         "maxcard_coverage_b": maxcard / n_b,
-        "maxcard_f1": _harmonic(maxcard / n_a, maxcard / n_b),
+        "maxcard_f1": harmonic(maxcard / n_a, maxcard / n_b),
         "maxcard_true_jaccard": maxcard / (n_a + n_b - maxcard),
     }
 
@@ -226,7 +226,7 @@ def threshold_grid(start: float = 0.0, stop: float = 1.0, step: float = 0.01) ->
     return np.round(start + step * np.arange(n), decimals)
 
 
-def _best_two(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def best_two(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: index of the best column (first on ties), best and second-best value."""
     best_idx = np.argmax(S, axis=1)
     best = S[np.arange(S.shape[0]), best_idx]
@@ -247,7 +247,7 @@ def theme_table(S, a_ids, a_names, b_ids, b_names) -> pd.DataFrame:
         ("a", S, a_ids, a_names, b_ids, b_names, partner_a),
         ("b", S.T, b_ids, b_names, a_ids, a_names, partner_b),
     ):
-        best_idx, best, second = _best_two(M)
+        best_idx, best, second = best_two(M)
         p = [partner.get(i) for i in range(M.shape[0])]
         frames.append(
             pd.DataFrame(

@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.coverage import (
-    _best_two,
-    _check_op,
+    best_two,
     check_matrix,
+    check_op,
     check_thresholds,
     matches,
 )
@@ -74,12 +74,12 @@ def _ratio(num: np.ndarray, den: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return out
 
 
-def _distinct(gap_abs: np.ndarray, gamma: float) -> np.ndarray:
+def is_distinct(gap_abs: np.ndarray, gamma: float) -> np.ndarray:
     # NaN gap = lone candidate, which is unambiguous.
     return np.isnan(gap_abs) | (gap_abs >= gamma - _GAP_SLACK)
 
 
-def _categorise(good: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+def categorise(good: np.ndarray, distinct: np.ndarray) -> np.ndarray:
     """Category codes (indices into CATEGORIES); broadcasts."""
     return np.where(good, np.where(distinct, 0, 1), np.where(distinct, 2, 3))
 
@@ -89,9 +89,9 @@ def theme_gaps(S, *, threshold: float, op: str = "ge", gamma: float = 0.15) -> p
 
     Columns: THEME_GAP_COLUMNS, index = row number.
     """
-    _check_op(op)
+    check_op(op)
     S = check_matrix(S)
-    _, best, second = _best_two(S)
+    _, best, second = best_two(S)
     gap = best - second
     with np.errstate(invalid="ignore"):
         gap_rel = _ratio(gap, best, best > 0)
@@ -100,7 +100,7 @@ def theme_gaps(S, *, threshold: float, op: str = "ge", gamma: float = 0.15) -> p
     a_best, a_second = angle_deg(best), angle_deg(second)
     gap_angle = a_second - a_best
     gap_angle_rel = _ratio(gap_angle, a_second, np.nan_to_num(a_second) > 0)
-    codes = _categorise(matches(best, threshold, op), _distinct(gap, gamma))
+    codes = categorise(matches(best, threshold, op), is_distinct(gap, gamma))
     return pd.DataFrame(
         {
             "best": best,
@@ -117,7 +117,7 @@ def theme_gaps(S, *, threshold: float, op: str = "ge", gamma: float = 0.15) -> p
     )
 
 
-def _side_summary(
+def side_summary(
     best: np.ndarray, gap: np.ndarray, t: np.ndarray, op: str, gamma: float
 ) -> np.ndarray:
     """The _SIDE_COLUMNS of one side for every threshold.
@@ -129,7 +129,7 @@ def _side_summary(
     """
     b = best[..., None, :]
     good = b >= t[:, None] if op == "ge" else b > t[:, None]
-    codes = _categorise(good, _distinct(gap, gamma)[..., None, :])
+    codes = categorise(good, is_distinct(gap, gamma)[..., None, :])
     shares = np.stack([(codes == c).mean(axis=-1) for c in range(len(CATEGORIES))], axis=-1)
     quart = np.moveaxis(np.percentile(gap, [0, 25, 50, 75, 100], axis=-1), 0, -1)
     quart = np.broadcast_to(quart[..., None, :], shares.shape[:-1] + (5,))
@@ -143,13 +143,13 @@ def gap_summary(
 
     The gap quartiles do not depend on the threshold; they repeat on every row.
     """
-    _check_op(op)
+    check_op(op)
     S = check_matrix(S)
     t = check_thresholds(thresholds)
     blocks = []
     for M in (S, S.T):
-        _, best, second = _best_two(M)
-        blocks.append(_side_summary(best, best - second, t, op, gamma))
+        _, best, second = best_two(M)
+        blocks.append(side_summary(best, best - second, t, op, gamma))
     out = pd.DataFrame(np.hstack(blocks), columns=GAP_COLUMNS)
     out.insert(0, "threshold", t)
     return out

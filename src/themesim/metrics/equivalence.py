@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.crossed import VERDICTS  # noqa: F401  (the words, one place)
-from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, _flags
+from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, match_flags
 from themesim.metrics.paired import CI_METHOD, paired_counts, paired_interval
 from themesim.metrics.settings import DEFAULT_EQUIVALENCE
 
@@ -107,7 +107,7 @@ def _matched_from_themes(themes: pd.DataFrame, set_a: str, set_b: str, ids, thre
         return None
     sim = rows.set_index(rows["theme_id"].astype(str))["hungarian_similarity"]
     sim = pd.to_numeric(sim, errors="coerce").reindex([str(i) for i in ids])
-    return _flags(sim.to_numpy(np.float64), float(threshold), op).astype(bool)
+    return match_flags(sim.to_numpy(np.float64), float(threshold), op).astype(bool)
 
 
 def verdict_table(

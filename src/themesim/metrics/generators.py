@@ -103,7 +103,7 @@ def partners(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
     return pd.Series(sim.to_numpy(np.float64), index=rows["theme_id"].astype(str))
 
 
-def _flags(sim: np.ndarray, threshold: float, op: str) -> np.ndarray:
+def match_flags(sim: np.ndarray, threshold: float, op: str) -> np.ndarray:
     """1.0 where a partner's similarity meets the threshold (metrics.coverage.matches' rule,
     not imported: the report's job never reruns for it), 0.0 elsewhere and without one."""
     ok = np.isfinite(sim)
@@ -115,7 +115,7 @@ def _flags(sim: np.ndarray, threshold: float, op: str) -> np.ndarray:
 def _values(col: pd.Series, ids, route, threshold, op, fit=None) -> np.ndarray:
     sim = col.reindex(ids).to_numpy(np.float64)
     if route == "matched":
-        return _flags(sim, threshold, op)
+        return match_flags(sim, threshold, op)
     if route == "strength" and fit is not None:
         from themesim.metrics.calibration import map_calibrated
 

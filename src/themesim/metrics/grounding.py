@@ -26,14 +26,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.grounding_intervals import _jackknife, withheld_intervals
+from themesim.metrics.grounding_intervals import jackknife_intervals, withheld_intervals
 from themesim.metrics.grounding_shift import permutation_test
 from themesim.metrics.grounding_stats import (
     METRIC_COLUMNS,
-    _f1,
-    _summary,
+    f1_score,
     iou_matrix,
     kappa_counts,
+    summary_row,
     text_pairs,
 )
 
@@ -166,9 +166,9 @@ def grounding(
         )
     # As the metric tables: a comparison with S undefined on the z scale is not text-scored.
     tpairs = text_pairs(S, threshold, op) if np.isfinite(S).all() else None
-    row, iou = _summary(A, B, top_a, top_b, S, tpairs, min_iou)
+    row, iou = summary_row(A, B, top_a, top_b, S, tpairs, min_iou)
     if tpairs is not None:
-        row["text_hungarian_f1"] = _f1(len(tpairs), S.shape[0], S.shape[1])
+        row["text_hungarian_f1"] = f1_score(len(tpairs), S.shape[0], S.shape[1])
     transcripts = np.zeros(len(A), dtype=np.int64) if transcripts is None else transcripts
     transcripts = _codes(transcripts)
     row["n_transcripts"] = int(len(np.unique(transcripts)))
@@ -194,7 +194,9 @@ def grounding(
         columns=PAIR_COLUMNS,
     )
     if intervals:
-        row.update(_jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level))
+        row.update(
+            jackknife_intervals(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level)
+        )
         if withhold_biased:
             row.update(withheld_intervals(row))
         from themesim.metrics.contract import grounding_flags

@@ -9,7 +9,13 @@ import warnings
 
 import numpy as np
 
-from themesim.metrics.grounding_stats import _f1, _iou, _summary, grounded_hungarian, iou_matrix
+from themesim.metrics.grounding_stats import (
+    f1_score,
+    grounded_hungarian,
+    iou_from_counts,
+    iou_matrix,
+    summary_row,
+)
 
 # The metrics with intervals, in column order, and the interval each is clipped to (never
 # past the estimate).
@@ -60,7 +66,9 @@ def _loo_iou(A, B, transcripts) -> np.ndarray:
     out = np.empty((len(groups), A.shape[1], B.shape[1]))
     for g, t in enumerate(groups):
         m = transcripts == t
-        out[g] = _iou(both - Ai[m].T @ Bi[m], n_a - Ai[m].sum(axis=0), n_b - Bi[m].sum(axis=0))
+        out[g] = iou_from_counts(
+            both - Ai[m].T @ Bi[m], n_a - Ai[m].sum(axis=0), n_b - Bi[m].sum(axis=0)
+        )
     return out
 
 
@@ -106,10 +114,10 @@ def grounded_f1_interval(A, B, transcripts, min_iou: float, level: float = 0.95)
     ok = (hi >= min_iou) & (hi > 0)
     match = maximum_bipartite_matching(csr_matrix(ok.astype(np.int8)), perm_type="column")
     k_hi = int((match >= 0).sum())
-    return _f1(k_lo, A.shape[1], B.shape[1]), _f1(k_hi, A.shape[1], B.shape[1])
+    return f1_score(k_lo, A.shape[1], B.shape[1]), f1_score(k_hi, A.shape[1], B.shape[1])
 
 
-def _jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level) -> dict:
+def jackknife_intervals(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level) -> dict:
     """CI_METRICS' jackknife intervals: each replicate is the full statistic on the segments
     of every transcript but one (no segment ever repeats); grounded_hungarian_f1 from its
     pairs' IoU intervals (:func:`grounded_f1_interval`)."""
@@ -118,7 +126,7 @@ def _jackknife(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level) 
     if len(groups) >= 2:
         for g, t in enumerate(groups):
             keep = transcripts != t
-            res, _ = _summary(
+            res, _ = summary_row(
                 A[keep], B[keep], top_a[keep], top_b[keep], S, tpairs, min_iou, fast=True
             )
             reps[g] = [res[m] for m in CI_METRICS]

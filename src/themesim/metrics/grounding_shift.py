@@ -10,12 +10,12 @@ import numpy as np
 
 from themesim.metrics.grounding_intervals import CI_METRICS
 from themesim.metrics.grounding_stats import (
-    _f1,
-    _iou,
-    _median_kappa,
-    _spearman_ranked,
     alpha_from_table,
+    f1_score,
     grounded_hungarian,
+    iou_from_counts,
+    median_kappa,
+    spearman_ranked,
 )
 from themesim.metrics.kappa import kappa_counts_array
 from themesim.metrics.partition import partition_scores
@@ -50,7 +50,7 @@ class _Perm:
         """TEST_METRICS with B's segment i labelled as B's segment perm[i]."""
         n_a, n_b = self.shape
         both = self.Ai.T @ self.Bi[perm]
-        iou = _iou(both, self.n_a, self.n_b)
+        iou = iou_from_counts(both, self.n_a, self.n_b)
         tb = self.top_b[perm]
         paired = (self.top_a >= 0) & (tb >= 0)
         C = np.bincount(self.top_a[paired] * n_b + tb[paired], minlength=n_a * n_b)
@@ -61,12 +61,12 @@ class _Perm:
             kappas = kappa_counts_array(
                 both[self.ti, self.tj], self.n_a[self.ti], self.n_b[self.tj], self.n
             )
-            med = _median_kappa(kappas)
+            med = median_kappa(kappas)
             alpha = alpha_from_table(C, self.tpairs) if C.sum() >= 1 else math.nan
-            rho = _spearman_ranked(self.rank_s, iou)
+            rho = spearman_ranked(self.rank_s, iou)
         else:
             med = alpha = rho = math.nan
-        return [ami, ari, _f1(len(g), n_a, n_b), med, alpha, rho]
+        return [ami, ari, f1_score(len(g), n_a, n_b), med, alpha, rho]
 
 
 def run_keys(top_b: np.ndarray, strata: np.ndarray) -> np.ndarray:

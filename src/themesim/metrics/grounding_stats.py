@@ -48,10 +48,10 @@ def iou_matrix(
     Ai, Bi = A.astype(np.int64), B.astype(np.int64)
     both = Ai.T @ Bi
     n_a, n_b = Ai.sum(axis=0), Bi.sum(axis=0)
-    return both, n_a, n_b, _iou(both, n_a, n_b)
+    return both, n_a, n_b, iou_from_counts(both, n_a, n_b)
 
 
-def _iou(both: np.ndarray, n_a: np.ndarray, n_b: np.ndarray) -> np.ndarray:
+def iou_from_counts(both: np.ndarray, n_a: np.ndarray, n_b: np.ndarray) -> np.ndarray:
     union = n_a[:, None] + n_b[None, :] - both
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(union > 0, both / np.where(union > 0, union, 1), 0.0)
@@ -99,7 +99,7 @@ def grounded_hungarian(iou: np.ndarray, min_iou: float) -> list[tuple[int, int]]
     ]
 
 
-def _f1(k: int, n_a: int, n_b: int) -> float:
+def f1_score(k: int, n_a: int, n_b: int) -> float:
     return 2 * k / (n_a + n_b) if n_a + n_b else math.nan
 
 
@@ -153,7 +153,7 @@ def _pair_kappas(both, n_a, n_b, n: int, tpairs) -> np.ndarray:
     )
 
 
-def _median_kappa(kappas: np.ndarray) -> float:
+def median_kappa(kappas: np.ndarray) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return (
@@ -161,7 +161,7 @@ def _median_kappa(kappas: np.ndarray) -> float:
         )
 
 
-def _spearman_ranked(rank_x: np.ndarray | None, y: np.ndarray) -> float:
+def spearman_ranked(rank_x: np.ndarray | None, y: np.ndarray) -> float:
     """:func:`_spearman` with x's ranks given (None: x constant or too short): scipy's
     spearmanr step for step (ranks stacked as its `apply_along_axis` lays them out, then
     np.corrcoef), for the bootstrap, whose S stays while the IoU changes."""
@@ -186,7 +186,7 @@ def average_ranks(y: np.ndarray) -> np.ndarray:
     return out
 
 
-def _summary(
+def summary_row(
     A: np.ndarray,
     B: np.ndarray,
     top_a: np.ndarray,
@@ -211,7 +211,7 @@ def _summary(
         kappas = kappa_counts_array(both[ti, tj], n_a[ti], n_b[tj], n) if tpairs else np.array([])
     else:
         kappas = _pair_kappas(both, n_a, n_b, n, tpairs)
-    med = _median_kappa(kappas)
+    med = median_kappa(kappas)
     row = {
         "n_segments": n,
         "n_both_labelled": n_both,
@@ -220,7 +220,7 @@ def _summary(
         "ami": ami,
         "ari": ari,
         "grounded_hungarian_n_matched": len(g),
-        "grounded_hungarian_f1": _f1(len(g), A.shape[1], B.shape[1]),
+        "grounded_hungarian_f1": f1_score(len(g), A.shape[1], B.shape[1]),
         "text_pairs": len(tpairs),
         "text_pairs_median_kappa": med,
         "text_pairs_share_kappa_ge_0_4": float((kappas >= KAPPA_GOOD).mean())

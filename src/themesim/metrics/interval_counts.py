@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from themesim.metrics.coverage import _best_two, _harmonic, matches
-from themesim.metrics.distinctiveness import CATEGORIES, _categorise, _distinct
+from themesim.metrics.coverage import best_two, harmonic, matches
+from themesim.metrics.distinctiveness import CATEGORIES, categorise, is_distinct
 from themesim.metrics.interval_stats import clopper_pearson
 
 
@@ -27,7 +27,7 @@ class _Requests:
         return clopper_pearson(np.array(self.x), np.array(self.n), level)
 
 
-_PROPS = (
+INTERVAL_PROPS = (
     ["cells", "hit_rate", "precision", "f1"]
     + [f"{p}_{x}" for p in ("hungarian", "maxcard") for x in ("q", "coverage_a", "coverage_b")]
     + [
@@ -39,10 +39,10 @@ _PROPS = (
 
 
 # The side whose themes each proportion counts: A's, B's, or "m" (min(n_a, n_b)).
-_SIDE = (
+PROP_SIDE = (
     {"cells": "m", "hit_rate": "a", "precision": "b", "f1": "m"}
     | {f"{p}_q": "m" for p in ("hungarian", "maxcard")}
-    | {name: name[-1] for name in _PROPS if name.endswith(("_a", "_b"))}
+    | {name: name[-1] for name in INTERVAL_PROPS if name.endswith(("_a", "_b"))}
 )
 
 
@@ -50,12 +50,12 @@ def _codes(S: np.ndarray, t, op, gamma) -> tuple[np.ndarray, np.ndarray]:
     """Each row's category code and gap (best - second)."""
     if S.shape[1] == 0:
         return np.full(S.shape[0], 3), np.full(S.shape[0], np.nan)
-    _, best, second = _best_two(S)
+    _, best, second = best_two(S)
     gap = best - second
-    return _categorise(matches(best, t, op), _distinct(gap, gamma)), gap
+    return categorise(matches(best, t, op), is_distinct(gap, gamma)), gap
 
 
-class _Sample:
+class CountSample:
     """Every count of one threshold on a sample of the themes (keep_a, keep_b): the full
     sets, or the sets with one unit deleted. Matchings are not recomputed: a pair stays
     while both its themes do."""
@@ -72,7 +72,7 @@ class _Sample:
         v["cells"] = div(msub.sum(), n_a * n_b)
         v["hit_rate"] = div(msub.any(axis=1).sum(), n_a)
         v["precision"] = div(msub.any(axis=0).sum(), n_b)
-        v["f1"] = float(_harmonic(v["hit_rate"], v["precision"])) if m else np.nan
+        v["f1"] = float(harmonic(v["hit_rate"], v["precision"])) if m else np.nan
         for prefix, (pr, pc) in pairs.items():
             k = int((keep_a[pr] & keep_b[pc]).sum())
             v[f"{prefix}_q"], v[f"{prefix}_coverage_a"] = div(k, m), div(k, n_a)
@@ -83,11 +83,11 @@ class _Sample:
             v[f"unique_match_rate_{side}"] = (codes == 0).mean() if codes.size else np.nan
             for c, cat in enumerate(CATEGORIES):
                 v[f"share_{cat}_{side}"] = (codes == c).mean() if codes.size else np.nan
-        self.values = np.array([v[name] for name in _PROPS], dtype=np.float64)
+        self.values = np.array([v[name] for name in INTERVAL_PROPS], dtype=np.float64)
         self.sims = {prefix: (keep_a[pr] & keep_b[pc]) for prefix, (pr, pc) in pairs.items()}
 
 
-def _count_intervals(n_eff: dict, ctx, worst_case: bool = False, group_sizes=(1, 1)) -> dict:
+def count_intervals(n_eff: dict, ctx, worst_case: bool = False, group_sizes=(1, 1)) -> dict:
     """Clopper-Pearson of every count (a share p of `units` themes counted on n_eff units)
     and the metrics that are functions of one count; worst_case: the pair count also
     reaches as far as either side's matched count (themes that split or join unseen) and,
@@ -95,7 +95,7 @@ def _count_intervals(n_eff: dict, ctx, worst_case: bool = False, group_sizes=(1,
     the other side (group_sizes: the largest declared group of A and of B)."""
     values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, level = ctx
     cp = _Requests()
-    req = {name: cp.add(values[name] * n_eff[name], n_eff[name]) for name in _PROPS}
+    req = {name: cp.add(values[name] * n_eff[name], n_eff[name]) for name in INTERVAL_PROPS}
     lo, hi = cp.solve(level)
     out: dict[str, tuple[float, float]] = {k: (lo[i], hi[i]) for k, i in req.items()}
     c_lo, c_hi = out.pop("cells")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def _check_level(level: float) -> None:
+def check_level(level: float) -> None:
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
 
@@ -64,7 +64,7 @@ def quantile_intervals(values, qs, level: float, lower: float, upper: float, n_e
     return lo, hi
 
 
-def _quartile_intervals(values, level: float, lower: float, upper: float, n_eff_of=None):
+def quartile_intervals(values, level: float, lower: float, upper: float, n_eff_of=None):
     """Intervals of numpy's min, q1, median, q3, max of the values: (5,) lows, (5,) highs.
 
     numpy's q-th percentile of k values sits at rank q (k - 1) + 1, whose expected quantile
@@ -98,7 +98,7 @@ def _jackknife_var(loo: np.ndarray) -> tuple[float, int]:
     return (g - 1) / g * float(np.sum((loo - loo.mean()) ** 2)), g - 1
 
 
-def _effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
+def effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
     """n divided by the design effect: the two-sample jackknife variance of the proportion
     (delete one theme of A, then one of B) over its binomial variance, where it exceeds 1;
     then by (t_df / t_{n-1})^2, df the jackknife's Welch-Satterthwaite degrees of freedom
@@ -124,7 +124,7 @@ def _effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
     return float(n * ref / var * min(df_ratio, 1.0))
 
 
-def _quartile_reach(values, matched, share_ci, lower: float, upper: float):
+def quartile_reach(values, matched, share_ci, lower: float, upper: float):
     """Where the mean of the sample's min, quartiles and max goes as the share h of matched
     rows moves over its interval. Matched rows' gaps are large and unmatched rows' small, so
     a sample's quartile jumps between the two groups with the count of matched rows it
@@ -157,7 +157,7 @@ def _quartile_reach(values, matched, share_ci, lower: float, upper: float):
     return ends.min(axis=0), ends.max(axis=0)
 
 
-def _jackknife_interval(est: float, samples: list[np.ndarray], level: float):
+def jackknife_interval(est: float, samples: list[np.ndarray], level: float):
     """est ± t · se, se² the sum over samples of each one's delete-one jackknife variance,
     degrees of freedom by Welch-Satterthwaite; (est, est) when nothing varies."""
     from scipy.stats import t as student
@@ -182,10 +182,10 @@ def _jackknife_interval(est: float, samples: list[np.ndarray], level: float):
 def two_sample_jackknife(stat, rows: np.ndarray, cols: np.ndarray, level: float = 0.95):
     """Interval of a statistic of two samples of themes, each theme contributing a row of
     additive parts (rows: A's themes, cols: B's themes; stat(sum of a side's parts) is the
-    estimate from either side): delete one theme of A, then one of B (_jackknife_interval)."""
+    estimate from either side): delete one theme of A, then one of B (jackknife_interval)."""
     est = float(stat(rows.sum(axis=0)))
     samples = []
     for parts in (rows, cols):
         total = parts.sum(axis=0)
         samples.append(np.array([stat(total - p) for p in parts], dtype=np.float64))
-    return _jackknife_interval(est, samples, level)
+    return jackknife_interval(est, samples, level)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 
-class _Structure:
+class MatchStructure:
     """The match graph at one threshold: its components and whether any holds two themes
     of one side (then matches cluster and counts need their design effect)."""
 
@@ -25,14 +25,14 @@ class _Structure:
         self.clustered = bool((size_a > 1).any() or (size_b > 1).any())
 
 
-def _groups(units, n: int) -> list[np.ndarray]:
+def deletion_groups(units, n: int) -> list[np.ndarray]:
     """The deletion units of one side: each theme alone, or the themes sharing a label."""
     if units is None:
         return [np.array([i]) for i in range(n)]
     return [np.flatnonzero(units == u) for u in np.unique(units)]
 
 
-def _twins(M: np.ndarray) -> np.ndarray:
+def twin_labels(M: np.ndarray) -> np.ndarray:
     """A unit label per row: rows that match the same nonempty set of columns share one (no
     count can tell them apart); every other row is its own."""
     labels = np.arange(M.shape[0])
@@ -43,7 +43,7 @@ def _twins(M: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _merged_units(twins, declared) -> np.ndarray | None:
+def merged_units(twins, declared) -> np.ndarray | None:
     """One unit label per theme: themes sharing a twin label or a declared group are one
     unit (transitively); None when neither is given."""
     if twins is None and declared is None:
@@ -67,7 +67,7 @@ def _merged_units(twins, declared) -> np.ndarray | None:
     return connected_components(graph, directed=False)[1]
 
 
-def _group_codes(groups, n: int) -> np.ndarray | None:
+def group_codes(groups, n: int) -> np.ndarray | None:
     """Integer codes of declared groups; a theme without a group is its own (None when no
     theme has one)."""
     if groups is None:

@@ -51,26 +51,32 @@ import pandas as pd
 from themesim.metrics import registry
 from themesim.metrics.coverage import (
     METRIC_COLUMNS,
-    _best_two,
-    _check_op,
-    _harmonic,
+    best_two,
     check_matrix,
+    check_op,
     check_thresholds,
+    harmonic,
     hungarian_pairs,
     matches,
     max_cardinality_pairs,
 )
 from themesim.metrics.distinctiveness import GAP_COLUMNS
-from themesim.metrics.interval_counts import _PROPS, _SIDE, _count_intervals, _Sample
+from themesim.metrics.interval_counts import INTERVAL_PROPS, PROP_SIDE, CountSample, count_intervals
 from themesim.metrics.interval_stats import (
-    _check_level,
-    _effective_n,
-    _jackknife_interval,
-    _quartile_intervals,
-    _quartile_reach,
+    check_level,
     clopper_pearson,
+    effective_n,
+    jackknife_interval,
+    quartile_intervals,
+    quartile_reach,
 )
-from themesim.metrics.interval_units import _group_codes, _groups, _merged_units, _Structure, _twins
+from themesim.metrics.interval_units import (
+    MatchStructure,
+    deletion_groups,
+    group_codes,
+    merged_units,
+    twin_labels,
+)
 
 # The metrics with an interval (the registry's `interval`), in comparisons.csv's order.
 SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if registry.BY_COLUMN[c].interval]
@@ -124,7 +130,7 @@ def _best_mean_interval(S: np.ndarray, units_rows, units_cols, level: float):
     n_r, n_c = S.shape
     row_max = S.max(axis=1)
     est = float(row_max.mean())
-    rows, cols = _groups(units_rows, n_r), _groups(units_cols, n_c)
+    rows, cols = deletion_groups(units_rows, n_r), deletion_groups(units_cols, n_c)
     parts = []
     if len(rows) > 1:
         total = row_max.sum()
@@ -140,7 +146,7 @@ def _best_mean_interval(S: np.ndarray, units_rows, units_cols, level: float):
             first = np.argmax(~drop, axis=1)  # first of the top values not dropped
             loo.append(float(top_vals[np.arange(n_r), first].mean()))
         parts.append(np.array(loo))
-    return _jackknife_interval(est, parts, level)
+    return jackknife_interval(est, parts, level)
 
 
 def _share_bounds(X, MX, best, t, op, share_ci, top):
@@ -171,7 +177,7 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     n_a, n_b = S.shape
     m = min(n_a, n_b)
     M = matches(S, t, op)
-    st = _Structure(M)
+    st = MatchStructure(M)
     lab_a, lab_b = declared
     g_a_decl = 0 if lab_a is None else len(np.unique(lab_a))
     g_b_decl = 0 if lab_b is None else len(np.unique(lab_b))
@@ -185,19 +191,19 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     # Themes of one side that match the same themes of the other (a block of themes that
     # all match each other) are one unit, and so are the themes of one declared group (the
     # two joined where they overlap); every other theme is its own.
-    units_a = _merged_units(_twins(M) if st.clustered else None, lab_a) if jk else None
-    units_b = _merged_units(_twins(M.T) if st.clustered else None, lab_b) if jk else None
-    groups = (_groups(units_a, n_a), _groups(units_b, n_b))
+    units_a = merged_units(twin_labels(M) if st.clustered else None, lab_a) if jk else None
+    units_b = merged_units(twin_labels(M.T) if st.clustered else None, lab_b) if jk else None
+    groups = (deletion_groups(units_a, n_a), deletion_groups(units_b, n_b))
     all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
-    full = _Sample(S, M, all_a, all_b, pairs, t, op, gamma)
-    deleted: list[list[_Sample]] = [[], []]
+    full = CountSample(S, M, all_a, all_b, pairs, t, op, gamma)
+    deleted: list[list[CountSample]] = [[], []]
     if jk:
         for side in (0, 1):
             for g in groups[side]:
                 ka, kb = all_a.copy(), all_b.copy()
                 (ka if side == 0 else kb)[g] = False
-                deleted[side].append(_Sample(S, M, ka, kb, pairs, t, op, gamma))
-    loo = [np.array([d.values for d in side]).reshape(-1, len(_PROPS)) for side in deleted]
+                deleted[side].append(CountSample(S, M, ka, kb, pairs, t, op, gamma))
+    loo = [np.array([d.values for d in side]).reshape(-1, len(INTERVAL_PROPS)) for side in deleted]
 
     n_pairs = int(M.sum())
     # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
@@ -205,30 +211,30 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     one_to_one = not st.clustered and n_pairs <= m
     cells_scale = m if one_to_one else n_a * n_b
     themes = {"a": n_a, "b": n_b, "m": m}
-    units = {name: themes[side] for name, side in _SIDE.items()} | {"cells": cells_scale}
+    units = {name: themes[side] for name, side in PROP_SIDE.items()} | {"cells": cells_scale}
     g_a, g_b = len(groups[0]), len(groups[1])
     side_units = {"a": g_a, "b": g_b, "m": min(g_a, g_b)}
     values = {
         name: (n_pairs / units[name] if name == "cells" else float(full.values[i]))
-        for i, name in enumerate(_PROPS)
+        for i, name in enumerate(INTERVAL_PROPS)
     }
     n_eff: dict[str, float] = {}
-    for i, name in enumerate(_PROPS):
+    for i, name in enumerate(INTERVAL_PROPS):
         n, p = units[name], values[name]
         n_eff[name] = float(n)
         if jk:
-            n_eff[name] = _effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
+            n_eff[name] = effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
             if p in (0.0, 1.0):
                 # A share at 0 or 1 shows no variance when its themes come in units (a block
                 # that all match, a declared group that is all found or all missed): it
                 # counts on no more units than its side has.
-                n_eff[name] = min(n_eff[name], float(side_units[_SIDE[name]]))
+                n_eff[name] = min(n_eff[name], float(side_units[PROP_SIDE[name]]))
     if jk and one_to_one:
         # one to one, the matched cells are the matched pairs (max-cardinality's count)
         n_eff["cells"] = n_eff["maxcard_q"]
     ctx = (values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, level)
-    out = _count_intervals(n_eff, ctx)
-    shares = {name: (values[name], n_eff[name]) for name in _PROPS}
+    out = count_intervals(n_eff, ctx)
+    shares = {name: (values[name], n_eff[name]) for name in INTERVAL_PROPS}
 
     # The worst case for structure the sample cannot show (`<metric>_bound_low/_high`, never
     # the 95 % interval): with no match seen, two themes of each side that all match each
@@ -237,12 +243,12 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     # population, so the pair count reaches as far as either side's matched count does.
     worst = dict(n_eff)
     if not jk and n_pairs == 0:
-        worst = {name: float(min(units[name], m / 2)) for name in _PROPS}
+        worst = {name: float(min(units[name], m / 2)) for name in INTERVAL_PROPS}
     # With no match seen and groups declared, a matched theme may match a whole declared
     # group of the other side (a block as large as the largest group; issue 33: 3 x 3
     # blocks with their groups declared, 9 x 12 at pi 0.5, covered 0.88 on the 2 x 2 rule).
     largest = tuple(1 if lab is None else int(np.bincount(lab).max()) for lab in declared)
-    bound = _count_intervals(worst, ctx, worst_case=True, group_sizes=largest)
+    bound = count_intervals(worst, ctx, worst_case=True, group_sizes=largest)
     bound = {k: (min(bound[k][0], out[k][0]), max(bound[k][1], out[k][1])) for k in bound}
 
     # The sensitivity at an intraclass correlation icc (`<metric>_icc_low/_high`): each
@@ -256,8 +262,8 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
         }
         deff = {side: 1 + (c - 1) * icc for side, c in sizes.items()}
         deff["m"] = max(deff["a"], deff["b"])
-        icc_n = {name: units[name] / deff[_SIDE[name]] for name in _PROPS}
-        icc_out = _count_intervals(icc_n, ctx)
+        icc_n = {name: units[name] / deff[PROP_SIDE[name]] for name in INTERVAL_PROPS}
+        icc_out = count_intervals(icc_n, ctx)
 
     # Means: a two-sample jackknife (A's themes and B's themes are two samples; themes of
     # one side that match each other are one unit). similarity_f1: the harmonic mean of the
@@ -283,11 +289,11 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
         out[keys[0]] = mean_interval(S, M, best_a, "hit_rate", units_a, units_b, lvl)
         out[keys[1]] = mean_interval(S.T, M.T, best_b, "precision", units_b, units_a, lvl)
     ia, ib = out.pop("ia"), out.pop("ib")
-    est = float(_harmonic(best_a.mean(), best_b.mean()))
+    est = float(harmonic(best_a.mean(), best_b.mean()))
     # the harmonic mean rises with both means where they are positive
     out["similarity_f1"] = (
-        min(float(_harmonic(ia[0], ib[0])), est),
-        max(float(_harmonic(ia[1], ib[1])), est),
+        min(float(harmonic(ia[0], ib[0])), est),
+        max(float(harmonic(ia[1], ib[1])), est),
     )
 
     # Quartiles: matched similarities (at least t) and gaps (at least 0); with clusters,
@@ -295,7 +301,7 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     sims = S[pairs["hungarian"]]
 
     def woodruff(values_of):
-        """n_eff_of(flags, q) for _quartile_intervals: the share of values at or below the
+        """n_eff_of(flags, q) for quartile_intervals: the share of values at or below the
         estimate (the flagged ones), its design effect from the deleted samples."""
 
         def n_eff_of(flags, q):
@@ -310,11 +316,11 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
             la = np.array([share(d) for d in deleted[0]])
             lb = np.array([share(d) for d in deleted[1]])
             n = int((~np.isnan(full_values)).sum())
-            return _effective_n(float(flags.sum() / max(n, 1)), max(n, 1), la, lb, level)
+            return effective_n(float(flags.sum() / max(n, 1)), max(n, 1), la, lb, level)
 
         return n_eff_of if jk else None
 
-    q_lo, q_hi = _quartile_intervals(
+    q_lo, q_hi = quartile_intervals(
         sims,
         level,
         float(t),
@@ -330,10 +336,10 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
         ("a", gap_a, best_a, "hit_rate"),
         ("b", gap_b, best_b, "precision"),
     ):
-        q_lo, q_hi = _quartile_intervals(
+        q_lo, q_hi = quartile_intervals(
             g_, level, 0.0, spread, woodruff(lambda smp, side=side: smp.gaps[side])
         )
-        r_lo, r_hi = _quartile_reach(g_, matches(best, t, op), out[share], 0.0, spread)
+        r_lo, r_hi = quartile_reach(g_, matches(best, t, op), out[share], 0.0, spread)
         q_lo, q_hi = np.fmin(q_lo, r_lo), np.fmax(q_hi, r_hi)
         for i, q in enumerate(QUARTILES):
             out[f"gap_abs_{q}_{side}"] = (q_lo[i], q_hi[i])
@@ -374,16 +380,16 @@ def interval_table(
     each other into one unit made units of whole sets on real embeddings (on-topic themes
     of one analyst meet at MiniLM's threshold), and intervals of [0, 1].
     """
-    _check_op(op)
-    _check_level(level)
+    check_op(op)
+    check_level(level)
     S = check_matrix(S)
     t = check_thresholds(thresholds)
     hung = hungarian_pairs(S)
-    _, best_a, second_a = _best_two(S)
-    _, best_b, second_b = _best_two(S.T)
+    _, best_a, second_a = best_two(S)
+    _, best_b, second_b = best_two(S.T)
     side_a = (best_a, best_a - second_a)
     side_b = (best_b, best_b - second_b)
-    declared = (_group_codes(groups_a, S.shape[0]), _group_codes(groups_b, S.shape[1]))
+    declared = (group_codes(groups_a, S.shape[0]), group_codes(groups_b, S.shape[1]))
     if icc is not None and not 0 <= icc < 1:
         raise ValueError(f"icc must be in [0, 1), got {icc}")
     rows, methods = [], []

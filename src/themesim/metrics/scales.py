@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.baselines import MIN_WITHIN, _check_within, _others, _z
-from themesim.metrics.coverage import _check_op, check_matrix, hungarian_pairs, matches
+from themesim.metrics.baselines import MIN_WITHIN, check_within, row_others, z_against
+from themesim.metrics.coverage import check_matrix, check_op, hungarian_pairs, matches
 from themesim.metrics.settings import DEFAULT_METRICS
 
 # The sweep of a z-scale method: z values, not cosines.
@@ -77,8 +77,8 @@ def z_pvalues(S, W_a, W_b) -> np.ndarray:
     when it stands out on both sides, an intersection-union test, so no correction for the
     two sides is needed). NaN where a side's z is undefined."""
     S = check_matrix(S)
-    W_a = _check_within(W_a, S.shape[0], "W_a")
-    W_b = _check_within(W_b, S.shape[1], "W_b")
+    W_a = check_within(W_a, S.shape[0], "W_a")
+    W_b = check_within(W_b, S.shape[1], "W_b")
     mu_a, sd_a, _ = within_spread(W_a)
     mu_b, sd_b, _ = within_spread(W_b)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -105,7 +105,7 @@ def within_spread(W) -> tuple[np.ndarray, np.ndarray, list[str]]:
         raise ValueError(f"within-set matrix must be square, got {W.shape}")
     mu, sd, flags = [], [], []
     for i in range(W.shape[0]):
-        mean, std, z, reasons = _z(0.0, _others(W, i))
+        mean, std, z, reasons = z_against(0.0, row_others(W, i))
         mu.append(mean)
         sd.append(std if np.isfinite(z) else np.nan)
         flags.append(";".join(reasons))
@@ -115,8 +115,8 @@ def within_spread(W) -> tuple[np.ndarray, np.ndarray, list[str]]:
 def z_scale(S, W_a, W_b) -> tuple[np.ndarray, str]:
     """S_z and a flag ("" when every cell is defined) naming the undefined themes' reasons."""
     S = check_matrix(S)
-    W_a = _check_within(W_a, S.shape[0], "W_a")
-    W_b = _check_within(W_b, S.shape[1], "W_b")
+    W_a = check_within(W_a, S.shape[0], "W_a")
+    W_b = check_within(W_b, S.shape[1], "W_b")
     mu_a, sd_a, fa = within_spread(W_a)
     mu_b, sd_b, fb = within_spread(W_b)
     with np.errstate(invalid="ignore"):
@@ -150,7 +150,7 @@ def decision_changes(
     z threshold on each side at its set's size; z_cut_a, z_cut_b: the z whose rate is
     z_alpha.
     """
-    _check_op(op)
+    check_op(op)
     S_raw = check_matrix(S_raw)
     Z = np.asarray(Z, dtype=np.float64)
     a_ids = list(range(S_raw.shape[0])) if a_ids is None else list(a_ids)

@@ -118,7 +118,7 @@ def crossfit_table(method: str, pairs: pd.DataFrame, cells: dict, summary: dict)
     of the rated pairs without them (NaN when fewer than MIN_PER_LABEL of a label remain)."""
     import math
 
-    from themesim.metrics.calibration import MIN_PER_LABEL, _resample_stats
+    from themesim.metrics.calibration import MIN_PER_LABEL, resample_stats
 
     s, y = pairs["score"].to_numpy(float), pairs["label"].to_numpy(int)
     rows = []
@@ -127,7 +127,7 @@ def crossfit_table(method: str, pairs: pd.DataFrame, cells: dict, summary: dict)
         n_pos = int(y[keep].sum())
         auc = t_f1 = t_j = math.nan
         if min(n_pos, int(keep.sum()) - n_pos) >= MIN_PER_LABEL:
-            auc, t_f1, t_j = _resample_stats(s[keep], y[keep])
+            auc, t_f1, t_j = resample_stats(s[keep], y[keep])
         rows.append(
             [method, a, b, int(mask.sum()), int(keep.sum()), n_pos, auc, t_f1, t_j]
             + [summary["f1_threshold"], bool(mask.any())]

@@ -92,7 +92,7 @@ def _scores(rng, y, a, b, link: str) -> np.ndarray:
 
 def truth(design: str, seed: int) -> dict:
     d = simulate(rng_for(seed, AREA, design, "population"), design, scale=300)
-    auc, t_f1, t_j = cal._resample_stats(d["s"], d["y"])
+    auc, t_f1, t_j = cal.resample_stats(d["s"], d["y"])
     return {"auc": auc, "f1_threshold": t_f1, "youden_threshold": t_j}
 
 

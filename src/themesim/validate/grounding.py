@@ -187,7 +187,7 @@ def truth(design: str, S: np.ndarray, seed: int) -> dict:
     """Each CI metric on one study of POPULATION transcripts (the population value)."""
     d = simulate(rng_for(seed, AREA, design, "population"), design, POPULATION)
     tp = gs.text_pairs(S, 0.5)
-    res, _ = gs._summary(d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2)
+    res, _ = gs.summary_row(d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2)
     return {m: res[m] for m in gi.CI_METRICS}
 
 
@@ -198,7 +198,7 @@ def _segment_bootstrap(d, S, n_boot, rng) -> dict:
     vals = []
     for _ in range(n_boot):
         i = rng.integers(0, n, n)
-        res, _ = gs._summary(d["A"][i], d["B"][i], d["top_a"][i], d["top_b"][i], S, tp, 0.2)
+        res, _ = gs.summary_row(d["A"][i], d["B"][i], d["top_a"][i], d["top_b"][i], S, tp, 0.2)
         vals.append([res["ami"], res["ari"]])
     lo, hi = np.nanpercentile(np.array(vals), [2.5, 97.5], axis=0)
     return {"ami": (lo[0], hi[0]), "ari": (lo[1], hi[1])}

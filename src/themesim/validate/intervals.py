@@ -26,8 +26,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import _best_two, score_arrays
-from themesim.metrics.distinctiveness import GAP_COLUMNS, _side_summary
+from themesim.metrics.coverage import best_two, score_arrays
+from themesim.metrics.distinctiveness import GAP_COLUMNS, side_summary
 from themesim.metrics.intervals import CI_METRICS, COUNT_METRICS, interval_table, metric_method
 from themesim.validate.core import (
     COVERAGE_FLOOR,
@@ -53,8 +53,8 @@ def estimates(S, theta: float = THETA, gamma: float = 0.15) -> np.ndarray:
     t = np.array([theta])
     sides = []
     for M in (S, S.T):
-        _, best, second = _best_two(M)
-        sides.append(_side_summary(best, best - second, t, "ge", gamma)[0])
+        _, best, second = best_two(M)
+        sides.append(side_summary(best, best - second, t, "ge", gamma)[0])
     gaps = dict(zip(GAP_COLUMNS, np.concatenate(sides), strict=True))
     return np.array(
         [float(np.asarray(s[m] if m in s else gaps[m]).reshape(-1)[0]) for m in CI_METRICS]
