@@ -21,7 +21,7 @@ from themesim.embed.device import (
     set_threads,
 )
 from themesim.embed.models import ModelSource, resolve_model
-from themesim.embed.passes import _encode_passes_float32, cpu_passes, device_passes, length_groups
+from themesim.embed.passes import cpu_passes, device_passes, encode_passes_float32, length_groups
 from themesim.embed.tokens import token_lengths, token_table, warn_truncated
 from themesim.embed.vectors import text_sha256
 from themesim.errors import InputError
@@ -104,7 +104,7 @@ def encode(
     if on_cpu:
         out = cpu_passes(model, texts, groups, rows, workers)
     elif prompt:
-        out = _encode_passes_float32(model, texts, groups, rows)
+        out = encode_passes_float32(model, texts, groups, rows)
     else:
         out = device_passes(model, texts, groups, rows, device, take)
     check_finite(out, texts, source.model, device, dtype)

@@ -144,7 +144,7 @@ def tokenised_inputs(model, texts: list[str], idx, rows: int, device: str) -> di
     return on_device
 
 
-def _encode_passes_float32(model, texts: list[str], groups, rows: int) -> np.ndarray:
+def encode_passes_float32(model, texts: list[str], groups, rows: int) -> np.ndarray:
     """model.encode's passes (it adds the model's prompt), renormalised in float32."""
     out = None
     for idx in groups:
