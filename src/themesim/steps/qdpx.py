@@ -69,9 +69,9 @@ def study_qdpx(
     from themesim.io.codings import SPAN_COLUMNS, Codings
     from themesim.io.qdpx_export import write_qdpx
     from themesim.io.themes import read_themes_parquet
-    from themesim.steps.segment_labels import _transcripts
+    from themesim.steps.segment_labels import load_transcripts
 
-    _segments, texts, offsets = _transcripts(segments_path, transcripts)
+    _segments, texts, offsets = load_transcripts(segments_path, transcripts)
     set_users = dict(users or {})  # `users` below is each set's list of coder indices
     span = {
         (t, int(s)): (int(a), int(b))

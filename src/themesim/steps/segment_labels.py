@@ -23,7 +23,7 @@ def _labels_frame(rows) -> pd.DataFrame:
     return df.sort_values(["transcript", "segment", "theme_id", "source"], kind="stable")
 
 
-def _transcripts(segments_path, transcripts):
+def load_transcripts(segments_path, transcripts):
     """The segments table, each transcript's plain text and each segment's span in it: the
     same for every set, so read once per job."""
     from themesim.io.spans import segment_offsets, transcript_texts
@@ -70,7 +70,7 @@ def method_segment_labels(
     """
     coded, levels, theme_embeddings = coded or {}, levels or {}, theme_embeddings or {}
     coder_kinds, llm_scores, users = coder_kinds or {}, llm_scores or {}, users or {}
-    shared = _transcripts(segments_path, transcripts)
+    shared = load_transcripts(segments_path, transcripts)
     for s in sets:
         _write_set_labels(
             shared,
