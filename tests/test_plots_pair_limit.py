@@ -224,7 +224,7 @@ def test_report_sections_above_the_limit_are_the_reference_comparisons(tmp_path)
     from helpers import write_thresholds
 
     from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
-    from themesim.report.views import _method_view
+    from themesim.report.views import method_view
 
     pairs = all_pairs(8)  # 28 comparisons, 7 of them the reference's
     rows = []
@@ -243,10 +243,10 @@ def test_report_sections_above_the_limit_are_the_reference_comparisons(tmp_path)
         "thresholds_csv": thresholds,
         "reference": "ref",
     }
-    full = _method_view("m", spec, tmp_path, tmp_path)
+    full = method_view("m", spec, tmp_path, tmp_path)
     assert len(full["comparisons"]) == 28 and full["limited"] is None
-    assert _method_view("m", spec | {"max_pair_panels": 28}, tmp_path, tmp_path) == full
-    view = _method_view("m", spec | {"max_pair_panels": 5}, tmp_path, tmp_path)
+    assert method_view("m", spec | {"max_pair_panels": 28}, tmp_path, tmp_path) == full
+    view = method_view("m", spec | {"max_pair_panels": 5}, tmp_path, tmp_path)
     assert [c["title"] for c in view["comparisons"]] == [f"ref vs s0{i}" for i in range(1, 6)]
     assert len(view["table_rows"]) == len(view["glance_rows"]) == 5
     assert view["limited"] == {"n": "28", "limit": 5, "shown": 5}

@@ -858,7 +858,7 @@ def test_a_wide_table_is_read_whole_not_fragmented(tmp_path):
     each report job warned (pandas PerformanceWarning) at its next insert."""
     import warnings
 
-    from themesim.report.tables import TEXT_COLUMNS, _read_table, _sorted_records
+    from themesim.report.tables import TEXT_COLUMNS, read_table, sorted_records
 
     cols = ["method", "set_a", "set_b", "threshold", *[f"m{i}" for i in range(160)]]
     row = ["m", "a", "b", "0.5", *(["1", "", "2.5"] * 54)[:160]]
@@ -866,8 +866,8 @@ def test_a_wide_table_is_read_whole_not_fragmented(tmp_path):
     path.write_text(",".join(cols) + "\n" + ",".join(row) + "\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        df = _read_table(path, "comparisons", cols[:4], TEXT_COLUMNS)
-        _sorted_records(df)
+        df = read_table(path, "comparisons", cols[:4], TEXT_COLUMNS)
+        sorted_records(df)
     assert list(df.columns) == cols and df["m0"].dtype == "int64" and np.isnan(df.loc[0, "m1"])
     assert df["m2"].dtype == "float64" and df["set_a"].tolist() == ["a"]
 
@@ -910,7 +910,7 @@ def test_the_segments_route_says_how_far_its_coder_agrees_with_the_analysts():
 
 
 def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
-    from themesim.report.cautions import _coder_cautions, _coder_checks
+    from themesim.report.cautions import _coder_cautions, coder_checks
 
     path = tmp_path / "coder_agreement.csv"
     pd.DataFrame(
@@ -927,7 +927,7 @@ def test_a_coder_below_moderate_agreement_is_a_caution(tmp_path):
     ).to_csv(path, index=False)
     spec = {"coder_agreement_csv": path}
     methods = {"tfidf": spec, "minilm": spec}
-    got = {c["title"]: c["text"] for c in _coder_cautions(_coder_checks(methods), methods)}
+    got = {c["title"]: c["text"] for c in _coder_cautions(coder_checks(methods), methods)}
     # 0.30: below moderate; 0.05: at chance; 0.54 (minilm): no caution
     assert set(got) == {
         "tfidf: the coder codes human below moderate (0.4)",

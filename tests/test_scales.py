@@ -116,7 +116,7 @@ def test_report_shows_the_decision_table(tmp_path):
     import pandas as pd
     from helpers import comparison_row, write_method
 
-    from themesim.report.views import _method_view
+    from themesim.report.views import method_view
 
     spec = write_method(tmp_path, "minilm", [comparison_row("minilm", "human", "llm", 0.5)])
     S = np.eye(4) * 0.5
@@ -127,14 +127,14 @@ def test_report_shows_the_decision_table(tmp_path):
     dc.insert(0, "method", "minilm")
     dc.to_csv(tmp_path / "decision_changes.csv", index=False)
     spec["decisions_csv"] = tmp_path / "decision_changes.csv"
-    view = _method_view("minilm", spec, tmp_path, tmp_path)
+    view = method_view("minilm", spec, tmp_path, tmp_path)
     (row,) = view["decisions"]["rows"]
     assert row[:7] == ["human", "llm", "0.500", "2.000", "1", "3", "0"]
     assert row[8] == "b:B; c:C; d:D"
     # A method without within-set matrices writes a header-only table: no section.
     pd.DataFrame(columns=dc.columns).to_csv(tmp_path / "empty.csv", index=False)
     spec["decisions_csv"] = tmp_path / "empty.csv"
-    assert _method_view("minilm", spec, tmp_path, tmp_path)["decisions"] is None
+    assert method_view("minilm", spec, tmp_path, tmp_path)["decisions"] is None
 
 
 # --- the size-aware cut (issue 23, item 7) ---------------------------------------------------

@@ -73,7 +73,7 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
 
 
 def test_the_report_names_the_tables_thresholds_and_scale(tmp_path):
-    from themesim.report.views import _method_view
+    from themesim.report.views import method_view
 
     spec = write_method(tmp_path, "m", [comparison_row("m", "h", "l", 0.6123456789)])
     write_thresholds(
@@ -83,7 +83,7 @@ def test_the_report_names_the_tables_thresholds_and_scale(tmp_path):
         scale="calibrated",
         sources=[FROM_CALIBRATION],
     )
-    view = _method_view("m", spec, tmp_path, tmp_path)
+    view = method_view("m", spec, tmp_path, tmp_path)
     assert view["thresholds"] == "0.612346 (calibrated)"
     assert view["scale"] == "calibrated P(match)" and view["clamp"] is False
     assert view["first_theta"] == 0.61234567891234567

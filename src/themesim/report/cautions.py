@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from themesim.report.format import fmt, fmt_int
-from themesim.report.overview import _names
+from themesim.report.overview import join_names
 from themesim.report.verdicts import CODER_TRUSTED
 
 CAUTIONS_NONE = (
@@ -17,7 +17,7 @@ CAUTIONS_NONE = (
 RAZA_ALMOST_ALL = 0.4  # share of all theme pairs at or above θ: the method matches nearly all
 
 
-def _cautions(methods: dict, method_views: list[dict], coder=None) -> list[dict]:
+def build_cautions(methods: dict, method_views: list[dict], coder=None) -> list[dict]:
     """Warnings where two signals disagree, each saying which figure to trust and why."""
     out = []
     for m in method_views:
@@ -35,7 +35,7 @@ def _cautions(methods: dict, method_views: list[dict], coder=None) -> list[dict]
                     {
                         "title": f"{m['name']}: every raw one-to-one match fails the within-set "
                         "z rule",
-                        "text": f"In {_names(comps)} (raw matches in brackets), every "
+                        "text": f"In {join_names(comps)} (raw matches in brackets), every "
                         f"Hungarian pair at or above raw θ {m['thresholds']} falls below z θ "
                         f"{z}: each pair is no more alike than the themes of one set are to "
                         "each other. Trust the within-set z decision (the raw-versus-z table "
@@ -75,7 +75,7 @@ def _almost_all(m: dict, flagged: list[dict], method_views: list[dict]) -> dict:
     who = "the judge" if m["kind"] == "llm_judge" else m["name"]
     return {
         "title": f"{m['name']} matches almost every pair of themes",
-        "text": f"{m['name']} calls {_names(shares[:4])}"
+        "text": f"{m['name']} calls {join_names(shares[:4])}"
         + (f" (and {len(shares) - 4} more comparisons)" if len(shares) > 4 else "")
         + " a match (Raza Jaccard above 0.4). A method that matches almost everything cannot "
         f"tell themes apart, so the Hungarian F1 of {who} counts the one-to-one assignment, "
@@ -101,7 +101,7 @@ def _isnan_float(x) -> bool:
 CODER_AT_CHANCE = 0.1  # pooled κ below it, or an interval reaching 0: no better than chance
 
 
-def _coder_checks(methods: dict):
+def coder_checks(methods: dict):
     """The overall rows of coder_agreement.csv that checked the coder against a human
     coding (method, set, pooled κ and its interval), or None without that table."""
     paths = {str(s.get("coder_agreement_csv")) for s in methods.values()} - {"None", ""}
@@ -115,7 +115,7 @@ def _coder_checks(methods: dict):
 
 
 def _coder_cautions(t, methods: dict) -> list[dict]:
-    """t: _coder_checks' rows (None without coder_agreement.csv)."""
+    """t: coder_checks' rows (None without coder_agreement.csv)."""
     if t is None:
         return []
     t = t[t["method"].isin(list(methods))]

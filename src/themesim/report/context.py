@@ -11,10 +11,10 @@ from pathlib import Path
 
 import yaml
 
-from themesim.report.cautions import CAUTIONS_NONE, _cautions, _coder_checks
-from themesim.report.format import DASH, _image, _relpath, fmt_int
+from themesim.report.cautions import CAUTIONS_NONE, build_cautions, coder_checks
+from themesim.report.format import DASH, fmt_int, image, relative_path
 from themesim.report.glossary import GLOSSARY
-from themesim.report.overview import _bound_summary, _overview
+from themesim.report.overview import bound_summary, overview_paragraph
 from themesim.report.views import (
     CEILING_GLANCE,
     CEILING_NOTE,
@@ -23,8 +23,8 @@ from themesim.report.views import (
     PARTNER_NOTE,
     THEME_EXTRA_HEADERS,
     THEME_HEADERS,
-    _method_view,
-    _side_by_side_table,
+    method_view,
+    side_by_side_table,
 )
 
 # Section headings, shared by both templates (tests check them).
@@ -65,10 +65,10 @@ def _plain(obj):
     return obj
 
 
-def _context(
+def build_context(
     study, methods, inputs, transcripts, provenance, config, html_dir: Path, md_dir: Path
 ) -> dict:
-    method_views = [_method_view(name, spec, html_dir, md_dir) for name, spec in methods.items()]
+    method_views = [method_view(name, spec, html_dir, md_dir) for name, spec in methods.items()]
     taken = {k.replace("_", "-") for k in HEADINGS}
     for m in method_views:
         m["anchor"] = _anchor(taken, "method", m["name"])
@@ -79,13 +79,13 @@ def _context(
     transcripts = transcripts or {}
     provenance = provenance or {}
     models = provenance.get("models") or {}
-    coder = _coder_checks(methods)  # read once: the cautions and the verdict sentences
+    coder = coder_checks(methods)  # read once: the cautions and the verdict sentences
     headline = {}
     for key in ("headline_csv", "headline_tex"):
         if study.get(key):
             headline[key] = {
-                "html": _relpath(Path(study[key]), html_dir),
-                "md": _relpath(Path(study[key]), md_dir),
+                "html": relative_path(Path(study[key]), html_dir),
+                "md": relative_path(Path(study[key]), md_dir),
             }
     return {
         "h": HEADINGS,
@@ -114,10 +114,10 @@ def _context(
             )
             if not ref
         ],
-        "bound_notes": _bound_summary(method_views),
+        "bound_notes": bound_summary(method_views),
         "limit_notes": [f"{m['name']}: {m['limits']}" for m in method_views if m["limits"]],
-        "overview": _overview(study, method_views, transcripts, config),
-        "cautions": _cautions(methods, method_views, coder),
+        "overview": overview_paragraph(study, method_views, transcripts, config),
+        "cautions": build_cautions(methods, method_views, coder),
         "cautions_none": CAUTIONS_NONE,
         # the paraphrase ceiling's entry only when it ran (its columns are shown then)
         "glossary": [
@@ -126,7 +126,7 @@ def _context(
         "ceiling_note": CEILING_NOTE if ceiling else "",
         "ran_on_notes": [m["ran_on_note"] for m in method_views if m["ran_on_note"]],
         "side_by_side_table": _split_side_by_side(
-            _side_by_side_table(method_views), study.get("reference")
+            side_by_side_table(method_views), study.get("reference")
         ),
         "method_headers": ["Comparison"] + [h for h, _ in METHOD_TABLE],
         "theme_headers": THEME_HEADERS + THEME_EXTRA_HEADERS,
@@ -143,8 +143,8 @@ def _context(
             ]
             for m in method_views
         ],
-        "side_by_side": _image(study.get("side_by_side_png"), html_dir, md_dir),
-        "intervals": _image(study.get("intervals_png"), html_dir, md_dir),
+        "side_by_side": image(study.get("side_by_side_png"), html_dir, md_dir),
+        "intervals": image(study.get("intervals_png"), html_dir, md_dir),
         "inputs": [
             [
                 str(i.get("path", "")),
@@ -237,14 +237,17 @@ def _verdicts_view(path, html_dir: Path, md_dir: Path, coder=None):
 
     view = verdict_view(path, coder=coder)
     if view is not None:
-        view["csv"] = {"html": _relpath(Path(path), html_dir), "md": _relpath(Path(path), md_dir)}
+        view["csv"] = {
+            "html": relative_path(Path(path), html_dir),
+            "md": relative_path(Path(path), md_dir),
+        }
     return view
 
 
 def _grounding_view(methods, html_dir: Path, md_dir: Path, withhold_text: bool = False):
     from themesim.report.grounding_section import grounding_view
 
-    view = grounding_view(methods, html_dir, md_dir, _image, withhold_text)
+    view = grounding_view(methods, html_dir, md_dir, image, withhold_text)
     if view is not None:
         flags = view.get("reference_rows") or [True] * len(view["rows"])
         # a row whose data figures are all missing (a method whose coder labels nothing)

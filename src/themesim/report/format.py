@@ -17,13 +17,13 @@ DASH = "–"  # shown for NaN / not applicable
 OP_SYMBOL = {"ge": ("≥", r"$\geq$"), "gt": (">", "$>$")}
 
 
-def _isnan(x) -> bool:
+def is_missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def fmt(x, digits: int = 3) -> str:
     """3 decimals; NaN/None as an en dash."""
-    if _isnan(x) or (isinstance(x, str) and not x.strip()):
+    if is_missing(x) or (isinstance(x, str) and not x.strip()):
         return DASH
     try:
         return f"{float(x):.{digits}f}"
@@ -32,7 +32,7 @@ def fmt(x, digits: int = 3) -> str:
 
 
 def fmt_int(x) -> str:
-    return DASH if _isnan(x) else str(int(x))
+    return DASH if is_missing(x) else str(int(x))
 
 
 def op_symbol(op: str) -> str:
@@ -45,12 +45,12 @@ def fmt_threshold(t, op: str | None = None, tex: bool = False) -> str:
     return f"{OP_SYMBOL[op][tex]} {t}" if op in OP_SYMBOL else t
 
 
-def _text(x) -> str:
-    return "" if _isnan(x) else str(x)
+def as_text(x) -> str:
+    return "" if is_missing(x) else str(x)
 
 
-def _label(theme_id, name) -> str:
-    theme_id, name = _text(theme_id).strip(), _text(name).strip()
+def theme_label(theme_id, name) -> str:
+    theme_id, name = as_text(theme_id).strip(), as_text(name).strip()
     if theme_id and name and not name.startswith(theme_id):
         return f"{theme_id} {name}"
     return name or theme_id or DASH
@@ -60,7 +60,7 @@ def _label(theme_id, name) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()!~#])")
 
 
-def _md_text(value) -> str:
+def md_text(value) -> str:
     """User text in Markdown: no raw HTML, no link, emphasis or code syntax gets through."""
     text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", text)
@@ -68,15 +68,15 @@ def _md_text(value) -> str:
 
 def _md_cell(value) -> str:
     """A Markdown table cell: pipes escaped, line breaks flattened."""
-    return re.sub(r"\s*\n\s*", " ", _md_text(value)).replace("|", r"\|")
+    return re.sub(r"\s*\n\s*", " ", md_text(value)).replace("|", r"\|")
 
 
 # Cells to right-align: "0.667", "≥ 0.5", "12 / 9", "0.61–0.78", "–".
-_NUMERIC = re.compile(r"^(?:[≥>] )?-?\d+(?:\.\d+)?(?:(?: / |–)-?\d+(?:\.\d+)?)?$|^–$")
+NUMERIC = re.compile(r"^(?:[≥>] )?-?\d+(?:\.\d+)?(?:(?: / |–)-?\d+(?:\.\d+)?)?$|^–$")
 _URL_SCHEME = re.compile(r"(?i)\b(https?|ftp|wss?)://")
 
 
-def _defang_urls(html: str) -> str:
+def defang_urls(html: str) -> str:
     # Keep the HTML free of any literal URL (self-contained, offline-safe):
     # the colon becomes an entity, so readers still see e.g. "https://…" as text.
     return _URL_SCHEME.sub(lambda m: f"{m.group(1)}&#58;//", html)
@@ -134,7 +134,7 @@ def _compact_png(data: bytes, max_width: int | None = None) -> bytes:
     return small if len(small) < len(data) else data
 
 
-def _image(
+def image(
     path, html_dir: Path, md_dir: Path, embed: bool = True, max_width: int | None = None
 ) -> dict | None:
     """A figure as data URI (HTML) and relative path (Markdown); None if not produced.
@@ -161,12 +161,12 @@ def _image(
         data_uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
     return {
         "data_uri": data_uri,
-        "rel_md": _relpath(p, md_dir),
-        "rel_html": _relpath(p, html_dir),
+        "rel_md": relative_path(p, md_dir),
+        "rel_html": relative_path(p, html_dir),
     }
 
 
-def _relpath(p: Path, start: Path) -> str:
+def relative_path(p: Path, start: Path) -> str:
     try:
         rel = os.path.relpath(p.resolve(), start.resolve())
     except ValueError:  # other drive on Windows
@@ -174,19 +174,19 @@ def _relpath(p: Path, start: Path) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _md_table(headers: Sequence, rows: Sequence[Sequence]) -> str:
+def md_table(headers: Sequence, rows: Sequence[Sequence]) -> str:
     """A GitHub-flavoured Markdown table (no trailing newline)."""
     lines = ["| " + " | ".join(_md_cell(h) for h in headers) + " |", "|" + " --- |" * len(headers)]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
-def _md_fence(text: str, lang: str = "") -> str:
+def md_fence(text: str, lang: str = "") -> str:
     """A fenced code block whose fence is longer than any backtick run inside."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{text.rstrip(chr(10))}\n{fence}"
 
 
-def _md_link_target(rel: str) -> str:
+def md_link_target(rel: str) -> str:
     return f"<{rel}>" if re.search(r"[\s()<>]", rel) else rel

@@ -10,14 +10,14 @@ import pandas as pd
 
 from themesim.io.files import atomic_path
 from themesim.metrics.registry import AT_A_GLANCE
-from themesim.report.format import _isnan, fmt_threshold
+from themesim.report.format import fmt_threshold, is_missing
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
     TEXT_COLUMNS,
-    _only_method,
-    _read_table,
-    _sorted_records,
-    _write,
+    only_method,
+    read_table,
+    sorted_records,
+    write_text,
 )
 
 # The equivalence verdict against the reference group's first other analyst
@@ -78,21 +78,21 @@ def verdict_frame(
 
     comps, tabs = {}, {}
     for method, path in comparisons.items():
-        comp = _read_table(
+        comp = read_table(
             path, f"comparisons CSV of method {method!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
         )
-        comps[method] = _only_method(comp, method, path, "comparisons CSV")
+        comps[method] = only_method(comp, method, path, "comparisons CSV")
         tpath = themes.get(method)
         if tpath is not None:
-            th = _read_table(
+            th = read_table(
                 tpath, f"themes CSV of method {method!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
             )
-            tabs[method] = _only_method(th, method, tpath, "themes CSV")
+            tabs[method] = only_method(th, method, tpath, "themes CSV")
     segments = {}
     for method, path in (grounding_pairs or {}).items():
         what = f"grounding pairs CSV of method {method!r}"
-        table = _read_table(path, what, GROUNDING_PAIRS, GROUNDING_PAIRS[:-1])
-        segments[method] = _only_method(table, method, path, "grounding pairs CSV")
+        table = read_table(path, what, GROUNDING_PAIRS, GROUNDING_PAIRS[:-1])
+        segments[method] = only_method(table, method, path, "grounding pairs CSV")
     return verdict_table(
         comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
         margin_from=margin_from, generators=generators, segments=segments,
@@ -140,13 +140,13 @@ def headline_frame(
 
     frames, columns = [], list(HEADLINE_COLUMNS)
     for method, path in comparisons.items():
-        comp = _read_table(
+        comp = read_table(
             path, f"comparisons CSV of method {method!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
         )
-        comp = _only_method(comp, method, path, "comparisons CSV")
+        comp = only_method(comp, method, path, "comparisons CSV")
         if all(c in comp.columns for c in CEILING_COLUMNS) and CEILING_COLUMNS[0] not in columns:
             columns += CEILING_COLUMNS
-        frames.append(pd.DataFrame(_sorted_records(comp), columns=list(comp.columns)))
+        frames.append(pd.DataFrame(sorted_records(comp), columns=list(comp.columns)))
     if not frames:
         return pd.DataFrame(columns=columns)
     # Without bootstrap, null model or ceiling their columns are absent: NaN, never made up.
@@ -177,21 +177,21 @@ def tex_escape(text) -> str:
 
 
 def _tex_num(x) -> str:
-    return "--" if _isnan(x) else f"{float(x):.3f}"
+    return "--" if is_missing(x) else f"{float(x):.3f}"
 
 
 def _tex_signed(x) -> str:
     """A number that may be negative, in math mode (a minus sign, not a hyphen)."""
-    return "--" if _isnan(x) else f"${float(x):.3f}$"
+    return "--" if is_missing(x) else f"${float(x):.3f}$"
 
 
 def _tex_bracket(lo, hi) -> str:
     """[lo, hi] of a signed quantity: a dash between negative ends would read as a minus."""
-    return "--" if _isnan(lo) or _isnan(hi) else f"$[{float(lo):.3f}, {float(hi):.3f}]$"
+    return "--" if is_missing(lo) or is_missing(hi) else f"$[{float(lo):.3f}, {float(hi):.3f}]$"
 
 
 def _tex_range(lo, hi) -> str:
-    return "--" if _isnan(lo) or _isnan(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
+    return "--" if is_missing(lo) or is_missing(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
 
 
 def headline_tex(df: pd.DataFrame, notes=()) -> str:
@@ -241,7 +241,7 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
         if previous is not None and method != previous:
             lines.append(r"\addlinespace")
         q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
-        iqr = "--" if _isnan(q1) or _isnan(q3) else f"{_tex_num(q1)}--{_tex_num(q3)}"
+        iqr = "--" if is_missing(q1) or is_missing(q3) else f"{_tex_num(q1)}--{_tex_num(q3)}"
         cells = [
             tex_escape(method) if method != previous else "",
             tex_escape(f"{r['set_a']} vs {r['set_b']}"),
@@ -260,7 +260,7 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
             pct = r["matched_sim_pct_of_ceiling"]
             cells += [
                 _tex_num(r["ceiling_median"]),
-                "--" if _isnan(pct) else f"{float(pct):.1f}",
+                "--" if is_missing(pct) else f"{float(pct):.1f}",
                 _tex_num(r["normalised_alignment"]),
             ]
         if verdicts:
@@ -286,4 +286,4 @@ def write_headline(df: pd.DataFrame, *, out_csv, out_tex, notes=()) -> None:
     out_csv, out_tex = Path(out_csv), Path(out_tex)
     with atomic_path(out_csv) as tmp:
         df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
-    _write(out_tex, headline_tex(df, notes))
+    write_text(out_tex, headline_tex(df, notes))

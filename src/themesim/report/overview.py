@@ -6,15 +6,15 @@ from __future__ import annotations
 from themesim.report.format import fmt, fmt_int
 
 
-def _bound_summary(method_views: list[dict]) -> list[str]:
+def bound_summary(method_views: list[dict]) -> list[str]:
     """One note for every glance row whose interval is marked "(most possible)": the bound
     each pair of set sizes allows."""
-    from themesim.report.views import _bound_note, f1_bound
+    from themesim.report.views import bound_note, f1_bound
 
     sizes = {}
     for m in method_views:
         for r in m["records"]:
-            if _bound_note(r):
+            if bound_note(r):
                 n_a, n_b = int(r["n_a"]), int(r["n_b"])
                 sizes[(n_a, n_b)] = f1_bound(n_a, n_b)
     if not sizes:
@@ -39,14 +39,16 @@ def _n_themes(method_views) -> dict:
     return sizes
 
 
-def _names(items) -> str:
+def join_names(items) -> str:
     items = list(items)
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _overview(study: dict, method_views: list[dict], transcripts: dict | None, config) -> str:
+def overview_paragraph(
+    study: dict, method_views: list[dict], transcripts: dict | None, config
+) -> str:
     """One paragraph, in plain words: what was compared with what, and how."""
     config = config or {}
     reference = study.get("reference") or ""
@@ -56,28 +58,28 @@ def _overview(study: dict, method_views: list[dict], transcripts: dict | None, c
     if reference and reference in sizes:
         parts.append(
             f"This report compares {len(sizes)} theme sets of the same interviews: the "
-            f"reference {reference} ({sizes[reference]} themes) with {_names(others)}."
+            f"reference {reference} ({sizes[reference]} themes) with {join_names(others)}."
         )
     elif sizes:
-        parts.append(f"This report compares {len(sizes)} theme sets: {_names(list(sizes))}.")
+        parts.append(f"This report compares {len(sizes)} theme sets: {join_names(list(sizes))}.")
     group = [str(g) for g in config.get("reference_group") or []]
     if len(group) > 1:
         parts.append(
-            f"{_names(group)} are analysts' sets of the same data (the reference group): how "
+            f"{join_names(group)} are analysts' sets of the same data (the reference group): how "
             "closely they agree with each other is the yardstick the verdicts hold every other "
             "set to."
         )
     runs = {str(k): list(v) for k, v in (config.get("run_groups") or {}).items()}
     for name, members in runs.items():
         parts.append(
-            f"{_names([str(x) for x in members])} are repeated runs of one process "
+            f"{join_names([str(x) for x in members])} are repeated runs of one process "
             f"(run group {name})."
         )
     by_kind: dict[str, list[str]] = {}
     for m in method_views:
         by_kind.setdefault(m["kind_text"] or m["kind"] or "scores", []).append(m["name"])
     if by_kind:
-        how = "; ".join(f"{_names(names)}: {text}" for text, names in by_kind.items())
+        how = "; ".join(f"{join_names(names)}: {text}" for text, names in by_kind.items())
         parts.append(
             f"Each method scores every theme of one set against every theme of the other "
             f"({how}), and a pair of themes matches when its score reaches the method's "

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import jinja2
 
-from themesim.report.context import _context
+from themesim.report.context import build_context
 from themesim.report.format import (
-    _NUMERIC,
-    _defang_urls,
-    _md_fence,
-    _md_link_target,
-    _md_table,
-    _md_text,
+    NUMERIC,
+    defang_urls,
+    md_fence,
+    md_link_target,
+    md_table,
+    md_text,
 )
 from themesim.report.glossary import term_key
-from themesim.report.tables import _write
+from themesim.report.tables import write_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -36,12 +36,12 @@ def _env(autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters["mdtext"] = _md_text
-    env.globals["md_table"] = _md_table
-    env.globals["md_fence"] = _md_fence
-    env.filters["mdlink"] = _md_link_target
+    env.filters["mdtext"] = md_text
+    env.globals["md_table"] = md_table
+    env.globals["md_fence"] = md_fence
+    env.filters["mdlink"] = md_link_target
     env.globals["term"] = term_key
-    env.tests["numeric"] = lambda v: bool(_NUMERIC.fullmatch(str(v)))
+    env.tests["numeric"] = lambda v: bool(NUMERIC.fullmatch(str(v)))
     return env
 
 
@@ -62,10 +62,10 @@ def write_report(
     themes CSV is missing; missing figures are noted in the report instead.
     """
     out_html, out_md = Path(out_html), Path(out_md)
-    ctx = _context(
+    ctx = build_context(
         study, methods, inputs, transcripts, provenance, config, out_html.parent, out_md.parent
     )
     html = _env(autoescape=True).get_template("summary.html.j2").render(**ctx)
     md = _env(autoescape=False).get_template("summary.md.j2").render(**ctx)
-    _write(out_html, _defang_urls(html))
-    _write(out_md, md)
+    write_text(out_html, defang_urls(html))
+    write_text(out_md, md)

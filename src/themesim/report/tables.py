@@ -27,7 +27,7 @@ def _need_file(path, what: str) -> Path:
     return p
 
 
-def _read_table(
+def read_table(
     path, what: str, columns: Sequence[str], text_columns: Sequence[str]
 ) -> pd.DataFrame:
     p = _need_file(path, what)
@@ -53,7 +53,7 @@ def _read_table(
     )
 
 
-def _only_method(df: pd.DataFrame, method: str, path, what: str) -> pd.DataFrame:
+def only_method(df: pd.DataFrame, method: str, path, what: str) -> pd.DataFrame:
     """Keep the method's rows: a table of another method must never be mixed in."""
     if "method" not in df.columns or df.empty:
         return df
@@ -68,13 +68,13 @@ def _only_method(df: pd.DataFrame, method: str, path, what: str) -> pd.DataFrame
     return mine
 
 
-def _comparisons(df: pd.DataFrame) -> list[tuple[str, str]]:
+def comparison_pairs(df: pd.DataFrame) -> list[tuple[str, str]]:
     return list(dict.fromkeys(zip(df["set_a"], df["set_b"], strict=True)))
 
 
-def _sorted_records(comp: pd.DataFrame) -> list[dict]:
+def sorted_records(comp: pd.DataFrame) -> list[dict]:
     """Rows in order of first appearance of each comparison, then by threshold."""
-    order = {c: i for i, c in enumerate(_comparisons(comp))}
+    order = {c: i for i, c in enumerate(comparison_pairs(comp))}
     comp = comp.assign(_order=[order[k] for k in zip(comp["set_a"], comp["set_b"], strict=True)])
     return (
         comp.sort_values(["_order", "threshold"], kind="stable")
@@ -83,6 +83,6 @@ def _sorted_records(comp: pd.DataFrame) -> list[dict]:
     )
 
 
-def _write(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)

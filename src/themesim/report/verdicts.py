@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.report.format import _isnan, _text, fmt, fmt_int, fmt_threshold
+from themesim.report.format import as_text, fmt, fmt_int, fmt_threshold, is_missing
 
 VERDICT_TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "role", "second_analyst", "metric")
 VERDICT_TEXT_COLUMNS += ("verdict", "ci_method", "evidence", "margin_source", "generator_runs")
@@ -16,7 +16,7 @@ VERDICT_TEXT_COLUMNS += ("covers", "leads", "settle_verdict")
 
 
 def _interval(lo, hi) -> str:
-    return "" if _isnan(lo) or _isnan(hi) else f", 95 % CI {fmt(lo)}–{fmt(hi)}"
+    return "" if is_missing(lo) or is_missing(hi) else f", 95 % CI {fmt(lo)}–{fmt(hi)}"
 
 
 # pooled κ of the coder against an analyst's own coding below which the segments route is
@@ -79,17 +79,17 @@ def generator_sentence(r) -> str:
     analysts = f"{fmt_int(r['n_analysts'])} analysts ({r['set_a']}, {r['second_analyst']})"
     head = f"{who} against {analysts}"
     evidence = f"Evidence at θ {fmt_threshold(r['threshold'], r['op'])}: {route}."
-    if not _text(r["verdict"]):
-        why = _text(r.get("withheld", "")) or "a comparison it needs was not made by this method"
+    if not as_text(r["verdict"]):
+        why = as_text(r.get("withheld", "")) or "a comparison it needs was not made by this method"
         return f"{head}: no verdict, {why}. {evidence}"
     spread = [f"generator {fmt(r['agreement'])}, human–human {fmt(r['human_human'])}"]
-    if not _isnan(r["run_sd"]):
+    if not is_missing(r["run_sd"]):
         spread.append(f"run-to-run SD {fmt(r['run_sd'])}")
-    if not _isnan(r["analyst_sd"]):
+    if not is_missing(r["analyst_sd"]):
         spread.append(f"analyst-to-analyst SD {fmt(r['analyst_sd'])}")
     margin = _margin(r)
     outcome = _outcome(r)
-    if _text(r.get("withheld", "")):
+    if as_text(r.get("withheld", "")):
         outcome = f"inconclusive: the word is withheld ({r['withheld']})"
     return (
         f"{_difference(r)}, {head}: {outcome}.{_settle(r)} {evidence} The interval covers "
@@ -101,7 +101,7 @@ def _margin(r) -> str:
     """Where the row's margin comes from, with the analysts' own spread where it is known."""
     spread, low = r.get("margin_analysts", float("nan")), r.get("margin_analysts_low", float("nan"))
     level = f"{(1 - float(r['alpha'])) * 100:g} %"
-    if _text(r["margin_source"]) == "analysts":
+    if as_text(r["margin_source"]) == "analysts":
         text = (
             f"margin ±{fmt(r['margin'])}: the lower {level} bound of the analysts' own spread "
             f"(estimated {fmt(spread)} over {fmt_int(r['n_analysts'])} analysts)"
@@ -113,20 +113,20 @@ def _margin(r) -> str:
             )
         return text
     text = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
-    if not _isnan(spread):
+    if not is_missing(spread):
         text += f" (the analysts' own spread: {fmt(spread)}, lower {level} bound {fmt(low)})"
     return text
 
 
 def _settle(r) -> str:
     """What would settle an open verdict (metrics.crossed.settle), or ''."""
-    aim = _text(r.get("settle_verdict", ""))
+    aim = as_text(r.get("settle_verdict", ""))
     if not aim:
         return ""
     ways = []
-    if not _isnan(r["settle_themes"]):
+    if not is_missing(r["settle_themes"]):
         ways.append(f"about {fmt_int(r['settle_themes'])} reference themes per analyst")
-    if not _isnan(r["settle_runs"]):
+    if not is_missing(r["settle_runs"]):
         ways.append(f"about {fmt_int(r['settle_runs'])} runs")
     if not ways:
         return f" No number of themes or of runs alone would make it {aim} at this difference."
@@ -135,7 +135,7 @@ def _settle(r) -> str:
 
 def verdict_sentence(r) -> str:
     """The sentence of one row of verdicts.csv."""
-    if _text(r.get("role", "")) == "generator":
+    if as_text(r.get("role", "")) == "generator":
         return generator_sentence(r)
     head = (
         f"θ {fmt_threshold(r['threshold'], r['op'])}: {r['set_b']} matches "
@@ -143,12 +143,12 @@ def verdict_sentence(r) -> str:
         f"({fmt(r['agreement'])}{_interval(r['agreement_ci_low'], r['agreement_ci_high'])}; "
         f"Hungarian F1 {fmt(r['hungarian_f1'])})"
     )
-    analyst = _text(r["second_analyst"])
+    analyst = as_text(r["second_analyst"])
     if not analyst:
         if r["role"] != "compared":
             return f"{head}; {r['set_b']} is a second analyst of the reference group."
         return f"{head}."
-    if _isnan(r["human_human"]):
+    if is_missing(r["human_human"]):
         return (
             f"{head}; this method did not compare {r['set_a']} with the second analyst "
             f"{analyst} (its comparisons: setting), so there is no verdict."
@@ -157,7 +157,7 @@ def verdict_sentence(r) -> str:
         f"the second analyst {analyst} matches {fmt_int(r['human_n_matched'])} "
         f"({fmt(r['human_human'])}{_interval(r['human_human_ci_low'], r['human_human_ci_high'])})"
     )
-    if not _text(r["verdict"]):
+    if not as_text(r["verdict"]):
         return f"{head}; {human}; no paired difference: a comparison has no per-theme rows."
     return f"{_difference(r)}: {_outcome(r)}. {head}; {human}."
 
@@ -166,7 +166,7 @@ def coder_note(r, coder) -> str:
     """For a segments-route row: how far the automatic coder agrees with the analysts' own
     coding (coder_agreement.csv's checked overall rows), and, below CODER_TRUSTED on any
     of them, that this κ measures the coder as much as the themes. '' for other routes."""
-    if r.get("evidence") != "segments" or not _text(r.get("verdict", "")):
+    if r.get("evidence") != "segments" or not as_text(r.get("verdict", "")):
         return ""
     sets = [r["set_a"]] + [s.strip() for s in str(r["second_analyst"]).split(",") if s.strip()]
     mine = None if coder is None else coder[coder["method"] == r["method"]]
@@ -179,7 +179,7 @@ def coder_note(r, coder) -> str:
 
     def one(x) -> str:
         lo, hi = x.get("pooled_kappa_ci_low"), x.get("pooled_kappa_ci_high")
-        ci = "" if _isnan(lo) or _isnan(hi) else f" [{fmt(lo)}, {fmt(hi)}]"
+        ci = "" if is_missing(lo) or is_missing(hi) else f" [{fmt(lo)}, {fmt(hi)}]"
         return f"{x['set']} {fmt(x['pooled_kappa'])}{ci}"
 
     each = ", ".join(one(x) for x in mine.to_dict("records"))
@@ -231,6 +231,6 @@ def verdict_view(path, coder=None) -> dict | None:
 def read_verdicts(path) -> pd.DataFrame:
     """verdicts.csv with its text columns as text (theme set names like "NA" stay names)."""
     from themesim.metrics.equivalence import VERDICT_COLUMNS
-    from themesim.report.tables import _read_table
+    from themesim.report.tables import read_table
 
-    return _read_table(path, "verdicts CSV", VERDICT_COLUMNS, VERDICT_TEXT_COLUMNS)
+    return read_table(path, "verdicts CSV", VERDICT_COLUMNS, VERDICT_TEXT_COLUMNS)

@@ -16,15 +16,15 @@ from themesim.metrics.thresholds import read_thresholds
 from themesim.report.figures import METHOD_FIGURES, SWEEP
 from themesim.report.format import (
     DASH,
-    _image,
-    _isnan,
-    _label,
-    _relpath,
-    _text,
+    as_text,
     fmt,
     fmt_int,
     fmt_threshold,
+    image,
+    is_missing,
     op_symbol,
+    relative_path,
+    theme_label,
 )
 from themesim.report.glossary import Header
 from themesim.report.pair_limit import over_limit, shown_pairs
@@ -33,10 +33,10 @@ from themesim.report.tables import (
     TEXT_COLUMNS,
     THEME_COLUMNS,
     THEME_TEXT_COLUMNS,
-    _comparisons,
-    _only_method,
-    _read_table,
-    _sorted_records,
+    comparison_pairs,
+    only_method,
+    read_table,
+    sorted_records,
 )
 from themesim.report.textblock import format_text_block
 
@@ -123,14 +123,14 @@ RUNS_TABLE = [
 
 def _glance_row(method: str, r: Mapping) -> list[str]:
     q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
-    iqr = DASH if _isnan(q1) or _isnan(q3) else f"{fmt(q1)}–{fmt(q3)}"
+    iqr = DASH if is_missing(q1) or is_missing(q3) else f"{fmt(q1)}–{fmt(q3)}"
     return [
         method,
         f"{r['set_a']} vs {r['set_b']}",
         r["theta"],
         fmt(r["hungarian_f1"]),
         _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high"))
-        + (" (most possible)" if _bound_note(r) and _has_interval(r) else ""),
+        + (" (most possible)" if bound_note(r) and _has_interval(r) else ""),
         fmt(r["f1"]),
         fmt(r["matched_sim_median"]),
         iqr,
@@ -147,11 +147,11 @@ def _ceiling_cells(r: Mapping) -> list[str]:
 
 
 def _interval(lo, hi) -> str:
-    return DASH if _isnan(lo) or _isnan(hi) else f"{fmt(lo)}–{fmt(hi)}"
+    return DASH if is_missing(lo) or is_missing(hi) else f"{fmt(lo)}–{fmt(hi)}"
 
 
 def _has_interval(r: Mapping) -> bool:
-    return not _isnan(r.get("hungarian_f1_ci_high"))
+    return not is_missing(r.get("hungarian_f1_ci_high"))
 
 
 def f1_bound(n_a, n_b) -> float:
@@ -160,20 +160,20 @@ def f1_bound(n_a, n_b) -> float:
     return 2 * min(n_a, n_b) / (n_a + n_b) if n_a + n_b else float("nan")
 
 
-def _bound_note(r: Mapping) -> str:
+def bound_note(r: Mapping) -> str:
     """'' or the sentence saying that the row's Hungarian F1 interval (or the F1 itself) meets
     the most the set sizes allow, below 1 when the sets differ in size."""
     try:
         most = f1_bound(r["n_a"], r["n_b"])
     except (TypeError, ValueError, KeyError):
         return ""
-    if _isnan(most) or most >= 1 - 1e-9:
+    if is_missing(most) or most >= 1 - 1e-9:
         return ""
     hi = r.get("hungarian_f1_ci_high")
-    top = r["hungarian_f1"] if _isnan(hi) else hi
-    if _isnan(top) or abs(float(top) - most) > 5e-4:
+    top = r["hungarian_f1"] if is_missing(hi) else hi
+    if is_missing(top) or abs(float(top) - most) > 5e-4:
         return ""
-    what = "its interval reaches" if not _isnan(hi) else "it is"
+    what = "its interval reaches" if not is_missing(hi) else "it is"
     return (
         f"{r['set_a']} vs {r['set_b']} ({r['theta']}): "
         f"{fmt(most)} is the most Hungarian F1 possible for {fmt_int(r['n_a'])} against "
@@ -200,12 +200,12 @@ def _method_row(r: Mapping) -> list[str]:
 def _theme_rows(themes: pd.DataFrame, side: str) -> list[list[str]]:
     rows = []
     for r in themes[themes["side"] == side].to_dict("records"):
-        partner = _label(r["hungarian_partner_id"], r["hungarian_partner_name"])
-        category = _text(r.get("category")).strip()
+        partner = theme_label(r["hungarian_partner_id"], r["hungarian_partner_name"])
+        category = as_text(r.get("category")).strip()
         rows.append(
             [
-                _label(r["theme_id"], r["theme_name"]),
-                _label(r["best_match_id"], r["best_match_name"]),
+                theme_label(r["theme_id"], r["theme_name"]),
+                theme_label(r["best_match_id"], r["best_match_name"]),
                 fmt(r["best_similarity"]),
                 fmt(r["second_similarity"]),
                 partner,
@@ -231,7 +231,9 @@ def _threshold_changes(sweep: pd.DataFrame | None, rows: list[dict]) -> dict:
         finite = v[~pd.isna(v)]
         best = float(finite.max()) if finite.size else float("nan")
         # Largest θ still at the maximum; smallest θ from which the metric stays at 0.
-        at_max = [x for x, y in zip(t, v, strict=True) if not _isnan(best) and y >= best - 1e-12]
+        at_max = [
+            x for x, y in zip(t, v, strict=True) if not is_missing(best) and y >= best - 1e-12
+        ]
         nonzero = [x for x, y in zip(t, v, strict=True) if not (y == 0)]
         zero_from = [x for x in t if not nonzero or x > max(nonzero)]
         out.append(
@@ -252,14 +254,14 @@ def _optional_table(path, what: str, method: str, spec: list[tuple[str, str]], t
     """Rows of an optional per-method CSV (sets.csv, runs.csv); None when not produced."""
     if path is None or str(path) == "" or not Path(path).is_file():
         return None
-    df = _read_table(path, what, [c for _, c in spec], text_cols)
-    df = _only_method(df, method, path, what)
+    df = read_table(path, what, [c for _, c in spec], text_cols)
+    df = only_method(df, method, path, what)
     rows = []
     for r in df.to_dict("records"):
         cells = []
         for _, col in spec:
             if col in text_cols:
-                cells.append(_text(r[col]))
+                cells.append(as_text(r[col]))
             elif col.startswith("n_"):
                 cells.append(fmt_int(r[col]))
             else:
@@ -273,7 +275,7 @@ def _figures(spec: Mapping, html_dir: Path, md_dir: Path, place: str) -> list[di
     where the method has none) and words."""
     return [
         {
-            "img": _image(spec.get(f.key), html_dir, md_dir),
+            "img": image(spec.get(f.key), html_dir, md_dir),
             "title": f.title,
             "alt": f.alt,
             "caption": f.caption,
@@ -284,32 +286,32 @@ def _figures(spec: Mapping, html_dir: Path, md_dir: Path, place: str) -> list[di
     ]
 
 
-def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
+def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
     comp_path = spec.get("comparisons_csv")
     themes_path = spec.get("themes_csv")
-    comp = _read_table(
+    comp = read_table(
         comp_path, f"comparisons CSV of method {name!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
     )
-    comp = _only_method(comp, name, comp_path, "comparisons CSV")
-    themes = _read_table(
+    comp = only_method(comp, name, comp_path, "comparisons CSV")
+    themes = read_table(
         themes_path, f"themes CSV of method {name!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
     )
-    themes = _only_method(themes, name, themes_path, "themes CSV")
+    themes = only_method(themes, name, themes_path, "themes CSV")
     sweep = None
     sweep_path = spec.get("sweep_csv")
     if sweep_path and Path(sweep_path).is_file():
-        sweep = _read_table(
+        sweep = read_table(
             sweep_path, f"sweep CSV of method {name!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
         )
-        sweep = _only_method(sweep, name, sweep_path, "sweep CSV")
+        sweep = only_method(sweep, name, sweep_path, "sweep CSV")
 
-    records = _sorted_records(comp)
+    records = sorted_records(comp)
     for r in records:  # each row's θ as every part of the report shows it
         r["theta"] = fmt_threshold(r["threshold"], r.get("op"))
     heatmaps = spec.get("heatmaps") or {}
 
     # plots.max_pair_panels: above it a section (and table rows) for the reference's only.
-    pairs, shown_records = _comparisons(comp), records
+    pairs, shown_records = comparison_pairs(comp), records
     limit, limited = spec.get("max_pair_panels"), None
     if over_limit(len(pairs), limit):
         limited = {"n": f"{len(pairs):,}", "limit": limit}
@@ -336,7 +338,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
                 "set_b": set_b,
                 "title": f"{set_a} vs {set_b}",
                 "is_reference": embed,
-                "bound_notes": [n for n in map(_bound_note, rows) if n],
+                "bound_notes": [n for n in map(bound_note, rows) if n],
                 "blocks": [
                     {
                         "threshold": r["theta"],
@@ -344,7 +346,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
                     }
                     for r in rows
                 ],
-                "heatmap": _image(
+                "heatmap": image(
                     heatmaps.get(f"{set_a}__vs__{set_b}"), html_dir, md_dir, embed=embed
                 ),
                 "themes_a": _theme_rows(mine, "a"),
@@ -391,7 +393,7 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "kind_text": KIND_TEXT.get(spec.get("kind") or "", ""),
         "limits": KIND_LIMITS.get(spec.get("kind") or "", ""),
         "glance_reference": [not reference or r["set_a"] == reference for r in shown_records],
-        "bound_notes": [n for n in map(_bound_note, shown_records) if n],
+        "bound_notes": [n for n in map(bound_note, shown_records) if n],
         "clamp": resolved.clamp,
         "op": op,
         "op_text": f"a pair matches when S {op_symbol(op)} θ",
@@ -408,13 +410,13 @@ def _method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict
         "ceiling_cells": [_ceiling_cells(r) for r in shown_records],
         "comparisons": comparisons,
         "limited": limited,
-        "comparisons_csv_html": _relpath(Path(comp_path), html_dir),
-        "comparisons_csv_md": _relpath(Path(comp_path), md_dir),
+        "comparisons_csv_html": relative_path(Path(comp_path), html_dir),
+        "comparisons_csv_md": relative_path(Path(comp_path), md_dir),
         # each figure's words from report/figures.py, by where the templates show it
         "figures": _figures(spec, html_dir, md_dir, "figures"),
         "run_consistency": _figures(spec, html_dir, md_dir, "runs")[0],
         # plots.max_pair_heatmaps exceeded: every pair at a glance instead of per-pair heatmaps
-        "pairs_overview": _image(spec.get("pairs_overview_png"), html_dir, md_dir),
+        "pairs_overview": image(spec.get("pairs_overview_png"), html_dir, md_dir),
         "sets": sets,
         "runs": runs,
         "runs_score": runs_score,
@@ -458,7 +460,7 @@ def scale_text(kind, scale: str) -> str:
     }.get(kind or "", "cosine")
 
 
-def _side_by_side_table(views: list[dict]) -> dict:
+def side_by_side_table(views: list[dict]) -> dict:
     """Rows = comparisons, columns = methods: Hungarian F1 at each method's first θ."""
     comps = list(dict.fromkeys((c["set_a"], c["set_b"]) for m in views for c in m["comparisons"]))
     headers = ["Comparison"]
