@@ -90,7 +90,7 @@ def summarise(path: Path, out: Path | None) -> None:
     rows = []
     for x in grid:
         d = V.Design(**{k: x[k] for k in V.Design.__dataclass_fields__})
-        rows += V._rows(d, x["route"], x)
+        rows += V.design_rows(d, x["route"], x)
     summary = summary_frame(rows)
     if out:
         out.mkdir(parents=True, exist_ok=True)

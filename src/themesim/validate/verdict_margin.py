@@ -23,10 +23,10 @@ from themesim.validate.verdicts import (
     AREA,
     ROUTES,
     Design,
-    _sd_domain,
-    _solve,
     random_factors,
+    sd_domain,
     simulate,
+    solve,
 )
 
 # Written before the verdict read its margin from the analysts on any of them: 3-5
@@ -49,8 +49,8 @@ def true_margin(d: Design, route: str) -> float:
 
     rand = random_factors(d)
     var_h = 1 + d.sd_theme**2 + d.sd_analyst**2 + d.sd_reference**2
-    var_h += _sd_domain(d) ** 2 if rand["domains"] else 0.0
-    mu = _solve(d.p_h, np.zeros(1), var_h, route)
+    var_h += sd_domain(d) ** 2 if rand["domains"] else 0.0
+    mu = solve(d.p_h, np.zeros(1), var_h, route)
     x, w = np.polynomial.hermite_e.hermegauss(80)
     w = w / w.sum()
     extra = 1.0 if route == "strength" else 0.0

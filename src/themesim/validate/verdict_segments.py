@@ -137,7 +137,7 @@ def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=AL
     }
 
 
-def _segment_rows(d: SegmentDesign, sim: dict) -> list[dict]:
+def segment_rows(d: SegmentDesign, sim: dict) -> list[dict]:
     procedure = "crossed jackknife + transcripts, segments"
     out = []
     if d.shift == 0 and d.sd_coder == 0:  # the null: D = 0 exactly

@@ -13,8 +13,8 @@ import pandas as pd
 from themesim.validate.core import check_grid, rng_for, summary_frame
 from themesim.validate.verdict_designs import DIFFERENCES, GRIDS, SEGMENT_GRIDS
 from themesim.validate.verdict_margin import margin_rows
-from themesim.validate.verdict_segments import _segment_rows, simulate_segments
-from themesim.validate.verdicts import AREA, POWER_DIFF, ROUTES, _rows, feasible, simulate
+from themesim.validate.verdict_segments import segment_rows, simulate_segments
+from themesim.validate.verdicts import AREA, POWER_DIFF, ROUTES, design_rows, feasible, simulate
 
 
 def run(grid_name: str, seed: int):
@@ -35,11 +35,11 @@ def run(grid_name: str, seed: int):
                 sim = simulate(d, route, g["draws"], rng_for(seed, AREA, label, d.name()),
                                scale=scale)  # fmt: skip
                 detail.append({"route": label, "design": d.name()} | vars(d) | sim)
-                rows += _rows(d, label, sim)
+                rows += design_rows(d, label, sim)
     for d in SEGMENT_GRIDS[grid_name]:
         sim = simulate_segments(d, g["draws"], rng_for(seed, AREA, d.name()))
         detail.append({"route": "segments", "design": d.name()} | vars(d) | sim)
-        rows += _segment_rows(d, sim)
+        rows += segment_rows(d, sim)
     more, extra = margin_rows(grid_name, seed, g["draws"])
     detail += more
     rows += extra

@@ -71,7 +71,7 @@ _DEFAULTS = {
 }
 
 
-def _sd_domain(d: Design) -> float:
+def sd_domain(d: Design) -> float:
     return float(np.sqrt(d.icc * (d.sd_theme**2 + 1) / (1 - d.icc))) if d.icc > 0 else 0.0
 
 
@@ -89,7 +89,7 @@ def _agreement(mu, shift, var, route) -> float:
     return float(ndtr((mu + shift) / np.sqrt(var + extra)).mean())
 
 
-def _solve(target, shift, var, route) -> float | None:
+def solve(target, shift, var, route) -> float | None:
     """The mu whose agreement over the cells is target, or None outside (0, 1)."""
     from scipy.optimize import brentq
 
@@ -108,7 +108,7 @@ def draw(d: Design, route: str, rng, scale: str | None = None):
 
     k, n, runs = d.analysts, d.themes, d.runs
     rand = random_factors(d)
-    sd_v = _sd_domain(d)
+    sd_v = sd_domain(d)
     domain = np.arange(n) % d.domains
     v_g = rng.normal(0, sd_v, d.domains)[domain]
     v_h = rng.normal(0, sd_v, d.domains)[domain]
@@ -135,8 +135,8 @@ def draw(d: Design, route: str, rng, scale: str | None = None):
         np.concatenate([s.ravel() for s in shift_g]),
         np.concatenate([s.ravel() for s in shift_h]),
     )
-    mu_h = _solve(d.p_h, shift_h, var_h, scale)
-    mu_g = _solve(d.p_h + d.diff, shift_g, var_g, scale)
+    mu_h = solve(d.p_h, shift_h, var_h, scale)
+    mu_g = solve(d.p_h + d.diff, shift_g, var_g, scale)
     if mu_h is None or mu_g is None:
         return None
     truth = d.diff
@@ -223,7 +223,7 @@ def power(
     return simulate(d, route, draws, rng, margin=margin, alpha=alpha)
 
 
-def _rows(d: Design, route: str, sim: dict) -> list[dict]:
+def design_rows(d: Design, route: str, sim: dict) -> list[dict]:
     name, n = f"{route}:{d.name()}", d.themes
     procedure = f"crossed jackknife, {route}"
 
