@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from themesim.io.files import atomic_path
 from themesim.report.fonts import use_fallback_fonts
+from themesim.report.format import OP_SYMBOL
 
 use_fallback_fonts()  # CJK names and emoji draw as glyphs, not empty boxes
 
@@ -42,7 +43,6 @@ LINE_STYLES = ["-", "--", "-.", ":"]
 HEATMAP_CMAP = "viridis"
 
 THRESHOLD_STYLE = {"color": "0.35", "linestyle": (0, (4, 3)), "linewidth": 1.0}
-_OP_SYMBOL = {"ge": "≥", "gt": ">"}
 
 
 # ---------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def theme_labels(labels: Sequence, ids: Sequence | None) -> list[str]:
 def op_symbol(op: str) -> str:
     """'≥' for op "ge", '>' for "gt"."""
     try:
-        return _OP_SYMBOL[op]
+        return OP_SYMBOL[op][0]
     except KeyError:
         raise ValueError(f"op must be 'ge' or 'gt', got {op!r}") from None
 
@@ -220,11 +220,11 @@ def op_of(df: pd.DataFrame) -> str | None:
     if "op" not in df.columns:
         return None
     ops = df["op"].dropna().astype(str).unique()
-    return ops[0] if len(ops) == 1 and ops[0] in _OP_SYMBOL else None
+    return ops[0] if len(ops) == 1 and ops[0] in OP_SYMBOL else None
 
 
 def threshold_xlabel(op: str | None) -> str:
-    return f"threshold θ (match if S {_OP_SYMBOL[op]} θ)" if op else "threshold θ"
+    return f"threshold θ (match if S {op_symbol(op)} θ)" if op else "threshold θ"
 
 
 def mark_thresholds(ax, thresholds: Sequence[float]) -> None:
