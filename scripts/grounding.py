@@ -14,7 +14,6 @@ run(
     segments_path=sm.input.segments,
     similarities=list(p.similarity_paths),
     thresholds_csv=sm.input.thresholds,
-    op=p.op,
     settings=dict(p.settings),
     out_csv=sm.output.table,
     out_pairs=sm.output.pairs,

@@ -10,7 +10,6 @@ run(
     themes=dict(zip(sm.params.pair, sm.input.themes, strict=True)),
     similarity=sm.params.similarity_path,
     thresholds_csv=sm.input.thresholds,
-    op=sm.params.op,
     out_png=sm.output.png,
     out_svg=sm.output.svg,
     scale=dict(sm.params.scale),

@@ -10,7 +10,6 @@ run(
     themes=dict(zip(sm.params.sets, sm.input.themes, strict=True)),
     similarities=list(sm.params.similarity_paths),
     thresholds_csv=sm.input.thresholds,
-    op=sm.params.op,
     out_dir=sm.output[0],
     comparisons_csv=sm.input.comparisons,
     scale=dict(sm.params.scale),

@@ -8,6 +8,7 @@ methods = list(p.methods)
 comparisons = dict(zip(methods, sm.input.comparisons, strict=True))
 theme_tables = dict(zip(methods, sm.input.themes_tables, strict=True))
 theme_parquets = dict(zip(p.sets, sm.input.themes, strict=True))
+thresholds = dict(zip(methods, sm.input.thresholds, strict=True))
 
 headline = dict(
     methods=methods,
@@ -69,7 +70,7 @@ for m in methods:
     tables = MethodTables(
         method=m,
         themes_csv=theme_tables[m],
-        op=p.op[m],
+        thresholds_csv=thresholds[m],
         gamma=float(p.gamma[m]),
         reference=p.reference,
         max_panels=p.max_panels,

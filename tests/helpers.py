@@ -340,14 +340,14 @@ def comparison_row(method, set_a, set_b, threshold, **metrics):
     return row
 
 
-def write_thresholds(path, method, values, *, scale=None, clamp=None, sources=None):
+def write_thresholds(path, method, values, *, op="ge", scale=None, clamp=None, sources=None):
     """A method's thresholds.csv as its metrics job writes it (metrics.thresholds); scale
     None: cosine, not clamped."""
     from themesim.io.files import write_csv
     from themesim.metrics.thresholds import FROM_CONFIG, threshold_table
 
     sources = sources or [FROM_CONFIG] * len(values)
-    table = threshold_table(method, values, sources, scale or "cosine", bool(clamp))
+    table = threshold_table(method, values, sources, op, scale or "cosine", bool(clamp))
     write_csv(table, path)
     return path
 
@@ -399,7 +399,6 @@ def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
     write_thresholds(thresholds, method, values)
     return {
         "description": f"{method} cosine similarity",
-        "op": "ge",
         "comparisons_csv": str(comp),
         "thresholds_csv": str(thresholds),
         "themes_csv": str(themes),

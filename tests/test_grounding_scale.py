@@ -95,7 +95,6 @@ def _run(tmp_path, paths, threshold, scale, calibration=(), codebooks=None):
         segments_path=tmp_path / "segments.parquet",
         similarities=[tmp_path / "h__vs__l.parquet"],
         thresholds_csv=thresholds,
-        op="ge",
         settings={"min_iou": 0.2, "seed": 0, "bootstrap": {"n": 0}},
         out_csv=out / "grounding.csv",
         out_pairs=out / "grounding_pairs.csv",

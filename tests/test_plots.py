@@ -666,10 +666,10 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
         figures.append(heatmap_figure(*args, **kw))
 
     monkeypatch.setattr(heatmap_family, "heatmap", capture)
-    z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False)
+    z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False, op="ge")
     steps_plots._heatmaps(
-        "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, "ge", ["x.png"],
-        [None], {"within": within},
+        "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, ["x.png"], [None],
+        {"within": within},
     )  # fmt: skip
     (fig,) = figures
     return fig

@@ -22,18 +22,47 @@ def test_a_calibrated_threshold_is_kept_to_the_last_digit(tmp_path):
     theta = 0.61234567891234567
     values, sources = resolve_thresholds(["calibrated", 0.5], {"f1_threshold": theta})
     path = tmp_path / "thresholds.csv"
-    write_csv(threshold_table("minilm", values, sources, "cosine", False), path)
+    write_csv(threshold_table("minilm", values, sources, "gt", "cosine", False), path)
     table = pd.read_csv(path)
     assert list(table.columns) == THRESHOLD_COLUMNS
     assert table["source"].tolist() == [FROM_CALIBRATION, FROM_CONFIG]
     t = read_thresholds(path)
     assert t.values == [theta, 0.5] and t.first == theta  # exact, not 0.6123456789
     assert t.calibrated() == [True, False] and (t.scale, t.clamp) == ("cosine", False)
+    assert t.op == "gt" and table["op"].tolist() == ["gt", "gt"]
+
+
+def test_a_table_without_op_or_with_an_unknown_op_is_named(tmp_path):
+    """A thresholds.csv without its op (or with a wrong one) stops its reader with the file's
+    name and what to do, never a silent default."""
+    import pytest
+
+    path = write_thresholds(tmp_path / "thresholds.csv", "m", [0.5])
+    table = pd.read_csv(path)
+    table.drop(columns="op").to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"thresholds\.csv: no column op.*run the workflow"):
+        read_thresholds(path)
+    table.assign(op="le").to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"thresholds\.csv: op must be one of"):
+        read_thresholds(path)
+
+
+def test_one_rule_decides_a_match_for_every_part():
+    """S op θ: ge takes the tie, gt does not, NaN matches nothing, θ broadcasts per row."""
+    from themesim.metrics.thresholds import matches
+
+    S = np.array([[0.5, 0.49, np.nan], [0.7, 0.5, 0.2]])
+    assert matches(S, 0.5, "ge").tolist() == [[True, False, False], [True, True, False]]
+    assert matches(S, 0.5, "gt").tolist() == [[False, False, False], [True, False, False]]
+    assert matches(S, np.array([[0.4], [0.6]]), "ge").tolist() == [
+        [True, True, False],
+        [True, False, False],
+    ]
 
 
 def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch):
-    """The heatmap is drawn at the table's first θ on the table's scale, the sweep marks
-    every θ of the table: the plot steps are given no threshold of the config."""
+    """The heatmap is drawn at the table's first θ, with its op, on the table's scale, the
+    sweep marks every θ of the table: the plot steps are given no threshold of the config."""
     from themesim.report.plots import heatmap, sweep
     from themesim.similarity import write_similarity
     from themesim.steps.plots import comparison_heatmap, sweep_plot
@@ -45,6 +74,7 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
         tmp_path / "thresholds.csv",
         "m",
         [0.6123, 0.4],
+        op="gt",
         scale="angular",
         sources=[FROM_CALIBRATION, FROM_CONFIG],
     )
@@ -58,7 +88,6 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
         themes=themes,
         similarity=tmp_path / "s.parquet",
         thresholds_csv=thresholds,
-        op="ge",
         out_png=tmp_path / "h.png",
     )
     sweep_plot(
@@ -67,7 +96,7 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
         thresholds_csv=thresholds,
         out_png=tmp_path / "sweep.png",
     )
-    assert seen["heatmap"]["threshold"] == 0.6123
+    assert seen["heatmap"]["threshold"] == 0.6123 and seen["heatmap"]["op"] == "gt"
     assert seen["heatmap"]["scale_label"] == "angular similarity"
     assert seen["sweep"]["thresholds"] == [0.6123, 0.4]
 
@@ -80,10 +109,12 @@ def test_the_report_names_the_tables_thresholds_and_scale(tmp_path):
         spec["thresholds_csv"],
         "m",
         [0.61234567891234567],
+        op="gt",
         scale="calibrated",
         sources=[FROM_CALIBRATION],
     )
     view = method_view("m", spec, tmp_path, tmp_path)
+    assert view["op"] == "gt" and view["first_threshold"] == "> 0.612346"
     assert view["thresholds"] == "0.612346 (calibrated)"
     assert view["scale"] == "calibrated P(match)" and view["clamp"] is False
     assert view["first_theta"] == 0.61234567891234567

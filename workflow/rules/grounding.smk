@@ -124,7 +124,6 @@ rule grounding:
         heatmaps=lambda wc: grounding.heatmaps(SETUP, wc.method),
         pairs=lambda wc: STUDY.pairs_for(wc.method),
         similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
-        op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: plots.scale_files(SETUP, wc.method),
         settings=grounding.settings(SETUP),
         bases=STUDY.grounding["basis"],

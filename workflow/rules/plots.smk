@@ -51,7 +51,6 @@ rule heatmap:
         similarity_path=lambda wc: similarity.files(
             SETUP, wc.method, [plots.reference_pair(SETUP, wc.pair)]
         )[0],
-        op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: plots.scale_files(
             SETUP, wc.method, plots.reference_pair(SETUP, wc.pair)
         ),
@@ -87,7 +86,6 @@ rule pair_heatmaps:
         similarity_paths=lambda wc: similarity.files(
             SETUP, wc.method, plots.other_pairs(SETUP, STUDY.pairs_for(wc.method))
         ),
-        op=lambda wc: methods.op(SETUP, wc.method),
         scale=lambda wc: plots.scale_files(SETUP, wc.method),
         max_heatmaps=plots.plot_limit(SETUP, "max_pair_heatmaps"),
     script:

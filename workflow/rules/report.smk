@@ -132,7 +132,6 @@ rule report_parts:
         named=summary.workbook_named(SETUP),
         side_by_side=paths.SIDE_BY_SIDE,
         figures={m: plots.method_figure_files(SETUP, m) for m in STUDY.methods},
-        op={m: methods.op(SETUP, m) for m in STUDY.methods},
         gamma={m: metrics.family_settings(SETUP, m)["gamma"] for m in STUDY.methods},
         sets=list(STUDY.sets),
         # each method with theme vectors (the theme map): what gives them

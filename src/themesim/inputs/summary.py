@@ -94,7 +94,6 @@ def report_methods(setup: Setup) -> dict:
     return {
         m: {
             "description": s.get("description", m),
-            "op": methods.op(setup, m),
             "kind": methods.kind(setup, m),
             "reference": setup.study.reference,
             "max_pair_panels": panels,

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from themesim.metrics.thresholds import matches
+
 CONTRACT_MIN_THEMES = 6  # validate.core.MIN_CONTRACT_SIZE
 GROUNDING_MIN_TRANSCRIPTS = 4  # the smallest G of the grounding area's grid
 
@@ -37,14 +39,10 @@ FLAGS = {
 
 def near_duplicate_pairs(W, threshold: float, op: str = "ge", gamma: float = 0.0) -> list:
     """Index pairs (i, j), i < j, of themes of one set whose within-set similarity W[i, j]
-    reaches threshold + gamma (op as the method's: ge or gt; as metrics.coverage.matches,
-    not imported: the report's jobs read this module)."""
+    reaches threshold + gamma (op as the method's, metrics.thresholds.matches)."""
     if W is None:
         return []
-    W = np.asarray(W, dtype=np.float64)
-    cut = threshold + gamma
-    with np.errstate(invalid="ignore"):
-        hit = (W > cut if op == "gt" else W >= cut) & np.isfinite(W)
+    hit = matches(W, threshold + gamma, op) & np.isfinite(W)
     i, j = np.nonzero(np.triu(hit, k=1))
     return list(zip(i.tolist(), j.tolist(), strict=True))
 

@@ -15,13 +15,12 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from themesim.metrics import columns
+from themesim.metrics.thresholds import check_op, matches
 
 # The family's columns: one list each, in metrics/columns.py (the report reads them too).
 COVERAGE_COLUMNS = columns.COVERAGE_COLUMNS
 ONE_TO_ONE_COLUMNS = columns.ONE_TO_ONE_COLUMNS
 METRIC_COLUMNS = columns.METRIC_COLUMNS
-
-OPS = ("ge", "gt")
 
 
 def check_matrix(S) -> np.ndarray:
@@ -43,18 +42,6 @@ def check_thresholds(thresholds: Sequence[float]) -> np.ndarray:
     if not np.isfinite(t).all():
         raise ValueError(f"thresholds must be finite numbers, got {list(thresholds)}")
     return t
-
-
-def check_op(op: str) -> None:
-    if op not in OPS:
-        raise ValueError(f"op must be one of {OPS}, got {op!r}")
-
-
-def matches(S, threshold: float, op: str = "ge") -> np.ndarray:
-    """The boolean match matrix M = S op threshold."""
-    check_op(op)
-    S = np.asarray(S, dtype=np.float64)
-    return S >= threshold if op == "ge" else S > threshold
 
 
 def _count_matching(sorted_values: np.ndarray, thresholds: np.ndarray, op: str) -> np.ndarray:

@@ -23,13 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import (
-    best_two,
-    check_matrix,
-    check_op,
-    check_thresholds,
-    matches,
-)
+from themesim.metrics.coverage import best_two, check_matrix, check_thresholds
+from themesim.metrics.thresholds import check_op, matches
 
 CATEGORIES = ("confident_unique", "ambiguous", "clear_but_poor", "no_good_match")
 THEME_GAP_COLUMNS = [
@@ -128,7 +123,7 @@ def side_summary(
     there is a single candidate, for every theme of the side at once.
     """
     b = best[..., None, :]
-    good = b >= t[:, None] if op == "ge" else b > t[:, None]
+    good = matches(b, t[:, None], op)
     codes = categorise(good, is_distinct(gap, gamma)[..., None, :])
     shares = np.stack([(codes == c).mean(axis=-1) for c in range(len(CATEGORIES))], axis=-1)
     quart = np.moveaxis(np.percentile(gap, [0, 25, 50, 75, 100], axis=-1), 0, -1)

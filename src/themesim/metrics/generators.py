@@ -21,6 +21,7 @@ import pandas as pd
 
 from themesim.metrics.analyst_margin import MARGIN_ANALYSTS, analysts_spread
 from themesim.metrics.crossed import crossed_difference, jackknife_variance, settle, word
+from themesim.metrics.thresholds import matches
 
 ROLE_GENERATOR = "generator"
 ROUTES = ("strength", "matched", "segments")
@@ -104,12 +105,9 @@ def partners(themes: pd.DataFrame, ref: str, other: str) -> pd.Series | None:
 
 
 def match_flags(sim: np.ndarray, threshold: float, op: str) -> np.ndarray:
-    """1.0 where a partner's similarity meets the threshold (metrics.coverage.matches' rule,
-    not imported: the report's job never reruns for it), 0.0 elsewhere and without one."""
-    ok = np.isfinite(sim)
-    out = np.zeros(sim.shape, dtype=np.float64)
-    out[ok] = sim[ok] >= threshold if op == "ge" else sim[ok] > threshold
-    return out
+    """1.0 where a partner's similarity meets the threshold (metrics.thresholds.matches),
+    0.0 elsewhere and without one."""
+    return matches(sim, threshold, op).astype(np.float64)
 
 
 def _values(col: pd.Series, ids, route, threshold, op, fit=None) -> np.ndarray:

@@ -15,9 +15,10 @@ from scipy.stats import spearmanr
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from themesim.metrics.coverage import hungarian_pairs, matches
+from themesim.metrics.coverage import hungarian_pairs
 from themesim.metrics.kappa import kappa_counts_array
 from themesim.metrics.partition import partition_scores
+from themesim.metrics.thresholds import matches
 
 KAPPA_GOOD = 0.4  # "moderate" agreement (Landis & Koch) — the share of pairs reaching it
 METRIC_COLUMNS = [

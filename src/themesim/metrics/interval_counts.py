@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from themesim.metrics.coverage import best_two, harmonic, matches
+from themesim.metrics.coverage import best_two, harmonic
 from themesim.metrics.distinctiveness import CATEGORIES, categorise, is_distinct
 from themesim.metrics.interval_stats import clopper_pearson
+from themesim.metrics.thresholds import matches
 
 
 class _Requests:

@@ -53,11 +53,9 @@ from themesim.metrics.coverage import (
     METRIC_COLUMNS,
     best_two,
     check_matrix,
-    check_op,
     check_thresholds,
     harmonic,
     hungarian_pairs,
-    matches,
     max_cardinality_pairs,
 )
 from themesim.metrics.distinctiveness import GAP_COLUMNS
@@ -77,6 +75,7 @@ from themesim.metrics.interval_units import (
     merged_units,
     twin_labels,
 )
+from themesim.metrics.thresholds import check_op, matches
 
 # The metrics with an interval (the registry's `interval`), in comparisons.csv's order.
 SCORE_CI_METRICS = [c for c in METRIC_COLUMNS if registry.BY_COLUMN[c].interval]

@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.baselines import MIN_WITHIN, check_within, row_others, z_against
-from themesim.metrics.coverage import check_matrix, check_op, hungarian_pairs, matches
+from themesim.metrics.coverage import check_matrix, hungarian_pairs
 from themesim.metrics.settings import DEFAULT_METRICS
+from themesim.metrics.thresholds import check_op, matches
 
 # The sweep of a z-scale method: z values, not cosines.
 Z_SWEEP = {"start": -3.0, "stop": 8.0, "step": 0.05}

@@ -169,7 +169,7 @@ def _substantial(shares: np.ndarray, min_share: float, good=None) -> list[np.nda
 def _good(S, threshold, op: str):
     if threshold is None:
         return None
-    from themesim.metrics.coverage import matches
+    from themesim.metrics.thresholds import matches
 
     return matches(S, threshold, op)
 

@@ -356,7 +356,7 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
         )
     resolved = read_thresholds(spec["thresholds_csv"])  # as the metrics job resolved them
     thresholds = resolved.values
-    op = spec.get("op") or (records[0]["op"] if records else "ge")
+    op = resolved.op
     sets = _optional_table(
         spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
     )

@@ -310,7 +310,7 @@ def _write_thresholds(method: str, st, source: list | None, out) -> None:
     from themesim.metrics.thresholds import FROM_CONFIG, threshold_table
 
     sources = source or [FROM_CONFIG] * len(st.thresholds)
-    write_csv(threshold_table(method, st.thresholds, sources, st.scale, st.clamp), out)
+    write_csv(threshold_table(method, st.thresholds, sources, st.op, st.scale, st.clamp), out)
 
 
 def _write_decisions(changes: list[pd.DataFrame], out) -> None:

@@ -52,7 +52,6 @@ def comparison_heatmap(
     themes: dict,
     similarity,
     thresholds_csv,
-    op: str,
     out_png,
     out_svg=None,
     scale: dict | None = None,
@@ -62,12 +61,10 @@ def comparison_heatmap(
     from themesim.metrics.thresholds import read_thresholds
 
     resolved = read_thresholds(thresholds_csv)
-    _heatmaps(method, [pair], themes, [similarity], resolved, op, [out_png], [out_svg], scale)
+    _heatmaps(method, [pair], themes, [similarity], resolved, [out_png], [out_svg], scale)
 
 
-def _heatmaps(
-    method, pairs, themes: dict, similarities, resolved, op, outs, svgs, scale=None
-) -> None:
+def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None) -> None:
     """One heatmap per comparison at the first threshold of ``resolved`` (metrics.thresholds.
     Thresholds), Hungarian pairs marked, on its scale as the metrics rule puts it
     (metrics.method_scale), so the outlined pairs are the decisions of its tables.
@@ -122,7 +119,7 @@ def _heatmaps(
             [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
             [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
             threshold=threshold,
-            op=op,
+            op=resolved.op,
             title=title,
             out_png=out,
             out_svg=svg,
@@ -139,7 +136,6 @@ def pair_heatmaps(
     themes: dict,
     similarities,
     thresholds_csv,
-    op: str,
     out_dir,
     comparisons_csv,
     scale: dict | None = None,
@@ -165,7 +161,7 @@ def pair_heatmaps(
     names = [pair_name(a, b) for a, b in pairs]
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
-    _heatmaps(method, pairs, themes, similarities, resolved, op, pngs, svgs, scale)
+    _heatmaps(method, pairs, themes, similarities, resolved, pngs, svgs, scale)
 
 
 OVERVIEW_README = """\
@@ -234,14 +230,14 @@ def _theme_table(path) -> pd.DataFrame:
 class MethodTables:
     """What the report_parts figures of one method read, each table read when first asked.
 
-    themes_csv: the method's themes.csv; op, gamma: its match rule; reference and max_panels
-    bound the figures with a row per comparison (`plots.max_pair_panels`). For the theme
-    map: the method's kind and its `d`, and set -> file of the set's themes (set_files) and
-    of its embeddings (a kind that reads them)."""
+    themes_csv: the method's themes.csv; thresholds_csv (its op) and gamma: its match rule;
+    reference and max_panels bound the figures with a row per comparison
+    (`plots.max_pair_panels`). For the theme map: the method's kind and its `d`, and set ->
+    file of the set's themes (set_files) and of its embeddings (a kind that reads them)."""
 
     method: str
     themes_csv: str
-    op: str
+    thresholds_csv: str
     gamma: float
     reference: str | None
     max_panels: int | None
@@ -253,6 +249,12 @@ class MethodTables:
     @cached_property
     def themes_table(self) -> pd.DataFrame:
         return _theme_table(self.themes_csv)
+
+    @cached_property
+    def op(self) -> str:
+        from themesim.metrics.thresholds import read_thresholds
+
+        return read_thresholds(self.thresholds_csv).op
 
     @cached_property
     def set_themes(self) -> dict:

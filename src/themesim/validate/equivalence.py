@@ -128,7 +128,8 @@ def exact(n: int, p: np.ndarray, d: float, margin: float = MARGIN, alpha: float 
 def hungarian_matched(S, threshold: float, op: str = "ge") -> np.ndarray:
     """Per theme of A (rows of S): matched one-to-one at the threshold (metrics.coverage's
     Hungarian assignment, the pair kept when S op threshold)."""
-    from themesim.metrics.coverage import check_matrix, hungarian_pairs, matches
+    from themesim.metrics.coverage import check_matrix, hungarian_pairs
+    from themesim.metrics.thresholds import matches
 
     S = check_matrix(S)
     rows, cols = hungarian_pairs(S)

@@ -154,11 +154,6 @@ def cell_span(n: int) -> float:
     return 0.5 * min(n, 25) + 0.25 * max(n - 25, 0)
 
 
-def meets_threshold(S: np.ndarray, threshold: float, op: str) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return S >= threshold if op == "ge" else S > threshold
-
-
 def legend_below(fig: Figure, handles, ncols: int, **kw) -> None:
     """The figure's legend in the space below its axes, as every plot here has it."""
     fig.legend(

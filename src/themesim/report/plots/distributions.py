@@ -13,12 +13,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from themesim.metrics.thresholds import matches
 from themesim.report.plots.common import (
     OKABE_ITO,
     THRESHOLD_STYLE,
     comparisons,
     legend_below,
-    meets_threshold,
     new_figure,
     op_symbol,
     require_columns,
@@ -65,7 +65,7 @@ def _limited(themes: pd.DataFrame, reference, max_panels):
 def _matched_mask(a_rows: pd.DataFrame, op: str) -> tuple[np.ndarray, np.ndarray]:
     s = pd.to_numeric(a_rows["hungarian_similarity"], errors="coerce").to_numpy(float)
     t = pd.to_numeric(a_rows["category_threshold"], errors="coerce").to_numpy(float)
-    return np.isfinite(s) & meets_threshold(s, t, op), s
+    return np.isfinite(s) & matches(s, t, op), s
 
 
 def matched_similarities(rows: pd.DataFrame, op: str) -> np.ndarray:

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from themesim.metrics.thresholds import matches
 from themesim.report.plots.blocks import MAX_CELLS, block_max, group_axis, group_labels
 from themesim.report.plots.common import (
     HEATMAP_CMAP,
@@ -19,7 +20,6 @@ from themesim.report.plots.common import (
     annotate_cells,
     cell_span,
     legend_below,
-    meets_threshold,
     new_figure,
     op_symbol,
     saving,
@@ -122,7 +122,7 @@ def heatmap_figure(
         if not (0 <= i < n_a and 0 <= j < n_b):
             raise ValueError(f"pair {(i, j)} is outside the {n_a}×{n_b} matrix")
     # Whether each pair meets the threshold, from its own cell (a group shows its best).
-    pair_meets = {p: bool(meets_threshold(S[p], threshold, op)) for p in pairs}
+    pair_meets = {p: bool(matches(S[p], threshold, op)) for p in pairs}
     if max(n_a, n_b) > MAX_CELLS and min(n_a, n_b) > 0:
         S, a_labels, b_labels, pair_meets, note = _grouped(
             S, _full_labels(a_labels, a_ids), _full_labels(b_labels, b_ids), pair_meets
@@ -189,7 +189,7 @@ def heatmap_figure(
 
     # A white halo keeps outlines visible on both dark and light cells.
     halo = [pe.withStroke(linewidth=2.6, foreground="white")]
-    for i, j in zip(*np.nonzero(meets_threshold(S, threshold, op)), strict=True):
+    for i, j in zip(*np.nonzero(matches(S, threshold, op)), strict=True):
         rect = Rectangle(
             (j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.1, zorder=3
         )
