@@ -36,7 +36,11 @@ def fmt_int(x) -> str:
 
 
 def op_symbol(op: str) -> str:
-    return OP_SYMBOL[op][0] if op in OP_SYMBOL else op
+    """'≥' for op "ge", '>' for "gt": the report's and the figures' one symbol."""
+    try:
+        return OP_SYMBOL[op][0]
+    except KeyError:
+        raise ValueError(f"op must be one of {tuple(OP_SYMBOL)}, got {op!r}") from None
 
 
 def fmt_threshold(t, op: str | None = None, tex: bool = False) -> str:

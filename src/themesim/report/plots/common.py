@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from themesim.io.files import atomic_path
 from themesim.report.fonts import use_fallback_fonts
-from themesim.report.format import OP_SYMBOL
+from themesim.report.format import OP_SYMBOL, op_symbol
 
 use_fallback_fonts()  # CJK names and emoji draw as glyphs, not empty boxes
 
@@ -70,14 +70,6 @@ def theme_labels(labels: Sequence, ids: Sequence | None) -> list[str]:
     if len(ids) != len(labels):
         raise ValueError(f"{len(ids)} ids for {len(labels)} labels")
     return [wrap_label(theme_label(i, x)) for i, x in zip(ids, labels, strict=True)]
-
-
-def op_symbol(op: str) -> str:
-    """'≥' for op "ge", '>' for "gt"."""
-    try:
-        return OP_SYMBOL[op][0]
-    except KeyError:
-        raise ValueError(f"op must be 'ge' or 'gt', got {op!r}") from None
 
 
 # ---------------------------------------------------------------------------

@@ -14,13 +14,13 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from themesim.metrics.thresholds import matches
+from themesim.report.format import op_symbol
 from themesim.report.plots.common import (
     OKABE_ITO,
     THRESHOLD_STYLE,
     comparisons,
     legend_below,
     new_figure,
-    op_symbol,
     require_columns,
     saving,
     wrap_label,

@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from themesim.metrics.thresholds import matches
+from themesim.report.format import op_symbol
 from themesim.report.plots.blocks import MAX_CELLS, block_max, group_axis, group_labels
 from themesim.report.plots.common import (
     HEATMAP_CMAP,
@@ -21,7 +22,6 @@ from themesim.report.plots.common import (
     cell_span,
     legend_below,
     new_figure,
-    op_symbol,
     saving,
     theme_label,
     theme_labels,

@@ -11,10 +11,10 @@ from matplotlib import patheffects as pe
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from themesim.report.format import op_symbol
 from themesim.report.plots.common import (
     legend_below,
     new_figure,
-    op_symbol,
     require_columns,
     save_png,
 )
