@@ -340,6 +340,16 @@ def comparison_row(method, set_a, set_b, threshold, **metrics):
     return row
 
 
+def thresholds_of(values, op="ge"):
+    """A method's thresholds as read from its thresholds.csv (metrics.thresholds.Thresholds):
+    configured, on the cosine scale, not clamped."""
+    from themesim.metrics.thresholds import FROM_CONFIG, Thresholds
+
+    return Thresholds(
+        values=list(values), sources=[FROM_CONFIG] * len(values), scale="cosine", clamp=False, op=op
+    )
+
+
 def write_thresholds(path, method, values, *, op="ge", scale=None, clamp=None, sources=None):
     """A method's thresholds.csv as its metrics job writes it (metrics.thresholds); scale
     None: cosine, not clamped."""

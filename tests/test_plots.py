@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import write_theme_set
+from helpers import thresholds_of, write_theme_set
 from PIL import Image
 
 from themesim.report.plots.common import LABEL_WIDTH, save_png, theme_label, wrap_label
@@ -233,7 +233,7 @@ def test_heatmap_empty_set_does_not_crash(tmp_path):
 def test_sweep_curves_panels_lines_and_thresholds(tmp_path):
     comps = [("human", "llm1"), ("human", "llm2"), ("llm1", "llm2"), ("human", "llm3")]
     sweep = sweep_table("minilm", comps)
-    fig = sweep_curves_figure(sweep, thresholds=[0.5, 0.7], title="minilm")
+    fig = sweep_curves_figure(sweep, thresholds=thresholds_of([0.5, 0.7], op="gt"), title="minilm")
     assert len(fig.axes) == 4  # one panel per comparison, unused grid cells removed
     ax = fig.axes[0]
     assert ax.get_title().startswith("human vs llm1")
@@ -246,11 +246,15 @@ def test_sweep_curves_panels_lines_and_thresholds(tmp_path):
         if len(ln.get_xdata()) == 2 and ln.get_xdata()[0] == ln.get_xdata()[1]
     ]
     assert sorted(float(v.get_xdata()[0]) for v in vlines) == [0.5, 0.7]
+    # the op of the method's thresholds names the axis, not a column read back from the table
+    assert fig.axes[-1].get_xlabel() == "threshold θ (match if S > θ)"
     hungarian = next(ln for ln in metric_lines if ln.get_label().startswith("Hungarian"))
     expected = sweep[(sweep.set_a == "human") & (sweep.set_b == "llm1")]["hungarian_f1"].to_numpy()
     assert np.allclose(hungarian.get_ydata(), expected)
 
-    out = sweep_curves(sweep, thresholds=[0.5, 0.7], title="minilm", out_png=tmp_path / "s.png")
+    out = sweep_curves(
+        sweep, thresholds=thresholds_of([0.5, 0.7]), title="minilm", out_png=tmp_path / "s.png"
+    )
     w, h = png_size(out)
     assert w > h > 300
 
@@ -258,7 +262,9 @@ def test_sweep_curves_panels_lines_and_thresholds(tmp_path):
 def test_sweep_curves_missing_column_is_clear():
     with pytest.raises(ValueError, match="true_jaccard"):
         sweep_curves_figure(
-            sweep_table("m", [("a", "b")]).drop(columns="true_jaccard"), thresholds=[], title="t"
+            sweep_table("m", [("a", "b")]).drop(columns="true_jaccard"),
+            thresholds=thresholds_of([]),
+            title="t",
         )
 
 
@@ -268,7 +274,8 @@ def test_methods_side_by_side_one_panel_per_method_never_averaged(tmp_path):
         "mpnet": sweep_table("mpnet", [("human", "llm1"), ("human", "llm2")], seed=2),
         "tfidf": sweep_table("tfidf", [("human", "llm1")], seed=3),
     }
-    thresholds = {"minilm": [0.5], "mpnet": [0.6, 0.7], "tfidf": [0.3]}
+    values = {"minilm": [0.5], "mpnet": [0.6, 0.7], "tfidf": [0.3]}
+    thresholds = {m: thresholds_of(v) for m, v in values.items()}
     fig = methods_side_by_side_figure(sweeps, thresholds=thresholds)
     assert [ax.get_title() for ax in fig.axes] == ["minilm", "mpnet", "tfidf"]
     assert len({ax.get_ylim() for ax in fig.axes}) == 1  # same y-scale
@@ -279,7 +286,7 @@ def test_methods_side_by_side_one_panel_per_method_never_averaged(tmp_path):
         own = df[(df.set_a == "human") & (df.set_b == "llm1")]["hungarian_f1"].to_numpy()
         assert np.allclose(curves["human vs llm1"].get_ydata(), own)
         vlines = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if len(ln.get_xdata()) == 2]
-        assert vlines == thresholds[name]
+        assert vlines == values[name]
     # Same comparison, same colour in every panel.
     colours = {
         ax.get_title(): next(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from helpers import thresholds_of
 
 from themesim.report.plots.distributions import (
     confidence_figure,
@@ -67,7 +68,7 @@ def test_sweep_above_the_limit_draws_the_reference_panels_and_one_summary(tmp_pa
     pairs = all_pairs(6)  # 15 comparisons, 5 of them the reference's
     sweep = sweep_table(pairs)
     fig = sweep_summary_figure(
-        sweep, thresholds=[0.5], title="tfidf", reference="ref", max_panels=4
+        sweep, thresholds=thresholds_of([0.5]), title="tfidf", reference="ref", max_panels=4
     )
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[:4] == [f"ref vs s0{i}  (A=4, B=4)" for i in range(1, 5)]
@@ -79,7 +80,11 @@ def test_sweep_above_the_limit_draws_the_reference_panels_and_one_summary(tmp_pa
     assert (band.min(), band.max()) == pytest.approx((0.25, 0.75))
     # 40 sets (780 comparisons, 39 of the reference's): as many panels, same size.
     big = sweep_summary_figure(
-        sweep_table(all_pairs(40)), thresholds=[0.5], title="t", reference="ref", max_panels=4
+        sweep_table(all_pairs(40)),
+        thresholds=thresholds_of([0.5]),
+        title="t",
+        reference="ref",
+        max_panels=4,
     )
     assert len(big.axes) == 5 and big.axes[4].get_title().startswith("all 780 comparisons")
     assert tuple(big.get_size_inches()) == tuple(fig.get_size_inches())
@@ -88,7 +93,7 @@ def test_sweep_above_the_limit_draws_the_reference_panels_and_one_summary(tmp_pa
 
 def test_sweep_at_or_below_the_limit_is_unchanged(tmp_path):
     sweep = sweep_table(all_pairs(4))  # 6 comparisons
-    kw = {"thresholds": [0.5], "title": "t", "out_png": tmp_path / "a.png"}
+    kw = {"thresholds": thresholds_of([0.5]), "title": "t", "out_png": tmp_path / "a.png"}
     plain = sweep_curves(sweep, **kw).read_bytes()
     kw["out_png"] = tmp_path / "b.png"
     limited = sweep_curves(sweep, reference="ref", max_panels=6, **kw).read_bytes()
@@ -147,7 +152,7 @@ def test_side_by_side_above_the_limit_draws_reference_lines_and_the_median(tmp_p
     big, small = sweep_table(all_pairs(30)), sweep_table(all_pairs(3))  # 435 and 3
     fig = methods_side_by_side_figure(
         {"tfidf": big, "minilm": small},
-        thresholds={"tfidf": [0.5], "minilm": [0.6]},
+        thresholds={"tfidf": thresholds_of([0.5]), "minilm": thresholds_of([0.6])},
         reference="ref",
         max_panels=3,
     )
@@ -161,7 +166,7 @@ def test_side_by_side_above_the_limit_draws_reference_lines_and_the_median(tmp_p
     legend = [x.get_text() for x in fig.legends[0].get_texts()]
     # ref vs s01..s03 and minilm's s01 vs s02; median, band, threshold.
     assert len(legend) == 4 + 3 and "median of all comparisons" in legend
-    kw = {"thresholds": {"m": [0.5]}}
+    kw = {"thresholds": {"m": thresholds_of([0.5])}}
     plain = _png(methods_side_by_side, tmp_path, "a", sweeps={"m": small}, **kw)
     same = _png(
         methods_side_by_side,

@@ -4,6 +4,8 @@ figures (report/figures.py): the tables, figures, glossary and file lists read t
 from importlib import import_module
 from pathlib import Path
 
+from helpers import thresholds_of
+
 from themesim.metrics import columns, registry
 from themesim.metrics.intervals import CI_METRICS, metric_method
 from themesim.report import figures, glossary, headline, textblock, views
@@ -55,7 +57,7 @@ def test_each_shown_metric_has_one_label_everywhere():
     assert sweep.SWEEP_METRICS["hungarian_f1"][0] == registry.legend("hungarian_f1")
     assert sweep.SWEEP_METRICS["true_jaccard"][0] == registry.label("true_jaccard")
     fig = side_by_side.methods_side_by_side_figure(
-        {"m": _sweep()}, thresholds={"m": [0.5]}, metric="maxcard_f1"
+        {"m": _sweep()}, thresholds={"m": thresholds_of([0.5])}, metric="maxcard_f1"
     )
     assert fig._suptitle.get_text().startswith(registry.legend("maxcard_f1"))
     block = textblock.format_text_block(_sweep().iloc[0].to_dict(), "≥ 0.5")

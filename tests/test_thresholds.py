@@ -98,7 +98,8 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     )
     assert seen["heatmap"]["threshold"] == 0.6123 and seen["heatmap"]["op"] == "gt"
     assert seen["heatmap"]["scale_label"] == "angular similarity"
-    assert seen["sweep"]["thresholds"] == [0.6123, 0.4]
+    assert seen["sweep"]["thresholds"].values == [0.6123, 0.4]
+    assert seen["sweep"]["thresholds"].op == "gt"
 
 
 def test_the_report_names_the_tables_thresholds_and_scale(tmp_path):

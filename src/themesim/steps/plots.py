@@ -36,7 +36,7 @@ def sweep_plot(
 
     sweep_curves(
         pd.read_csv(sweep_csv),
-        thresholds=list(read_thresholds(thresholds_csv).values),
+        thresholds=read_thresholds(thresholds_csv),
         title=f"{method}: metrics across thresholds",
         out_png=out_png,
         out_svg=out_svg,
@@ -212,7 +212,7 @@ def side_by_side(
 
     methods_side_by_side(
         {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},
-        thresholds={m: read_thresholds(p).values for m, p in zip(methods, thresholds, strict=True)},
+        thresholds={m: read_thresholds(p) for m, p in zip(methods, thresholds, strict=True)},
         metric="hungarian_f1",
         out_png=out_png,
         out_svg=out_svg,

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from themesim.io.files import atomic_path
 from themesim.report.fonts import use_fallback_fonts
-from themesim.report.format import OP_SYMBOL, op_symbol
+from themesim.report.format import op_symbol
 
 use_fallback_fonts()  # CJK names and emoji draw as glyphs, not empty boxes
 
@@ -203,15 +203,8 @@ def panel_grid(n: int, max_cols: int = 3) -> tuple[int, int]:
     return math.ceil(max(n, 1) / ncols), ncols
 
 
-def op_of(df: pd.DataFrame) -> str | None:
-    if "op" not in df.columns:
-        return None
-    ops = df["op"].dropna().astype(str).unique()
-    return ops[0] if len(ops) == 1 and ops[0] in OP_SYMBOL else None
-
-
-def threshold_xlabel(op: str | None) -> str:
-    return f"threshold θ (match if S {op_symbol(op)} θ)" if op else "threshold θ"
+def threshold_xlabel(op: str) -> str:
+    return f"threshold θ (match if S {op_symbol(op)} θ)"
 
 
 def mark_thresholds(ax, thresholds: Sequence[float]) -> None:

@@ -10,6 +10,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from themesim.metrics.registry import legend
+from themesim.metrics.thresholds import Thresholds
 from themesim.report.plots.common import (
     LINE_COLOURS,
     LINE_STYLES,
@@ -18,7 +19,6 @@ from themesim.report.plots.common import (
     comparisons,
     legend_below,
     mark_thresholds,
-    op_of,
     require_columns,
     save_png,
     small_multiples,
@@ -31,7 +31,7 @@ from themesim.report.plots.pair_limit import over_limit, quartiles_by_threshold,
 def methods_side_by_side_figure(
     sweeps: dict[str, pd.DataFrame],
     *,
-    thresholds: dict[str, list[float]],
+    thresholds: dict[str, Thresholds],
     metric: str = "hungarian_f1",
     reference: str | None = None,
     max_panels: int | None = None,
@@ -61,7 +61,7 @@ def methods_side_by_side_figure(
     title = f"{pretty} by threshold: each method on its own (never averaged)"
     fig, axes, ncols = small_multiples(len(sweeps), title)
     for k, (ax, (name, df)) in enumerate(zip(axes[: len(sweeps)], sweeps.items(), strict=True)):
-        mark_thresholds(ax, thresholds.get(name, []))
+        mark_thresholds(ax, thresholds[name].values)
         if name in summarised:
             _summary_lines(ax, df, metric)
         for a, b in drawn[name]:
@@ -95,7 +95,7 @@ def methods_side_by_side_figure(
         if k % ncols == 0:
             ax.set_ylabel(pretty, fontsize=9)
         if k >= len(sweeps) - ncols:  # lowest panel of its column
-            ax.set_xlabel(threshold_xlabel(op_of(df)), fontsize=9)
+            ax.set_xlabel(threshold_xlabel(thresholds[name].op), fontsize=9)
             ax.tick_params(labelbottom=True)
     handles = [
         Line2D([], [], color=c, linestyle=d, linewidth=1.8, label=lab)
@@ -123,7 +123,7 @@ def _summary_lines(ax, df: pd.DataFrame, metric: str) -> None:
 def methods_side_by_side(
     sweeps: dict[str, pd.DataFrame],
     *,
-    thresholds: dict[str, list[float]],
+    thresholds: dict[str, Thresholds],
     metric: str = "hungarian_f1",
     out_png,
     out_svg=None,

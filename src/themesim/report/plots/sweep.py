@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +11,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from themesim.metrics.registry import legend
+from themesim.metrics.thresholds import Thresholds
 from themesim.report.plots.common import (
     OKABE_ITO,
     THRESHOLD_STYLE,
@@ -19,7 +19,6 @@ from themesim.report.plots.common import (
     comparisons,
     legend_below,
     mark_thresholds,
-    op_of,
     require_columns,
     save_png,
     small_multiples,
@@ -45,11 +44,13 @@ SWEEP_STYLES = {
 SWEEP_METRICS = {col: (legend(col), *style) for col, style in SWEEP_STYLES.items()}
 
 
-def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], title: str) -> Figure:
+def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Thresholds, title: str) -> Figure:
+    """thresholds: the method's, as its metrics job resolved them (each marked; their op
+    names the axis)."""
     require_columns(sweep, ["set_a", "set_b", "threshold", *SWEEP_METRICS], "sweep table")
     comps = comparisons(sweep)
     fig, axes, ncols = small_multiples(len(comps), title)
-    xlabel = threshold_xlabel(op_of(sweep))
+    xlabel = threshold_xlabel(thresholds.op)
     if not comps:
         axes[0].text(
             0.5, 0.5, "no sweep rows", ha="center", va="center", transform=axes[0].transAxes
@@ -61,8 +62,8 @@ def sweep_curves_figure(sweep: pd.DataFrame, *, thresholds: Sequence[float], tit
     return fig
 
 
-def _comparison_panel(ax, rows: pd.DataFrame, a: str, b: str, thresholds) -> None:
-    mark_thresholds(ax, thresholds)
+def _comparison_panel(ax, rows: pd.DataFrame, a: str, b: str, thresholds: Thresholds) -> None:
+    mark_thresholds(ax, thresholds.values)
     for col, (label, colour, dash, lw) in SWEEP_METRICS.items():
         ax.plot(
             rows["threshold"],
@@ -101,7 +102,7 @@ def _legend(fig, extra=()) -> None:
 def sweep_summary_figure(
     sweep: pd.DataFrame,
     *,
-    thresholds: Sequence[float],
+    thresholds: Thresholds,
     title: str,
     reference: str | None,
     max_panels: int,
@@ -113,13 +114,13 @@ def sweep_summary_figure(
     shown = shown_pairs(comps, reference, max_panels)
     n = len(shown) + 1
     fig, axes, ncols = small_multiples(n, title)
-    xlabel = threshold_xlabel(op_of(sweep))
+    xlabel = threshold_xlabel(thresholds.op)
     for k, (ax, (a, b)) in enumerate(zip(axes[: len(shown)], shown, strict=True)):
         _comparison_panel(ax, comparison_rows(sweep, a, b), a, b, thresholds)
         _axis_labels(ax, k, n, ncols, xlabel)
     ax = axes[len(shown)]
     q = quartiles_by_threshold(sweep, list(SWEEP_METRICS))
-    mark_thresholds(ax, thresholds)
+    mark_thresholds(ax, thresholds.values)
     for col, (_, colour, dash, lw) in SWEEP_METRICS.items():
         ax.fill_between(
             q["threshold"], q[f"{col}_q1"], q[f"{col}_q3"], color=colour, alpha=0.15, lw=0
@@ -136,7 +137,7 @@ def sweep_summary_figure(
 def sweep_curves(
     sweep: pd.DataFrame,
     *,
-    thresholds: list[float],
+    thresholds: Thresholds,
     title: str,
     out_png,
     out_svg=None,
