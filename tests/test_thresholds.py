@@ -119,3 +119,21 @@ def test_the_report_names_the_tables_thresholds_and_scale(tmp_path):
     assert view["thresholds"] == "0.612346 (calibrated)"
     assert view["scale"] == "calibrated P(match)" and view["clamp"] is False
     assert view["first_theta"] == 0.61234567891234567
+
+
+def test_only_the_metrics_job_takes_the_op_from_the_config():
+    """The op travels as the thresholds do: the metrics job's settings are the one place the
+    config's op is read (inputs/methods.op); every other rule reads thresholds.csv."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [*root.glob("workflow/rules/*.smk"), *root.glob("src/themesim/**/*.py")]
+    files += [*root.glob("scripts/*.py")]
+    readers = sorted(
+        str(f.relative_to(root))
+        for f in files
+        if f.name != "methods.py" and re.search(r"\bmethods\.op\(", f.read_text(encoding="utf-8"))
+    )
+    assert readers == ["src/themesim/inputs/metrics.py"]
+    assert not [f.name for f in root.glob("scripts/*.py") if "params.op" in f.read_text()]
