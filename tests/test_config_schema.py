@@ -53,3 +53,14 @@ def test_the_snakefile_checks_the_config_once():
     text = (REPO / "Snakefile").read_text()
     assert text.count("exit_on_error(check_schema,") == 1
     assert "validate(" not in text and "defaults=True" in text
+
+
+def test_did_you_mean_ignores_case_and_spacing_and_names_the_choice_as_given():
+    """One "did you mean" for every error (schema keys and values, set, method, user and
+    theme names): the closest choice as the user wrote it, or nothing when none is close."""
+    from themesim.errors import did_you_mean
+
+    themes = ["Money  Worries", "Work and caring"]
+    assert did_you_mean("money worries", themes) == " (did you mean 'Money  Worries'?)"
+    assert did_you_mean("treshold", ["thresholds", "op"]) == " (did you mean 'thresholds'?)"
+    assert did_you_mean("zzz", themes) == ""

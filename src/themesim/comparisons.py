@@ -7,9 +7,7 @@ Study.sets_for(method) (themesim.study), never the study's own lists, for per-me
 
 from __future__ import annotations
 
-import difflib
-
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 
 SEP = " vs "  # the canonical form: "A vs B"
 
@@ -53,11 +51,9 @@ def method_pairs(name: str, entries, sets, pairs: list[tuple[str, str]]):
             )
         for s in pair:
             if s not in sets:
-                close = difflib.get_close_matches(s, list(sets), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise InputError(
                     f"{where}[{i}] ({shown(pair)})",
-                    f"{s!r} is not a theme set of the study{hint}",
+                    f"{s!r} is not a theme set of the study{did_you_mean(s, sets)}",
                     f"Use set names (file stem unless name: is given); {fix[0].lower()}{fix[1:]}",
                 )
         if pair not in pairs:

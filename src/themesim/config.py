@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from themesim.coder.settings import bases, coder_settings
 from themesim.defaults import default, section_defaults
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 from themesim.kinds import get as get_kind
 from themesim.metrics.settings import equivalence_settings, metrics_settings
 from themesim.study import Study
 from themesim.study.groups import analyst_pairs, check_groups, reference_group, run_groups
 from themesim.study.methods import active_methods, check_sweep
-from themesim.study.names import check_name_lengths, did_you_mean
+from themesim.study.names import check_name_lengths
 from themesim.study.sets import (
     generated_csv,
     generated_runs,

@@ -22,6 +22,17 @@ class InputError(ThemesimError, ValueError):
         return (type(self), (self.where, self.problem, self.fix))
 
 
+def did_you_mean(word, choices) -> str:
+    """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''. Case and runs of
+    whitespace are ignored: 'Money  worries' for 'money worries' is a near miss too."""
+    import difflib
+
+    folded = {" ".join(str(c).casefold().split()): c for c in choices}
+    key = " ".join(str(word).casefold().split())
+    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    return f" (did you mean {str(folded[close[0]])!r}?)" if close else ""
+
+
 def exit_on_error(fn, *args, **kwargs):
     """fn(*args, **kwargs); a ThemesimError ends the program with its one line on stderr.
 

@@ -4,7 +4,6 @@ and one check with a one-line error naming the key."""
 from __future__ import annotations
 
 import copy
-import difflib
 import functools
 import json
 import math
@@ -13,7 +12,7 @@ from pathlib import Path
 
 from themesim.defaults import SCHEMA_PATH, parse_yaml
 from themesim.defaults import schema as workflow_schema
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 
 
 def _key_path(path) -> str:
@@ -193,19 +192,14 @@ def _raise_schema_error(error) -> None:
         extra = sorted(set(error.instance) - set(allowed)) if allowed else []
         if extra:
             key = extra[0]
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             raise InputError(
                 f"{where}.{key}" if where != "config" else f"config {key}",
-                "unknown key",
-                f"Fix the spelling ({hint}accepted here: {', '.join(allowed)}); "
+                f"unknown key{did_you_mean(key, allowed)}",
+                f"Fix the spelling (accepted here: {', '.join(allowed)}); "
                 "every key is described in config/README.md",
             )
     if error.validator == "enum":
-        close = difflib.get_close_matches(
-            str(error.instance), [str(v) for v in error.validator_value], n=1
-        )
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(error.instance, error.validator_value)
         raise InputError(
             where,
             f"{error.instance!r} is not allowed{hint}",

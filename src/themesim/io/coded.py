@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 from themesim.io.inputs import check_input_file, csv_rows, read_text_file
 from themesim.io.spans import check_inside, find_in, norm, normalise, overlapping
 from themesim.io.spans import short as _short
@@ -270,12 +270,8 @@ def _occurrences(n: str, hay: str, index: list[int]) -> list[tuple[int, int]]:
 def unknown_theme(at: str, theme: str, themes: pd.DataFrame, shown: int = 8) -> InputError:
     """A coded segment's theme (a code name) that is not in the set: the names the set uses
     (not its ids, which the study made up: T01…), the closest first as a "did you mean"."""
-    import difflib
-
     names = [str(n) for n in themes["name"]]
-    keys = {_key(n): n for n in names}
-    close = difflib.get_close_matches(_key(theme), list(keys), n=1, cutoff=0.6)
-    hint = f" (did you mean {keys[close[0]]!r}?)" if close else ""
+    hint = did_you_mean(theme, names)
     listed = ", ".join(repr(n) for n in names[:shown])
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return InputError(

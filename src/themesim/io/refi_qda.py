@@ -11,7 +11,6 @@ codings; `leaf` — codes without children; `all` — every code with its own co
 
 from __future__ import annotations
 
-import difflib
 import functools
 import logging
 import posixpath
@@ -24,7 +23,7 @@ import pandas as pd
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 from themesim.io.coded import CODED_COLUMNS
 from themesim.io.inputs import check_input_file
 
@@ -412,11 +411,7 @@ def pick_user(project: QdpxProject, user, where: str) -> str:
                 f"user {user!r} names {len(hits)} users of the project ({', '.join(hits)})",
                 "Give user: the guid of one of them",
             )
-    names = {str(project.users.get(u, u)): u for u in users}
-    close = difflib.get_close_matches(user.casefold(), [n.casefold() for n in names], n=1)
-    hint = ""
-    if close:
-        hint = f" (did you mean {next(n for n in names if n.casefold() == close[0])!r}?)"
+    hint = did_you_mean(user, [str(project.users.get(u, u)) for u in users])
     has = (
         f"its users with codings are {user_names(project, users)}"
         if users

@@ -3,9 +3,7 @@ reference group of human analysts, and the comparisons the analysts' verdicts ne
 
 from __future__ import annotations
 
-import difflib
-
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 from themesim.study.names import SET_NAME
 
 GENERATED_GROUP = "generated"  # the run group of the LLM-generated runs (generate_themes)
@@ -56,11 +54,9 @@ def _check_set_names(where: str, members: list[str], sets) -> None:
     """InputError unless every member names a theme set, each once."""
     for m in members:
         if m not in sets:
-            close = difflib.get_close_matches(m, list(sets), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
                 where,
-                f"{m!r} is not a theme set{hint}",
+                f"{m!r} is not a theme set{did_you_mean(m, sets)}",
                 f"Use set names (file stem unless name: is given): {', '.join(sets)}",
             )
     if len(set(members)) != len(members):

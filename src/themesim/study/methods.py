@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 from themesim.defaults import default
-from themesim.errors import InputError
+from themesim.errors import InputError, did_you_mean
 from themesim.kinds import KINDS, method_defaults
 from themesim.kinds import get as get_kind
-from themesim.study.names import METHOD_NAME, did_you_mean
+from themesim.study.names import METHOD_NAME
 
 
 def _check_thresholds(name: str, spec: dict) -> None:

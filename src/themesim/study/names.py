@@ -3,7 +3,6 @@ writes from its names fits the file system."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,13 +20,6 @@ PAIR_SEP = "__vs__"
 
 def pair_name(a: str, b: str) -> str:
     return f"{a}{PAIR_SEP}{b}"
-
-
-def did_you_mean(word: str, choices) -> str:
-    """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''."""
-    folded = {str(c).casefold(): c for c in choices}  # 'A' for 'a' is a near miss too
-    close = difflib.get_close_matches(str(word).casefold(), list(folded), n=1, cutoff=0.6)
-    return f" (did you mean {folded[close[0]]!r}?)" if close else ""
 
 
 # The file names a study writes from its names ("{}" = a set, a comparison's pair name
