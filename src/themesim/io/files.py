@@ -67,7 +67,7 @@ def atomic_path(out, checksum: bool = False) -> Iterator[str]:
     killed mid-write leaves only a hidden `.name.PID.tmp.ext` file, which the next write of
     the same output removes (the folder is listed once per process, on its first write).
     checksum: also record the file's sha256 beside it (`.name.sha256`, a one-row manifest:
-    themesim.io.manifest.record), which its readers check (themesim.io.manifest.verify).
+    `record`), which its readers check (themesim.io.manifest.verify).
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -80,8 +80,6 @@ def atomic_path(out, checksum: bool = False) -> Iterator[str]:
         digest = sha256_file(tmp) if checksum else None
         os.replace(tmp, out)
         if checksum:
-            from themesim.io.manifest import record
-
             record(out, digest)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -132,6 +130,25 @@ def sha256_stream(f) -> str:
 def sha256_file(path) -> str:
     with open(path, "rb") as f:
         return sha256_stream(f)
+
+
+MANIFEST_COLUMNS = ("file", "sha256")  # file: the name inside the manifest's folder
+
+
+def write_manifest_rows(rows, out) -> None:
+    """A manifest (themesim.io.manifest): (file, sha256) rows under MANIFEST_COLUMNS."""
+    import csv
+
+    with atomic_path(out) as tmp, open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(MANIFEST_COLUMNS)
+        w.writerows(rows)
+
+
+def record(path, digest: str | None = None) -> None:
+    """Record a table's sha256 (computed unless given) in its own manifest (`checksum_of`)."""
+    p = Path(path)
+    write_manifest_rows([(p.name, digest or sha256_file(p))], checksum_of(p))
 
 
 def write_csv(df, out, checksum: bool = True) -> None:

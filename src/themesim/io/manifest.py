@@ -8,10 +8,11 @@ what to do (delete the manifest: the job that writes the folder reruns).
 
 A results table (a metric CSV, a parquet table: themesim.io.files.write_csv/write_parquet,
 or any `atomic_path(out, checksum=True)`) gets a manifest of its own when written, a hidden
-`.name.sha256` beside it (`record`). `verify` checks either; every workflow job checks the
-tables it reads before its step runs (`verify_inputs`, called by themesim.steps.runner), and
-the archive checks what it packs: a table edited by hand (a `hungarian_f1` changed from 0 to
-0.999) never reaches the headline, the report or the archive.
+`.name.sha256` beside it (themesim.io.files.record: the writing side lives there). `verify`
+checks either; every workflow job checks the tables it reads before its step runs
+(`verify_inputs`, called by themesim.steps.runner), and the archive checks what it packs: a
+table edited by hand (a `hungarian_f1` changed from 0 to 0.999) never reaches the headline,
+the report or the archive.
 """
 
 from __future__ import annotations
@@ -23,21 +24,19 @@ import os
 from pathlib import Path
 
 from themesim.errors import InputError
-from themesim.io.files import CHECKSUM_SUFFIX, atomic_path, checksum_of, sha256_file
+from themesim.io.files import (
+    CHECKSUM_SUFFIX,
+    MANIFEST_COLUMNS,
+    checksum_of,
+    sha256_file,
+    write_manifest_rows,
+)
 from themesim.paths import MANIFEST  # the file's one name
-
-COLUMNS = ("file", "sha256")  # file: the name inside the manifest's folder
 
 
 def manifest_of(path) -> Path:
     """The manifest that lists a pair file: `manifest.csv` in the same folder."""
     return Path(path).parent / MANIFEST
-
-
-def record(path, digest: str | None = None) -> None:
-    """Record a table's sha256 (computed unless given) in its own manifest (`checksum_of`)."""
-    p = Path(path)
-    _write_rows([(p.name, digest or sha256_file(p))], checksum_of(p))
 
 
 def write_manifest(paths, out) -> None:
@@ -49,14 +48,7 @@ def write_manifest(paths, out) -> None:
         if p.resolve().parent != folder:
             raise ValueError(f"{p} is not in the folder of {out}")
         rows.append((p.name, sha256_file(p)))
-    _write_rows(rows, out)
-
-
-def _write_rows(rows, out) -> None:
-    with atomic_path(out) as tmp, open(tmp, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(COLUMNS)
-        w.writerows(rows)
+    write_manifest_rows(rows, out)
 
 
 def read_manifest(path) -> dict[str, str]:
@@ -64,10 +56,10 @@ def read_manifest(path) -> dict[str, str]:
     with open(path, newline="") as f:
         rows = csv.reader(f)
         header = next(rows, None)
-        if tuple(header or ()) != COLUMNS:
+        if tuple(header or ()) != MANIFEST_COLUMNS:
             raise InputError(
                 str(path),
-                f"is not a manifest (header {header}, expected {list(COLUMNS)})",
+                f"is not a manifest (header {header}, expected {list(MANIFEST_COLUMNS)})",
                 "Delete it and run snakemake again: the job that writes it reruns",
             )
         return {name: sha for name, sha in rows}

@@ -11,7 +11,7 @@ def generate_theme_runs(
     segments_path, *, outputs: dict, seeds: dict, settings: dict, cache, threads=None
 ) -> None:
     """LLM-generated theme sets: one CSV per run (run name -> output path, run name -> seed)."""
-    from themesim.io.manifest import record
+    from themesim.io.files import record
     from themesim.io.transcripts import read_segments_parquet
     from themesim.llm.generate import GenerateSettings, generate_runs, write_theme_csv
 

@@ -15,7 +15,7 @@ def ingest_themes(
 ) -> None:
     """within: a method of the study writes this set's within-set matrix, whose size is
     checked against the memory here, before any other job runs (themesim.memory)."""
-    from themesim.io.manifest import record
+    from themesim.io.files import record
     from themesim.io.themes import read_theme_file, write_themes_parquet
     from themesim.memory import check_matrix
 
@@ -61,7 +61,7 @@ def qdpx_transcripts(projects, outputs) -> None:
 
 
 def ingest_transcripts(paths, out) -> None:
-    from themesim.io.manifest import record
+    from themesim.io.files import record
     from themesim.io.transcripts import read_transcripts, segment_columns, write_segments_parquet
 
     df = read_transcripts(paths) if paths else pd.DataFrame({c: [] for c in segment_columns()})

@@ -43,7 +43,7 @@ def headline_tables(
     fit, for the strength route on the P(match) scale; theme_tables: set -> its ingested theme
     table, whose declared groups are the verdicts' theme units; grounding_transcripts: method
     -> grounding_pairs_transcripts.parquet, the segments route's transcripts."""
-    from themesim.io.manifest import record
+    from themesim.io.files import record
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
