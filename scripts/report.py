@@ -14,7 +14,6 @@ run(
     themes_tables=list(sm.input.themes_tables),
     sweeps=list(sm.input.sweeps),
     heatmaps=list(sm.params.heatmaps),
-    sweep_plots=list(sm.input.sweep_plots),
     side_by_side_png=sm.input.side_by_side,
     embeddings=list(sm.input.embeddings),
     segments=sm.input.segments,

@@ -9,6 +9,7 @@ comparisons = dict(zip(methods, sm.input.comparisons, strict=True))
 theme_tables = dict(zip(methods, sm.input.themes_tables, strict=True))
 theme_parquets = dict(zip(p.sets, sm.input.themes, strict=True))
 thresholds = dict(zip(methods, sm.input.thresholds, strict=True))
+sweeps = dict(zip(methods, sm.input.sweeps, strict=True))
 
 headline = dict(
     methods=methods,
@@ -70,6 +71,7 @@ for m in methods:
     tables = MethodTables(
         method=m,
         themes_csv=theme_tables[m],
+        sweep_csv=sweeps[m],
         thresholds_csv=thresholds[m],
         gamma=float(p.gamma[m]),
         reference=p.reference,

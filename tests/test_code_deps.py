@@ -32,10 +32,8 @@ def test_embed_script_runs_no_plot_or_metric_module():
 
 
 def test_plot_and_metric_scripts_run_their_modules():
-    assert "themesim.report.plots" in modules("plots.py")
     assert "themesim.report.plots" in modules("heatmap.py")
     assert "themesim.metrics.coverage" in modules("heatmap.py")  # the heatmap marks matches
-    assert "themesim.metrics.coverage" not in modules("plots.py")  # the sweep reads a table
     metrics = modules("metrics.py")
     assert "themesim.metrics.coverage" in metrics and "themesim.metrics.intervals" in metrics
     assert "themesim.report.plots" not in metrics
@@ -50,6 +48,7 @@ def test_report_parts_runs_its_steps_not_the_heatmaps():
     parts = modules("report_parts.py")
     for module in (
         "themesim.report.headline",
+        "themesim.report.plots.sweep",  # the sweep reads a table: no coverage (below)
         "themesim.report.plots.distributions",
         "themesim.report.plots.theme_map",
     ):
@@ -180,9 +179,10 @@ def test_code_digest_follows_names_and_contents_not_mtimes_or_location(tmp_path)
 # ---------------------------------------------------------------- in the workflow
 
 # Rules that draw figures (runs and grounding draw theirs beside their tables).
-PLOT_RULES = {"plots", "heatmap", "runs", "grounding"}
-# report_parts draws the headline intervals, methods side by side, distributions and theme
-# maps beside the headline and workbook tables, so it reads the plot modules too.
+PLOT_RULES = {"heatmap", "runs", "grounding"}
+# report_parts draws the headline intervals, methods side by side and each method's sweep,
+# distributions and theme map beside the headline and workbook tables, so it reads the plot
+# modules too.
 REPORT_RULES = {"summary_report", "report_parts", "all"}
 NOTHING = "Nothing to be done"
 
@@ -250,7 +250,7 @@ def test_copy_imports_its_own_package(workflow_copy):
 def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
     counts = job_counts(after_change(*workflow_copy, "report/plots/common.py"))
     assert set(counts) == PLOT_RULES | REPORT_RULES, counts
-    assert counts["plots"] == 2 and counts["runs"] == 2  # one job per method
+    assert counts["runs"] == 2  # one job per method
     assert counts["heatmap"] == 4  # one per method and reference pair
     assert counts["report_parts"] == 1 and counts["summary_report"] == 1
 
@@ -262,7 +262,7 @@ def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
     # the metrics reruns.
     downstream = PLOT_RULES - {"runs"} | REPORT_RULES
     assert set(counts) == {"metrics", "grounding"} | downstream, counts
-    assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["summary_report"] == 1
+    assert counts["metrics"] == 2 and counts["summary_report"] == 1
     assert counts["heatmap"] == 4
     assert not [r for r in counts if r.startswith(("embed", "similarity", "ingest"))]
 

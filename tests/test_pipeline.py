@@ -323,7 +323,7 @@ def test_snakemake_report_wraps_the_plots(study, tmp_path):
     text = out.read_text(errors="replace")
     for category in ("Theme maps", "Confidence profiles", "Run consistency", "Distributions"):
         assert category in text
-    for category in ("Heatmaps", "Threshold sweeps"):  # rules heatmap and plots
+    for category in ("Heatmaps", "Threshold sweeps"):  # rules heatmap and report_parts
         assert category in text
 
 
@@ -332,7 +332,7 @@ def test_threshold_change_reruns_no_embedding_or_similarity(study):
     counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
     assert not any(k.startswith(("embed", "similarity")) for k in counts), counts
     assert counts["metrics"] == 1 and counts["summary_report"] == 1
-    assert "plots" in counts and "set_quality" not in counts and "runs" not in counts
+    assert "report_parts" in counts and "set_quality" not in counts and "runs" not in counts
     assert counts["heatmap"] == 2  # minilm's, one per reference pair
 
     # The same through --config, with the config file back as it was.

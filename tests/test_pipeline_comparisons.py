@@ -56,7 +56,7 @@ def test_dry_run_asks_the_restricted_method_for_its_comparisons_heatmaps_only(st
         "method=tfidf, pair=human__vs__llm",
         "method=tfidf, pair=human__vs__llm2",
     ]
-    for rule in ("similarity_tfidf", "metrics", "plots", "grounding", "segment_labels"):
+    for rule in ("similarity_tfidf", "metrics", "grounding", "segment_labels"):
         # one plain rule, keyed by {method}
         assert counts[rule] == 2 and not [r for r in counts if r.startswith(f"{rule}_")], rule
     assert counts["runs"] == 1  # tf_one's sets hold one run of the group: no run consistency
@@ -169,7 +169,7 @@ def test_jobs_of_a_restricted_method_get_the_cluster_profile_settings_of_their_r
     seen = []
     for block in re.split(r"\n(?=rule \w+:)", out):
         m = re.match(r"rule (\w+):", block)
-        if not m or m.group(1) not in ("similarity_tfidf", "metrics", "plots", "heatmap"):
+        if not m or m.group(1) not in ("similarity_tfidf", "metrics", "heatmap"):
             continue
         wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.MULTILINE).group(1)
         seen.append((m.group(1), wildcards))
@@ -181,8 +181,8 @@ def test_jobs_of_a_restricted_method_get_the_cluster_profile_settings_of_their_r
             assert re.search(r"^\s+threads: 3$", block, re.MULTILINE), m.group(0)
     # each rule's job of either method, a heatmap job per method and reference pair
     mine = sorted(w for r, w in seen if "method=tf_one" in w)
-    assert mine == ["method=tf_one"] * 3 + [f"method=tf_one, pair={ONE}"], seen
-    assert len(seen) == 9, seen
+    assert mine == ["method=tf_one"] * 2 + [f"method=tf_one, pair={ONE}"], seen
+    assert len(seen) == 7, seen
 
 
 def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
@@ -204,7 +204,7 @@ def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
     counts = job_counts(dry)
     assert counts["ceiling_similarity"] == 1  # tfidf's only
     assert "results/ceiling/tf_llms.parquet" not in dry
-    assert counts["metrics"] == 2 and counts["plots"] == 2 and counts["heatmap"] == 2  # tfidf's
+    assert counts["metrics"] == 2 and counts["heatmap"] == 2  # tfidf's
     assert "results/metrics/tf_llms/comparisons.csv" in dry
     assert not re.search(r"results/similarity/tf_llms/human__vs__", dry)
     assert "results/plots/tf_llms/heatmaps" in dry

@@ -124,7 +124,7 @@ def test_a_threshold_change_reruns_no_similarity(study):
     try:
         counts = job_counts(snakemake(study, "-n", "--cores", "2").stdout)
         assert "similarity_tfidf" not in counts
-        assert counts["metrics"] == 1 and counts["plots"] == 1
+        assert counts["metrics"] == 1 and counts["report_parts"] == 1
     finally:
         config(study, 0.2)
 
@@ -206,5 +206,5 @@ def test_above_max_pair_panels_figures_and_report_show_the_reference_and_a_summa
     write_config(root, [0.5], **settings, plots={"max_pair_panels": None})
     counts = job_counts(snakemake(root, "-n", "--cores", "2").stdout)
     assert "metrics" not in counts and "similarity_tfidf" not in counts, counts
-    assert counts.get("plots") == 1 and counts.get("report_parts") == 1, counts
+    assert counts.get("report_parts") == 1, counts
     assert counts.get("summary_report") == 1, counts

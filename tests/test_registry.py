@@ -78,16 +78,16 @@ def test_a_metric_with_a_definition_brings_its_glossary_entry():
 
 
 def test_each_figure_has_one_name_and_its_words():
-    stems = [f.stem for f in (figures.SWEEP, *figures.METHOD_FIGURES)]
+    stems = [f.stem for f in figures.METHOD_FIGURES]
     assert len(stems) == len(set(stems))
-    for f in (figures.SWEEP, *figures.METHOD_FIGURES):
+    for f in figures.METHOD_FIGURES:
         assert f.key == f"{f.stem}_png"
         assert f.title and f.alt and f.caption and f.missing, f.stem
         assert f.place in ("figures", "runs")
         assert (REPO / "workflow" / "report" / f"{f.stem}.rst").is_file(), f.stem
 
     # report_parts draws each of its figures with the function the entry names, and no other
-    for f in (figures.SWEEP, *figures.METHOD_FIGURES):
+    for f in figures.METHOD_FIGURES:
         if f.drawn_by != "report_parts":
             assert not f.draws, f.stem
             continue

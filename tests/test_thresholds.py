@@ -65,7 +65,7 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     sweep marks every θ of the table: the plot steps are given no threshold of the config."""
     from themesim.report.plots import heatmap, sweep
     from themesim.similarity import write_similarity
-    from themesim.steps.plots import comparison_heatmap, sweep_plot
+    from themesim.steps.plots import MethodTables, comparison_heatmap, method_figure
 
     ids = {"h": ["a0", "a1"], "l": ["b0", "b1"]}
     themes = {s: write_theme_set(tmp_path / f"{s}.parquet", s, names) for s, names in ids.items()}
@@ -90,12 +90,16 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
         thresholds_csv=thresholds,
         out_png=tmp_path / "h.png",
     )
-    sweep_plot(
+    tables = MethodTables(
         method="m",
+        themes_csv=table["themes_csv"],
         sweep_csv=table["sweep_csv"],
         thresholds_csv=thresholds,
-        out_png=tmp_path / "sweep.png",
+        gamma=0.15,
+        reference=None,
+        max_panels=None,
     )
+    method_figure(stem="sweep", tables=tables, out_png=tmp_path / "sweep.png")
     assert seen["heatmap"]["threshold"] == 0.6123 and seen["heatmap"]["op"] == "gt"
     assert seen["heatmap"]["scale_label"] == "angular similarity"
     assert seen["sweep"]["thresholds"].values == [0.6123, 0.4]

@@ -76,7 +76,6 @@ CROSSFIT = f"{CALIBRATION}/crossfit.csv"
 METRIC_TABLES = (COMPARISONS, THEME_TABLE, SWEEP, SETS, THRESHOLDS)
 # Figures without their extension (.png, and .svg beside it).
 CALIBRATION_PLOT = f"{CALIBRATION}/calibration"
-SWEEP_PLOT = f"{PLOTS}/sweep"
 RUNS_PLOT = f"{PLOTS}/run_consistency"
 HEATMAP = f"{PLOTS}/{{pair}}_heatmap"  # the reference's pairs; the others' under HEATMAPS
 HEATMAPS = f"{PLOTS}/heatmaps"

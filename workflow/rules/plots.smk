@@ -1,27 +1,3 @@
-# A method's threshold sweep.
-rule plots:
-    input:
-        thresholds=paths.THRESHOLDS,
-        sweep=paths.SWEEP,
-    output:
-        sweep=report(
-            f"{paths.SWEEP_PLOT}.png",
-            caption="../report/sweep.rst",
-            category="Threshold sweeps",
-        ),
-        sweep_svg=f"{paths.SWEEP_PLOT}.svg",
-    log:
-        "logs/plots/{method}.log",
-    benchmark:
-        "benchmarks/plots/{method}.tsv"
-    params:
-        code=code("plots.py"),
-        reference=STUDY.reference,
-        max_panels=plots.plot_limit(SETUP, "max_pair_panels"),
-    script:
-        "../../scripts/plots.py"
-
-
 # One reference pair's heatmap: the rules that need them ask for a method's own pairs
 # (plots.heatmaps), so a method restricted by `comparisons:` gets only those jobs.
 rule heatmap:

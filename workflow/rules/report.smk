@@ -9,7 +9,6 @@ rule summary_report:
             for m in STUDY.methods
             for h in plots.heatmaps(SETUP, m) + plots.heatmap_folder(SETUP, m)
         ],
-        sweep_plots=expand(f"{paths.SWEEP_PLOT}.png", method=STUDY.methods),
         side_by_side=paths.SIDE_BY_SIDE["png"],
         method_plots=[
             f

@@ -27,7 +27,6 @@ from themesim.paths import (
     SIDE_BY_SIDE,
     SPLITS_JOINS,
     SUMMARY,
-    SWEEP_PLOT,
     WORKBOOK,
 )
 from themesim.study.sets import generated_csv
@@ -50,7 +49,7 @@ def final_outputs(setup: Setup) -> list[str]:
         if metrics.has_runs(setup, m):
             out.append(at(RUNS, method=m))
         out += grounding.outputs(setup, m)
-        drawn = plots.heatmaps(setup, m) + [at(SWEEP_PLOT, method=m) + ".png"]
+        drawn = plots.heatmaps(setup, m)
         drawn += list(plots.method_plot_files(setup, m).values())
         out += drawn + svg_of(drawn) + plots.heatmap_folder(setup, m)
     out += list(SUMMARY.values())

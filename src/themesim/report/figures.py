@@ -42,18 +42,18 @@ class Figure:
         return f"{self.stem}_png"
 
 
-# The plots rule's figure (its path is paths.SWEEP_PLOT, not its stem's, as the heatmaps').
-SWEEP = Figure(
-    "sweep", "plots", "Threshold sweeps",
-    title="Threshold sweep",
-    alt="Scores by threshold",
-    caption="Scores at every threshold from 0 to 1; dashed lines: the configured threshold(s).",
-    missing="Threshold-sweep figure not available.",
-)  # fmt: skip
-
 # Adding a per-method figure is one entry here (plus its drawing and its caption file).
 # A figure of report_parts names its function in `draws`: no script or rule changes.
 METHOD_FIGURES = (
+    Figure(
+        "sweep", "report_parts", "Threshold sweeps",
+        title="Threshold sweep",
+        alt="Scores by threshold",
+        caption="Scores at every threshold from 0 to 1; dashed lines: the configured "
+        "threshold(s).",
+        missing="Threshold-sweep figure not available.",
+        draws="themesim.report.plots.sweep:draw_sweep",
+    ),
     Figure(
         "distributions", "report_parts", "Distributions",
         title="Distributions",

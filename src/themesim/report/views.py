@@ -13,7 +13,7 @@ import pandas as pd
 
 from themesim.metrics import registry
 from themesim.metrics.thresholds import read_thresholds
-from themesim.report.figures import METHOD_FIGURES, SWEEP
+from themesim.report.figures import METHOD_FIGURES
 from themesim.report.format import (
     DASH,
     as_text,
@@ -281,7 +281,7 @@ def _figures(spec: Mapping, html_dir: Path, md_dir: Path, place: str) -> list[di
             "caption": f.caption,
             "missing": f.missing,
         }
-        for f in (SWEEP, *METHOD_FIGURES)
+        for f in METHOD_FIGURES
         if f.place == place
     ]
 

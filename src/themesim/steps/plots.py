@@ -17,34 +17,6 @@ def _label(theme_id: str, name: str) -> str:
     return f"{theme_id} {name}"
 
 
-def sweep_plot(
-    *,
-    method: str,
-    sweep_csv,
-    thresholds_csv,
-    out_png,
-    out_svg=None,
-    reference: str | None = None,
-    max_panels: int | None = None,
-) -> None:
-    """The sweep curves of a method (rule plots), every θ of thresholds_csv marked: the
-    thresholds as the metrics job resolved them (metrics.thresholds). More comparisons than
-    ``max_panels`` (`plots.max_pair_panels`; None: no limit): the reference's and a summary.
-    """
-    from themesim.metrics.thresholds import read_thresholds
-    from themesim.report.plots.sweep import sweep_curves
-
-    sweep_curves(
-        pd.read_csv(sweep_csv),
-        thresholds=read_thresholds(thresholds_csv),
-        title=f"{method}: metrics across thresholds",
-        out_png=out_png,
-        out_svg=out_svg,
-        reference=reference,
-        max_panels=max_panels,
-    )
-
-
 def comparison_heatmap(
     *,
     method: str,
@@ -230,13 +202,15 @@ def _theme_table(path) -> pd.DataFrame:
 class MethodTables:
     """What the report_parts figures of one method read, each table read when first asked.
 
-    themes_csv: the method's themes.csv; thresholds_csv (its op) and gamma: its match rule;
-    reference and max_panels bound the figures with a row per comparison
+    themes_csv and sweep_csv: the method's themes.csv and sweep.csv; thresholds_csv (values
+    and op) and gamma: its match rule; reference and max_panels bound the figures with a row
+    per comparison
     (`plots.max_pair_panels`). For the theme map: the method's kind and its `d`, and set ->
     file of the set's themes (set_files) and of its embeddings (a kind that reads them)."""
 
     method: str
     themes_csv: str
+    sweep_csv: str
     thresholds_csv: str
     gamma: float
     reference: str | None
@@ -251,10 +225,19 @@ class MethodTables:
         return _theme_table(self.themes_csv)
 
     @cached_property
-    def op(self) -> str:
+    def sweep_table(self) -> pd.DataFrame:
+        return pd.read_csv(self.sweep_csv)
+
+    @cached_property
+    def thresholds(self):
+        """metrics.thresholds.Thresholds as the metrics job resolved them."""
         from themesim.metrics.thresholds import read_thresholds
 
-        return read_thresholds(self.thresholds_csv).op
+        return read_thresholds(self.thresholds_csv)
+
+    @property
+    def op(self) -> str:
+        return self.thresholds.op
 
     @cached_property
     def set_themes(self) -> dict:

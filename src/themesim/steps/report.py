@@ -92,7 +92,6 @@ def summary_report(
     themes_tables,
     sweeps,
     heatmaps,
-    sweep_plots,
     side_by_side_png,
     embeddings,
     segments,
@@ -155,7 +154,6 @@ def summary_report(
                 "themes_csv": themes_tables[i],
                 "sweep_csv": sweeps[i],
                 "heatmaps": dict(zip(mine, heatmaps[starts[i] : starts[i + 1]], strict=True)),
-                "sweep_png": sweep_plots[i],
                 "ran_on": [len(mine), len(pairs)],
             }
             | dict(method_files.get(m) or {})

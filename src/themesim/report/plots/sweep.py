@@ -153,3 +153,17 @@ def sweep_curves(
     else:
         fig = sweep_curves_figure(sweep, thresholds=thresholds, title=title)
     return save_png(fig, out_png, out_svg)
+
+
+def draw_sweep(tables, *, out_png, out_svg=None) -> Path:
+    """The report_parts job's sweep of one method (report/figures.py), every θ of its
+    thresholds.csv marked (steps.plots.MethodTables)."""
+    return sweep_curves(
+        tables.sweep_table,
+        thresholds=tables.thresholds,
+        title=f"{tables.method}: metrics across thresholds",
+        out_png=out_png,
+        out_svg=out_svg,
+        reference=tables.reference,
+        max_panels=tables.max_panels,
+    )
