@@ -49,3 +49,29 @@ def test_transport_imports_pot_without_torch_or_sklearn_and_leaves_sklearn_impor
     )
     # POT loaded without the two; a later `import sklearn.cluster` elsewhere still works.
     assert loaded == {"ot": True, "torch": False, "sklearn.cluster": True}
+
+
+def test_a_csv_study_starts_without_the_qdpx_reader(tmp_path):
+    """Every `snakemake` start prepares the study: a study of CSV theme sets never needs the
+    REFI-QDA reader (XML, and the parquet reader through io.coded), about 0.08 s of each
+    start."""
+    from helpers import make_study
+
+    root = make_study(tmp_path / "study")
+    loaded = loaded_after(
+        "import os, yaml\n"
+        f"os.chdir({str(root)!r})\n"
+        "from themesim.config import prepare\n"
+        "from themesim.defaults import SCHEMA_PATH\n"
+        "from themesim.schema import check_schema\n"
+        "config = yaml.safe_load(open('config/config.yaml'))\n"
+        "check_schema(config, SCHEMA_PATH, defaults=True)\n"
+        "study = prepare(config)\n"
+        "assert len(study.sets) >= 2",
+        ["themesim.io.refi_qda", "themesim.io.coded", "themesim.config"],
+    )
+    assert loaded == {
+        "themesim.io.refi_qda": False,
+        "themesim.io.coded": False,
+        "themesim.config": True,
+    }

@@ -78,8 +78,6 @@ def set_users(config: dict, sets: dict[str, str], segments: dict[str, str]) -> d
     """.qdpx set -> the user whose codings are its coded segments (`user:`). A .qdpx set whose
     codings come from two or more users and that names none is refused: merged, they would
     pass for one coder's (issue 34)."""
-    from themesim.io.refi_qda import check_study_users
-
     users = {}
     by_path = {v: k for k, v in sets.items()}
     for i, entry in enumerate(config.get("theme_sets") or []):
@@ -97,6 +95,9 @@ def set_users(config: dict, sets: dict[str, str], segments: dict[str, str]) -> d
                 "Remove user:, or give the .qdpx as path: without segments:",
             )
         if qdpx and segments.get(name) == entry["path"]:
+            # here only: the XML and parquet readers would slow every study's start
+            from themesim.io.refi_qda import check_study_users
+
             check_study_users(entry["path"], user, name, where, user_where)
             if user is not None:
                 users[name] = str(user)
