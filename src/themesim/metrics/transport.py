@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.settings import DEFAULT_METRICS
+from themesim.metrics.thresholds import matches
 
 _TRANSPORT = DEFAULT_METRICS["transport"]  # the schema's metrics.transport
 DEFAULT_MIN_SHARE = _TRANSPORT["min_share"]
@@ -169,8 +170,6 @@ def _substantial(shares: np.ndarray, min_share: float, good=None) -> list[np.nda
 def _good(S, threshold, op: str):
     if threshold is None:
         return None
-    from themesim.metrics.thresholds import matches
-
     return matches(S, threshold, op)
 
 

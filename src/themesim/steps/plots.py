@@ -11,6 +11,7 @@ import pandas as pd
 
 from themesim.io.themes import read_themes_parquet
 from themesim.kinds import get as get_kind
+from themesim.metrics.thresholds import Thresholds, read_thresholds
 
 
 def _label(theme_id: str, name: str) -> str:
@@ -30,8 +31,6 @@ def comparison_heatmap(
 ) -> None:
     """One reference comparison's heatmap (rule heatmap), at the first threshold of
     thresholds_csv; scale: the files that put scores on the method's scale (``_heatmaps``)."""
-    from themesim.metrics.thresholds import read_thresholds
-
     resolved = read_thresholds(thresholds_csv)
     _heatmaps(method, [pair], themes, [similarity], resolved, [out_png], [out_svg], scale)
 
@@ -120,7 +119,6 @@ def pair_heatmaps(
     holds instead ``overview.png``/``.svg``, every set against every set, and a README.txt."""
     from pathlib import Path
 
-    from themesim.metrics.thresholds import read_thresholds
     from themesim.study.names import pair_name
 
     resolved = read_thresholds(thresholds_csv)
@@ -179,7 +177,6 @@ def side_by_side(
     max_panels: int | None = None,
 ) -> None:
     """thresholds: each method's thresholds.csv, in ``methods`` order."""
-    from themesim.metrics.thresholds import read_thresholds
     from themesim.report.plots.side_by_side import methods_side_by_side
 
     methods_side_by_side(
@@ -229,10 +226,8 @@ class MethodTables:
         return pd.read_csv(self.sweep_csv)
 
     @cached_property
-    def thresholds(self):
-        """metrics.thresholds.Thresholds as the metrics job resolved them."""
-        from themesim.metrics.thresholds import read_thresholds
-
+    def thresholds(self) -> Thresholds:
+        """The method's thresholds and op as its metrics job resolved them."""
         return read_thresholds(self.thresholds_csv)
 
     @property
