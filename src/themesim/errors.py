@@ -22,14 +22,18 @@ class InputError(ThemesimError, ValueError):
         return (type(self), (self.where, self.problem, self.fix))
 
 
+def name_key(name) -> str:
+    """How a name a user typed is matched: case and runs of whitespace ignored."""
+    return " ".join(str(name).casefold().split())
+
+
 def did_you_mean(word, choices) -> str:
-    """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''. Case and runs of
-    whitespace are ignored: 'Money  worries' for 'money worries' is a near miss too."""
+    """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''. Names are
+    compared by name_key: 'Money  worries' for 'money worries' is a near miss too."""
     import difflib
 
-    folded = {" ".join(str(c).casefold().split()): c for c in choices}
-    key = " ".join(str(word).casefold().split())
-    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    folded = {name_key(c): c for c in choices}
+    close = difflib.get_close_matches(name_key(word), list(folded), n=1, cutoff=0.6)
     return f" (did you mean {str(folded[close[0]])!r}?)" if close else ""
 
 

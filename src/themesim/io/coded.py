@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.errors import InputError, did_you_mean
+from themesim.errors import InputError, did_you_mean, name_key
 from themesim.io.inputs import check_input_file, csv_rows, read_text_file
 from themesim.io.spans import check_inside, find_in, norm, normalise, overlapping
 from themesim.io.spans import short as _short
@@ -141,7 +141,7 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
             "optional start, end (character offsets) and coder.",
         )
     by_id = {str(t).casefold(): str(t) for t in themes["theme_id"]}
-    by_name = {_key(n): str(t) for t, n in zip(themes["theme_id"], themes["name"], strict=True)}
+    by_name = {name_key(n): str(t) for t, n in zip(themes["theme_id"], themes["name"], strict=True)}
     rows = []
     for n, rec in enumerate(records[1:], start=2):
         at = f"{where}, row {n}"
@@ -151,7 +151,7 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
             return rec[i] if i is not None and i < len(rec) else ""
 
         theme = str(cell("theme")).strip()
-        tid = by_id.get(theme.casefold()) or by_name.get(_key(theme))
+        tid = by_id.get(theme.casefold()) or by_name.get(name_key(theme))
         if tid is None:
             raise unknown_theme(at, theme, themes)
         text = str(cell("text"))
@@ -280,7 +280,3 @@ def unknown_theme(at: str, theme: str, themes: pd.DataFrame, shown: int = 8) -> 
         f"Use a theme name the set has ({listed}{more}), or its id, "
         "or add the theme to the theme file.",
     )
-
-
-def _key(name) -> str:
-    return " ".join(str(name).casefold().split())

@@ -30,10 +30,6 @@ class Codings:
 TwoCodings = Codings  # the name of the two-coder days
 
 
-def code_key(name) -> str:
-    return " ".join(str(name).casefold().split())
-
-
 def domain(label: str) -> str:
     """A code's top-level code: what its path (`Parent/Child`, MAXQDA's `Parent\\Child`) starts
     with; a code without a path is its own."""

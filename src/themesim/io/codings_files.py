@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.errors import InputError
-from themesim.io.codings import SPAN_COLUMNS, Codings, code_key, domain
+from themesim.errors import InputError, name_key
+from themesim.io.codings import SPAN_COLUMNS, Codings, domain
 from themesim.io.codings_transcripts import Locator
 
 
@@ -79,7 +79,7 @@ def from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], 
             coder = str(cell("coder")).strip()
             has_coder |= bool(coder)
             order.setdefault(coder or p.stem, where)
-            key = code_key(code)
+            key = name_key(code)
             labels.setdefault(key, code)
             rows.append((coder or p.stem, doc, key, a, b, where, n, bool(coder)))
     # the coders: a `coder` column's values, else one per file (its name without extension)

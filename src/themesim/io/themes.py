@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from themesim.defaults import default
-from themesim.errors import InputError
+from themesim.errors import InputError, name_key
 from themesim.io.files import atomic_path
 from themesim.io.inputs import read_checked_parquet, read_text_file
 from themesim.io.theme_formats import (
@@ -185,7 +185,7 @@ def assemble(
         for i, t in enumerate(themes, start=1):
             t.id = f"T{i:0{width}d}"
     _check_unique(themes, lambda t: t.id, "id", noun, where)
-    _check_unique(themes, lambda t: " ".join(t.name.casefold().split()), "name", noun, where)
+    _check_unique(themes, lambda t: name_key(t.name), "name", noun, where)
     texts = []
     for t in themes:
         text = _render(t, template, where)
