@@ -242,6 +242,19 @@ class MethodTables:
     def theme_vectors(self) -> dict:
         return get_kind(self.kind).vectors({"d": self.d}, self.set_themes, self.embeddings)
 
+    def draw(self, save, table: pd.DataFrame, what: str, *, out_png, out_svg=None, **kwargs):
+        """save(table, ...) titled "{method}: {what}", bounded like every figure of the method
+        that has a row per comparison (reference, max_panels)."""
+        return save(
+            table,
+            **kwargs,
+            title=f"{self.method}: {what}",
+            out_png=out_png,
+            out_svg=out_svg,
+            reference=self.reference,
+            max_panels=self.max_panels,
+        )
+
 
 def method_figure(*, stem: str, tables: MethodTables, out_png, out_svg=None) -> None:
     """One figure of report_parts: the function its report/figures.py entry names draws it."""

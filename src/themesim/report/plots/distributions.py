@@ -340,26 +340,25 @@ confidence_profile = saving(
 # (steps.plots.MethodTables).
 
 
-def _draw(save, what: str, tables, out_png, out_svg) -> Path:
-    return save(
+def _draw(tables, save, what: str, out_png, out_svg) -> Path:
+    return tables.draw(
+        save,
         tables.themes_table,
-        op=tables.op,
-        gamma=tables.gamma,
-        title=f"{tables.method}: {what}",
+        what,
         out_png=out_png,
         out_svg=out_svg,
-        reference=tables.reference,
-        max_panels=tables.max_panels,
+        op=tables.op,
+        gamma=tables.gamma,
     )
 
 
 def draw_distributions(tables, *, out_png, out_svg=None) -> Path:
     return _draw(
-        distributions, "matched similarity and gap per comparison", tables, out_png, out_svg
+        tables, distributions, "matched similarity and gap per comparison", out_png, out_svg
     )
 
 
 def draw_confidence(tables, *, out_png, out_svg=None) -> Path:
     return _draw(
-        confidence_profile, "how confidently each theme is matched", tables, out_png, out_svg
+        tables, confidence_profile, "how confidently each theme is matched", out_png, out_svg
     )

@@ -158,12 +158,11 @@ def sweep_curves(
 def draw_sweep(tables, *, out_png, out_svg=None) -> Path:
     """The report_parts job's sweep of one method (report/figures.py), every θ of its
     thresholds.csv marked (steps.plots.MethodTables)."""
-    return sweep_curves(
+    return tables.draw(
+        sweep_curves,
         tables.sweep_table,
-        thresholds=tables.thresholds,
-        title=f"{tables.method}: metrics across thresholds",
+        "metrics across thresholds",
         out_png=out_png,
         out_svg=out_svg,
-        reference=tables.reference,
-        max_panels=tables.max_panels,
+        thresholds=tables.thresholds,
     )
