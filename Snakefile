@@ -1,5 +1,6 @@
 # themesim: how well sets of qualitative themes agree, per method, never averaged.
 # Table of contents only; helpers live in workflow/rules/common.smk.
+import copy
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -9,13 +10,16 @@ from themesim.errors import exit_on_error
 
 min_version("9.0")
 
+# Until the configfile directive, `config` holds what the command line gave (--configfile
+# files, then --config on top): keep it to tell those values from the workflow's file.
+CLI_CONFIG = copy.deepcopy(config)
+
 
 configfile: "config/config.yaml"
 
 
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 # --config passes nested numbers as text: read them as the schema wants, and say so.
-CLI_CONFIG = dict(workflow.config_settings.config)
 for note in coerce_cli_values(config, CLI_CONFIG, SCHEMA):
     logger.info(note)
 # One check against the schema: one line naming the key (typos get a "did you mean"), and

@@ -1,9 +1,10 @@
 """Config values given with `snakemake --config`: nested numbers arrive as text."""
 
 import copy
+import re
 
 import pytest
-from helpers import REPO, make_study, snakemake
+from helpers import REPO, make_study, snakemake, write_config
 
 from themesim.errors import InputError
 from themesim.schema import check_schema, coerce_cli_values
@@ -48,7 +49,7 @@ def test_nested_numbers_booleans_and_nulls_from_the_command_line_are_read_as_suc
     )
     assert m["kind"] == "sentence_transformer"  # from the file, untouched
     assert notes[0] == (
-        "config methods.minilm.thresholds[0]: '0.6' from --config read as 0.6 "
+        "config methods.minilm.thresholds[0]: '0.6' from the command line read as 0.6 "
         "(Snakemake's --config passes nested values as text)"
     )
     assert len(notes) == 5  # 0.6, -1, 32, false, null
@@ -72,7 +73,7 @@ def test_a_bad_value_from_the_command_line_names_the_cause_and_the_configfile_wa
     assert msg.startswith(
         "config methods.minilm.thresholds[0]: 'sixty' is not a number or 'calibrated'"
     )
-    assert "came from --config, which passes nested values as text" in msg
+    assert "If it came from --config, which passes nested values as text" in msg
     assert "--configfile config/config.yaml overrides.yaml" in msg
 
 
@@ -84,5 +85,35 @@ def test_the_readme_threshold_override_runs(tmp_path):
         root, "-n", "--cores", "1", "--config", 'methods={"minilm": {"thresholds": [0.6]}}'
     )
     out = proc.stdout + proc.stderr
-    assert "config methods.minilm.thresholds[0]: '0.6' from --config read as 0.6" in out
+    assert "config methods.minilm.thresholds[0]: '0.6' from the command line read as 0.6" in out
     assert "metrics" in proc.stdout
+
+
+def test_a_number_quoted_in_a_configfile_override_is_read_and_one_in_the_study_file_stops(
+    tmp_path,
+):
+    """The command line's values are what `config` holds before the Snakefile's configfile
+    directive (--configfile files and --config alike); the workflow's own file stays strict."""
+    root = make_study(tmp_path)
+    (root / "over.yaml").write_text('methods:\n  minilm:\n    thresholds: ["0.6"]\n')
+    proc = snakemake(root, "-n", "--cores", "1", "--configfile", str(root / "over.yaml"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "config methods.minilm.thresholds[0]: '0.6' from the command line read as 0.6" in out
+
+    write_config(root, ["0.5"])
+    proc = snakemake(root, "-n", "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "config methods.minilm.thresholds[0]: '0.5' is not a number or 'calibrated'" in out
+    assert "given on the command line" not in out
+
+
+def test_the_workflow_reads_only_documented_workflow_attributes():
+    """The Snakefile and rule files use `workflow.basedir` and `workflow.cores`, as
+    Snakemake's docs do; nothing of its internals (config_settings, resource_settings, ...)."""
+    documented = {"basedir", "current_basedir", "source_path", "snakefile", "cores"}
+    used = set()
+    for path in [REPO / "Snakefile", *(REPO / "workflow" / "rules").glob("*.smk")]:
+        used |= set(re.findall(r"\bworkflow\.(\w+)", path.read_text()))
+    assert used and used <= documented, used - documented

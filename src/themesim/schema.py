@@ -85,8 +85,9 @@ def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
 
     Snakemake parses a top-level `--config key=0.6` as a number but reads a nested value
     (`methods={"minilm": {"thresholds": [0.6]}}`) with YAML's base loader, all text. Only the
-    values given on the command line (`cli`) are touched: a number quoted in a config file
-    stays an error ("remove the quotes").
+    values given on the command line (`cli`: the --configfile files and --config, which reach
+    the Snakefile as one) are touched: a number quoted in the workflow's own config file stays
+    an error ("remove the quotes"); one quoted in a --configfile file is read, with the note.
     """
     schema = load_schema(schema_path)
     notes: list[str] = []
@@ -110,7 +111,7 @@ def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
             ok, value = _as_typed(merged, types)
             if ok:
                 notes.append(
-                    f"config {_key_path(path)}: {merged!r} from --config read as "
+                    f"config {_key_path(path)}: {merged!r} from the command line read as "
                     f"{json.dumps(value)} "
                     "(Snakemake's --config passes nested values as text)"
                 )
@@ -123,11 +124,11 @@ def coerce_cli_values(config: dict, cli, schema_path) -> list[str]:
     return notes
 
 
-# Appended to a schema error in a value given with --config.
+# Appended to a schema error in a value given on the command line.
 CLI_HINT = (
-    " (The value came from --config, which passes nested values as text: write them in a "
-    "YAML file and add it with --configfile, e.g. `snakemake --cores 8 --configfile "
-    "config/config.yaml overrides.yaml`.)"
+    " (The value was given on the command line. If it came from --config, which passes "
+    "nested values as text, write it in a YAML file and add it with --configfile, e.g. "
+    "`snakemake --cores 8 --configfile config/config.yaml overrides.yaml`.)"
 )
 
 
@@ -166,8 +167,8 @@ def check_schema(config: dict, schema_path, cli=None, *, defaults: bool = False)
     """Validate the config against its JSON schema with a one-line error naming the key.
 
     defaults: fill in the schema's defaults in the same pass (the workflow's one check of
-    its config at parse time). cli: the values given with --config; an error inside one
-    says how to give it instead.
+    its config at parse time). cli: the values given on the command line (--configfile and
+    --config); an error inside one says how to give it instead.
     """
     import jsonschema
 
