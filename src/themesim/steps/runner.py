@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import gc
 import logging
 import os
 import sys
@@ -12,6 +14,10 @@ from pathlib import Path
 from themesim.errors import ThemesimError
 
 WARNINGS_LOGGER = "themesim.warnings"  # its lines go to the job's log file only
+
+# A job's process ends with its step. Frozen at exit, the objects left are freed by the OS,
+# not walked by the interpreter's final collections: 0.1-0.3 s less a job.
+atexit.register(gc.freeze)
 
 
 def _job_inputs() -> list[str]:
