@@ -20,11 +20,15 @@ WARNINGS_LOGGER = "themesim.warnings"  # its lines go to the job's log file only
 atexit.register(gc.freeze)
 
 
+def _job():
+    """The Snakemake job running this script (None outside one): Snakemake's script preamble
+    puts its `snakemake` object into the script's (`__main__`) namespace."""
+    return getattr(sys.modules.get("__main__"), "snakemake", None)
+
+
 def _job_inputs() -> list[str]:
-    """The input files of the Snakemake job running this script ([] outside one): Snakemake's
-    script preamble puts its `snakemake` object into the script's (`__main__`) namespace."""
-    job = getattr(sys.modules.get("__main__"), "snakemake", None)
-    return [str(f) for f in getattr(job, "input", None) or ()]
+    """The input files of the Snakemake job running this script ([] outside one)."""
+    return [str(f) for f in getattr(_job(), "input", None) or ()]
 
 
 def _where(filename: str) -> str:
@@ -81,6 +85,10 @@ def run(log_path, fn, *args, **kwargs) -> None:
     fd, said = tempfile.mkstemp(prefix="themesim-warnings-")
     os.close(fd)
     before = _log_warnings(Path(said))
+    if _job() is not None:
+        # What the script imported lives as long as the job: frozen, the step's own
+        # collections skip it (0.1 s of a drawing job).
+        gc.freeze()
     try:
         inputs = _job_inputs()
         if inputs:
