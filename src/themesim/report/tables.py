@@ -41,12 +41,11 @@ def read_table(
             "Regenerate it with the themesim pipeline of the same version.",
         )
     # One frame built at once: replacing ~160 columns one by one left one block per column
-    # (a "highly fragmented" PerformanceWarning from the report's next insert).
+    # (a "highly fragmented" PerformanceWarning from the report's next insert). An empty
+    # cell is NaN as any text that is no number is ("coerce").
     return pd.DataFrame(
         {
-            c: df[c]
-            if c in text_columns
-            else pd.to_numeric(df[c].replace("", float("nan")), errors="coerce")
+            c: df[c] if c in text_columns else pd.to_numeric(df[c], errors="coerce")
             for c in df.columns
         },
         index=df.index,
