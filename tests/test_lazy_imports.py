@@ -36,19 +36,20 @@ def test_the_plot_step_does_not_import_scipy_stats():
     }
 
 
-def test_transport_imports_pot_without_torch_or_sklearn_and_leaves_sklearn_importable():
+def test_transport_imports_pot_without_torch_sklearn_or_networkx_and_leaves_them_importable():
     loaded = loaded_after(
         "import numpy as np\n"
         "from themesim.metrics.transport import unbalanced_plan\n"
         "plan = unbalanced_plan(np.array([[0.9, 0.1], [0.2, 0.8]]))\n"
         "assert plan[0, 0] > plan[0, 1] and plan[1, 1] > plan[1, 0], plan\n"
-        "loaded_before = 'sklearn' in sys.modules or 'torch' in sys.modules\n"
-        "assert not loaded_before\n"
-        "import sklearn.cluster",
-        ["ot", "torch", "sklearn.cluster"],
+        "loaded_before = [m for m in ('sklearn', 'torch', 'networkx') if m in sys.modules]\n"
+        "assert not loaded_before, loaded_before\n"
+        "import sklearn.cluster, networkx",
+        ["ot", "torch", "sklearn.cluster", "networkx"],
     )
-    # POT loaded without the two; a later `import sklearn.cluster` elsewhere still works.
-    assert loaded == {"ot": True, "torch": False, "sklearn.cluster": True}
+    # POT loaded without the three; a later `import sklearn.cluster` or `import networkx`
+    # elsewhere still works.
+    assert loaded == {"ot": True, "torch": False, "sklearn.cluster": True, "networkx": True}
 
 
 def test_a_csv_study_starts_without_the_qdpx_reader(tmp_path):

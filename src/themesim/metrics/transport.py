@@ -57,19 +57,21 @@ def _marginal(w, n: int, name: str) -> np.ndarray:
 
 
 def _pot():
-    """POT without what this numpy code never uses: its torch backend (seconds to import) and
-    scikit-learn, which `ot.lowrank` imports for an optional k-means start (~0.3 s)."""
+    """POT without what this numpy code never uses: its torch backend (seconds to import),
+    scikit-learn, which `ot.lowrank` imports for an optional k-means start (~0.3 s), and
+    networkx, which `ot.gromov` imports for its graph partitions (0.06 s); POT imports both
+    only if it can."""
     if "ot" in sys.modules:
         return sys.modules["ot"]
     os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
-    blocked = "sklearn.cluster" not in sys.modules
-    if blocked:
-        sys.modules["sklearn.cluster"] = None  # `import sklearn.cluster` raises ImportError
+    blocked = [m for m in ("sklearn.cluster", "networkx") if m not in sys.modules]
+    for m in blocked:
+        sys.modules[m] = None  # `import` of it raises ImportError
     try:
         import ot
     finally:
-        if blocked:
-            del sys.modules["sklearn.cluster"]
+        for m in blocked:
+            del sys.modules[m]
     return ot
 
 
