@@ -1,8 +1,11 @@
 """steps.runner: independent steps run in forked processes, chains in order, and bad input
 raised in a child still ends the job with the one-line error."""
 
+import json
 import os
 import pickle
+import subprocess
+import sys
 import time
 
 import pytest
@@ -143,3 +146,42 @@ def test_a_jobs_warnings_are_in_its_log_file_not_on_the_terminal(tmp_path, worke
     ]
     assert "pandas-like" not in done.stderr
     assert done.stderr.strip() == f"WARNING 1 Python warning in {log}"
+
+
+GC_JOB = """
+import gc, json, sys, types
+
+if sys.argv[2] == "job":
+    snakemake = types.SimpleNamespace(input=[])  # what Snakemake's script preamble defines
+from themesim.steps.runner import run
+
+seen = {}
+
+def step():
+    seen["enabled"] = gc.isenabled()
+    seen["frozen"] = gc.get_freeze_count()
+
+run(sys.argv[1], step)
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("where", ["job", "script"])
+def test_a_jobs_step_runs_with_its_imports_frozen(tmp_path, where):
+    """In a job's process (Snakemake's `snakemake` object in __main__) the runner freezes
+    what the script imported, so the step's collections skip it; they stay on. Outside a
+    job nothing is frozen."""
+    script = tmp_path / "job.py"
+    script.write_text(GC_JOB)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "job.log"), where],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(done.stdout)
+    assert seen["enabled"] is True
+    if where == "job":
+        assert seen["frozen"] > 1000  # the imports' objects, numpy's and pandas' among them
+    else:
+        assert seen["frozen"] == 0
