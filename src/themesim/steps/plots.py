@@ -201,9 +201,9 @@ class MethodTables:
 
     themes_csv and sweep_csv: the method's themes.csv and sweep.csv; thresholds_csv (values
     and op) and gamma: its match rule; reference and max_panels bound the figures with a row
-    per comparison
-    (`plots.max_pair_panels`). For the theme map: the method's kind and its `d`, and set ->
-    file of the set's themes (set_files) and of its embeddings (a kind that reads them)."""
+    per comparison (`plots.max_pair_panels`). For the theme map: the method's kind and its
+    `d`, and set -> file of the set's themes (set_files) and of its embeddings (a kind that
+    reads them)."""
 
     method: str
     themes_csv: str

@@ -15,10 +15,6 @@ from themesim.errors import ThemesimError
 
 WARNINGS_LOGGER = "themesim.warnings"  # its lines go to the job's log file only
 
-# A job's process ends with its step. Frozen at exit, the objects left are freed by the OS,
-# not walked by the interpreter's final collections: 0.1-0.3 s less a job.
-atexit.register(gc.freeze)
-
 
 def _job():
     """The Snakemake job running this script (None outside one): Snakemake's script preamble
@@ -87,8 +83,11 @@ def run(log_path, fn, *args, **kwargs) -> None:
     before = _log_warnings(Path(said))
     if _job() is not None:
         # What the script imported lives as long as the job: frozen, the step's own
-        # collections skip it (0.1 s of a drawing job).
+        # collections skip it (0.1 s of a drawing job). The process ends with its step:
+        # frozen again at exit, what is left is freed by the OS, not walked by the
+        # interpreter's final collections (0.1-0.3 s a job).
         gc.freeze()
+        atexit.register(gc.freeze)
     try:
         inputs = _job_inputs()
         if inputs:
