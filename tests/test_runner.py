@@ -185,3 +185,41 @@ def test_a_jobs_step_runs_with_its_imports_frozen(tmp_path, where):
         assert seen["frozen"] > 1000  # the imports' objects, numpy's and pandas' among them
     else:
         assert seen["frozen"] == 0
+
+
+GC_EXIT = """
+import sys, types
+
+snakemake = types.SimpleNamespace(input=[])  # a job's process
+from themesim.steps.runner import run
+
+
+class Reader:  # stands for a pyarrow reader with pending work
+    def __del__(self):
+        with open(sys.argv[2], "w") as f:
+            f.write("finalized")
+
+
+def step():
+    r = Reader()
+    r.me = r  # in a cycle: garbage when the step returns, finalized only by a collection
+
+
+run(sys.argv[1], step)
+"""
+
+
+def test_what_a_step_made_is_finalized_before_the_job_exits(tmp_path):
+    """Objects a step made, cycles included, are finalized while the interpreter lives: a
+    pyarrow reader left unfinalized at exit can abort the job (SIGABRT, apache/arrow#34314),
+    as one did in CI when the runner froze the heap at exit."""
+    script = tmp_path / "job.py"
+    script.write_text(GC_EXIT)
+    mark = tmp_path / "finalized.txt"
+    subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "job.log"), str(mark)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert mark.read_text() == "finalized"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import gc
 import logging
 import os
@@ -83,11 +82,10 @@ def run(log_path, fn, *args, **kwargs) -> None:
     before = _log_warnings(Path(said))
     if _job() is not None:
         # What the script imported lives as long as the job: frozen, the step's own
-        # collections skip it (0.1 s of a drawing job). The process ends with its step:
-        # frozen again at exit, what is left is freed by the OS, not walked by the
-        # interpreter's final collections (0.1-0.3 s a job).
+        # collections skip it (0.1 s of a drawing job). What the step made is not frozen at
+        # exit: pyarrow's readers must be finalized while the interpreter lives, or a pool
+        # thread left behind aborts the job (apache/arrow#34314).
         gc.freeze()
-        atexit.register(gc.freeze)
     try:
         inputs = _job_inputs()
         if inputs:
