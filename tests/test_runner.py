@@ -14,6 +14,18 @@ from themesim.errors import InputError
 from themesim.steps.runner import run_all
 
 
+def run_job_script(tmp_path, text: str, *args) -> subprocess.CompletedProcess:
+    """`text` run as a script in its own process, as a workflow job runs its script."""
+    script = tmp_path / "job.py"
+    script.write_text(text)
+    return subprocess.run(
+        [sys.executable, str(script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
 def write(path, text, after=None, hold=0.0):
     time.sleep(hold)  # keeps this worker busy, so another worker takes the next chain
     if after is not None:  # a chain's second step sees the first one's file
@@ -129,17 +141,8 @@ run_all(sys.argv[1], [(warn, {}), (warn, {})], workers=int(sys.argv[2]))
 def test_a_jobs_warnings_are_in_its_log_file_not_on_the_terminal(tmp_path, workers):
     """As a workflow job runs it (its own process, logging not yet set up): the warning is one
     line of the log file; the terminal gets only the count, naming the file."""
-    import subprocess
-    import sys
-
-    script, log = tmp_path / "job.py", tmp_path / "logs" / "job.log"
-    script.write_text(JOB)
-    done = subprocess.run(
-        [sys.executable, str(script), str(log), str(workers)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    log = tmp_path / "logs" / "job.log"
+    done = run_job_script(tmp_path, JOB, log, workers)
     lines = log.read_text().splitlines()
     assert [line.split(" (")[0] for line in lines] == [
         "WARNING RuntimeWarning: a pandas-like warning"
@@ -171,14 +174,7 @@ def test_a_jobs_step_runs_with_its_imports_frozen(tmp_path, where):
     """In a job's process (Snakemake's `snakemake` object in __main__) the runner freezes
     what the script imported, so the step's collections skip it; they stay on. Outside a
     job nothing is frozen."""
-    script = tmp_path / "job.py"
-    script.write_text(GC_JOB)
-    done = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "job.log"), where],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = run_job_script(tmp_path, GC_JOB, tmp_path / "job.log", where)
     seen = json.loads(done.stdout)
     assert seen["enabled"] is True
     if where == "job":
@@ -213,13 +209,6 @@ def test_what_a_step_made_is_finalized_before_the_job_exits(tmp_path):
     """Objects a step made, cycles included, are finalized while the interpreter lives: a
     pyarrow reader left unfinalized at exit can abort the job (SIGABRT, apache/arrow#34314),
     as one did in CI when the runner froze the heap at exit."""
-    script = tmp_path / "job.py"
-    script.write_text(GC_EXIT)
     mark = tmp_path / "finalized.txt"
-    subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "job.log"), str(mark)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    run_job_script(tmp_path, GC_EXIT, tmp_path / "job.log", mark)
     assert mark.read_text() == "finalized"
