@@ -145,6 +145,26 @@ def test_two_three_and_five_coder_files(tmp_path, tx, m):
     )
 
 
+@pytest.mark.parametrize("m", [2, 3, 5])
+def test_touching_selections_of_one_code_by_one_coder(tmp_path, tx, m):
+    """Coder c0 selects X at 0-4 and 4-8 (two touching selections), the others 0-10: agree
+    scores it (before: an IndexError in the histogram) as the characters say."""
+    import krippendorff
+
+    rows = {0: [("t1", "X", TEXT[0:4], 0, 4), ("t1", "X", TEXT[4:8], 4, 8)]}
+    files = [write(tmp_path, f"c{i}.csv", rows.get(i, [("t1", "X", TEXT[0:10], 0, 10)]))
+             for i in range(m)]  # fmt: skip
+    proc = themesim("agree", *files, "--transcripts", tx, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    got = {(r["scope"], r["code"], r["transcript"]): r for r in json.loads(proc.stdout)[
+        "codes by transcript"]}  # fmt: skip
+    R = np.zeros((m, len(TEXT)), dtype=int)
+    R[0, 0:8] = 1
+    R[1:, 0:10] = 1
+    want = krippendorff.alpha(reliability_data=R, level_of_measurement="nominal")
+    assert got[("all", "X", "t1")]["alpha_binary_char"] == pytest.approx(want, abs=1e-12)
+
+
 # ---------------------------------------------------------------- inputs that cannot mislead
 
 
