@@ -169,6 +169,10 @@ def cmd_agree(args) -> int:
         level=args.level,
         allow_unmatched=args.allow_unmatched_codes or bool(args.similarity),
     )
+    if args.export_qdpx:  # before any figure: the export must not lose a coder or a code
+        from themesim.io.qdpx_export import check_reserved_names
+
+        check_reserved_names(c.coders, c.codes, f"--export-qdpx {args.export_qdpx}")
     for note in c.notes:
         print(f"themesim agree: {note}.", file=sys.stderr)
     similarity = _agree_similarity(args.similarity, c) if args.similarity else None
