@@ -11,6 +11,7 @@ import sys
 from themesim import __version__
 from themesim.cli_agree import cmd_agree
 from themesim.cli_output import FORMATS, records, render
+from themesim.cli_sizes import MAX_MINUTES, check_cost, power_cost
 from themesim.errors import InputError, ThemesimError
 from themesim.kinds import DEFAULT_METHODS
 from themesim.kinds import get as get_kind
@@ -100,34 +101,78 @@ def cmd_power(args) -> int:
     """The study planner: P(each verdict) at one design, by the suite's simulation."""
     import pandas as pd
 
-    from themesim.metrics.crossed import VERDICTS
+    from themesim.metrics.crossed import MIN_GROUPS, VERDICTS
     from themesim.validate.verdicts import Design, power
 
     least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),
-             ("--analysts", args.analysts, 2), ("--draws", args.draws, 10))  # fmt: skip
+             ("--analysts", args.analysts, 2), ("--draws", args.draws, 10),
+             ("--domains", args.domains, 1))  # fmt: skip
     for name, value, low in least:
         if value < low:
             raise InputError(name, f"is {value}, the least is {low}", f"Give {low} or more")
+    if args.domains > args.themes:
+        raise InputError(
+            f"--domains {args.domains}",
+            f"is more than the {args.themes} themes: each analyst's themes are dealt to the "
+            "domains in turn, so a domain would hold none",
+            f"Give at most --themes ({args.themes}) domains, or more themes",
+        )
     if not 0 < args.margin < 1:
         raise InputError("--margin", f"{args.margin:g} is out of range", "Give one in (0, 1)")
+    if not math.isfinite(args.analyst_sd):
+        raise InputError(
+            "--analyst-sd", f"{args.analyst_sd:g} is not a number", "Give an SD of 0 or more"
+        )
     if args.analyst_sd < 0:
         raise InputError("--analyst-sd", f"{args.analyst_sd:g} is negative", "Give 0 or more")
     if not 0 < args.alpha < 0.5:
         raise InputError("--alpha", f"{args.alpha:g} is out of range", "Give one in (0, 0.5)")
     if not 0 <= args.icc < 1:
         raise InputError("--icc", f"{args.icc:g} is out of range", "Give an ICC in [0, 1)")
+    if not 0 < args.agreement < 1:
+        raise InputError(
+            "--agreement",
+            f"{args.agreement:g} must lie strictly between 0 and 1",
+            "Give the human-human agreement, e.g. 0.7",
+        )
+    if not 0 < args.agreement + args.difference < 1:
+        raise InputError(
+            "--difference",
+            f"{args.difference:g} puts the generator's agreement at "
+            f"{args.agreement + args.difference:g}, which must lie strictly between 0 and 1",
+            f"Give a difference between {-args.agreement:g} and {1 - args.agreement:g}",
+        )
+    if not args.max_minutes > 0:
+        raise InputError("--max-minutes", f"{args.max_minutes:g} is not positive", "Give more")
+    # as a study reads it: from three analysts on, the margin is their spread's lower bound
+    from_analysts = args.margin_from == "analysts" and args.analysts >= 3
+    need, seconds, how = power_cost(
+        args.analysts, args.themes, args.runs, args.draws, from_analysts
+    )
+    check_cost(
+        f"--analysts {args.analysts} --themes {args.themes} --runs {args.runs} "
+        f"--draws {args.draws}",
+        f"simulating {args.draws:,} studies",
+        need,
+        seconds,
+        args.max_minutes,
+        how,
+    )
+    if args.groups and args.domains < min(args.themes, MIN_GROUPS):
+        print(
+            f"themesim power: with --groups and {args.domains} domain(s), under the "
+            f"{MIN_GROUPS} declared groups the verdict's interval needs, every study's word "
+            f"is withheld (read as inconclusive): give --domains {MIN_GROUPS} or more for "
+            "the words",
+            file=sys.stderr,
+        )
     d = Design(
         themes=args.themes, runs=args.runs, analysts=args.analysts, p_h=args.agreement,
         diff=args.difference, icc=args.icc, domains=args.domains, groups=args.groups,
         sd_analyst=args.analyst_sd,
     )  # fmt: skip
-    # as a study reads it: from three analysts on, the margin is their spread's lower bound
-    from_analysts = args.margin_from == "analysts" and args.analysts >= 3
     margin = "analysts" if from_analysts else args.margin
-    try:
-        res = power(d, args.route, args.draws, args.seed, margin=margin, alpha=args.alpha)
-    except ValueError as e:
-        raise InputError("--agreement/--difference", str(e), "Change one of them") from None
+    res = power(d, args.route, args.draws, args.seed, margin=margin, alpha=args.alpha)
     n = res["draws"]
     rows = [
         {"verdict": w, "probability": res[f"p_{w}"],
@@ -331,6 +376,13 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("--groups", action="store_true", help="the domains are declared")
     pw.add_argument("--draws", type=int, default=400, help="simulated studies")
     pw.add_argument("--seed", type=int, default=0)
+    pw.add_argument(
+        "--max-minutes",
+        type=float,
+        default=MAX_MINUTES,
+        help="refuse a design whose simulation is estimated to take more CPU time"
+        f" (default {MAX_MINUTES:g})",
+    )
     pw.add_argument("--format", choices=FORMATS, default="text")
     pw.set_defaults(func=cmd_power)
     return p
