@@ -12,7 +12,7 @@ from themesim import __version__
 from themesim.cli_agree import cmd_agree
 from themesim.cli_output import FORMATS, records, render
 from themesim.cli_sizes import MAX_MINUTES, check_cost, power_cost
-from themesim.errors import InputError, ThemesimError
+from themesim.errors import InputError, ThemesimError, disk_full, disk_full_error
 from themesim.kinds import DEFAULT_METHODS
 from themesim.kinds import get as get_kind
 
@@ -394,6 +394,12 @@ def main(argv=None) -> int:
         return args.func(args)
     except ThemesimError as e:
         print(f"themesim: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        full = disk_full(e)  # a full disk while writing: one line, as a bad input
+        if full is None:
+            raise
+        print(f"themesim: error: {disk_full_error(full)}", file=sys.stderr)
         return 2
 
 
