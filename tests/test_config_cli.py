@@ -148,3 +148,35 @@ def test_yaml_merge_keys_and_keys_of_other_mappings_are_not_repeats():
     assert load_unique(text, "x.yaml")["m"] == {"kind": "tfidf", "thresholds": [0.3]}
     with pytest.raises(InputError, match="x.yaml, lines 1 and 3: key '1.0' is given twice"):
         load_unique("1: a\nb: c\n1.0: d\n", "x.yaml")  # 1 and 1.0: one key to Python
+
+
+def test_identical_theme_files_are_noted_in_the_log(tmp_path):
+    """Two sets whose files hold the very same bytes (an analyst's file copied as another's)
+    run, with one line in the log at parse time; a file listed twice for two coders' coded
+    segments of one code book is two sets, without a note."""
+    from themesim.config import prepare
+
+    root = make_study(tmp_path)
+    copy = root / "data" / "human_copy.csv"
+    copy.write_bytes((root / "data" / "human.csv").read_bytes())
+    write_config(
+        root,
+        [0.5],
+        theme_sets=[{"path": "data/human.csv"}, {"path": "data/human_copy.csv"},
+                    {"path": "data/llm.yaml", "name": "llm"}],
+        methods={"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+    )  # fmt: skip
+    proc = snakemake(root, "-n", "--cores", "1")
+    note = (
+        "theme sets 'human' (data/human.csv) and 'human_copy' (data/human_copy.csv) are files "
+        "with the very same content: if one is a copy of the other, their agreement of 1 says "
+        "nothing about two analysts"
+    )
+    assert (proc.stdout + proc.stderr).count(note) == 1
+    sets = [{"path": str(root / "data" / "human.csv"), "name": "h1", "segments": str(p)}
+            for p in (root / "a.csv", root / "b.csv")]  # fmt: skip
+    for p in (root / "a.csv", root / "b.csv"):
+        p.write_text("document,theme,text\n")
+    sets[1]["name"] = "h2"
+    study = prepare({"theme_sets": sets, "methods": {"tfidf": {"kind": "tfidf"}}})
+    assert list(study.sets) == ["h1", "h2"] and study.notes == []
