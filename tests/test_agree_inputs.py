@@ -250,6 +250,25 @@ def test_offsets_must_select_the_text(tmp_path, tx, row, message):
     assert name in proc.stderr
 
 
+def test_offsets_counted_with_crlf_line_endings_are_named(tmp_path):
+    """A passage's offsets counted on a CRLF copy of the transcript (a character more per
+    line before it): the one line says so, whether the offsets miss the text or run past the
+    transcript's end."""
+    text = "Interviewer: How is work?\nAnna: I changed my shifts.\nBen: Me too.\n"
+    (tmp_path / "t.txt").write_text(text)
+    crlf = text.replace("\n", "\r\n")
+    a0 = crlf.index("I changed my shifts")
+    b0 = crlf.index("Me too.")
+    a = write(tmp_path, "a.csv", [("t", "X", "I changed my shifts", a0, a0 + 19)])
+    b = write(tmp_path, "b.csv", [("t", "X", "Me too.", b0, b0 + 7)])
+    for mine, message in ((a, f"offsets {a0}-{a0 + 19} select"), (b, "lie outside")):
+        other = write(tmp_path, "o.csv", [("t", "X", "I changed", None, None)])
+        proc = themesim("agree", mine, other, "--transcripts", tmp_path / "t.txt")
+        line = one_line_error(proc, message)
+        assert "the offsets may have been counted with CRLF line endings" in line, line
+        assert "counting each line ending as one character" in line
+
+
 def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):
     text = "line one\nline two\nline three"
     p = make_qdpx(tmp_path, TWO_CODERS.format(text=text), entries={})
