@@ -250,6 +250,21 @@ def test_offsets_must_select_the_text(tmp_path, tx, row, message):
     assert name in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "text, start, end, message",
+    [
+        (" ", 4, 5, "selects only whitespace at offsets 4-5: 1 character, a space, and no word"),
+        ("\n\t", None, None, "selects only whitespace: 2 characters, a line break, a tab, and"),
+        ("", None, None, "has no coded text"),
+    ],
+)
+def test_a_whitespace_selection_says_what_it_holds(tmp_path, tx, text, start, end, message):
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:4], 0, 4), ("t1", "X", text, start, end)])
+    b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:4], 0, 4)])
+    proc = themesim("agree", a, b, "--transcripts", tx)
+    assert "a.csv, row 3: " in one_line_error(proc, message)
+
+
 def test_offsets_counted_with_crlf_line_endings_are_named(tmp_path):
     """A passage's offsets counted on a CRLF copy of the transcript (a character more per
     line before it): the one line says so, whether the offsets miss the text or run past the

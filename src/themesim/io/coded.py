@@ -164,7 +164,7 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
             raise unknown_theme(at, theme, themes)
         text = str(cell("text"))
         if not text.strip():
-            raise InputError(at, "has no coded text", "Give the coded passage in the text column.")
+            raise blank_text(at, text, cell("start"), cell("end"))
         start, end = parse_offset(cell("start"), "start", at), parse_offset(cell("end"), "end", at)
         if (start is None) != (end is None):
             raise InputError(at, "has only one of start and end", "Give both offsets or neither.")
@@ -177,6 +177,26 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
     df["start"] = pd.array(df["start"], dtype="Int64")
     df["end"] = pd.array(df["end"], dtype="Int64")
     return df
+
+
+_SPACES = {" ": "a space", "\n": "a line break", "\r": "a carriage return", "\t": "a tab",
+           "\xa0": "a no-break space"}  # fmt: skip
+
+
+def blank_text(at: str, text: str, start="", end="") -> InputError:
+    """The error for a passage whose text is empty or whitespace only: what it holds (a
+    one-character selection of a space is not "no text"), and where its offsets put it."""
+    if not text:
+        return InputError(at, "has no coded text", "Give the coded passage in the text column.")
+    held = [_SPACES.get(ch, f"the whitespace character {ch!r}") for ch in text[:5]]
+    more = f" and {len(text) - 5} more" if len(text) > 5 else ""
+    where = f" at offsets {start}-{end}" if str(start).strip() and str(end).strip() else ""
+    return InputError(
+        at,
+        f"selects only whitespace{where}: {len(text)} character{'s' if len(text) > 1 else ''}, "
+        f"{', '.join(held)}{more}, and no word to code",
+        "Select the words the code applies to (re-export the coding), or remove the row.",
+    )
 
 
 def coded_labels(
