@@ -7,11 +7,19 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 
 from themesim import __version__
 from themesim.cli_agree import cmd_agree
 from themesim.cli_output import FORMATS, records, render
-from themesim.cli_sizes import MAX_MINUTES, check_cost, power_cost
+from themesim.cli_sizes import (
+    MAX_MINUTES,
+    check_cost,
+    compare_cost,
+    power_cost,
+    score_cost,
+    score_read_cost,
+)
 from themesim.errors import InputError, ThemesimError, disk_full, disk_full_error
 from themesim.kinds import DEFAULT_METHODS
 from themesim.kinds import get as get_kind
@@ -21,8 +29,15 @@ def cmd_score(args) -> int:
     from themesim.metrics.coverage import score
     from themesim.similarity import align_matrix, read_matrix_csv
 
+    files = [Path(p) for p in (args.matrix, args.within_a, args.within_b) if p]
+    need, how = score_read_cost(sum(p.stat().st_size for p in files if p.is_file()))
+    smaller = "Score a smaller matrix (a subset of themes)"
+    check_cost(args.matrix, "reading the matrices", need, 0.0, args.max_minutes, how, smaller)
     S, rows, cols = read_matrix_csv(args.matrix)
-    if not (args.families or args.within_a or args.within_b):
+    families = bool(args.families or args.within_a or args.within_b)
+    seconds, how = score_cost(*S.shape, len(args.threshold), families)
+    check_cost(args.matrix, "scoring it", 0, seconds, args.max_minutes, how, smaller)
+    if not families:
         table = score(S, args.threshold, args.op)
     else:
         from themesim.metrics.comparison import Settings, comparison_rows
@@ -54,6 +69,9 @@ def cmd_compare(args) -> int:
     spec = DEFAULT_METHODS[args.method]
     a = read_theme_file(args.a_file, text_template=args.template)
     b = read_theme_file(args.b_file, text_template=args.template)
+    need, seconds, how = compare_cost(len(a), len(b), args.method)
+    check_cost(f"{args.a_file} vs {args.b_file}", "comparing them", need, seconds,
+               args.max_minutes, how, "Compare smaller theme files")  # fmt: skip
     S = similarity_for(spec, a, b)
     thresholds = args.threshold or spec["thresholds"]
     table = score(S, thresholds, args.op)
@@ -142,8 +160,6 @@ def cmd_power(args) -> int:
             f"{args.agreement + args.difference:g}, which must lie strictly between 0 and 1",
             f"Give a difference between {-args.agreement:g} and {1 - args.agreement:g}",
         )
-    if not args.max_minutes > 0:
-        raise InputError("--max-minutes", f"{args.max_minutes:g} is not positive", "Give more")
     # as a study reads it: from three analysts on, the margin is their spread's lower bound
     from_analysts = args.margin_from == "analysts" and args.analysts >= 3
     need, seconds, how = power_cost(
@@ -203,6 +219,16 @@ def cmd_power(args) -> int:
     return 0
 
 
+def _max_minutes(parser) -> None:
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=MAX_MINUTES,
+        help="refuse, before it starts, work its sizes imply more CPU time for (default"
+        " %(default)g; the estimate is in the message)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="themesim", description=__doc__)
     p.add_argument("--version", action="version", version=f"themesim {__version__}")
@@ -235,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     s.add_argument("--within-a", help="CSV of set A against itself (enables baselines)")
     s.add_argument("--within-b", help="CSV of set B against itself (enables baselines)")
+    _max_minutes(s)
     s.set_defaults(func=cmd_score)
 
     c = sub.add_parser("compare", help="compare two theme files with one method")
@@ -250,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--op", choices=("ge", "gt"), default="ge")
     c.add_argument("--template", default="{name}: {description}", help="text embedded per theme")
     c.add_argument("--format", choices=FORMATS, default="text")
+    _max_minutes(c)
     c.set_defaults(func=cmd_compare)
 
     v = sub.add_parser(
@@ -321,6 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
         " NVivo: the transcripts, each coder as a user, and where the coders differ as codes"
         " under 'Disagreements (themesim)' (a code set); agree reads it back to the same figures",
     )
+    _max_minutes(ag)
     ag.set_defaults(func=cmd_agree)
 
     val = sub.add_parser(
