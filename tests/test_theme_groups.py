@@ -80,8 +80,8 @@ def test_a_groups_spelling_does_not_move_the_verdicts_interval(tmp_path):
     spelling gives (before, 14 groups: a different interval)."""
     import numpy as np
 
-    from themesim.metrics.crossed import crossed_difference
-    from themesim.metrics.generators import clusters_of
+    from themesim.metrics.verdicts.crossed import crossed_difference
+    from themesim.metrics.verdicts.generators import clusters_of
 
     rng = np.random.default_rng(3)
     k, n, runs = 2, 14, 3

@@ -26,7 +26,7 @@ TELL_SECONDS = 30.0  # an estimate above this is said on stderr before the work 
 # - each study's cells, n K (K + R) (every analyst's themes against the other analysts and
 #   the runs): 2 us and 80 bytes a cell; besides 40 us a pair of analysts (K^2), 200 us an
 #   analyst and run (K R), 4 ms a study; 150 MiB for the interpreter and its imports;
-# - from 3 analysts on, the margin from the analysts' spread (metrics.analyst_margin): a
+# - from 3 analysts on, the margin from the analysts' spread (metrics.verdicts.analyst_margin): a
 #   dense projection over the K (K - 1) ordered pairs of analysts, 17 bytes and 0.16 us a
 #   cell of that square (K = 100: 1.7 GiB and 10-12 s a study; K = 120: 3.3 GiB, 21 s).
 POWER_BASE_BYTES = 150 << 20
