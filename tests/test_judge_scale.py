@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from helpers import completion, themes_in
+from helpers import completion, make_study, snakemake, themes_in, write_config
 
 from themesim.errors import InputError
 from themesim.llm.judge import judge_matrix
@@ -152,3 +152,34 @@ def test_a_429_waits_for_its_retry_after(fake_llm, tmp_path):
     s = settings(srv.url, backoff_s=0.01, backoff_max_s=5)
     judge_matrix(A[:1], B[:1], s, tmp_path / "c.sqlite", progress=False)
     assert srv.calls == 2 and seen[1] - seen[0] >= 0.45
+
+
+def test_the_dry_run_and_the_job_state_the_judgements_before_asking(fake_llm, tmp_path):
+    """`snakemake -n` names each judge method's judgements to ask and the expected time
+    (nothing is written); above max_pairs the workflow stops with the key to raise; the
+    judge's job logs the plan before its first request, and afterwards the dry run finds
+    them all cached."""
+    srv = fake_llm(answering(lambda a, b: 0))
+    root = make_study(tmp_path / "study")
+    judge = {"kind": "llm_judge", "thresholds": [0.5], "base_url": srv.url, "model": "m"}
+    judge |= {"prompt": "judge_v1", "score_mode": "json", "concurrency": 4}
+    write_config(root, [0.5], methods={"remote": judge})
+    first = snakemake(root, "--dry-run", "--cores", "2")
+    dry = first.stdout + first.stderr
+    assert "judge method remote: 20 judgements to ask (20 needed, 0 cached), about " in dry
+    assert "at 4 in flight" in dry and not (root / "results").exists()
+    write_config(root, [0.5], methods={"remote": judge | {"max_pairs": 19}})
+    refused = snakemake(root, "--dry-run", "--cores", "2", check=False)
+    assert refused.returncode == 1
+    assert "Error: config methods.remote.max_pairs: 20 judgements to ask" in refused.stderr
+    assert "more than max_pairs 19" in refused.stderr and "raise it to 20" in refused.stderr
+    write_config(root, [0.5], methods={"remote": judge})
+    snakemake(root, "--cores", "2", "results/similarity/remote/manifest.csv")
+    assert srv.calls == 20
+    job_log = (root / "logs" / "similarity" / "remote.log").read_text()
+    said = job_log.index("judge: 20 judgements to ask (20 needed, 0 cached)")
+    assert said < job_log.index("distinct requests in one sorted stream")
+    again = snakemake(root, "--dry-run", "--cores", "2")
+    assert "judge method remote: 20 judgements, all cached: nothing to ask" in (
+        again.stdout + again.stderr
+    )

@@ -193,6 +193,8 @@ def plan(order, settings: JudgeSettings, cache_path: str | Path) -> JudgePlan:
     the distinct judgements, how many the cache holds and the expected time."""
     settings, model, prompt = keyed_settings(settings)
     keys = list(dict.fromkeys(cache_key(model, prompt, a, b, settings) for a, b in order))
+    if not Path(cache_path).is_file():  # nothing cached; a dry run creates no file
+        return plan_keys(None, keys, 0, model, settings)
     con = open_cache(cache_path)
     try:
         return plan_keys(con, keys, len(cached_ok(con, keys, settings, prompt)), model, settings)

@@ -84,10 +84,10 @@ def timed_seconds(con: sqlite3.Connection, model: str) -> list[float]:
     return [float(s) for (s,) in rows]
 
 
-def plan_keys(con: sqlite3.Connection, keys, cached: int, model: str, settings) -> JudgePlan:
-    """The plan of judging `keys` (distinct) of which `cached` are in the cache `con`, with
-    the judge's settings (in_flight, rate_limit, base_url)."""
-    seconds = timed_seconds(con, model) if len(keys) > cached else []
+def plan_keys(con: sqlite3.Connection | None, keys, cached: int, model: str, settings) -> JudgePlan:
+    """The plan of judging `keys` (distinct) of which `cached` are in the cache `con` (None:
+    no cache yet), with the judge's settings (in_flight, rate_limit, base_url)."""
+    seconds = timed_seconds(con, model) if con is not None and len(keys) > cached else []
     assumed = ASSUMED_S["local" if settings.base_url is None or settings.server_id else "endpoint"]
     return JudgePlan(
         judgements=len(keys),
