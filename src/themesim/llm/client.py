@@ -133,7 +133,7 @@ class Http:
         self._stack.close()
 
     async def _open(self):
-        # Connections are kept for the session's calls; limits: one per request in flight.
+        # Connections are kept for the session's calls, as many as requests in flight.
         client = httpx2.AsyncClient(limits=httpx2.Limits(max_connections=None))
         limiter = AsyncLimiter(self.rate_limit, 1.0) if self.rate_limit else None
         return client, limiter
@@ -200,7 +200,7 @@ def post_chat(
         raise Retry(too_slow) from e
     except httpx2.ConnectError as e:
         raise Retry(f"cannot connect to {url} ({type(e).__name__})") from e
-    except httpx2.TransportError as e:
+    except (httpx2.RequestError, httpx2.InvalidURL) as e:
         raise Retry(f"the connection to {url} broke ({type(e).__name__})") from e
     text = redact(content[:8000].decode("utf-8", "replace")[:2000])
     if status in RETRY_STATUS or status >= 500:
