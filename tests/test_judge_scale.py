@@ -183,3 +183,55 @@ def test_the_dry_run_and_the_job_state_the_judgements_before_asking(fake_llm, tm
     assert "judge method remote: 20 judgements, all cached: nothing to ask" in (
         again.stdout + again.stderr
     )
+
+
+def test_the_judge_job_starts_the_local_server_with_a_slot_per_request_in_flight(
+    fake_llm, tmp_path, monkeypatch
+):
+    """concurrency 3 on the local server: it is started with 3 slots and gets 3 requests in
+    flight; left out, one slot and one request at a time."""
+    import threading
+
+    import pandas as pd
+
+    from themesim.kinds.llm_judge import KIND
+    from themesim.llm import server as llama_server
+
+    in_flight, most, lock = [0], [0], threading.Lock()
+
+    def behave(n, body, headers):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.1)
+        with lock:
+            in_flight[0] -= 1
+        return answering(lambda a, b: 0)(n, body, headers)
+
+    srv = fake_llm(behave)
+    started = []
+
+    class FakeServer:
+        def __init__(self, path, *, parallel=1, **kw):
+            started.append(parallel)
+            self.base_url = srv.url
+            self.backend_id = llama_server.backend_id("auto", parallel)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    monkeypatch.setattr(llama_server, "LlamaServer", FakeServer)
+    monkeypatch.setattr(llama_server, "packaged_model_path", lambda: "m.gguf")
+    monkeypatch.setattr(llama_server, "packaged_model_name", lambda: "m")
+    tables = {"a": pd.DataFrame({"text": A}), "b": pd.DataFrame({"text": B})}
+    spec = {"prompt": "judge_v1", "score_mode": "json", "timeout_s": 5}
+    for extra, slots in (({"concurrency": 3}, 3), ({}, 1)):
+        most[0] = 0
+        cache = tmp_path / f"{slots}.sqlite"
+        ((_, got, meta),) = KIND.similarity(spec | extra, [("a", "b")], tables, cache=cache)
+        np.testing.assert_array_equal(got, [[score_of(a, b) for b in B] for a in A])
+        assert started[-1] == slots and most[0] == slots
+        assert meta["judge"]["server_id"] == llama_server.backend_id("auto", slots)
