@@ -21,6 +21,10 @@ damaged. Three shapes of it, by what a cache holds:
   a vector file is the .npy that np.load reads, checked by the vector cache's own checksum.
 
 `atomic_write` is the one way each file of the last two is written.
+
+Not here: the packaged models unpacked once into $THEMESIM_MODEL_CACHE (the judge's GGUF joined
+from its 22 pieces, llm/server.py; mpnet's folder unzipped, embed/models.py). They are installs
+of gigabytes streamed to a temporary name and renamed, not values a key finds.
 """
 
 from __future__ import annotations
