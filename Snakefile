@@ -39,6 +39,13 @@ include: "workflow/rules/ingest.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/similarity.smk"
+
+
+if STUDY.methods_with("judge_cache"):
+
+    include: "workflow/rules/judge_plan.smk"
+
+
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/ceiling.smk"
 include: "workflow/rules/calibration.smk"
