@@ -1,7 +1,7 @@
 """Type-I error of the grounding test on the real-talk nulls (validate/grounding.py,
 TALK_DESIGNS) and on the sticky-Markov nulls, per statistic: the share of draws with p ≤ 0.05
-and its Monte Carlo standard error, from grounding() as the pipeline calls it (p only, no
-intervals). The suite (`themesim validate --grid full --only grounding`) measures the same
+and its Monte Carlo standard error, from grounding() as the suite calls it (every p, also those
+the pipeline withholds; no intervals). The suite (`themesim validate --grid full --only grounding`) measures the same
 with the intervals; this prints the test's level alone, faster.
 
     PYTHONPATH=src .venv/bin/python bench/grounding_talk_nulls.py --draws 1000 --sizes 6 20
@@ -46,7 +46,7 @@ def main() -> None:
                     d["A"], d["B"], d["top_a"], d["top_b"], S,
                     [f"a{i}" for i in range(vg.K_A)], [f"b{j}" for j in range(vg.K_B)],
                     min_iou=0.2, threshold=0.5, transcripts=d["t"], strata=d["strata"],
-                    n_perm=args.n_perm, seed=k,
+                    n_perm=args.n_perm, seed=k, withhold_biased=False,
                 )  # fmt: skip
                 p_shift = [raw.get(f"{m}_p", math.nan) for m in shift.TEST_METRICS]
                 if args.null != "shift":

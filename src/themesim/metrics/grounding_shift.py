@@ -24,6 +24,11 @@ from themesim.metrics.partition import partition_scores
 # (a data coverage is one set's share of the segments, not an agreement of the two).
 TEST_METRICS = [m for m in CI_METRICS if not m.startswith("data_coverage_")]
 P_METHOD = "run_preserving_cyclic_shift"
+# The statistics whose p is printed: those whose test held its level (type-I error ≤ 0.05 +
+# 2 Monte Carlo se) on every serial null of the validation suite, the real-talk nulls among
+# them (validate/grounding.py; docs/grounding.md). The others' p is measured by the suite
+# (withhold=False) but printed as NaN: read those statistics as descriptions.
+PRINTED_P: tuple[str, ...] = ()
 P_TOL = 1e-12  # a permuted statistic this close below the observed one counts as reaching it
 
 
@@ -200,6 +205,15 @@ def block_code_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed
         f"{m}_p": (float(v) if np.isfinite(observed[k]) else math.nan)
         for k, (m, v) in enumerate(zip(TEST_METRICS, p, strict=True))
     }
+
+
+def withheld_p(row: dict) -> dict:
+    """The row's `<metric>_p` set to NaN for the statistics not in PRINTED_P, and p_method
+    saying which p are given."""
+    out = {f"{m}_p": math.nan for m in TEST_METRICS if m not in PRINTED_P}
+    given = ", ".join(PRINTED_P) if PRINTED_P else "none"
+    out["p_method"] = f"{row['p_method']}; p given for: {given} (level held on every serial null)"
+    return out
 
 
 def permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed) -> dict:
