@@ -1,8 +1,8 @@
 """Type-I error of the grounding test on the real-talk nulls (validate/grounding.py,
 TALK_DESIGNS) and on the sticky-Markov nulls, per statistic: the share of draws with p ≤ 0.05
 and its Monte Carlo standard error, from grounding() as the suite calls it (every p, also those
-the pipeline withholds; no intervals). The suite (`themesim validate --grid full --only grounding`) measures the same
-with the intervals; this prints the test's level alone, faster.
+the pipeline withholds; no intervals). The suite (`themesim validate --grid full --only
+grounding`) measures the same with the intervals; this prints the test's level alone, faster.
 
     PYTHONPATH=src .venv/bin/python bench/grounding_talk_nulls.py --draws 1000 --sizes 6 20
 """

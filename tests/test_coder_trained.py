@@ -179,3 +179,33 @@ def test_retraining_is_byte_identical(tmp_path):
     assert outs[0] == outs[1]
     card = json.loads(outs[0]["head.json"])
     assert card["data"]["topics"] == 2 and math.isfinite(card["validation"]["overall"]["accuracy"])
+
+
+def test_coder_agreement_names_the_validation_and_the_trust():
+    """coder_agreement.csv: a trained coder's rows carry its ArgKP validation; a checked
+    overall row says whether the coder reaches pooled κ 0.4 on the study's own coding."""
+    from themesim.coder.agreement import TRUSTED_KAPPA, agreement_table
+    from themesim.coder.trained import card_of
+
+    segments = pd.DataFrame(
+        {"transcript": ["a"] * 4 + ["b"] * 4, "segment": [0, 1, 2, 3] * 2,
+         "speaker": ["I", "P"] * 4, "text": "x"}
+    )  # fmt: skip
+    rows = [("a", 1, "H1", "coded", 1), ("b", 1, "H1", "coded", 1), ("a", 3, "H2", "coded", 1),
+            ("a", 1, "H1", "assigned", 0.5), ("b", 3, "H1", "assigned", 0.5),
+            ("a", 3, "H2", "assigned", 0.5)]  # fmt: skip
+    labels = pd.DataFrame(rows, columns=["transcript", "segment", "theme_id", "source", "score"])
+    themes = {"h": pd.DataFrame({"theme_id": ["H1", "H2"], "name": ["one", "two"]})}
+    for coder in ("similarity (top1 centred ≥ 0.2)", "trained (MiniLM + ArgKP LoRA adapter)"):
+        methods = {"m": {"sets": ["h"], "coded_sets": ["h"], "coders": {"h": coder}}}
+        t = agreement_table(methods, {("m", "h"): labels}, themes, segments, ["I"])
+        overall = t[t.level == "overall"].iloc[0]
+        # pooled κ by hand (test_coder.py): (6/8 - 34/64) / (1 - 34/64) = 0.467
+        assert overall.pooled_kappa == pytest.approx(0.4667, abs=1e-4) >= TRUSTED_KAPPA
+        assert overall.coder_trusted is True or overall.coder_trusted == 1
+        if coder.startswith("trained"):
+            o = card_of()["validation"]["overall"]
+            assert (t.coder_validation_kappa == o["kappa_median"]).all()
+            assert t.coder_validation.str.startswith("ArgKP train, nested by topic").all()
+        else:
+            assert t.coder_validation_kappa.isna().all()

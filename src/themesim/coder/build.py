@@ -31,7 +31,7 @@ FOLDS = 4
 BOOT = 2000
 # The settings chosen by the search (docs/grounding.md, "The trained coder").
 FINAL = train.TrainSettings(
-    kind="biencoder", lora_r=8, lora_alpha=16, lr=1e-3, epochs=1.0, top_layers=2
+    kind="biencoder", lora_r=8, lora_alpha=16, lr=1e-3, epochs=0.5, top_layers=2
 )
 VERSIONS = ("torch", "transformers", "sentence-transformers", "peft", "scikit-learn", "numpy")
 
