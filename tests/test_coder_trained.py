@@ -201,7 +201,8 @@ def test_coder_agreement_names_the_validation_and_the_trust():
         t = agreement_table(methods, {("m", "h"): labels}, themes, segments, ["I"])
         overall = t[t.level == "overall"].iloc[0]
         # pooled κ by hand (test_coder.py): (6/8 - 34/64) / (1 - 34/64) = 0.467
-        assert overall.pooled_kappa == pytest.approx(0.4667, abs=1e-4) >= TRUSTED_KAPPA
+        assert overall.pooled_kappa == pytest.approx(0.4667, abs=1e-4)
+        assert overall.pooled_kappa >= TRUSTED_KAPPA
         assert overall.coder_trusted is True or overall.coder_trusted == 1
         if coder.startswith("trained"):
             o = card_of()["validation"]["overall"]
@@ -209,3 +210,11 @@ def test_coder_agreement_names_the_validation_and_the_trust():
             assert t.coder_validation.str.startswith("ArgKP train, nested by topic").all()
         else:
             assert t.coder_validation_kappa.isna().all()
+
+
+def test_train_coder_cli_names_a_missing_folder(tmp_path, capsys):
+    from themesim.cli import main
+
+    assert main(["train-coder", "--data", str(tmp_path / "none"), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "arguments_train.csv: not found" in err and "ArgKP layout" in err

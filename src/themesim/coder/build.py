@@ -59,11 +59,21 @@ def base_record() -> dict:
 
 def save_adapter(model, out: Path, s: train.TrainSettings, n_layers: int) -> None:
     """The adapter alone (peft's files): adapter_config.json and adapter_model.safetensors."""
+    from themesim.embed.models import MINILM
+
     bert = train.bert_of(model)
     out.mkdir(parents=True, exist_ok=True)
     bert.save_pretrained(str(out))
     for extra in ("README.md", "config.json"):  # peft/transformers extras, not needed
         (out / extra).unlink(missing_ok=True)
+    # peft writes the base model's local path and target_modules in set order (which varies
+    # with the process's hash seed): the public name and a sorted list keep the bytes the same
+    cfg_path = out / "adapter_config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["base_model_name_or_path"] = MINILM
+    if isinstance(cfg.get("target_modules"), list):
+        cfg["target_modules"] = sorted(cfg["target_modules"])
+    cfg_path.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
 
 
 def build(
