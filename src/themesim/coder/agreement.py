@@ -5,8 +5,8 @@ spoken by grounding.exclude_speakers), the human coding is the set's `coded` lab
 coder's its `assigned` labels (each transcript coded blind: themesim.coder.assign). Per theme
 Cohen's κ, Krippendorff's α, percent agreement and each coding's prevalence; overall the
 median per-theme κ and α, κ and α pooled over every (segment, theme), with intervals from a
-jackknife over transcripts (themesim.metrics.agreement.intercoder). A set without coded segments gets
-one row, status `unchecked`; a set the method's coder cannot label, status `no coder`.
+jackknife over transcripts (themesim.metrics.agreement.intercoder). A set without coded
+segments gets one row, status `unchecked`; a set the method's coder cannot label, status `no coder`.
 
 Every row also names the coder's validation on outside data (the trained coder's nested
 validation on ArgKP, from its head.json; empty for the other coders, whose ArgKP figures are
