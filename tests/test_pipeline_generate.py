@@ -94,6 +94,8 @@ def test_config_checks(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "h.csv").write_text(HUMAN)
     (tmp_path / "t.txt").write_text(TRANSCRIPT)
+    for copy in ("x.csv", "y.csv", "g.csv"):  # one file listed twice is refused
+        (tmp_path / copy).write_text(HUMAN)
     base = {"theme_sets": ["h.csv"], "transcripts": ["t.txt"], "methods": {"tfidf": {}}}
     study = prepare(base | {"generate_themes": {"active": True, "runs": 2}})
     assert study.generated == {"generated_run1": 1, "generated_run2": 2}
@@ -103,13 +105,13 @@ def test_config_checks(tmp_path, monkeypatch):
     with pytest.raises(InputError, match=r"run_groups.generated: 'generated' is the group"):
         prepare(
             base
-            | {"theme_sets": ["h.csv", *({"path": "h.csv", "name": n} for n in "xy")]}
+            | {"theme_sets": ["h.csv", *({"path": f"{n}.csv", "name": n} for n in "xy")]}
             | {"run_groups": {"generated": ["x", "y"]}, "generate_themes": {"active": True}}
         )
     with pytest.raises(InputError, match="'generated_run1' is a generated run"):
         prepare(
             base
-            | {"theme_sets": ["h.csv", {"path": "h.csv", "name": "x"}]}
+            | {"theme_sets": ["h.csv", {"path": "x.csv", "name": "x"}]}
             | {"run_groups": {"mine": ["x", "generated_run1"]}, "generate_themes": {"active": True}}
         )
     one = prepare(base | {"generate_themes": {"active": True, "runs": 1}})
@@ -119,9 +121,9 @@ def test_config_checks(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="distinct seeds"):
         prepare(base | {"generate_themes": {"active": True, "runs": 2, "seeds": [1]}})
     with pytest.raises(InputError, match="also a theme set"):
-        clash = [{"path": "h.csv", "name": "generated_run1"}, "h.csv"]
+        clash = [{"path": "g.csv", "name": "generated_run1"}, "h.csv"]
         prepare(base | {"theme_sets": clash, "generate_themes": {"active": True}})
     with pytest.raises(InputError, match="no transcripts"):
         prepare(base | {"transcripts": [], "generate_themes": {"active": True}})
-    off = prepare(base | {"theme_sets": [{"path": "h.csv", "name": "x"}, "h.csv"]})
+    off = prepare(base | {"theme_sets": [{"path": "x.csv", "name": "x"}, "h.csv"]})
     assert off.generated == {} and list(off.sets) == ["x", "h"]

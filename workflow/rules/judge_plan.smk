@@ -3,6 +3,5 @@
 # max_pairs stops the workflow here (themesim.inputs.judge).
 from themesim.inputs.judge import plans as judge_plans
 
-if workflow.is_main_process:
-    for line in exit_on_error(judge_plans, SETUP):
-        logger.info(line)
+for line in exit_on_error(judge_plans, SETUP):
+    logger.info(line)

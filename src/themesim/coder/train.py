@@ -28,11 +28,12 @@ from themesim.coder.argkp import Group
 from themesim.embed.device import import_torch
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
+BIENCODER, CROSS = "biencoder", "cross"  # the two architectures a search may train
 
 
 @dataclass(frozen=True)
 class TrainSettings:
-    kind: str = "biencoder"  # biencoder | cross
+    kind: str = BIENCODER  # BIENCODER | CROSS
     lora_r: int = 8  # 0: every weight
     lora_alpha: int = 16
     lr: float = 2e-4
@@ -46,9 +47,13 @@ class TrainSettings:
     threads: int = 2
     max_length: int = 128
 
+    @property
+    def cross(self) -> bool:
+        return self.kind == CROSS
+
     def name(self) -> str:
         what = f"lora{self.lora_r}" if self.lora_r else "full"
-        if self.kind == "biencoder":
+        if not self.cross:
             what += f" top{self.top_layers}"
         sub = f" sub{self.subsample:g}" if self.subsample < 1 else ""
         return f"{self.kind} {what} lr{self.lr:g} ep{self.epochs:g}{sub}"
@@ -106,7 +111,7 @@ def load_base(path: str, kind: str, seed: int):
     (seeded)."""
     torch = import_torch()
     torch.manual_seed(seed)
-    if kind == "cross":
+    if kind == CROSS:
         from sentence_transformers import CrossEncoder
 
         return CrossEncoder(path, num_labels=1, device="cpu")
@@ -121,7 +126,7 @@ def add_lora(model, s: TrainSettings, n_layers: int | None = None) -> None:
     from peft import LoraConfig
 
     kw = {}
-    if s.kind == "biencoder" and n_layers:
+    if not s.cross and n_layers:
         kw = {"layers_to_transform": list(range(n_layers - s.top_layers, n_layers))}
         kw["layers_pattern"] = "layer"
     cfg = LoraConfig(
@@ -129,7 +134,7 @@ def add_lora(model, s: TrainSettings, n_layers: int | None = None) -> None:
         lora_alpha=s.lora_alpha,
         lora_dropout=0.1,
         target_modules=LORA_TARGETS,
-        modules_to_save=["classifier"] if s.kind == "cross" else None,
+        modules_to_save=["classifier"] if s.cross else None,
         **kw,
     )
     model.add_adapter(cfg)
@@ -215,7 +220,7 @@ def train(groups: list[Group], base_path: str, s: TrainSettings, log=print, bott
     torch = setup(s.seed, s.threads)
     rng = np.random.default_rng(s.seed)
     model = load_base(base_path, s.kind, s.seed)
-    if s.kind == "cross":
+    if s.cross:
         from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
         if s.lora_r:
@@ -259,7 +264,7 @@ def train(groups: list[Group], base_path: str, s: TrainSettings, log=print, bott
             order = rng.permutation(len(rows))
         batch, order = order[: s.batch], order[s.batch :]
         cols = list(zip(*(rows[i] for i in batch), strict=True))
-        if s.kind == "cross":
+        if s.cross:
             labels = torch.tensor(cols[2], dtype=torch.float32)
             loss = loss_fn([list(cols[0]), list(cols[1])], labels)
         else:
@@ -287,7 +292,7 @@ def score_groups(
     torch = import_torch()
     out = []
     with torch.inference_mode():
-        if kind == "cross":
+        if kind == CROSS:
             for g in groups:
                 pairs = [(a, k) for k in g.kp_texts for a in g.arg_texts]
                 s = model.predict(pairs, batch_size=batch, convert_to_numpy=True)

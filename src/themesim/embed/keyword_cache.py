@@ -47,17 +47,23 @@ def keyword_path(root, texts: list[str], k: int) -> Path:
 
 
 def _read(root, texts: list[str], k: int) -> list[list[str]] | None:
-    """The stored terms, or None (a miss) when the file is missing or not n lists of str."""
-    n = len(texts)
-    try:
-        terms = json.loads(keyword_files(root).read(keyword_key(texts, k)) or b"")
-    except ValueError:
+    """The stored terms, or None (a miss) when the file is missing or not n lists of str;
+    a damaged file is dropped so that the fresh terms are written in its place."""
+    files, key = keyword_files(root), keyword_key(texts, k)
+    data = files.read(key)
+    if data is None:
         return None
+    try:
+        terms = json.loads(data)
+    except ValueError:
+        terms = None
     ok = (
         isinstance(terms, list)
-        and len(terms) == n
+        and len(terms) == len(texts)
         and all(isinstance(t, list) and all(isinstance(w, str) for w in t) for t in terms)
     )
+    if not ok:
+        files.drop(key)
     return terms if ok else None
 
 

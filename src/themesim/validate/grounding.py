@@ -207,7 +207,7 @@ def simulate_serial(rng: np.random.Generator, design: str, n_transcripts: int) -
 def simulate_talk(rng: np.random.Generator, design: str, n_transcripts: int) -> dict:
     """One study of a real-talk null (TALK_DESIGNS): two independent codings in topic blocks
     whose structure a rotation of B's blocks does not keep; strata are the transcripts."""
-    kind = TALK_DESIGNS[design]
+    process = TALK_DESIGNS[design]
     lo, hi = SERIAL_SEGMENTS
     length = rng.integers(lo, hi + 1, n_transcripts)
     transcripts = np.repeat(np.arange(n_transcripts), length)
@@ -225,7 +225,7 @@ def simulate_talk(rng: np.random.Generator, design: str, n_transcripts: int) -> 
         idx = np.maximum.accumulate(np.where(new | first, np.arange(n), 0))
         return values[idx]
 
-    if kind == "cyclic_order":
+    if process == "cyclic_order":
 
         def coding() -> np.ndarray:
             new = (rng.random(n) >= 0.9) | first
@@ -234,7 +234,7 @@ def simulate_talk(rng: np.random.Generator, design: str, n_transcripts: int) -> 
             return (offset + block) % K_A
 
         a, b = coding(), coding()
-    elif kind == "stay_changes":
+    elif process == "stay_changes":
         stay = np.where(half, 0.2, 0.95)
         a = chain(rng.random(n) >= stay, fresh())
         own = np.where(rng.random(n) < 0.8, fresh(), rng.integers(0, K_B, n))
