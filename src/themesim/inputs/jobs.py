@@ -434,7 +434,7 @@ def pair_heatmaps(setup: Setup, method: str) -> Job:
     return Job(
         input={
             "thresholds": metric_files.thresholds(setup, method),
-            "comparisons": metric_files.comparisons(setup, method),
+            "comparisons": summary.all_tables(setup, COMPARISONS)[method],
             "similarity": similarity_files.done(setup, method),
             "themes": embed_files.theme_map(setup),
             "scale_fit": plots.scale_fit(setup, method),
@@ -451,6 +451,14 @@ def pair_heatmaps(setup: Setup, method: str) -> Job:
 
 # ---------------------------------------------------------------- report and archive
 
+# The metric tables report_parts reads of every method, by their names in its job.
+FIGURE_TABLES = {
+    "comparisons": COMPARISONS,
+    "thresholds": THRESHOLDS,
+    "sweeps": SWEEP,
+    "themes_tables": THEME_TABLE,
+}
+
 
 def report_parts(setup: Setup) -> Job:
     """The report's tables and the figures that read only metric tables, in one job:
@@ -460,12 +468,11 @@ def report_parts(setup: Setup) -> Job:
     grounded = grounding_files.grounded_methods(setup)
     workbook = summary.workbook_tables(setup)
     vectors = plots.theme_map_methods(setup)
+    # method -> each of the metric tables every method's figures read
+    tables = {name: summary.all_tables(setup, t) for name, t in FIGURE_TABLES.items()}
     return Job(
-        input={
-            "comparisons": summary.all_tables(setup, COMPARISONS),
-            "thresholds": summary.all_tables(setup, THRESHOLDS),
-            "sweeps": summary.all_tables(setup, SWEEP),
-            "themes_tables": summary.all_tables(setup, THEME_TABLE),
+        input=tables
+        | {
             # the workbook's first sheets, headline.csv and verdicts.csv, are written here
             "tables": [t for t in workbook.values() if t not in (HEADLINE["csv"], VERDICTS)],
             "themes": embed_files.theme_map(setup),

@@ -5,17 +5,7 @@ from __future__ import annotations
 from themesim import kinds
 from themesim.inputs import Setup, at, methods, pair_names
 from themesim.metrics.settings import gamma_for
-from themesim.paths import (
-    COMPARISONS,
-    METRIC_TABLES,
-    THRESHOLDS,
-    TRANSPORT_MANIFEST,
-    TRANSPORT_PAIR,
-)
-
-
-def comparisons(setup: Setup, method: str) -> str:
-    return at(COMPARISONS, method=method)
+from themesim.paths import METRIC_TABLES, THRESHOLDS, TRANSPORT_MANIFEST, TRANSPORT_PAIR
 
 
 def thresholds(setup: Setup, method: str) -> str:

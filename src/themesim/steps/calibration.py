@@ -13,41 +13,24 @@ from themesim.steps.job import Job
 log = logging.getLogger("themesim")
 
 
-def pair_scores(
-    kind: str,
-    spec: dict,
-    texts: tuple,
-    *,
-    cache=None,
-    study_embeddings=(),
-    threads=None,
-    themes=None,
-    matrices=None,
-) -> np.ndarray:
+def pair_scores(kind: str, spec: dict, texts: tuple, *, threads=None, **reads) -> np.ndarray:
     """The method's score of every rated pair (texts: text_a, text_b), made by its kind
     (themesim.kinds) as the method makes its matrices; NaN where the method cannot score a
     pair.
 
-    themes: set -> theme parquet, matrices: (a, b) -> matrix file, for a kind that reads
-    score matrices made elsewhere."""
+    reads: what the kind's Kind.pair_scores reads beside the texts: its `cache`, the
+    study's embedding files (`study_embeddings`) and, for a kind that reads score matrices
+    made elsewhere, `themes` (set -> theme parquet, read here) and `matrices` ((a, b) ->
+    matrix file)."""
     from themesim.io.themes import read_themes_parquet
     from themesim.kinds import get as get_kind
 
     k = get_kind(kind)
     if not k.calibrates:
         raise ValueError(f"no calibration for method kind {kind!r}")
-    tables = {s: read_themes_parquet(p) for s, p in (themes or {}).items()}
-    text_a, text_b = texts
-    return k.pair_scores(
-        spec,
-        text_a,
-        text_b,
-        cache=cache,
-        study_embeddings=study_embeddings,
-        threads=threads,
-        tables=tables,
-        matrices=matrices,
-    )
+    themes = reads.pop("themes", None) or {}
+    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+    return k.pair_scores(spec, *texts, threads=threads, tables=tables, **reads)
 
 
 def scored_pairs(pairs: pd.DataFrame, scores, *, method: str, kind: str, pairs_file):

@@ -50,19 +50,17 @@ def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None
     from themesim.metrics.nulls import MIN_POOL, defined_sets
 
     kept, dropped = defined_sets(pool, n_b)
-    if kept.shape[1] < max(MIN_POOL, n_b):
-        log.warning(
-            "%s: %s vs %s: no null p-values: %d of the %d word-salad sets of %s have a text "
-            "without a within-set spread on the z scale; raise metrics.null_model.pool",
-            method, a, b, dropped, pool.shape[1] // n_b, b,
-        )  # fmt: skip
-        return None
-    log.info(
-        "%s: %s vs %s: %d of the %d word-salad sets of %s left out of the null: a text of "
-        "theirs has no within-set spread on the z scale",
-        method, a, b, dropped, pool.shape[1] // n_b, b,
-    )  # fmt: skip
-    return kept
+    enough = kept.shape[1] >= max(MIN_POOL, n_b)
+    what = (
+        "left out of the null: a text of theirs has no within-set spread on the z scale"
+        if enough
+        else "have a text without a within-set spread on the z scale: no null p-values; "
+        "raise metrics.null_model.pool"
+    )
+    say = log.info if enough else log.warning
+    say("%s: %s vs %s: %d of the %d word-salad sets of %s %s", method, a, b, dropped,
+        pool.shape[1] // n_b, b, what)  # fmt: skip
+    return kept if enough else None
 
 
 def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=None) -> None:
