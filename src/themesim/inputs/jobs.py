@@ -32,7 +32,7 @@ from themesim.steps.job import Job
 # ---------------------------------------------------------------- ingest and generate
 
 
-def ingest_themes(setup: Setup, set: str) -> Job:  # noqa: A002 (the rule's wildcard)
+def ingest_themes(setup: Setup, set: str) -> Job:  # `set`: the rule's wildcard
     """One theme file as its table; its within-set matrix's size is checked here when a
     method writes one."""
     study = setup.study
