@@ -1,12 +1,12 @@
-"""Agreement of 2, 3 and 5 coders from histograms (metrics/multicoder.py) against statsmodels,
-the krippendorff package and hand computations."""
+"""Agreement of 2, 3 and 5 coders from histograms (metrics/agreement/multicoder.py) against
+statsmodels, the krippendorff package and hand computations."""
 
 import krippendorff
 import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from themesim.metrics.multicoder import histogram, multi_stats, segment_agreement
+from themesim.metrics.agreement.multicoder import histogram, multi_stats, segment_agreement
 
 
 def _ratings(rng, m, n=60):
@@ -51,6 +51,15 @@ def test_histogram_of_intervals():
     c = np.zeros((0, 2), dtype=np.int64)
     assert histogram([a, b, c], 20).tolist() == [5, 10, 5, 0]
     assert histogram([c, c], 7).tolist() == [7, 0, 0]
+
+
+def test_histogram_of_touching_selections_of_one_coder():
+    # one coder's 0-4 and 4-8 (touching units, as unitizing.merge keeps them) and another's
+    # 0-10 over 12 characters: 0-8 by both, 8-10 by one, 10-12 by none
+    a = np.array([[0, 4], [4, 8]])
+    b = np.array([[0, 10]])
+    assert histogram([a, b], 12).tolist() == [2, 2, 8]
+    assert histogram([a, a, b], 12).tolist() == [2, 2, 0, 8]
 
 
 def test_segment_agreement_at_a_share():

@@ -9,6 +9,7 @@ import math
 import sys
 
 from themesim.cli_output import records
+from themesim.cli_sizes import agree_cost, check_cost
 from themesim.errors import InputError
 
 
@@ -134,7 +135,8 @@ def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt"
 
 
 def cmd_agree(args) -> int:
-    from themesim.io.two_codings import agreement_tables, read_codings
+    from themesim.io.two_codings import read_codings
+    from themesim.metrics.agreement.agree import agreement_tables
 
     _agree_out(args.out)
     _agree_out(args.export_qdpx, "--export-qdpx", "coding.qdpx")
@@ -168,6 +170,21 @@ def cmd_agree(args) -> int:
         coders=coders,
         level=args.level,
         allow_unmatched=args.allow_unmatched_codes or bool(args.similarity),
+    )
+    if args.export_qdpx:  # before any figure: the export must not lose a coder or a code
+        from themesim.io.qdpx_export import check_reserved_names
+
+        check_reserved_names(c.coders, c.codes, f"--export-qdpx {args.export_qdpx}")
+    n_docs = c.spans["document"].nunique()
+    need, seconds, how = agree_cost(len(c.coders), len(c.codes), n_docs)
+    check_cost(
+        f"{len(c.coders)} coders, {len(c.codes)} codes, {n_docs} transcripts",
+        "computing their agreement",
+        need,
+        seconds,
+        args.max_minutes,
+        how,
+        "Compare fewer coders at once (--coders A,B,C), or fewer codes or transcripts",
     )
     for note in c.notes:
         print(f"themesim agree: {note}.", file=sys.stderr)
@@ -227,11 +244,11 @@ def cmd_agree(args) -> int:
 
 def _agree_similarity(path: str, c) -> list[tuple[str, str, float]]:
     """The (code_a, code_b, similarity) rows of --similarity whose codes the codings use (a
-    codebook's code nobody applied plays no part); checked by metrics/codebooks.py. Said on
-    stderr when no pair within one coder's own codes is given: the figure then runs high."""
+    codebook's code nobody applied plays no part); checked by metrics/agreement/codebooks.py. Said
+    on stderr when no pair within one coder's own codes is given: the figure then runs high."""
     import pandas as pd
 
-    from themesim.metrics.codebooks import similarity_matrix
+    from themesim.metrics.agreement.codebooks import similarity_matrix
 
     flag = f"--similarity {path}"
     try:

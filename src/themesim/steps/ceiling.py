@@ -42,7 +42,7 @@ def paraphrase_similarity(job: Job) -> None:
     embedding cache; TF-IDF is fitted per theme on the theme and its paraphrases.
     """
     from themesim.kinds import get as get_kind
-    from themesim.metrics.ceiling import SIMILARITY_COLUMNS
+    from themesim.metrics.sets.ceiling import SIMILARITY_COLUMNS
 
     p = job.params
     para = pd.read_csv(job.input["paraphrases"], dtype={"theme_id": str}, keep_default_na=False)

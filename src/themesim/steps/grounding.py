@@ -91,7 +91,7 @@ def grounding_tables(job: Job) -> None:
     """grounding.csv (one row per comparison and basis), grounding_pairs.csv and a long
     parquet per comparison (every theme pair of every basis); with an output
     pairs_by_transcript, the coder basis's 2x2 counts of every theme pair per transcript
-    (metrics.grounding.transcript_counts), from which the verdicts' segments route leaves
+    (metrics.grounding.grounding.transcript_counts), from which the verdicts' segments route leaves
     one transcript out (inputs.jobs.grounding).
 
     coder: `bases`, grounding.basis (themesim.coder.basis; default `mixed`, the labels as
@@ -107,10 +107,10 @@ def grounding_tables(job: Job) -> None:
 
     codebooks: ``fit`` (the method's isotonic fit, None without calibration.pairs) and
     ``within`` (set -> within-set matrix): with both, every row gains cu_alpha_codebooks, the
-    agreement across codebooks of the two sets' top-1 labels (metrics/codebooks.py) with
+    agreement across codebooks of the two sets' top-1 labels (metrics/agreement/codebooks.py) with
     s = calibrated P(match) between every two themes; NaN otherwise.
     """
-    from themesim.metrics.grounding import TRANSCRIPT_COUNT_COLUMNS
+    from themesim.metrics.grounding.grounding import TRANSCRIPT_COUNT_COLUMNS
 
     g, files = _grounding(job), job.params["files"]
     by_transcript = [] if job.output.get("pairs_by_transcript") else None
@@ -151,7 +151,7 @@ def _comparison(g: _Grounding, pair: tuple, sim, by_transcript) -> tuple[list, p
     """One comparison's rows of grounding.csv (one per basis) and its long table; the coder
     basis's counts per transcript go to `by_transcript` (None: not kept)."""
     from themesim.coder.basis import basis_labels
-    from themesim.metrics.grounding import label_matrix, top1, transcript_counts
+    from themesim.metrics.grounding.grounding import label_matrix, top1, transcript_counts
     from themesim.metrics.method_scale import method_matrix
     from themesim.similarity import read_similarity
 
@@ -202,7 +202,7 @@ def _comparison(g: _Grounding, pair: tuple, sim, by_transcript) -> tuple[list, p
 def _basis_row(g: _Grounding, pair: tuple, labels: tuple, S) -> tuple[dict, pd.DataFrame]:
     """metrics.grounding.grounding of one comparison under one basis: A's and B's label
     matrices and top-1 labels (`labels`) against S on the method's scale."""
-    from themesim.metrics.grounding import grounding
+    from themesim.metrics.grounding.grounding import grounding
 
     a, b = pair
     A, B, top_a, top_b = labels
@@ -257,7 +257,7 @@ def _p_match(codebooks: dict | None):
 def _union_similarity(p_match, codebooks, raw, ids, a, b):
     """P(match) between every two themes of sets a and b, raw their A x B scores (None
     without both within-set matrices)."""
-    from themesim.metrics.codebooks import union_similarity
+    from themesim.metrics.agreement.codebooks import union_similarity
     from themesim.similarity import read_similarity
 
     within = codebooks.get("within") or {}
@@ -274,7 +274,7 @@ def _codebook_columns(s, n_b: int, top_a, top_b, transcripts) -> dict:
     """cu_alpha_codebooks and its transcript jackknife interval, NaN without s."""
     if s is None:
         return dict.fromkeys(CODEBOOK_COLUMNS, math.nan)
-    from themesim.metrics.codebooks import codebook_alpha_interval, segment_parts
+    from themesim.metrics.agreement.codebooks import codebook_alpha_interval, segment_parts
 
     n_a = len(s) - n_b
     est, lo, hi = codebook_alpha_interval(segment_parts(top_a, top_b, transcripts, n_a, n_b), s)

@@ -35,7 +35,7 @@ def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.Data
 def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
     """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN (every
     metric column present, so the table has the same columns whether or not any is scored)."""
-    from themesim.metrics.coverage import METRIC_COLUMNS
+    from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
     n_a, n_b = S.shape
     rows = pd.DataFrame({"threshold": list(thresholds)})
@@ -47,7 +47,7 @@ def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
 def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None:
     """The pool without the salad sets whose z is undefined (a salad text without a
     within-set spread); None, with a warning, when fewer than MIN_NULL_POOL texts remain."""
-    from themesim.metrics.nulls import MIN_POOL, defined_sets
+    from themesim.metrics.sets.nulls import MIN_POOL, defined_sets
 
     kept, dropped = defined_sets(pool, n_b)
     enough = kept.shape[1] >= max(MIN_POOL, n_b)
@@ -66,7 +66,7 @@ def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None
 def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=None) -> None:
     """Say where the null's p rests on the fitted tail or stops at its floor, and where that
     tail is heavy (docs/nulls.md)."""
-    from themesim.metrics.nulls import FLOOR, GPD, fit_tail
+    from themesim.metrics.sets.nulls import FLOOR, GPD, fit_tail
 
     k = pool_size // n_b
     alpha = st.null_model["alpha"]
@@ -131,9 +131,9 @@ def _method(job: Job) -> _Method:
     """The job's settings resolved (`calibrated` from the calibration output) and the
     tables every comparison reads."""
     from themesim.metrics.comparison import Settings
-    from themesim.metrics.coverage import threshold_grid
+    from themesim.metrics.sets.coverage import threshold_grid
     from themesim.metrics.method_scale import base_scale
-    from themesim.metrics.scales import Z_SWEEP, z_scale
+    from themesim.metrics.sets.scales import Z_SWEEP, z_scale
     from themesim.similarity import read_similarity
 
     p = job.params
@@ -155,7 +155,7 @@ def _method(job: Job) -> _Method:
     # Transport's ceiling: identical themes (1), or the paraphrase ceiling where measured.
     ceiling = math.nan
     if job.one("ceiling") and not on_z:
-        from themesim.metrics.ceiling import ceiling_median, ceilings_on_scale
+        from themesim.metrics.sets.ceiling import ceiling_median, ceilings_on_scale
 
         ceiling = ceiling_median(ceilings_on_scale(job.one("ceiling"), to_scale))
     return _Method(
@@ -186,7 +186,7 @@ def metric_tables(job: Job) -> None:
     The job (inputs.metrics.job): the method's comparisons and their files; its spec (its
     kind's similarity_spec) for its null model; its paraphrase similarities, when measured
     (results/ceiling/{method}.parquet), add the paraphrase-ceiling columns of
-    themesim.metrics.ceiling against the reference's themes.
+    themesim.metrics.sets.ceiling against the reference's themes.
     """
     from themesim.io.manifest import write_manifest
 
@@ -202,7 +202,7 @@ def metric_tables(job: Job) -> None:
     comp = _scored_first(frames["comparisons"])
     if job.one("ceiling"):
         comp = [_with_ceiling(m, comp, frames["themes"], job.one("ceiling"))]
-    from themesim.metrics.coverage import METRIC_COLUMNS
+    from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
     for frames_of, path, key in (
         (comp, out["comparisons"], PAIR_COLUMNS),
@@ -221,7 +221,7 @@ def metric_tables(job: Job) -> None:
 def _with_ceiling(m: _Method, comp: list, per_theme: list, ceiling) -> pd.DataFrame:
     """The comparisons with the paraphrase-ceiling columns (NaN under z: a paraphrase has
     no within-set spread)."""
-    from themesim.metrics.ceiling import CEILING_COLUMNS, join_ceiling
+    from themesim.metrics.sets.ceiling import CEILING_COLUMNS, join_ceiling
 
     comp = pd.concat(comp, ignore_index=True)
     if m.on_z:
@@ -238,8 +238,8 @@ def _headed(head: dict, rows: pd.DataFrame) -> pd.DataFrame:
 def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFrame]:
     """One comparison's rows of each table (by name); its transport plan is written here."""
     from themesim.metrics.comparison import comparison_rows, theme_rows
-    from themesim.metrics.scales import z_scale
-    from themesim.metrics.transport import plan_long, splits_and_joins
+    from themesim.metrics.sets.scales import z_scale
+    from themesim.metrics.sets.transport import plan_long, splits_and_joins
     from themesim.similarity import read_similarity
 
     a, b = pair
@@ -296,7 +296,7 @@ def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFra
 
 def _decision_changes(m: _Method, pair: tuple, S0, scaled) -> pd.DataFrame:
     """The raw-versus-z decision table of one comparison (metrics.scales.decision_changes)."""
-    from themesim.metrics.scales import decision_changes, z_scale
+    from themesim.metrics.sets.scales import decision_changes, z_scale
 
     a, b = pair
     Z, zflag = scaled if m.on_z else z_scale(S0, m.W0[a], m.W0[b])
@@ -309,7 +309,7 @@ def _null_pool(m: _Method, pair: tuple) -> np.ndarray | None:
     """B's word-salad pool against A's themes on the method's scale (its kind's null model);
     None without one."""
     from themesim.embed.vectors import read_embeddings
-    from themesim.metrics.scales import z_scale
+    from themesim.metrics.sets.scales import z_scale
 
     a, b = pair
     ta, tb = m.tables[a], m.tables[b]
@@ -354,7 +354,7 @@ def _write_thresholds(method: str, st, source: list | None, out) -> None:
 
 
 def _write_decisions(changes: list[pd.DataFrame], out) -> None:
-    from themesim.metrics.scales import DECISION_COLUMNS
+    from themesim.metrics.sets.scales import DECISION_COLUMNS
 
     head = ["method", "set_a", "set_b"]
     df = (

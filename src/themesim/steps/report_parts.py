@@ -82,13 +82,13 @@ def headline_tables(job: Job) -> None:
     verdicts.csv, from each method's themes.csv and the reference_group at `equivalence`
     ({margin, alpha}); the headline then carries the first other analyst's verdict.
     generators: name -> its runs, one verdict each over runs and analysts
-    (metrics.generators); grounding_pairs: method -> grounding_pairs.csv, for their
+    (metrics.verdicts.generators); grounding_pairs: method -> grounding_pairs.csv, for their
     segments route; calibration_fits: method -> its isotonic fit, for the strength route on
     the P(match) scale; themes: set -> its ingested theme table, whose declared groups are
     the verdicts' theme units; grounding_transcripts: method ->
     grounding_pairs_transcripts.parquet, the segments route's transcripts."""
     from themesim.io.files import record, write_csv
-    from themesim.metrics.equivalence import verdict_note
+    from themesim.metrics.verdicts.equivalence import verdict_note
     from themesim.metrics.settings import equivalence_settings
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes

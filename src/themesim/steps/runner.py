@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
-from themesim.errors import ThemesimError
+from themesim.errors import ThemesimError, disk_full, disk_full_error
 from themesim.steps.job import Job
 
-WARNINGS_LOGGER = "themesim.warnings"  # its lines go to the job's log file only
+WARNINGS_LOGGER = "py.warnings"  # logging.captureWarnings's; its lines go to the log file only
 
 
 def _job():
@@ -27,13 +25,18 @@ def _job_inputs() -> list[str]:
     return [str(f) for f in getattr(_job(), "input", None) or ()]
 
 
-def _where(filename: str) -> str:
-    """A warning's file, from the package folder on (themesim/..., pandas/...)."""
-    parts = Path(filename).parts
-    for top in ("site-packages", "src"):
-        if top in parts:
-            return "/".join(parts[len(parts) - parts[::-1].index(top) :])
-    return Path(filename).name
+def _job_outputs() -> list[str]:
+    """The output files of the Snakemake job running this script ([] outside one)."""
+    return [str(f) for f in getattr(_job(), "output", None) or ()]
+
+
+class _LogFile(logging.FileHandler):
+    """The job's log file. On a full disk its lines cannot be written; they still reach the
+    terminal, so a failed write is not a "--- Logging error ---" traceback there."""
+
+    def handleError(self, record):
+        if disk_full(sys.exc_info()[1]) is None:
+            super().handleError(record)
 
 
 def _first_time(said: Path, text: str) -> bool:
@@ -52,41 +55,36 @@ def _first_time(said: Path, text: str) -> bool:
         return True
 
 
-def _log_warnings(said: Path):
-    """Python warnings go to the job's log file as one line each (category, text, where it
-    was raised), each text said once by the job's processes, instead of bare to the terminal.
-    Returns the hook it replaced."""
-    log = logging.getLogger(WARNINGS_LOGGER)
+class _OncePerJob(logging.Filter):
+    """Lets a warning through once across the job's processes (its forked workers share the
+    file `said`)."""
 
-    def show(message, category, filename, lineno, file=None, line=None):
-        text = f"{category.__name__}: {' '.join(str(message).split())}"
-        if _first_time(said, text):
-            log.warning("%s (%s:%s)", text, _where(filename), lineno)
+    def __init__(self, said: Path):
+        super().__init__()
+        self.said = said
 
-    before, warnings.showwarning = warnings.showwarning, show
-    return before
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _first_time(self.said, record.getMessage())
 
 
 def run(log_path, fn, *args, **kwargs) -> None:
     """fn(*args, **kwargs) with its log; first, in a workflow job, the results tables among
     the job's inputs are checked against the sha256 recorded when they were written
     (themesim.io.manifest.verify_inputs): an edited table stops the job with one line.
-    Python warnings raised meanwhile are lines of the log file (`_log_warnings`); the
-    terminal gets one line counting them at the job's end."""
+    Python warnings raised meanwhile go to the log file through logging.captureWarnings,
+    each once across the job's processes; the terminal gets one line counting them at the
+    job's end."""
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     terminal = logging.StreamHandler(sys.stderr)
     terminal.addFilter(lambda record: record.name != WARNINGS_LOGGER)
-    handlers = [logging.FileHandler(log_path, mode="w"), terminal]
+    handlers = [_LogFile(log_path, mode="w"), terminal]
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
     fd, said = tempfile.mkstemp(prefix="themesim-warnings-")
     os.close(fd)
-    before = _log_warnings(Path(said))
-    if _job() is not None:
-        # What the script imported lives as long as the job: frozen, the step's own
-        # collections skip it (0.1 s of a drawing job). What the step made is not frozen at
-        # exit: pyarrow's readers must be finalized while the interpreter lives, or a pool
-        # thread left behind aborts the job (apache/arrow#34314).
-        gc.freeze()
+    once = _OncePerJob(Path(said))
+    warned = logging.getLogger(WARNINGS_LOGGER)
+    warned.addFilter(once)
+    logging.captureWarnings(True)
     try:
         inputs = _job_inputs()
         if inputs:
@@ -97,8 +95,15 @@ def run(log_path, fn, *args, **kwargs) -> None:
     except ThemesimError as e:
         logging.getLogger("themesim").error("%s", e)
         sys.exit(1)
+    except Exception as e:
+        full = disk_full(e)  # a full disk, in any step or library: one line too
+        if full is None:
+            raise
+        logging.getLogger("themesim").error("%s", disk_full_error(full, _job_outputs()))
+        sys.exit(1)
     finally:
-        warnings.showwarning = before
+        logging.captureWarnings(False)
+        warned.removeFilter(once)
         _count_warnings(Path(said), log_path)
         Path(said).unlink(missing_ok=True)
 
@@ -135,8 +140,16 @@ def run_tasks(tasks, workers: int = 1) -> None:
 
 
 def _run_chain(steps) -> None:
-    for fn, kwargs in steps:
-        fn(**kwargs)
+    try:
+        for fn, kwargs in steps:
+            fn(**kwargs)
+    except Exception as e:
+        # a forked worker's error reaches `run` pickled, without its chain: a full disk
+        # becomes its one line here, where the chain is still known
+        full = disk_full(e)
+        if full is None:
+            raise
+        raise disk_full_error(full, _job_outputs()) from None
 
 
 def _pool(chains, workers: int) -> None:

@@ -37,6 +37,8 @@ class Study:
     # human sets of the same data, the reference first; `equivalence:` with defaults
     reference_group: list[str] = field(default_factory=list)
     equivalence: dict = field(default_factory=dict)
+    # lines for the log at parse time (e.g. two sets whose files are one file's copies)
+    notes: list[str] = field(default_factory=list)
 
     def pairs_for(self, method: str) -> list[tuple[str, str]]:
         """The comparisons a method runs: its `comparisons:`, else every one of the study."""
@@ -72,7 +74,7 @@ class Study:
     @property
     def generators(self) -> dict[str, list[str]]:
         """Each run group, and each set in no group, as one generator of the verdicts."""
-        from themesim.metrics.generators import generators_of
+        from themesim.metrics.verdicts.generators import generators_of
 
         return generators_of(list(self.sets), self.reference_group, self.run_groups)
 

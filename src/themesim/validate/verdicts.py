@@ -1,4 +1,4 @@
-"""The verdicts of a generator against human analysts (metrics/crossed.py): their error at
+"""The verdicts of a generator against human analysts (metrics/verdicts/crossed.py): their error at
 the margin and their power, on crossed designs of themes, runs and analysts
 (docs/verdicts.md, docs/validity.md).
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from themesim.metrics.crossed import MIN_RANDOM_RUNS, VERDICTS, crossed_difference, word
+from themesim.metrics.verdicts.crossed import MIN_RANDOM_RUNS, VERDICTS, crossed_difference, word
 from themesim.validate.core import rng_for, row
 
 AREA = "verdicts"
@@ -172,10 +172,10 @@ def simulate(
     true_margin: float | None = None,
 ) -> dict:
     """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws.
-    margin "analysts": each draw's own, from three analysts on (metrics.analyst_margin),
+    margin "analysts": each draw's own, from three analysts on (metrics.verdicts.analyst_margin),
     below three MARGIN; with the design's true_margin also P(that margin above it) and the
     margins' mean (validate/verdict_margin.py)."""
-    from themesim.metrics.analyst_margin import MARGIN_ANALYSTS, analysts_spread
+    from themesim.metrics.verdicts.analyst_margin import MARGIN_ANALYSTS, analysts_spread
 
     counts = dict.fromkeys(VERDICTS, 0)
     covered, width = 0, 0.0

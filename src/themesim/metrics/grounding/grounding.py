@@ -1,0 +1,233 @@
+"""Grounded agreement: do two theme sets label the same transcript segments?
+
+The unit is the transcript segment. Each set's labels are rows (transcript, segment, theme_id,
+source[, score]); a segment may carry several themes. Its top-1 theme is the one with the
+highest `score` (coded and quote labels score 1, assigned labels their similarity), ties to the
+theme listed first in the set. Every statistic comes from a library: scikit-learn (AMI, ARI,
+Cohen's κ), krippendorff (α), scipy (Hungarian assignment, Spearman). Formulas:
+docs/grounding.md.
+
+Inference treats the transcript, not the segment, as the sampled unit: segments of one
+interview hang together, and a resample that repeats segments makes two labelings look more
+alike than they are. Intervals leave one transcript out at a time (jackknife); the test of
+agreement above chance rotates B's labels within each transcript and speaker, keeping B's runs
+of one code (topic blocks), so that serial dependence along a transcript is kept under the null.
+
+Here: the label matrices and one comparison's row and pair table. The statistics:
+metrics/grounding/grounding_stats.py; their intervals: metrics/grounding/grounding_intervals.py;
+the test: metrics/grounding/grounding_shift.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from themesim.metrics.grounding.grounding_intervals import jackknife_intervals, withheld_intervals
+from themesim.metrics.grounding.grounding_shift import permutation_test
+from themesim.metrics.grounding.grounding_stats import (
+    METRIC_COLUMNS,
+    f1_score,
+    iou_matrix,
+    kappa_counts,
+    summary_row,
+    text_pairs,
+)
+
+PAIR_COLUMNS = ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa", "similarity", "text_pair"]
+# The chance-corrected figures (agreement beyond what chance gives: AMI, ARI, κ, α) are
+# refused (NaN, with `withheld_reason`) over fewer transcripts than their interval needs: the
+# transcript is the sampled unit, and with one transcript no interval leaves one out, so a
+# figure such as "AMI 1.00" (two codings of a few segments of one interview) would be shown
+# with nothing to judge it by. The figures that are plain shares and counts stay.
+CHANCE_CORRECTED = [
+    "ami",
+    "ari",
+    "text_pairs_median_kappa",
+    "text_pairs_share_kappa_ge_0_4",
+    "text_pairs_krippendorff_alpha",
+]
+CHANCE_MIN_TRANSCRIPTS = 2  # the delete-one-transcript jackknife's least
+
+
+TRANSCRIPT_COUNT_COLUMNS = ["transcript", "a_id", "b_id", "n", "n_a", "n_b", "n_both"]
+
+
+def transcript_counts(A, B, a_ids, b_ids, transcripts) -> pd.DataFrame:
+    """Per transcript and theme pair, the 2x2 table's margins: n segments, n_a coded with the
+    A theme, n_b with the B theme, n_both with both (TRANSCRIPT_COUNT_COLUMNS). Summed over
+    transcripts they give grounding_pairs.csv's counts, so a κ with one transcript left out
+    is kappa_counts of the sums over the others."""
+    A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
+    transcripts = np.asarray(transcripts).astype(str)
+    na, nb = len(a_ids), len(b_ids)
+    frames = []
+    for t in dict.fromkeys(transcripts):
+        m = transcripts == t
+        a, b = A[m], B[m]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "transcript": t,
+                    "a_id": np.repeat(np.asarray(a_ids, dtype=object), nb),
+                    "b_id": np.tile(np.asarray(b_ids, dtype=object), na),
+                    "n": int(m.sum()),
+                    "n_a": np.repeat(a.sum(axis=0), nb),
+                    "n_b": np.tile(b.sum(axis=0), na),
+                    "n_both": (a.T @ b).ravel(),
+                }
+            )
+        )
+    if not frames:
+        return pd.DataFrame(columns=TRANSCRIPT_COUNT_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[TRANSCRIPT_COUNT_COLUMNS]
+
+
+def label_matrix(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
+    """Boolean segments × themes: does theme j label segment i? Rows follow `segments`."""
+    pos = {
+        (t, int(s)): i
+        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
+    }
+    col = {t: j for j, t in enumerate(ids)}
+    X = np.zeros((len(segments), len(ids)), dtype=bool)
+    for t, s, tid in zip(labels["transcript"], labels["segment"], labels["theme_id"], strict=True):
+        i, j = pos.get((t, int(s))), col.get(tid)
+        if i is None or j is None:
+            raise ValueError(f"label ({t}, {s}, {tid}) is not a known segment and theme")
+        X[i, j] = True
+    return X
+
+
+def top1(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
+    """Index into `ids` of each segment's top-1 theme, -1 for an unlabelled segment."""
+    pos = {
+        (t, int(s)): i
+        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
+    }
+    col = {t: j for j, t in enumerate(ids)}
+    score = labels["score"] if "score" in labels.columns else pd.Series(1.0, index=labels.index)
+    best = np.full(len(segments), -1)
+    best_score = np.full(len(segments), -np.inf)
+    for t, s, tid, sc in zip(
+        labels["transcript"], labels["segment"], labels["theme_id"], score, strict=True
+    ):
+        i, j = pos[(t, int(s))], col[tid]
+        sc = float(sc)
+        if sc > best_score[i] or (sc == best_score[i] and j < best[i]):
+            best[i], best_score[i] = j, sc
+    return best
+
+
+def grounding(
+    A: np.ndarray,
+    B: np.ndarray,
+    top_a: np.ndarray,
+    top_b: np.ndarray,
+    S: np.ndarray,
+    a_ids: Sequence[str],
+    b_ids: Sequence[str],
+    *,
+    min_iou: float,
+    threshold: float | None,
+    op: str = "ge",
+    transcripts: np.ndarray | None = None,
+    strata: np.ndarray | None = None,
+    intervals: bool = False,
+    n_perm: int = 0,
+    seed: int = 0,
+    level: float = 0.95,
+    withhold_biased: bool = True,
+) -> tuple[dict, pd.DataFrame]:
+    """(metrics row, pair table) of one comparison.
+
+    A, B: boolean segments × themes label matrices over every segment; top_a, top_b: top-1
+    indices (-1 = unlabelled); S: the method's text similarity (A themes × B themes) on its
+    scale (metrics.method_scale; NaN cells where z is undefined: no text columns then);
+    threshold/op: the method's first threshold on that scale, for the text Hungarian pairs.
+    transcripts: each segment's transcript (any labels; None: one transcript); strata: the
+    shift test's strata, each a stratum's segments in transcript order (None: the
+    transcripts).
+    intervals adds `<metric>_ci_low/_ci_high` from the delete-one-transcript jackknife
+    (:func:`jackknife_interval`) and `ci_method`, less those :func:`withhold_biased` withholds
+    (withhold_biased=False: all of them, for the validation suite); n_perm > 0 adds
+    `<metric>_p`, the run-preserving cyclic shift test of agreement above chance
+    (:func:`permutation_test`). Over fewer than CHANCE_MIN_TRANSCRIPTS transcripts the
+    chance-corrected figures are NaN and `withheld_reason` says why
+    (:func:`withheld_few_transcripts`; withhold_biased=False keeps them).
+    """
+    S = np.asarray(S, dtype=float)
+    if S.shape != (A.shape[1], B.shape[1]):
+        raise ValueError(
+            f"similarity shape {S.shape} does not match themes {A.shape[1]}×{B.shape[1]}"
+        )
+    # As the metric tables: a comparison with S undefined on the z scale is not text-scored.
+    tpairs = text_pairs(S, threshold, op) if np.isfinite(S).all() else None
+    row, iou = summary_row(A, B, top_a, top_b, S, tpairs, min_iou)
+    if tpairs is not None:
+        row["text_hungarian_f1"] = f1_score(len(tpairs), S.shape[0], S.shape[1])
+    transcripts = np.zeros(len(A), dtype=np.int64) if transcripts is None else transcripts
+    transcripts = _codes(transcripts)
+    row["n_transcripts"] = int(len(np.unique(transcripts)))
+    row = {k: row[k] for k in METRIC_COLUMNS}
+    both, n_a, n_b, _ = iou_matrix(A, B)
+    tp = set(tpairs or [])
+    pairs = pd.DataFrame(
+        [
+            (
+                a_ids[i],
+                b_ids[j],
+                int(n_a[i]),
+                int(n_b[j]),
+                int(both[i, j]),
+                float(iou[i, j]),
+                kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), len(A)),
+                float(S[i, j]),
+                (i, j) in tp,
+            )
+            for i in range(len(a_ids))
+            for j in range(len(b_ids))
+        ],
+        columns=PAIR_COLUMNS,
+    )
+    if intervals:
+        row.update(
+            jackknife_intervals(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level)
+        )
+        if withhold_biased:
+            row.update(withheld_intervals(row))
+        from themesim.metrics.contract import grounding_flags
+
+        # fewer transcripts than the suite measured the jackknife on: flagged (run-time)
+        row["contract"] = grounding_flags(row["n_transcripts"])
+    if n_perm:
+        strata = transcripts if strata is None else _codes(strata)
+        row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
+    if withhold_biased:
+        row.update(withheld_few_transcripts(row))
+    return row, pairs
+
+
+def withheld_few_transcripts(row: dict) -> dict:
+    """CHANCE_CORRECTED figures of a row over fewer than CHANCE_MIN_TRANSCRIPTS transcripts,
+    with their intervals and p values, set to NaN, and `withheld_reason` saying which and why
+    ("" when none is withheld: the column is always there)."""
+    g = row["n_transcripts"]
+    if g >= CHANCE_MIN_TRANSCRIPTS:
+        return {"withheld_reason": ""}
+    ends = ("", "_ci_low", "_ci_high", "_p")
+    out: dict = {f"{m}{e}": math.nan for m in CHANCE_CORRECTED for e in ends if f"{m}{e}" in row}
+    out["withheld_reason"] = (
+        f"{', '.join(CHANCE_CORRECTED)}: not given over {g} transcript(s); a chance-corrected "
+        f"figure needs at least {CHANCE_MIN_TRANSCRIPTS} (its interval leaves one transcript "
+        "out at a time). Add transcripts to read agreement beyond chance"
+    )
+    return out
+
+
+def _codes(labels) -> np.ndarray:
+    """Integer codes of any labels (transcript names, (transcript, speaker) keys)."""
+    return np.unique(np.asarray(labels), return_inverse=True)[1].astype(np.int64).reshape(-1)

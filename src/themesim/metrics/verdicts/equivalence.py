@@ -1,0 +1,259 @@
+"""Is a theme set as close to the reference as a second human analyst? (docs/metrics.md,
+"Human-human reference and equivalence").
+
+Paired on the reference set's themes: for each theme of A (the study's reference), whether
+it is matched one-to-one (a Hungarian pair with S op θ) by the compared set B and by a
+second analyst H of the reference group. The quantity is the share of A's themes matched
+one-to-one (`hungarian_coverage_a`), and the paired difference
+
+    d = coverage_A(B) - coverage_A(H) = (n_only_b - n_only_h) / n_a
+
+over the 2 x 2 table of A's themes (both / only B / only H / neither). Its interval is the
+paired score interval of Tango (1998) with the bias (N / (N - 1)) and skewness corrections
+of Laud (ratesci's `pairbinci`, its default "SCAS" for a paired difference). The verdict is
+read off the (1 - 2 alpha) interval [L, U] at `equivalence.alpha` against
+`equivalence.margin` in the words of metrics.crossed.verdict (docs/verdicts.md): equivalent
+(within +-margin: TOST), better (L > 0), worse (U < 0), non-inferior (L > -margin),
+inconclusive.
+
+Hungarian F1 is not paired: its denominator holds B's and H's own themes, which the two do
+not share. The validation suite (themesim.validate.equivalence) measures the verdicts'
+error rates at the margin, the interval's coverage and the power.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from themesim.metrics.settings import DEFAULT_EQUIVALENCE
+from themesim.metrics.verdicts.crossed import VERDICTS  # noqa: F401  (the words, one place)
+from themesim.metrics.verdicts.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, match_flags
+from themesim.metrics.verdicts.paired import CI_METHOD, paired_counts, paired_interval
+
+METRIC = "hungarian_coverage_a"
+# Columns of results/report/verdicts.csv, one row per method, reference comparison,
+# threshold and second analyst.
+VERDICT_COLUMNS = [
+    "method", "set_a", "set_b", "threshold", "op", "role", "second_analyst", "metric",
+    "n_a", "n_matched", "agreement", "agreement_ci_low", "agreement_ci_high",
+    "hungarian_f1", "hungarian_f1_ci_low", "hungarian_f1_ci_high",
+    "human_n_matched", "human_human", "human_human_ci_low", "human_human_ci_high",
+    "n_both", "n_only_b", "n_only_human", "n_neither",
+    "difference", "difference_ci_low", "difference_ci_high", "difference_ci_level",
+    "margin", "alpha", "verdict", "ci_method",
+    *GENERATOR_COLUMNS,
+]  # fmt: skip
+ROLE_COMPARED = "compared"
+ROLE_GROUP = "reference group"
+
+
+def verdict(low: float, high: float, margin: float) -> str:
+    """The word for a (1 - 2 alpha) interval against +-margin ('' without one)."""
+    from themesim.metrics.verdicts.crossed import verdict as words
+
+    return words(low, high, margin)
+
+
+def equivalence_test(
+    x, y, margin: float = DEFAULT_EQUIVALENCE["margin"], alpha: float = DEFAULT_EQUIVALENCE["alpha"]
+) -> dict:
+    """The paired comparison of two flag vectors over A's themes (x: the compared set,
+    y: the second analyst): counts, difference, its (1 - 2 alpha) interval and the verdict."""
+    check_settings(margin, alpha)
+    a, b, c, d = paired_counts(x, y)
+    n = a + b + c + d
+    level = 1 - 2 * alpha
+    lo, hi = paired_interval(a, b, c, d, level)
+    lo, hi = float(lo), float(hi)
+    return {
+        "n_both": a,
+        "n_only_b": b,
+        "n_only_human": c,
+        "n_neither": d,
+        "difference": (b - c) / n if n else np.nan,
+        "difference_ci_low": lo,
+        "difference_ci_high": hi,
+        "difference_ci_level": level,
+        "verdict": verdict(lo, hi, margin),
+    }
+
+
+def check_settings(
+    margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
+) -> None:
+    from themesim.metrics.verdicts.analyst_margin import MARGIN_FROM
+
+    if margin_from not in MARGIN_FROM:
+        raise ValueError(
+            f"equivalence margin_from must be one of {', '.join(MARGIN_FROM)}, got {margin_from!r}"
+        )
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"equivalence alpha must be between 0 and 0.5, got {alpha}")
+    if not 0 < margin < 1:
+        raise ValueError(f"equivalence margin must be between 0 and 1, got {margin}")
+
+
+# ---------------------------------------------------------------------------
+# the report's table, from the metric CSVs
+
+
+def _matched_from_themes(themes: pd.DataFrame, set_a: str, set_b: str, ids, threshold, op):
+    """Per theme of A (in `ids` order): matched one-to-one in set_a vs set_b at the threshold,
+    read from themes.csv (side a: the Hungarian partner's similarity); None when themes.csv
+    has no rows for the comparison."""
+    rows = themes[(themes["set_a"] == set_a) & (themes["set_b"] == set_b) & (themes["side"] == "a")]
+    if rows.empty:
+        return None
+    sim = rows.set_index(rows["theme_id"].astype(str))["hungarian_similarity"]
+    sim = pd.to_numeric(sim, errors="coerce").reindex([str(i) for i in ids])
+    return match_flags(sim.to_numpy(np.float64), float(threshold), op).astype(bool)
+
+
+def verdict_table(
+    comparisons: dict[str, pd.DataFrame],
+    themes: dict[str, pd.DataFrame],
+    *,
+    reference: str,
+    group=(),
+    margin: float = DEFAULT_EQUIVALENCE["margin"],
+    alpha: float = DEFAULT_EQUIVALENCE["alpha"],
+    margin_from: str = DEFAULT_EQUIVALENCE["margin_from"],
+    generators: dict[str, list[str]] | None = None,
+    segments: dict[str, pd.DataFrame] | None = None,
+    fits: dict[str, pd.DataFrame] | None = None,
+    groups: dict[str, dict] | None = None,
+    transcripts: dict[str, pd.DataFrame] | None = None,
+) -> pd.DataFrame:
+    """VERDICT_COLUMNS: per method, comparison of the reference with another set, threshold,
+    and second analyst (each member of `group` but the reference): the set's and the analyst's
+    share of the reference's themes matched one-to-one, their paired difference, its
+    (1 - 2 alpha) interval and the verdict. A set of the group is listed once with role
+    "reference group" and no verdict; without a group every comparison is listed with its
+    agreement only. Values are copied from comparisons.csv where it has them; the pairing
+    reads each A theme's Hungarian partner from themes.csv (method -> table).
+
+    generators (name -> its runs; metrics.generators.generators_of): with two or more
+    analysts, one row per generator, method, threshold and route (role "generator"), each
+    analyst the reference in turn, before the per-set rows."""
+    from themesim.metrics.verdicts.generators import generator_rows
+
+    check_settings(margin, alpha, margin_from)
+    everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
+    group = everyone[1:]
+    level = 1 - 2 * alpha
+    out = []
+    for method, comp in comparisons.items():
+        comp = comp[comp["set_a"] == reference]
+        th = themes.get(method)
+        order = list(dict.fromkeys(comp["set_b"]))
+        for set_b in order:
+            mine = comp[comp["set_b"] == set_b].sort_values("threshold", kind="stable")
+            role = ROLE_GROUP if set_b in group else ROLE_COMPARED
+            analysts = [g for g in group if g != set_b] if role == ROLE_COMPARED else []
+            for r in mine.to_dict("records"):
+                base = {
+                    "method": method,
+                    "set_a": reference,
+                    "set_b": set_b,
+                    "threshold": r["threshold"],
+                    "op": r["op"],
+                    "role": role,
+                    "metric": METRIC,
+                    "n_a": r["n_a"],
+                    "n_matched": r["hungarian_n_matched"],
+                    "agreement": r["hungarian_coverage_a"],
+                    "agreement_ci_low": r.get("hungarian_coverage_a_ci_low", np.nan),
+                    "agreement_ci_high": r.get("hungarian_coverage_a_ci_high", np.nan),
+                    "hungarian_f1": r["hungarian_f1"],
+                    "hungarian_f1_ci_low": r.get("hungarian_f1_ci_low", np.nan),
+                    "hungarian_f1_ci_high": r.get("hungarian_f1_ci_high", np.nan),
+                    "margin": margin if analysts else np.nan,
+                    "alpha": alpha if analysts else np.nan,
+                    "verdict": "",
+                    "ci_method": "",
+                    "second_analyst": "",
+                    "n_runs": 1,
+                    "n_analysts": len(everyone) if group else np.nan,
+                    "evidence": "matched",
+                    "margin_source": MARGIN_CONVENTION if group else "",
+                    "leads": False,
+                    "generator_runs": set_b,
+                }
+                if not analysts:
+                    out.append(base)
+                    continue
+                for h in analysts:
+                    row = dict(base, second_analyst=h)
+                    hum = comp[(comp["set_b"] == h) & (comp["threshold"] == r["threshold"])]
+                    if not hum.empty:
+                        hr = hum.iloc[0]
+                        row |= {
+                            "human_n_matched": hr["hungarian_n_matched"],
+                            "human_human": hr["hungarian_coverage_a"],
+                            "human_human_ci_low": hr.get("hungarian_coverage_a_ci_low", np.nan),
+                            "human_human_ci_high": hr.get("hungarian_coverage_a_ci_high", np.nan),
+                        }
+                    flags = None
+                    if th is not None and not hum.empty:
+                        flags = _paired_flags(th, reference, set_b, h, r["threshold"], r["op"])
+                    if flags is not None:
+                        for f, name, counted in ((flags[0], set_b, r), (flags[1], h, hum.iloc[0])):
+                            _check_count(f, counted, method, name, r["threshold"])
+                        row |= equivalence_test(*flags, margin, alpha)
+                        row["ci_method"] = CI_METHOD
+                    row.setdefault("difference_ci_level", level)
+                    out.append(row)
+    if group and generators:
+        out = generator_rows(
+            comparisons, themes, analysts=everyone, generators=generators,
+            margin=margin, alpha=alpha, margin_from=margin_from, segments=segments, fits=fits,
+            groups=groups,
+            transcripts=transcripts,
+        ) + out  # fmt: skip
+    df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
+    for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",
+                "generator_runs", "covers", "withheld"):  # fmt: skip
+        df[col] = df[col].astype(object).where(df[col].notna(), "")
+    return df
+
+
+def _paired_flags(themes: pd.DataFrame, reference: str, set_b: str, human: str, threshold, op):
+    """(set_b's flags, the analyst's flags) over the reference's themes, or None when
+    themes.csv lacks either comparison (a comparison not scored, e.g. flagged under z)."""
+    side_a = themes[(themes["set_a"] == reference) & (themes["side"] == "a")]
+    ids = list(dict.fromkeys(side_a.loc[side_a["set_b"] == set_b, "theme_id"].astype(str)))
+    if not ids:
+        return None
+    x = _matched_from_themes(themes, reference, set_b, ids, threshold, op)
+    y = _matched_from_themes(themes, reference, human, ids, threshold, op)
+    return None if x is None or y is None else (x, y)
+
+
+def _check_count(flags, row, method: str, set_b: str, threshold) -> None:
+    """The flags read from themes.csv must count what comparisons.csv counted."""
+    from themesim.errors import InputError
+
+    n = row["hungarian_n_matched"]
+    if np.isfinite(n) and int(flags.sum()) != int(n):
+        raise InputError(
+            f"results/metrics/{method}/themes.csv",
+            f"the Hungarian partners of {set_b}'s comparison at threshold {threshold:g} give "
+            f"{int(flags.sum())} matched themes, comparisons.csv counts {int(n)}",
+            "Rerun the metrics rule of this method: its tables come from different runs",
+        )
+
+
+def verdict_note(
+    group, margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
+) -> str:
+    """The line under headline.tex that says what its human-human columns hold (its rows,
+    one set against one analyst, read the configured margin whatever margin_from says)."""
+    group = list(group)
+    level = 1 - 2 * alpha
+    return (
+        f"Human--human: {group[1]}'s share of {group[0]}'s themes matched one-to-one; "
+        f"difference: the row's share minus it, {level * 100:g} % interval (paired score, "
+        f"SCAS); verdict: TOST at alpha {alpha:g} against +-{margin:g} "
+        "(results/report/verdicts.csv has every analyst)."
+    )
