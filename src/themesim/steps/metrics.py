@@ -131,8 +131,8 @@ def _method(job: Job) -> _Method:
     """The job's settings resolved (`calibrated` from the calibration output) and the
     tables every comparison reads."""
     from themesim.metrics.comparison import Settings
-    from themesim.metrics.sets.coverage import threshold_grid
     from themesim.metrics.method_scale import base_scale
+    from themesim.metrics.sets.coverage import threshold_grid
     from themesim.metrics.sets.scales import Z_SWEEP, z_scale
     from themesim.similarity import read_similarity
 

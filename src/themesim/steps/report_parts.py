@@ -88,8 +88,8 @@ def headline_tables(job: Job) -> None:
     the verdicts' theme units; grounding_transcripts: method ->
     grounding_pairs_transcripts.parquet, the segments route's transcripts."""
     from themesim.io.files import record, write_csv
-    from themesim.metrics.verdicts.equivalence import verdict_note
     from themesim.metrics.settings import equivalence_settings
+    from themesim.metrics.verdicts.equivalence import verdict_note
     from themesim.report.headline import headline_frame, verdict_frame, write_headline
     from themesim.report.restriction import ran_on_notes
     from themesim.report.threshold_plots import headline_intervals
