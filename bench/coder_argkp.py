@@ -20,6 +20,13 @@ Figures per method (MiniLM, mpnet, TF-IDF):
   oracle, it reads the truth of the arguments it is scored on);
 - how often the coder says none against how often the truth is none; the spread over topics.
 
+Beside them, the field's figures (themesim.coder.kpa): KPA 2021 mAP strict and relaxed (each
+argument's chosen key point, the top 50 % by the coder's confidence — the raw cosine of its
+choice), "none" precision and recall, and per topic κ, accuracy, majority and mAP
+(--per-topic). `--trained` adds the trained coder's nested validation (grounding.coder.kind
+`trained`), read from the shipped weights' head.json (made by `themesim train-coder`, which
+trains one adapter per fold of topics), on the same figures.
+
 Beside them: how well the scores rank whatever the abstention (the share of arguments with a
 true key point whose choice is one; the ROC AUC of the choice's cosine, key point against
 none) and the ceiling of any abstention (an oracle that says none exactly when the truth is).
@@ -542,6 +549,8 @@ def main() -> None:
     p.add_argument("--select", default="kappa", choices=("kappa", "accuracy"))
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--cache", default=None, help="embedding cache folder (default: the project's)")
+    p.add_argument("--per-topic", action="store_true", help="the figures of each topic")
+    p.add_argument("--trained", action="store_true", help="the trained coder's nested figures")
     args = p.parse_args()
 
     live = live_settings()
@@ -560,6 +569,8 @@ def main() -> None:
         f"{sum(g['truth'].shape[1] for g in groups)} key points "
         f"({time.time() - t0:.1f} s to read)"
     )
+    if args.trained:
+        trained_figures(args.per_topic)
     for m in args.methods:
         t0 = time.time()
         vecs = vectors(m, groups, args.cache, args.threads)
@@ -570,6 +581,7 @@ def main() -> None:
             assert (a == np.where(top >= thr, best, NONE)).all()
         s = summary(groups, answers, boot=args.boot, seed=args.seed)
         show(m, f"frozen default coder ({time.time() - t0:.0f} s)", s)
+        field(groups, answers, scores, args.data, args.per_topic)
         oracle = [
             np.where(g["truth"].any(axis=1), rule_features(S, "default")[0], NONE)
             for g, S in zip(groups, scores, strict=True)
@@ -620,6 +632,51 @@ def main() -> None:
                     "  chosen per fold: "
                     + "; ".join(f"{k} ×{v}" for k, v in picks.value_counts().items())
                 )
+
+
+def field(groups, answers, scores, data, per_topic: bool) -> None:
+    """The KPA figures of the frozen coder: mAP strict / relaxed (confidence: the raw cosine
+    of its choice), none precision / recall; per topic with --per-topic."""
+    from themesim.coder import argkp, kpa
+
+    gs = argkp.load(data)
+    assert [(g.topic, g.stance) for g in gs] == [(g["topic"], g["stance"]) for g in groups]
+    best = [rule_features(S, "default")[0] for S in scores]
+    conf = [S[b, np.arange(S.shape[1])] for S, b in zip(scores, best, strict=True)]
+    f = kpa.figures(gs, answers, best, conf)
+    print(
+        f"  KPA mAP strict {f['map_strict']:.3f}, relaxed {f['map_relaxed']:.3f}; none "
+        f"precision {f['none_precision']:.3f}, recall {f['none_recall']:.3f}"
+    )
+    if per_topic:
+        print_topics(kpa.by_topic(gs, answers, best, conf))
+
+
+def print_topics(rows: dict) -> None:
+    print("  | topic | κ median | accuracy | majority | none P | none R | mAP strict | relaxed |")
+    for t, f in rows.items():
+        cells = [f[k] for k in ("kappa_median", "accuracy", "majority", "none_precision",
+                                "none_recall", "map_strict", "map_relaxed")]  # fmt: skip
+        print(f"  | {t} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+
+
+def trained_figures(per_topic: bool) -> None:
+    """The shipped trained coder's nested validation, as `themesim train-coder` wrote it."""
+    from themesim.coder.trained import card_of
+
+    r = card_of()
+    o = r["validation"]["overall"]
+    print(f"\ntrained coder (head.json; {r['validation']['scheme']}):")
+    print(
+        f"  median per-key-point κ {o['kappa_median']:.3f} 95 % CI [{o['kappa_ci'][0]:.3f}, "
+        f"{o['kappa_ci'][1]:.3f}]; accuracy {o['accuracy']:.3f} [{o['accuracy_ci'][0]:.3f}, "
+        f"{o['accuracy_ci'][1]:.3f}] majority {o['majority']:.3f}; none precision "
+        f"{o['none_precision']:.3f} recall {o['none_recall']:.3f}; mAP strict "
+        f"{o['map_strict']:.3f} relaxed {o['map_relaxed']:.3f} (by P(right)), "
+        f"{o['map_strict_score']:.3f} / {o['map_relaxed_score']:.3f} (by the cosine)"
+    )
+    if per_topic:
+        print_topics(r["validation"]["per_topic"])
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ rows, the coder's answers cached by `themesim.coder.llm` (results/cache/coder.sq
 this script with --llm; about 10 s a segment on 2 shared cores).
 
     PYTHONPATH=src python bench/coder_candidates.py [--llm] [--out bench/coder_candidates.csv]
+    PYTHONPATH=src python bench/coder_candidates.py --trained   # the trained coder alone
 """
 
 from __future__ import annotations
@@ -154,6 +155,18 @@ def llm_rows(cache: str, transcripts=None, server: str = "auto") -> list[dict]:
     return rows
 
 
+def trained_rows() -> list[dict]:
+    """The trained coder (grounding.coder.kind trained): no threshold to tune, so one row
+    whose κ on the tuning half is as untuned as on the held-out half."""
+    from themesim.coder.trained import trained_labels
+
+    seg, themes, H = load("minilm")
+    elig = (seg["speaker"].astype(str).str.casefold() != "interviewer").to_numpy()
+    L, _ = trained_labels(themes["text"].tolist(), seg["text"].tolist(), elig)
+    return score_rows("trained", "trained (MiniLM + ArgKP LoRA, learned none)",
+                      lambda th: L, [np.nan], seg, H, elig)  # fmt: skip
+
+
 def best_by_tune(df: pd.DataFrame) -> pd.DataFrame:
     """Per method and candidate the threshold with the highest tuning-half κ (ties: the lowest
     threshold) and its κ on every part."""
@@ -178,8 +191,12 @@ def main() -> None:
     p.add_argument("--llm-transcripts", nargs="*", help="the LLM on these transcripts only")
     p.add_argument("--llm-server", default="auto", help="auto | native | python (local server)")
     p.add_argument("--cache", default="results/cache/coder.sqlite")
+    p.add_argument("--trained", action="store_true", help="only the trained coder's row")
     p.add_argument("--out", default="bench/coder_candidates.csv")
     args = p.parse_args()
+    if args.trained:
+        print(pd.DataFrame(trained_rows()).round(3).to_string(index=False))
+        return
     rows = []
     for m in SPEC:
         rows += embedding_rows(m)

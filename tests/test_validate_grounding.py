@@ -111,3 +111,31 @@ def test_serial_designs_run_in_blocks():
         if q and not gaps:
             assert agree > 0.3, design
         assert (d["top_a"] == -1).any() == gaps and (d["strata"] == d["t"]).all()
+
+
+def test_talk_designs_have_their_structure():
+    """The real-talk nulls: the cyclic order steps +1 (mod 6) at every code change, the
+    pace is slow then fast, the two codings change code only at shared boundaries; A and B
+    are drawn apart (is_null)."""
+    import numpy as np
+
+    for design in vg.TALK_DESIGNS:
+        assert vg.is_null(design)
+        d = vg.simulate(vg.rng_for(0, "talk", design), design, 40)
+        same = d["t"][1:] == d["t"][:-1]
+        a, b = d["top_a"], d["top_b"]
+        change_a = (a[1:] != a[:-1]) & same
+        change_b = (b[1:] != b[:-1]) & same
+        if design == "talk_cyclic_order":
+            assert ((a[1:] - a[:-1]) % vg.K_A == 1)[change_a].all()
+            assert ((b[1:] - b[:-1]) % vg.K_A == 1)[change_b].all()
+            assert 0.85 <= 1 - change_a[same].mean() <= 0.95
+        elif design == "talk_stay_changes":
+            pos = np.arange(len(a)) - np.searchsorted(d["t"], d["t"])
+            late = pos >= np.bincount(d["t"])[d["t"]] / 2
+            assert change_a[same & ~late[1:]].mean() < 0.1 < 0.5 < change_a[same & late[1:]].mean()
+        else:
+            shared = (change_a & change_b).sum() / max(change_a.sum(), 1)
+            assert shared > 0.6
+            # independent chains of stay 0.8 would share about a fifth of their changes
+            assert change_a.mean() < 0.25 and change_b.mean() < 0.25

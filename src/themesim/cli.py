@@ -115,6 +115,12 @@ def cmd_validate(args) -> int:
     return 1 if len(bad) and args.strict else 0
 
 
+def cmd_train_coder(args) -> int:
+    from themesim.coder.build import run_cli
+
+    return run_cli(args)
+
+
 def cmd_power(args) -> int:
     """The study planner: P(each verdict) at one design, by the suite's simulation."""
     import pandas as pd
@@ -414,6 +420,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pw.add_argument("--format", choices=FORMATS, default="text")
     pw.set_defaults(func=cmd_power)
+
+    tc = sub.add_parser(
+        "train-coder",
+        help="train the segment coder's adapter and head on labelled (passage, theme) pairs",
+        description="Train, validate (nested by topic) and write the trained coder"
+        " (grounding.coder.kind trained) from a folder in the ArgKP layout; the same data give"
+        " the same bytes (docs/grounding.md, 'The trained coder').",
+    )
+    tc.add_argument("--data", required=True, help="folder with arguments_/key_points_/labels_")
+    tc.add_argument("--out", default=None, help="output folder (default: the shipped weights)")
+    tc.set_defaults(func=cmd_train_coder)
     return p
 
 

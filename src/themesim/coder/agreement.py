@@ -5,8 +5,14 @@ spoken by grounding.exclude_speakers), the human coding is the set's `coded` lab
 coder's its `assigned` labels (each transcript coded blind: themesim.coder.assign). Per theme
 Cohen's κ, Krippendorff's α, percent agreement and each coding's prevalence; overall the
 median per-theme κ and α, κ and α pooled over every (segment, theme), with intervals from a
-jackknife over transcripts (themesim.metrics.agreement.intercoder). A set without coded segments
-gets one row, status `unchecked`; a set the method's coder cannot label, status `no coder`.
+jackknife over transcripts (themesim.metrics.agreement.intercoder). A set without coded
+segments gets one row, status `unchecked`; a set the method's coder cannot label, status `no coder`.
+
+Every row also names the coder's validation on outside data (the trained coder's nested
+validation on ArgKP, from its head.json; empty for the other coders, whose ArgKP figures are
+in docs/grounding.md), and each checked overall row says whether this coder reaches
+TRUSTED_KAPPA (pooled κ) on the study's own human coding, cross-fitted by transcript
+(`coder_trusted`): where no row does, the segment route is not to be led with.
 """
 
 from __future__ import annotations
@@ -45,7 +51,33 @@ COLUMNS = [
     *OVERALL_METRICS[:-1],
     *[f"{m}_ci_{s}" for m in OVERALL_METRICS[:-1] for s in ("low", "high")],
     "ci_method",
+    "coder_validation",
+    "coder_validation_kappa",
+    "coder_validation_kappa_ci_low",
+    "coder_validation_accuracy",
+    "coder_validation_majority",
+    "coder_trusted",
 ]
+TRUSTED_KAPPA = 0.4  # "moderate": the report's CODER_TRUSTED
+
+
+def validation(coder: str) -> dict:
+    """The coder's validation columns: the trained coder's nested ArgKP figures (head.json),
+    empty for the others."""
+    if not coder.startswith("trained"):
+        return {}
+    from themesim.coder.trained import card_of
+
+    o = card_of()["validation"]["overall"]
+    return {
+        "coder_validation": f"ArgKP train, nested by topic: median κ {o['kappa_median']:.2f} "
+        f"[{o['kappa_ci'][0]:.2f}, {o['kappa_ci'][1]:.2f}], accuracy {o['accuracy']:.2f} "
+        f"(majority {o['majority']:.2f}), mAP strict {o['map_strict']:.2f}",
+        "coder_validation_kappa": o["kappa_median"],
+        "coder_validation_kappa_ci_low": o["kappa_ci"][0],
+        "coder_validation_accuracy": o["accuracy"],
+        "coder_validation_majority": o["majority"],
+    }
 
 
 def set_agreement(
@@ -129,12 +161,15 @@ def agreement_table(
     for m, spec in methods.items():
         for s in spec["sets"]:
             coder = spec["coders"].get(s)
-            head = {"method": m, "set": s, "coder": coder or ""}
+            head = {"method": m, "set": s, "coder": coder or ""} | validation(coder or "")
             if coder is None:
                 rows.append(head | {"status": "no coder", "level": "overall", "theme_id": ALL})
             elif s not in spec["coded_sets"]:
                 rows.append(head | {"status": "unchecked", "level": "overall", "theme_id": ALL})
             else:
                 body = set_agreement(labels[(m, s)], segments, eligible, themes[s])
+                for r in body:
+                    if r["level"] == "overall":
+                        r["coder_trusted"] = bool(r["pooled_kappa"] >= TRUSTED_KAPPA)
                 rows += [head | {"status": "checked"} | r for r in body]
     return pd.DataFrame(rows, columns=COLUMNS)

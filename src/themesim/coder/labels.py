@@ -53,6 +53,12 @@ def coder_rows(
             return None
         S = _llm_matrix(llm_scores, segments, ids)
         L = decide(S, eligible, rule, float(coder["llm"]["threshold"]), bool(coder["center"]))
+    elif coding == "trained":
+        if threshold is None:  # the method never assigns (judge, precomputed, abtt)
+            return None
+        from themesim.coder.trained import trained_labels
+
+        L, S = trained_labels(themes["text"].tolist(), segments["text"].tolist(), eligible)
     else:
         if threshold is None:
             return None

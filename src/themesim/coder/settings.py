@@ -6,8 +6,8 @@ from themesim.defaults import default, section_defaults
 from themesim.errors import InputError
 
 BASES = ("coder", "evidence", "mixed")
-KINDS = ("similarity", "exemplar", "llm")
-DEFAULT_RULE = {"similarity": "top1", "exemplar": "top1", "llm": "top1"}  # coder.rule unset
+KINDS = ("similarity", "exemplar", "llm", "trained")
+DEFAULT_RULE = {"similarity": "top1", "exemplar": "top1", "llm": "top1", "trained": "top1"}
 
 # The defaults: the schema's grounding.basis, grounding.coder and grounding.coder.llm
 # (what each setting means: its description there, and docs/grounding.md).
@@ -83,6 +83,8 @@ def describe(coder: dict, coding: str, threshold) -> str:
         llm = coder["llm"]
         model = llm["model"] or "packaged Qwen2.5-Coder-1.5B"
         return f"llm ({model}, {llm['score_mode']}, {_rule(coder, 'llm')} P ≥ {llm['threshold']:g})"
+    if coding == "trained":
+        return "trained (MiniLM + ArgKP LoRA adapter, top1, learned none)"
     extra = f", context {coder['context']:g}" if coder["context"] else ""
     extra += ", fitted thresholds" if coder["fit_thresholds"] else ""
     thr = "—" if threshold is None else f"{float(threshold):g}"

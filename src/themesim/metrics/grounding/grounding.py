@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.grounding.grounding_intervals import jackknife_intervals, withheld_intervals
-from themesim.metrics.grounding.grounding_shift import permutation_test
+from themesim.metrics.grounding.grounding_shift import permutation_test, withheld_p
 from themesim.metrics.grounding.grounding_stats import (
     METRIC_COLUMNS,
     f1_score,
@@ -206,6 +206,8 @@ def grounding(
     if n_perm:
         strata = transcripts if strata is None else _codes(strata)
         row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
+        if withhold_biased:  # the suite measures every p; a study is given the valid ones
+            row.update(withheld_p(row))
     if withhold_biased:
         row.update(withheld_few_transcripts(row))
     return row, pairs

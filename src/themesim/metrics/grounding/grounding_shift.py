@@ -24,6 +24,11 @@ from themesim.metrics.grounding.partition import partition_scores
 # (a data coverage is one set's share of the segments, not an agreement of the two).
 TEST_METRICS = [m for m in CI_METRICS if not m.startswith("data_coverage_")]
 P_METHOD = "run_preserving_cyclic_shift"
+# The statistics whose p is printed: those whose test held its level (type-I error ≤ 0.05 +
+# 2 Monte Carlo se) on every serial null of the validation suite, the real-talk nulls among
+# them (validate/grounding.py; docs/grounding.md). The others' p is measured by the suite
+# (withhold=False) but printed as NaN: read those statistics as descriptions.
+PRINTED_P: tuple[str, ...] = ()
 P_TOL = 1e-12  # a permuted statistic this close below the observed one counts as reaching it
 
 
@@ -47,10 +52,13 @@ class _Perm:
         self.rank_s = rankdata(s) if self.text and s.size >= 3 and np.ptp(s) > 0 else None
 
     def stats(self, perm: np.ndarray) -> list[float]:
-        """TEST_METRICS with B's segment i labelled as B's segment perm[i]."""
+        """TEST_METRICS with B's segment i labelled as B's segment perm[i] (perm may repeat
+        segments: B's counts are then taken afresh)."""
         n_a, n_b = self.shape
-        both = self.Ai.T @ self.Bi[perm]
-        iou = iou_from_counts(both, self.n_a, self.n_b)
+        Bp = self.Bi[perm]
+        both = self.Ai.T @ Bp
+        nb = self.n_b if len(perm) == len(np.unique(perm)) else Bp.sum(axis=0)
+        iou = iou_from_counts(both, self.n_a, nb)
         tb = self.top_b[perm]
         paired = (self.top_a >= 0) & (tb >= 0)
         C = np.bincount(self.top_a[paired] * n_b + tb[paired], minlength=n_a * n_b)
@@ -59,7 +67,7 @@ class _Perm:
         g = grounded_hungarian(iou, self.min_iou)
         if self.text:
             kappas = kappa_counts_array(
-                both[self.ti, self.tj], self.n_a[self.ti], self.n_b[self.tj], self.n
+                both[self.ti, self.tj], self.n_a[self.ti], nb[self.tj], self.n
             )
             med = median_kappa(kappas)
             alpha = alpha_from_table(C, self.tpairs) if C.sum() >= 1 else math.nan
@@ -153,6 +161,59 @@ class _Shifts:
         sizes = np.array([len(c) for c in self.choices], dtype=np.int64)
         for _ in range(n_perm):
             yield self.arrange(rng.integers(0, sizes) if sizes.size else [])
+
+
+class _BlockCodes:
+    """B's runs (run_keys) kept in place, their codes permuted within each stratum: the
+    segments of run r take B's rows of run π(r), position by position (its last row
+    repeated where run π(r) is shorter). Keeps where B's blocks begin and end, so blocks that
+    share their boundaries with A's (the interviewer's topic changes) stay aligned."""
+
+    def __init__(self, top_b: np.ndarray, strata: np.ndarray):
+        key = run_keys(top_b, strata)
+        self.n = len(top_b)
+        self.runs = []
+        for rows in _stratum_rows(strata):
+            k = key[rows]
+            runs = np.split(rows, np.flatnonzero(k[1:] != k[:-1]) + 1)
+            if len(runs) > 1:
+                self.runs.append(runs)
+
+    def draws(self, n_perm: int, seed: int):
+        rng = np.random.default_rng(seed)
+        for _ in range(n_perm):
+            idx = np.arange(self.n)
+            for runs in self.runs:
+                for r, src in zip(runs, rng.permutation(len(runs)), strict=True):
+                    s = runs[src]
+                    idx[r] = s[np.minimum(np.arange(len(r)), len(s) - 1)]
+            yield idx
+
+
+def block_code_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed) -> dict:
+    """One-sided p of each TEST_METRICS under the block-code null (:class:`_BlockCodes`):
+    p = (1 + #{T* ≥ T}) / (1 + n_perm); an undefined T* counts as reaching T."""
+    strata = np.ascontiguousarray(strata, dtype=np.int64)
+    ctx = _Perm(A, B, top_a, top_b, S, tpairs, min_iou)
+    observed = np.array(ctx.stats(np.arange(len(A))), dtype=float)
+    hits = np.zeros(len(TEST_METRICS), dtype=np.int64)
+    for idx in _BlockCodes(np.asarray(top_b), strata).draws(n_perm, seed):
+        t = np.array(ctx.stats(idx), dtype=float)
+        hits += np.isnan(t) | (t >= observed - P_TOL)
+    p = (1 + hits) / (1 + n_perm)
+    return {
+        f"{m}_p": (float(v) if np.isfinite(observed[k]) else math.nan)
+        for k, (m, v) in enumerate(zip(TEST_METRICS, p, strict=True))
+    }
+
+
+def withheld_p(row: dict) -> dict:
+    """The row's `<metric>_p` set to NaN for the statistics not in PRINTED_P, and p_method
+    saying which p are given."""
+    out = {f"{m}_p": math.nan for m in TEST_METRICS if m not in PRINTED_P}
+    given = ", ".join(PRINTED_P) if PRINTED_P else "none"
+    out["p_method"] = f"{row['p_method']}; p given for: {given} (level held on every serial null)"
+    return out
 
 
 def permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed) -> dict:
