@@ -5,8 +5,8 @@ study's own results/metrics tables. A benchmark, not a test.
     PYTHONPATH=src .venv/bin/python bench/metrics_rule.py STUDY_DIR METHOD [--profile N]
         [--out DIR]
 
-The step's arguments are built as the metrics rule builds them (workflow/rules/common.smk):
-every pair's similarity file, the within-set files, word-salad pools and A-side embeddings.
+The step's job is the metrics rule's (themesim.inputs.jobs.metrics), its outputs in the
+scratch folder.
 """
 
 from __future__ import annotations
@@ -25,59 +25,32 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 
 
-def step_arguments(root: Path, method: str, out: Path) -> dict:
+def step_job(root: Path, method: str, out: Path):
+    """The metrics rule's job for `method` (themesim.inputs.jobs.metrics), writing to out."""
+    from dataclasses import replace
+
     from snakemake.utils import validate
 
-    from themesim import kinds
     from themesim.config import prepare
-    from themesim.study.names import pair_name
+    from themesim.inputs import Setup, jobs
 
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
-    study = prepare(config)
-    spec = study.methods[method]
-    kind = kinds.get(spec["kind"])
-    m = study.metrics
-    r = root / "results"
-    sim = r / "similarity" / method
-    a_sides = list(dict.fromkeys(a for a, _ in study.pairs))
-    null_sets = study.b_sets if kind.nulls == "embedded" and m["null_model"]["pool"] > 0 else []
-    within = list(study.sets) if kind.within_set_matrices else []
-    embedded = a_sides if kind.own_embeddings else []
-    names = [pair_name(a, b) for a, b in study.pairs]
-    out.mkdir(parents=True, exist_ok=True)
-    return {
-        "method": method,
-        "kind": spec["kind"],
-        "pairs": [tuple(p) for p in study.pairs],
-        "themes": {s: r / "themes" / f"{s}.parquet" for s in study.sets},
-        "similarities": [sim / f"{p}.parquet" for p in names],
-        "within": {s: sim / f"{pair_name(s, s)}.parquet" for s in within},
-        "nulls": {s: r / "nulls" / method / f"{s}.parquet" for s in null_sets},
-        "embeddings": {s: r / "embeddings" / method / f"{s}.parquet" for s in embedded},
-        "settings": {
-            "thresholds": spec["thresholds"],
-            "op": spec.get("op", study.op),
-            "gamma": m["gamma"],
-            "baseline_z": m["baseline_z"],
-            "bootstrap": m["bootstrap"],
-            "null_model": m["null_model"],
-            "transport": m["transport"],
-            "scale": spec.get("scale", "cosine"),
-            "clamp": bool(spec.get("clamp", False)),
-        },
-        "sweep": dict(study.sweep),
-        "spec": kind.similarity_spec(spec),
-        "decision": {"raw": list(spec["thresholds"]), "z": [m["baseline_z"]]},
-        "reference": study.reference,
-        "out_comparisons": out / "comparisons.csv",
-        "out_themes": out / "themes.csv",
-        "out_sweep": out / "sweep.csv",
-        "out_transport": [out / "transport" / f"{p}.parquet" for p in names],
-        "out_splits": out / "transport" / "splits_joins.csv",
-        "out_decisions": out / "decision_changes.csv",
-        "out_thresholds": out / "thresholds.csv",
+    job = jobs.metrics(Setup(prepare(config), config), method)
+    files = job.params["files"]
+    transport = [str(out / "transport" / Path(f).name) for f in files["transport"]]
+    (out / "transport").mkdir(parents=True, exist_ok=True)
+    output = {
+        "comparisons": out / "comparisons.csv",
+        "themes": out / "themes.csv",
+        "sweep": out / "sweep.csv",
+        "transport_manifest": out / "transport" / "manifest.csv",
+        "splits": out / "transport" / "splits_joins.csv",
+        "decisions": out / "decision_changes.csv",
+        "thresholds": out / "thresholds.csv",
     }
+    params = job.params | {"files": files | {"transport": transport}}
+    return replace(job, params=params, output=output)
 
 
 def sha(path: Path) -> str:
@@ -96,16 +69,16 @@ def main() -> None:
     from themesim.steps.metrics import metric_tables
 
     os.chdir(root)  # the config's paths are relative to the run folder
-    kwargs = step_arguments(root, a.method, out)
+    job = step_job(root, a.method, out)
     prof = cProfile.Profile() if a.profile else None
     t = time.perf_counter()
     if prof:
         prof.enable()
-    metric_tables(**kwargs)
+    metric_tables(job)
     if prof:
         prof.disable()
     wall = time.perf_counter() - t
-    n = len(kwargs["pairs"])
+    n = len(job.params["pairs"])
     print(f"{a.method}: {n} comparisons in {wall:.1f} s ({wall / n:.3f} s each)")
     ref = root / "results" / "metrics" / a.method
     files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())

@@ -1,15 +1,4 @@
 from themesim.steps.generate import generate_theme_runs
-from themesim.steps.runner import run
+from themesim.steps.runner import run_job
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-runs = dict(sm.params.runs)  # run name -> seed, in output order
-run(
-    sm.log[0],
-    generate_theme_runs,
-    sm.input.segments,
-    outputs=dict(zip(runs, sm.output, strict=True)),
-    seeds=runs,
-    settings=dict(sm.params.settings),
-    cache=sm.params.cache,
-    threads=sm.threads,
-)
+run_job(snakemake, generate_theme_runs)  # noqa: F821 (injected by Snakemake)

@@ -1,14 +1,4 @@
-from themesim.steps.ingest import ingest_themes
-from themesim.steps.runner import run
+from themesim.steps.ingest import ingest_theme_file
+from themesim.steps.runner import run_job
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-run(
-    sm.log[0],
-    ingest_themes,
-    sm.input.src,
-    sm.output[0],
-    set_name=sm.wildcards.set,
-    template=sm.params.template,
-    level=sm.params.get("level", "all"),
-    within=bool(sm.params.get("within", False)),
-)
+run_job(snakemake, ingest_theme_file)  # noqa: F821 (injected by Snakemake)

@@ -1,5 +1,4 @@
-from themesim.steps.ingest import ingest_transcripts
-from themesim.steps.runner import run
+from themesim.steps.ingest import ingest_transcript_files
+from themesim.steps.runner import run_job
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-run(sm.log[0], ingest_transcripts, list(sm.input.transcripts), sm.output[0])
+run_job(snakemake, ingest_transcript_files)  # noqa: F821 (injected by Snakemake)

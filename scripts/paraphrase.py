@@ -1,13 +1,4 @@
 from themesim.steps.ceiling import paraphrase_reference
-from themesim.steps.runner import run
+from themesim.steps.runner import run_job
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-run(
-    sm.log[0],
-    paraphrase_reference,
-    sm.input.themes,
-    sm.output[0],
-    settings=dict(sm.params.settings),
-    cache=sm.params.cache,
-    threads=sm.threads,
-)
+run_job(snakemake, paraphrase_reference)  # noqa: F821 (injected by Snakemake)

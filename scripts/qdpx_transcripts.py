@@ -1,5 +1,4 @@
 from themesim.steps.ingest import qdpx_transcripts
-from themesim.steps.runner import run
+from themesim.steps.runner import run_job
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-run(sm.log[0], qdpx_transcripts, list(sm.input.projects), list(sm.output))
+run_job(snakemake, qdpx_transcripts)  # noqa: F821 (injected by Snakemake)

@@ -20,6 +20,7 @@ from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
 from themesim.schema import check_schema
 from themesim.steps import embed, ingest, similarity
+from themesim.steps.job import Job
 
 CORPUS = REPO / "tests" / "bad_inputs"
 CASES = yaml.safe_load((CORPUS / "cases.yaml").read_text())
@@ -75,14 +76,20 @@ def run_entry(case: dict, results: Path, monkeypatch):
         if entry == "judge":
             spec = {"kind": "llm_judge", "base_url": closed_port_url()} | case["judge"]
         similarity.similarity_pairs(
-            method="m",
-            spec=spec,
-            pairs=[("a", "b")],
-            themes=themes,
-            paths=[str(out)],
-            manifest=str(out.parent / "manifest.csv"),
-            matrices={("a", "b"): f"{case.get('dir')}/a__vs__b.csv"},
-            cache=str(results / "cache" / "judge.sqlite"),
+            Job(
+                input={
+                    "themes": themes,
+                    "matrices": {("a", "b"): f"{case.get('dir')}/a__vs__b.csv"},
+                },
+                params={
+                    "method": "m",
+                    "spec": spec,
+                    "pairs": [("a", "b")],
+                    "files": [str(out)],
+                    "cache": str(results / "cache" / "judge.sqlite"),
+                },
+                output={"manifest": str(out.parent / "manifest.csv")},
+            )
         )
         return pq.read_table(out).to_pandas()
     if entry == "config":
@@ -114,21 +121,22 @@ def run_entry(case: dict, results: Path, monkeypatch):
         embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
     if entry == "coded":  # the segment labels of set a from a coded-segments file
-        from themesim.steps.segment_labels import segment_labels
+        from themesim.steps.segment_labels import Coding, SetFiles, segment_labels
 
         themes = ingest_shared(results)
         work = results.parent / "work"  # inputs read fine live outside results/
         ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
         segment_labels(
-            method="m",
-            spec={"kind": "precomputed"},
             set_name="a",
-            themes_path=themes["a"],
+            files=SetFiles(
+                themes=themes["a"],
+                coded=case["input"],
+                out=str(results / "segments" / "m" / "a.parquet"),
+                out_quotes=str(results / "segments" / "m" / "a.quotes.csv"),
+            ),
+            coding=Coding(method="m", spec={"kind": "precomputed"}),
             segments_path=str(work / "segments.parquet"),
             transcripts=["_shared/sam.txt"],
-            coded=case["input"],
-            out=str(results / "segments" / "m" / "a.parquet"),
-            out_quotes=str(results / "segments" / "m" / "a.quotes.csv"),
         )
         return pq.read_table(results / "segments" / "m" / "a.parquet").to_pandas()
     raise AssertionError(f"unknown entry {entry}")

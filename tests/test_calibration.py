@@ -336,11 +336,11 @@ def test_tfidf_pair_scores_hand_computed():
     from themesim.steps.calibration import pair_scores
 
     # Same words in another order: cosine 1; no shared term: 0.
-    s = pair_scores("tfidf", {}, ["staff trust", "cost"], ["trust staff", "waiting"])
+    s = pair_scores("tfidf", {}, (["staff trust", "cost"], ["trust staff", "waiting"]))
     assert s == pytest.approx([1.0, 0.0])
     # Character n-grams (the kind's analyzer setting) find the shared stem that words miss.
-    words = pair_scores("tfidf", {}, ["waiting"], ["waited"])
-    chars = pair_scores("tfidf", {"analyzer": "char_wb"}, ["waiting"], ["waited"])
+    words = pair_scores("tfidf", {}, (["waiting"], ["waited"]))
+    chars = pair_scores("tfidf", {"analyzer": "char_wb"}, (["waiting"], ["waited"]))
     assert words == pytest.approx([0.0]) and chars[0] > 0.3
 
 
@@ -383,7 +383,7 @@ def test_precomputed_pair_scores_are_its_matrix_entries(tmp_path):
     spec, themes, matrices, rated = precomputed_study(tmp_path)
     pairs = pd.read_csv(rated)
     s = pair_scores(
-        "precomputed", spec, pairs["text_a"], pairs["text_b"], themes=themes, matrices=matrices
+        "precomputed", spec, (pairs["text_a"], pairs["text_b"]), themes=themes, matrices=matrices
     )
     # Row 3 is swapped (a column theme first); row 2's double space still matches; row 8's
     # text is no theme: NaN, left out by the step.
@@ -398,17 +398,7 @@ def test_precomputed_calibration_hand_computed(tmp_path, caplog):
     out = tmp_path / "out"
     with caplog.at_level("INFO", logger="themesim"):
         calibration_tables(
-            method="pre",
-            kind="precomputed",
-            spec=spec,
-            pairs_file=rated,
-            bootstrap={"n": 20, "seed": 0},
-            themes=themes,
-            matrices=matrices,
-            out_csv=out / "pre.csv",
-            out_fit=out / "pre/isotonic.csv",
-            out_scores=out / "pre/scores.csv",
-            out_png=out / "pre/calibration.png",
+            calibration_job(spec, rated, themes, matrices, {"n": 20, "seed": 0}, out / "pre")
         )
     assert "1 of 8 rated pairs have no score and are left out" in caplog.text
     row = pd.read_csv(out / "pre.csv").iloc[0]
@@ -431,23 +421,34 @@ def test_precomputed_too_few_pairs_found_is_one_clear_line(tmp_path):
     spec, themes, matrices, path = precomputed_study(tmp_path, rated + "\n")
     with pytest.raises(InputError) as e:
         calibration_tables(
-            method="pre",
-            kind="precomputed",
-            spec=spec,
-            pairs_file=path,
-            bootstrap={"n": 0, "seed": 0},
-            themes=themes,
-            matrices=matrices,
-            out_csv=tmp_path / "o.csv",
-            out_fit=tmp_path / "f.csv",
-            out_scores=tmp_path / "s.csv",
-            out_png=tmp_path / "p.png",
+            calibration_job(spec, path, themes, matrices, {"n": 0, "seed": 0}, tmp_path / "o")
         )
     msg = str(e.value)
     assert "\n" not in msg and str(path) in msg and "method pre" in msg
     assert "scores only 4 of its 6 rated pairs (3 matches, 1 non-matches" in msg
     assert "texts of themes in its matrices" in msg
     assert not (tmp_path / "o.csv").exists()
+
+
+def calibration_job(spec, rated, themes, matrices, bootstrap, out):
+    """The calibration step's job for method `pre` (precomputed): out.csv and out/*."""
+    from themesim.steps.job import Job
+
+    return Job(
+        input={"pairs": rated, "themes": themes, "matrices": matrices},
+        params={
+            "method": "pre",
+            "kind": "precomputed",
+            "spec": spec,
+            "settings": {"positive_from": None, "bootstrap": bootstrap, "prevalence": None},
+        },
+        output={
+            "summary": out.with_suffix(".csv"),
+            "fit": out / "isotonic.csv",
+            "scores": out / "scores.csv",
+            "png": out / "calibration.png",
+        },
+    )
 
 
 # ---------------------------------------------------------------- llm_judge: same cache

@@ -91,7 +91,9 @@ def test_schema_rejects_a_mapping(tmp_path):
 
 
 def test_demo_config_runs_the_judge_on_one_comparison():
+    from themesim.kinds import method_defaults
+
     demo = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    judge = demo["methods"]["judge"]
+    judge = method_defaults("judge", demo["methods"]["judge"])
     assert judge["kind"] == "llm_judge" and judge.get("active", True)
     assert judge["comparisons"] == ["human vs llm_partial"]

@@ -67,6 +67,7 @@ def _set(root, name, rows):
 
 def _embed_files(root, themes, cache, segments=None):
     from themesim.steps.embed import embed_method
+    from themesim.steps.job import Job
 
     out = {
         "embeddings": {s: str(root / f"e_{s}.parquet") for s in themes},
@@ -75,8 +76,13 @@ def _embed_files(root, themes, cache, segments=None):
     }
     spec = {"model": MINILM, "batch_size": 64}
     embed_method(
-        themes, out, method="minilm", spec=spec, null_sets=list(themes), pool=6, seed=1,
-        top_k=3, threads=2, cache=cache,
+        Job(
+            input={"themes": themes},
+            params={"method": "minilm", "spec": spec, "cache": cache, "nulls": out["nulls"],
+                    "pool": 6, "seed": 1, "top_k": 3},
+            output={k: list(out[k].values()) for k in ("embeddings", "keywords")},
+            threads=2,
+        )
     )  # fmt: skip
     return out
 

@@ -39,9 +39,15 @@ from pathlib import Path
 args = json.loads(sys.argv[1])
 if args["step"] == "embed":
     from themesim.steps.embed import embed_method
-    embed_method(args["themes"], args["out"], method="minilm", spec=args["spec"],
-                 null_sets=["llm"], pool=20, seed=0, top_k=5, pairs=args.get("pairs"),
-                 threads=1, cache=args["cache"])
+    from themesim.steps.job import Job
+    out = args["out"]
+    embed_method(Job(
+        input={"themes": args["themes"], "pairs": [args["pairs"]] if args.get("pairs") else []},
+        params={"method": "minilm", "spec": args["spec"], "cache": args["cache"],
+                "nulls": out["nulls"], "pool": 20, "seed": 0, "top_k": 5},
+        output={"embeddings": list(out["embeddings"].values()),
+                "keywords": list(out["keywords"].values())},
+        threads=1))
     files = sorted(p for v in args["out"].values() for p in v.values())
     digests = {Path(p).name + str(i): hashlib.sha256(Path(p).read_bytes()).hexdigest()
                for i, p in enumerate(files)}
@@ -49,8 +55,8 @@ else:
     from themesim.steps.calibration import pair_scores
     from themesim.metrics.calibration import read_rated_pairs
     pairs = read_rated_pairs(args["pairs"])
-    scores = pair_scores("sentence_transformer", args["spec"], pairs["text_a"],
-                         pairs["text_b"], cache=args["cache"], threads=1)
+    scores = pair_scores("sentence_transformer", args["spec"], (pairs["text_a"],
+                         pairs["text_b"]), cache=args["cache"], threads=1)
     digests = {"scores": [float(s) for s in scores]}
 heavy = ("torch", "sentence_transformers", "transformers", "sklearn")
 loaded = [m for m in heavy if m in sys.modules]

@@ -18,6 +18,7 @@ from themesim.io.transcripts import write_segments_parquet
 from themesim.metrics.calibration import resolve_thresholds
 from themesim.similarity import write_similarity
 from themesim.steps.grounding import grounding_tables
+from themesim.steps.job import Job
 from themesim.steps.segment_labels import QUOTE_COLUMNS
 
 IDS = {"h": ["a0", "a1", "a2", "a3"], "l": ["b0", "b1", "b2", "b3"]}
@@ -86,21 +87,29 @@ def _run(tmp_path, paths, threshold, scale, calibration=(), codebooks=None):
         clamp=scale.get("clamp"),
         sources=sources,
     )
+    files = {
+        "labels": paths["labels"],
+        "quotes": paths["quotes"],
+        "similarity": [tmp_path / "h__vs__l.parquet"],
+        "long": [out / "h__vs__l.parquet"],
+    }
     grounding_tables(
-        method="m",
-        pairs=[("h", "l")],
-        themes=paths["themes"],
-        labels=paths["labels"],
-        quotes=paths["quotes"],
-        segments_path=tmp_path / "segments.parquet",
-        similarities=[tmp_path / "h__vs__l.parquet"],
-        thresholds_csv=thresholds,
-        settings={"min_iou": 0.2, "seed": 0, "bootstrap": {"n": 0}},
-        out_csv=out / "grounding.csv",
-        out_pairs=out / "grounding_pairs.csv",
-        out_long=[out / "h__vs__l.parquet"],
-        scale={k: v for k, v in scale.items() if k in ("within", "fit")},
-        **({"codebooks": codebooks} if codebooks else {}),
+        Job(
+            input={
+                "themes": paths["themes"],
+                "segments": tmp_path / "segments.parquet",
+                "thresholds": thresholds,
+            },
+            params={
+                "method": "m",
+                "pairs": [("h", "l")],
+                "files": files,
+                "settings": {"min_iou": 0.2, "seed": 0, "bootstrap": {"n": 0}},
+                "scale": {k: v for k, v in scale.items() if k in ("within", "fit")},
+                "codebooks": codebooks,
+            },
+            output={"table": out / "grounding.csv", "pairs": out / "grounding_pairs.csv"},
+        )
     )
     row = pd.read_csv(out / "grounding.csv").iloc[0]
     long = pd.read_parquet(out / "h__vs__l.parquet")

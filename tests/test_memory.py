@@ -48,6 +48,7 @@ def test_a_set_whose_within_set_matrix_cannot_fit_stops_its_ingest(tmp_path, mon
 
 def test_the_similarity_job_checks_its_largest_matrix_before_building_any(tmp_path, monkeypatch):
     from themesim.steps.ingest import ingest_themes
+    from themesim.steps.job import Job
     from themesim.steps.similarity import similarity_pairs
 
     themes = {}
@@ -68,12 +69,16 @@ def test_the_similarity_job_checks_its_largest_matrix_before_building_any(tmp_pa
         r"300 x 300 themes needs about",
     ):
         similarity_pairs(
-            method="tfidf",
-            spec={"kind": "tfidf"},
-            pairs=pairs,
-            themes=themes,
-            paths=[str(tmp_path / f"{a}__vs__{b}.parquet") for a, b in pairs],
-            manifest=str(tmp_path / "manifest.csv"),
+            Job(
+                input={"themes": themes},
+                params={
+                    "method": "tfidf",
+                    "spec": {"kind": "tfidf"},
+                    "pairs": pairs,
+                    "files": [str(tmp_path / f"{a}__vs__{b}.parquet") for a, b in pairs],
+                },
+                output={"manifest": str(tmp_path / "manifest.csv")},
+            )
         )
 
 

@@ -19,7 +19,7 @@ from themesim.io.qdpx_export import (
 from themesim.io.refi_qda import read_qdpx, study_project
 from themesim.schema import check_schema
 from themesim.steps import ingest
-from themesim.steps.segment_labels import segment_labels
+from themesim.steps.segment_labels import Coding, SetFiles, segment_labels
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -214,17 +214,17 @@ def test_the_labelling_step_reads_each_users_codings(tmp_path, monkeypatch):
             path, f"work/{s}.parquet", set_name=s, template="{name}: {description}"
         )
         segment_labels(
-            method="m",
-            spec={"kind": "tfidf"},
             set_name=s,
-            themes_path=f"work/{s}.parquet",
+            files=SetFiles(
+                themes=f"work/{s}.parquet",
+                coded=path,
+                user=user,
+                out=f"out/{s}.parquet",
+                out_quotes=f"out/{s}.quotes.csv",
+            ),
+            coding=Coding(method="m", spec={"kind": "tfidf"}, assign="never"),
             segments_path="work/segments.parquet",
             transcripts=transcripts,
-            coded=path,
-            user=user,
-            assign="never",
-            out=f"out/{s}.parquet",
-            out_quotes=f"out/{s}.quotes.csv",
         )
         labels = pd.read_parquet(f"out/{s}.parquet")
         coded[s] = labels[["transcript", "segment", "theme_id"]].values.tolist()

@@ -65,7 +65,9 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     sweep marks every θ of the table: the plot steps are given no threshold of the config."""
     from themesim.report.plots import heatmap, sweep
     from themesim.similarity import write_similarity
-    from themesim.steps.plots import MethodTables, comparison_heatmap, method_figure
+    from themesim.steps.job import Job
+    from themesim.steps.plots import comparison_heatmap
+    from themesim.steps.report_parts import MethodTables, method_figure
 
     ids = {"h": ["a0", "a1"], "l": ["b0", "b1"]}
     themes = {s: write_theme_set(tmp_path / f"{s}.parquet", s, names) for s, names in ids.items()}
@@ -83,12 +85,16 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     monkeypatch.setattr(heatmap, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
     monkeypatch.setattr(sweep, "sweep_curves", lambda *a, **kw: seen.update(sweep=kw))
     comparison_heatmap(
-        method="m",
-        pair=("h", "l"),
-        themes=themes,
-        similarity=tmp_path / "s.parquet",
-        thresholds_csv=thresholds,
-        out_png=tmp_path / "h.png",
+        Job(
+            input={"thresholds": thresholds, "themes": themes},
+            params={
+                "method": "m",
+                "pair": ("h", "l"),
+                "similarity": tmp_path / "s.parquet",
+                "scale": {},
+            },
+            output={"png": tmp_path / "h.png"},
+        )
     )
     tables = MethodTables(
         method="m",

@@ -208,7 +208,7 @@ def cmd_agree(args) -> int:
             file=sys.stderr,
         )
     if args.format == "xlsx":
-        from themesim.steps.report import frames_workbook
+        from themesim.steps.report_parts import frames_workbook
 
         try:
             frames_workbook(tables, args.out)

@@ -11,6 +11,7 @@ from themesim.inputs import (
     ceiling,
     embed,
     grounding,
+    jobs,
     methods,
     metrics,
     outputs,
@@ -23,8 +24,9 @@ from themesim.provenance import git_commit
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 for note in STUDY.notes:
     logger.info(note)
-SETUP = Setup(STUDY, config)  # what every input function of themesim.inputs reads
-CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
+CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report and the archive
+# What every input function of themesim.inputs reads.
+SETUP = Setup(STUDY, config, CODE_VERSION, workflow.basedir)
 # Kept between runs in the working directory, recomputed when a package file changes.
 CODE_DEPS = CodeDeps(
     Path(workflow.basedir) / "scripts",
@@ -55,6 +57,38 @@ def code(script):
     the rule (a param change reruns the job; the log's inputs stay the data it reads).
     """
     return CODE_DEPS.digest(script)
+
+
+# ---------------------------------------------------------------- jobs
+
+# (binder, wildcards) -> steps.job.Job: each job's files and settings built once
+JOBS = {}
+
+
+def bound(binder, wildcards):
+    """The job a stage's binder (themesim.inputs) builds from the study for these wildcards."""
+    key = (binder, tuple(wildcards.items()))
+    if key not in JOBS:
+        JOBS[key] = binder(SETUP, **dict(wildcards.items()))
+    return JOBS[key]
+
+
+def job_input(binder):
+    """A rule's `input:`: its job's files by name, ancient() where the binder says so."""
+
+    def files(wildcards):
+        job = bound(binder, wildcards)
+        files = job.files()
+        return {k: ancient(v) if k in job.ancient else v for k, v in files.items()}
+
+    return unpack(files)
+
+
+def job_param(binder):
+    """A rule's `job` param: its job's files and settings as plain data, which Snakemake
+    compares between runs (a changed setting reruns the job); the script hands them to the
+    step as one object (steps.runner.run_job)."""
+    return lambda wildcards: bound(binder, wildcards).param()
 
 
 def reported(entries):

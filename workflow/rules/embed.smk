@@ -3,9 +3,7 @@
 # as the method's `comparisons:` give it).
 rule embed:
     input:
-        themes=embed.themes(SETUP),
-        segments=embed.segments(SETUP),
-        pairs=lambda wc: ancient(calibration.embedded_rated_pairs(SETUP, wc.method)),
+        job_input(jobs.embed),
     output:
         embeddings=expand(paths.EMBEDDINGS, set=STUDY.sets, allow_missing=True),
         keywords=expand(paths.KEYWORDS, set=STUDY.sets, allow_missing=True),
@@ -24,13 +22,6 @@ rule embed:
         gpu=lambda wc: method_gpus(wc.method),
     params:
         code=code("embed.py"),
-        settings=lambda wc: embed.settings(SETUP, wc.method),
-        cache=embed.cache(SETUP),
-        sets=list(STUDY.sets),
-        null_sets=lambda wc: embed.embedded_null_sets(SETUP, STUDY.pairs_for(wc.method)),
-        null_paths=lambda wc: embed.embedded_null_files(SETUP, wc.method),
-        pool=STUDY.metrics["null_model"]["pool"],
-        seed=STUDY.metrics["null_model"]["seed"],
-        top_k=STUDY.metrics["quality"]["keywords_top_k"],
+        job=job_param(jobs.embed),
     script:
         "../../scripts/embed.py"

@@ -4,10 +4,9 @@ if STUDY.generated:
 
     rule generate_themes:
         input:
-            segments=paths.SEGMENTS,
-            prompts=outputs.generate_prompt_files(SETUP),
+            job_input(jobs.generate_themes),
         output:
-            outputs.generated_files(SETUP),
+            runs=outputs.generated_files(SETUP),
         log:
             "logs/generate/themes.log",
         threads: 2
@@ -16,9 +15,6 @@ if STUDY.generated:
             llm_server=llm_server_for(STUDY.generate),
         params:
             code=code("generate_themes.py"),
-            runs=STUDY.generated,
-            settings=STUDY.generate,
-            # An accumulating cache, not an output: a failed job must never delete it.
-            cache=paths.CACHES["generate"],
+            job=job_param(jobs.generate_themes),
         script:
             "../../scripts/generate_themes.py"

@@ -8,23 +8,7 @@
 # folder: a job per method and set cost an interpreter start each for a second of work.
 rule segment_labels:
     input:
-        themes=lambda wc: embed.method_themes(SETUP, wc.method),
-        segments=paths.SEGMENTS,
-        transcripts=STUDY.transcripts,
-        coded=lambda wc: [
-            STUDY.segments[s] for s in grounding.coded_sets(SETUP, wc.method)
-        ],
-        llm_scores=lambda wc: grounding.llm_score_files(
-            SETUP, grounding.llm_coded_sets(SETUP, wc.method)
-        ),
-        embeddings=lambda wc: embed.files(
-            SETUP, wc.method, grounding.assigned_sets(SETUP, wc.method)
-        ),
-        segment_embeddings=lambda wc: (
-            embed.segment_embedding_files(SETUP, wc.method)
-            if grounding.assigned_sets(SETUP, wc.method)
-            else []
-        ),
+        job_input(jobs.segment_labels),
     output:
         labels=directory(paths.LABELS),
     log:
@@ -33,38 +17,7 @@ rule segment_labels:
         "benchmarks/segment_labels/{method}.tsv"
     params:
         code=code("segment_labels.py"),
-        sets=lambda wc: STUDY.sets_for(wc.method),
-        labels=lambda wc: grounding.label_files(SETUP, wc.method),
-        quotes=lambda wc: grounding.quote_files(SETUP, wc.method),
-        coded_sets=lambda wc: grounding.coded_sets(SETUP, wc.method),
-        assigned_sets=lambda wc: embed.embedded_sets(
-            SETUP, wc.method, grounding.assigned_sets(SETUP, wc.method)
-        ),
-        spec=lambda wc: similarity.spec(SETUP, wc.method),
-        levels=lambda wc: {
-            s: STUDY.levels.get(s, "all")
-            for s in grounding.coded_sets(SETUP, wc.method)
-        },
-        # a .qdpx set's user: only that user's codings are its coded segments
-        users=lambda wc: {
-            s: STUDY.users[s]
-            for s in grounding.coded_sets(SETUP, wc.method)
-            if s in STUDY.users
-        },
-        assign=STUDY.grounding["assign"],
-        assign_threshold=lambda wc: (
-            grounding.assign_threshold(SETUP, wc.method)
-            if grounding.assigned_sets(SETUP, wc.method)
-            else None
-        ),
-        quote_cutoff=STUDY.grounding["quote_cutoff"],
-        exclude_speakers=STUDY.grounding["exclude_speakers"],
-        coder=STUDY.grounding["coder"],
-        coder_kinds=lambda wc: {
-            s: grounding.coder_of(SETUP, wc.method, s)
-            for s in STUDY.sets_for(wc.method)
-        },
-        llm_sets=lambda wc: grounding.llm_coded_sets(SETUP, wc.method),
+        job=job_param(jobs.segment_labels),
     script:
         "../../scripts/segment_labels.py"
 
@@ -72,19 +25,7 @@ rule segment_labels:
 # One job per method: its comparisons' long tables and figures fill a folder each.
 rule grounding:
     input:
-        similarity=lambda wc: similarity.done(SETUP, wc.method),
-        themes=lambda wc: embed.method_themes(SETUP, wc.method),
-        labels=lambda wc: grounding.label_folder(SETUP, wc.method),
-        segments=paths.SEGMENTS,
-        # The first threshold and the scale as the metrics job resolved them (not
-        # ancient: Snakemake then skips this job's own reasons whenever the metrics job
-        # reruns, so a new first threshold would leave grounding stale); scale:
-        # calibrated maps S through the isotonic fit (within-set matrices of scale: z come
-        # from the similarity job).
-        thresholds=paths.THRESHOLDS,
-        scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
-        # agreement across codebooks: P(match) through the isotonic fit, where one exists
-        codebook_fit=lambda wc: plots.codebook_fit(SETUP, wc.method),
+        job_input(jobs.grounding),
     output:
         table=report(
             paths.GROUNDING,
@@ -117,20 +58,7 @@ rule grounding:
         "benchmarks/grounding/{method}.tsv"
     params:
         code=code("grounding.py"),
-        sets=lambda wc: STUDY.sets_for(wc.method),
-        labels=lambda wc: grounding.label_files(SETUP, wc.method),
-        quotes=lambda wc: grounding.quote_files(SETUP, wc.method),
-        long=lambda wc: grounding.long_files(SETUP, wc.method),
-        heatmaps=lambda wc: grounding.heatmaps(SETUP, wc.method),
-        pairs=lambda wc: STUDY.pairs_for(wc.method),
-        similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
-        scale=lambda wc: plots.scale_files(SETUP, wc.method),
-        settings=grounding.settings(SETUP),
-        bases=STUDY.grounding["basis"],
-        coder_sets=lambda wc: grounding.coder_sets(SETUP, wc.method),
-        assign=STUDY.grounding["assign"],
-        coders=lambda wc: grounding.coder_descriptions(SETUP, wc.method),
-        codebooks=lambda wc: plots.codebook_similarity(SETUP, wc.method),
+        job=job_param(jobs.grounding),
     script:
         "../../scripts/grounding.py"
 
@@ -141,8 +69,7 @@ if grounding.llm_coded_sets(SETUP):
 
     rule coder_llm:
         input:
-            themes=embed.themes(SETUP, grounding.llm_coded_sets(SETUP)),
-            segments=paths.SEGMENTS,
+            job_input(jobs.coder_llm),
         output:
             scores=grounding.llm_score_files(SETUP, grounding.llm_coded_sets(SETUP)),
         log:
@@ -156,10 +83,7 @@ if grounding.llm_coded_sets(SETUP):
             llm_server=llm_server_for(STUDY.grounding["coder"]["llm"]),
         params:
             code=code("coder_llm.py"),
-            sets=grounding.llm_coded_sets(SETUP),
-            llm=STUDY.grounding["coder"]["llm"],
-            exclude_speakers=STUDY.grounding["exclude_speakers"],
-            cache=paths.CACHES["coder"],
+            job=job_param(jobs.coder_llm),
         script:
             "../../scripts/coder_llm.py"
 
@@ -169,9 +93,7 @@ if grounding.has_grounding(SETUP):
 
     rule coder_agreement:
         input:
-            labels=[grounding.label_folder(SETUP, m) for m in STUDY.methods],
-            themes=embed.themes(SETUP),
-            segments=paths.SEGMENTS,
+            job_input(jobs.coder_agreement),
         output:
             table=report(
                 paths.CODER_AGREEMENT,
@@ -183,16 +105,6 @@ if grounding.has_grounding(SETUP):
             "logs/grounding/coder_agreement.log",
         params:
             code=code("coder_agreement.py"),
-            labels=[f for m in STUDY.methods for f in grounding.label_files(SETUP, m)],
-            methods={
-                m: {
-                    "sets": STUDY.sets_for(m),
-                    "coded_sets": grounding.coded_sets(SETUP, m),
-                    "coders": grounding.coder_descriptions(SETUP, m),
-                }
-                for m in STUDY.methods
-            },
-            sets=list(STUDY.sets),
-            exclude_speakers=STUDY.grounding["exclude_speakers"],
+            job=job_param(jobs.coder_agreement),
         script:
             "../../scripts/coder_agreement.py"

@@ -1,19 +1,13 @@
 rule ingest_themes:
     input:
-        src=lambda wc: STUDY.sets[wc.set],
+        job_input(jobs.ingest_themes),
     output:
-        paths.THEMES,
+        table=paths.THEMES,
     log:
         "logs/ingest/themes_{set}.log",
     params:
         code=code("ingest_themes.py"),
-        template=lambda wc: STUDY.template,
-        level=lambda wc: STUDY.levels.get(wc.set, "all"),
-        # A method writes this set's within-set matrix: its size is checked here, first.
-        within=lambda wc: any(
-            wc.set in STUDY.sets_for(m)
-            for m in STUDY.methods_with("within_set_matrices")
-        ),
+        job=job_param(jobs.ingest_themes),
     script:
         "../../scripts/ingest_themes.py"
 
@@ -22,25 +16,27 @@ if STUDY.transcript_projects:
 
     rule qdpx_transcripts:
         input:
-            projects=STUDY.transcript_projects,
+            job_input(jobs.qdpx_transcripts),
         output:
-            STUDY.transcripts,
+            transcripts=STUDY.transcripts,
         log:
             "logs/ingest/qdpx_transcripts.log",
         params:
             code=code("qdpx_transcripts.py"),
+            job=job_param(jobs.qdpx_transcripts),
         script:
             "../../scripts/qdpx_transcripts.py"
 
 
 rule ingest_transcripts:
     input:
-        transcripts=STUDY.transcripts,
+        job_input(jobs.ingest_transcripts),
     output:
-        paths.SEGMENTS,
+        segments=paths.SEGMENTS,
     log:
         "logs/ingest/transcripts.log",
     params:
         code=code("ingest_transcripts.py"),
+        job=job_param(jobs.ingest_transcripts),
     script:
         "../../scripts/ingest_transcripts.py"

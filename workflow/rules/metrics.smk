@@ -2,14 +2,7 @@
 # `comparisons:` give it) fill a folder, listed in the folder's manifest (themesim.io.manifest).
 rule metrics:
     input:
-        similarity=lambda wc: similarity.done(SETUP, wc.method),
-        nulls=lambda wc: embed.null_folder(SETUP, wc.method),
-        embeddings=lambda wc: embed.files(
-            SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
-        ),
-        themes=embed.themes(SETUP),
-        ceiling=lambda wc: ceiling.files(SETUP, wc.method),
-        calibration=lambda wc: calibration.files(SETUP, wc.method),
+        job_input(jobs.metrics),
     output:
         comparisons=report(
             paths.COMPARISONS,
@@ -31,39 +24,14 @@ rule metrics:
         "benchmarks/metrics/{method}.tsv"
     params:
         code=code("metrics.py"),
-        kind=lambda wc: methods.kind(SETUP, wc.method),
-        sets=list(STUDY.sets),
-        pairs=lambda wc: STUDY.pairs_for(wc.method),
-        similarity_paths=lambda wc: similarity.files(SETUP, wc.method),
-        transport_paths=lambda wc: metrics.transport_files(SETUP, wc.method),
-        within_sets=lambda wc: similarity.within_sets(SETUP, wc.method),
-        within_paths=lambda wc: similarity.within_files(SETUP, wc.method),
-        null_sets=lambda wc: embed.null_sets(SETUP, wc.method),
-        null_paths=lambda wc: embed.null_files(SETUP, wc.method),
-        embedded_sets=lambda wc: embed.embedded_sets(
-            SETUP, wc.method, embed.reference_sides(SETUP, wc.method)
-        ),
-        settings=lambda wc: metrics.family_settings(SETUP, wc.method),
-        decision=lambda wc: metrics.decision_thresholds(SETUP, wc.method),
-        sweep=STUDY.sweep,
-        spec=lambda wc: similarity.spec(SETUP, wc.method),
-        reference=STUDY.reference,
+        job=job_param(jobs.metrics),
     script:
         "../../scripts/metrics.py"
 
 
 rule set_quality:
     input:
-        themes=lambda wc: embed.method_themes(SETUP, wc.method),
-        within=lambda wc: (
-            similarity.done(SETUP, wc.method)
-            if similarity.within_sets(SETUP, wc.method)
-            else []
-        ),
-        embeddings=lambda wc: embed.files(SETUP, wc.method, STUDY.sets_for(wc.method)),
-        keywords=lambda wc: embed.keyword_files(SETUP, wc.method),
-        segment_embeddings=lambda wc: embed.segment_embedding_files(SETUP, wc.method),
-        segments=paths.SEGMENTS,
+        job_input(jobs.set_quality),
     output:
         sets=report(
             paths.SETS,
@@ -78,24 +46,14 @@ rule set_quality:
         "benchmarks/set_quality/{method}.tsv"
     params:
         code=code("set_quality.py"),
-        kind=lambda wc: methods.kind(SETUP, wc.method),
-        sets=lambda wc: STUDY.sets_for(wc.method),
-        within_sets=lambda wc: similarity.within_sets(SETUP, wc.method),
-        within_paths=lambda wc: similarity.within_files(SETUP, wc.method),
-        embedded_sets=lambda wc: embed.embedded_sets(
-            SETUP, wc.method, STUDY.sets_for(wc.method)
-        ),
-        settings=STUDY.metrics["quality"],
+        job=job_param(jobs.set_quality),
     script:
         "../../scripts/set_quality.py"
 
 
 rule runs:
     input:
-        themes=lambda wc: embed.themes(SETUP, metrics.method_runs(SETUP, wc.method)),
-        embeddings=lambda wc: embed.files(
-            SETUP, wc.method, metrics.method_runs(SETUP, wc.method)
-        ),
+        job_input(jobs.runs),
     output:
         table=report(
             paths.RUNS,
@@ -120,9 +78,6 @@ rule runs:
         method=methods.methods_with(SETUP, "runs"),
     params:
         code=code("runs.py"),
-        kind=lambda wc: methods.kind(SETUP, wc.method),
-        runs=lambda wc: metrics.method_runs(SETUP, wc.method),
-        groups=lambda wc: metrics.run_groups(SETUP, wc.method),
-        clamp=lambda wc: metrics.family_settings(SETUP, wc.method)["clamp"],
+        job=job_param(jobs.runs),
     script:
         "../../scripts/runs.py"

@@ -2,10 +2,7 @@
 # (plots.heatmaps), so a method restricted by `comparisons:` gets only those jobs.
 rule heatmap:
     input:
-        thresholds=paths.THRESHOLDS,
-        similarity=lambda wc: similarity.done(SETUP, wc.method),
-        themes=lambda wc: embed.themes(SETUP, plots.reference_pair(SETUP, wc.pair)),
-        scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
+        job_input(jobs.heatmap),
     output:
         png=report(
             f"{paths.HEATMAP}.png",
@@ -23,13 +20,7 @@ rule heatmap:
         pair=plots.heatmap_pairs(SETUP),
     params:
         code=code("heatmap.py"),
-        pair=lambda wc: plots.reference_pair(SETUP, wc.pair),
-        similarity_path=lambda wc: similarity.files(
-            SETUP, wc.method, [plots.reference_pair(SETUP, wc.pair)]
-        )[0],
-        scale=lambda wc: plots.scale_files(
-            SETUP, wc.method, plots.reference_pair(SETUP, wc.pair)
-        ),
+        job=job_param(jobs.heatmap),
     script:
         "../../scripts/heatmap.py"
 
@@ -38,13 +29,9 @@ rule heatmap:
 # (above plots.max_pair_heatmaps pairs: an overview of every set against every set instead).
 rule pair_heatmaps:
     input:
-        thresholds=paths.THRESHOLDS,
-        comparisons=paths.COMPARISONS,
-        similarity=lambda wc: similarity.done(SETUP, wc.method),
-        themes=embed.themes(SETUP),
-        scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
+        job_input(jobs.pair_heatmaps),
     output:
-        report(
+        heatmaps=report(
             directory(paths.HEATMAPS),
             patterns=["{pair}_heatmap.png"],
             caption="../report/heatmap.rst",
@@ -57,12 +44,6 @@ rule pair_heatmaps:
         "benchmarks/plot_heatmaps/{method}.tsv"
     params:
         code=code("pair_heatmaps.py"),
-        sets=list(STUDY.sets),
-        pairs=lambda wc: plots.other_pairs(SETUP, STUDY.pairs_for(wc.method)),
-        similarity_paths=lambda wc: similarity.files(
-            SETUP, wc.method, plots.other_pairs(SETUP, STUDY.pairs_for(wc.method))
-        ),
-        scale=lambda wc: plots.scale_files(SETUP, wc.method),
-        max_heatmaps=plots.plot_limit(SETUP, "max_pair_heatmaps"),
+        job=job_param(jobs.pair_heatmaps),
     script:
         "../../scripts/pair_heatmaps.py"

@@ -4,15 +4,11 @@
 # (themesim.io.manifest). What a job reads comes from the method's kind (themesim.inputs), and
 # the step asks the kind how to score. A kind's jobs run under its `similarity_rule` (cluster
 # profiles give the judge's jobs their own wall time): one rule per name, the others the
-# embedding one under their own name, methods, threads and resources (methods.similarity_job).
+# embedding one under their own name, methods, threads and resources (methods.similarity_job),
+# each defined when a method of the study runs under it.
 rule similarity_embedding:
     input:
-        themes=lambda wc: embed.themes(SETUP, similarity.sets(SETUP, wc.method)),
-        embeddings=lambda wc: embed.theme_map_embeddings(SETUP, wc.method),
-        matrices=lambda wc: similarity.matrix_files(
-            SETUP, wc.method, STUDY.pairs_for(wc.method)
-        ),
-        rated=lambda wc: ancient(calibration.judged_rated_pairs(SETUP, wc.method)),
+        job_input(jobs.similarity),
     output:
         manifest=paths.SIMILARITY_MANIFEST,
         pairs=directory(paths.SIMILARITY),
@@ -29,53 +25,54 @@ rule similarity_embedding:
         llm_server=lambda wc: llm_server_of(wc.method),
     params:
         code=code("similarity.py"),
-        sets=lambda wc: similarity.sets(SETUP, wc.method),
-        pairs=lambda wc: STUDY.method_pairs(wc.method),
-        paths=lambda wc: similarity.files(
-            SETUP, wc.method, STUDY.method_pairs(wc.method)
-        ),
-        spec=lambda wc: similarity.spec(SETUP, wc.method),
-        # An accumulating cache, not an output: a failed job must never delete it.
-        cache=lambda wc: methods.similarity_cache(SETUP, wc.method),
+        job=job_param(jobs.similarity),
     script:
         "../../scripts/similarity.py"
 
 
-use rule similarity_embedding as similarity_tfidf with:
-    wildcard_constraints:
-        method=methods.similarity_methods(SETUP, "similarity_tfidf"),
-    priority: methods.similarity_job(SETUP, "similarity_tfidf")["priority"]
-    threads: methods.similarity_job(SETUP, "similarity_tfidf")["threads"]
-    resources:
-        **methods.similarity_job(SETUP, "similarity_tfidf")["resources"],
-        llm_server=lambda wc: llm_server_of(wc.method),
+if methods.rule_methods(SETUP, "similarity_tfidf"):
+
+    use rule similarity_embedding as similarity_tfidf with:
+        wildcard_constraints:
+            method=methods.similarity_methods(SETUP, "similarity_tfidf"),
+        priority: methods.similarity_job(SETUP, "similarity_tfidf")["priority"]
+        threads: methods.similarity_job(SETUP, "similarity_tfidf")["threads"]
+        resources:
+            **methods.similarity_job(SETUP, "similarity_tfidf")["resources"],
+            llm_server=lambda wc: llm_server_of(wc.method),
 
 
-use rule similarity_embedding as similarity_precomputed with:
-    wildcard_constraints:
-        method=methods.similarity_methods(SETUP, "similarity_precomputed"),
-    priority: methods.similarity_job(SETUP, "similarity_precomputed")["priority"]
-    threads: methods.similarity_job(SETUP, "similarity_precomputed")["threads"]
-    resources:
-        **methods.similarity_job(SETUP, "similarity_precomputed")["resources"],
-        llm_server=lambda wc: llm_server_of(wc.method),
+if methods.rule_methods(SETUP, "similarity_precomputed"):
+
+    use rule similarity_embedding as similarity_precomputed with:
+        wildcard_constraints:
+            method=methods.similarity_methods(SETUP, "similarity_precomputed"),
+        priority: methods.similarity_job(SETUP, "similarity_precomputed")["priority"]
+        threads: methods.similarity_job(SETUP, "similarity_precomputed")["threads"]
+        resources:
+            **methods.similarity_job(SETUP, "similarity_precomputed")["resources"],
+            llm_server=lambda wc: llm_server_of(wc.method),
 
 
-use rule similarity_embedding as similarity_abtt with:
-    wildcard_constraints:
-        method=methods.similarity_methods(SETUP, "similarity_abtt"),
-    priority: methods.similarity_job(SETUP, "similarity_abtt")["priority"]
-    threads: methods.similarity_job(SETUP, "similarity_abtt")["threads"]
-    resources:
-        **methods.similarity_job(SETUP, "similarity_abtt")["resources"],
-        llm_server=lambda wc: llm_server_of(wc.method),
+if methods.rule_methods(SETUP, "similarity_abtt"):
+
+    use rule similarity_embedding as similarity_abtt with:
+        wildcard_constraints:
+            method=methods.similarity_methods(SETUP, "similarity_abtt"),
+        priority: methods.similarity_job(SETUP, "similarity_abtt")["priority"]
+        threads: methods.similarity_job(SETUP, "similarity_abtt")["threads"]
+        resources:
+            **methods.similarity_job(SETUP, "similarity_abtt")["resources"],
+            llm_server=lambda wc: llm_server_of(wc.method),
 
 
-use rule similarity_embedding as similarity_judge with:
-    wildcard_constraints:
-        method=methods.similarity_methods(SETUP, "similarity_judge"),
-    priority: methods.similarity_job(SETUP, "similarity_judge")["priority"]
-    threads: methods.similarity_job(SETUP, "similarity_judge")["threads"]
-    resources:
-        **methods.similarity_job(SETUP, "similarity_judge")["resources"],
-        llm_server=lambda wc: llm_server_of(wc.method),
+if methods.rule_methods(SETUP, "similarity_judge"):
+
+    use rule similarity_embedding as similarity_judge with:
+        wildcard_constraints:
+            method=methods.similarity_methods(SETUP, "similarity_judge"),
+        priority: methods.similarity_job(SETUP, "similarity_judge")["priority"]
+        threads: methods.similarity_job(SETUP, "similarity_judge")["threads"]
+        resources:
+            **methods.similarity_job(SETUP, "similarity_judge")["resources"],
+            llm_server=lambda wc: llm_server_of(wc.method),

@@ -19,10 +19,13 @@ NOTHING = "(?!x)x"  # a wildcard pattern that matches no method
 
 @dataclass(frozen=True)
 class Setup:
-    """What every input function reads: the study and the config its settings come from."""
+    """What every input function reads: the study, the config its settings come from, and
+    the workflow that runs it."""
 
     study: Study
     config: dict
+    code_version: str = ""  # the workflow's git commit, which the report and archive record
+    basedir: str = "."  # the workflow's folder (the Snakefile's): its files the archive packs
 
 
 @dataclass(frozen=True)

@@ -51,13 +51,25 @@ def embedded_sets(setup: Setup, method: str, sets) -> list[str]:
     return list(sets) if methods.kind_of(setup, method).own_embeddings else []
 
 
+def file_map(setup: Setup, method: str, sets) -> dict[str, str]:
+    """Set -> its embedding file, of those sets, for a method that embeds (else none)."""
+    return {s: at(EMBEDDINGS, method=method, set=s) for s in embedded_sets(setup, method, sets)}
+
+
 def files(setup: Setup, method: str, sets) -> list[str]:
-    return [at(EMBEDDINGS, method=method, set=s) for s in embedded_sets(setup, method, sets)]
+    return list(file_map(setup, method, sets).values())
 
 
-def keyword_files(setup: Setup, method: str) -> list[str]:
+def theme_map(setup: Setup, sets=None) -> dict[str, str]:
+    """Set -> its theme table, of those sets (default: every set of the study)."""
+    sets = list(setup.study.sets if sets is None else sets)
+    return dict(zip(sets, themes(setup, sets), strict=True))
+
+
+def keyword_map(setup: Setup, method: str) -> dict[str, str]:
+    """Set -> its keywords' embeddings, of the sets of the method's comparisons it embeds."""
     sets = embedded_sets(setup, method, setup.study.sets_for(method))
-    return [at(KEYWORDS, method=method, set=s) for s in sets]
+    return {s: at(KEYWORDS, method=method, set=s) for s in sets}
 
 
 def segment_embedding_files(setup: Setup, method: str) -> list[str]:
@@ -87,8 +99,9 @@ def null_sets(setup: Setup, method: str) -> list[str]:
     return list(dict.fromkeys(b for _, b in setup.study.pairs_for(method)))
 
 
-def null_files(setup: Setup, method: str) -> list[str]:
-    return [at(NULLS, method=method, set=s) for s in null_sets(setup, method)]
+def null_map(setup: Setup, method: str) -> dict[str, str]:
+    """B set -> its embedded word-salad pool, in the embedding job's folder."""
+    return {s: at(NULLS, method=method, set=s) for s in null_sets(setup, method)}
 
 
 def null_folder(setup: Setup, method: str) -> list[str]:

@@ -79,6 +79,11 @@ def llm_score_files(setup: Setup, sets) -> list[str]:
     return [at(LLM_SCORES, set=s) for s in sets]
 
 
+def llm_score_map(setup: Setup, sets) -> dict[str, str]:
+    """Set -> the LLM coder's scores of it (rule coder_llm)."""
+    return dict(zip(sets, llm_score_files(setup, sets), strict=True))
+
+
 def coder_descriptions(setup: Setup, method: str) -> dict[str, str]:
     """Set -> one line naming the coder that labels it under the method."""
     coder, threshold = setup.study.grounding["coder"], assign_threshold(setup, method)
@@ -163,7 +168,7 @@ def outputs(setup: Setup, method: str) -> list[str]:
     figures = [at(GROUNDING_PLOTS, method=method)]
     scatters = [scatter(setup, method, ext) for ext in ("png", "svg")]
     csvs = tables(setup, method) + [transcripts(setup, method)]
-    return csvs + figures + scatters + coder_agreement_files(setup)
+    return csvs + figures + scatters
 
 
 def report_files(setup: Setup, method: str) -> dict:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from themesim import kinds
 from themesim.inputs import Setup, at, methods, pair_names
 from themesim.metrics.settings import gamma_for
-from themesim.paths import METRIC_TABLES, TRANSPORT_MANIFEST, TRANSPORT_PAIR
+from themesim.paths import METRIC_TABLES, THRESHOLDS, TRANSPORT_MANIFEST, TRANSPORT_PAIR
+
+
+def thresholds(setup: Setup, method: str) -> str:
+    """The method's thresholds and scale as its metrics job resolved them: what the plots,
+    grounding and report read (metrics.thresholds)."""
+    return at(THRESHOLDS, method=method)
 
 
 def tables(setup: Setup, method: str) -> list[str]:

@@ -27,40 +27,53 @@ from themesim.paths import (
     SIDE_BY_SIDE,
     SPLITS_JOINS,
     SUMMARY,
+    VERDICTS,
     WORKBOOK,
 )
 from themesim.study.sets import generated_csv
 
 
-def final_outputs(setup: Setup) -> list[str]:
-    """What `all` asks for."""
-    out = [
-        SEGMENTS,
-        *SIDE_BY_SIDE.values(),
-        *HEADLINE.values(),
-        WORKBOOK,
-    ]
+def results(setup: Setup) -> list[str]:
+    """Every table and figure of the study, listed once: what the summary report's job waits
+    for (it shows or names them), and with the report what `all` asks for and the archive
+    packs."""
+    out = [SEGMENTS, *HEADLINE.values(), VERDICTS, WORKBOOK, *SIDE_BY_SIDE.values()]
+    out += grounding.coder_agreement_files(setup)
     for m in setup.study.methods:
-        out += similarity.done(setup, m)
-        # the transport plans' folder: Snakemake checks only the outputs asked for, so
-        # a deleted manifest reruns the metrics job, which writes the folder anew
-        out.append(metrics.transport_manifest(setup, m))
-        out += metrics.tables(setup, m)
-        if metrics.has_runs(setup, m):
-            out.append(at(RUNS, method=m))
-        out += grounding.outputs(setup, m)
-        drawn = plots.heatmaps(setup, m)
-        drawn += list(plots.method_plot_files(setup, m).values())
-        out += drawn + svg_of(drawn) + plots.heatmap_folder(setup, m)
-    out += list(SUMMARY.values())
-    for m in setup.study.methods:
-        if calibration.has_calibration(setup, m):
-            out += [calibration.table(setup, m), at(CALIBRATION_PLOT, method=m) + ".png"]
+        out += method_results(setup, m)
     return out
+
+
+def method_results(setup: Setup, method: str) -> list[str]:
+    """A method's tables and figures (each figure's .svg beside its .png)."""
+    # The folders' manifests: Snakemake checks only the outputs asked for, so a deleted
+    # manifest reruns its job, which writes the folder anew.
+    out = similarity.done(setup, method) + [metrics.transport_manifest(setup, method)]
+    out += metrics.tables(setup, method)
+    if metrics.has_runs(setup, method):
+        out.append(at(RUNS, method=method))
+    out += grounding.outputs(setup, method)
+    drawn = plots.heatmaps(setup, method) + list(plots.method_plot_files(setup, method).values())
+    out += drawn + svg_of(drawn) + plots.heatmap_folder(setup, method)
+    if calibration.has_calibration(setup, method):
+        out += [calibration.table(setup, method), at(CALIBRATION_PLOT, method=method) + ".png"]
+    return out
+
+
+def final_outputs(setup: Setup) -> list[str]:
+    """What `all` asks for: the results and the summary report of them."""
+    return results(setup) + list(SUMMARY.values())
 
 
 def archive_settings(setup: Setup) -> dict:
     return ARCHIVE_DEFAULTS | (setup.config.get("archive") or {})
+
+
+def code_files(setup: Setup) -> dict[str, str]:
+    """The workflow's own files, by their names in the archive (so it can be rerun)."""
+    from themesim.archive.build import code_files as workflow_files
+
+    return {name: str(path) for name, path in workflow_files(setup.basedir).items()}
 
 
 def archive_zip(setup: Setup) -> str:
@@ -71,12 +84,10 @@ def archive_zip(setup: Setup) -> str:
 
 def archive_results(setup: Setup) -> list[str]:
     """The final outputs plus the side tables and theme embeddings their rules also write."""
-    out = [f for f in final_outputs(setup) if f.startswith("results/")]
+    out = final_outputs(setup)
     for m in setup.study.methods:
         # The archive packs every file a manifest lists (themesim.archive.build).
         out += [
-            similarity.manifest(setup, m),
-            metrics.transport_manifest(setup, m),
             at(SETS_THEMES, method=m),
             at(SPLITS_JOINS, method=m),
             at(DECISIONS, method=m),

@@ -86,7 +86,7 @@ def scale_files(setup: Setup, method: str, sets=None) -> dict:
     (metrics.method_scale), of those sets' within-set matrices (default: all the method
     has); the scale itself they read from thresholds.csv."""
     z = metrics.family_settings(setup, method)["scale"] == "z"
-    within = within_matrices(setup, method) if z else {}
+    within = similarity.within_map(setup, method) if z else {}
     if sets is not None:
         within = {s: f for s, f in within.items() if s in sets}
     fit = scale_fit(setup, method)
@@ -105,14 +105,8 @@ def codebook_similarity(setup: Setup, method: str) -> dict:
     """What grounding reads for cu_alpha_codebooks: the method's isotonic fit (None
     without one) and every set's within-set matrix (metrics/agreement/codebooks.py)."""
     fit = codebook_fit(setup, method)
-    within = within_matrices(setup, method) if fit else {}
+    within = similarity.within_map(setup, method) if fit else {}
     return {"fit": fit[0] if fit else None, "within": within}
-
-
-def within_matrices(setup: Setup, method: str) -> dict:
-    """Set -> the file of its within-set similarity matrix, for every set the method has one."""
-    sets, files = similarity.within_sets(setup, method), similarity.within_files(setup, method)
-    return dict(zip(sets, files, strict=True))
 
 
 def plot_limit(setup: Setup, key: str):

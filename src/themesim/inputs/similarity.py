@@ -45,6 +45,13 @@ def matrix_files(setup: Setup, method: str, pairs) -> list[str]:
     return methods.kind_of(setup, method).matrix_files(methods.spec(setup, method), pairs)
 
 
+def matrix_map(setup: Setup, method: str, pairs) -> dict:
+    """(a, b) -> the score matrix made elsewhere that the method reads for it (none for a
+    kind that reads none)."""
+    files = matrix_files(setup, method, pairs)
+    return dict(zip(pairs, files, strict=True)) if files else {}
+
+
 def within_sets(setup: Setup, method: str) -> list[str]:
     """Sets whose within-set matrix the method has (the sets of its comparisons)."""
     return (
@@ -54,3 +61,8 @@ def within_sets(setup: Setup, method: str) -> list[str]:
 
 def within_files(setup: Setup, method: str) -> list[str]:
     return files(setup, method, [(s, s) for s in within_sets(setup, method)])
+
+
+def within_map(setup: Setup, method: str) -> dict[str, str]:
+    """Set -> the file of its within-set matrix, for every set the method has one."""
+    return dict(zip(within_sets(setup, method), within_files(setup, method), strict=True))

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from themesim.inputs import Setup, at, calibration, grounding, methods, metrics, plots, similarity
+from themesim.inputs import (
+    Setup,
+    at,
+    calibration,
+    grounding,
+    methods,
+    metrics,
+    pair_names,
+    plots,
+    similarity,
+)
 from themesim.paths import (
     CODER_AGREEMENT,
     COMPARISONS,
@@ -16,6 +26,7 @@ from themesim.paths import (
     SPLITS_JOINS,
     SWEEP,
     THEME_TABLE,
+    THRESHOLDS,
     VERDICTS,
 )
 
@@ -56,14 +67,10 @@ def workbook_named(setup: Setup) -> dict[str, str]:
     return out
 
 
-def all_tables(setup: Setup, table: str) -> list[str]:
-    """One metric table of every method: table, its pattern in themesim.paths
-    (COMPARISONS, THEME_TABLE, SWEEP, SETS, DECISIONS, THRESHOLDS)."""
-    return [at(table, method=m) for m in setup.study.methods]
-
-
-def runs_tables(setup: Setup) -> list[str]:
-    return [at(RUNS, method=m) for m in setup.study.methods if metrics.has_runs(setup, m)]
+def all_tables(setup: Setup, table: str) -> dict[str, str]:
+    """Method -> one metric table of it: table, its pattern in themesim.paths
+    (COMPARISONS, THEME_TABLE, SWEEP, THRESHOLDS)."""
+    return {m: at(table, method=m) for m in setup.study.methods}
 
 
 def pairs_overview_files(setup: Setup, method: str) -> dict:
@@ -89,17 +96,25 @@ def report_method_files(setup: Setup, method: str) -> dict:
 
 
 def report_methods(setup: Setup) -> dict:
-    """The summary report's description of each method."""
+    """What the summary report shows of each method: its description, tables and figures."""
+    study = setup.study
     panels = plots.plot_limit(setup, "max_pair_panels")
-    return {
-        m: {
-            "description": s.get("description", m),
+    out = {}
+    for m, spec in study.methods.items():
+        pairs = pair_names(study.pairs_for(m))
+        out[m] = {
+            "description": spec.get("description", m),
             "kind": methods.kind(setup, m),
-            "reference": setup.study.reference,
+            "reference": study.reference,
             "max_pair_panels": panels,
-        }
-        for m, s in setup.study.methods.items()
-    }
+            "comparisons_csv": at(COMPARISONS, method=m),
+            "thresholds_csv": at(THRESHOLDS, method=m),
+            "themes_csv": at(THEME_TABLE, method=m),
+            "sweep_csv": at(SWEEP, method=m),
+            "heatmaps": dict(zip(pairs, plots.heatmap_paths(setup, m), strict=True)),
+            "ran_on": [len(pairs), len(study.pairs)],
+        } | report_method_files(setup, m)
+    return out
 
 
 def precomputed_inputs(setup: Setup) -> dict[str, list[str]]:

@@ -23,8 +23,8 @@ class Figure:
     runs table.
 
     draws: for the report_parts job, the function that draws it, as "module:function"
-    (steps.plots.method_figure imports it; themesim.deps counts it as the job's code). It
-    is called with the method's `steps.plots.MethodTables` and out_png, out_svg."""
+    (steps.report_parts.method_figure imports it; themesim.deps counts it as the job's code). It
+    is called with the method's `steps.report_parts.MethodTables` and out_png, out_svg."""
 
     stem: str
     drawn_by: str

@@ -8,44 +8,29 @@ import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_csv
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
 
-def pair_scores(
-    kind: str,
-    spec: dict,
-    text_a,
-    text_b,
-    *,
-    cache=None,
-    study_embeddings=(),
-    threads=None,
-    themes=None,
-    matrices=None,
-) -> np.ndarray:
-    """The method's score of every rated pair, made by its kind (themesim.kinds) as the
-    method makes its matrices; NaN where the method cannot score a pair.
+def pair_scores(kind: str, spec: dict, texts: tuple, *, threads=None, **reads) -> np.ndarray:
+    """The method's score of every rated pair (texts: text_a, text_b), made by its kind
+    (themesim.kinds) as the method makes its matrices; NaN where the method cannot score a
+    pair.
 
-    themes: set -> theme parquet, matrices: (a, b) -> matrix file, for a kind that reads
-    score matrices made elsewhere."""
+    reads: what the kind's Kind.pair_scores reads beside the texts: its `cache`, the
+    study's embedding files (`study_embeddings`) and, for a kind that reads score matrices
+    made elsewhere, `themes` (set -> theme parquet, read here) and `matrices` ((a, b) ->
+    matrix file)."""
     from themesim.io.themes import read_themes_parquet
     from themesim.kinds import get as get_kind
 
     k = get_kind(kind)
     if not k.calibrates:
         raise ValueError(f"no calibration for method kind {kind!r}")
-    tables = {s: read_themes_parquet(p) for s, p in (themes or {}).items()}
-    return k.pair_scores(
-        spec,
-        text_a,
-        text_b,
-        cache=cache,
-        study_embeddings=study_embeddings,
-        threads=threads,
-        tables=tables,
-        matrices=matrices,
-    )
+    themes = reads.pop("themes", None) or {}
+    tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+    return k.pair_scores(spec, *texts, threads=threads, tables=tables, **reads)
 
 
 def scored_pairs(pairs: pd.DataFrame, scores, *, method: str, kind: str, pairs_file):
@@ -135,95 +120,83 @@ def crossfit_table(method: str, pairs: pd.DataFrame, cells: dict, summary: dict)
     return pd.DataFrame(rows, columns=CROSSFIT_COLUMNS)
 
 
-def calibration_tables(
-    *,
-    method: str,
-    kind: str,
-    spec: dict,
-    pairs_file,
-    positive_from=None,
-    bootstrap: dict,
-    cache=None,
-    study_embeddings=(),
-    themes=None,
-    matrices=None,
-    out_csv,
-    out_fit,
-    out_scores,
-    out_png,
-    out_crossfit=None,
-    comparisons=(),
-    study_themes=None,
-    prevalence=None,
-    threads=None,
-) -> None:
+def calibration_tables(job: Job) -> None:
     """results/calibration/{method}.csv (summary), its isotonic fit, scores, figure and
     crossfit.csv (per comparison of the method, its rated cells and the calibration
-    without them).
+    without them), from the job of inputs.jobs.calibration.
 
-    comparisons: the method's (set_a, set_b); study_themes: set -> theme parquet of their
-    sets; prevalence: calibration.prevalence, the share of matches P(match) is re-based to
-    (None: the rated pairs' own)."""
-    from themesim.io.themes import read_themes_parquet
-    from themesim.metrics.calibration import (
-        calibrate,
-        isotonic_fit,
-        read_rated_pairs,
-        theme_ids,
-        with_prevalence,
-    )
+    Its settings: calibration.positive_from (the lowest rating that counts as a match),
+    bootstrap, and prevalence, the share of matches P(match) is re-based to (None: the
+    rated pairs' own)."""
+    from themesim.metrics.calibration import isotonic_fit, read_rated_pairs, with_prevalence
     from themesim.report.threshold_plots import calibration_plot
 
-    pairs = read_rated_pairs(pairs_file, positive_from)
+    p, i, out = job.params, job.input, job.output
+    method, settings = p["method"], p["settings"]
+    pairs = read_rated_pairs(i["pairs"], settings["positive_from"])
     scores = pair_scores(
-        kind,
-        spec,
-        pairs["text_a"],
-        pairs["text_b"],
-        cache=cache,
-        study_embeddings=study_embeddings,
-        threads=threads,
-        themes=themes,
-        matrices=matrices,
+        p["kind"],
+        p["spec"],
+        (pairs["text_a"], pairs["text_b"]),
+        cache=p.get("cache"),
+        study_embeddings=list(i.get("embeddings", [])),
+        threads=job.threads,
+        themes=i.get("themes", {}),
+        matrices=i.get("matrices", {}),
     )
-    pairs = scored_pairs(pairs, scores, method=method, kind=kind, pairs_file=pairs_file)
+    pairs = scored_pairs(pairs, scores, method=method, kind=p["kind"], pairs_file=i["pairs"])
+    comparisons = [tuple(c) for c in p.get("comparisons", [])]
+    cells = rated_cells(pairs, comparisons, _texts(i.get("study_themes", {})))
+    summary = _summary(pairs, cells, settings)
     scores, y = pairs["score"].to_numpy(), pairs["label"].to_numpy()
-    summary = calibrate(
-        scores,
-        y,
-        n_boot=bootstrap["n"],
-        seed=bootstrap["seed"],
-        themes_a=theme_ids(pairs["text_a"]),
-        themes_b=theme_ids(pairs["text_b"]),
-    )
-    texts = {
-        st: [_norm(t) for t in read_themes_parquet(p)["text"]]
-        for st, p in (study_themes or {}).items()
-    }
-    cells = rated_cells(pairs, [tuple(c) for c in comparisons], texts)
-    own = np.zeros(len(pairs), dtype=bool)
-    for mask in cells.values():
-        own |= mask
-    target = summary["prevalence"] if prevalence is None else float(prevalence)
-    summary |= {
-        "target_prevalence": target,
-        "n_pairs_in_comparisons": int(own.sum()),
-        "comparisons_in_sample": int(sum(m.any() for m in cells.values())),
-    }
-    fit = with_prevalence(isotonic_fit(scores, y), summary["prevalence"], prevalence)
-    write_csv(pd.DataFrame([{"method": method} | summary]), out_csv)
-    write_csv(fit, out_fit)
-    write_csv(pairs, out_scores)
-    if out_crossfit is not None:
-        write_csv(crossfit_table(method, pairs, cells, summary), out_crossfit)
-    calibration_plot(scores, y, fit, summary, title=f"{method}: calibration", out_png=out_png)
+    fit = with_prevalence(isotonic_fit(scores, y), summary["prevalence"], settings["prevalence"])
+    write_csv(pd.DataFrame([{"method": method} | summary]), out["summary"])
+    write_csv(fit, out["fit"])
+    write_csv(pairs, out["scores"])
+    if "crossfit" in out:
+        write_csv(crossfit_table(method, pairs, cells, summary), out["crossfit"])
+    calibration_plot(scores, y, fit, summary, title=f"{method}: calibration", out_png=out["png"])
     log.info("%s: AUC %.3f on %d rated pairs", method, summary["auc"], len(pairs))
-    if own.any():
+    own = summary["n_pairs_in_comparisons"]
+    if own:
         log.warning(
             "%s: %d of %d rated pairs are cells of %d of its comparisons and calibrate them "
             "(their thresholds without those pairs: crossfit.csv)",
             method,
-            int(own.sum()),
+            own,
             len(pairs),
             summary["comparisons_in_sample"],
         )
+
+
+def _texts(study_themes: dict) -> dict:
+    """Set -> its themes' texts as the study renders them (runs of white space as one)."""
+    from themesim.io.themes import read_themes_parquet
+
+    return {s: [_norm(t) for t in read_themes_parquet(p)["text"]] for s, p in study_themes.items()}
+
+
+def _summary(pairs: pd.DataFrame, cells: dict, settings: dict) -> dict:
+    """The calibration's summary row: AUC, thresholds and their intervals (metrics.
+    calibration.calibrate), the prevalence re-based to, and how many rated pairs are cells
+    of the method's comparisons."""
+    from themesim.metrics.calibration import calibrate, theme_ids
+
+    boot, prevalence = settings["bootstrap"], settings["prevalence"]
+    summary = calibrate(
+        pairs["score"].to_numpy(),
+        pairs["label"].to_numpy(),
+        n_boot=boot["n"],
+        seed=boot["seed"],
+        themes_a=theme_ids(pairs["text_a"]),
+        themes_b=theme_ids(pairs["text_b"]),
+    )
+    own = np.zeros(len(pairs), dtype=bool)
+    for mask in cells.values():
+        own |= mask
+    target = summary["prevalence"] if prevalence is None else float(prevalence)
+    return summary | {
+        "target_prevalence": target,
+        "n_pairs_in_comparisons": int(own.sum()),
+        "comparisons_in_sample": int(sum(m.any() for m in cells.values())),
+    }

@@ -10,32 +10,33 @@ import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
 PARAPHRASE_COLUMNS = ["theme_id", "text", "paraphrase_index", "paraphrase"]
 
 
-def paraphrase_reference(themes_path, out, *, settings: dict, cache, threads=None) -> None:
-    """paraphrases.csv: k LLM paraphrases of each reference theme's text."""
+def paraphrase_reference(job: Job) -> None:
+    """paraphrases.csv: k LLM paraphrases of each reference theme's text
+    (inputs.jobs.paraphrase_reference)."""
     from themesim.llm.paraphrase import ParaphraseSettings, paraphrase_texts
 
-    themes = read_themes_parquet(themes_path)
-    s = ParaphraseSettings(**(dict(settings) | {"threads": threads}))
-    found, stats = paraphrase_texts(themes["text"].tolist(), s, cache)
+    themes = read_themes_parquet(job.input["themes"])
+    s = ParaphraseSettings(**(dict(job.params["settings"]) | {"threads": job.threads}))
+    found, stats = paraphrase_texts(themes["text"].tolist(), s, job.params["cache"])
     rows = [
         (tid, text, i, p)
         for tid, text in zip(themes["theme_id"], themes["text"], strict=True)
         for i, p in enumerate(found[text])
     ]
-    write_csv(pd.DataFrame(rows, columns=PARAPHRASE_COLUMNS), out)
+    write_csv(pd.DataFrame(rows, columns=PARAPHRASE_COLUMNS), job.output["paraphrases"])
     log.info("ceiling: %d paraphrases of %d themes (%s)", len(rows), len(themes), stats)
 
 
-def paraphrase_similarity(
-    *, method: str, kind: str, spec: dict, paraphrases, embeddings, out, threads=1, cache=False
-) -> None:
-    """Raw similarity of each reference theme to each of its paraphrases under one method.
+def paraphrase_similarity(job: Job) -> None:
+    """Raw similarity of each reference theme to each of its paraphrases under one method
+    (inputs.jobs.ceiling_similarity).
 
     Embedding methods reuse the theme's stored vector and embed the paraphrases through the
     embedding cache; TF-IDF is fitted per theme on the theme and its paraphrases.
@@ -43,8 +44,11 @@ def paraphrase_similarity(
     from themesim.kinds import get as get_kind
     from themesim.metrics.sets.ceiling import SIMILARITY_COLUMNS
 
-    para = pd.read_csv(paraphrases, dtype={"theme_id": str}, keep_default_na=False)
-    sims = get_kind(kind).paraphrase_scores(method, spec, para, embeddings, threads, cache)
+    p = job.params
+    para = pd.read_csv(job.input["paraphrases"], dtype={"theme_id": str}, keep_default_na=False)
+    sims = get_kind(p["kind"]).paraphrase_scores(
+        p["method"], p["spec"], para, job.one("embeddings"), job.threads, p["cache"]
+    )
     long = pd.DataFrame(
         {
             "theme_id": para["theme_id"],
@@ -53,4 +57,4 @@ def paraphrase_similarity(
         },
         columns=SIMILARITY_COLUMNS,
     )
-    write_parquet(long, out)
+    write_parquet(long, job.output["similarity"])

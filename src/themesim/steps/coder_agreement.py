@@ -8,28 +8,34 @@ import logging
 import pandas as pd
 
 from themesim.io.files import write_csv
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
 
-def coder_agreement(
-    *, methods: dict, labels: dict, themes: dict, segments_path, exclude_speakers=(), out
-) -> None:
-    """methods: method -> {sets, coded_sets, coders}; labels: (method, set) -> label parquet;
-    themes: set -> theme parquet."""
+def coder_agreement(job: Job) -> None:
+    """coder_agreement.csv (inputs.jobs.coder_agreement): methods: method -> {sets,
+    coded_sets, coders, labels: each set's label parquet}; themes: set -> theme parquet."""
     from themesim.coder.agreement import agreement_table
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
 
-    segments = read_segments_parquet(segments_path).reset_index(drop=True)
+    given = job.params["methods"]
+    methods = {m: {k: v[k] for k in ("sets", "coded_sets", "coders")} for m, v in given.items()}
+    labels = {
+        (m, s): path
+        for m, v in given.items()
+        for s, path in zip(v["sets"], v["labels"], strict=True)
+    }
+    segments = read_segments_parquet(job.input["segments"]).reset_index(drop=True)
     table = agreement_table(
         methods,
         {k: pd.read_parquet(p) for k, p in labels.items()},
-        {s: read_themes_parquet(p) for s, p in themes.items()},
+        {s: read_themes_parquet(p) for s, p in job.input["themes"].items()},
         segments,
-        exclude_speakers,
+        job.params["exclude_speakers"],
     )
-    write_csv(table, out)
+    write_csv(table, job.output["table"])
     for r in table[table["level"] == "overall"].itertuples():
         if r.status == "checked":
             log.info(

@@ -10,25 +10,28 @@ import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_parquet
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
 SCORE_COLUMNS = ["transcript", "segment", "theme_id", "score"]
 
 
-def coder_llm(
-    *, themes: dict, segments_path, llm: dict, exclude_speakers=(), cache, out: dict
-) -> None:
+def coder_llm(job: Job) -> None:
     """results/coder/llm/{set}.parquet (transcript, segment, theme_id, score): P(code) of
     each theme on each segment not spoken by `exclude_speakers`, every answer cached in
-    `cache` (results/cache/coder.sqlite). themes, out: set -> path; llm: grounding.coder.llm.
+    `cache` (results/cache/coder.sqlite), from the job of inputs.jobs.coder_llm: themes,
+    out: set -> path; llm: grounding.coder.llm (threads: the job's, unless it sets them).
     """
     from themesim.coder.llm import CoderLLMSettings, code_segments
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
 
-    segments = read_segments_parquet(segments_path).reset_index(drop=True)
-    skip = {str(x).casefold() for x in exclude_speakers}
+    themes, given = job.input["themes"], job.params
+    out, cache = given["out"], given["cache"]
+    llm = dict(given["llm"]) | {"threads": given["llm"].get("threads") or job.threads}
+    segments = read_segments_parquet(job.input["segments"]).reset_index(drop=True)
+    skip = {str(x).casefold() for x in given["exclude_speakers"]}
     rows = np.flatnonzero(~segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy())
     settings = CoderLLMSettings(
         **{k: llm[k] for k in CoderLLMSettings.__dataclass_fields__ if k in llm}

@@ -9,10 +9,13 @@ file each (tests and single-file use)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from themesim.embed.encode import encode_with
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
@@ -95,53 +98,64 @@ def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, ca
     log.info("%s: %d transcript segments embedded", method, len(texts))
 
 
-def embed_method(
-    themes: dict,
-    out: dict,
-    *,
-    method: str,
-    spec: dict,
-    null_sets=(),
-    pool: int = 0,
-    seed: int = 0,
-    top_k: int = 5,
-    segments=None,
-    pairs=None,
-    threads=1,
-    cache=False,
-) -> None:
-    """Every file a method embeds, from one encode of its distinct texts.
+@dataclass
+class _Texts:
+    """Every text of a method's embedding job: each set's themes, keywords and word-salad
+    pool, the transcript segments and the rated pairs."""
 
-    themes: set -> theme parquet; out: {"embeddings"|"keywords"|"nulls": {set: path},
-    "segments": path or None}. The files are those the per-kind functions write. pairs: the
-    rated-pairs CSV whose texts go into the vector cache only (none without a cache).
-    """
-    from dataclasses import asdict
+    tables: dict  # set -> its theme columns
+    keywords: dict  # set -> each theme's keywords
+    salads: dict  # B set -> (its salad texts, the theme each one imitates)
+    segments: dict | None  # the segment columns, None without transcripts
+    rated: list  # the rated pairs' texts (for the vector cache only)
 
+    def unique(self) -> list[str]:
+        """Every distinct text, sorted: one order and composition, whatever the sets' order."""
+        texts = [t for table in self.tables.values() for t in table["text"]]
+        texts += [w for kws in self.keywords.values() for ws in kws for w in ws]
+        texts += [t for salad, _ in self.salads.values() for t in salad]
+        texts += self.segments["text"] if self.segments is not None else []
+        return sorted(set(texts + self.rated))
+
+
+def _texts(job: Job) -> _Texts:
     from themesim.embed.cache import cache_dir
     from themesim.embed.columns import read_segment_columns, read_theme_columns
-    from themesim.embed.encode import release_models
     from themesim.embed.keyword_cache import sets_keywords
     from themesim.embed.texts import word_salad_pool
-    from themesim.embed.vectors import text_sha256, write_embeddings, write_vector_table
 
+    p = job.params
     # Column lists read with pyarrow: this job imports no pandas (memory beside the model).
-    tables = {s: read_theme_columns(p) for s, p in themes.items()}
+    tables = {s: read_theme_columns(path) for s, path in job.input["themes"].items()}
     # TF-IDF keywords from the cache folder or a child process: no scikit-learn in this one.
-    keywords = sets_keywords(tables, top_k, cache_dir(cache))
+    keywords = sets_keywords(tables, p["top_k"], cache_dir(p["cache"]))
+    pool, seed = p["pool"], p["seed"]
     salads = {
-        s: word_salad_pool(tables[s]["text"], pool, seed) if pool else ([], []) for s in null_sets
+        s: word_salad_pool(tables[s]["text"], pool, seed) if pool else ([], []) for s in p["nulls"]
     }
+    segments = job.one("segments")
     seg = read_segment_columns(segments) if segments else None
-    texts = [t for table in tables.values() for t in table["text"]]
-    texts += [w for kws in keywords.values() for ws in kws for w in ws]
-    texts += [t for salad, _ in salads.values() for t in salad]
-    texts += seg["text"] if seg is not None else []
-    rated = calibration_texts(pairs, cache)
-    texts += rated
-    unique = sorted(set(texts))  # one order and composition, whatever the sets' order
+    return _Texts(tables, keywords, salads, seg, calibration_texts(job.one("pairs"), p["cache"]))
+
+
+def embed_method(job: Job) -> None:
+    """Every file a method embeds (inputs.jobs.embed), from one encode of its distinct
+    texts: each set's embeddings and keywords (the rule's outputs, in set order), the B
+    sets' word-salad pools (params `nulls`: set -> file, in the `nulls` folder) and the
+    transcript segments. The rated pairs' texts go into the vector cache only (none
+    without a cache)."""
+    from dataclasses import asdict
+
+    from themesim.embed.encode import release_models
+    from themesim.embed.vectors import text_sha256, write_vector_table
+
+    method, spec, cache = job.params["method"], job.params["spec"], job.params["cache"]
+    if job.output.get("nulls"):
+        Path(job.output["nulls"]).mkdir(parents=True, exist_ok=True)  # a folder, maybe empty
+    texts = _texts(job)
+    unique = texts.unique()
     emb, source = (
-        encode_with(spec, unique, threads, cache=cache, what=method)
+        encode_with(spec, unique, job.threads, cache=cache, what=method)
         if unique
         else (np.zeros((0, 0)), None)
     )
@@ -155,16 +169,55 @@ def embed_method(
         return np.stack([vectors[text_sha256(t)] for t in items])
 
     meta = {"method": method} | (asdict(source) if source else {})
-    for s, path in out.get("embeddings", {}).items():
-        write_embeddings(path, tables[s], rows(tables[s]["text"]), source, method)
-    for s, path in out.get("keywords", {}).items():
-        kws = keywords[s]
-        ids = [t for t, ws in zip(tables[s]["theme_id"], kws, strict=True) for _ in ws]
+    _write_sets(job, texts, rows, source, meta)
+    _write_nulls(job, texts, rows, meta)
+    out = job.output.get("segments")
+    if out:
+        seg = texts.segments
+        columns = {"transcript": seg["transcript"], "segment": seg["segment"]}
+        vectors_seg = rows(seg["text"]) if seg["text"] else np.zeros((0, 0))
+        write_vector_table(out[0], columns, vectors_seg, meta)
+    log.info(
+        "%s: %d sets, %d null pools of %d, %d transcript segments: %d distinct texts",
+        method,
+        len(job.output["embeddings"]),
+        len(job.params["nulls"]),
+        job.params["pool"],
+        0 if texts.segments is None else len(texts.segments["text"]),
+        len(unique),
+    )
+    if texts.rated:
+        log.info(
+            "%s: %d texts of rated pairs (%s) in the vector cache",
+            method,
+            len(texts.rated),
+            job.one("pairs"),
+        )
+
+
+def _write_sets(job: Job, texts: _Texts, rows, source, meta: dict) -> None:
+    """Each set's theme embeddings and keyword embeddings, in the rule's output order."""
+    from themesim.embed.vectors import write_embeddings, write_vector_table
+
+    sets, out = list(texts.tables), job.output
+    for s, path in zip(sets, out["embeddings"], strict=True):
+        table = texts.tables[s]
+        write_embeddings(path, table, rows(table["text"]), source, job.params["method"])
+    for s, path in zip(sets, out["keywords"], strict=True):
+        kws = texts.keywords[s]
+        ids = [t for t, ws in zip(texts.tables[s]["theme_id"], kws, strict=True) for _ in ws]
         words = [w for ws in kws for w in ws]
         write_vector_table(path, {"theme_id": ids, "keyword": words}, rows(words), meta)
-    for s, path in out.get("nulls", {}).items():
-        salad, like = salads[s]
-        ids = tables[s]["theme_id"]
+
+
+def _write_nulls(job: Job, texts: _Texts, rows, meta: dict) -> None:
+    """Each B set's word-salad pool: its texts, the theme each imitates, their vectors."""
+    from themesim.embed.vectors import write_vector_table
+
+    method, pool, seed = job.params["method"], job.params["pool"], job.params["seed"]
+    for s, path in job.params["nulls"].items():
+        salad, like = texts.salads[s]
+        ids = texts.tables[s]["theme_id"]
         columns = {"pool_index": list(range(len(salad))), "theme_id": [ids[i] for i in like]}
         columns["text"] = salad
         null_meta = {"method": method, "pool": pool, "seed": seed} | (meta if salad else {})
@@ -173,23 +226,6 @@ def embed_method(
         log.info(
             "%s: a pool of %d word-salad texts of %d themes (%s)", method, len(salad), len(ids), s
         )
-    if out.get("segments"):
-        columns = {"transcript": seg["transcript"], "segment": seg["segment"]}
-        texts_seg = seg["text"]
-        write_vector_table(
-            out["segments"], columns, rows(texts_seg) if texts_seg else np.zeros((0, 0)), meta
-        )
-    log.info(
-        "%s: %d sets, %d null pools of %d, %d transcript segments: %d distinct texts",
-        method,
-        len(out.get("embeddings", {})),
-        len(out.get("nulls", {})),
-        pool,
-        0 if seg is None else len(seg["text"]),
-        len(unique),
-    )
-    if rated:
-        log.info("%s: %d texts of rated pairs (%s) in the vector cache", method, len(rated), pairs)
 
 
 def calibration_texts(pairs, cache) -> list[str]:

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import logging
 
+from themesim.steps.job import Job
+
 log = logging.getLogger("themesim")
 
 
-def generate_theme_runs(
-    segments_path, *, outputs: dict, seeds: dict, settings: dict, cache, threads=None
-) -> None:
-    """LLM-generated theme sets: one CSV per run (run name -> output path, run name -> seed)."""
+def generate_theme_runs(job: Job) -> None:
+    """LLM-generated theme sets: one CSV per run (inputs.jobs.generate_themes; params
+    `runs`: run name -> seed, in the order of the outputs)."""
     from themesim.io.files import record
     from themesim.io.transcripts import read_segments_parquet
     from themesim.llm.generate import GenerateSettings, generate_runs, write_theme_csv
 
-    gs = GenerateSettings(**(dict(settings) | {"threads": threads}))
-    runs, stats = generate_runs(read_segments_parquet(segments_path), dict(seeds), gs, cache)
+    p = job.params
+    seeds, cache = dict(p["runs"]), p["cache"]
+    outputs = dict(zip(seeds, job.output["runs"], strict=True))
+    gs = GenerateSettings(**(dict(p["settings"]) | {"threads": job.threads}))
+    runs, stats = generate_runs(read_segments_parquet(job.input["segments"]), seeds, gs, cache)
     for run, themes in runs.items():
         write_theme_csv(themes, outputs[run])
         record(outputs[run])  # an edited run is refused by the jobs that read it

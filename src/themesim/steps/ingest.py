@@ -7,7 +7,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.steps.job import Job
+
 log = logging.getLogger("themesim")
+
+
+def ingest_theme_file(job: Job) -> None:
+    """Rule ingest_themes (inputs.jobs.ingest_themes): one theme file as its table."""
+    p = job.params
+    ingest_themes(
+        job.input["src"],
+        job.output["table"],
+        set_name=p["set"],
+        template=p["template"],
+        level=p["level"],
+        within=bool(p["within"]),
+    )
 
 
 def ingest_themes(
@@ -50,11 +65,13 @@ def read_theme_set(src, *, set_name: str, template: str, level: str = "all") -> 
     return read_theme_file(src, set_name=set_name, text_template=template)
 
 
-def qdpx_transcripts(projects, outputs) -> None:
-    """The .qdpx projects' text sources as the study's transcripts (no `transcripts:` given)."""
+def qdpx_transcripts(job: Job) -> None:
+    """The .qdpx projects' text sources as the study's transcripts (no `transcripts:` given;
+    inputs.jobs.qdpx_transcripts)."""
     from themesim.errors import InputError
     from themesim.io.refi_qda import project_texts, write_source_texts
 
+    projects, outputs = list(job.input["projects"]), list(job.output["transcripts"])
     texts = project_texts(projects)
     expected = sorted(str(o) for o in outputs)
     names = sorted(str(Path(outputs[0]).parent / f"{n}.txt") for n in texts) if outputs else []
@@ -64,6 +81,11 @@ def qdpx_transcripts(projects, outputs) -> None:
         )
     write_source_texts(texts, Path(outputs[0]).parent)
     log.info("%d transcripts from the sources of %s", len(texts), ", ".join(map(str, projects)))
+
+
+def ingest_transcript_files(job: Job) -> None:
+    """Rule ingest_transcripts (inputs.jobs.ingest_transcripts): every transcript's segments."""
+    ingest_transcripts(list(job.input["transcripts"]), job.output["segments"])
 
 
 def ingest_transcripts(paths, out) -> None:

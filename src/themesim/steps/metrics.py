@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet, theme_groups
 from themesim.kinds import get as get_kind
 from themesim.metrics.columns import PAIR_COLUMNS, THEME_KEY_COLUMNS
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
@@ -48,19 +50,17 @@ def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None
     from themesim.metrics.sets.nulls import MIN_POOL, defined_sets
 
     kept, dropped = defined_sets(pool, n_b)
-    if kept.shape[1] < max(MIN_POOL, n_b):
-        log.warning(
-            "%s: %s vs %s: no null p-values: %d of the %d word-salad sets of %s have a text "
-            "without a within-set spread on the z scale; raise metrics.null_model.pool",
-            method, a, b, dropped, pool.shape[1] // n_b, b,
-        )  # fmt: skip
-        return None
-    log.info(
-        "%s: %s vs %s: %d of the %d word-salad sets of %s left out of the null: a text of "
-        "theirs has no within-set spread on the z scale",
-        method, a, b, dropped, pool.shape[1] // n_b, b,
-    )  # fmt: skip
-    return kept
+    enough = kept.shape[1] >= max(MIN_POOL, n_b)
+    what = (
+        "left out of the null: a text of theirs has no within-set spread on the z scale"
+        if enough
+        else "have a text without a within-set spread on the z scale: no null p-values; "
+        "raise metrics.null_model.pool"
+    )
+    say = log.info if enough else log.warning
+    say("%s: %s vs %s: %d of the %d word-salad sets of %s %s", method, a, b, dropped,
+        pool.shape[1] // n_b, b, what)  # fmt: skip
+    return kept if enough else None
 
 
 def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=None) -> None:
@@ -100,195 +100,235 @@ def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=
         )  # fmt: skip
 
 
-def metric_tables(
-    *,
-    method: str,
-    kind: str,
-    pairs,
-    themes: dict,
-    similarities,
-    within: dict,
-    nulls: dict,
-    embeddings: dict,
-    settings: dict,
-    sweep: dict,
-    out_comparisons,
-    out_themes,
-    out_sweep,
-    out_transport,
-    out_splits,
-    out_decisions,
-    out_thresholds,
-    decision: dict | None = None,
-    calibration=(),
-    spec: dict | None = None,
-    ceiling=None,
-    reference: str | None = None,
-    out_transport_manifest=None,
-) -> None:
-    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, transport plans,
-    and thresholds.csv: the thresholds as resolved here and their scale, which every later
-    step reads (metrics.thresholds).
+@dataclass
+class _Method:
+    """What every comparison of one metrics job reads: the method's settings, its scale and
+    the tables read once (themes, within-set matrices, the A sets' embeddings)."""
 
-    out_transport: one plan per pair; out_transport_manifest lists them (themesim.io.manifest).
+    name: str
+    kind: str
+    spec: dict | None
+    st: object  # metrics.comparison.Settings, `calibrated` resolved
+    source: list | None  # each threshold's source, when one was `calibrated`
+    to_scale: object  # raw S -> the method's base scale (metrics.method_scale)
+    grid: list
+    decision: dict | None
+    tables: dict  # set -> theme table
+    W0: dict  # set -> within-set matrix on the base scale
+    W: dict  # ... as the within-set families see it (standardised under z)
+    embeddings: dict  # A set -> its embedding file
+    nulls: dict  # B set -> its embedded word-salad pool
+    ceiling: float  # the paraphrase ceiling's median on the method's scale (NaN: none)
+    reference: str | None
+    read: dict = field(default_factory=dict)  # A set -> its vectors, read once
 
-    spec: the method's similarity settings (its kind's similarity_spec), for its null model.
-    ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
-    the paraphrase-ceiling columns of themesim.metrics.sets.ceiling against the reference's themes.
-    """
-    from themesim.embed.vectors import read_embeddings
-    from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
+    @property
+    def on_z(self) -> bool:
+        return self.st.scale == "z"
+
+
+def _method(job: Job) -> _Method:
+    """The job's settings resolved (`calibrated` from the calibration output) and the
+    tables every comparison reads."""
+    from themesim.metrics.comparison import Settings
     from themesim.metrics.method_scale import base_scale
     from themesim.metrics.sets.coverage import threshold_grid
-    from themesim.metrics.sets.scales import Z_SWEEP, decision_changes, z_scale
-    from themesim.metrics.sets.transport import plan_long, splits_and_joins
+    from themesim.metrics.sets.scales import Z_SWEEP, z_scale
     from themesim.similarity import read_similarity
 
-    settings, source, fit = _calibrated(dict(settings), calibration)
+    p = job.params
+    settings, source, fit = _calibrated(dict(p["settings"]), job.input["calibration"])
     st = Settings(**settings)
-    on_z = st.scale == "z"
+    on_z, decision = st.scale == "z", p["decision"]
     if decision and not on_z:
         decision = dict(decision) | {"raw": st.thresholds}  # `calibrated` resolved
-
     to_scale = base_scale(st.scale, st.clamp, fit)
-
-    if on_z:
-        sweep = Z_SWEEP
-    grid = threshold_grid(sweep["start"], sweep["stop"], sweep["step"])
-    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    sweep = Z_SWEEP if on_z else p["sweep"]
+    tables = {name: read_themes_parquet(path) for name, path in job.input["themes"].items()}
     # Within-set matrices on the base scale (cosine, clamped or angular; cosine under z).
     W0 = {
-        s: to_scale(read_similarity(p, tables[s]["theme_id"], tables[s]["theme_id"]))
-        for s, p in within.items()
+        s: to_scale(read_similarity(path, tables[s]["theme_id"], tables[s]["theme_id"]))
+        for s, path in p["files"]["within"].items()
     }
     # Under z the within-set families see each set standardised against itself.
     W = {s: z_scale(w, w, w)[0] for s, w in W0.items()} if on_z else W0
-    comp, swp, per_theme, splits, changes = [], [], [], [], []
-    emb: dict = {}
     # Transport's ceiling: identical themes (1), or the paraphrase ceiling where measured.
-    paraphrase_ceiling = math.nan
-    if ceiling is not None and not on_z:
+    ceiling = math.nan
+    if job.one("ceiling") and not on_z:
         from themesim.metrics.sets.ceiling import ceiling_median, ceilings_on_scale
 
-        paraphrase_ceiling = ceiling_median(ceilings_on_scale(ceiling, to_scale))
-    for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
-        ta, tb = tables[a], tables[b]
-        S0 = to_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]))
-        head = {"method": method, "set_a": a, "set_b": b}
-        ids_a, ids_b = ta["theme_id"].tolist(), tb["theme_id"].tolist()
-        flag = ""
-        S = S0
-        if on_z:
-            S, flag = z_scale(S0, W0[a], W0[b])
-        if a in W0 and b in W0 and decision:
-            Z, zflag = (S, flag) if on_z else z_scale(S0, W0[a], W0[b])
-            dc = decision_changes(
-                S0, Z, decision["raw"], decision["z"], st.op, ids_a, ids_b, zflag, st.z_alpha
-            )
-            changes.append(pd.concat([pd.DataFrame([head] * len(dc)), dc], axis=1))
-        if not np.isfinite(S).all():
-            # z undefined for some theme (set too small, zero spread): flagged, not scored.
-            rows = _flagged_rows(S, st.thresholds, flag)
-            comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
-            write_parquet(
-                plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan, checksum=False
-            )
-            continue
-        if a in embeddings and a not in emb:  # one read per A set, not per comparison
-            emb[a] = read_embeddings(embeddings[a])[1]
-        emb_a = emb.get(a)
+        ceiling = ceiling_median(ceilings_on_scale(job.one("ceiling"), to_scale))
+    return _Method(
+        name=p["method"],
+        kind=p["kind"],
+        spec=p["spec"],
+        st=st,
+        source=source,
+        to_scale=to_scale,
+        grid=threshold_grid(sweep["start"], sweep["stop"], sweep["step"]),
+        decision=decision,
+        tables=tables,
+        W0=W0,
+        W=W,
+        embeddings=job.input["embeddings"],
+        nulls=p["files"]["nulls"],
+        ceiling=ceiling,
+        reference=p["reference"],
+    )
 
-        def null_scale(M, W_null, W_a=W0[a] if on_z else None):
-            # Under z each null set is standardised against its own within-set spread,
-            # as a real B set is.
-            M = to_scale(M)
-            return M if W_a is None else z_scale(M, W_a, to_scale(W_null))[0]
 
-        null_pool = get_kind(kind).null_pool(
-            ta,
-            tb,
-            nulls.get(b),
-            st.null_model["pool"],
-            st.null_model["seed"],
-            null_scale,
-            emb_a,
-            spec=spec,
-        )
-        if null_pool is not None and not np.isfinite(null_pool).all():
-            null_pool = _defined_null(method, a, b, null_pool, len(tb))
-        own = a == reference and np.isfinite(paraphrase_ceiling)
-        rows, extra = comparison_rows(
-            S,
-            st,
-            W_a=W.get(a),
-            W_b=W.get(b),
-            null_pool=null_pool,
-            mass_ceiling=paraphrase_ceiling if own else 1.0,
-            # declared groups (theme files' `group`): cluster-robust intervals
-            groups_a=list(theme_groups(ta).values()),
-            groups_b=list(theme_groups(tb).values()),
-        )
-        if extra["null"] is not None:
-            _log_null_resolution(
-                method, a, b, extra["null"], null_pool.shape[1], len(tb), st, pool=null_pool
-            )
-        if on_z:
-            rows["scale_flag"] = flag
-        if calibration:
-            rows.insert(1, "threshold_source", source)
-        comp.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
-        sw, _ = comparison_rows(
-            S,
-            st,
-            thresholds=grid,
-            with_bootstrap=False,
-            plan=extra["plan"],
-            references=extra["references"],
-        )
-        swp.append(pd.concat([pd.DataFrame([head] * len(sw)), sw], axis=1))
-        tt = theme_rows(
-            S, st, ta, tb, W_a=W.get(a), W_b=W.get(b), null_pool=null_pool, **_reused(extra)
-        )
-        per_theme.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
-        plan = extra["plan"]
-        # per pair: the transport manifest lists it with its sha256
-        write_parquet(plan_long(plan, ids_a, ids_b), out_plan, checksum=False)
-        theta = st.thresholds[0]
-        sj = splits_and_joins(
-            plan, ids_a, ids_b, min_share=st.transport["min_share"], S=S, threshold=theta, op=st.op
-        )
-        sj.insert(0, "threshold", theta)
-        splits.append(pd.concat([pd.DataFrame([head] * len(sj)), sj], axis=1))
-    if out_transport_manifest is not None:
-        from themesim.io.manifest import write_manifest
+def metric_tables(job: Job) -> None:
+    """comparisons.csv (configured thresholds), sweep.csv (grid), themes.csv, the transport
+    plans (one per pair, listed in their manifest, themesim.io.manifest), splits_joins.csv,
+    decision_changes.csv and thresholds.csv: the thresholds as resolved here and their
+    scale, which every later step reads (metrics.thresholds).
 
-        write_manifest(out_transport, out_transport_manifest)
-    _write_decisions(changes, out_decisions)
-    _write_thresholds(method, st, source, out_thresholds)
-    comp = _scored_first(comp)
-    if ceiling is not None:
-        from themesim.metrics.sets.ceiling import CEILING_COLUMNS, join_ceiling
+    The job (inputs.metrics.job): the method's comparisons and their files; its spec (its
+    kind's similarity_spec) for its null model; its paraphrase similarities, when measured
+    (results/ceiling/{method}.parquet), add the paraphrase-ceiling columns of
+    themesim.metrics.sets.ceiling against the reference's themes.
+    """
+    from themesim.io.manifest import write_manifest
 
-        comp = pd.concat(comp, ignore_index=True)
-        if on_z:  # a paraphrase has no within-set spread: no ceiling in z units
-            comp = [comp.assign(**{c: np.nan for c in CEILING_COLUMNS})]
-        else:
-            all_themes = pd.concat(per_theme, ignore_index=True)
-            comp = [join_ceiling(comp, all_themes, ceiling, reference, to_scale)]
+    m, files, out = _method(job), job.params["files"], job.output
+    frames: dict = {"comparisons": [], "sweep": [], "themes": [], "splits": [], "decisions": []}
+    pairs = [tuple(pair) for pair in job.params["pairs"]]
+    for pair, path, plan in zip(pairs, files["similarity"], files["transport"], strict=True):
+        for name, df in _comparison(m, pair, path, plan).items():
+            frames[name].append(df)
+    write_manifest(files["transport"], out["transport_manifest"])
+    _write_decisions(frames["decisions"], out["decisions"])
+    _write_thresholds(m.name, m.st, m.source, out["thresholds"])
+    comp = _scored_first(frames["comparisons"])
+    if job.one("ceiling"):
+        comp = [_with_ceiling(m, comp, frames["themes"], job.one("ceiling"))]
     from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
-    for frames, out, key in (
-        (comp, out_comparisons, PAIR_COLUMNS),
-        (swp, out_sweep, PAIR_COLUMNS + METRIC_COLUMNS),
-        (per_theme, out_themes, THEME_KEY_COLUMNS),
-        (splits, out_splits, PAIR_COLUMNS),
+    for frames_of, path, key in (
+        (comp, out["comparisons"], PAIR_COLUMNS),
+        (frames["sweep"], out["sweep"], PAIR_COLUMNS + METRIC_COLUMNS),
+        (frames["themes"], out["themes"], THEME_KEY_COLUMNS),
+        (frames["splits"], out["splits"], PAIR_COLUMNS),
     ):
         # No comparison scored (e.g. every one flagged under z): a header, never an empty file.
-        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=key)
+        df = pd.concat(frames_of, ignore_index=True) if frames_of else pd.DataFrame(columns=key)
         if "threshold" in df:
-            df.insert(df.columns.get_loc("threshold") + 1, "op", st.op)
-        write_csv(df, out)
-    log.info("%s: metrics for %d comparisons", method, len(pairs))
+            df.insert(df.columns.get_loc("threshold") + 1, "op", m.st.op)
+        write_csv(df, path)
+    log.info("%s: metrics for %d comparisons", m.name, len(pairs))
+
+
+def _with_ceiling(m: _Method, comp: list, per_theme: list, ceiling) -> pd.DataFrame:
+    """The comparisons with the paraphrase-ceiling columns (NaN under z: a paraphrase has
+    no within-set spread)."""
+    from themesim.metrics.sets.ceiling import CEILING_COLUMNS, join_ceiling
+
+    comp = pd.concat(comp, ignore_index=True)
+    if m.on_z:
+        return comp.assign(**{c: np.nan for c in CEILING_COLUMNS})
+    all_themes = pd.concat(per_theme, ignore_index=True)
+    return join_ceiling(comp, all_themes, ceiling, m.reference, m.to_scale)
+
+
+def _headed(head: dict, rows: pd.DataFrame) -> pd.DataFrame:
+    """rows with the comparison's method, set_a and set_b in front."""
+    return pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1)
+
+
+def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFrame]:
+    """One comparison's rows of each table (by name); its transport plan is written here."""
+    from themesim.metrics.comparison import comparison_rows, theme_rows
+    from themesim.metrics.sets.scales import z_scale
+    from themesim.metrics.sets.transport import plan_long, splits_and_joins
+    from themesim.similarity import read_similarity
+
+    a, b = pair
+    ta, tb = m.tables[a], m.tables[b]
+    ids_a, ids_b = ta["theme_id"].tolist(), tb["theme_id"].tolist()
+    S0 = m.to_scale(read_similarity(path, ta["theme_id"], tb["theme_id"]))
+    head, out = {"method": m.name, "set_a": a, "set_b": b}, {}
+    S, flag = z_scale(S0, m.W0[a], m.W0[b]) if m.on_z else (S0, "")
+    if a in m.W0 and b in m.W0 and m.decision:
+        out["decisions"] = _headed(head, _decision_changes(m, pair, S0, (S, flag)))
+    if not np.isfinite(S).all():
+        # z undefined for some theme (set too small, zero spread): flagged, not scored.
+        out["comparisons"] = _headed(head, _flagged_rows(S, m.st.thresholds, flag))
+        write_parquet(plan_long(np.full(S.shape, np.nan), ids_a, ids_b), out_plan, checksum=False)
+        return out
+    null_pool = _null_pool(m, pair)
+    own = a == m.reference and np.isfinite(m.ceiling)
+    rows, extra = comparison_rows(
+        S,
+        m.st,
+        W_a=m.W.get(a),
+        W_b=m.W.get(b),
+        null_pool=null_pool,
+        mass_ceiling=m.ceiling if own else 1.0,
+        # declared groups (theme files' `group`): cluster-robust intervals
+        groups_a=list(theme_groups(ta).values()),
+        groups_b=list(theme_groups(tb).values()),
+    )
+    if extra["null"] is not None:
+        pool_size = null_pool.shape[1]
+        _log_null_resolution(m.name, a, b, extra["null"], pool_size, len(tb), m.st, null_pool)
+    if m.on_z:
+        rows["scale_flag"] = flag
+    if m.source is not None:
+        rows.insert(1, "threshold_source", m.source)
+    out["comparisons"] = _headed(head, rows)
+    sw, _ = comparison_rows(
+        S, m.st, thresholds=m.grid, with_bootstrap=False, plan=extra["plan"],
+        references=extra["references"],
+    )  # fmt: skip
+    out["sweep"] = _headed(head, sw)
+    W_a, W_b = m.W.get(a), m.W.get(b)
+    tt = theme_rows(S, m.st, ta, tb, W_a=W_a, W_b=W_b, null_pool=null_pool, **_reused(extra))
+    out["themes"] = _headed(head, tt)
+    plan = extra["plan"]
+    # per pair: the transport manifest lists it with its sha256
+    write_parquet(plan_long(plan, ids_a, ids_b), out_plan, checksum=False)
+    theta, share = m.st.thresholds[0], m.st.transport["min_share"]
+    sj = splits_and_joins(plan, ids_a, ids_b, min_share=share, S=S, threshold=theta, op=m.st.op)
+    sj.insert(0, "threshold", theta)
+    out["splits"] = _headed(head, sj)
+    return out
+
+
+def _decision_changes(m: _Method, pair: tuple, S0, scaled) -> pd.DataFrame:
+    """The raw-versus-z decision table of one comparison (metrics.scales.decision_changes)."""
+    from themesim.metrics.sets.scales import decision_changes, z_scale
+
+    a, b = pair
+    Z, zflag = scaled if m.on_z else z_scale(S0, m.W0[a], m.W0[b])
+    ids_a, ids_b = m.tables[a]["theme_id"].tolist(), m.tables[b]["theme_id"].tolist()
+    raw, z = m.decision["raw"], m.decision["z"]
+    return decision_changes(S0, Z, raw, z, m.st.op, ids_a, ids_b, zflag, m.st.z_alpha)
+
+
+def _null_pool(m: _Method, pair: tuple) -> np.ndarray | None:
+    """B's word-salad pool against A's themes on the method's scale (its kind's null model);
+    None without one."""
+    from themesim.embed.vectors import read_embeddings
+    from themesim.metrics.sets.scales import z_scale
+
+    a, b = pair
+    ta, tb = m.tables[a], m.tables[b]
+    if a in m.embeddings and a not in m.read:  # one read per A set, not per comparison
+        m.read[a] = read_embeddings(m.embeddings[a])[1]
+
+    def null_scale(M, W_null, W_a=m.W0[a] if m.on_z else None):
+        # Under z each null set is standardised against its own within-set spread,
+        # as a real B set is.
+        M = m.to_scale(M)
+        return M if W_a is None else z_scale(M, W_a, m.to_scale(W_null))[0]
+
+    pool, seed = m.st.null_model["pool"], m.st.null_model["seed"]
+    null_pool = get_kind(m.kind).null_pool(
+        ta, tb, m.nulls.get(b), pool, seed, null_scale, m.read.get(a), spec=m.spec
+    )
+    if null_pool is not None and not np.isfinite(null_pool).all():
+        null_pool = _defined_null(m.name, a, b, null_pool, len(tb))
+    return null_pool
 
 
 def _reused(extra: dict) -> dict:

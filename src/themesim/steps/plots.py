@@ -1,38 +1,31 @@
-"""The plot rules: heatmaps, sweeps, methods side by side and the report_parts figures of each
-method (run consistency: steps/runs.py)."""
+"""The heatmap rules: a reference pair's heatmap, and the folder of the other pairs' (the
+report_parts figures: steps/report_parts.py; run consistency: steps/runs.py)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from themesim.io.themes import read_themes_parquet
-from themesim.kinds import get as get_kind
-from themesim.metrics.thresholds import Thresholds, read_thresholds
+from themesim.metrics.thresholds import read_thresholds
+from themesim.steps.job import Job
 
 
 def _label(theme_id: str, name: str) -> str:
     return f"{theme_id} {name}"
 
 
-def comparison_heatmap(
-    *,
-    method: str,
-    pair,
-    themes: dict,
-    similarity,
-    thresholds_csv,
-    out_png,
-    out_svg=None,
-    scale: dict | None = None,
-) -> None:
-    """One reference comparison's heatmap (rule heatmap), at the first threshold of
-    thresholds_csv; scale: the files that put scores on the method's scale (``_heatmaps``)."""
-    resolved = read_thresholds(thresholds_csv)
-    _heatmaps(method, [pair], themes, [similarity], resolved, [out_png], [out_svg], scale)
+def comparison_heatmap(job: Job) -> None:
+    """One reference comparison's heatmap (inputs.jobs.heatmap), at the first threshold of
+    its thresholds.csv; scale: the files that put scores on the method's scale
+    (``_heatmaps``)."""
+    p, out = job.params, job.output
+    resolved = read_thresholds(job.input["thresholds"])
+    pair, themes = tuple(p["pair"]), job.input["themes"]
+    svg = [out.get("svg")]
+    _heatmaps(
+        p["method"], [pair], themes, [p["similarity"]], resolved, [out["png"]], svg, p["scale"]
+    )
 
 
 def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None) -> None:
@@ -100,20 +93,9 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
         )
 
 
-def pair_heatmaps(
-    *,
-    method: str,
-    pairs,
-    themes: dict,
-    similarities,
-    thresholds_csv,
-    out_dir,
-    comparisons_csv,
-    scale: dict | None = None,
-    max_heatmaps: int | None = None,
-) -> None:
+def pair_heatmaps(job: Job) -> None:
     """`comparisons.all_pairs`: the heatmaps of the pairs without the reference, as
-    ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps).
+    ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (inputs.jobs.pair_heatmaps).
 
     More pairs than ``max_heatmaps`` (`plots.max_pair_heatmaps`; None: no limit): the folder
     holds instead ``overview.png``/``.svg``, every set against every set, and a README.txt."""
@@ -121,17 +103,19 @@ def pair_heatmaps(
 
     from themesim.study.names import pair_name
 
-    resolved = read_thresholds(thresholds_csv)
-
-    out = Path(out_dir)
+    p = job.params
+    method, pairs, limit = p["method"], [tuple(x) for x in p["pairs"]], p["max_heatmaps"]
+    resolved = read_thresholds(job.input["thresholds"])
+    out = Path(job.output["heatmaps"])
     out.mkdir(parents=True, exist_ok=True)
-    if max_heatmaps is not None and len(pairs) > max_heatmaps:
-        _pairs_overview(method, pairs, resolved.first, comparisons_csv, out, max_heatmaps)
+    if limit is not None and len(pairs) > limit:
+        _pairs_overview(method, pairs, resolved.first, job.input["comparisons"], out, limit)
         return
     names = [pair_name(a, b) for a, b in pairs]
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
-    _heatmaps(method, pairs, themes, similarities, resolved, pngs, svgs, scale)
+    themes, similarities = job.input["themes"], p["similarities"]
+    _heatmaps(method, pairs, themes, similarities, resolved, pngs, svgs, p["scale"])
 
 
 OVERVIEW_README = """\
@@ -164,103 +148,3 @@ def _pairs_overview(method, pairs, threshold, comparisons_csv, out, limit) -> No
     text = OVERVIEW_README.format(method=method, n=len(pairs), limit=limit, threshold=threshold)
     with atomic_path(out / "README.txt") as tmp:
         Path(tmp).write_text(text, encoding="utf-8")
-
-
-def side_by_side(
-    *,
-    methods,
-    sweeps,
-    thresholds,
-    out_png,
-    out_svg=None,
-    reference: str | None = None,
-    max_panels: int | None = None,
-) -> None:
-    """thresholds: each method's thresholds.csv, in ``methods`` order."""
-    from themesim.report.plots.side_by_side import methods_side_by_side
-
-    methods_side_by_side(
-        {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},
-        thresholds={m: read_thresholds(p) for m, p in zip(methods, thresholds, strict=True)},
-        metric="hungarian_f1",
-        out_png=out_png,
-        out_svg=out_svg,
-        reference=reference,
-        max_panels=max_panels,
-    )
-
-
-def _theme_table(path) -> pd.DataFrame:
-    """themes.csv as text (a set or theme called "NA" stays a name); plots parse numbers."""
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
-
-
-@dataclass(frozen=True)
-class MethodTables:
-    """What the report_parts figures of one method read, each table read when first asked.
-
-    themes_csv and sweep_csv: the method's themes.csv and sweep.csv; thresholds_csv (values
-    and op) and gamma: its match rule; reference and max_panels bound the figures with a row
-    per comparison (`plots.max_pair_panels`). For the theme map: the method's kind and its
-    `d`, and set -> file of the set's themes (set_files) and of its embeddings (a kind that
-    reads them)."""
-
-    method: str
-    themes_csv: str
-    sweep_csv: str
-    thresholds_csv: str
-    gamma: float
-    reference: str | None
-    max_panels: int | None
-    kind: str | None = None
-    d: int | None = None
-    set_files: dict = field(default_factory=dict)
-    embeddings: dict = field(default_factory=dict)
-
-    @cached_property
-    def themes_table(self) -> pd.DataFrame:
-        return _theme_table(self.themes_csv)
-
-    @cached_property
-    def sweep_table(self) -> pd.DataFrame:
-        return pd.read_csv(self.sweep_csv)
-
-    @cached_property
-    def thresholds(self) -> Thresholds:
-        """The method's thresholds and op as its metrics job resolved them."""
-        return read_thresholds(self.thresholds_csv)
-
-    @property
-    def op(self) -> str:
-        return self.thresholds.op
-
-    @cached_property
-    def set_themes(self) -> dict:
-        return {s: read_themes_parquet(p) for s, p in self.set_files.items()}
-
-    @cached_property
-    def theme_vectors(self) -> dict:
-        return get_kind(self.kind).vectors({"d": self.d}, self.set_themes, self.embeddings)
-
-    def draw(self, save, table: pd.DataFrame, what: str, *, out_png, out_svg=None, **kwargs):
-        """save(table, ...) titled "{method}: {what}", bounded like every figure of the method
-        that has a row per comparison (reference, max_panels)."""
-        return save(
-            table,
-            **kwargs,
-            title=f"{self.method}: {what}",
-            out_png=out_png,
-            out_svg=out_svg,
-            reference=self.reference,
-            max_panels=self.max_panels,
-        )
-
-
-def method_figure(*, stem: str, tables: MethodTables, out_png, out_svg=None) -> None:
-    """One figure of report_parts: the function its report/figures.py entry names draws it."""
-    from importlib import import_module
-
-    from themesim.report.figures import BY_STEM
-
-    module, name = BY_STEM[stem].draws.split(":")
-    getattr(import_module(module), name)(tables, out_png=out_png, out_svg=out_svg)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from themesim.steps.job import Job
+
 log = logging.getLogger("themesim")
 
 # The rule's output (workflow/rules/qdpx.smk reads it here: rule files type no results path).
@@ -46,82 +48,32 @@ def _human_spans(
     return out
 
 
-def study_qdpx(
-    *,
-    method: str,
-    sets,
-    themes: dict,
-    labels: dict,
-    coded: dict,
-    levels: dict,
-    segments_path,
-    transcripts,
-    out,
-    coder_sets=(),
-    users: dict | None = None,
-) -> None:
-    """results/qdpx/{method}.qdpx. themes, labels: set -> its theme table and the method's
-    labels of it (steps/segment_labels.py); coded: set -> its coded-segments file or .qdpx;
-    coder_sets: the sets the method's coder labels (each its user, even when it labels
-    nothing); users: .qdpx set -> its `user:` (only that user's codings are the set's)."""
+def study_qdpx(job: Job) -> None:
+    """results/qdpx/{method}.qdpx (inputs.jobs.qdpx_project). themes, labels: set -> its
+    theme table and the method's labels of it (steps/segment_labels.py); coded: set -> its
+    coded-segments file or .qdpx; coder_sets: the sets the method's coder labels (each its
+    user, even when it labels nothing); users: .qdpx set -> its `user:` (only that user's
+    codings are the set's)."""
     import pandas as pd
 
     from themesim.io.codings import SPAN_COLUMNS, Codings
     from themesim.io.qdpx_export import write_qdpx
-    from themesim.io.themes import read_themes_parquet
     from themesim.steps.segment_labels import load_transcripts
 
-    _segments, texts, offsets = load_transcripts(segments_path, transcripts)
-    set_users = dict(users or {})  # `users` below is each set's list of coder indices
-    span = {
-        (t, int(s)): (int(a), int(b))
-        for t, s, a, b in offsets[["transcript", "segment", "char_start", "char_end"]].itertuples(
-            index=False, name=None
-        )
-    }
-    coders: list[str] = []
+    method, out = job.params["method"], job.output["project"]
+    _segments, texts, offsets = load_transcripts(job.input["segments"], job.input["transcripts"])
+    users = _Users(texts, offsets)
     codes: list[str] = []
-    rows = []
     groups: dict[str, list[int]] = {}
-
-    def coder_index(name: str) -> int:
-        if name not in coders:
-            coders.append(name)
-        return coders.index(name)
-
-    for s in sets:
-        table = read_themes_parquet(themes[s])
-        names = [" ".join(str(n).split()) for n in table["name"]]
-        label = {  # two themes of one name (a .qdpx's "Other" under two parents) stay two
-            str(t): f"{s}/{n}" if names.count(n) == 1 else f"{s}/{n} [{t}]"
-            for t, n in zip(table["theme_id"], names, strict=True)
-        }
-        users: list[int] = []
-        if s in coded:
-            for who, doc, tid, a, b in _human_spans(
-                s, coded[s], levels.get(s, "all"), table, texts, set_users.get(s)
-            ):
-                k = coder_index(who)
-                users.append(k)
-                rows.append((k, doc, label[tid], a, b, str(coded[s]), 0))
-        lab = pd.read_parquet(labels[s])
-        lab = lab[lab["source"] == "assigned"]
-        if len(lab) or s in coder_sets:
-            k = coder_index(f"{s} (coder, {method})")
-            users.append(k)
-            for doc, seg, tid in lab[["transcript", "segment", "theme_id"]].itertuples(
-                index=False, name=None
-            ):
-                a, b = span[(doc, int(seg))]
-                rows.append((k, doc, label[str(tid)], a, b, str(labels[s]), int(seg)))
-        for name in label.values():
+    for s, path in job.input["themes"].items():
+        for name, who in users.of_set(job, s, path).items():
             codes.append(name)
-            groups[name] = sorted(set(users))
-    spans = pd.DataFrame(rows, columns=SPAN_COLUMNS)
+            groups[name] = who
+    spans = pd.DataFrame(users.rows, columns=SPAN_COLUMNS)
     used = set(spans["code"])
     codes = [c for c in codes if c in used]
-    c = Codings(tuple(coders), codes, spans, texts)
-    if not coders:
+    c = Codings(tuple(users.coders), codes, spans, texts)
+    if not users.coders:
         log.info("%s: no coded segments and no coder labels: the transcripts only", out)
     n = write_qdpx(
         c,
@@ -134,7 +86,57 @@ def study_qdpx(
         "%s: %d users (%s), %d selections, %d passages where users of one set's themes differ",
         out,
         n["coders"],
-        ", ".join(coders),
+        ", ".join(users.coders),
         n["selections"],
         n["disagreements"],
     )
+
+
+class _Users:
+    """The project's users (each human coder, the method's coder of each set) and their
+    selections (rows of io.codings.SPAN_COLUMNS), gathered set by set."""
+
+    def __init__(self, texts, offsets):
+        self.texts, self.coders, self.rows = texts, [], []
+        cols = ["transcript", "segment", "char_start", "char_end"]
+        self.span = {
+            (t, int(s)): (int(a), int(b))
+            for t, s, a, b in offsets[cols].itertuples(index=False, name=None)
+        }
+
+    def index(self, name: str) -> int:
+        if name not in self.coders:
+            self.coders.append(name)
+        return self.coders.index(name)
+
+    def of_set(self, job: Job, s: str, themes_path) -> dict[str, list[int]]:
+        """The set's themes as codes, each with the users who code with them."""
+        import pandas as pd
+
+        from themesim.io.themes import read_themes_parquet
+
+        p, coded = job.params, job.input["coded"]
+        table = read_themes_parquet(themes_path)
+        names = [" ".join(str(n).split()) for n in table["name"]]
+        label = {  # two themes of one name (a .qdpx's "Other" under two parents) stay two
+            str(t): f"{s}/{n}" if names.count(n) == 1 else f"{s}/{n} [{t}]"
+            for t, n in zip(table["theme_id"], names, strict=True)
+        }
+        users: list[int] = []
+        if s in coded:
+            level, user = p["levels"].get(s, "all"), p["users"].get(s)
+            for who, doc, tid, a, b in _human_spans(s, coded[s], level, table, self.texts, user):
+                k = self.index(who)
+                users.append(k)
+                self.rows.append((k, doc, label[tid], a, b, str(coded[s]), 0))
+        labels = p["labels"][s]
+        lab = pd.read_parquet(labels)
+        lab = lab[lab["source"] == "assigned"]
+        if len(lab) or s in p["coder_sets"]:
+            k = self.index(f"{s} (coder, {p['method']})")
+            users.append(k)
+            cols = ["transcript", "segment", "theme_id"]
+            for doc, seg, tid in lab[cols].itertuples(index=False, name=None):
+                a, b = self.span[(doc, int(seg))]
+                self.rows.append((k, doc, label[str(tid)], a, b, str(labels), int(seg)))
+        return {name: sorted(set(users)) for name in label.values()}

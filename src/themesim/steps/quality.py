@@ -8,23 +8,12 @@ import pandas as pd
 from themesim.io.files import write_csv
 from themesim.io.themes import read_themes_parquet
 from themesim.metrics.sets.quality import theme_keywords
+from themesim.steps.job import Job
 
 
-def set_quality_table(
-    *,
-    method: str,
-    kind: str,
-    themes: dict,
-    within: dict,
-    embeddings: dict,
-    keyword_embeddings: dict,
-    segment_embeddings,
-    segments,
-    settings: dict,
-    out_sets,
-    out_themes,
-) -> None:
-    """sets.csv: SC, SD, SemDiv and NPMI per theme set (seed 001), on this method's vectors.
+def set_quality_table(job: Job) -> None:
+    """sets.csv: SC, SD, SemDiv and NPMI per theme set (seed 001), on this method's vectors,
+    and sets_themes.csv, per theme (inputs.metrics.set_quality_job).
 
     SC and SemDiv need embeddings; for other kinds only SD (from the within-set matrix) and
     NPMI (keyword co-occurrence in transcript segments) are defined, the rest is NaN.
@@ -39,10 +28,17 @@ def set_quality_table(
     )
     from themesim.similarity import read_similarity
 
-    seg = pd.read_parquet(segments)
+    method, kind, settings = job.params["method"], job.params["kind"], job.params["settings"]
+    within, embeddings, keyword_embeddings = (
+        job.params["within"],
+        job.input["embeddings"],
+        job.input["keywords"],
+    )
+    seg = pd.read_parquet(job.input["segments"])
+    segment_embeddings = job.one("segment_embeddings")
     seg_emb = read_vector_table(segment_embeddings)[1] if segment_embeddings else None
     rows, theme_frames = [], []
-    for s, path in themes.items():
+    for s, path in job.input["themes"].items():
         t = read_themes_parquet(path)
         if get_kind(kind).own_embeddings:  # keyword and segment embeddings exist
             kw_cols, kw_emb, _ = read_vector_table(keyword_embeddings[s])
@@ -71,10 +67,10 @@ def set_quality_table(
             npmi = [npmi_keywords(k, seg["text"].tolist()) for k in keywords]
             quality["npmi_mean"] = float(np.nanmean(npmi)) if not np.isnan(npmi).all() else np.nan
         rows.append({"method": method, "set": s} | quality)
-    write_csv(pd.DataFrame(rows), out_sets)
+    write_csv(pd.DataFrame(rows), job.output["sets"])
     cols = ["method", "set", "theme_id", "n_keywords", "sc", "npmi", "n_segments"]
     frames = [f.assign(method=method) for f in theme_frames]
     write_csv(
         pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols),
-        out_themes,
+        job.output["themes"],
     )

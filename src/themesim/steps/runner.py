@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from themesim.errors import ThemesimError, disk_full, disk_full_error
+from themesim.steps.job import Job
 
 WARNINGS_LOGGER = "py.warnings"  # logging.captureWarnings's; its lines go to the log file only
 
@@ -107,6 +108,12 @@ def run(log_path, fn, *args, **kwargs) -> None:
         Path(said).unlink(missing_ok=True)
 
 
+def run_job(snakemake, step) -> None:
+    """A workflow script's one call: `step(job)`, the job as one object (steps.job.Job) from
+    Snakemake's `snakemake` object, run with its log (`run`)."""
+    run(snakemake.log[0], step, Job.of(snakemake))
+
+
 def _count_warnings(said: Path, log_path) -> None:
     """One terminal line naming how many Python warnings the job's log holds (the file
     `said` has a line per text said), so a person still sees that there are some."""
@@ -116,14 +123,20 @@ def _count_warnings(said: Path, log_path) -> None:
 
 
 def run_all(log_path, tasks, workers: int = 1) -> None:
-    """`run` for independent steps, each (fn, kwargs) or a list of them run in order: with
-    workers > 1, that many at once in forked processes (a job's figures share no state, and a
-    job at the end of the DAG otherwise leaves its other cores idle)."""
+    """`run` for independent steps (:func:`run_tasks`)."""
+    run(log_path, run_tasks, tasks, workers)
+
+
+def run_tasks(tasks, workers: int = 1) -> None:
+    """Independent steps, each (fn, kwargs) or a list of them run in order: with workers > 1,
+    that many at once in forked processes (a job's figures share no state, and a job at the
+    end of the DAG otherwise leaves its other cores idle)."""
     chains = [t if isinstance(t, list) else [t] for t in tasks]
     if workers <= 1 or len(chains) <= 1:
-        run(log_path, lambda: [_run_chain(c) for c in chains])
+        for chain in chains:
+            _run_chain(chain)
         return
-    run(log_path, _pool, chains, workers)
+    _pool(chains, workers)
 
 
 def _run_chain(steps) -> None:

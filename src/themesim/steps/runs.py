@@ -7,6 +7,7 @@ import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
+from themesim.steps.job import Job
 
 
 def runs_tables(
@@ -44,17 +45,27 @@ def runs_tables(
     write_parquet(pd.concat(cells, ignore_index=True), out_matrix)
 
 
-def runs_tables_and_plot(*, out_png, out_svg=None, **tables) -> None:
-    """The runs rule: :func:`runs_tables`, then :func:`run_consistency_plot` from the files
-    it wrote, in one job (a figure job of its own cost an interpreter start for a second of
-    work)."""
-    runs_tables(**tables)
+def runs_tables_and_plot(job: Job) -> None:
+    """The runs rule (inputs.metrics.runs_job): :func:`runs_tables`, then
+    :func:`run_consistency_plot` from the files it wrote, in one job (a figure job of its
+    own cost an interpreter start for a second of work)."""
+    p, out = job.params, job.output
+    runs_tables(
+        method=p["method"],
+        kind=p["kind"],
+        groups=p["groups"],
+        themes=job.input["themes"],
+        embeddings=job.input["embeddings"],
+        clamp=p["clamp"],
+        out_table=out["table"],
+        out_matrix=out["matrix"],
+    )
     run_consistency_plot(
-        method=tables["method"],
-        runs_csv=tables["out_table"],
-        runs_matrix=tables["out_matrix"],
-        out_png=out_png,
-        out_svg=out_svg,
+        method=p["method"],
+        runs_csv=out["table"],
+        runs_matrix=out["matrix"],
+        out_png=out["png"],
+        out_svg=out["svg"],
     )
 
 

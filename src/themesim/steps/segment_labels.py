@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
@@ -35,131 +37,89 @@ def load_transcripts(segments_path, transcripts):
     return segments, texts, offsets
 
 
-def method_segment_labels(
-    *,
-    method: str,
-    spec: dict,
-    sets,
-    themes: dict,
-    segments_path,
-    transcripts,
-    coded: dict | None = None,
-    levels: dict | None = None,
-    theme_embeddings: dict | None = None,
-    users: dict | None = None,
-    segment_embeddings=None,
-    assign: str = "uncoded",
-    assign_threshold: float | None = None,
-    quote_cutoff: float = 90.0,
-    exclude_speakers=(),
-    coder: dict | None = None,
-    coder_kinds: dict | None = None,
-    llm_scores: dict | None = None,
-    out: dict,
-    out_quotes: dict,
-) -> None:
-    """results/segments/{method}/{set}.parquet and .quotes.csv of every set in `sets`, as
-    :func:`segment_labels` writes them one set at a time (the transcripts read once).
+@dataclass(frozen=True)
+class Coding:
+    """How a method's labels job labels a set beside its coded segments and located quotes:
+    the method's similarity settings (spec: its `kind` gives the theme and segment vectors,
+    Kind.segment_vectors) and grounding's: unless `assign` is never, the automatic coder
+    (`coder`: grounding.coder, themesim.coder) adds its labels (source `assigned`, score =
+    the coder's score) with assign_threshold as its threshold; segments of
+    `exclude_speakers` (e.g. the interviewer) are never coded; quote_cutoff: rapidfuzz's
+    for a quote not found exactly. segment_embeddings: the method's segment vectors."""
 
-    themes, out, out_quotes: set -> path; coded: set -> its coded-segments file (sets
-    without one are absent); levels: set -> the .qdpx level (default "all");
-    theme_embeddings: set -> its embedding file, for the sets that get coder labels;
-    coder_kinds: set -> the coder kind that labels it (default: coder's kind); llm_scores:
-    set -> the coder_llm table of an LLM-coded set; users: .qdpx set -> the user (name or
-    guid) whose codings are its coded segments (`user:`; absent: every coding).
-    """
-    coded, levels, theme_embeddings = coded or {}, levels or {}, theme_embeddings or {}
-    coder_kinds, llm_scores, users = coder_kinds or {}, llm_scores or {}, users or {}
-    shared = load_transcripts(segments_path, transcripts)
-    for s in sets:
-        _write_set_labels(
-            shared,
-            method=method,
-            spec=spec,
-            set_name=s,
-            themes_path=themes[s],
-            coded=coded.get(s),
-            level=levels.get(s, "all"),
-            user=users.get(s),
-            theme_embeddings=theme_embeddings.get(s),
-            segment_embeddings=segment_embeddings,
-            assign=assign,
-            assign_threshold=assign_threshold,
-            quote_cutoff=quote_cutoff,
-            exclude_speakers=exclude_speakers,
-            coder=coder,
-            coder_kind=coder_kinds.get(s),
-            llm_scores=llm_scores.get(s),
-            out=out[s],
-            out_quotes=out_quotes[s],
+    method: str
+    spec: dict
+    assign: str = "uncoded"
+    assign_threshold: float | None = None
+    quote_cutoff: float = 90.0
+    exclude_speakers: tuple = ()
+    coder: dict | None = None
+    segment_embeddings: str | None = None
+
+
+@dataclass(frozen=True)
+class SetFiles:
+    """One set's files in a labels job: its theme table, its labels and quotes (out,
+    out_quotes), its coded-segments file or .qdpx (coded; level and user: the .qdpx's
+    level, and its user whose codings are the set's), its theme vectors when the coder
+    assigns by them, the coder kind that labels it (None: coding.coder's) and, for an
+    LLM-coded set, the coder_llm table."""
+
+    themes: str
+    out: str
+    out_quotes: str
+    coded: str | None = None
+    level: str = "all"
+    user: str | None = None
+    theme_embeddings: str | None = None
+    coder_kind: str | None = None
+    llm_scores: str | None = None
+
+
+def method_segment_labels(job: Job) -> None:
+    """results/segments/{method}/{set}.parquet and .quotes.csv of every set of the method's
+    comparisons (inputs.jobs.segment_labels), as :func:`segment_labels` writes them one set
+    at a time (the transcripts read once)."""
+    p, i = job.params, job.input
+    c = p["coding"]
+    coding = Coding(
+        method=p["method"],
+        spec=p["spec"],
+        assign=c["assign"],
+        assign_threshold=c["assign_threshold"],
+        quote_cutoff=c["quote_cutoff"],
+        exclude_speakers=tuple(c["exclude_speakers"]),
+        coder=c["coder"],
+        segment_embeddings=job.one("segment_embeddings"),
+    )
+    shared = load_transcripts(i["segments"], i["transcripts"])
+    for s, themes in i["themes"].items():
+        files = SetFiles(
+            themes=themes,
+            out=p["labels"][s],
+            out_quotes=p["quotes"][s],
+            coded=i["coded"].get(s),
+            level=p["levels"].get(s, "all"),
+            user=p["users"].get(s),
+            theme_embeddings=i["embeddings"].get(s),
+            coder_kind=c["coder_kinds"].get(s),
+            llm_scores=i["llm_scores"].get(s),
         )
+        _write_set_labels(shared, s, files, coding)
 
 
 def segment_labels(
-    *,
-    method: str,
-    spec: dict,
-    set_name: str,
-    themes_path,
-    coded=None,
-    level: str = "all",
-    theme_embeddings=None,
-    out,
-    out_quotes,
-    user=None,
-    **options,
+    *, set_name: str, files: SetFiles, coding: Coding, segments_path, transcripts
 ) -> None:
     """results/segments/{method}/{set}.parquet (transcript, segment, theme_id, source, score)
-    and the set's quotes with where they were found.
-
-    coded: the set's coded-segments file or .qdpx (source `coded`, score 1); quotes in the
-    theme file are located (source `quote`, score 1); unless `assign` is never, the
-    automatic coder (`coder`: grounding.coder, themesim.coder) adds its labels (source
-    `assigned`, score = the coder's score) with assign_threshold as its threshold; segments
-    of `exclude_speakers` (e.g. the interviewer) are never coded. spec: the method's
-    similarity settings (its `kind` gives the theme and segment vectors:
-    Kind.segment_vectors).
-    The other arguments (segments_path, transcripts, segment_embeddings, assign,
-    assign_threshold, quote_cutoff, exclude_speakers, coder) are method_segment_labels'.
-    """
-    # One set through the method's job, so both write the same labels the same way.
-    method_segment_labels(
-        method=method,
-        spec=spec,
-        sets=[set_name],
-        themes={set_name: themes_path},
-        coded={} if coded is None else {set_name: coded},
-        levels={set_name: level},
-        users={} if user is None else {set_name: user},
-        theme_embeddings={} if theme_embeddings is None else {set_name: theme_embeddings},
-        out={set_name: out},
-        out_quotes={set_name: out_quotes},
-        **options,
-    )
+    and the set's quotes with where they were found (SetFiles.out_quotes): coded segments
+    (source `coded`, score 1), the quotes of the theme file located (source `quote`, score
+    1) and the coder's labels (Coding)."""
+    # One set as the method's job writes it, so both write the same labels the same way.
+    _write_set_labels(load_transcripts(segments_path, transcripts), set_name, files, coding)
 
 
-def _write_set_labels(
-    shared,
-    *,
-    method,
-    spec,
-    set_name,
-    themes_path,
-    coded,
-    level,
-    theme_embeddings,
-    segment_embeddings,
-    assign,
-    assign_threshold,
-    quote_cutoff,
-    exclude_speakers,
-    out,
-    out_quotes,
-    coder=None,
-    coder_kind=None,
-    llm_scores=None,
-    user=None,
-) -> None:
+def _write_set_labels(shared, set_name: str, files: SetFiles, coding: Coding) -> None:
     from themesim.coder.labels import coder_rows
     from themesim.coder.settings import coder_settings
     from themesim.io.coded import coded_labels, read_coded_file
@@ -168,43 +128,43 @@ def _write_set_labels(
     from themesim.io.themes import read_themes_parquet
 
     segments, texts, offsets = shared
-    themes = read_themes_parquet(themes_path)
-    rows = []
+    themes = read_themes_parquet(files.themes)
+    coded, rows = files.coded, []
     if coded:
         if Path(coded).suffix.lower() == ".qdpx":
             from themesim.io.refi_qda import study_project
 
-            table = study_project(coded, level, user).coded
+            table = study_project(coded, files.level, files.user).coded
         else:
             table = read_coded_file(coded, themes)
         labels = coded_labels(table, texts, offsets, str(coded))
         rows += [(*r, 1.0) for r in labels.itertuples(index=False, name=None)]
-    located, missing = locate_quotes(themes, texts, quote_cutoff)
+    located, missing = locate_quotes(themes, texts, coding.quote_cutoff)
     for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
         rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
-    if assign != "never":
-        coder = coder_settings({"coder": coder})
+    if coding.assign != "never":
+        coder = coder_settings({"coder": coding.coder})
         # Interviewer questions name the topics and would take most assigned labels.
-        skip = {str(x).casefold() for x in exclude_speakers}
+        skip = {str(x).casefold() for x in coding.exclude_speakers}
         asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
         rows += (
             coder_rows(
-                coding=coder_kind or coder["kind"],
+                coding=files.coder_kind or coder["kind"],
                 coder=coder,
-                spec=spec,
+                spec=coding.spec,
                 themes=themes,
                 segments=segments,
                 eligible=~asked,
                 evidence_rows=rows,
-                threshold=assign_threshold,
-                theme_embeddings=theme_embeddings,
-                segment_embeddings=segment_embeddings,
-                llm_scores=pd.read_parquet(llm_scores) if llm_scores else None,
+                threshold=coding.assign_threshold,
+                theme_embeddings=files.theme_embeddings,
+                segment_embeddings=coding.segment_embeddings,
+                llm_scores=pd.read_parquet(files.llm_scores) if files.llm_scores else None,
             )
             or []
         )
     labels = _labels_frame(rows)
-    write_parquet(labels.reset_index(drop=True), out)
+    write_parquet(labels.reset_index(drop=True), files.out)
     quotes = pd.concat(
         [
             located.assign(found=True),
@@ -212,10 +172,10 @@ def _write_set_labels(
         ],
         ignore_index=True,
     )[QUOTE_COLUMNS]
-    write_csv(quotes, out_quotes)
+    write_csv(quotes, files.out_quotes)
     log.info(
         "%s %s: %d labels (%s) on %d segments; %d of %d quotes found",
-        method,
+        coding.method,
         set_name,
         len(labels),
         ", ".join(f"{k} {v}" for k, v in labels["source"].value_counts().sort_index().items()),

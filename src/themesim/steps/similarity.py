@@ -10,6 +10,7 @@ import pandas as pd
 
 from themesim.io.themes import read_themes_parquet
 from themesim.kinds import get as get_kind
+from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
 
@@ -19,49 +20,46 @@ def similarity_for(spec: dict, a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
     return get_kind(spec["kind"]).similarity_for(spec, a, b)
 
 
-def similarity_pairs(
-    *,
-    method: str,
-    spec: dict,
-    pairs,
-    themes: dict,
-    paths,
-    manifest,
-    embeddings=None,
-    matrices=None,
-    cache=None,
-    threads=None,
-    rated_pairs=None,
-) -> None:
-    """Write one long-form similarity file per (a, b) pair of one method to `paths`, then
-    the manifest listing them (themesim.io.manifest). A failed job leaves no pair file.
+def similarity_pairs(job: Job) -> None:
+    """One long-form similarity file per pair of one method (params `pairs`, written to
+    `files`), then the manifest listing them (themesim.io.manifest); a failed job leaves no
+    pair file (inputs.jobs.similarity).
 
-    rated_pairs: the rated-pairs CSV a kind with a judgement cache also scores (into the
-    cache only), so its calibration job starts no second LLM server."""
-    from themesim.io.manifest import write_manifest
+    The rated pairs (input `rated`): a kind with a judgement cache also scores them (into
+    the cache only), so its calibration job starts no second LLM server."""
     from themesim.memory import check_matrix
-    from themesim.similarity import write_similarity
 
-    tables = {name: read_themes_parquet(p) for name, p in themes.items()}
+    p = job.params
+    method, spec, pairs = p["method"], p["spec"], [tuple(x) for x in p["pairs"]]
+    tables = {name: read_themes_parquet(path) for name, path in job.input["themes"].items()}
     if pairs:  # the largest matrix first, before any is built
         a, b = max(pairs, key=lambda p: len(tables[p[0]]) * len(tables[p[1]]))
         what = f"the within-set matrix of {a}" if a == b else f"the matrix of {a} vs {b}"
         check_matrix(len(tables[a]), len(tables[b]), f"{method} similarity", what)
+    rated = job.one("rated")
     scored = get_kind(spec["kind"]).similarity(
         spec,
         pairs,
         tables,
-        embeddings=embeddings,
-        matrices=matrices,
-        cache=cache,
-        threads=threads,
-        **({"rated": rated_texts(rated_pairs)} if rated_pairs else {}),
+        embeddings=job.input.get("embeddings") or None,
+        matrices=job.input.get("matrices") or None,
+        cache=p.get("cache"),
+        threads=job.threads,
+        **({"rated": rated_texts(rated)} if rated else {}),
     )
+    _write_pairs(method, spec["kind"], tables, scored, p["files"], job.output["manifest"])
+
+
+def _write_pairs(method: str, kind: str, tables: dict, scored, paths, manifest) -> None:
+    """Each scored pair's file, then their manifest; none left behind when one fails."""
+    from themesim.io.manifest import write_manifest
+    from themesim.similarity import write_similarity
+
     written = []
     try:
         for ((a, b), S, extra), out in zip(scored, paths, strict=True):
             ta, tb = tables[a], tables[b]
-            meta = {"method": method, "kind": spec["kind"], "set_a": a, "set_b": b} | extra
+            meta = {"method": method, "kind": kind, "set_a": a, "set_b": b} | extra
             write_similarity(out, S, ta["theme_id"].tolist(), tb["theme_id"].tolist(), meta)
             written.append(out)
         write_manifest(paths, manifest)

@@ -337,7 +337,7 @@ confidence_profile = saving(
 
 
 # The report_parts job draws these (report/figures.py names them) with the method's tables
-# (steps.plots.MethodTables).
+# (steps.report_parts.MethodTables).
 
 
 def _draw(tables, save, what: str, out_png, out_svg) -> Path:

@@ -157,7 +157,7 @@ def sweep_curves(
 
 def draw_sweep(tables, *, out_png, out_svg=None) -> Path:
     """The report_parts job's sweep of one method (report/figures.py), every θ of its
-    thresholds.csv marked (steps.plots.MethodTables)."""
+    thresholds.csv marked (steps.report_parts.MethodTables)."""
     return tables.draw(
         sweep_curves,
         tables.sweep_table,

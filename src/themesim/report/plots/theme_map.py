@@ -186,7 +186,7 @@ def theme_map(
 
 
 def draw_theme_map(tables, *, out_png, out_svg=None) -> Path:
-    """The report_parts job's theme map of a method (steps.plots.MethodTables `tables`): 2-D
+    """The report_parts job's theme map of a method (steps.report_parts.MethodTables `tables`): 2-D
     PCA of every theme of every set (seed 002), one-to-one matches joined."""
     sets, vectors = tables.set_themes, tables.theme_vectors
     X = np.vstack([vectors[s] for s in sets]) if sets else np.zeros((0, 2))
