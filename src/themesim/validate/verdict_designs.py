@@ -1,11 +1,15 @@
-"""The named designs of the verdicts area (validate/verdict_suite.py): its grids, the designs
-written after each change to the procedure (AFTER, AFTER_GROUPS, ... AFTER_GROUP_BOUND, each
-written before being run), the differences every design is run at, and the segments route's
-designs. The validation grid's rows and seeds follow these values and their order.
+"""The named designs of the verdicts area (validate/verdict_suite.py): the probit model's
+grids (validate/verdicts.py; the designs written after each change to an earlier procedure,
+AFTER ... AFTER_GROUP_BOUND, are kept as further designs), its set-size designs, the ideas
+model's designs (validate/verdict_ideas.py), the differences every design is run at, and the
+segments route's designs. Every design here was written before the rarefied agreement and
+the dyadic jackknife (metrics/rarefied.py, metrics/dyadic.py) were run on any of them. The
+validation grid's rows and seeds follow these values and their order.
 """
 
 from __future__ import annotations
 
+from themesim.validate.verdict_ideas import IdeaDesign
 from themesim.validate.verdict_segments import SegmentDesign
 from themesim.validate.verdicts import MARGIN, POWER_DIFF, Design
 
@@ -159,6 +163,41 @@ GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
 GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING + AFTER_FLOOR
 GRIDS["full"]["designs"] += AFTER_NESTED + AFTER_GROUP_BOUND
+# Set sizes: the same generator writing fewer or more themes than the analysts (10 to 12
+# each), from 6 to 20, at the analysts' agreement a size design can reach (a shared idea's
+# evidence p_h times the largest set over the analysts' must stay below 1).
+SIZES = [
+    Design(themes=10, runs=3, analysts=3, p_h=0.5, gen_themes=m) for m in (6, 16)
+] + [
+    Design(themes=10, runs=1, analysts=2, p_h=0.55, gen_themes=m) for m in (6, 16)
+] + [
+    Design(themes=12, runs=5, analysts=4, p_h=0.45, icc=0.16, gen_themes=m) for m in (8, 20)
+] + [
+    Design(themes=10, runs=2, analysts=3, p_h=0.4, icc=0.3, domains=5, groups=True,
+           gen_themes=m) for m in (7, 18)
+]  # fmt: skip
+GRIDS["small"]["designs"] += SIZES[:2]
+GRIDS["full"]["designs"] += SIZES
+# The ideas model: the size question at its target (analysts of 10; the generator at 6, 10
+# and 16), then runs, analysts, pools, salience, declared domains and set sizes 6-20.
+IDEAS = [
+    IdeaDesign(themes=10, runs=3, analysts=3, gen_themes=m) for m in (6, 10, 16)
+] + [
+    IdeaDesign(themes=10, runs=1, analysts=2, gen_themes=m) for m in (6, 10, 16)
+] + [
+    IdeaDesign(themes=12, runs=5, analysts=4, salience_sd=0.5, gen_themes=m) for m in (8, 20)
+] + [
+    IdeaDesign(themes=8, runs=1, analysts=2, ideas=20),
+    IdeaDesign(themes=15, runs=3, analysts=3, ideas=40, groups=True),
+    IdeaDesign(themes=12, runs=2, analysts=4, salience_sd=1.5),
+    IdeaDesign(themes=20, runs=3, analysts=3, ideas=50, gen_themes=14),
+    IdeaDesign(themes=6, runs=5, analysts=3, ideas=15),
+    IdeaDesign(themes=10, runs=3, analysts=5, writer_sd=0.5),
+    IdeaDesign(themes=14, runs=1, analysts=3, noise=0.8, groups=True, domains=6),
+    IdeaDesign(themes=10, runs=4, analysts=2, run_sd=0.4, domain_share=0.5),
+]
+IDEA_GRIDS = {"small": {"designs": [IDEAS[0], IDEAS[5]], "draws": 150, "truth_draws": 300},
+              "full": {"designs": IDEAS, "draws": 1000, "truth_draws": 2000}}  # fmt: skip
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)
