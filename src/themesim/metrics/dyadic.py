@@ -1,35 +1,35 @@
 """A generator against human analysts: the difference of two agreements and its interval
 (docs/verdicts.md).
 
-The data of one verdict: K analysts and R runs of one generator, and for every pair of
-sets the verdict reads (each analyst with each run: the generator's cells; each two
-analysts: the humans' cells) the table of evidence between their themes (0/1 matches at the
-threshold, or a strength) and the similarity that names each theme's best partner. Each
-cell's agreement is read from both sides at one set size k (metrics.rarefied):
+The data of one verdict: K analysts and R runs of one generator, and for every pair of sets
+the verdict reads (each analyst with each run: the generator's cells; each two analysts: the
+humans' cells) the table of evidence between their themes (0/1 matches at the threshold, or
+a strength) and the similarity that names each theme's best partner. Each cell's agreement
+is read from both sides at one set size k (metrics.rarefied):
 
     G = mean over the K x R generator cells of A(r, g),
     H = mean over the K (K - 1) / 2 analyst pairs of A(r, h),
     D = G - H.
 
-**The interval.** Each theme's value in a cell depends on its own set and on its partner in
-the other set, and the two themes of a good pair score each other: the values are dyadic.
-Their sampling units are the random factors of the study: a writer (an analyst from three
-analysts, a run from three runs) whose factor is random, with every theme it wrote (an
-ultimate cluster: Kalton 1979, "Ultimate cluster sampling", JRSS A 142: 223-234); else each
-theme, or its declared group (the same label across sets one unit). A value belongs to the
-units of its theme and of its partner. The variance is the multiway delete-one jackknife
-over those units, with the inclusion-exclusion of Cameron, Gelbach and Miller (2011,
-"Robust inference with multiway clustering", JBES 29: 238-249) for values that share two
-units, which is the dyadic-robust variance of Cameron and Miller (2014, "Robust inference
-for dyadic data"; Aronow, Samii and Assenova 2015, Political Analysis 23: 564-577):
+**The interval: a random-effects model of the cells, fitted by moments.** A cell's agreement
+is A(x, y) = mu_type + e_x + e_y + xi_xy: e the writers' own effects (a careful analyst
+agrees more with everyone), random where the factor is (analysts from three analysts, runs
+from three runs; below that the verdict is about these writers), and xi what the writers'
+themes happened to be, shared by every cell of a set. Then
 
-    V = sum over unit sets Q of (-1)^(|Q| + 1) (G_Q - 1) / G_Q sum_q (D_(-q) - mean)^2,
+    Var D = V_themes + sigma_A^2 / K + sigma_G^2 / R,
 
-D_(-q) the difference recomputed without the values that belong to every unit of q (each
-side of each cell re-averaged; the rarefied values themselves are not recomputed). Each part
-holds G_Q - 1 degrees of freedom; the interval is D +- t * sqrt(V) at Satterthwaite's
-(1946) degrees of freedom of the sum. Where the inclusion-exclusion leaves V below its
-largest one-way part (possible in small samples), that part is used (CGM 2011).
+each analyst's effect entering D with weight -1/K (once in G, twice in H) and each run's with
+1/R. V_themes is the jackknife over the themes (Arvesen 1969, "Jackknifing U-statistics",
+Ann. Math. Statist. 40: 2076-2100, for a statistic of several independent samples: each
+set's themes are one sample), every theme left out in turn with the rarefied values of the
+other sets recomputed without it, so a good pair's two themes, which score each other, are
+counted together; where theme files declare groups (domains), a group's themes, in every
+set, are one unit. sigma_A^2 is the spread of the analysts' mean agreement with the runs
+less what V_themes' own jackknife says their themes alone give it (the moment estimator of a
+one-way random effect, truncated at 0), sigma_G^2 likewise over the runs. The interval is
+D +- t sqrt(V), t at Satterthwaite's (1946) degrees of freedom of the parts (each set's
+themes: their number - 1; declared groups: theirs - 1; analysts K - 1; runs R - 1).
 """
 
 from __future__ import annotations
@@ -38,16 +38,15 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy import sparse
-from scipy.special import stdtr, stdtrit
+from scipy.special import ndtri, stdtr, stdtrit
 
-from themesim.metrics.rarefied import pair_values
+from themesim.metrics.rarefied import rarefaction_weights
 
 VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
-# A factor is random (its writers sampling units) from this many of them; below, the verdict
-# is about these writers, and their themes are the units.
+# A writer factor is random from this many writers; below, the verdict is about these
+# writers, and only their themes are sampled.
 MIN_RANDOM = 3
-CI_METHOD = "dyadic multiway jackknife over {units}, Satterthwaite t"
+CI_METHOD = "random-effects moments: jackknife over {units}{writers}, Satterthwaite t"
 
 
 @dataclass
@@ -86,10 +85,11 @@ class Result:
     n_analysts: int
     n_themes_generator: float  # mean over runs
     n_themes_analysts: float  # mean over analysts
-    n_units: int  # sampling units of the interval
+    var_themes: float = 0.0
+    var_analysts: float = 0.0  # sigma_A^2 / K
+    var_runs: float = 0.0  # sigma_G^2 / R
     covers: tuple[str, ...] = field(default_factory=tuple)
     ci_method: str = ""
-    parts: dict = field(default_factory=dict)  # unit kind -> its signed variance part
     p_better: float = np.nan  # one-sided p-values of the words' claims
     p_worse: float = np.nan
     p_non_inferior: float = np.nan
@@ -98,140 +98,114 @@ class Result:
     analyst_sd: float = np.nan
 
 
-def _units(name, theme, random, groups):
-    """The sampling units of one theme: its writer where the writer's factor is random,
-    its declared group where it has one, else the theme itself."""
-    out = [("writer", name)] if random else []
-    label = groups.get(name, [None] * (theme + 1))[theme] if groups else None
-    if label is not None:
-        out.append(("group", label))
-    elif not random:
-        out.append(("theme", name, theme))
+def _rarefied(sorted_rows: np.ndarray, k: int) -> np.ndarray:
+    return sorted_rows @ rarefaction_weights(sorted_rows.shape[1], min(k, sorted_rows.shape[1]))
+
+
+def _without_each_column(values: np.ndarray, k: int) -> np.ndarray:
+    """(n, m): each row's rarefied best value with column j left out (at k, or at m - 1
+    where fewer remain)."""
+    n, m = values.shape
+    order = np.argsort(-values, axis=1, kind="stable")
+    s = np.take_along_axis(values, order, axis=1)
+    w = rarefaction_weights(m - 1, min(k, m - 1))
+    # leaving out rank r: ranks before it keep their weight, ranks after it move up one
+    before = np.concatenate([np.zeros((n, 1)), np.cumsum(s[:, :-1] * w, axis=1)], axis=1)
+    after_terms = s[:, 1:] * w  # rank j + 1 takes weight j
+    after = np.concatenate(
+        [np.cumsum(after_terms[:, ::-1], axis=1)[:, ::-1], np.zeros((n, 1))], axis=1
+    )
+    by_rank = before + after  # (n, m): value without the column of rank r
+    out = np.empty_like(by_rank)
+    np.put_along_axis(out, order, by_rank, axis=1)
     return out
 
 
-def _kind(unit, runs) -> str:
-    if unit[0] == "writer":
-        return "runs" if unit[1] in runs else "analysts"
-    if unit[0] == "group":
-        return "groups"
-    return "themes"
+class _Cell:
+    """One pair of sets: its agreement, and its agreement with one theme of each side (or
+    none) left out."""
+
+    def __init__(self, ev: np.ndarray, sim: np.ndarray, k: int):
+        self.ev, self.k = ev, k
+        self.rows = _rarefied(-np.sort(-ev, axis=1), k)  # x's themes against y
+        self.cols = _rarefied(-np.sort(-ev.T, axis=1), k)  # y's themes against x
+        self.value = 0.5 * (self.rows.mean() + self.cols.mean())
+        self.rows_without = _without_each_column(ev, k)  # (n, m): row i without y's j
+        self.cols_without = _without_each_column(ev.T, k)  # (m, n): col j without x's i
+        # mutual best partners (by similarity): two themes that score each other
+        best_r, best_c = np.argmax(sim, axis=1), np.argmax(sim, axis=0)
+        self.mutual = [(i, int(j)) for i, j in enumerate(best_r) if best_c[j] == i]
+
+    def without(self, i: int | None, j: int | None) -> float:
+        """The agreement with x's theme i and y's theme j left out (None: none)."""
+        n, m = self.ev.shape
+        rows = self.rows if j is None else self.rows_without[:, j]
+        cols = self.cols if i is None else self.cols_without[:, i]
+        x_side = (rows.sum() - (rows[i] if i is not None else 0.0)) / (n - (i is not None))
+        y_side = (cols.sum() - (cols[j] if j is not None else 0.0)) / (m - (j is not None))
+        return 0.5 * (x_side + y_side)
+
+    def without_many(self, drop_x, drop_y) -> float:
+        """The agreement with several themes of a side left out, recomputed."""
+        keep_x = np.ones(self.ev.shape[0], bool)
+        keep_y = np.ones(self.ev.shape[1], bool)
+        keep_x[drop_x], keep_y[drop_y] = False, False
+        ev = self.ev[keep_x][:, keep_y]
+        k = min(self.k, *ev.shape)
+        rows = _rarefied(-np.sort(-ev, axis=1), k)
+        cols = _rarefied(-np.sort(-ev.T, axis=1), k)
+        return 0.5 * (rows.mean() + cols.mean())
 
 
-class _Values:
-    """Every value of the verdict: its cell's side, its evidence, its units."""
+def _clusters(study: Study, cells: dict, sizes: dict, order: list[str]) -> list[list]:
+    """The jackknife's units: themes joined by mutual best partnership in any cell (the two
+    themes of a good pair score each other, so they are left out together) and, where theme
+    files declare groups, by a shared group label; each unit a list of (set, theme)."""
+    index = {(x, t): None for x in order for t in range(sizes[x])}
+    index = {key: i for i, key in enumerate(index)}
+    parent = list(range(len(index)))
 
-    def __init__(self, study: Study, random_analysts: bool, random_runs: bool):
-        K, R = len(study.analysts), len(study.runs)
-        sizes = study.sizes()
-        self.k = study.k or min(sizes.values())
-        groups = study.groups or {}
-        rand = {a: random_analysts for a in study.analysts} | {g: random_runs for g in study.runs}
-        cells = [(r, g, "gen", 1 / (K * R)) for r in study.analysts for g in study.runs]
-        if K >= 2:
-            w = 2 / (K * (K - 1))
-            cells += [(x, y, "hum", w) for x, y in combinations(study.analysts, 2)]
-        self.cells = cells
-        value, side, units = [], [], []
-        for c, (x, y, _, _) in enumerate(cells):
-            ev, sim = study.tables[(x, y)]
-            a_r, b_r, a_c, b_c = pair_values(
-                np.asarray(ev, dtype=np.float64), np.asarray(sim, dtype=np.float64), self.k
-            )
-            for s, (own, other, a, best) in enumerate(((x, y, a_r, b_r), (y, x, a_c, b_c))):
-                for t in range(a.size):
-                    value.append(a[t])
-                    side.append(2 * c + s)
-                    mine = _units(own, t, rand[own], groups)
-                    theirs = _units(other, int(best[t]), rand[other], groups)
-                    units.append(tuple(dict.fromkeys(mine + theirs)))
-        self.value = np.array(value)
-        self.side = np.array(side)
-        self.units = units
-        self.kinds = {u: _kind(u, study.runs) for each in units for u in each}
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
 
-    def statistic(self, drop=None):
-        """(G, H) with the values flagged in `drop` (keys x values, sparse) left out: one
-        row per deletion; no drop: the full estimate."""
-        n_sides = 2 * len(self.cells)
-        onehot = sparse.csr_matrix(
-            (np.ones(self.value.size), (np.arange(self.value.size), self.side)),
-            shape=(self.value.size, n_sides),
-        )
-        total = onehot.T @ self.value
-        count = np.asarray(onehot.sum(axis=0)).ravel()
-        if drop is None:
-            sums, counts = total[None, :], count[None, :]
-        else:
-            sums = total[None, :] - (drop @ onehot.multiply(self.value[:, None])).toarray()
-            counts = count[None, :] - (drop @ onehot).toarray()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = np.where(counts > 0, sums / counts, np.nan)
-        cell = 0.5 * (means[:, 0::2] + means[:, 1::2])  # deletions x cells
-        out = []
-        for kind in ("gen", "hum"):
-            cols = [i for i, c in enumerate(self.cells) if c[2] == kind]
-            if not cols:
-                out.append(np.full(cell.shape[0], np.nan))
-                continue
-            w = np.array([self.cells[i][3] for i in cols])
-            part = cell[:, cols]
-            ok = np.isfinite(part)
-            wsum = (ok * w).sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out.append(np.where(wsum > 0, np.nansum(part * w, axis=1) / wsum, np.nan))
-        return out[0], out[1]
+    def join(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    for (x, y), cell in cells.items():
+        for i, j in cell.mutual:
+            join(index[(x, i)], index[(y, j)])
+    first = {}
+    for x, labels in (study.groups or {}).items():
+        for t, label in enumerate(labels or []):
+            if label is not None and (x, t) in index:
+                join(first.setdefault(label, index[(x, t)]), index[(x, t)])
+    units: dict[int, list] = {}
+    for key, i in index.items():
+        units.setdefault(find(i), []).append(key)
+    return list(units.values())
 
 
-def _jackknife_parts(values: _Values, pick):
-    """The signed variance parts of the statistic `pick(G, H)`: {signature: (sign * V_Q,
-    degrees of freedom)} over every set of units that some value belongs to."""
-    keys: dict[tuple, list[int]] = {}
-    for i, units in enumerate(values.units):
-        for size in range(1, len(units) + 1):
-            for q in combinations(sorted(units), size):
-                keys.setdefault(q, []).append(i)
-    order = list(keys)
-    rows = np.repeat(np.arange(len(order)), [len(keys[q]) for q in order])
-    cols = np.concatenate([keys[q] for q in order])
-    drop = sparse.csr_matrix(
-        (np.ones(rows.size), (rows, cols)), shape=(len(order), values.value.size)
-    )
-    g, h = values.statistic(drop)
-    theta = pick(g, h)
-    by_sig: dict[tuple, list[float]] = {}
-    for q, t in zip(order, theta, strict=True):
-        sig = tuple(sorted(values.kinds[u] for u in q))
-        by_sig.setdefault(sig, []).append(t)
-    parts = {}
-    for sig, ts in by_sig.items():
-        ts = np.asarray(ts)
-        ts = ts[np.isfinite(ts)]
-        n = ts.size
-        if n < 2:
-            continue
-        v = (n - 1) / n * float(((ts - ts.mean()) ** 2).sum())
-        parts[sig] = ((-1) ** (len(sig) + 1) * v, n - 1)
-    return parts
+def _writer_variance(means: np.ndarray, sampling: np.ndarray) -> float:
+    """Moment estimate of the writers' own variance: the spread of their means less what
+    their themes alone give it (tr(P C P) / (n - 1), C the themes' variance matrix of the
+    means), at least 0."""
+    n = means.size
+    p = np.eye(n) - 1 / n
+    return max(float(means.var(ddof=1) - np.trace(p @ sampling @ p) / (n - 1)), 0.0)
 
 
-def _combine(parts) -> tuple[float, float]:
-    """(variance, Satterthwaite df) of the signed parts; never below the largest one-way
-    part."""
-    if not parts:
-        return 0.0, np.inf
-    var = sum(v for v, _ in parts.values())
-    one_way = max((v for sig, (v, _) in parts.items() if len(sig) == 1), default=0.0)
-    if var < one_way:
-        sig = max((s for s in parts if len(s) == 1), key=lambda s: parts[s][0])
-        return one_way, float(parts[sig][1])
-    denom = sum(v**2 / df for v, df in parts.values() if df > 0)
-    return var, (var**2 / denom if denom > 0 else np.inf)
+def _satterthwaite(parts: list[tuple[float, float]]) -> float:
+    total = sum(v for v, _ in parts)
+    denom = sum(v**2 / df for v, df in parts if df > 0 and v > 0)
+    return total**2 / denom if denom > 0 else np.inf
 
 
 def _quantile(df: float, alpha: float) -> float:
-    from scipy.special import ndtri
-
     return float(stdtrit(df, 1 - alpha) if np.isfinite(df) else ndtri(1 - alpha))
 
 
@@ -239,66 +213,103 @@ def _p_above(estimate: float, bound: float, se: float, df: float) -> float:
     """One-sided p-value of 'the truth is above `bound`'."""
     if not se > 0:
         return 0.0 if estimate > bound else 1.0
-    t = (estimate - bound) / se
-    return float(1 - stdtr(df, t)) if np.isfinite(df) else float(1 - stdtr(1e9, t))
+    return float(1 - stdtr(df if np.isfinite(df) else 1e12, (estimate - bound) / se))
 
 
 def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result:
     """D, G and H with their (1 - 2 alpha) intervals and the words' p-values."""
-    K, R = len(study.analysts), len(study.runs)
+    analysts, runs = list(study.analysts), list(study.runs)
+    K, R = len(analysts), len(runs)
     if K < 1 or R < 1:
         raise ValueError("a verdict needs one analyst and one run at least")
-    random_a, random_r = K >= MIN_RANDOM, R >= MIN_RANDOM
-    values = _Values(study, random_a, random_r)
-    g, h = (float(v[0]) for v in values.statistic())
-    level = 1 - 2 * alpha
-    parts_g = _jackknife_parts(values, lambda gg, hh: gg)
-    var_g, df_g = _combine(parts_g)
-    q_g = _quantile(df_g, alpha)
     sizes = study.sizes()
-    covers = ["themes"] + (["runs"] if random_r else []) + (["analysts"] if random_a else [])
-    if study.groups and any(x is not None for v in study.groups.values() for x in v):
-        covers.append("groups")
-    kinds = sorted({k for k in values.kinds.values()})
+    if min(sizes.values()) < 2:
+        raise ValueError("every set of a verdict needs two themes at least")
+    k = study.k or min(sizes.values())
+    order = analysts + runs
+    gen = [(r, g) for r in analysts for g in runs]
+    hum = list(combinations(analysts, 2))
+    names = gen + hum
+    cells = {
+        c: _Cell(*(np.asarray(a, dtype=np.float64) for a in study.tables[c]), k) for c in names
+    }
+    units = _clusters(study, cells, sizes, order)
+    full = np.array([cells[c].value for c in names])
+    table = np.tile(full, (len(units), 1))  # every cell's value with each unit left out
+    for u, members in enumerate(units):
+        mine: dict[str, list[int]] = {}
+        for x, t in members:
+            mine.setdefault(x, []).append(t)
+        for j, (x, y) in enumerate(names):
+            dx, dy = mine.get(x, []), mine.get(y, [])
+            if not dx and not dy:
+                continue
+            if len(dx) <= 1 and len(dy) <= 1:
+                table[u, j] = cells[(x, y)].without(dx[0] if dx else None, dy[0] if dy else None)
+            else:
+                table[u, j] = cells[(x, y)].without_many(dx, dy)
+    ng = len(gen)
+
+    def stats(v):  # (..., cells) -> (..., [D, G, H, row means..., column means...])
+        g = v[..., :ng]
+        mg = g.mean(axis=-1)
+        mh = v[..., ng:].mean(axis=-1) if hum else np.full(mg.shape, np.nan)
+        grid = g.reshape(*g.shape[:-1], K, R)
+        return np.concatenate(
+            [np.stack([mg - mh, mg, mh], axis=-1), grid.mean(axis=-1), grid.mean(axis=-2)],
+            axis=-1,
+        )
+
+    est, reps = stats(full), stats(table)
+    n_units = len(units)
+    dev = reps - reps.mean(axis=0)
+    sampling = (n_units - 1) / n_units * dev.T @ dev  # the delete-a-unit jackknife
+    rows, cols = slice(3, 3 + K), slice(3 + K, 3 + K + R)
+    var_a = var_g = 0.0
+    if K >= MIN_RANDOM:
+        var_a = _writer_variance(est[rows], sampling[rows, rows]) / K
+    if R >= MIN_RANDOM:
+        var_g = _writer_variance(est[cols], sampling[cols, cols]) / R
+
+    def interval(i):
+        var_t = float(sampling[i, i])
+        var = var_t + var_a + var_g
+        df = _satterthwaite([(var_t, n_units - 1), (var_a, K - 1), (var_g, R - 1)])
+        return est[i], float(np.sqrt(var)), df, var_t, _quantile(df, alpha)
+
+    level = 1 - 2 * alpha
+    g, se_g, _, _, q_g = interval(1)
+    units = "themes" if not study.groups else "themes and declared groups"
+    writers = "".join(
+        [", analysts' spread" if K >= MIN_RANDOM else "", ", runs' spread" if R >= MIN_RANDOM else ""]
+    )
+    covers = ["themes"] + (["runs"] if R >= MIN_RANDOM else [])
+    covers += ["analysts"] if K >= MIN_RANDOM else []
+    declared = any(x is not None for v in (study.groups or {}).values() for x in v)
+    covers += ["groups"] if declared else []
+    grid = full[:ng].reshape(K, R)
     res = Result(
-        difference=np.nan, ci_low=np.nan, ci_high=np.nan, level=level, generator=g,
-        human=h, generator_ci_low=g - q_g * np.sqrt(var_g),
-        generator_ci_high=g + q_g * np.sqrt(var_g), se=np.nan, df=np.nan, k=values.k,
+        difference=np.nan, ci_low=np.nan, ci_high=np.nan, level=level, generator=float(g),
+        human=float(est[2]), generator_ci_low=float(g - q_g * se_g),
+        generator_ci_high=float(g + q_g * se_g), se=np.nan, df=np.nan, k=k,
         n_runs=R, n_analysts=K,
-        n_themes_generator=float(np.mean([sizes[x] for x in study.runs])),
-        n_themes_analysts=float(np.mean([sizes[x] for x in study.analysts])),
-        n_units=len({u for each in values.units for u in each}), covers=tuple(covers),
-        ci_method=CI_METHOD.format(units=" + ".join(kinds)),
+        n_themes_generator=float(np.mean([sizes[x] for x in runs])),
+        n_themes_analysts=float(np.mean([sizes[x] for x in analysts])),
+        var_analysts=var_a, var_runs=var_g, covers=tuple(covers),
+        ci_method=CI_METHOD.format(units=units, writers=writers),
+        run_sd=float(grid.mean(axis=0).std(ddof=1)) if R >= 2 else np.nan,
+        analyst_sd=float(full[ng:].std(ddof=1)) if len(hum) >= 2 else np.nan,
     )  # fmt: skip
-    per_run = [
-        np.mean([_cell(values, r, x) for r in study.analysts]) for x in study.runs
-    ]  # fmt: skip
-    res.run_sd = float(np.std(per_run, ddof=1)) if R >= 2 else np.nan
     if K < 2:
         return res
-    pairs = [_cell(values, x, y) for x, y in combinations(study.analysts, 2)]
-    res.analyst_sd = float(np.std(pairs, ddof=1)) if len(pairs) >= 2 else np.nan
-    parts = _jackknife_parts(values, lambda gg, hh: gg - hh)
-    var, df = _combine(parts)
-    se = float(np.sqrt(var))
-    q = _quantile(df, alpha)
-    d = g - h
-    res.difference, res.se, res.df = d, se, df
-    res.ci_low, res.ci_high = d - q * se, d + q * se
-    res.parts = {"+".join(sig): v for sig, (v, _) in parts.items()}
+    d, se, df, var_t, q = interval(0)
+    res.difference, res.se, res.df, res.var_themes = float(d), se, float(df), var_t
+    res.ci_low, res.ci_high = float(d - q * se), float(d + q * se)
     res.p_better = _p_above(d, 0.0, se, df)
     res.p_worse = _p_above(-d, 0.0, se, df)
     res.p_non_inferior = _p_above(d, -margin, se, df)
     res.p_equivalent = max(res.p_non_inferior, _p_above(-d, -margin, se, df))
     return res
-
-
-def _cell(values: _Values, x: str, y: str) -> float:
-    for c, (a, b, _, _) in enumerate(values.cells):
-        if (a, b) == (x, y):
-            sides = [values.value[values.side == 2 * c + s].mean() for s in (0, 1)]
-            return 0.5 * (sides[0] + sides[1])
-    raise KeyError((x, y))
 
 
 def verdict(low: float, high: float, margin: float) -> str:

@@ -24,13 +24,16 @@ of y's themes that match t: Hurlbert's expected richness, term by term.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.special import gammaln
 
 
+@lru_cache(maxsize=4096)
 def rarefaction_weights(m: int, k: int) -> np.ndarray:
     """P(the j-th best of m themes is the best of a random k-subset), j = 1..m:
-    C(m - j, k - 1) / C(m, k); zero where m - j < k - 1. Sums to 1."""
+    C(m - j, k - 1) / C(m, k); zero where m - j < k - 1. Sums to 1 (read-only: cached)."""
     if not 1 <= k <= m:
         raise ValueError(f"rarefaction needs 1 <= k <= m, got k={k}, m={m}")
     j = np.arange(1, m + 1)
@@ -41,7 +44,9 @@ def rarefaction_weights(m: int, k: int) -> np.ndarray:
         gammaln(top + 1) - gammaln(k) - gammaln(top - k + 2)  # C(m - j, k - 1)
         - (gammaln(m + 1) - gammaln(k + 1) - gammaln(m - k + 1))  # C(m, k)
     )  # fmt: skip
-    return w / w.sum()
+    w /= w.sum()
+    w.flags.writeable = False
+    return w
 
 
 def side_values(values: np.ndarray, order: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

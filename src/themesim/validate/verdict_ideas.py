@@ -16,8 +16,10 @@ geometry and from which ideas each writer happens to pick.
 - Themes are compared by cosine similarity; the strength scale maps the cosine through a
   fixed calibration-like curve Phi((cos - 0.45) / 0.12), and a match is a strength of 0.5
   or more (cosine 0.45).
-- The generator's runs write like the analysts with noise `noise` exp(-shift): shift > 0 a
-  better writer, < 0 a worse one; `shift` is solved so that the true difference is `diff`.
+- The generator's runs write like the analysts with noise `noise` exp(-shift), and pick their
+  ideas by salience to the power exp(shift / 2): shift > 0 a writer who is more precise and
+  finds the ideas readers notice, < 0 a vaguer one who strays to ideas few notice; `shift` is
+  solved so that the true difference is `diff`.
 
 The data (ideas, their domains and salience) are fixed per design: the verdict is about the
 study's own data. Analysts are redrawn every study from three analysts on (a random factor of
@@ -116,11 +118,12 @@ def writer(d: IdeaDesign, rng, sd: float) -> _Writer:
     return _Writer(float(np.exp(sd * rng.normal())), d.style * rng.normal(size=d.dim) / np.sqrt(d.dim))
 
 
-def write(d: IdeaDesign, data_: _Data, w: _Writer, n: int, noise: float, rng):
-    """(theme vectors, their ideas) of one set of n themes."""
-    keys = data_.log_salience + rng.gumbel(size=data_.log_salience.size)
+def write(d: IdeaDesign, data_: _Data, w: _Writer, n: int, shift: float, rng):
+    """(theme vectors, their ideas) of one set of n themes (shift 0: an analyst)."""
+    keys = np.exp(shift / 2) * data_.log_salience + rng.gumbel(size=data_.log_salience.size)
     ideas = np.argsort(-keys, kind="stable")[:n]
     z = rng.normal(size=(n, d.dim)) / np.sqrt(d.dim)
+    noise = d.noise * np.exp(-shift)
     return _unit(data_.vectors[ideas] + noise * w.care * z + w.style), ideas
 
 
@@ -141,9 +144,9 @@ def study(d: IdeaDesign, data_: _Data, held: dict, shift: float, route: str, rng
     names_r = [f"run{i + 1}" for i in range(R)]
     sets, ideas = {}, {}
     for name, w in zip(names_a, an, strict=True):
-        sets[name], ideas[name] = write(d, data_, w, d.themes, d.noise, rng)
+        sets[name], ideas[name] = write(d, data_, w, d.themes, 0.0, rng)
     for name, w in zip(names_r, rn, strict=True):
-        sets[name], ideas[name] = write(d, data_, w, d.m, d.noise * np.exp(-shift), rng)
+        sets[name], ideas[name] = write(d, data_, w, d.m, shift, rng)
     tables = {}
     for i, a in enumerate(names_a):
         for r in names_r:

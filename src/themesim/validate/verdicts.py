@@ -9,8 +9,8 @@ same slot meet through a latent strength
 
     y = mu_type + c_x + c_y + u_t + u_u + v_(domain, type) + e,    e ~ N(0, 1),
 
-c: the two writers' effects (run-to-run SD sd_run; analyst-to-analyst
-sqrt(sd_analyst^2 + sd_reference^2)), u: each theme's findability (SD sd_theme), v: a domain
+c: the two writers' effects (run-to-run SD sd_run, analyst-to-analyst sd_analyst; one effect
+per writer, whichever side of the pair it is on, so the designs' sd_reference no longer enters), u: each theme's findability (SD sd_theme), v: a domain
 effect per type (the generator's and the analysts' own, with intraclass correlation icc);
 themes on different slots do not match (evidence 0). The routes: `matched`, 1 when y > 0;
 `strength`, Phi(y). A theme's rarefied best evidence against a set of m themes is then its
@@ -92,7 +92,7 @@ def sd_domain(d: Design) -> float:
 
 
 def sd_writer(d: Design) -> float:
-    return float(np.hypot(d.sd_analyst, d.sd_reference))
+    return d.sd_analyst
 
 
 def random_factors(d: Design) -> dict:
