@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy.special import ndtri, stdtr, stdtrit
+from scipy.optimize import brentq
+from scipy.special import ndtri, stdtrit
 
 from themesim.metrics.rarefied import rarefaction_weights
 
@@ -150,6 +151,8 @@ class _Cell:
         keep_x = np.ones(self.ev.shape[0], bool)
         keep_y = np.ones(self.ev.shape[1], bool)
         keep_x[drop_x], keep_y[drop_y] = False, False
+        if not keep_x.any() or not keep_y.any():  # a set left without themes: no value
+            return np.nan
         ev = self.ev[keep_x][:, keep_y]
         k = min(self.k, *ev.shape)
         rows = _rarefied(-np.sort(-ev, axis=1), k)
@@ -209,33 +212,57 @@ def _quantile(df: float, alpha: float) -> float:
     return float(stdtrit(df, 1 - alpha) if np.isfinite(df) else ndtri(1 - alpha))
 
 
-def _p_above(estimate: float, bound: float, se: float, df: float) -> float:
-    """One-sided p-value of 'the truth is above `bound`'."""
-    if not se > 0:
-        return 0.0 if estimate > bound else 1.0
-    return float(1 - stdtr(df if np.isfinite(df) else 1e12, (estimate - bound) / se))
+@dataclass
+class _Fit:
+    """The estimates (D, G, H), their variance matrix and each one's degrees of freedom."""
+
+    est: np.ndarray  # D, G, H
+    cov: np.ndarray  # (3, 3)
+    df: np.ndarray  # (3,)
+
+    def limits(self, alpha: float):
+        """((D low, high), (G low, high)) at level 1 - 2 alpha: Student's t at each one's
+        degrees of freedom."""
+        d, g, _ = self.est
+        q = [_quantile(f, alpha) for f in self.df]
+        sd = np.sqrt(np.diag(self.cov))
+        return (d - q[0] * sd[0], d + q[0] * sd[0]), (g - q[1] * sd[1], g + q[1] * sd[1])
+
+    def p_above(self, bound: float) -> float:
+        """One-sided p-value of 'D is above bound': the alpha at which the (1 - 2 alpha)
+        interval's lower limit reaches the bound (the interval inverted)."""
+        if self.est[0] <= bound:
+            return 0.5 if self.est[0] == bound else 1.0 - self.p_below(bound)
+        return self._root(lambda a: self.limits(a)[0][0] - bound)
+
+    def p_below(self, bound: float) -> float:
+        """One-sided p-value of 'D is below bound'."""
+        if self.est[0] >= bound:
+            return 0.5 if self.est[0] == bound else 1.0 - self.p_above(bound)
+        return self._root(lambda a: bound - self.limits(a)[0][1])
+
+    @staticmethod
+    def _root(gap) -> float:
+        """The alpha in (0, 0.5] where gap(alpha), rising with alpha, crosses 0."""
+        lo, hi = 1e-15, 0.5
+        if gap(lo) >= 0:
+            return lo
+        if gap(hi) < 0:
+            return hi
+        return float(brentq(gap, lo, hi, xtol=1e-12))
 
 
-def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result:
-    """D, G and H with their (1 - 2 alpha) intervals and the words' p-values."""
-    analysts, runs = list(study.analysts), list(study.runs)
-    K, R = len(analysts), len(runs)
-    if K < 1 or R < 1:
-        raise ValueError("a verdict needs one analyst and one run at least")
+def _replicates(study: Study, k: int):
+    """(cell names, the cells' values, their values with each unit left out)."""
     sizes = study.sizes()
-    if min(sizes.values()) < 2:
-        raise ValueError("every set of a verdict needs two themes at least")
-    k = study.k or min(sizes.values())
-    order = analysts + runs
-    gen = [(r, g) for r in analysts for g in runs]
-    hum = list(combinations(analysts, 2))
-    names = gen + hum
+    gen = [(r, g) for r in study.analysts for g in study.runs]
+    names = gen + list(combinations(study.analysts, 2))
     cells = {
         c: _Cell(*(np.asarray(a, dtype=np.float64) for a in study.tables[c]), k) for c in names
     }
-    units = _clusters(study, cells, sizes, order)
+    units = _clusters(study, cells, sizes, list(study.analysts) + list(study.runs))
     full = np.array([cells[c].value for c in names])
-    table = np.tile(full, (len(units), 1))  # every cell's value with each unit left out
+    table = np.tile(full, (len(units), 1))
     for u, members in enumerate(units):
         mine: dict[str, list[int]] = {}
         for x, t in members:
@@ -248,67 +275,82 @@ def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result
                 table[u, j] = cells[(x, y)].without(dx[0] if dx else None, dy[0] if dy else None)
             else:
                 table[u, j] = cells[(x, y)].without_many(dx, dy)
-    ng = len(gen)
+    return names, full, table
+
+
+def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result:
+    """D, G and H with their (1 - 2 alpha) intervals and the words' p-values."""
+    analysts, runs = list(study.analysts), list(study.runs)
+    K, R = len(analysts), len(runs)
+    if K < 1 or R < 1:
+        raise ValueError("a verdict needs one analyst and one run at least")
+    sizes = study.sizes()
+    if min(sizes.values()) < 2:
+        raise ValueError("every set of a verdict needs two themes at least")
+    k = study.k or min(sizes.values())
+    names, full, table = _replicates(study, k)
+    ng = K * R
 
     def stats(v):  # (..., cells) -> (..., [D, G, H, row means..., column means...])
-        g = v[..., :ng]
-        mg = g.mean(axis=-1)
-        mh = v[..., ng:].mean(axis=-1) if hum else np.full(mg.shape, np.nan)
-        grid = g.reshape(*g.shape[:-1], K, R)
-        return np.concatenate(
-            [np.stack([mg - mh, mg, mh], axis=-1), grid.mean(axis=-1), grid.mean(axis=-2)],
-            axis=-1,
-        )
+        with np.errstate(invalid="ignore"):  # a replicate that left a set empty: NaN
+            mg = v[..., :ng].mean(axis=-1)
+            mh = v[..., ng:].mean(axis=-1) if K >= 2 else np.full(mg.shape, np.nan)
+            grid = v[..., :ng].reshape(*v.shape[:-1], K, R)
+            head = np.stack([mg - mh, mg, mh], axis=-1)
+            return np.concatenate([head, grid.mean(axis=-1), grid.mean(axis=-2)], axis=-1)
 
     est, reps = stats(full), stats(table)
-    n_units = len(units)
+    # a unit that holds every theme of a set cannot be left out: the jackknife goes without
+    # it (its themes stay in the estimate)
+    keep = np.isfinite(reps[:, 1]) & (np.isfinite(reps[:, 2]) | (K < 2))
+    reps = np.nan_to_num(reps[keep])
+    n_units = max(reps.shape[0], 1)
     dev = reps - reps.mean(axis=0)
     sampling = (n_units - 1) / n_units * dev.T @ dev  # the delete-a-unit jackknife
     rows, cols = slice(3, 3 + K), slice(3 + K, 3 + K + R)
-    var_a = var_g = 0.0
-    if K >= MIN_RANDOM:
-        var_a = _writer_variance(est[rows], sampling[rows, rows]) / K
-    if R >= MIN_RANDOM:
-        var_g = _writer_variance(est[cols], sampling[cols, cols]) / R
-
-    def interval(i):
-        var_t = float(sampling[i, i])
-        var = var_t + var_a + var_g
-        df = _satterthwaite([(var_t, n_units - 1), (var_a, K - 1), (var_g, R - 1)])
-        return est[i], float(np.sqrt(var)), df, var_t, _quantile(df, alpha)
-
-    level = 1 - 2 * alpha
-    g, se_g, _, _, q_g = interval(1)
+    sig_a = _writer_variance(est[rows], sampling[rows, rows]) if K >= MIN_RANDOM else 0.0
+    sig_g = _writer_variance(est[cols], sampling[cols, cols]) if R >= MIN_RANDOM else 0.0
+    # each analyst's effect enters G once (1/K) and H twice (2/K); each run's G (1/R)
+    va, vr = sig_a / K, sig_g / R
+    writers = np.array([[va + vr, vr - va, -2 * va],
+                        [vr - va, va + vr, 2 * va],
+                        [-2 * va, 2 * va, 4 * va]])  # fmt: skip
+    cov = sampling[:3, :3] + writers
+    u = n_units - 1
+    df = np.array([
+        _satterthwaite([(sampling[0, 0], u), (va, K - 1), (vr, R - 1)]),
+        _satterthwaite([(sampling[1, 1], u), (va, K - 1), (vr, R - 1)]),
+        _satterthwaite([(sampling[2, 2], u), (4 * va, K - 1)]),
+    ])  # fmt: skip
+    fit = _Fit(est[:3], cov, df)
+    (low, high), (g_low, g_high) = fit.limits(alpha)
     units = "themes" if not study.groups else "themes and declared groups"
-    writers = "".join(
-        [", analysts' spread" if K >= MIN_RANDOM else "", ", runs' spread" if R >= MIN_RANDOM else ""]
-    )
+    spreads = ", analysts' spread" if K >= MIN_RANDOM else ""
+    spreads += ", runs' spread" if R >= MIN_RANDOM else ""
     covers = ["themes"] + (["runs"] if R >= MIN_RANDOM else [])
     covers += ["analysts"] if K >= MIN_RANDOM else []
     declared = any(x is not None for v in (study.groups or {}).values() for x in v)
     covers += ["groups"] if declared else []
     grid = full[:ng].reshape(K, R)
+    method = CI_METHOD.format(units=units, writers=spreads)
     res = Result(
-        difference=np.nan, ci_low=np.nan, ci_high=np.nan, level=level, generator=float(g),
-        human=float(est[2]), generator_ci_low=float(g - q_g * se_g),
-        generator_ci_high=float(g + q_g * se_g), se=np.nan, df=np.nan, k=k,
-        n_runs=R, n_analysts=K,
+        difference=np.nan, ci_low=np.nan, ci_high=np.nan, level=1 - 2 * alpha,
+        generator=float(est[1]), human=float(est[2]), generator_ci_low=float(g_low),
+        generator_ci_high=float(g_high), se=np.nan, df=np.nan, k=k, n_runs=R, n_analysts=K,
         n_themes_generator=float(np.mean([sizes[x] for x in runs])),
         n_themes_analysts=float(np.mean([sizes[x] for x in analysts])),
-        var_analysts=var_a, var_runs=var_g, covers=tuple(covers),
-        ci_method=CI_METHOD.format(units=units, writers=writers),
+        var_themes=float(sampling[0, 0]), var_analysts=va, var_runs=vr, covers=tuple(covers),
+        ci_method=method,
         run_sd=float(grid.mean(axis=0).std(ddof=1)) if R >= 2 else np.nan,
-        analyst_sd=float(full[ng:].std(ddof=1)) if len(hum) >= 2 else np.nan,
+        analyst_sd=float(full[ng:].std(ddof=1)) if K >= 3 else np.nan,
     )  # fmt: skip
     if K < 2:
         return res
-    d, se, df, var_t, q = interval(0)
-    res.difference, res.se, res.df, res.var_themes = float(d), se, float(df), var_t
-    res.ci_low, res.ci_high = float(d - q * se), float(d + q * se)
-    res.p_better = _p_above(d, 0.0, se, df)
-    res.p_worse = _p_above(-d, 0.0, se, df)
-    res.p_non_inferior = _p_above(d, -margin, se, df)
-    res.p_equivalent = max(res.p_non_inferior, _p_above(-d, -margin, se, df))
+    res.difference, res.se, res.df = float(est[0]), float(np.sqrt(cov[0, 0])), float(df[0])
+    res.ci_low, res.ci_high = low, high
+    res.p_better, res.p_worse = fit.p_above(0.0), fit.p_below(0.0)
+    res.p_non_inferior = fit.p_above(-margin)
+    res.p_equivalent = max(res.p_non_inferior, fit.p_below(margin))
     return res
 
 
