@@ -28,7 +28,6 @@ exit_on_error(check_schema, config, SCHEMA, CLI_CONFIG, defaults=True)
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/exit_hook.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/embed.smk"

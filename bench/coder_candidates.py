@@ -25,7 +25,7 @@ import pandas as pd
 from themesim import kinds
 from themesim.coder.assign import decide, vector_labels
 from themesim.io.themes import read_themes_parquet
-from themesim.metrics.intercoder import kappa_counts
+from themesim.metrics.agreement.intercoder import kappa_counts
 
 TUNE = ("p01_amira", "p03_grace", "p05_lin")
 GRID = np.round(np.arange(0.0, 0.61, 0.02), 2)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from themesim.metrics.coverage import hungarian_pairs
+from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.report.plots.heatmap import heatmap
 
 

@@ -20,7 +20,7 @@ import argparse
 import numpy as np
 
 from themesim.metrics.interval_stats import clopper_pearson
-from themesim.metrics.intervals import CI_METRICS, interval_table
+from themesim.metrics.intervals.intervals import CI_METRICS, interval_table
 from themesim.validate.core import rng_for
 from themesim.validate.designs import THETA, grid
 from themesim.validate.intervals import estimates

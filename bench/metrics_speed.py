@@ -20,9 +20,9 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from themesim.metrics.coverage import score, threshold_grid
-from themesim.metrics.distinctiveness import gap_summary
-from themesim.metrics.intervals import interval_table
+from themesim.metrics.intervals.intervals import interval_table
+from themesim.metrics.sets.coverage import score, threshold_grid
+from themesim.metrics.sets.distinctiveness import gap_summary
 
 
 def diagonal_heavy(n: int, seed: int) -> np.ndarray:

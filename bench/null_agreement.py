@@ -1,7 +1,7 @@
 """Agreement of the pooled null (P salad texts per B set) with the old K whole salad sets.
 
 For every comparison of a config, per A theme: the old permutation p = (1 + #{null best ≥
-obs}) / (K + 1) over K salad sets and the new pool p (themesim.metrics.nulls.null_pvalues),
+obs}) / (K + 1) over K salad sets and the new pool p (themesim.metrics.sets.nulls.null_pvalues),
 each BH-adjusted per comparison. Prints the Spearman rank correlation of the p-values over
 all A themes of all comparisons, the share of equal BH decisions at q ≤ alpha, each
 comparison's significant_match_rate under both, and the null texts each scheme embeds.
@@ -26,7 +26,7 @@ from scipy.stats import spearmanr
 from themesim.config import prepare
 from themesim.io.themes import read_theme_file
 from themesim.metrics.comparison import Settings, on_scale
-from themesim.metrics.nulls import (
+from themesim.metrics.sets.nulls import (
     bh_qvalues,
     null_pvalues,
     significant_match_rate,

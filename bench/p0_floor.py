@@ -13,8 +13,7 @@ bookkeeping), run with the same Snakemake and `--cores 2`, in three variants:
            themesim job does before its work
 
 and `snakemake -n` of the chain (start-up and parse alone). Set the depth to compare with
-another study's critical path. The chain ends as the project's workflow does: with the
-`onsuccess` handler of workflow/rules/exit_hook.smk, included from there.
+another study's critical path.
 """
 
 from __future__ import annotations
@@ -42,11 +41,8 @@ JOB = {
 }
 
 
-HOOKS = Path(__file__).resolve().parents[1] / "workflow/rules/exit_hook.smk"
-
-
 def chain(folder: Path, variant: str, depth: int) -> None:
-    rules = [f'include: "{HOOKS}"\n', f'rule all:\n    input:\n        "s{depth}.txt"\n']
+    rules = [f'rule all:\n    input:\n        "s{depth}.txt"\n']
     for i in range(1, depth + 1):
         need = f'\n    input:\n        "s{i - 1}.txt"' if i > 1 else ""
         rules.append(f'rule s{i}:{need}\n    output:\n        "s{i}.txt"\n    {BODY[variant]}\n')

@@ -317,7 +317,7 @@ def p2(a, state) -> None:
     from themesim.embed import encode as embed
     from themesim.embed import models, tokens
     from themesim.io.themes import read_theme_file, write_themes_parquet
-    from themesim.metrics.nulls import word_salad_sets
+    from themesim.metrics.sets.nulls import word_salad_sets
     from themesim.steps import embed as embed_step
 
     human = read_theme_file(REPO / "data/demo/themes/human.csv", set_name="human")

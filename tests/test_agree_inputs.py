@@ -15,8 +15,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 from themesim.errors import InputError
 from themesim.io.codings import Codings
-from themesim.io.two_codings import agreement_tables, read_codings
-from themesim.metrics.intercoder import overall_table
+from themesim.io.two_codings import read_codings
+from themesim.metrics.agreement.agree import agreement_tables
+from themesim.metrics.agreement.intercoder import overall_table
 
 # Anna and Ben code X on t1 (0-10 and 5-15) and t2 (0-5 both)
 TWO_CODERS = """<?xml version="1.0" encoding="utf-8"?>
@@ -366,8 +367,8 @@ def test_sibling_subcodes_under_level_top_are_their_union(tmp_path):
 
 
 def test_per_code_unitizing_intervals_leave_one_transcript_out(tmp_path):
-    from themesim.metrics.intercoder import jackknife_interval
-    from themesim.metrics.unitizing import u_alpha_2004
+    from themesim.metrics.agreement.intercoder import jackknife_interval
+    from themesim.metrics.agreement.unitizing import u_alpha_2004
 
     rng = np.random.default_rng(4)
     rows = {"a": [], "b": []}
@@ -393,7 +394,7 @@ def test_per_code_unitizing_intervals_leave_one_transcript_out(tmp_path):
 
 
 def test_overall_unitizing_family_with_domains(tmp_path, tx):
-    from themesim.metrics.unitizing import u_alpha_family
+    from themesim.metrics.agreement.unitizing import u_alpha_family
 
     a = write(tmp_path, "a.csv", [("t1", "Work/pay", TEXT[0:5], 0, 5),
                                   ("t1", "Work/hours", TEXT[6:10], 6, 10),

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from themesim.metrics.baselines import (
+from themesim.metrics.sets.baselines import (
     BASELINE_COLUMNS,
     SYMMETRIC_COLUMNS,
     baseline_summary,

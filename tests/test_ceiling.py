@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from helpers import FakeLLM, completion
 
-from themesim.metrics.ceiling import (
+from themesim.metrics.sets.ceiling import (
     CEILING_COLUMNS,
     ceiling_columns,
     normalised_alignment,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from seed_examples import SUMMARY, THRESHOLD
 
-from themesim.metrics.coverage import METRIC_COLUMNS
+from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "demo" / "themes"

@@ -27,18 +27,21 @@ def test_embed_script_runs_no_plot_or_metric_module():
     embed = modules("embed.py")
     assert "themesim.steps.embed" in embed and "themesim.embed.encode" in embed
     assert "themesim.report.plots" not in embed
-    assert "themesim.metrics.coverage" not in embed
+    assert "themesim.metrics.sets.coverage" not in embed
     assert not [m for m in embed if m.startswith(("themesim.report", "themesim.metrics"))]
 
 
 def test_plot_and_metric_scripts_run_their_modules():
     assert "themesim.report.plots" in modules("heatmap.py")
-    assert "themesim.metrics.coverage" in modules("heatmap.py")  # the heatmap marks matches
+    assert "themesim.metrics.sets.coverage" in modules("heatmap.py")  # the heatmap marks matches
     metrics = modules("metrics.py")
-    assert "themesim.metrics.coverage" in metrics and "themesim.metrics.intervals" in metrics
+    assert (
+        "themesim.metrics.sets.coverage" in metrics
+        and "themesim.metrics.intervals.intervals" in metrics
+    )
     assert "themesim.report.plots" not in metrics
     for script in ("similarity.py", "ingest_themes.py", "embed.py"):
-        assert "themesim.metrics.coverage" not in modules(script), script
+        assert "themesim.metrics.sets.coverage" not in modules(script), script
         assert "themesim.report.plots" not in modules(script), script
 
 
@@ -54,7 +57,7 @@ def test_report_parts_runs_its_steps_not_the_heatmaps():
     ):
         assert module in parts, module
     assert "themesim.report.plots.heatmap" not in parts
-    assert "themesim.metrics.coverage" not in parts  # the heatmaps' one-to-one pairs
+    assert "themesim.metrics.sets.coverage" not in parts  # the heatmaps' one-to-one pairs
     assert "themesim.metrics.method_scale" not in parts
 
 
@@ -256,7 +259,7 @@ def test_editing_a_plot_module_reruns_plots_and_report_only(workflow_copy):
 
 
 def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
-    counts = job_counts(after_change(*workflow_copy, "metrics/coverage.py"))
+    counts = job_counts(after_change(*workflow_copy, "metrics/sets/coverage.py"))
     # metrics and grounding (its text-Hungarian pairs), and every rule that reads their
     # tables; run consistency and set quality do not use coverage.py, and nothing upstream of
     # the metrics reruns.
@@ -270,7 +273,7 @@ def test_editing_a_metric_module_reruns_metrics_plots_and_report(workflow_copy):
 def test_job_logs_list_the_data_a_job_reads_not_the_code(workflow_copy):
     """The code digest is a param: a job's `input:` line names its data files, and an edit
     reruns it for changed params."""
-    out = after_change(*workflow_copy, "metrics/coverage.py")
+    out = after_change(*workflow_copy, "metrics/sets/coverage.py")
     inputs = [line for line in out.splitlines() if line.strip().startswith("input:")]
     assert inputs and not [line for line in inputs if "src/themesim" in line]
     assert "results/similarity/tfidf/manifest.csv" in "\n".join(inputs)
@@ -279,4 +282,4 @@ def test_job_logs_list_the_data_a_job_reads_not_the_code(workflow_copy):
 
 def test_a_touch_without_an_edit_reruns_nothing(workflow_copy):
     """Snakemake reruns for a newer input only when its checksum changed too."""
-    assert NOTHING in after_change(*workflow_copy, "metrics/coverage.py", edit=False)
+    assert NOTHING in after_change(*workflow_copy, "metrics/sets/coverage.py", edit=False)

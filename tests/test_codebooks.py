@@ -1,5 +1,5 @@
 """Agreement across codebooks (issue 34, part 6): cuα with distance 1 − similarity between codes
-(metrics/codebooks.py), its two limits and hand-computed values, and `themesim agree
+(metrics/agreement/codebooks.py), its two limits and hand-computed values, and `themesim agree
 --similarity`."""
 
 import io
@@ -13,13 +13,14 @@ from helpers import themesim_cli as themesim
 from helpers import write_coding as write
 
 from themesim.io.codings import intervals
-from themesim.io.two_codings import agreement_tables, read_codings
-from themesim.metrics.codebooks import (
+from themesim.io.two_codings import read_codings
+from themesim.metrics.agreement.agree import agreement_tables
+from themesim.metrics.agreement.codebooks import (
     codebook_alpha,
     codebook_alpha_interval,
     similarity_matrix,
 )
-from themesim.metrics.unitizing import Coincidences, u_alpha_family
+from themesim.metrics.agreement.unitizing import Coincidences, u_alpha_family
 
 
 def iv(*pairs):

@@ -106,7 +106,7 @@ def test_cli_score_families_and_baselines(tmp_path):
 def test_baseline_share_intervals_are_clopper_pearson_over_the_defined_themes():
     from statsmodels.stats.proportion import proportion_confint
 
-    from themesim.metrics.baselines import within_baselines
+    from themesim.metrics.sets.baselines import within_baselines
 
     S, W_a, W_b = random_case(seed=4)
     W_a[0, 1:] = W_a[1:, 0] = 0.2  # a theme with zero spread gets a flag and NaN z

@@ -1,4 +1,5 @@
-"""The verdict over runs, analysts and themes (metrics/crossed.py, metrics/generators.py)."""
+"""The verdict over runs, analysts and themes (metrics/verdicts/crossed.py,
+metrics/verdicts/generators.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 from scipy.stats import chi2
 from scipy.stats import t as student
 
-from themesim.metrics.analyst_margin import analysts_spread
-from themesim.metrics.crossed import (
+from themesim.metrics.verdicts.analyst_margin import analysts_spread
+from themesim.metrics.verdicts.crossed import (
     MIN_GROUPS,
     Crossed,
     crossed_difference,
@@ -17,13 +18,13 @@ from themesim.metrics.crossed import (
     verdict,
     word,
 )
-from themesim.metrics.generators import (
+from themesim.metrics.verdicts.generators import (
     generator_rows,
     generators_of,
     partners,
     segment_kappas,
 )
-from themesim.metrics.paired import paired_interval
+from themesim.metrics.verdicts.paired import paired_interval
 
 NAN = np.nan
 
@@ -45,7 +46,7 @@ def test_two_analysts_one_run_by_hand():
 
 
 def test_one_set_two_analysts_matched_is_the_pooled_paired_table():
-    from themesim.metrics.equivalence import equivalence_test
+    from themesim.metrics.verdicts.equivalence import equivalence_test
 
     gen = [np.array([[1], [0], [1], [1]]), np.array([[1], [0], [0]])]
     hum = [np.array([[NAN, 1], [NAN, 1], [NAN, 0], [NAN, 1]]),
@@ -445,7 +446,7 @@ def test_the_strength_route_reads_p_match_through_the_isotonic_fit():
 
 
 def test_declared_groups_reach_the_generator_verdict():
-    from themesim.metrics.generators import clusters_of
+    from themesim.metrics.verdicts.generators import clusters_of
 
     ids = [["a0", "a1", "a2"], ["b0", "b1"]]
     groups = {"h1": {"a0": "x", "a1": "y", "a2": None}, "h2": {"b0": "y", "b1": "x"}}
@@ -472,7 +473,7 @@ def test_declared_groups_reach_the_generator_verdict():
 
 
 def test_transcript_counts_sum_to_the_whole_table():
-    from themesim.metrics.grounding import transcript_counts
+    from themesim.metrics.grounding.grounding import transcript_counts
 
     A = np.array([[1, 0], [1, 1], [0, 1], [1, 0], [0, 0]], bool)
     B = np.array([[1], [0], [1], [1], [0]], bool)
@@ -487,7 +488,7 @@ def test_transcript_counts_sum_to_the_whole_table():
 def test_the_segments_route_leaves_one_transcript_out_of_every_kappa():
     from sklearn.metrics import cohen_kappa_score
 
-    from themesim.metrics.generators import transcript_part
+    from themesim.metrics.verdicts.generators import transcript_part
 
     rng = np.random.default_rng(11)
     sets = ["h1", "h2", "r1"]
@@ -503,7 +504,7 @@ def test_the_segments_route_leaves_one_transcript_out_of_every_kappa():
                 rows.append({"set_a": a, "set_b": b, "side": side, "theme_id": names[mine][i],
                              "hungarian_partner_id": names[theirs][i],
                              "hungarian_similarity": 0.8})  # fmt: skip
-        from themesim.metrics.grounding import transcript_counts
+        from themesim.metrics.grounding.grounding import transcript_counts
 
         counts.append(transcript_counts(codes[a], codes[b], names[a], names[b], tr)
                       .assign(set_a=a, set_b=b))  # fmt: skip
@@ -546,7 +547,7 @@ def test_an_extra_part_adds_its_variance_and_degrees_of_freedom():
 def test_wilson_limits_are_the_score_interval_of_a_share():
     from statsmodels.stats.proportion import proportion_confint
 
-    from themesim.metrics.score_limits import wilson
+    from themesim.metrics.verdicts.score_limits import wilson
 
     z = student.ppf(0.95, np.inf)
     for count, n in ((9, 10), (3, 12), (20, 25)):
@@ -558,7 +559,7 @@ def test_wilson_limits_are_the_score_interval_of_a_share():
 
 
 def test_wedderburn_limits_solve_their_score_equation():
-    from themesim.metrics.score_limits import wedderburn, wilson
+    from themesim.metrics.verdicts.score_limits import wedderburn, wilson
 
     for p, half in ((0.88, 0.05), (0.1, 0.03), (0.5, 0.2), (0.98, 0.01)):
         lo, hi = wedderburn(p, half)
@@ -574,7 +575,7 @@ def test_wedderburn_limits_solve_their_score_equation():
 
 
 def test_limits_between_wilson_and_wedderburn_solve_their_score_equation():
-    from themesim.metrics.score_limits import between, wedderburn, wilson
+    from themesim.metrics.verdicts.score_limits import between, wedderburn, wilson
 
     for p, half in ((0.88, 0.05), (0.1, 0.03), (0.5, 0.2), (0.98, 0.01)):
         lo, hi = between(p, half)

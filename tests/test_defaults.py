@@ -96,11 +96,11 @@ def test_no_module_writes_a_default_dict_of_its_own():
 
 # Library functions whose keyword defaults are settings of a schema section.
 FUNCTION_SETTINGS = {
-    "metrics/transport.py": ("metrics", "transport"),
-    "metrics/quality.py": ("metrics", "quality"),
-    "metrics/nulls.py": ("metrics", "null_model"),
-    "metrics/scales.py": ("metrics",),
-    "metrics/equivalence.py": ("equivalence",),
+    "metrics/sets/transport.py": ("metrics", "transport"),
+    "metrics/sets/quality.py": ("metrics", "quality"),
+    "metrics/sets/nulls.py": ("metrics", "null_model"),
+    "metrics/sets/scales.py": ("metrics",),
+    "metrics/verdicts/equivalence.py": ("equivalence",),
     "metrics/calibration.py": ("calibration", "bootstrap"),
     "coder/assign.py": ("grounding", "coder"),
 }
@@ -131,7 +131,7 @@ def test_a_kinds_defaults_are_its_x_kinds():
             name = "tfidf"
             defaults = {"thresholds": [0.2]}
 
-    assert "Z_DEFAULT_THRESHOLD" not in (SRC / "metrics" / "scales.py").read_text()
+    assert "Z_DEFAULT_THRESHOLD" not in (SRC / "metrics" / "sets" / "scales.py").read_text()
 
 
 def test_section_defaults_follow_the_schema():
@@ -165,7 +165,7 @@ def test_the_schema_is_read_from_its_json_copy_until_it_changes(tmp_path, monkey
 
 
 def test_the_report_reads_the_columns_the_metrics_job_writes():
-    from themesim.metrics import coverage
+    from themesim.metrics.sets import coverage
 
     assert tables.COMPARISON_COLUMNS is columns.COMPARISON_COLUMNS
     assert coverage.METRIC_COLUMNS is columns.METRIC_COLUMNS

@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from seed_examples import EX4
 
-from themesim.metrics.coverage import score
-from themesim.metrics.distinctiveness import (
+from themesim.metrics.sets.coverage import score
+from themesim.metrics.sets.distinctiveness import (
     CATEGORIES,
     GAP_COLUMNS,
     THEME_GAP_COLUMNS,

@@ -1,18 +1,18 @@
-"""The human-human reference and the equivalence verdict (metrics/equivalence.py)."""
+"""The human-human reference and the equivalence verdict (metrics/verdicts/equivalence.py)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
-from themesim.metrics.equivalence import (
+from themesim.metrics.settings import equivalence_settings
+from themesim.metrics.verdicts.equivalence import (
     VERDICT_COLUMNS,
     equivalence_test,
     verdict,
     verdict_table,
 )
-from themesim.metrics.paired import CONTINUITY, _score, paired_counts, paired_interval
-from themesim.metrics.settings import equivalence_settings
+from themesim.metrics.verdicts.paired import CONTINUITY, _score, paired_counts, paired_interval
 from themesim.validate.equivalence import hungarian_matched
 
 # ---------------------------------------------------------------- the interval
@@ -253,7 +253,7 @@ def test_reference_group_config_checks(tmp_path, monkeypatch):
 
 
 def test_a_partner_at_the_threshold_counts_under_ge_and_not_under_gt():
-    from themesim.metrics.equivalence import _matched_from_themes
+    from themesim.metrics.verdicts.equivalence import _matched_from_themes
 
     themes = pd.DataFrame(
         {

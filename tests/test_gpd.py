@@ -1,10 +1,10 @@
-"""metrics.gpd: the same generalized Pareto fit as scipy's, to the last bit."""
+"""metrics.sets.gpd: the same generalized Pareto fit as scipy's, to the last bit."""
 
 import numpy as np
 import pytest
 from scipy.stats import genpareto
 
-from themesim.metrics import gpd
+from themesim.metrics.sets import gpd
 
 
 def samples():

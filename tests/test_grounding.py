@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_mutual_info_score
 
-from themesim.metrics.grounding import grounding, label_matrix, top1
-from themesim.metrics.grounding_stats import alpha_mapped, iou_matrix, kappa, kappa_counts
+from themesim.metrics.grounding.grounding import grounding, label_matrix, top1
+from themesim.metrics.grounding.grounding_stats import alpha_mapped, iou_matrix, kappa, kappa_counts
 
 SEGMENTS = pd.DataFrame({"transcript": ["t"] * 6, "segment": range(6)})
 A_IDS, B_IDS = ["a1", "a2"], ["b1", "b2", "b3"]
@@ -150,7 +150,7 @@ def test_chance_corrected_figures_are_refused_over_one_transcript(data):
     text F1 0.00, with no interval to judge it by. AMI, ARI, κ and α (and their intervals and
     p values) are NaN below CHANCE_MIN_TRANSCRIPTS, and withheld_reason says which and why;
     the shares and counts stay. From 2 transcripts they are given and the reason is empty."""
-    from themesim.metrics.grounding import CHANCE_CORRECTED, CHANCE_MIN_TRANSCRIPTS
+    from themesim.metrics.grounding.grounding import CHANCE_CORRECTED, CHANCE_MIN_TRANSCRIPTS
 
     assert CHANCE_MIN_TRANSCRIPTS == 2
     A, B, ta, tb = data
@@ -178,7 +178,11 @@ def test_biased_intervals_are_withheld_and_named():
     0.82–0.99 (ρ, any number): noisy IoU and κ pull both towards 0. The row now gives NaN
     for them, never silently: ci_method names them and why. From 20 transcripts the median
     κ's jackknife holds (0.96–1.00) and is given; ρ's never is."""
-    from themesim.metrics.grounding_intervals import CI_METRICS, NOT_GIVEN, withheld_intervals
+    from themesim.metrics.grounding.grounding_intervals import (
+        CI_METRICS,
+        NOT_GIVEN,
+        withheld_intervals,
+    )
 
     rng = np.random.default_rng(5)
     na = nb = 4
@@ -221,7 +225,7 @@ def test_biased_intervals_are_withheld_and_named():
 
 
 def test_jackknife_interval_by_hand():
-    from themesim.metrics.grounding_intervals import jackknife_interval
+    from themesim.metrics.grounding.grounding_intervals import jackknife_interval
 
     # replicates 1, 2, 3: mean 2, Σ (r − 2)² = 2, se² = (2/3)·2 = 4/3; t(2) = 4.3027
     h = 4.302652729749464 * math.sqrt(4 / 3)
@@ -237,7 +241,7 @@ def test_independent_labelings_intervals_contain_their_estimate():
     -0.026 with [0.067, 0.224] (resampled segments repeat, and repeats always agree). The
     transcript jackknife's interval always holds its estimate, and the permutation test
     finds no agreement above chance."""
-    from themesim.metrics.grounding_intervals import BIASED_CI_MIN_TRANSCRIPTS, CI_METRICS
+    from themesim.metrics.grounding.grounding_intervals import BIASED_CI_MIN_TRANSCRIPTS, CI_METRICS
 
     rng = np.random.default_rng(23)
     n, na, nb = 84, 5, 6
@@ -266,8 +270,8 @@ def test_permutation_p_enumerated_exactly():
     B = 1010 (identity): κ = 1, IoU 1; 0110 or 1001: κ = 0, IoU 1/3; 0101: κ = −1, IoU 0.
     κ reaches the observed 1 once: p = 1/4. Grounded F1 (min_iou 0.2) is 1 in three of
     them: p = 3/4. ρ needs 3 pairs and α two categories: no p."""
-    from themesim.metrics.grounding_shift import permutation_test
-    from themesim.metrics.grounding_stats import text_pairs
+    from themesim.metrics.grounding.grounding_shift import permutation_test
+    from themesim.metrics.grounding.grounding_stats import text_pairs
 
     A = np.array([[1], [0], [1], [0]], dtype=bool)
     top = np.array([0, -1, 0, -1])
@@ -295,7 +299,7 @@ def _runs(x: np.ndarray) -> list[tuple[int, int]]:
 
 
 def test_run_preserving_starts_by_hand():
-    from themesim.metrics.grounding_shift import run_keys, run_preserving_starts
+    from themesim.metrics.grounding.grounding_shift import run_keys, run_preserving_starts
 
     # ends differ: start at a run's start, the three runs in the same cyclic order
     assert run_preserving_starts(np.array([0, 0, 1, 1, 1, 2])).tolist() == [0, 2, 5]
@@ -313,7 +317,7 @@ def test_shifts_keep_counts_and_runs_of_every_stratum():
     """Every arrangement moves B's rows within their stratum, keeps each stratum's label
     counts and B's runs (codes and lengths as a multiset; the run that wraps round a
     stratum may be split anew, no other run), reversed or not."""
-    from themesim.metrics.grounding_shift import _Shifts, run_keys
+    from themesim.metrics.grounding.grounding_shift import _Shifts, run_keys
 
     rng = np.random.default_rng(5)
     strata = np.repeat([0, 1, 2, 3], [9, 14, 2, 1])
@@ -349,9 +353,9 @@ def test_shift_p_by_hand_where_permutation_finds_agreement():
     B's runs allow 4 arrangements: B as it is, rotated to 1×15 0×25, and the two
     reflections, which give the same two sequences. 1×15 0×25 against A is the 2×2 table
     [[5, 15], [20, 0]], the same partition: AMI 0.553 again, p = 4/4 (exact)."""
-    from themesim.metrics.grounding_shift import permutation_test
-    from themesim.metrics.grounding_stats import text_pairs
-    from themesim.metrics.partition import partition_scores
+    from themesim.metrics.grounding.grounding_shift import permutation_test
+    from themesim.metrics.grounding.grounding_stats import text_pairs
+    from themesim.metrics.grounding.partition import partition_scores
 
     top_a = np.repeat([0, 1], [20, 20])
     top_b = np.repeat([0, 1], [25, 15])
@@ -376,8 +380,8 @@ def test_strongly_dependent_null_is_not_rejected():
     transcripts; validate/grounding.py's serial_stay0.9). Moving B's segments one by one
     within the transcript calls their agreement far above chance (p 0.005, the least 199
     draws give); rotating B's runs does not."""
-    from themesim.metrics.grounding_shift import _Perm, permutation_test
-    from themesim.metrics.grounding_stats import text_pairs
+    from themesim.metrics.grounding.grounding_shift import _Perm, permutation_test
+    from themesim.metrics.grounding.grounding_stats import text_pairs
     from themesim.validate import grounding as vg
 
     S = vg.similarity(np.random.default_rng(0))
@@ -403,7 +407,7 @@ def test_iou_interval_is_not_empty_at_zero():
     upper bound z² / (n + z²) at n = 4, not the jackknife's [0, 0]."""
     from scipy.stats import norm
 
-    from themesim.metrics.grounding_intervals import iou_intervals
+    from themesim.metrics.grounding.grounding_intervals import iou_intervals
 
     A = np.array([[1], [1], [0], [0]], dtype=bool)
     B = np.array([[0], [0], [1], [1]], dtype=bool)
@@ -482,7 +486,7 @@ def test_partition_scores_equal_scikit_learn_bit_for_bit():
     constant, unused labels (zero rows and columns)."""
     from sklearn.metrics import adjusted_rand_score
 
-    from themesim.metrics.partition import partition_scores
+    from themesim.metrics.grounding.partition import partition_scores
 
     rng = np.random.default_rng(7)
     cases = [([0, 0, 0], [1, 1, 1]), ([0, 0, 1], [2, 2, 2]), ([0, 1, 0, 1], [0, 1, 0, 1])]
@@ -506,9 +510,9 @@ def test_permuted_statistics_equal_the_rows_permuted():
     α from the table) equal the full statistics on B's rows permuted: AMI, ARI, F1, κ and
     ρ to the last bit, α to rounding; and each leave-one-out IoU equals the IoU of the rows
     left."""
-    from themesim.metrics import grounding_intervals as gi
-    from themesim.metrics import grounding_shift as gs
-    from themesim.metrics import grounding_stats as g
+    from themesim.metrics.grounding import grounding_intervals as gi
+    from themesim.metrics.grounding import grounding_shift as gs
+    from themesim.metrics.grounding import grounding_stats as g
 
     rng = np.random.default_rng(11)
     n, na, nb = 90, 5, 4
@@ -539,7 +543,7 @@ def test_fast_summary_equals_the_libraries_bit_for_bit():
     """The jackknife's replicates take AMI, ARI and κ from their tables (fast=True): every
     column equals the libraries' own to the last bit, on random labelings with unlabelled
     segments, second labels, unused themes and text pairs or none."""
-    from themesim.metrics import grounding_stats as g
+    from themesim.metrics.grounding import grounding_stats as g
 
     rng = np.random.default_rng(13)
     for _ in range(40):
@@ -558,7 +562,11 @@ def test_fast_summary_equals_the_libraries_bit_for_bit():
 
 
 def test_alpha_from_table_equals_krippendorff():
-    from themesim.metrics.grounding_stats import alpha_from_table, alpha_mapped, text_pairs
+    from themesim.metrics.grounding.grounding_stats import (
+        alpha_from_table,
+        alpha_mapped,
+        text_pairs,
+    )
 
     rng = np.random.default_rng(5)
     for _ in range(300):
@@ -577,7 +585,7 @@ def test_alpha_from_table_equals_krippendorff():
 def test_average_ranks_equal_scipy_bit_for_bit():
     from scipy.stats import rankdata
 
-    from themesim.metrics.grounding_stats import average_ranks
+    from themesim.metrics.grounding.grounding_stats import average_ranks
 
     rng = np.random.default_rng(2)
     for _ in range(200):
@@ -588,7 +596,7 @@ def test_average_ranks_equal_scipy_bit_for_bit():
 def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
     """Every 2×2 table of up to 16 segments, and random larger ones: the array form gives
     statsmodels' κ to the last bit, and NaN exactly where κ is undefined."""
-    from themesim.metrics.kappa import kappa_counts_array
+    from themesim.metrics.grounding.kappa import kappa_counts_array
 
     tables = [
         (both, a, b, n)
@@ -614,7 +622,7 @@ def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
 def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
     from scipy.stats import rankdata
 
-    from themesim.metrics.grounding_stats import _spearman, spearman_ranked
+    from themesim.metrics.grounding.grounding_stats import _spearman, spearman_ranked
 
     rng = np.random.default_rng(9)
     for _ in range(300):

@@ -109,7 +109,7 @@ def _run(tmp_path, paths, threshold, scale, calibration=(), codebooks=None):
 
 
 def test_text_pairs_follow_the_z_decisions_not_raw(tmp_path):
-    from themesim.metrics.scales import z_scale
+    from themesim.metrics.sets.scales import z_scale
 
     paths = _study(tmp_path)
     row, long, kept = _run(tmp_path, paths, 0.5, {"scale": "cosine", "clamp": False})

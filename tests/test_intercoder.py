@@ -1,4 +1,5 @@
-"""Intercoder statistics (metrics/intercoder.py) and `themesim agree` on hand-computed codings."""
+"""Intercoder statistics (metrics/agreement/intercoder.py) and `themesim agree` on hand-computed
+codings."""
 
 import json
 import math
@@ -13,8 +14,9 @@ from helpers import themesim_cli as themesim
 from sklearn.metrics import cohen_kappa_score
 
 from themesim.errors import InputError
-from themesim.io.two_codings import agreement_tables, read_two_codings
-from themesim.metrics.intercoder import (
+from themesim.io.two_codings import read_two_codings
+from themesim.metrics.agreement.agree import agreement_tables
+from themesim.metrics.agreement.intercoder import (
     alpha_counts,
     code_table,
     jackknife_interval,

@@ -1,5 +1,5 @@
-"""Set-level intervals (metrics/intervals.py): exact where a metric is a count, jackknife for
-means, order statistics for quartiles. Their coverage is measured by the validation suite
+"""Set-level intervals (metrics/intervals/intervals.py): exact where a metric is a count, jackknife
+for means, order statistics for quartiles. Their coverage is measured by the validation suite
 (tests/test_validate_intervals.py); here: hand-computed values and properties."""
 
 import numpy as np
@@ -9,14 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from themesim.metrics.coverage import score
-from themesim.metrics.distinctiveness import gap_summary
 from themesim.metrics.interval_stats import (
     clopper_pearson,
     quantile_intervals,
     two_sample_jackknife,
 )
-from themesim.metrics.intervals import (
+from themesim.metrics.intervals.intervals import (
     BOUND_COLUMNS,
     CI_COLUMNS,
     CI_METRICS,
@@ -24,6 +22,8 @@ from themesim.metrics.intervals import (
     ICC_COLUMNS,
     interval_table,
 )
+from themesim.metrics.sets.coverage import score
+from themesim.metrics.sets.distinctiveness import gap_summary
 
 
 def point_estimates(S, thresholds, op="ge", gamma=0.15) -> pd.DataFrame:

@@ -24,7 +24,7 @@ def test_the_plot_step_does_not_import_scipy_stats():
     """The heatmaps use the Hungarian pairs (scipy.optimize), not the baselines' percentile."""
     loaded = loaded_after(
         "from themesim.steps.plots import comparison_heatmap\n"
-        "import themesim.metrics.calibration, themesim.metrics.coverage\n"
+        "import themesim.metrics.calibration, themesim.metrics.sets.coverage\n"
         "import themesim.metrics.method_scale, themesim.report.plots.heatmap, themesim.similarity",
         ["scipy.optimize", "scipy.stats", "scipy.sparse.csgraph", "sklearn"],
     )
@@ -39,7 +39,7 @@ def test_the_plot_step_does_not_import_scipy_stats():
 def test_transport_imports_pot_without_torch_sklearn_or_networkx_and_leaves_them_importable():
     loaded = loaded_after(
         "import numpy as np\n"
-        "from themesim.metrics.transport import unbalanced_plan\n"
+        "from themesim.metrics.sets.transport import unbalanced_plan\n"
         "plan = unbalanced_plan(np.array([[0.9, 0.1], [0.2, 0.8]]))\n"
         "assert plan[0, 0] > plan[0, 1] and plan[1, 1] > plan[1, 0], plan\n"
         "loaded_before = [m for m in ('sklearn', 'torch', 'networkx') if m in sys.modules]\n"

@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from seed_examples import EX1, EX3, EX4, EX5, SUMMARY, THRESHOLD
 
-from themesim.metrics import coverage as metrics
-from themesim.metrics.coverage import METRIC_COLUMNS, score
+from themesim.metrics.sets import coverage as metrics
+from themesim.metrics.sets.coverage import METRIC_COLUMNS, score
 
 
 def one(S, t=THRESHOLD, op="ge"):

@@ -1,12 +1,12 @@
-"""Agreement of 2, 3 and 5 coders from histograms (metrics/multicoder.py) against statsmodels,
-the krippendorff package and hand computations."""
+"""Agreement of 2, 3 and 5 coders from histograms (metrics/agreement/multicoder.py) against
+statsmodels, the krippendorff package and hand computations."""
 
 import krippendorff
 import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from themesim.metrics.multicoder import histogram, multi_stats, segment_agreement
+from themesim.metrics.agreement.multicoder import histogram, multi_stats, segment_agreement
 
 
 def _ratings(rng, m, n=60):

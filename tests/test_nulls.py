@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
-from themesim.metrics.nulls import (
+from themesim.metrics.sets.nulls import (
     EMPIRICAL,
     FLOOR,
     GPD,
@@ -308,7 +308,7 @@ def test_z_scale_pool_standardised_within_each_salad_set(tmp_path):
     real B theme is against B's others (docs/thresholds.md)."""
     from themesim.embed.vectors import write_vector_table
     from themesim.kinds import get as get_kind
-    from themesim.metrics.scales import z_scale
+    from themesim.metrics.sets.scales import z_scale
     from themesim.similarity import cosine
 
     rng = np.random.default_rng(1)
@@ -342,7 +342,7 @@ def test_tfidf_pool_on_the_z_scale_is_defined_for_every_text():
     few for a within-set spread, so under z the whole null silently went NaN (and was
     dropped); the pool is now 3 whole salad sets of 4."""
     from themesim.kinds import get as get_kind
-    from themesim.metrics.scales import z_scale
+    from themesim.metrics.sets.scales import z_scale
     from themesim.similarity import tfidf
 
     a = pd.DataFrame(

@@ -10,7 +10,7 @@ import pytest
 from helpers import LLM, job_counts, make_study, snakemake, write_config
 
 from themesim.embed.vectors import read_embeddings
-from themesim.metrics.coverage import METRIC_COLUMNS, score
+from themesim.metrics.sets.coverage import METRIC_COLUMNS, score
 from themesim.similarity import read_similarity
 
 
@@ -79,7 +79,7 @@ def test_null_pool_file_and_p_values(study):
     """The embed job embeds P = 20 salad texts per B set, rounded up to whole salad sets
     (21 for llm's 3 themes); null_p follows from the pool by the formula of docs/nulls.md."""
     from themesim.embed.vectors import read_embeddings, read_vector_table
-    from themesim.metrics.nulls import null_pvalues
+    from themesim.metrics.sets.nulls import null_pvalues
     from themesim.similarity import cosine
 
     r = study / "results"

@@ -425,7 +425,7 @@ def test_group_axis_and_block_max_by_hand():
 
 
 def test_heatmap_of_10_x_2000_draws_groups_in_bounded_width(tmp_path):
-    from themesim.metrics.coverage import hungarian_pairs
+    from themesim.metrics.sets.coverage import hungarian_pairs
     from themesim.report.plots.blocks import MAX_CELLS
 
     S = matrix(10, 2000, seed=3)
@@ -684,7 +684,7 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
 
 def test_heatmap_outlines_follow_the_z_scale_decisions(tmp_path, monkeypatch):
     """Under scale: z the outlined pairs are the z decisions of the metric tables, not raw."""
-    from themesim.metrics.scales import decision_changes, z_scale
+    from themesim.metrics.sets.scales import decision_changes, z_scale
 
     ids = {"h": ["a0", "a1", "a2", "a3"], "l": ["b0", "b1", "b2", "b3"]}
     S = np.array(

@@ -23,7 +23,8 @@ from themesim.io.qdpx_export import (
     disagreement_runs,
     write_qdpx,
 )
-from themesim.io.two_codings import agreement_tables, read_codings
+from themesim.io.two_codings import read_codings
+from themesim.metrics.agreement.agree import agreement_tables
 
 NS = "urn:QDA-XML:project:1.0"
 Q = {"q": NS}

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from themesim.metrics.quality import (
+from themesim.metrics.sets.quality import (
     SET_QUALITY_KEYS,
     THEME_QUALITY_COLUMNS,
     assign_to_nearest,

@@ -7,7 +7,7 @@ from pathlib import Path
 from helpers import thresholds_of
 
 from themesim.metrics import columns, registry
-from themesim.metrics.intervals import CI_METRICS, metric_method
+from themesim.metrics.intervals.intervals import CI_METRICS, metric_method
 from themesim.report import figures, glossary, headline, textblock, views
 from themesim.report.plots import side_by_side, sweep
 

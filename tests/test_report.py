@@ -623,7 +623,7 @@ def test_markdown_syntax_in_names_is_escaped(study):
 
 
 def _verdict_table(rows):
-    from themesim.metrics.equivalence import VERDICT_COLUMNS
+    from themesim.metrics.verdicts.equivalence import VERDICT_COLUMNS
 
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 

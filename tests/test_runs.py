@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from themesim.errors import InputError
-from themesim.metrics.runs import (
+from themesim.metrics.sets.runs import (
     RUNS_LONG_COLUMNS,
     RUNS_TABLE_COLUMNS,
     clamp,

@@ -1,4 +1,4 @@
-"""The within-set z scale and the raw-versus-z decision table (metrics/scales.py)."""
+"""The within-set z scale and the raw-versus-z decision table (metrics/sets/scales.py)."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from themesim.errors import InputError
 from themesim.kinds import method_defaults
 from themesim.metrics.comparison import Settings, comparison_rows
-from themesim.metrics.scales import (
+from themesim.metrics.sets.scales import (
     decision_changes,
     within_spread,
     z_cut,

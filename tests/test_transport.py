@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from themesim.metrics.transport import (
+from themesim.metrics.sets.transport import (
     PLAN_LONG_COLUMNS,
     SPLIT_JOIN_COLUMNS,
     SUMMARY_KEYS,

@@ -1,13 +1,13 @@
-"""Krippendorff's unitizing α family (metrics/unitizing.py) against published values."""
+"""Krippendorff's unitizing α family (metrics/agreement/unitizing.py) against published values."""
 
 import krippendorff
 import numpy as np
 import pytest
 
-from themesim.metrics.unitizing import (
+from themesim.io.codings import merge
+from themesim.metrics.agreement.unitizing import (
     binary_u_alpha,
     intersect,
-    merge,
     u_alpha_2004,
     u_alpha_2004_parts,
     u_alpha_family,
@@ -200,7 +200,7 @@ def test_u_alpha_2004_equals_a_case_by_case_computation(seed):
 def test_2016_observed_coincidences_count_characters():
     # o_ck = Σ_characters Σ_{i≠j} [coder i has c][coder j has k] / (m − 1), on random
     # exclusive codings with long units; the expected matrix's total is the number of values
-    from themesim.metrics.unitizing import Coincidences
+    from themesim.metrics.agreement.unitizing import Coincidences
 
     rng = np.random.default_rng(11)
     m, n, V = 3, 50, 3

@@ -84,8 +84,8 @@ def test_the_segments_route_holds_under_topic_blocks(small):
 
 
 def test_segment_draws_count_what_their_kappas_read():
-    from themesim.metrics.generators import leave_one_out_differences
-    from themesim.metrics.grounding_stats import kappa_counts
+    from themesim.metrics.grounding.grounding_stats import kappa_counts
+    from themesim.metrics.verdicts.generators import leave_one_out_differences
 
     d = SegmentDesign(transcripts=4, segments=10, themes=3, runs=2, analysts=3)
     gen, hum, gc, hc, sizes = draw_segments(d, rng_for(0, "t"))

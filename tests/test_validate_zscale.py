@@ -4,7 +4,7 @@ meaning with set size, the size-aware cut does not, and the tests built on it ho
 import numpy as np
 import pytest
 
-from themesim.metrics.scales import z_fpr
+from themesim.metrics.sets.scales import z_fpr
 from themesim.validate import areas, zscale
 
 

@@ -17,7 +17,7 @@ from themesim.kinds import get as get_kind
 
 
 def cmd_score(args) -> int:
-    from themesim.metrics.coverage import score
+    from themesim.metrics.sets.coverage import score
     from themesim.similarity import align_matrix, read_matrix_csv
 
     S, rows, cols = read_matrix_csv(args.matrix)
@@ -44,7 +44,7 @@ def cmd_score(args) -> int:
 
 def cmd_compare(args) -> int:
     from themesim.io.themes import read_theme_file
-    from themesim.metrics.coverage import score
+    from themesim.metrics.sets.coverage import score
     from themesim.steps.similarity import similarity_for
 
     usable = sorted(m for m, s in DEFAULT_METHODS.items() if not get_kind(s["kind"]).reads_matrices)
@@ -100,7 +100,7 @@ def cmd_power(args) -> int:
     """The study planner: P(each verdict) at one design, by the suite's simulation."""
     import pandas as pd
 
-    from themesim.metrics.crossed import VERDICTS
+    from themesim.metrics.verdicts.crossed import VERDICTS
     from themesim.validate.verdicts import Design, power
 
     least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),

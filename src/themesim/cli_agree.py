@@ -134,7 +134,8 @@ def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt"
 
 
 def cmd_agree(args) -> int:
-    from themesim.io.two_codings import agreement_tables, read_codings
+    from themesim.io.two_codings import read_codings
+    from themesim.metrics.agreement.agree import agreement_tables
 
     _agree_out(args.out)
     _agree_out(args.export_qdpx, "--export-qdpx", "coding.qdpx")
@@ -227,11 +228,11 @@ def cmd_agree(args) -> int:
 
 def _agree_similarity(path: str, c) -> list[tuple[str, str, float]]:
     """The (code_a, code_b, similarity) rows of --similarity whose codes the codings use (a
-    codebook's code nobody applied plays no part); checked by metrics/codebooks.py. Said on
-    stderr when no pair within one coder's own codes is given: the figure then runs high."""
+    codebook's code nobody applied plays no part); checked by metrics/agreement/codebooks.py. Said
+    on stderr when no pair within one coder's own codes is given: the figure then runs high."""
     import pandas as pd
 
-    from themesim.metrics.codebooks import similarity_matrix
+    from themesim.metrics.agreement.codebooks import similarity_matrix
 
     flag = f"--similarity {path}"
     try:

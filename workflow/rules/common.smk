@@ -1,5 +1,3 @@
-import atexit
-import gc
 import os
 from pathlib import Path
 
@@ -21,13 +19,6 @@ from themesim.inputs import (
     summary,
 )
 from themesim.provenance import git_commit
-
-# Snakemake's imports and ours live as long as the run: frozen, the garbage collections
-# while it builds the DAG and schedules skip them (0.08 s). Frozen at exit, what it built is
-# freed by the OS, not walked by the interpreter's final collections (0.3 s): this process
-# reads no parquet, unlike a job (steps/runner.py).
-gc.freeze()
-atexit.register(gc.freeze)
 
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
 SETUP = Setup(STUDY, config)  # what every input function of themesim.inputs reads

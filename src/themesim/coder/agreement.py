@@ -5,8 +5,8 @@ spoken by grounding.exclude_speakers), the human coding is the set's `coded` lab
 coder's its `assigned` labels (each transcript coded blind: themesim.coder.assign). Per theme
 Cohen's κ, Krippendorff's α, percent agreement and each coding's prevalence; overall the
 median per-theme κ and α, κ and α pooled over every (segment, theme), with intervals from a
-jackknife over transcripts (themesim.metrics.intercoder). A set without coded segments gets
-one row, status `unchecked`; a set the method's coder cannot label, status `no coder`.
+jackknife over transcripts (themesim.metrics.agreement.intercoder). A set without coded segments
+gets one row, status `unchecked`; a set the method's coder cannot label, status `no coder`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.intercoder import (
+from themesim.metrics.agreement.intercoder import (
     ALL,
     OVERALL_METRICS,
     code_table,

@@ -1,7 +1,7 @@
 """The texts a method embeds beside its themes: word-salad null pools and theme keywords.
 
-Kept apart from the metric modules that use them (metrics.nulls, metrics.quality) so an edit
-to a metric's code never reruns the embedding job, whose inputs are the files of its imports.
+Kept apart from the metric modules that use them (metrics.sets.nulls, metrics.sets.quality) so an
+edit to a metric's code never reruns the embedding job, whose inputs are the files of its imports.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def family_settings(setup: Setup, method: str) -> dict:
 
 
 def decision_thresholds(setup: Setup, method: str) -> dict:
-    """Thresholds of the raw-versus-z decision table (metrics.scales.decision_changes):
+    """Thresholds of the raw-versus-z decision table (metrics.sets.scales.decision_changes):
     a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
     any other method's against metrics.baseline_z."""
     spec = methods.spec(setup, method)

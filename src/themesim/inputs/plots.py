@@ -103,7 +103,7 @@ def codebook_fit(setup: Setup, method: str) -> list[str]:
 
 def codebook_similarity(setup: Setup, method: str) -> dict:
     """What grounding reads for cu_alpha_codebooks: the method's isotonic fit (None
-    without one) and every set's within-set matrix (metrics/codebooks.py)."""
+    without one) and every set's within-set matrix (metrics/agreement/codebooks.py)."""
     fit = codebook_fit(setup, method)
     within = within_matrices(setup, method) if fit else {}
     return {"fit": fit[0] if fit else None, "within": within}

@@ -1,8 +1,9 @@
 """The codings of two or more coders as character spans (Codings), the helpers their readers
-share, and the intervals agreement is computed on. Its own module so the readers
-(io/codings_files.py, io/codings_qdpx.py), the checks (io/codings_checks.py), read_codings
-(io/two_codings.py), metrics/agree.py and io/qdpx_export.py each import it, and none of them
-each other in a circle."""
+share, and the intervals agreement is computed on (Intervals, merge: the unions of character
+spans that metrics/agreement/ builds on). Its own module so the readers (io/codings_files.py,
+io/codings_qdpx.py), the checks (io/codings_checks.py), read_codings (io/two_codings.py),
+metrics/agreement/agree.py and io/qdpx_export.py each import it, and none of them each other
+in a circle."""
 
 from __future__ import annotations
 
@@ -11,7 +12,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.unitizing import Intervals, merge
+Intervals = np.ndarray  # shape (n, 2), int64, sorted, disjoint, each start < end
+
+
+def merge(starts, ends) -> Intervals:
+    """The union of intervals [start, end) as sorted disjoint intervals. Overlapping ones join;
+    touching ones stay apart (two adjacent selections are two units)."""
+    s = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(ends, dtype=np.int64)
+    keep = e > s
+    s, e = s[keep], e[keep]
+    if not len(s):
+        return np.zeros((0, 2), dtype=np.int64)
+    order = np.lexsort((e, s))
+    s, e = s[order], e[order]
+    reach = np.maximum.accumulate(e)
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = s[1:] >= reach[:-1]
+    first = np.flatnonzero(new)
+    last = np.r_[first[1:], len(s)] - 1
+    return np.column_stack([s[first], reach[last]])
+
 
 SPAN_COLUMNS = ["coder", "document", "code", "start", "end", "file", "row"]
 

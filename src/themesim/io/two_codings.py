@@ -119,12 +119,3 @@ def _coder_names(coders) -> list[str] | None:
     if len(names) < 2:
         raise InputError(where, "names one coder", "Name two or more.")
     return names
-
-
-def agreement_tables(
-    c: Codings, level: float = 0.95, overlap: float | None = None, similarity=None
-) -> dict:
-    """The tables of `themesim agree` (themesim.metrics.agree)."""
-    from themesim.metrics.agree import agreement_tables as tables
-
-    return tables(c, level, overlap, similarity)

@@ -97,7 +97,7 @@ class SentenceTransformer(Kind):
 
     def run_matrix(self, runs, tables, embeddings):
         from themesim.embed.vectors import read_embeddings
-        from themesim.metrics.runs import run_similarity_embedding
+        from themesim.metrics.sets.runs import run_similarity_embedding
 
         return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
 

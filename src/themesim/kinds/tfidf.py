@@ -75,7 +75,7 @@ class Tfidf(Kind):
         return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
 
     def run_matrix(self, runs, tables, embeddings):
-        from themesim.metrics.runs import run_similarity_tfidf
+        from themesim.metrics.sets.runs import run_similarity_tfidf
 
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
 
@@ -133,7 +133,7 @@ def _salad_sets(b_texts: tuple, pool: int, seed: int, **options) -> tuple:
     """B's word-salad pool cut into salad sets of n_b texts, each with its within-set TF-IDF
     matrix (read-only): the same for every A compared with B, so a metrics job makes them
     once per B instead of once per comparison."""
-    from themesim.metrics.nulls import word_salad_pool
+    from themesim.metrics.sets.nulls import word_salad_pool
     from themesim.similarity import tfidf
 
     texts, _ = word_salad_pool(list(b_texts), pool, seed)

@@ -1,5 +1,5 @@
 """The columns of the metric tables: written by the metrics job (steps/metrics.py,
-metrics/coverage.py), read by the report (report/tables.py). One list each, here, importing
+metrics/sets/coverage.py), read by the report (report/tables.py). One list each, here, importing
 the registry alone: the report's jobs read them without importing the metric families.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from themesim.metrics import registry
 
-# The coverage family's columns, one value per comparison and threshold (metrics/coverage.py),
+# The coverage family's columns, one value per comparison and threshold (metrics/sets/coverage.py),
 # and the one-to-one family's: in the registry's order (metrics/registry.py).
 COVERAGE_COLUMNS = registry.family_columns("coverage")
 ONE_TO_ONE_COLUMNS = registry.family_columns("one_to_one")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import hungarian_pairs, score, theme_table
+from themesim.metrics.sets.coverage import hungarian_pairs, score, theme_table
 from themesim.metrics.settings import DEFAULT_METRICS
 
 
@@ -36,11 +36,11 @@ def on_scale(S, settings: Settings) -> np.ndarray | None:
     """The matrix on the scale the thresholds refer to (angular, clamped or as is).
 
     Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
-    within-set matrices too (metrics.scales.z_scale).
+    within-set matrices too (metrics.sets.scales.z_scale).
     """
     if S is None:
         return None
-    from themesim.metrics.distinctiveness import angular_sim
+    from themesim.metrics.sets.distinctiveness import angular_sim
 
     S = np.asarray(S, dtype=np.float64)
     if settings.clamp:
@@ -52,7 +52,7 @@ def _parts(parts: dict | None, S, settings: Settings, W_a=None, W_b=None) -> dic
     """The per-theme tables of one comparison that several families read: within-set
     baselines of each side and the symmetric baselines of the Hungarian pairs, computed once
     (`parts` from comparison_rows' extra, or built here)."""
-    from themesim.metrics.baselines import symmetric_baselines, within_baselines
+    from themesim.metrics.sets.baselines import symmetric_baselines, within_baselines
 
     parts = {} if parts is None else parts
     for W, M, side in ((W_a, S, "a"), (W_b, S.T, "b")):
@@ -93,10 +93,10 @@ def comparison_rows(
     the paraphrase ceiling's median where it is measured). references: the mass floor and
     ceiling when the caller has them (the same S on other thresholds).
     """
-    from themesim.metrics.baselines import baseline_summary
-    from themesim.metrics.distinctiveness import gap_summary
-    from themesim.metrics.nulls import null_table, significant_match_rate
-    from themesim.metrics.transport import (
+    from themesim.metrics.sets.baselines import baseline_summary
+    from themesim.metrics.sets.distinctiveness import gap_summary
+    from themesim.metrics.sets.nulls import null_table, significant_match_rate
+    from themesim.metrics.sets.transport import (
         mass_references,
         split_join_counts,
         transport_summary,
@@ -115,7 +115,7 @@ def comparison_rows(
         if W is not None:
             extra |= _suffixed(baseline_summary(parts[f"within_{side}"]), f"_{side}")
     if W_a is not None and W_b is not None:
-        from themesim.metrics.scales import size_aware_columns, z_fpr
+        from themesim.metrics.sets.scales import size_aware_columns, z_fpr
 
         extra |= baseline_summary(parts["sym"])
         extra |= size_aware_columns(S.shape[0], S.shape[1], settings.baseline_z, settings.z_alpha)
@@ -149,7 +149,7 @@ def comparison_rows(
     boot = settings.bootstrap
     if with_bootstrap and boot["n"] > 0:
         from themesim.metrics.interval_stats import clopper_pearson
-        from themesim.metrics.intervals import interval_table
+        from themesim.metrics.intervals.intervals import interval_table
 
         icc = (settings.intervals or {}).get("icc") or None
         ci = interval_table(
@@ -212,8 +212,8 @@ def theme_rows(
     null, parts: the null table and baselines comparison_rows returned for this S, W_a, W_b
     and null_pool (not computed again).
     """
-    from themesim.metrics.distinctiveness import theme_gaps
-    from themesim.metrics.nulls import null_table
+    from themesim.metrics.sets.distinctiveness import theme_gaps
+    from themesim.metrics.sets.nulls import null_table
 
     base = theme_table(S, a["theme_id"], a["name"], b["theme_id"], b["name"])
     theta = settings.thresholds[0]
@@ -277,7 +277,7 @@ def theme_level_intervals(
     jackknife of metrics.interval_stats over each theme's share of it (docs/metrics.md).
     parts: see theme_rows.
     """
-    from themesim.metrics.transport import transport_interval_columns
+    from themesim.metrics.sets.transport import transport_interval_columns
 
     level = 0.95
     out: dict[str, tuple[float, float]] = {}

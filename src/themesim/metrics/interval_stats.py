@@ -1,6 +1,6 @@
-"""The estimators the set-level intervals (metrics/intervals.py) build on: Clopper-Pearson,
-distribution-free order-statistic intervals of quantiles (Woodruff's on effective units), the
-two-sample delete-one jackknife and the effective number of units it gives.
+"""The estimators the set-level intervals (metrics/intervals/intervals.py) build on:
+Clopper-Pearson, distribution-free order-statistic intervals of quantiles (Woodruff's on effective
+units), the two-sample delete-one jackknife and the effective number of units it gives.
 
 scipy is imported inside the functions that use it: importing the module costs none of it.
 """

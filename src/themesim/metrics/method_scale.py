@@ -59,7 +59,7 @@ def method_matrix(
 ) -> tuple[np.ndarray, str]:
     """S on the method's scale and a flag ("" unless z is undefined for some theme, whose
     cells are then NaN). W_a, W_b: raw within-set matrices of the two sets (scale: z only)."""
-    from themesim.metrics.scales import z_scale
+    from themesim.metrics.sets.scales import z_scale
 
     to_scale = to_scale or base_scale(scale, clamp, fit)
     S0 = to_scale(S)

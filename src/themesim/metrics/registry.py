@@ -18,9 +18,9 @@ ORDER_STATISTICS = "order statistics"
 @dataclass(frozen=True)
 class Metric:
     """One column of comparisons.csv. family: the code that writes it ("coverage" and
-    "one_to_one": metrics/coverage.py, in this order; others add their own columns);
-    interval: how its `_ci_low`/`_ci_high` are computed (metrics/intervals.py), None for no
-    interval; label: its name in the report's tables (None: not shown); term: the glossary
+    "one_to_one": metrics/sets/coverage.py, in this order; others add their own columns);
+    interval: how its `_ci_low`/`_ci_high` are computed (metrics/intervals/intervals.py), None for
+    no interval; label: its name in the report's tables (None: not shown); term: the glossary
     entry that label links to; definition: that entry's text, for a metric with an entry of
     its own (report/glossary.py lists it); legend: its name in figures, where they spell
     it out."""
@@ -75,10 +75,10 @@ METRICS = (
     Metric("maxcard_f1", "one_to_one", label="Max-card. F1", term="maxcard-f1",
            legend="Max-cardinality F1"),
     Metric("maxcard_true_jaccard", "one_to_one"),
-    # the null model's (metrics/nulls.py), put in by metrics/comparison.py
+    # the null model's (metrics/sets/nulls.py), put in by metrics/comparison.py
     Metric("significant_match_rate", "nulls", label="Significant match rate",
            term="significant-match-rate"),
-    # the paraphrase ceiling's (metrics/ceiling.py), when it ran
+    # the paraphrase ceiling's (metrics/sets/ceiling.py), when it ran
     Metric("ceiling_median", "ceiling", None, label="Ceiling median", term="ceiling"),
     Metric("matched_sim_pct_of_ceiling", "ceiling", None, label="Matched sim. % of ceiling",
            term="ceiling"),

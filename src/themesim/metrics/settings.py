@@ -12,7 +12,7 @@ from themesim.defaults import section_defaults
 
 log = logging.getLogger("themesim")
 
-MIN_NULL_POOL = 10  # fewest salad texts whose upper tail can be fitted (metrics/nulls.py)
+MIN_NULL_POOL = 10  # fewest salad texts whose upper tail can be fitted (metrics/sets/nulls.py)
 
 # The distinctiveness gap γ on each scale (docs/thresholds.md): 0.15 on the cosine scale;
 # about the same gap near S = 0.6 in angular units; 1.5 within-set standard deviations on
@@ -21,8 +21,8 @@ MIN_NULL_POOL = 10  # fewest salad texts whose upper tail can be fitted (metrics
 GAMMA_SCALES = ("cosine", "angular", "calibrated", "z")
 
 # gamma, baseline_z, z_alpha, bootstrap, null_model, transport, intervals (icc: the
-# intraclass correlation of the `<metric>_icc_low/_high` sensitivity, metrics/intervals.py;
-# None or 0 = off) and quality.
+# intraclass correlation of the `<metric>_icc_low/_high` sensitivity,
+# metrics/intervals/intervals.py; None or 0 = off) and quality.
 DEFAULT_METRICS: dict = section_defaults("metrics")
 
 # Default threshold of a method on the within-set z scale (docs/thresholds.md).
@@ -32,7 +32,7 @@ Z_THRESHOLD = 2.0
 # prevalence.
 DEFAULT_CALIBRATION: dict = section_defaults("calibration")
 
-# The equivalence verdict of a reference group (metrics/equivalence.py): margin, alpha.
+# The equivalence verdict of a reference group (metrics/verdicts/equivalence.py): margin, alpha.
 DEFAULT_EQUIVALENCE: dict = section_defaults("equivalence")
 
 

@@ -71,9 +71,9 @@ def verdict_frame(
     theme_tables=None,
     grounding_transcripts=None,
 ) -> pd.DataFrame:
-    """results/report/verdicts.csv (metrics.equivalence.verdict_table) from every method's
+    """results/report/verdicts.csv (metrics.verdicts.equivalence.verdict_table) from every method's
     comparisons.csv and themes.csv (method -> path)."""
-    from themesim.metrics.equivalence import verdict_table
+    from themesim.metrics.verdicts.equivalence import verdict_table
     from themesim.report.tables import THEME_COLUMNS, THEME_TEXT_COLUMNS
 
     comps, tabs = {}, {}
@@ -136,7 +136,7 @@ def headline_frame(
     paraphrase ceiling's columns when some method has them (`ceiling.active`); verdicts:
     verdict_frame's table, whose first analyst's verdict each row carries (VERDICT_HEADLINE,
     empty without one)."""
-    from themesim.metrics.ceiling import CEILING_COLUMNS
+    from themesim.metrics.sets.ceiling import CEILING_COLUMNS
 
     frames, columns = [], list(HEADLINE_COLUMNS)
     for method, path in comparisons.items():

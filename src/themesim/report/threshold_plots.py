@@ -98,7 +98,8 @@ def _interval_panel(ax, method: str, first: pd.DataFrame, metric: str) -> None:
 
 def headline_intervals_figure(headline: pd.DataFrame, metric: str = "hungarian_f1") -> Figure:
     """Dot and whisker per comparison (rows) and method (one panel each, never pooled): the
-    metric at each method's first threshold with its 95 % interval (metrics/intervals.py)."""
+    metric at each method's first threshold with its 95 % interval
+    (metrics/intervals/intervals.py)."""
     methods = list(dict.fromkeys(headline["method"]))
     comps = list(dict.fromkeys(zip(headline["set_a"], headline["set_b"], strict=True)))
     fig = _figure(max(4.0, 2.6 * len(methods)), 1.0 + 0.38 * len(comps))

@@ -1,5 +1,5 @@
 """The report's opening verdicts: one sentence per method, comparison and threshold, written
-from results/report/verdicts.csv (metrics/equivalence.py). Every number in a sentence is a
+from results/report/verdicts.csv (metrics/verdicts/equivalence.py). Every number in a sentence is a
 cell of that table, formatted as the report's tables are; methods are never pooled."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def _margin(r) -> str:
 
 
 def _settle(r) -> str:
-    """What would settle an open verdict (metrics.crossed.settle), or ''."""
+    """What would settle an open verdict (metrics.verdicts.crossed.settle), or ''."""
     aim = as_text(r.get("settle_verdict", ""))
     if not aim:
         return ""
@@ -230,7 +230,7 @@ def verdict_view(path, coder=None) -> dict | None:
 
 def read_verdicts(path) -> pd.DataFrame:
     """verdicts.csv with its text columns as text (theme set names like "NA" stay names)."""
-    from themesim.metrics.equivalence import VERDICT_COLUMNS
+    from themesim.metrics.verdicts.equivalence import VERDICT_COLUMNS
     from themesim.report.tables import read_table
 
     return read_table(path, "verdicts CSV", VERDICT_COLUMNS, VERDICT_TEXT_COLUMNS)

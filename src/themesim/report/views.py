@@ -56,7 +56,7 @@ GLANCE_HEADERS = [
     registry.label("raza_jaccard"),
     registry.label("significant_match_rate"),
 ]
-# The paraphrase ceiling (metrics.ceiling, docs/metrics.md): columns of the glance table only
+# The paraphrase ceiling (metrics.sets.ceiling, docs/metrics.md): columns of the glance table only
 # when a method's comparisons.csv has them (`ceiling.active`).
 CEILING_GLANCE = [
     (registry.label(col), col, digits)
@@ -97,7 +97,7 @@ SETS_TABLE = [
     ("SemDiv", "semdiv"),
     ("NPMI (mean)", "npmi_mean"),
 ]
-# Raw-versus-z decision table (metrics.scales.decision_changes).
+# Raw-versus-z decision table (metrics.sets.scales.decision_changes).
 DECISIONS_TABLE = [
     ("A", "set_a"),
     ("B", "set_b"),

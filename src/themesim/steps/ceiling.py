@@ -41,7 +41,7 @@ def paraphrase_similarity(
     embedding cache; TF-IDF is fitted per theme on the theme and its paraphrases.
     """
     from themesim.kinds import get as get_kind
-    from themesim.metrics.ceiling import SIMILARITY_COLUMNS
+    from themesim.metrics.sets.ceiling import SIMILARITY_COLUMNS
 
     para = pd.read_csv(paraphrases, dtype={"theme_id": str}, keep_default_na=False)
     sims = get_kind(kind).paraphrase_scores(method, spec, para, embeddings, threads, cache)

@@ -43,7 +43,7 @@ def grounding_tables(
 ) -> None:
     """grounding.csv (one row per comparison and basis), grounding_pairs.csv and a long
     parquet per comparison (every theme pair of every basis); out_transcripts: the coder
-    basis's 2x2 counts of every theme pair per transcript (metrics.grounding.
+    basis's 2x2 counts of every theme pair per transcript (metrics.grounding.grounding.
     transcript_counts), from which the verdicts' segments route leaves one transcript out.
 
     bases: grounding.basis (themesim.coder.basis; default `mixed`, the labels as they come);
@@ -59,13 +59,13 @@ def grounding_tables(
 
     codebooks: ``fit`` (the method's isotonic fit, None without calibration.pairs) and
     ``within`` (set -> within-set matrix): with both, every row gains cu_alpha_codebooks, the
-    agreement across codebooks of the two sets' top-1 labels (metrics/codebooks.py) with
+    agreement across codebooks of the two sets' top-1 labels (metrics/agreement/codebooks.py) with
     s = calibrated P(match) between every two themes; NaN otherwise.
     """
     from themesim.coder.basis import basis_labels
     from themesim.io.themes import read_themes_parquet
     from themesim.io.transcripts import read_segments_parquet
-    from themesim.metrics.grounding import (
+    from themesim.metrics.grounding.grounding import (
         TRANSCRIPT_COUNT_COLUMNS,
         grounding,
         label_matrix,
@@ -216,7 +216,7 @@ def _p_match(codebooks: dict | None):
 def _union_similarity(p_match, codebooks, raw, ids, a, b):
     """P(match) between every two themes of sets a and b, raw their A x B scores (None
     without both within-set matrices)."""
-    from themesim.metrics.codebooks import union_similarity
+    from themesim.metrics.agreement.codebooks import union_similarity
     from themesim.similarity import read_similarity
 
     within = codebooks.get("within") or {}
@@ -233,7 +233,7 @@ def _codebook_columns(s, n_b: int, top_a, top_b, transcripts) -> dict:
     """cu_alpha_codebooks and its transcript jackknife interval, NaN without s."""
     if s is None:
         return dict.fromkeys(CODEBOOK_COLUMNS, math.nan)
-    from themesim.metrics.codebooks import codebook_alpha_interval, segment_parts
+    from themesim.metrics.agreement.codebooks import codebook_alpha_interval, segment_parts
 
     n_a = len(s) - n_b
     est, lo, hi = codebook_alpha_interval(segment_parts(top_a, top_b, transcripts, n_a, n_b), s)

@@ -33,7 +33,7 @@ def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.Data
 def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
     """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN (every
     metric column present, so the table has the same columns whether or not any is scored)."""
-    from themesim.metrics.coverage import METRIC_COLUMNS
+    from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
     n_a, n_b = S.shape
     rows = pd.DataFrame({"threshold": list(thresholds)})
@@ -45,7 +45,7 @@ def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
 def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None:
     """The pool without the salad sets whose z is undefined (a salad text without a
     within-set spread); None, with a warning, when fewer than MIN_NULL_POOL texts remain."""
-    from themesim.metrics.nulls import MIN_POOL, defined_sets
+    from themesim.metrics.sets.nulls import MIN_POOL, defined_sets
 
     kept, dropped = defined_sets(pool, n_b)
     if kept.shape[1] < max(MIN_POOL, n_b):
@@ -66,7 +66,7 @@ def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None
 def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=None) -> None:
     """Say where the null's p rests on the fitted tail or stops at its floor, and where that
     tail is heavy (docs/nulls.md)."""
-    from themesim.metrics.nulls import FLOOR, GPD, fit_tail
+    from themesim.metrics.sets.nulls import FLOOR, GPD, fit_tail
 
     k = pool_size // n_b
     alpha = st.null_model["alpha"]
@@ -134,14 +134,14 @@ def metric_tables(
 
     spec: the method's similarity settings (its kind's similarity_spec), for its null model.
     ceiling: the method's paraphrase similarities (results/ceiling/{method}.parquet), which add
-    the paraphrase-ceiling columns of themesim.metrics.ceiling against the reference's themes.
+    the paraphrase-ceiling columns of themesim.metrics.sets.ceiling against the reference's themes.
     """
     from themesim.embed.vectors import read_embeddings
     from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
-    from themesim.metrics.coverage import threshold_grid
     from themesim.metrics.method_scale import base_scale
-    from themesim.metrics.scales import Z_SWEEP, decision_changes, z_scale
-    from themesim.metrics.transport import plan_long, splits_and_joins
+    from themesim.metrics.sets.coverage import threshold_grid
+    from themesim.metrics.sets.scales import Z_SWEEP, decision_changes, z_scale
+    from themesim.metrics.sets.transport import plan_long, splits_and_joins
     from themesim.similarity import read_similarity
 
     settings, source, fit = _calibrated(dict(settings), calibration)
@@ -168,7 +168,7 @@ def metric_tables(
     # Transport's ceiling: identical themes (1), or the paraphrase ceiling where measured.
     paraphrase_ceiling = math.nan
     if ceiling is not None and not on_z:
-        from themesim.metrics.ceiling import ceiling_median, ceilings_on_scale
+        from themesim.metrics.sets.ceiling import ceiling_median, ceilings_on_scale
 
         paraphrase_ceiling = ceiling_median(ceilings_on_scale(ceiling, to_scale))
     for (a, b), path, out_plan in zip(pairs, similarities, out_transport, strict=True):
@@ -267,7 +267,7 @@ def metric_tables(
     _write_thresholds(method, st, source, out_thresholds)
     comp = _scored_first(comp)
     if ceiling is not None:
-        from themesim.metrics.ceiling import CEILING_COLUMNS, join_ceiling
+        from themesim.metrics.sets.ceiling import CEILING_COLUMNS, join_ceiling
 
         comp = pd.concat(comp, ignore_index=True)
         if on_z:  # a paraphrase has no within-set spread: no ceiling in z units
@@ -275,7 +275,7 @@ def metric_tables(
         else:
             all_themes = pd.concat(per_theme, ignore_index=True)
             comp = [join_ceiling(comp, all_themes, ceiling, reference, to_scale)]
-    from themesim.metrics.coverage import METRIC_COLUMNS
+    from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
     for frames, out, key in (
         (comp, out_comparisons, PAIR_COLUMNS),
@@ -314,7 +314,7 @@ def _write_thresholds(method: str, st, source: list | None, out) -> None:
 
 
 def _write_decisions(changes: list[pd.DataFrame], out) -> None:
-    from themesim.metrics.scales import DECISION_COLUMNS
+    from themesim.metrics.sets.scales import DECISION_COLUMNS
 
     head = ["method", "set_a", "set_b"]
     df = (

@@ -43,13 +43,13 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
     scale: the files that scale needs, ``within`` (set -> within-set matrix, for scale: z)
     and ``fit`` (the isotonic fit's CSV, for scale: calibrated).
     """
-    from themesim.metrics.coverage import hungarian_pairs
     from themesim.metrics.method_scale import (
         SCALE_SYMBOLS,
         base_scale,
         method_matrix,
         scale_label,
     )
+    from themesim.metrics.sets.coverage import hungarian_pairs
     from themesim.report.plots.heatmap import heatmap
     from themesim.similarity import read_similarity
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from themesim.io.files import write_csv
 from themesim.io.themes import read_themes_parquet
-from themesim.metrics.quality import theme_keywords
+from themesim.metrics.sets.quality import theme_keywords
 
 
 def set_quality_table(
@@ -31,7 +31,7 @@ def set_quality_table(
     """
     from themesim.embed.vectors import read_embeddings, read_vector_table
     from themesim.kinds import get as get_kind
-    from themesim.metrics.quality import (
+    from themesim.metrics.sets.quality import (
         SET_QUALITY_KEYS,
         npmi_keywords,
         semantic_distinctiveness,

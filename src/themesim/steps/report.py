@@ -38,7 +38,7 @@ def headline_tables(
     out_verdicts: results/report/verdicts.csv, from each method's themes.csv (`themes`, in
     method order) and `reference_group` at `equivalence` ({margin, alpha}); the headline
     then carries the first other analyst's verdict. generators: name -> its runs, one
-    verdict each over runs and analysts (metrics.generators); grounding_pairs: method ->
+    verdict each over runs and analysts (metrics.verdicts.generators); grounding_pairs: method ->
     grounding_pairs.csv, for their segments route; calibration_fits: method -> its isotonic
     fit, for the strength route on the P(match) scale; theme_tables: set -> its ingested theme
     table, whose declared groups are the verdicts' theme units; grounding_transcripts: method
@@ -51,8 +51,8 @@ def headline_tables(
     verdicts, notes = None, list(ran_on_notes(ran_on))
     if out_verdicts is not None:
         from themesim.io.files import write_csv
-        from themesim.metrics.equivalence import verdict_note
         from themesim.metrics.settings import equivalence_settings
+        from themesim.metrics.verdicts.equivalence import verdict_note
 
         settings = equivalence_settings(equivalence)
         verdicts = verdict_frame(

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 from themesim.errors import ThemesimError
 
-WARNINGS_LOGGER = "themesim.warnings"  # its lines go to the job's log file only
+WARNINGS_LOGGER = "py.warnings"  # logging.captureWarnings's; its lines go to the log file only
 
 
 def _job():
@@ -24,15 +22,6 @@ def _job():
 def _job_inputs() -> list[str]:
     """The input files of the Snakemake job running this script ([] outside one)."""
     return [str(f) for f in getattr(_job(), "input", None) or ()]
-
-
-def _where(filename: str) -> str:
-    """A warning's file, from the package folder on (themesim/..., pandas/...)."""
-    parts = Path(filename).parts
-    for top in ("site-packages", "src"):
-        if top in parts:
-            return "/".join(parts[len(parts) - parts[::-1].index(top) :])
-    return Path(filename).name
 
 
 def _first_time(said: Path, text: str) -> bool:
@@ -51,27 +40,25 @@ def _first_time(said: Path, text: str) -> bool:
         return True
 
 
-def _log_warnings(said: Path):
-    """Python warnings go to the job's log file as one line each (category, text, where it
-    was raised), each text said once by the job's processes, instead of bare to the terminal.
-    Returns the hook it replaced."""
-    log = logging.getLogger(WARNINGS_LOGGER)
+class _OncePerJob(logging.Filter):
+    """Lets a warning through once across the job's processes (its forked workers share the
+    file `said`)."""
 
-    def show(message, category, filename, lineno, file=None, line=None):
-        text = f"{category.__name__}: {' '.join(str(message).split())}"
-        if _first_time(said, text):
-            log.warning("%s (%s:%s)", text, _where(filename), lineno)
+    def __init__(self, said: Path):
+        super().__init__()
+        self.said = said
 
-    before, warnings.showwarning = warnings.showwarning, show
-    return before
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _first_time(self.said, record.getMessage())
 
 
 def run(log_path, fn, *args, **kwargs) -> None:
     """fn(*args, **kwargs) with its log; first, in a workflow job, the results tables among
     the job's inputs are checked against the sha256 recorded when they were written
     (themesim.io.manifest.verify_inputs): an edited table stops the job with one line.
-    Python warnings raised meanwhile are lines of the log file (`_log_warnings`); the
-    terminal gets one line counting them at the job's end."""
+    Python warnings raised meanwhile go to the log file through logging.captureWarnings,
+    each once across the job's processes; the terminal gets one line counting them at the
+    job's end."""
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     terminal = logging.StreamHandler(sys.stderr)
     terminal.addFilter(lambda record: record.name != WARNINGS_LOGGER)
@@ -79,13 +66,10 @@ def run(log_path, fn, *args, **kwargs) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
     fd, said = tempfile.mkstemp(prefix="themesim-warnings-")
     os.close(fd)
-    before = _log_warnings(Path(said))
-    if _job() is not None:
-        # What the script imported lives as long as the job: frozen, the step's own
-        # collections skip it (0.1 s of a drawing job). What the step made is not frozen at
-        # exit: pyarrow's readers must be finalized while the interpreter lives, or a pool
-        # thread left behind aborts the job (apache/arrow#34314).
-        gc.freeze()
+    once = _OncePerJob(Path(said))
+    warned = logging.getLogger(WARNINGS_LOGGER)
+    warned.addFilter(once)
+    logging.captureWarnings(True)
     try:
         inputs = _job_inputs()
         if inputs:
@@ -97,7 +81,8 @@ def run(log_path, fn, *args, **kwargs) -> None:
         logging.getLogger("themesim").error("%s", e)
         sys.exit(1)
     finally:
-        warnings.showwarning = before
+        logging.captureWarnings(False)
+        warned.removeFilter(once)
         _count_warnings(Path(said), log_path)
         Path(said).unlink(missing_ok=True)
 

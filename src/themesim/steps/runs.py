@@ -26,8 +26,8 @@ def runs_tables(
     group's runs alone), so unrelated sets never dilute the score.
     """
     from themesim.kinds import get as get_kind
-    from themesim.metrics.runs import clamp as clamp_matrix
-    from themesim.metrics.runs import run_consistency, runs_matrix_long, runs_table
+    from themesim.metrics.sets.runs import clamp as clamp_matrix
+    from themesim.metrics.sets.runs import run_consistency, runs_matrix_long, runs_table
 
     tables = {r: read_themes_parquet(path) for r, path in themes.items()}
     parts, cells = [], []

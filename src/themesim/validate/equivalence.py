@@ -1,5 +1,5 @@
-"""The equivalence verdict (metrics/equivalence.py): its error at the margin, the coverage of
-the difference's interval, and its power.
+"""The equivalence verdict (metrics/verdicts/equivalence.py): its error at the margin, the coverage
+of the difference's interval, and its power.
 
 A design fixes the reference size n, the second analyst's match rate p_h (share of A's themes
 it matches one-to-one), the true difference d = p_b - p_h and the correlation rho (phi) of
@@ -26,8 +26,8 @@ import functools
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.equivalence import equivalence_test
-from themesim.metrics.paired import paired_interval
+from themesim.metrics.verdicts.equivalence import equivalence_test
+from themesim.metrics.verdicts.paired import paired_interval
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "equivalence"
@@ -126,9 +126,9 @@ def exact(n: int, p: np.ndarray, d: float, margin: float = MARGIN, alpha: float 
 
 
 def hungarian_matched(S, threshold: float, op: str = "ge") -> np.ndarray:
-    """Per theme of A (rows of S): matched one-to-one at the threshold (metrics.coverage's
+    """Per theme of A (rows of S): matched one-to-one at the threshold (metrics.sets.coverage's
     Hungarian assignment, the pair kept when S op threshold)."""
-    from themesim.metrics.coverage import check_matrix, hungarian_pairs
+    from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
     from themesim.metrics.thresholds import matches
 
     S = check_matrix(S)

@@ -1,5 +1,5 @@
 """Grounding: coverage and width of every transcript-jackknife interval, type-I error and power
-of the run-preserving cyclic shift test (metrics/grounding_shift.py, docs/grounding.md).
+of the run-preserving cyclic shift test (metrics/grounding/grounding_shift.py, docs/grounding.md).
 
 Simulated studies with transcript structure: G interviews of alternating interviewer and
 participant turns (20–50 turns each, so segments per transcript vary), K = 6 true topics whose
@@ -31,10 +31,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from themesim.metrics import grounding as g
-from themesim.metrics import grounding_intervals as gi
-from themesim.metrics import grounding_shift as shift
-from themesim.metrics import grounding_stats as gs
+from themesim.metrics.grounding import grounding as g
+from themesim.metrics.grounding import grounding_intervals as gi
+from themesim.metrics.grounding import grounding_shift as shift
+from themesim.metrics.grounding import grounding_stats as gs
 from themesim.validate._parallel import starmap
 from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 

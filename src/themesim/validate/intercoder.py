@@ -9,8 +9,8 @@ so segments of one transcript are not independent. True values: Cohen's κ and K
 α of the expected 2×2 tables (pooled over codes; per code for the median), which the pooled
 estimates converge to as transcripts grow.
 
-Agreement across codebooks (cu_alpha_codebooks, metrics/codebooks.py) on nulls: a human and an
-LLM code the same segments independently, each with its own codebook (6 and 8 codes); codes
+Agreement across codebooks (cu_alpha_codebooks, metrics/agreement/codebooks.py) on nulls: a human
+and an LLM code the same segments independently, each with its own codebook (6 and 8 codes); codes
 have random similarities (uniform, or max(0, cos) of random vectors, every pair of codes). The
 test "agreement above 0" (the 90 % jackknife interval's lower limit above 0, one-sided 0.05)
 has its type-I error measured there, and its power where the LLM gives the human's code's twin
@@ -22,14 +22,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.codebooks import codebook_alpha_interval
-from themesim.metrics.intercoder import (
+from themesim.metrics.agreement.codebooks import codebook_alpha_interval
+from themesim.metrics.agreement.intercoder import (
     alpha_counts,
     kappa_counts,
     overall_table,
     unit_counts,
 )
-from themesim.metrics.unitizing import Coincidences
+from themesim.metrics.agreement.unitizing import Coincidences
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
 
 AREA = "intercoder"

@@ -1,4 +1,4 @@
-"""Coverage, width and containment of every set-level interval (metrics/intervals.py).
+"""Coverage, width and containment of every set-level interval (metrics/intervals/intervals.py).
 
 For each design (validate/designs.py) the population value of every metric is the mean of
 the metric over `truth` independent draws; then `draws` further draws each get their
@@ -26,9 +26,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import best_two, score_arrays
-from themesim.metrics.distinctiveness import GAP_COLUMNS, side_summary
-from themesim.metrics.intervals import CI_METRICS, COUNT_METRICS, interval_table, metric_method
+from themesim.metrics.intervals.intervals import (
+    CI_METRICS,
+    COUNT_METRICS,
+    interval_table,
+    metric_method,
+)
+from themesim.metrics.sets.coverage import best_two, score_arrays
+from themesim.metrics.sets.distinctiveness import GAP_COLUMNS, side_summary
 from themesim.validate.core import (
     COVERAGE_FLOOR,
     check_grid,

@@ -1,4 +1,4 @@
-"""Validation of the word-salad null (metrics/nulls.py): type-I error at alpha, BH's false
+"""Validation of the word-salad null (metrics/sets/nulls.py): type-I error at alpha, BH's false
 discovery rate and power (docs/nulls.md, docs/validity.md).
 
 Designs:
@@ -101,7 +101,7 @@ def _rates(p: np.ndarray) -> dict:
 
 def _bh(p: np.ndarray) -> np.ndarray:
     """BH decisions at ALPHA per row of p (draws x themes)."""
-    from themesim.metrics.nulls import bh_qvalues
+    from themesim.metrics.sets.nulls import bh_qvalues
 
     return np.vstack([bh_qvalues(r) <= ALPHA for r in p])
 
@@ -147,7 +147,7 @@ def _summary_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
 
 def iid_design(dist: str, n_a: int, n_b: int, draws: int, seed: int, share: float = 0.3):
     """The exact null and planted matches on scores drawn from `dist` (module docstring)."""
-    from themesim.metrics.nulls import FLOOR, GPD, null_pvalues_with_tail
+    from themesim.metrics.sets.nulls import FLOOR, GPD, null_pvalues_with_tail
 
     F = _dist(dist)
     rng = rng_for(seed, AREA, "iid", dist, n_a, n_b)
@@ -267,7 +267,7 @@ class Scorer:
         S = self.score(sets)
         if scale == "raw":
             return S
-        from themesim.metrics.scales import z_scale
+        from themesim.metrics.sets.scales import z_scale
 
         W = self.within(sets)
         return np.stack([z_scale(m, self.W_a, w)[0] for m, w in zip(S, W, strict=True)])
@@ -276,7 +276,7 @@ class Scorer:
 def salad_design(scorer: Scorer, b_name: str, scale: str, salad_sets: int, reps: int, seed):
     """A real salad set of B plays B (module docstring); None when no set is scorable."""
     from themesim.embed.texts import word_salad_sets
-    from themesim.metrics.nulls import FLOOR, GPD, defined_sets, theme_pvalues
+    from themesim.metrics.sets.nulls import FLOOR, GPD, defined_sets, theme_pvalues
 
     b = demo_texts(b_name)
     n_b, n_a = len(b), len(scorer.a)
@@ -314,7 +314,7 @@ def salad_design(scorer: Scorer, b_name: str, scale: str, salad_sets: int, reps:
 def planted_design(scorer: Scorer, scale: str, salad_sets: int, reps: int, seed, m: int = 3):
     """B = a salad set of llm_paraphrase carrying the real paraphrases of m human themes."""
     from themesim.embed.texts import word_salad_sets
-    from themesim.metrics.nulls import null_pvalues
+    from themesim.metrics.sets.nulls import null_pvalues
 
     b = demo_texts("llm_paraphrase")
     n_b, n_a = len(b), len(scorer.a)

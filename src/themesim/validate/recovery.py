@@ -7,9 +7,9 @@ held against that mapping:
 
 - raw: the method's similarity; angular: 1 − arccos(S)/π, at the angular image of each raw
   threshold (the same decisions: the map is monotone); z: the within-set z scale
-  (metrics/scales.py); calibrated: P(match) from the demo's rated pairs (isotonic,
+  (metrics/sets/scales.py); calibrated: P(match) from the demo's rated pairs (isotonic,
   metrics/calibration.py); null: a Hungarian pair is kept when its A theme's null q-value
-  (word-salad pool, metrics/nulls.py) is at most the level, whatever the similarity.
+  (word-salad pool, metrics/sets/nulls.py) is at most the level, whatever the similarity.
 
 pair_precision = kept pairs that are mapped / kept pairs; pair_recall = human themes with a
 counterpart whose kept pair is mapped / human themes with a counterpart; pair_f1 their
@@ -65,7 +65,7 @@ def _null_q(method: str, S: np.ndarray, set_b: str) -> np.ndarray:
     """Each human theme's null q-value against set_b's word-salad pool (200, seed 0)."""
     from themesim.embed.texts import word_salad_pool
     from themesim.kinds import DEFAULT_METHODS
-    from themesim.metrics.nulls import null_table
+    from themesim.metrics.sets.nulls import null_table
     from themesim.steps.similarity import similarity_for
 
     t = demo.themes()
@@ -79,8 +79,8 @@ def _null_q(method: str, S: np.ndarray, set_b: str) -> np.ndarray:
 def method_rows(method: str) -> list[dict]:
     from themesim.kinds import DEFAULT_METHODS
     from themesim.metrics.calibration import isotonic_fit, map_calibrated
-    from themesim.metrics.distinctiveness import angular_sim
-    from themesim.metrics.scales import z_scale
+    from themesim.metrics.sets.distinctiveness import angular_sim
+    from themesim.metrics.sets.scales import z_scale
 
     full = demo.similarity(method)
     default = float(DEFAULT_METHODS[method]["thresholds"][0])

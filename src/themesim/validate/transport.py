@@ -2,7 +2,7 @@
 
 For each design the population values of ot_total_mass and ot_cost are their means over
 `truth` draws; coverage is the share of `draws` further draws whose two-sample jackknife
-interval (metrics/transport.py) holds them. ot_mass_scaled is reported per design: about 0
+interval (metrics/sets/transport.py) holds them. ot_mass_scaled is reported per design: about 0
 for unrelated sets, rising with the share of matched themes.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.transport import (
+from themesim.metrics.sets.transport import (
     mass_references,
     transport_interval_columns,
     transport_summary,

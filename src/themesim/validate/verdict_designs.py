@@ -47,7 +47,7 @@ AFTER = [
     Design(themes=8, runs=2, analysts=2, p_h=0.6, sd_run=0.8),
 ]
 # Written after one set against two analysts with declared groups took the design effect
-# (metrics/crossed.py, _one_set_two_analysts), before it was run on them.
+# (metrics/verdicts/crossed.py, _one_set_two_analysts), before it was run on them.
 AFTER_GROUPS = [
     Design(themes=12, runs=1, analysts=2, p_h=0.75, icc=0.3, domains=3, groups=True),
     Design(themes=9, runs=1, analysts=2, p_h=0.85, icc=0.5, domains=5, groups=True),
@@ -70,7 +70,7 @@ AFTER_POOLED = [
     Design(themes=12, runs=1, analysts=2, p_h=0.85, icc=0.3, domains=3),
 ]
 # Written after two runs were taken as fixed (the run part from three runs on,
-# metrics.crossed.MIN_RANDOM_RUNS), before being run: two runs with small to large spreads,
+# metrics.verdicts.crossed.MIN_RANDOM_RUNS), before being run: two runs with small to large spreads,
 # and three runs with a large one (the fewest the run part is read from).
 AFTER_RUNS = [
     Design(themes=10, runs=2, analysts=3, p_h=0.7, sd_run=0.6),
@@ -79,7 +79,7 @@ AFTER_RUNS = [
     Design(themes=12, runs=3, analysts=2, p_h=0.65, sd_run=0.8),
 ]
 # Written after each part of the interval was read at its own t quantile (Banerjee's form,
-# metrics/crossed.py), before being run: large run and analyst spreads at 3-5 runs and 3-4
+# metrics/verdicts/crossed.py), before being run: large run and analyst spreads at 3-5 runs and 3-4
 # analysts, and the ceiling.
 AFTER_COMBINE = [
     Design(themes=11, runs=4, analysts=3, p_h=0.75, sd_run=0.9),
@@ -88,8 +88,8 @@ AFTER_COMBINE = [
     Design(themes=15, runs=3, analysts=3, p_h=0.85, sd_run=0.5, sd_analyst=0.5),
 ]
 # Written after the interval on [0, 1] took each side's score limits where a side sits near
-# a bound (metrics/score_limits.py, bounded_sides), before being run: floors and ceilings with
-# runs, analysts, declared groups and wide theme spreads.
+# a bound (metrics/verdicts/score_limits.py, bounded_sides), before being run: floors and ceilings
+# with runs, analysts, declared groups and wide theme spreads.
 AFTER_BOUNDED = [
     Design(themes=10, runs=3, analysts=3, p_h=0.2),
     Design(themes=13, runs=5, analysts=2, p_h=0.88),
@@ -98,7 +98,7 @@ AFTER_BOUNDED = [
     Design(themes=11, runs=3, analysts=4, p_h=0.15, sd_analyst=0.6),
     Design(themes=9, runs=1, analysts=2, p_h=0.9, sd_theme=1.2),
 ]
-# Written after the analyst part was clipped once as a whole (metrics/crossed.py), before
+# Written after the analyst part was clipped once as a whole (metrics/verdicts/crossed.py), before
 # being run: analyst and reference spreads from none to large, at 3-4 analysts.
 AFTER_ANALYSTS = [
     Design(themes=9, runs=3, analysts=3, p_h=0.7, sd_theme=1.1, sd_analyst=0.1, sd_reference=0.1),
@@ -121,7 +121,7 @@ AFTER_CEILING = [
     Design(themes=10, runs=4, analysts=4, p_h=0.89, sd_theme=1.1),
     Design(themes=13, runs=1, analysts=2, p_h=0.84, sd_theme=1.2),
 ]
-# Written after a 0/1 side with no spread was given its themes' room (metrics/crossed.py,
+# Written after a 0/1 side with no spread was given its themes' room (metrics/verdicts/crossed.py,
 # score_limits.wilson's least), before being run: shares that can reach 0 or 1 at 2-4 analysts.
 AFTER_FLOOR = [
     Design(themes=8, runs=2, analysts=2, p_h=0.92),
@@ -132,8 +132,8 @@ AFTER_FLOOR = [
     Design(themes=15, runs=3, analysts=2, p_h=0.91, icc=0.3, domains=5, groups=True),
 ]
 # Written after the reference part took only its themes' own noise within declared groups
-# (metrics/crossed.py, _nested_noise), before it was run on them: 3-5 analysts, 6-10 groups,
-# ICC 0.3-0.8, floors to ceilings.
+# (metrics/verdicts/crossed.py, _nested_noise), before it was run on them: 3-5 analysts, 6-10
+# groups, ICC 0.3-0.8, floors to ceilings.
 AFTER_NESTED = [
     Design(themes=10, runs=3, analysts=3, p_h=0.7, icc=0.64, domains=6, groups=True),
     Design(themes=14, runs=4, analysts=4, p_h=0.5, icc=0.64, domains=9, groups=True, sd_theme=0.6),
@@ -147,7 +147,7 @@ AFTER_NESTED = [
     Design(themes=8, runs=4, analysts=3, p_h=0.75, icc=0.8, domains=8, groups=True),
 ]  # fmt: skip
 # Written after the analysts' side with declared groups at 3+ analysts took limits between
-# Wilson's and Wedderburn's (metrics/crossed.py), before it was run on them: near both
+# Wilson's and Wedderburn's (metrics/verdicts/crossed.py), before it was run on them: near both
 # bounds and between, 6-9 groups.
 AFTER_GROUP_BOUND = [
     Design(themes=12, runs=3, analysts=3, p_h=0.9, icc=0.5, domains=6, groups=True),

@@ -1,4 +1,4 @@
-"""The verdicts with the margin read from the analysts' spread (metrics/analyst_margin.py):
+"""The verdicts with the margin read from the analysts' spread (metrics/verdicts/analyst_margin.py):
 their error at the true margin and the bound's own error, on the verdict designs
 (validate/verdicts.py) with three or more analysts.
 
@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from themesim.metrics.analyst_margin import MARGIN_ANALYSTS
+from themesim.metrics.verdicts.analyst_margin import MARGIN_ANALYSTS
 from themesim.validate.core import row
 from themesim.validate.verdicts import (
     ALPHA,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from themesim.metrics.crossed import VERDICTS, crossed_difference, word
+from themesim.metrics.verdicts.crossed import VERDICTS, crossed_difference, word
 from themesim.validate.core import row
 from themesim.validate.verdicts import ALPHA, AREA, MARGIN
 
@@ -65,10 +65,10 @@ def _topics(d: SegmentDesign, rng) -> np.ndarray:
 def draw_segments(d: SegmentDesign, rng):
     """(gen, hum, gen_counts, hum_counts, sizes) of one simulated study: each reference
     theme's κ with its partner (crossed_difference's gen, hum) and the per-transcript 2x2
-    counts behind them (metrics.generators.leave_one_out_differences)."""
+    counts behind them (metrics.verdicts.generators.leave_one_out_differences)."""
     from scipy.special import expit
 
-    from themesim.metrics.kappa import kappa_counts_array
+    from themesim.metrics.grounding.kappa import kappa_counts_array
 
     z = _topics(d, rng)
     u = rng.normal(0, d.sd_theme, d.themes)
@@ -114,7 +114,7 @@ def draw_segments(d: SegmentDesign, rng):
 def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=ALPHA) -> dict:
     """P(each verdict) of the segments route, and the coverage of the truth: 0 under the
     null (sd_coder 0, shift 0), else the mean of D over the draws."""
-    from themesim.metrics.generators import transcript_jackknife
+    from themesim.metrics.verdicts.generators import transcript_jackknife
 
     counts = dict.fromkeys(VERDICTS, 0)
     ends, estimates = [], []

@@ -1,4 +1,4 @@
-"""Validation of the within-set z scale (metrics/scales.py): how often "z > 2" and the
+"""Validation of the within-set z scale (metrics/sets/scales.py): how often "z > 2" and the
 size-aware cut pass a cell that is no match, by set size, and what multiple-testing
 correction over a comparison's cells does (docs/thresholds.md, docs/validity.md).
 
@@ -91,7 +91,7 @@ def _draw(dist: str, rng, shape) -> np.ndarray:
 def cell_design(dist: str, n: int, cells: int, seed: int) -> dict:
     """A non-matching cell against its A theme's row and its B theme's row (m = n - 1
     others each, all drawn from `dist`): one side's z and the symmetric decision."""
-    from themesim.metrics.scales import z_cut, z_fpr
+    from themesim.metrics.sets.scales import z_cut, z_fpr
 
     m = n - 1
     x = _draw(dist, rng_for(seed, AREA, "cell", dist, n), (cells, 2 * m + 1))
@@ -159,14 +159,14 @@ def _robust_z(S, W_a, W_b) -> np.ndarray:
 
 def _decide(S, W_a, W_b) -> dict[str, np.ndarray]:
     """Each procedure's decision per cell (NaN-safe: an undefined cell is never passed)."""
-    from themesim.metrics.nulls import bh_qvalues
-    from themesim.metrics.scales import z_pvalues, z_scale
+    from themesim.metrics.sets.nulls import bh_qvalues
+    from themesim.metrics.sets.scales import z_pvalues, z_scale
 
     Z, _ = z_scale(S, W_a, W_b)
     P = z_pvalues(S, W_a, W_b)
     p = np.where(np.isfinite(P), P, 1.0).ravel()
-    from themesim.metrics.coverage import hungarian_pairs
-    from themesim.metrics.scales import z_cut
+    from themesim.metrics.sets.coverage import hungarian_pairs
+    from themesim.metrics.sets.scales import z_cut
 
     Zf = np.nan_to_num(Z, nan=-1e6)
     rows, cols = hungarian_pairs(Zf)  # the pairs the z scale's one-to-one metrics count

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import best_two, check_matrix, check_thresholds
+from themesim.metrics.sets.coverage import best_two, check_matrix, check_thresholds
 from themesim.metrics.thresholds import check_op, matches
 
 CATEGORIES = ("confident_unique", "ambiguous", "clear_but_poor", "no_good_match")

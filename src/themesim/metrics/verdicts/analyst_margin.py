@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from themesim.metrics.crossed import residual_mean_square
+from themesim.metrics.verdicts.crossed import residual_mean_square
 
 MARGIN_ANALYSTS = "analysts"  # margin_source of a margin read from the analysts' spread
 MARGIN_FROM = (MARGIN_ANALYSTS, "convention")  # equivalence.margin_from

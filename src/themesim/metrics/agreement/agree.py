@@ -18,7 +18,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.intercoder import (
+from themesim.metrics.agreement.intercoder import (
     ALL,
     CI_METHOD,
     COUNT_COLUMNS,
@@ -27,8 +27,13 @@ from themesim.metrics.intercoder import (
     jackknife_interval,
     overall_table,
 )
-from themesim.metrics.multicoder import MULTI_STATS, histogram, multi_stats, segment_agreement
-from themesim.metrics.unitizing import (
+from themesim.metrics.agreement.multicoder import (
+    MULTI_STATS,
+    histogram,
+    multi_stats,
+    segment_agreement,
+)
+from themesim.metrics.agreement.unitizing import (
     Coincidences,
     Parts2004,
     binary_parts,
@@ -58,8 +63,8 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None, simil
     """{table name: DataFrame} of `themesim agree` (see the module's docstring). Transcripts no
     coder coded are left out: CAQDAS tools compare the sources the coders coded.
 
-    similarity: (code_a, code_b, s) triples between codes (metrics/codebooks.py); with them the
-    overall table's `all` row gains cu_alpha_codebooks, agreement across codebooks."""
+    similarity: (code_a, code_b, s) triples between codes (metrics/agreement/codebooks.py); with
+    them the overall table's `all` row gains cu_alpha_codebooks, agreement across codebooks."""
     from themesim.io.codings import intervals
 
     iv = intervals(c)
@@ -282,7 +287,7 @@ def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, parts, level, s
         for col, v in ((m, full[m]), (f"{m}_ci_low", lo), (f"{m}_ci_high", hi)):
             overall[col] = np.where(overall["scope"] == "all", v, math.nan)
     if similarity is not None:
-        from themesim.metrics.codebooks import codebook_alpha_interval, similarity_matrix
+        from themesim.metrics.agreement.codebooks import codebook_alpha_interval, similarity_matrix
 
         s = similarity_matrix(c.codes, similarity)
         est, lo, hi = codebook_alpha_interval({d: fam[d][1] for d in docs}, s, level)

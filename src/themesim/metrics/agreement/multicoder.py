@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from themesim.metrics.unitizing import Intervals
+from themesim.io.codings import Intervals
 
 MULTI_STATS = [
     "percent_agreement",

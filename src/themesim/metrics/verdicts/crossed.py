@@ -39,7 +39,7 @@ from functools import partial
 
 import numpy as np
 
-from themesim.metrics import score_limits
+from themesim.metrics.verdicts import score_limits
 
 VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
 # Declared groups are the units of the theme part: below this many, the interval errs up to
@@ -394,8 +394,8 @@ def _one_set_two_analysts(gen, hum, clusters, alpha: float, analyst_sd: float) -
     the errors from 0.05-0.07 to 0.004 on the grid's declared one-set designs: too much.)"""
     from scipy.special import ndtri
 
-    from themesim.metrics.paired import CI_METHOD as SCAS
-    from themesim.metrics.paired import paired_counts, paired_interval
+    from themesim.metrics.verdicts.paired import CI_METHOD as SCAS
+    from themesim.metrics.verdicts.paired import paired_counts, paired_interval
 
     x = np.concatenate([g[:, 0] for g in gen]).astype(bool)
     y = np.concatenate([np.delete(h, r, axis=1)[:, 0] for r, h in enumerate(hum)]).astype(bool)

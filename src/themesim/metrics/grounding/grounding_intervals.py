@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from themesim.metrics.grounding_stats import (
+from themesim.metrics.grounding.grounding_stats import (
     f1_score,
     grounded_hungarian,
     iou_from_counts,

@@ -1,5 +1,5 @@
-"""The grounding statistics of one comparison (metrics/grounding.py): IoU and κ of every theme
-pair, the grounded and text Hungarian pairs, AMI, ARI, Krippendorff's α of the top-1 labels
+"""The grounding statistics of one comparison (metrics/grounding/grounding.py): IoU and κ of every
+theme pair, the grounded and text Hungarian pairs, AMI, ARI, Krippendorff's α of the top-1 labels
 and the Spearman ρ of text similarity against IoU, each from a library or equal to it bit for
 bit (docs/grounding.md)."""
 
@@ -15,9 +15,9 @@ from scipy.stats import spearmanr
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from themesim.metrics.coverage import hungarian_pairs
-from themesim.metrics.kappa import kappa_counts_array
-from themesim.metrics.partition import partition_scores
+from themesim.metrics.grounding.kappa import kappa_counts_array
+from themesim.metrics.grounding.partition import partition_scores
+from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.metrics.thresholds import matches
 
 KAPPA_GOOD = 0.4  # "moderate" agreement (Landis & Koch) — the share of pairs reaching it

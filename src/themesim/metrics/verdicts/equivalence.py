@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.crossed import VERDICTS  # noqa: F401  (the words, one place)
-from themesim.metrics.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, match_flags
-from themesim.metrics.paired import CI_METHOD, paired_counts, paired_interval
 from themesim.metrics.settings import DEFAULT_EQUIVALENCE
+from themesim.metrics.verdicts.crossed import VERDICTS  # noqa: F401  (the words, one place)
+from themesim.metrics.verdicts.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, match_flags
+from themesim.metrics.verdicts.paired import CI_METHOD, paired_counts, paired_interval
 
 METRIC = "hungarian_coverage_a"
 # Columns of results/report/verdicts.csv, one row per method, reference comparison,
@@ -50,7 +50,7 @@ ROLE_GROUP = "reference group"
 
 def verdict(low: float, high: float, margin: float) -> str:
     """The word for a (1 - 2 alpha) interval against +-margin ('' without one)."""
-    from themesim.metrics.crossed import verdict as words
+    from themesim.metrics.verdicts.crossed import verdict as words
 
     return words(low, high, margin)
 
@@ -82,7 +82,7 @@ def equivalence_test(
 def check_settings(
     margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
 ) -> None:
-    from themesim.metrics.analyst_margin import MARGIN_FROM
+    from themesim.metrics.verdicts.analyst_margin import MARGIN_FROM
 
     if margin_from not in MARGIN_FROM:
         raise ValueError(
@@ -136,7 +136,7 @@ def verdict_table(
     generators (name -> its runs; metrics.generators.generators_of): with two or more
     analysts, one row per generator, method, threshold and route (role "generator"), each
     analyst the reference in turn, before the per-set rows."""
-    from themesim.metrics.generators import generator_rows
+    from themesim.metrics.verdicts.generators import generator_rows
 
     check_settings(margin, alpha, margin_from)
     everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]

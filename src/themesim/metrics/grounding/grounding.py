@@ -14,8 +14,8 @@ agreement above chance rotates B's labels within each transcript and speaker, ke
 of one code (topic blocks), so that serial dependence along a transcript is kept under the null.
 
 Here: the label matrices and one comparison's row and pair table. The statistics:
-metrics/grounding_stats.py; their intervals: metrics/grounding_intervals.py; the test:
-metrics/grounding_shift.py.
+metrics/grounding/grounding_stats.py; their intervals: metrics/grounding/grounding_intervals.py;
+the test: metrics/grounding/grounding_shift.py.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.grounding_intervals import jackknife_intervals, withheld_intervals
-from themesim.metrics.grounding_shift import permutation_test
-from themesim.metrics.grounding_stats import (
+from themesim.metrics.grounding.grounding_intervals import jackknife_intervals, withheld_intervals
+from themesim.metrics.grounding.grounding_shift import permutation_test
+from themesim.metrics.grounding.grounding_stats import (
     METRIC_COLUMNS,
     f1_score,
     iou_matrix,

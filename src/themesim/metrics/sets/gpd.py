@@ -1,4 +1,4 @@
-"""Generalized Pareto tails at location 0 for the null model (metrics/nulls.py): fits and
+"""Generalized Pareto tails at location 0 for the null model (metrics/sets/nulls.py): fits and
 their goodness-of-fit check.
 
 `fit_mle` (what the null model uses): the maximum-likelihood fit as a one-dimensional search

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from themesim.metrics.intercoder import jackknife_interval
-from themesim.metrics.unitizing import Coincidences, sum_parts
+from themesim.metrics.agreement.intercoder import jackknife_interval
+from themesim.metrics.agreement.unitizing import Coincidences, sum_parts
 
 
 def similarity_matrix(codes: Sequence[str], pairs: Iterable[tuple[str, str, float]]) -> np.ndarray:

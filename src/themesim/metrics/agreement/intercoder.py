@@ -8,7 +8,7 @@ neither) over a set of units come:
 - Cohen's κ of the two binary codings (NVivo's per code × source κ at character level);
 - Krippendorff's α, nominal, of the two binary codings with every unit a unit of analysis
   (`themesim agree` calls it `alpha_binary_char`: every character a unit of analysis; it is
-  not Krippendorff's unitizing α, which metrics/unitizing.py computes).
+  not Krippendorff's unitizing α, which metrics/agreement/unitizing.py computes).
 
 "Without uncoded text" restricts the units to those at least one coder coded with some code:
 the stretches nobody coded (greetings, the interviewer's questions) inflate percent agreement

@@ -49,17 +49,6 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics import registry
-from themesim.metrics.coverage import (
-    METRIC_COLUMNS,
-    best_two,
-    check_matrix,
-    check_thresholds,
-    harmonic,
-    hungarian_pairs,
-    max_cardinality_pairs,
-)
-from themesim.metrics.distinctiveness import GAP_COLUMNS
-from themesim.metrics.interval_counts import INTERVAL_PROPS, PROP_SIDE, CountSample, count_intervals
 from themesim.metrics.interval_stats import (
     check_level,
     clopper_pearson,
@@ -68,13 +57,29 @@ from themesim.metrics.interval_stats import (
     quartile_intervals,
     quartile_reach,
 )
-from themesim.metrics.interval_units import (
+from themesim.metrics.intervals.interval_counts import (
+    INTERVAL_PROPS,
+    PROP_SIDE,
+    CountSample,
+    count_intervals,
+)
+from themesim.metrics.intervals.interval_units import (
     MatchStructure,
     deletion_groups,
     group_codes,
     merged_units,
     twin_labels,
 )
+from themesim.metrics.sets.coverage import (
+    METRIC_COLUMNS,
+    best_two,
+    check_matrix,
+    check_thresholds,
+    harmonic,
+    hungarian_pairs,
+    max_cardinality_pairs,
+)
+from themesim.metrics.sets.distinctiveness import GAP_COLUMNS
 from themesim.metrics.thresholds import check_op, matches
 
 # The metrics with an interval (the registry's `interval`), in comparisons.csv's order.

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.baselines import MIN_WITHIN, check_within, row_others, z_against
-from themesim.metrics.coverage import check_matrix, hungarian_pairs
+from themesim.metrics.sets.baselines import MIN_WITHIN, check_within, row_others, z_against
+from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
 from themesim.metrics.settings import DEFAULT_METRICS
 from themesim.metrics.thresholds import check_op, matches
 

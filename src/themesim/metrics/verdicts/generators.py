@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.analyst_margin import MARGIN_ANALYSTS, analysts_spread
-from themesim.metrics.crossed import crossed_difference, jackknife_variance, settle, word
 from themesim.metrics.thresholds import matches
+from themesim.metrics.verdicts.analyst_margin import MARGIN_ANALYSTS, analysts_spread
+from themesim.metrics.verdicts.crossed import crossed_difference, jackknife_variance, settle, word
 
 ROLE_GENERATOR = "generator"
 ROUTES = ("strength", "matched", "segments")
@@ -164,7 +164,7 @@ def leave_one_out_differences(gen_counts, hum_counts, sizes) -> np.ndarray:
     each theme's (n_a, n_b, n_both) with its partner per transcript (NaN: no partner, κ 0;
     the reference's own column is ignored); sizes: segments per transcript. An undefined κ
     counts 0, as in the full table."""
-    from themesim.metrics.kappa import kappa_counts_array
+    from themesim.metrics.grounding.kappa import kappa_counts_array
 
     sizes = np.asarray(sizes, dtype=np.float64)
     n = sizes.sum() - sizes

@@ -1,6 +1,6 @@
 """Cohen's κ of many 2×2 tables at once, from their counts: the grounding tables' and the
 verdicts' segments route's one arithmetic (a module of its own, so the report's job does not
-depend on the coverage code metrics.grounding_stats imports)."""
+depend on the coverage code metrics.grounding.grounding_stats imports)."""
 
 from __future__ import annotations
 

@@ -30,26 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-Intervals = np.ndarray  # shape (n, 2), int64, sorted, disjoint, each start < end
-
-
-def merge(starts, ends) -> Intervals:
-    """The union of intervals [start, end) as sorted disjoint intervals. Overlapping ones join;
-    touching ones stay apart (two adjacent selections are two units)."""
-    s = np.asarray(starts, dtype=np.int64)
-    e = np.asarray(ends, dtype=np.int64)
-    keep = e > s
-    s, e = s[keep], e[keep]
-    if not len(s):
-        return np.zeros((0, 2), dtype=np.int64)
-    order = np.lexsort((e, s))
-    s, e = s[order], e[order]
-    reach = np.maximum.accumulate(e)
-    new = np.ones(len(s), dtype=bool)
-    new[1:] = s[1:] >= reach[:-1]
-    first = np.flatnonzero(new)
-    last = np.r_[first[1:], len(s)] - 1
-    return np.column_stack([s[first], reach[last]])
+from themesim.io.codings import Intervals, merge
 
 
 def total(iv: Intervals) -> int:

@@ -1,6 +1,7 @@
 """AMI and ARI of two labelings from their contingency table, equal bit for bit to
 scikit-learn's on the labelings themselves: the grounding statistics' replicates and shifted
-codings (metrics/grounding_intervals.py, metrics/grounding_shift.py) count tables, not labels.
+codings (metrics/grounding/grounding_intervals.py, metrics/grounding/grounding_shift.py) count
+tables, not labels.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
-"""The counts' intervals at one threshold (metrics/intervals.py): every share of themes or pairs
-on a sample of the themes (the full sets, or one unit deleted), and Clopper-Pearson on each
+"""The counts' intervals at one threshold (metrics/intervals/intervals.py): every share of themes
+or pairs on a sample of the themes (the full sets, or one unit deleted), and Clopper-Pearson on each
 share's effective number of units, with the metrics that are functions of one count."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from themesim.metrics.coverage import best_two, harmonic
-from themesim.metrics.distinctiveness import CATEGORIES, categorise, is_distinct
 from themesim.metrics.interval_stats import clopper_pearson
+from themesim.metrics.sets.coverage import best_two, harmonic
+from themesim.metrics.sets.distinctiveness import CATEGORIES, categorise, is_distinct
 from themesim.metrics.thresholds import matches
 
 

@@ -75,7 +75,7 @@ def fit_tail(pool) -> Tail | None:
     that shape over the top SCALE_SHARE of the pool (at least MIN_TAIL values), raised by
     MARGIN standard errors (a factor 1 + 1 / sqrt(n)).
     """
-    from themesim.metrics import gpd
+    from themesim.metrics.sets import gpd
 
     x = np.sort(np.asarray(pool, dtype=np.float64))
     size = x.size

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from themesim.metrics.coverage import check_matrix
+from themesim.metrics.sets.coverage import check_matrix
 
 MIN_WITHIN = 3
 _ZERO = 1e-12
