@@ -36,8 +36,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
-from themesim.metrics.dyadic import MIN_RANDOM, Study
-from themesim.metrics.rarefied import agreement
+from themesim.metrics.verdicts.difference import MIN_RANDOM, Study
+from themesim.metrics.verdicts.rarefied import agreement
 from themesim.validate.core import rng_for
 
 AREA = "verdicts"

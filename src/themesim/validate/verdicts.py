@@ -1,12 +1,6 @@
-<<<<<<< HEAD
-"""The verdicts of a generator against human analysts (metrics/dyadic.py): their error at
+"""The verdicts of a generator against human analysts (metrics/verdicts/difference.py): their error at
 each word's boundary, the interval's coverage and the power, on the probit model
 (docs/verdicts.md, docs/validity.md). The second model is validate/verdict_ideas.py.
-=======
-"""The verdicts of a generator against human analysts (metrics/verdicts/crossed.py): their error at
-the margin and their power, on crossed designs of themes, runs and analysts
-(docs/verdicts.md, docs/validity.md).
->>>>>>> main
 
 The probit model. The data hold L slots (ideas), L the largest set of the design; slot s
 belongs to domain s mod `domains`. Each writer (an analyst, or one run of the generator)
@@ -38,11 +32,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
-<<<<<<< HEAD
-from themesim.metrics.dyadic import MIN_RANDOM, VERDICTS, Study, difference, verdict
-=======
-from themesim.metrics.verdicts.crossed import MIN_RANDOM_RUNS, VERDICTS, crossed_difference, word
->>>>>>> main
+from themesim.metrics.verdicts.difference import MIN_RANDOM, VERDICTS, Study, difference, verdict
 from themesim.validate.core import rng_for, row
 
 AREA = "verdicts"
@@ -191,18 +181,10 @@ def draw(d: Design, route: str, rng) -> Study | None:
 def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA,
              draw_study=None, truth=None) -> dict:  # fmt: skip
     """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws.
-<<<<<<< HEAD
     draw_study(rng) -> Study or None, truth: the difference the studies estimate (the
     probit model: d.diff; the ideas model passes its own)."""
     draw_study = draw_study or (lambda g: draw(d, route, g))
     truth = d.diff if truth is None else truth
-=======
-    margin "analysts": each draw's own, from three analysts on (metrics.verdicts.analyst_margin),
-    below three MARGIN; with the design's true_margin also P(that margin above it) and the
-    margins' mean (validate/verdict_margin.py)."""
-    from themesim.metrics.verdicts.analyst_margin import MARGIN_ANALYSTS, analysts_spread
-
->>>>>>> main
     counts = dict.fromkeys(VERDICTS, 0)
     covered, width, done = 0, 0.0, 0
     for _ in range(draws):

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtri, stdtrit
 
-from themesim.metrics.rarefied import rarefaction_weights
+from themesim.metrics.verdicts.rarefied import rarefaction_weights
 
 VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
 # A writer factor is random from this many writers; below, the verdict is about these

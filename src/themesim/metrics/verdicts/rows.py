@@ -1,6 +1,6 @@
 """results/report/verdicts.csv's generator rows: per method, threshold, route and generator,
 the rarefied two-sided agreement of the generator with the analysts against theirs with each
-other (metrics/rarefied.py, metrics/dyadic.py; docs/verdicts.md).
+other (metrics/verdicts/rarefied.py, metrics/verdicts/difference.py; docs/verdicts.md).
 
 Routes (`evidence`), each read from the pair's whole similarity table on the method's scale:
 
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from themesim.metrics.dyadic import MIN_RANDOM, Study, difference, verdict, word_from_p
+from themesim.metrics.verdicts.difference import MIN_RANDOM, Study, difference, verdict, word_from_p
 from themesim.metrics.method_scale import method_matrix
 from themesim.metrics.thresholds import Thresholds, matches
 
