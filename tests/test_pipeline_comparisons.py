@@ -10,7 +10,7 @@ import pytest
 import yaml
 from helpers import REPO, job_counts, make_study, snakemake, write_config
 
-from themesim.metrics.verdicts.crossed import VERDICTS
+from themesim.metrics.verdicts.difference import VERDICTS
 
 ONE = "human__vs__llm2"
 

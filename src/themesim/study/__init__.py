@@ -72,7 +72,7 @@ class Study:
     @property
     def generators(self) -> dict[str, list[str]]:
         """Each run group, and each set in no group, as one generator of the verdicts."""
-        from themesim.metrics.verdicts.generators import generators_of
+        from themesim.metrics.verdicts.rows import generators_of
 
         return generators_of(list(self.sets), self.reference_group, self.run_groups)
 

@@ -180,22 +180,21 @@ GRIDS["small"]["designs"] += SIZES[:2]
 GRIDS["full"]["designs"] += SIZES
 # The ideas model: the size question at its target (analysts of 10; the generator at 6, 10
 # and 16), then runs, analysts, pools, salience, declared domains and set sizes 6-20.
-IDEAS = [
-    IdeaDesign(themes=10, runs=3, analysts=3, gen_themes=m) for m in (6, 10, 16)
-] + [
-    IdeaDesign(themes=10, runs=1, analysts=2, gen_themes=m) for m in (6, 10, 16)
-] + [
-    IdeaDesign(themes=12, runs=5, analysts=4, salience_sd=0.5, gen_themes=m) for m in (8, 20)
-] + [
-    IdeaDesign(themes=8, runs=1, analysts=2, ideas=20),
-    IdeaDesign(themes=15, runs=3, analysts=3, ideas=40, groups=True),
-    IdeaDesign(themes=12, runs=2, analysts=4, salience_sd=1.5),
-    IdeaDesign(themes=20, runs=3, analysts=3, ideas=50, gen_themes=14),
-    IdeaDesign(themes=6, runs=5, analysts=3, ideas=15),
-    IdeaDesign(themes=10, runs=3, analysts=5, writer_sd=0.5),
-    IdeaDesign(themes=14, runs=1, analysts=3, noise=0.8, groups=True, domains=6),
-    IdeaDesign(themes=10, runs=4, analysts=2, run_sd=0.4, domain_share=0.5),
-]
+IDEAS = (
+    [IdeaDesign(themes=10, runs=3, analysts=3, gen_themes=m) for m in (6, 10, 16)]
+    + [IdeaDesign(themes=10, runs=1, analysts=2, gen_themes=m) for m in (6, 10, 16)]
+    + [IdeaDesign(themes=12, runs=5, analysts=4, salience_sd=0.5, gen_themes=m) for m in (8, 20)]
+    + [
+        IdeaDesign(themes=8, runs=1, analysts=2, ideas=20),
+        IdeaDesign(themes=15, runs=3, analysts=3, ideas=40, groups=True),
+        IdeaDesign(themes=12, runs=2, analysts=4, salience_sd=1.5),
+        IdeaDesign(themes=20, runs=3, analysts=3, ideas=50, gen_themes=14),
+        IdeaDesign(themes=6, runs=5, analysts=3, ideas=15),
+        IdeaDesign(themes=10, runs=3, analysts=5, writer_sd=0.5),
+        IdeaDesign(themes=14, runs=1, analysts=3, noise=0.8, groups=True, domains=6),
+        IdeaDesign(themes=10, runs=4, analysts=2, run_sd=0.4, domain_share=0.5),
+    ]
+)
 IDEA_GRIDS = {"small": {"designs": [IDEAS[0], IDEAS[5]], "draws": 150, "truth_draws": 300},
               "full": {"designs": IDEAS, "draws": 1000, "truth_draws": 2000}}  # fmt: skip
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of

@@ -115,7 +115,9 @@ class _Writer:
 
 
 def writer(d: IdeaDesign, rng, sd: float) -> _Writer:
-    return _Writer(float(np.exp(sd * rng.normal())), d.style * rng.normal(size=d.dim) / np.sqrt(d.dim))
+    return _Writer(
+        float(np.exp(sd * rng.normal())), d.style * rng.normal(size=d.dim) / np.sqrt(d.dim)
+    )
 
 
 def write(d: IdeaDesign, data_: _Data, w: _Writer, n: int, shift: float, rng):
@@ -179,7 +181,9 @@ class Fixed:
             "analysts": None
             if d.analysts >= MIN_RANDOM
             else [writer(d, rng, d.writer_sd) for _ in range(d.analysts)],
-            "runs": None if d.runs >= MIN_RANDOM else [writer(d, rng, d.run_sd) for _ in range(d.runs)],
+            "runs": None
+            if d.runs >= MIN_RANDOM
+            else [writer(d, rng, d.run_sd) for _ in range(d.runs)],
         }
 
     def truth(self, shift: float) -> float:

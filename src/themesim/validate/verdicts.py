@@ -1,6 +1,6 @@
-"""The verdicts of a generator against human analysts (metrics/verdicts/difference.py): their error at
-each word's boundary, the interval's coverage and the power, on the probit model
-(docs/verdicts.md, docs/validity.md). The second model is validate/verdict_ideas.py.
+"""The verdicts of a generator against human analysts (metrics/verdicts/difference.py):
+their error at each word's boundary, the interval's coverage and the power, on the probit
+model (docs/verdicts.md, docs/validity.md). The second model is validate/verdict_ideas.py.
 
 The probit model. The data hold L slots (ideas), L the largest set of the design; slot s
 belongs to domain s mod `domains`. Each writer (an analyst, or one run of the generator)
@@ -9,9 +9,9 @@ same slot meet through a latent strength
 
     y = mu_type + c_x + c_y + u_t + u_u + v_(domain, type) + e,    e ~ N(0, 1),
 
-c: the two writers' effects (run-to-run SD sd_run, analyst-to-analyst sd_analyst; one effect
-per writer, whichever side of the pair it is on, so the designs' sd_reference no longer enters), u: each theme's findability (SD sd_theme), v: a domain
-effect per type (the generator's and the analysts' own, with intraclass correlation icc);
+c: the two writers' effects (run-to-run SD sd_run, analyst-to-analyst sd_analyst; one
+effect per writer, whichever side of the pair it is on, so the designs' sd_reference no
+longer enters), u: each theme's findability (SD sd_theme), v: a domain effect per type (the generator's and the analysts' own, with intraclass correlation icc);
 themes on different slots do not match (evidence 0). The routes: `matched`, 1 when y > 0;
 `strength`, Phi(y). A theme's rarefied best evidence against a set of m themes is then its
 pair's evidence times k/m when the set covers its slot, so the agreement at k is (k / L)
@@ -26,7 +26,7 @@ procedure was run on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from scipy.optimize import brentq
@@ -137,7 +137,9 @@ def draw(d: Design, route: str, rng) -> Study | None:
     analysts, runs = [f"analyst{j + 1}" for j in range(K)], [f"run{j + 1}" for j in range(R)]
     # the truth given the held factors: every (pair of writers, slot) cell alike
     var = 1 + 2 * d.sd_theme**2 + (sd_v**2 if rand["domains"] else 0.0)
-    var_g = var + (d.sd_run**2 if rand["runs"] else 0) + (sd_writer(d) ** 2 if rand["analysts"] else 0)
+    var_g = (
+        var + (d.sd_run**2 if rand["runs"] else 0) + (sd_writer(d) ** 2 if rand["analysts"] else 0)
+    )
     var_h = var + (2 * sd_writer(d) ** 2 if rand["analysts"] else 0)
 
     def shifts(pairs, kind):
@@ -182,7 +184,11 @@ def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA,
              draw_study=None, truth=None) -> dict:  # fmt: skip
     """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws.
     draw_study(rng) -> Study or None, truth: the difference the studies estimate (the
-    probit model: d.diff; the ideas model passes its own)."""
+    probit model: d.diff; the ideas model passes its own). margin "analysts": each study's
+    word by the test of |D| below its analysts' spread (metrics.verdicts.rows.spread_test),
+    from three analysts on."""
+    from themesim.metrics.verdicts.rows import spread_test
+
     draw_study = draw_study or (lambda g: draw(d, route, g))
     truth = d.diff if truth is None else truth
     counts = dict.fromkeys(VERDICTS, 0)
@@ -191,8 +197,12 @@ def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA,
         s = draw_study(rng)
         if s is None:
             continue
-        res = difference(s, alpha, margin)
-        counts[verdict(res.ci_low, res.ci_high, margin)] += 1
+        if margin == "analysts":
+            res = difference(s, alpha, MARGIN)
+            counts[spread_test(res, alpha)["verdict"] or "inconclusive"] += 1
+        else:
+            res = difference(s, alpha, margin)
+            counts[verdict(res.ci_low, res.ci_high, margin)] += 1
         covered += res.ci_low <= truth <= res.ci_high
         width += res.ci_high - res.ci_low
         done += 1
@@ -216,6 +226,40 @@ def power(d: Design, route: str, draws: int = 400, seed: int = 0, margin=MARGIN,
         )
     rng = rng_for(seed, AREA, route, d.name())
     return simulate(d, route, draws, rng, margin=margin, alpha=alpha)
+
+
+# the largest set the planner's search tries
+MAX_SEARCH_THEMES = 64
+
+
+def reach(d: Design, route: str, draws: int, seed: int, margin=MARGIN, alpha=ALPHA) -> float:
+    """P(equivalent, non-inferior or better) of a generator as good as the analysts."""
+    sim = power(replace(d, diff=0.0), route, draws, seed, margin=margin, alpha=alpha)
+    return sim["p_equivalent"] + sim["p_non-inferior"] + sim["p_better"]
+
+
+def smallest(d: Design, route: str, target: float = 0.8, draws: int = 400, seed: int = 0,
+             margin=MARGIN, alpha=ALPHA) -> tuple[int, float] | None:  # fmt: skip
+    """The fewest themes per analyst (runs, analysts and agreement as in d; the generator
+    writing as many) at which a generator as good as the analysts is called equivalent,
+    non-inferior or better with probability `target` or more: (themes, that probability),
+    or None up to MAX_SEARCH_THEMES. Bisection: the chance grows with the themes."""
+
+    def at(n):
+        return reach(replace(d, themes=n, gen_themes=0), route, draws, seed, margin, alpha)
+
+    lo, hi = d.themes, MAX_SEARCH_THEMES
+    p_hi = at(hi)
+    if p_hi < target:
+        return None
+    p_lo = at(lo)
+    if p_lo >= target:
+        return lo, p_lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        p = at(mid)
+        lo, hi, p_hi = (lo, mid, p) if p >= target else (mid, hi, p_hi)
+    return hi, p_hi
 
 
 def design_rows(name: str, n: int, diff: float, sim: dict, procedure: str) -> list[dict]:

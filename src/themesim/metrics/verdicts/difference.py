@@ -154,9 +154,9 @@ class _Cell:
         if not keep_x.any() or not keep_y.any():  # a set left without themes: no value
             return np.nan
         ev = self.ev[keep_x][:, keep_y]
-        k = min(self.k, *ev.shape)
-        rows = _rarefied(-np.sort(-ev, axis=1), k)
-        cols = _rarefied(-np.sort(-ev.T, axis=1), k)
+        # each side at k, or at the other side's size where fewer remain (as `without`)
+        rows = _rarefied(-np.sort(-ev, axis=1), self.k)
+        cols = _rarefied(-np.sort(-ev.T, axis=1), self.k)
         return 0.5 * (rows.mean() + cols.mean())
 
 

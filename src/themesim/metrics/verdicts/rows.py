@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from themesim.metrics.verdicts.difference import MIN_RANDOM, Study, difference, verdict, word_from_p
 from themesim.metrics.method_scale import method_matrix
 from themesim.metrics.thresholds import Thresholds, matches
+from themesim.metrics.verdicts.difference import MIN_RANDOM, Study, difference, verdict, word_from_p
 
 ROUTES = ("matched", "strength", "segments")
 ROLE_GENERATOR = "generator"
@@ -111,8 +111,11 @@ class Settings:
 
 
 def _is_primary(p: dict | None, method: str, route: str, threshold: float) -> bool:
-    return bool(p) and p["method"] == method and p["route"] == route and np.isclose(
-        float(p["threshold"]), float(threshold)
+    return (
+        bool(p)
+        and p["method"] == method
+        and p["route"] == route
+        and np.isclose(float(p["threshold"]), float(threshold))
     )
 
 
@@ -237,3 +240,13 @@ def default_primary(methods: list[MethodData], preferred: list[str]) -> dict | N
             if not fitted:
                 return {"method": name, "route": "matched", "threshold": value}
     return None
+
+
+def generators_of(sets: list[str], analysts: list[str], run_groups: dict) -> dict:
+    """Every generator of the study: each run group, and each other set on its own."""
+    grouped = {s for runs in run_groups.values() for s in runs}
+    out = {name: list(runs) for name, runs in run_groups.items()}
+    for s in sets:
+        if s not in grouped and s not in analysts:
+            out[s] = [s]
+    return out
