@@ -3,8 +3,8 @@ grids (validate/verdicts.py; the designs written after each change to an earlier
 AFTER ... AFTER_GROUP_BOUND, are kept as further designs), its set-size designs, the ideas
 model's designs (validate/verdict_ideas.py), the differences every design is run at, and the
 segments route's designs. Every design here was written before the rarefied agreement and
-the dyadic jackknife (metrics/verdicts/rarefied.py, metrics/verdicts/difference.py) were run on any of them. The
-validation grid's rows and seeds follow these values and their order.
+its interval (metrics/verdicts/rarefied.py, metrics/verdicts/difference.py) were run on any
+of them. The validation grid's rows and seeds follow these values and their order.
 """
 
 from __future__ import annotations

@@ -34,6 +34,10 @@ def _probit(grid: dict, seed: int):
     return detail, rows
 
 
+def _studies(d, fixed: Fixed, shift: float, route: str):
+    return lambda rng: study(d, fixed.data, fixed.held, shift, route, rng)
+
+
 def _ideas(grid: dict, seed: int):
     """Each design's generator shift solved for each difference (its truth, by the mean of
     `truth_draws` studies); a difference no shift reaches is left out and listed."""
@@ -50,8 +54,7 @@ def _ideas(grid: dict, seed: int):
                     continue
                 sim = simulate(
                     d, route, grid["draws"], rng_for(seed, AREA, "ideas", route, d.name()),
-                    draw_study=lambda g, d=d, s=shift: study(d, fixed.data, fixed.held, s, route, g),
-                    truth=diff,
+                    draw_study=_studies(d, fixed, shift, route), truth=diff,
                 )  # fmt: skip
                 detail.append({"model": "ideas", "route": route, "design": d.name(),
                                "shift": shift} | vars(d) | sim)  # fmt: skip

@@ -11,8 +11,9 @@ same slot meet through a latent strength
 
 c: the two writers' effects (run-to-run SD sd_run, analyst-to-analyst sd_analyst; one
 effect per writer, whichever side of the pair it is on, so the designs' sd_reference no
-longer enters), u: each theme's findability (SD sd_theme), v: a domain effect per type (the generator's and the analysts' own, with intraclass correlation icc);
-themes on different slots do not match (evidence 0). The routes: `matched`, 1 when y > 0;
+longer enters), u: each theme's findability (SD sd_theme), v: a domain effect per type
+(the generator's and the analysts' own, with intraclass correlation icc); themes on
+different slots do not match (evidence 0). The routes: `matched`, 1 when y > 0;
 `strength`, Phi(y). A theme's rarefied best evidence against a set of m themes is then its
 pair's evidence times k/m when the set covers its slot, so the agreement at k is (k / L)
 times the mean evidence of a shared slot, whatever the sets' sizes.
@@ -137,15 +138,16 @@ def draw(d: Design, route: str, rng) -> Study | None:
     analysts, runs = [f"analyst{j + 1}" for j in range(K)], [f"run{j + 1}" for j in range(R)]
     # the truth given the held factors: every (pair of writers, slot) cell alike
     var = 1 + 2 * d.sd_theme**2 + (sd_v**2 if rand["domains"] else 0.0)
-    var_g = (
-        var + (d.sd_run**2 if rand["runs"] else 0) + (sd_writer(d) ** 2 if rand["analysts"] else 0)
-    )
+    var_g = var + (d.sd_run**2 if rand["runs"] else 0)
+    var_g += sd_writer(d) ** 2 if rand["analysts"] else 0
     var_h = var + (2 * sd_writer(d) ** 2 if rand["analysts"] else 0)
 
     def shifts(pairs, kind):
-        held = np.array([(0 if rand["analysts"] and x in analysts else c[x])
-                         + (0 if (rand["analysts"] and y in analysts) or (rand["runs"] and y in runs)
-                            else c[y]) for x, y in pairs])  # fmt: skip
+        def held_effect(w):  # a writer's effect where its factor is held, else 0
+            random = rand["analysts"] if w in analysts else rand["runs"]
+            return 0.0 if random else c[w]
+
+        held = np.array([held_effect(x) + held_effect(y) for x, y in pairs])
         dom = np.zeros(d.domains) if rand["domains"] else v[kind]
         return (held[:, None] + dom[None, domain]).ravel()
 

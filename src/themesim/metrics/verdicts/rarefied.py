@@ -39,7 +39,7 @@ def rarefaction_weights(m: int, k: int) -> np.ndarray:
     j = np.arange(1, m + 1)
     ok = m - j >= k - 1
     w = np.zeros(m)
-    top, jj = m - j[ok], j[ok]
+    top = m - j[ok]
     w[ok] = np.exp(
         gammaln(top + 1) - gammaln(k) - gammaln(top - k + 2)  # C(m - j, k - 1)
         - (gammaln(m + 1) - gammaln(k + 1) - gammaln(m - k + 1))  # C(m, k)
