@@ -172,3 +172,49 @@ def generator_table(
         else:
             row["second_analyst_power"] = second_analyst_power(row)
     return rows
+
+
+def verdict_frame(
+    *,
+    comparisons: dict[str, str],
+    themes: dict[str, str],
+    methods: dict[str, dict],
+    theme_tables: dict[str, str],
+    reference: str,
+    analysts: list[str],
+    generators: dict[str, list[str]],
+    equivalence: dict,
+    primary: dict | None,
+    preferred: list[str],
+) -> pd.DataFrame:
+    """results/report/verdicts.csv: the generator rows, then each set against each second
+    analyst (metrics.verdicts.equivalence.verdict_table). comparisons, themes: method ->
+    its comparisons.csv and themes.csv."""
+    from themesim.metrics.verdicts.equivalence import verdict_table
+    from themesim.report.tables import (
+        COMPARISON_COLUMNS,
+        TEXT_COLUMNS,
+        THEME_COLUMNS,
+        THEME_TEXT_COLUMNS,
+        only_method,
+        read_table,
+    )
+
+    comps, tabs = {}, {}
+    for method, path in comparisons.items():
+        what = f"comparisons CSV of method {method!r}"
+        comp = read_table(path, what, COMPARISON_COLUMNS, TEXT_COLUMNS)
+        comps[method] = only_method(comp, method, path, "comparisons CSV")
+        if method in themes:
+            what = f"themes CSV of method {method!r}"
+            th = read_table(themes[method], what, THEME_COLUMNS, THEME_TEXT_COLUMNS)
+            tabs[method] = only_method(th, method, themes[method], "themes CSV")
+    rows = generator_table(
+        methods=methods, theme_tables=theme_tables, reference=reference, analysts=analysts,
+        generators=generators, equivalence=equivalence, primary=primary, preferred=preferred,
+    )  # fmt: skip
+    return verdict_table(
+        comps, tabs, reference=reference, group=analysts if len(analysts) > 1 else (),
+        margin=float(equivalence["margin"]), alpha=float(equivalence["alpha"]),
+        margin_from=equivalence.get("margin_from", "convention"), generator_rows=rows,
+    )  # fmt: skip

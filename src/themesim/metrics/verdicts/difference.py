@@ -38,8 +38,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import ndtri, stdtrit
+from scipy.special import ndtri, stdtr, stdtrit
 
 from themesim.metrics.verdicts.rarefied import rarefaction_weights
 
@@ -137,6 +136,19 @@ class _Cell:
         best_r, best_c = np.argmax(sim, axis=1), np.argmax(sim, axis=0)
         self.mutual = [(i, int(j)) for i, j in enumerate(best_r) if best_c[j] == i]
 
+    def without_pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """without() for many (i, j) at once; -1 for none."""
+        n, m = self.ev.shape
+        has_i, has_j = i >= 0, j >= 0
+        ii, jj = np.where(has_i, i, 0), np.where(has_j, j, 0)
+        rows_sum = np.where(has_j, self.rows_without.sum(axis=0)[jj], self.rows.sum())
+        own_row = np.where(has_j, self.rows_without[ii, jj], self.rows[ii])
+        x_side = (rows_sum - np.where(has_i, own_row, 0.0)) / (n - has_i)
+        cols_sum = np.where(has_i, self.cols_without.sum(axis=0)[ii], self.cols.sum())
+        own_col = np.where(has_i, self.cols_without[jj, ii], self.cols[jj])
+        y_side = (cols_sum - np.where(has_j, own_col, 0.0)) / (m - has_j)
+        return 0.5 * (x_side + y_side)
+
     def without(self, i: int | None, j: int | None) -> float:
         """The agreement with x's theme i and y's theme j left out (None: none)."""
         n, m = self.ev.shape
@@ -229,27 +241,19 @@ class _Fit:
         return (d - q[0] * sd[0], d + q[0] * sd[0]), (g - q[1] * sd[1], g + q[1] * sd[1])
 
     def p_above(self, bound: float) -> float:
-        """One-sided p-value of 'D is above bound': the alpha at which the (1 - 2 alpha)
-        interval's lower limit reaches the bound (the interval inverted)."""
-        if self.est[0] <= bound:
-            return 0.5 if self.est[0] == bound else 1.0 - self.p_below(bound)
-        return self._root(lambda a: self.limits(a)[0][0] - bound)
+        """One-sided p-value of 'D is above bound' (Student's t at D's degrees of freedom:
+        the interval inverted)."""
+        se, df = float(np.sqrt(self.cov[0, 0])), float(self.df[0])
+        if not se > 0:
+            return 0.0 if self.est[0] > bound else 1.0
+        return float(stdtr(df if np.isfinite(df) else 1e12, -(self.est[0] - bound) / se))
 
     def p_below(self, bound: float) -> float:
         """One-sided p-value of 'D is below bound'."""
-        if self.est[0] >= bound:
-            return 0.5 if self.est[0] == bound else 1.0 - self.p_above(bound)
-        return self._root(lambda a: bound - self.limits(a)[0][1])
-
-    @staticmethod
-    def _root(gap) -> float:
-        """The alpha in (0, 0.5] where gap(alpha), rising with alpha, crosses 0."""
-        lo, hi = 1e-15, 0.5
-        if gap(lo) >= 0:
-            return lo
-        if gap(hi) < 0:
-            return hi
-        return float(brentq(gap, lo, hi, xtol=1e-12))
+        se, df = float(np.sqrt(self.cov[0, 0])), float(self.df[0])
+        if not se > 0:
+            return 0.0 if self.est[0] < bound else 1.0
+        return float(stdtr(df if np.isfinite(df) else 1e12, (self.est[0] - bound) / se))
 
 
 def _replicates(study: Study, k: int):
@@ -263,18 +267,20 @@ def _replicates(study: Study, k: int):
     units = _clusters(study, cells, sizes, list(study.analysts) + list(study.runs))
     full = np.array([cells[c].value for c in names])
     table = np.tile(full, (len(units), 1))
+    # per cell, each unit's theme on either side (-1: none; -2: two or more, recomputed)
+    pick = {x: np.full(len(units), -1) for x in list(study.analysts) + list(study.runs)}
     for u, members in enumerate(units):
-        mine: dict[str, list[int]] = {}
         for x, t in members:
-            mine.setdefault(x, []).append(t)
-        for j, (x, y) in enumerate(names):
-            dx, dy = mine.get(x, []), mine.get(y, [])
-            if not dx and not dy:
-                continue
-            if len(dx) <= 1 and len(dy) <= 1:
-                table[u, j] = cells[(x, y)].without(dx[0] if dx else None, dy[0] if dy else None)
-            else:
-                table[u, j] = cells[(x, y)].without_many(dx, dy)
+            pick[x][u] = t if pick[x][u] == -1 else -2
+    for c, (x, y) in enumerate(names):
+        i, j = pick[x], pick[y]
+        touch = (i != -1) | (j != -1)
+        simple = touch & (i >= -1) & (j >= -1)
+        table[simple, c] = cells[(x, y)].without_pairs(i[simple], j[simple])
+        for u in np.flatnonzero(touch & ~simple):
+            dx = [t for s, t in units[u] if s == x]
+            dy = [t for s, t in units[u] if s == y]
+            table[u, c] = cells[(x, y)].without_many(dx, dy)
     return names, full, table
 
 
@@ -303,8 +309,8 @@ def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result
     # a unit that holds every theme of a set cannot be left out: the jackknife goes without
     # it (its themes stay in the estimate)
     keep = np.isfinite(reps[:, 1]) & (np.isfinite(reps[:, 2]) | (K < 2))
-    reps = np.nan_to_num(reps[keep])
-    n_units = max(reps.shape[0], 1)
+    reps = np.nan_to_num(reps[keep]) if keep.any() else np.zeros((1, reps.shape[1]))
+    n_units = reps.shape[0]
     dev = reps - reps.mean(axis=0)
     sampling = (n_units - 1) / n_units * dev.T @ dev  # the delete-a-unit jackknife
     rows, cols = slice(3, 3 + K), slice(3 + K, 3 + K + R)

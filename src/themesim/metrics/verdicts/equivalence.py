@@ -1,24 +1,19 @@
-"""Is a theme set as close to the reference as a second human analyst? (docs/metrics.md,
-"Human-human reference and equivalence").
+"""Each set against each second analyst, paired on the reference's themes, and the verdicts
+table (docs/verdicts.md).
 
-Paired on the reference set's themes: for each theme of A (the study's reference), whether
-it is matched one-to-one (a Hungarian pair with S op θ) by the compared set B and by a
-second analyst H of the reference group. The quantity is the share of A's themes matched
-one-to-one (`hungarian_coverage_a`), and the paired difference
+For each theme of A (the study's reference): whether it is matched one-to-one (a Hungarian
+pair with S op θ) by the compared set B and by a second analyst H of the reference group.
+The quantity is the share of A's themes matched one-to-one (`hungarian_coverage_a`), and the
+paired difference
 
     d = coverage_A(B) - coverage_A(H) = (n_only_b - n_only_h) / n_a
 
-over the 2 x 2 table of A's themes (both / only B / only H / neither). Its interval is the
-paired score interval of Tango (1998) with the bias (N / (N - 1)) and skewness corrections
-of Laud (ratesci's `pairbinci`, its default "SCAS" for a paired difference). The verdict is
-read off the (1 - 2 alpha) interval [L, U] at `equivalence.alpha` against
-`equivalence.margin` in the words of metrics.crossed.verdict (docs/verdicts.md): equivalent
-(within +-margin: TOST), better (L > 0), worse (U < 0), non-inferior (L > -margin),
-inconclusive.
-
-Hungarian F1 is not paired: its denominator holds B's and H's own themes, which the two do
-not share. The validation suite (themesim.validate.equivalence) measures the verdicts'
-error rates at the margin, the interval's coverage and the power.
+over the 2 x 2 table of A's themes (both / only B / only H / neither), with the paired score
+interval of Tango (1998) and the bias (N / (N - 1)) and skewness corrections of Laud
+(ratesci's `pairbinci`, "SCAS"). These rows describe one pair of sets read from one side
+(`analysis` detail): the verdict is the generator's primary row (metrics.verdicts.rows), read
+from both sides at one set size. equivalence_test still reads its interval's word, for the
+validation suite (themesim.validate.equivalence).
 """
 
 from __future__ import annotations
@@ -146,7 +141,7 @@ def verdict_table(
     everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
     group = everyone[1:]
     level = 1 - 2 * alpha
-    out = list(generator_rows or []) if group else []
+    out = list(generator_rows or [])
     for method, comp in comparisons.items():
         comp = comp[comp["set_a"] == reference]
         th = themes.get(method)
