@@ -78,12 +78,16 @@ def test_the_quick_grid_measures_every_word_on_both_models(small):
     assert areas()["verdicts"] is verdict_suite
     assert set(detail["model"]) == {"probit", "ideas", "segments"}
     errors = summary[summary["property"] == "type1_error"]
-    assert set(errors["quantity"]) == {"verdict worse", "verdict better", "verdict equivalent",
-                                       "verdict non-inferior or better"}  # fmt: skip
+    words = {"verdict worse", "verdict better", "verdict equivalent",
+             "verdict non-inferior or better"}  # fmt: skip
+    assert words <= set(errors["quantity"]) <= words | {
+        "verdict worse at equal quality", "verdict better at equal quality"}  # fmt: skip
     # one principled interval: no word errs at twice its level on the quick grid
     assert errors["value"].max() <= 0.10
+    # near its level, neither far below (errors) nor far above (lost power); the quick
+    # grid's small ceiling design (8 themes, one run, two analysts at 0.8) covers least
     cov = summary[summary["property"] == "coverage_tost_level"]["value"]
-    assert cov.min() >= 0.8 and cov.max() <= 0.99
+    assert 0.86 <= cov.median() <= 0.96 and cov.min() >= 0.7 and cov.max() <= 0.99
 
 
 def test_a_generator_writing_fewer_or_more_themes_is_not_called_better_or_worse(small):

@@ -162,7 +162,7 @@ SIZES = [
 ]  # fmt: skip
 # the quick grid (tests): the power design, a small ceiling design and the size question
 GRIDS["small"] = {"designs": [GRIDS["small"]["designs"][0], GRIDS["small"]["designs"][1],
-                              *SIZES[:2]], "draws": 150}  # fmt: skip
+                              *SIZES[:2]], "draws": 100}  # fmt: skip
 GRIDS["full"]["designs"] += SIZES
 # The ideas model: the size question at its target (analysts of 10; the generator at 6, 10
 # and 16), then runs, analysts, pools, salience, declared domains and set sizes 6-20.

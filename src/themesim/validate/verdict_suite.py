@@ -13,7 +13,14 @@ from themesim.validate.core import check_grid, rng_for, summary_frame
 from themesim.validate.verdict_designs import DIFFERENCES, GRIDS, IDEA_GRIDS, SEGMENT_GRIDS
 from themesim.validate.verdict_ideas import Fixed, study
 from themesim.validate.verdict_segments import segment_rows, simulate_segments
-from themesim.validate.verdicts import AREA, ROUTES, design_rows, feasible, simulate
+from themesim.validate.verdicts import (
+    AREA,
+    ROUTES,
+    design_rows,
+    equal_quality_rows,
+    feasible,
+    simulate,
+)
 
 PROBIT = "dyadic moments, probit"
 IDEAS = "dyadic moments, ideas"
@@ -40,25 +47,34 @@ def _studies(d, fixed: Fixed, shift: float, route: str):
 
 def _ideas(grid: dict, seed: int):
     """Each design's generator shift solved for each difference (its truth, by the mean of
-    `truth_draws` studies); a difference no shift reaches is left out and listed."""
+    `truth_draws` studies); a difference no shift reaches is left out and listed. A design
+    whose generator writes its own number of themes is also run at shift 0, the generator
+    exactly as good as the analysts: its `better` and `worse` are errors there."""
     detail, rows = [], []
     for base in grid["designs"]:
         for route in ROUTES:
             fixed = Fixed(base, seed, route, grid["truth_draws"])
-            for diff in DIFFERENCES:
-                d = replace(base, diff=diff)
-                shift = fixed.solve(diff)
+            reads = [(diff, fixed.solve(diff)) for diff in DIFFERENCES]
+            if base.m != base.themes:
+                reads.append((None, 0.0))
+            for diff, shift in reads:
+                d = replace(base, diff=0.0 if diff is None else diff)
+                name = d.name() if diff is not None else d.name() + ",equal quality"
                 if shift is None:
-                    detail.append({"model": "ideas", "route": route, "design": d.name(),
+                    detail.append({"model": "ideas", "route": route, "design": name,
                                    "unreachable": True} | vars(d))  # fmt: skip
                     continue
+                truth = diff if diff is not None else fixed.truth(0.0)
                 sim = simulate(
-                    d, route, grid["draws"], rng_for(seed, AREA, "ideas", route, d.name()),
-                    draw_study=_studies(d, fixed, shift, route), truth=diff,
+                    d, route, grid["draws"], rng_for(seed, AREA, "ideas", route, name),
+                    draw_study=_studies(d, fixed, shift, route), truth=truth,
                 )  # fmt: skip
-                detail.append({"model": "ideas", "route": route, "design": d.name(),
+                detail.append({"model": "ideas", "route": route, "design": name,
                                "shift": shift} | vars(d) | sim)  # fmt: skip
-                rows += design_rows(f"{route}:{d.name()}", d.themes, diff, sim, IDEAS)
+                if diff is None:
+                    rows += equal_quality_rows(f"{route}:{name}", d.themes, sim, IDEAS)
+                else:
+                    rows += design_rows(f"{route}:{name}", d.themes, diff, sim, IDEAS)
     return detail, rows
 
 

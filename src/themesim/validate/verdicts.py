@@ -286,3 +286,13 @@ def design_rows(name: str, n: int, diff: float, sim: dict, procedure: str) -> li
     out.append(row(AREA, name, "difference", procedure, "coverage_tost_level",
                    sim["coverage"], sim["draws"], n_a=n, nominal=1 - 2 * ALPHA))  # fmt: skip
     return out
+
+
+def equal_quality_rows(name: str, n: int, sim: dict, procedure: str) -> list[dict]:
+    """A generator exactly as good as the analysts but writing its own number of themes:
+    `better` and `worse` are errors at any size."""
+    return [
+        row(AREA, name, f"verdict {w} at equal quality", procedure, "type1_error",
+            sim[f"p_{w}"], sim["draws"], n_a=n, nominal=ALPHA)
+        for w in ("worse", "better")
+    ]  # fmt: skip
