@@ -7,15 +7,9 @@ from math import comb
 
 import numpy as np
 import pytest
+from scipy.special import stdtrit
 
-from themesim.metrics.verdicts.difference import (
-    Study,
-    _Cell,
-    _without_each_column,
-    difference,
-    verdict,
-    word_from_p,
-)
+from themesim.metrics.verdicts.difference import Study, difference, verdict, word_from_p
 from themesim.metrics.verdicts.rarefied import (
     agreement,
     pair_values,
@@ -64,34 +58,6 @@ def test_rarefying_a_subset_again_changes_nothing():
     assert sub == pytest.approx(whole)
 
 
-def test_leaving_a_column_out_is_recomputing_without_it():
-    rng = np.random.default_rng(2)
-    S = rng.random((3, 5))
-    for k in (2, 4, 5):
-        out = _without_each_column(S, k)
-        for j in range(5):
-            rest = np.delete(S, j, axis=1)
-            want = side_values(rest, rest, min(k, 4))[0]
-            assert out[:, j] == pytest.approx(want)
-
-
-def test_a_cell_without_two_themes_is_recomputed():
-    rng = np.random.default_rng(3)
-    ev = rng.random((4, 5))
-    cell = _Cell(ev, ev, 4)
-    for i, j in ((0, 1), (2, None), (None, 3)):
-        keep_r = [r for r in range(4) if r != i]
-        keep_c = [c for c in range(5) if c != j]
-        sub = ev[np.ix_(keep_r, keep_c)]
-        # each side at k = 4, or at the other side's size where fewer remain
-        x_side = side_values(sub, sub, min(4, sub.shape[1]))[0].mean()
-        y_side = side_values(sub.T, sub.T, min(4, sub.shape[0]))[0].mean()
-        assert cell.without(i, j) == pytest.approx(0.5 * (x_side + y_side))
-        assert cell.without_many(
-            [i] if i is not None else [], [j] if j is not None else []
-        ) == pytest.approx(0.5 * (x_side + y_side))
-
-
 def _study(seed=0, K=2, R=1, n=6):
     rng = np.random.default_rng(seed)
     names = [f"a{i}" for i in range(K)]
@@ -121,36 +87,19 @@ def test_the_difference_by_hand():
     assert res.covers == ("themes",)
 
 
-def test_the_jackknife_is_over_units_left_out_whole():
-    """With themes only (two analysts, one run), the variance is the delete-a-unit
-    jackknife: recomputing D by hand without each unit gives the same figure."""
-    from themesim.metrics.verdicts.difference import _clusters
-
-    s = _study(4)
-    res = difference(s)
-    sizes = s.sizes()
-    cells = {c: _Cell(*s.tables[c], min(sizes.values())) for c in s.tables}
-    units = _clusters(s, cells, sizes, s.analysts + s.runs)
-    reps = []
-    for members in units:
-        drop = {}
-        for x, t in members:
-            drop.setdefault(x, []).append(t)
-        vals = {}
-        for (x, y), (ev, _) in s.tables.items():
-            keep_x = [i for i in range(ev.shape[0]) if i not in drop.get(x, [])]
-            keep_y = [i for i in range(ev.shape[1]) if i not in drop.get(y, [])]
-            sub = ev[np.ix_(keep_x, keep_y)]
-            k = min(sizes.values())
-            vals[(x, y)] = 0.5 * (
-                side_values(sub, sub, min(k, sub.shape[1]))[0].mean()
-                + side_values(sub.T, sub.T, min(k, sub.shape[0]))[0].mean()
-            )
-        reps.append((vals[("a0", "g0")] + vals[("a1", "g0")]) / 2 - vals[("a0", "a1")])
-    reps = np.array(reps)
-    g = reps.size
-    assert res.se**2 == pytest.approx((g - 1) / g * ((reps - reps.mean()) ** 2).sum())
-    assert res.df == pytest.approx(g - 1)
+def test_a_pair_of_themes_that_score_each_other_is_one_unit():
+    """Two sets of n themes, theme i of each on the same idea with strength s_i and nothing
+    else alike: the agreement is the mean of the s_i, and its variance is s^2 / n (the
+    pairs are the n units), not twice that (each theme counted as a unit of its own)."""
+    s_i = np.array([0.9, 0.6, 0.75, 0.3, 0.8, 0.55])
+    ev = np.diag(s_i)
+    res = difference(Study(["a"], ["g"], {("a", "g"): (ev, ev)}))
+    n = s_i.size
+    assert res.generator == pytest.approx(s_i.mean())
+    q = stdtrit(n - 1, 0.95)  # the pairs - 1 degrees of freedom
+    half = q * np.sqrt(s_i.var(ddof=1) / n)
+    assert res.generator_ci_low == pytest.approx(s_i.mean() - half)
+    assert res.generator_ci_high == pytest.approx(s_i.mean() + half)
 
 
 def test_one_analyst_gives_the_agreement_and_no_difference():
