@@ -7,6 +7,7 @@ from snakemake.logging import logger
 from snakemake.utils import min_version
 from themesim.schema import check_schema, coerce_cli_values
 from themesim.errors import exit_on_error
+from themesim.io.yaml_keys import check_config_files
 
 min_version("9.0")
 
@@ -15,8 +16,14 @@ min_version("9.0")
 CLI_CONFIG = copy.deepcopy(config)
 
 
-configfile: "config/config.yaml"
+CONFIG_FILE = "config/config.yaml"
 
+
+configfile: CONFIG_FILE
+
+
+# A key given twice in the config file: Snakemake's YAML keeps the last; refused, both lines.
+exit_on_error(check_config_files, [CONFIG_FILE])
 
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 # --config passes nested numbers as text: read them as the schema wants, and say so.
@@ -32,6 +39,13 @@ include: "workflow/rules/ingest.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/similarity.smk"
+
+
+if STUDY.methods_with("judge_cache"):
+
+    include: "workflow/rules/judge_plan.smk"
+
+
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/ceiling.smk"
 include: "workflow/rules/calibration.smk"

@@ -229,6 +229,7 @@ class FakeLLM:
 
     def __init__(self, behave):
         self.behave = behave
+        self.retry_after: str | None = None  # the Retry-After header of a 429 answer
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
         self.lock = threading.Lock()
@@ -254,6 +255,8 @@ class FakeLLM:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    if status == 429 and fake.retry_after is not None:
+                        self.send_header("Retry-After", fake.retry_after)
                     self.end_headers()
                     self.wfile.write(data)
                 except OSError:

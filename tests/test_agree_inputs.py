@@ -146,6 +146,26 @@ def test_two_three_and_five_coder_files(tmp_path, tx, m):
     )
 
 
+@pytest.mark.parametrize("m", [2, 3, 5])
+def test_touching_selections_of_one_code_by_one_coder(tmp_path, tx, m):
+    """Coder c0 selects X at 0-4 and 4-8 (two touching selections), the others 0-10: agree
+    scores it (before: an IndexError in the histogram) as the characters say."""
+    import krippendorff
+
+    rows = {0: [("t1", "X", TEXT[0:4], 0, 4), ("t1", "X", TEXT[4:8], 4, 8)]}
+    files = [write(tmp_path, f"c{i}.csv", rows.get(i, [("t1", "X", TEXT[0:10], 0, 10)]))
+             for i in range(m)]  # fmt: skip
+    proc = themesim("agree", *files, "--transcripts", tx, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    got = {(r["scope"], r["code"], r["transcript"]): r for r in json.loads(proc.stdout)[
+        "codes by transcript"]}  # fmt: skip
+    R = np.zeros((m, len(TEXT)), dtype=int)
+    R[0, 0:8] = 1
+    R[1:, 0:10] = 1
+    want = krippendorff.alpha(reliability_data=R, level_of_measurement="nominal")
+    assert got[("all", "X", "t1")]["alpha_binary_char"] == pytest.approx(want, abs=1e-12)
+
+
 # ---------------------------------------------------------------- inputs that cannot mislead
 
 
@@ -229,6 +249,40 @@ def test_offsets_must_select_the_text(tmp_path, tx, row, message):
     proc = themesim("agree", a, b, "--transcripts", tx)
     assert message.split(": ", 1)[1] in one_line_error(proc)
     assert name in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "text, start, end, message",
+    [
+        (" ", 4, 5, "selects only whitespace at offsets 4-5: 1 character, a space, and no word"),
+        ("\n\t", None, None, "selects only whitespace: 2 characters, a line break, a tab, and"),
+        ("", None, None, "has no coded text"),
+    ],
+)
+def test_a_whitespace_selection_says_what_it_holds(tmp_path, tx, text, start, end, message):
+    a = write(tmp_path, "a.csv", [("t1", "X", TEXT[0:4], 0, 4), ("t1", "X", text, start, end)])
+    b = write(tmp_path, "b.csv", [("t1", "X", TEXT[0:4], 0, 4)])
+    proc = themesim("agree", a, b, "--transcripts", tx)
+    assert "a.csv, row 3: " in one_line_error(proc, message)
+
+
+def test_offsets_counted_with_crlf_line_endings_are_named(tmp_path):
+    """A passage's offsets counted on a CRLF copy of the transcript (a character more per
+    line before it): the one line says so, whether the offsets miss the text or run past the
+    transcript's end."""
+    text = "Interviewer: How is work?\nAnna: I changed my shifts.\nBen: Me too.\n"
+    (tmp_path / "t.txt").write_text(text)
+    crlf = text.replace("\n", "\r\n")
+    a0 = crlf.index("I changed my shifts")
+    b0 = crlf.index("Me too.")
+    a = write(tmp_path, "a.csv", [("t", "X", "I changed my shifts", a0, a0 + 19)])
+    b = write(tmp_path, "b.csv", [("t", "X", "Me too.", b0, b0 + 7)])
+    for mine, message in ((a, f"offsets {a0}-{a0 + 19} select"), (b, "lie outside")):
+        other = write(tmp_path, "o.csv", [("t", "X", "I changed", None, None)])
+        proc = themesim("agree", mine, other, "--transcripts", tmp_path / "t.txt")
+        line = one_line_error(proc, message)
+        assert "the offsets may have been counted with CRLF line endings" in line, line
+        assert "counting each line ending as one character" in line
 
 
 def test_a_changed_transcript_is_compared_with_the_projects_copy(tmp_path):

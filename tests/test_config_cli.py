@@ -117,3 +117,66 @@ def test_the_workflow_reads_only_documented_workflow_attributes():
     for path in [REPO / "Snakefile", *(REPO / "workflow" / "rules").glob("*.smk")]:
         used |= set(re.findall(r"\bworkflow\.(\w+)", path.read_text()))
     assert used and used <= documented, used - documented
+
+
+def test_a_key_given_twice_in_the_config_file_is_refused_with_both_lines(tmp_path):
+    """PyYAML, as Snakemake reads config/config.yaml, keeps the last of two equal keys: the
+    first `thresholds` would be dropped without a word. Refused at parse time, in one line."""
+    root = make_study(tmp_path)
+    path = root / "config" / "config.yaml"
+    text = path.read_text()
+    assert "  tfidf:\n    kind: tfidf\n    thresholds:\n    - 0.2\n" in text
+    text = text.replace(
+        "  tfidf:\n    kind: tfidf\n", "  tfidf:\n    kind: tfidf\n    thresholds: [0.4]\n"
+    )
+    path.write_text(text)
+    line = text.splitlines().index("    thresholds: [0.4]") + 1
+    proc = snakemake(root, "-n", "--cores", "1", check=False)
+    assert proc.returncode != 0
+    last = [x for x in proc.stderr.splitlines() if x.strip()][-1]
+    assert last == (
+        f"Error: config/config.yaml, lines {line} and {line + 1}: key 'thresholds' is given "
+        "twice in one mapping, and YAML would keep only the second. Keep one of them (or "
+        "merge their values into one)"
+    ), proc.stderr[-2000:]
+
+
+def test_yaml_merge_keys_and_keys_of_other_mappings_are_not_repeats():
+    from themesim.io.yaml_keys import load_unique
+
+    text = "base: &b {kind: tfidf, thresholds: [0.2]}\nm:\n  <<: *b\n  thresholds: [0.3]\n"
+    assert load_unique(text, "x.yaml")["m"] == {"kind": "tfidf", "thresholds": [0.3]}
+    with pytest.raises(InputError, match="x.yaml, lines 1 and 3: key '1.0' is given twice"):
+        load_unique("1: a\nb: c\n1.0: d\n", "x.yaml")  # 1 and 1.0: one key to Python
+
+
+def test_identical_theme_files_are_noted_in_the_log(tmp_path):
+    """Two sets whose files hold the very same bytes (an analyst's file copied as another's)
+    run, with one line in the log at parse time; a file listed twice for two coders' coded
+    segments of one code book is two sets, without a note."""
+    from themesim.config import prepare
+
+    root = make_study(tmp_path)
+    copy = root / "data" / "human_copy.csv"
+    copy.write_bytes((root / "data" / "human.csv").read_bytes())
+    write_config(
+        root,
+        [0.5],
+        theme_sets=[{"path": "data/human.csv"}, {"path": "data/human_copy.csv"},
+                    {"path": "data/llm.yaml", "name": "llm"}],
+        methods={"tfidf": {"kind": "tfidf", "thresholds": [0.2]}},
+    )  # fmt: skip
+    proc = snakemake(root, "-n", "--cores", "1")
+    note = (
+        "theme sets 'human' (data/human.csv) and 'human_copy' (data/human_copy.csv) are files "
+        "with the very same content: if one is a copy of the other, their agreement of 1 says "
+        "nothing about two analysts"
+    )
+    assert (proc.stdout + proc.stderr).count(note) == 1
+    sets = [{"path": str(root / "data" / "human.csv"), "name": "h1", "segments": str(p)}
+            for p in (root / "a.csv", root / "b.csv")]  # fmt: skip
+    for p in (root / "a.csv", root / "b.csv"):
+        p.write_text("document,theme,text\n")
+    sets[1]["name"] = "h2"
+    study = prepare({"theme_sets": sets, "methods": {"tfidf": {"kind": "tfidf"}}})
+    assert list(study.sets) == ["h1", "h2"] and study.notes == []

@@ -569,10 +569,21 @@ def test_the_cache_key_names_the_server_and_its_configuration(monkeypatch, tmp_p
     assert len(keys) == 5
 
 
-def test_the_local_server_gets_one_request_at_a_time():
-    assert request_workers(JudgeSettings(concurrency=4)) == 1  # judge_matrix starts it
+def test_the_local_server_gets_one_request_at_a_time_unless_concurrency_says(monkeypatch, tmp_path):
+    """By default the local server gets one request at a time (its one slot gives the same
+    scores on every run) and an endpoint two; `concurrency: N` puts N in flight, and the
+    local server judge_matrix starts then has N slots, named in the cache key."""
+    from themesim.llm.judge import keyed_settings
+
+    assert JudgeSettings().concurrency is None
+    assert request_workers(JudgeSettings()) == 1  # judge_matrix starts it
+    assert request_workers(JudgeSettings(base_url="http://127.0.0.1:9/v1", model="m")) == 2
     remote = JudgeSettings(base_url="http://127.0.0.1:9/v1", model="m", concurrency=4)
     assert request_workers(remote) == 4
+    assert request_workers(JudgeSettings(concurrency=4)) == 4
+    monkeypatch.setenv(llama_server.SERVER_ENV, str(fake_binary(tmp_path)))
+    one, four = (keyed_settings(JudgeSettings(concurrency=c))[0].server_id for c in (None, 4))
+    assert ", 1 slot," in one and ", 4 slots," in four
 
 
 def test_server_backend_choice_and_fallback(monkeypatch, tmp_path, caplog):
@@ -685,7 +696,8 @@ def test_llama_server_binds_localhost_only():
 
 def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, monkeypatch):
     """The judge method's similarity job starts the local server only for a missing
-    judgement; the first run's requests go one at a time (the local server's one slot)."""
+    judgement; the first run's requests go one at a time (the local server's one slot, the
+    default concurrency)."""
     import contextlib
 
     import pandas as pd
@@ -712,7 +724,8 @@ def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, m
     post = client.post_chat
     monkeypatch.setattr("themesim.llm.judge_ask.post_chat", counted)
     monkeypatch.setattr(client, "endpoint", fake_local)
-    spec = {"prompt": "judge_v1", "score_mode": "json", "concurrency": 4, "timeout_s": 5}
+    # concurrency left at its default: one request at a time to the local server
+    spec = {"prompt": "judge_v1", "score_mode": "json", "timeout_s": 5}
     cache = tmp_path / "judge.sqlite"
     S, _ = judge_matrix(A, B, JudgeSettings(**spec), cache, progress=False)
     np.testing.assert_allclose(S, want())

@@ -53,6 +53,15 @@ def test_histogram_of_intervals():
     assert histogram([c, c], 7).tolist() == [7, 0, 0]
 
 
+def test_histogram_of_touching_selections_of_one_coder():
+    # one coder's 0-4 and 4-8 (touching units, as unitizing.merge keeps them) and another's
+    # 0-10 over 12 characters: 0-8 by both, 8-10 by one, 10-12 by none
+    a = np.array([[0, 4], [4, 8]])
+    b = np.array([[0, 10]])
+    assert histogram([a, b], 12).tolist() == [2, 2, 8]
+    assert histogram([a, a, b], 12).tolist() == [2, 2, 0, 8]
+
+
 def test_segment_agreement_at_a_share():
     a = np.array([[0, 10], [20, 30]])
     b = np.array([[1, 10], [25, 40]])

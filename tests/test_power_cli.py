@@ -57,9 +57,73 @@ def test_power_reads_the_margin_as_the_study_would(capsys):
         (["--analysts", "1"], "--analysts: is 1, the least is 2"),
         (["--analyst-sd", "-1"], "--analyst-sd: -1 is negative"),
         (["--agreement", "0.9", "--difference", "0.2"], "must lie strictly between 0 and 1"),
+        (["--domains", "0"], "--domains: is 0, the least is 1"),
+        (["--themes", "4", "--domains", "5"], "--domains 5: is more than the 4 themes"),
+        (["--analyst-sd", "nan"], "--analyst-sd: nan is not a number"),
+        (["--analyst-sd", "inf"], "--analyst-sd: inf is not a number"),
+        (["--agreement", "nan"], "--agreement: nan must lie strictly between 0 and 1"),
+        (["--difference", "nan"], "--difference: nan puts the generator's agreement at nan"),
     ],
 )
 def test_bad_designs_get_one_line(capsys, args, message):
     assert main(["power", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_declared_groups_under_the_least_say_the_word_is_withheld(capsys):
+    # 2 declared domains of 10 themes: under the 6 groups the interval needs, every study
+    # reads inconclusive, and the planner says why
+    args = ["power", "--groups", "--domains", "2", "--icc", "0.3", "--draws", "20"]
+    assert main([*args, "--format", "json"]) == 0
+    out = capsys.readouterr()
+    got = {r["verdict"]: r["probability"] for r in json.loads(out.out)["verdicts"]}
+    assert got["inconclusive"] == 1.0
+    note = out.err.strip().splitlines()
+    assert len(note) == 1 and "every study's word is withheld" in note[0]
+    assert "--domains 6 or more" in note[0]
+    assert main(["power", "--groups", "--domains", "6", "--themes", "12", "--draws", "10"]) == 0
+    assert "withheld" not in capsys.readouterr().err
+
+
+def _power_in_a_box(*args):
+    """`themesim power ARGS` in a process held to 3 GiB of address space and 60 s: a size
+    that is not checked first ends in MemoryError or the timeout instead of taking the
+    machine (as --analysts 10000 --draws 20 took 21 GB)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "themesim.cli", "power", *args],
+        capture_output=True, text=True, timeout=60, preexec_fn=limit,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--analysts", "10000", "--draws", "20"], "simulating 20 studies needs about"),
+        (["--draws", "100000000"], "simulating 100,000,000 studies takes about"),
+        (["--runs", "100000"], "simulating 400 studies takes about"),
+        (["--themes", "100000000", "--draws", "10"], "simulating 10 studies needs about"),
+    ],
+)
+def test_a_size_is_checked_against_memory_and_time_before_it_starts(args, message):
+    proc = _power_in_a_box(*args)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1 and message in line, line
+    assert "of memory" in line or "raise --max-minutes" in line
+
+
+def test_max_minutes_moves_the_time_limit(capsys):
+    # 200 studies of the default design: about 1.3 s by the model, over 0.01 minutes
+    assert main(["power", "--draws", "200", "--max-minutes", "0.01"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "simulating 200 studies takes about 1 s of CPU time" in line
+    assert "more than --max-minutes 0.01" in line
+    assert main(["power", "--draws", "200"]) == 0

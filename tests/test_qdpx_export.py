@@ -16,6 +16,7 @@ from helpers import themesim_cli as themesim
 from helpers import write_coding as write
 from lxml import etree
 
+from themesim.errors import InputError
 from themesim.io.qdpx_export import (
     DISAGREEMENT_PARENT,
     DISAGREEMENT_USER,
@@ -304,6 +305,48 @@ def test_agree_on_its_own_export_lists_the_human_codes_only(tmp_path, tx3, how):
     themes = study_project(out)
     assert sorted(themes.users.values()) == ["anna", "ben", "cy"]
     assert not any("Disagreements" in themes.paths[g] for g in themes.themes["theme_id"])
+
+
+@pytest.mark.parametrize(
+    "coders, code, message",
+    [
+        ("themesim (disagreements),ben", "X", "coder 'themesim (disagreements)' has the name"),
+        ("anna,ben", "Disagreements (themesim)/Work", "code 'Disagreements (themesim)/Work' lies"),
+        ("anna,ben", "disagreements  (THEMESIM)", "code 'disagreements (THEMESIM)' lies"),
+    ],
+)
+def test_an_export_refuses_the_names_it_reserves(tmp_path, tx3, coders, code, message):
+    """A coder or a code named as the export's disagreement marks would be written and then
+    left out when the project is read back: refused in one line before any figure, and no
+    project is written (the study's export, write_qdpx, refuses them too)."""
+    a = write(tmp_path, "anna.csv", [("t1", code, TEXT[0:10], 0, 10)])
+    b = write(tmp_path, "ben.csv", [("t1", code, TEXT[5:15], 5, 15)])
+    out = tmp_path / "coding.qdpx"
+    proc = themesim("agree", a, b, "--transcripts", tx3, "--coders", coders, "--export-qdpx", out)
+    line = one_line_error(proc, message)
+    assert line.startswith(f"themesim: error: --export-qdpx {out}: ") and "Rename the" in line
+    assert not out.exists() and proc.stdout == ""
+    c = read_codings([a, b], [tx3], coders=coders.split(","))
+    with pytest.raises(InputError, match="and export again"):
+        write_qdpx(c, out)
+    assert not out.exists()
+
+
+def test_a_user_named_as_the_marks_coding_a_code_is_refused_not_dropped(tmp_path):
+    """A project whose coder is named 'themesim (disagreements)' (not themesim's export: the
+    user codes an ordinary code): reading it refuses in one line instead of leaving the
+    coder's codings out, in agree and as a study's theme set."""
+    from helpers import QDPX_TWO_CODERS
+
+    from themesim.io.refi_qda import study_project
+
+    xml = QDPX_TWO_CODERS.format(text=TEXT).replace('name="Ben"', 'name="themesim (disagreements)"')
+    p = make_qdpx(tmp_path, xml, entries={})
+    proc = themesim("agree", p, "--format", "json")
+    line = one_line_error(proc, "user 'themesim (disagreements)' codes 'X'")
+    assert "PlainTextSelection 3" in line and "Rename the user" in line
+    with pytest.raises(InputError, match="a code outside 'Disagreements \\(themesim\\)'"):
+        study_project(p, user="Anna")
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from themesim.errors import InputError
 from themesim.steps.runner import run_all
 
 
-def run_job_script(tmp_path, text: str, *args) -> subprocess.CompletedProcess:
+def run_job_script(tmp_path, text: str, *args, check=True) -> subprocess.CompletedProcess:
     """`text` run as a script in its own process, as a workflow job runs its script."""
     script = tmp_path / "job.py"
     script.write_text(text)
@@ -21,7 +21,7 @@ def run_job_script(tmp_path, text: str, *args) -> subprocess.CompletedProcess:
         [sys.executable, str(script), *map(str, args)],
         capture_output=True,
         text=True,
-        check=True,
+        check=check,
     )
 
 
@@ -179,3 +179,78 @@ def test_what_a_step_made_is_finalized_before_the_job_exits(tmp_path):
     mark = tmp_path / "finalized.txt"
     run_job_script(tmp_path, GC_EXIT, tmp_path / "job.log", mark)
     assert mark.read_text() == "finalized"
+
+
+FULL_DISK_JOB = """
+import errno, logging, os, sys, types
+
+snakemake = types.SimpleNamespace(input=[], output=["results/plots/m/a__vs__b.png"])
+from themesim.steps.runner import run_all
+
+
+class Full:  # the log file's stream on a full disk
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self):
+        pass
+
+
+def save_png():  # as PIL fails: its own error raised while handling the OSError
+    logging.getLogger("themesim").info("drawing a__vs__b")
+    try:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    except OSError:
+        raise ValueError("image file is truncated")
+
+
+def write_csv():
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "results/metrics/m/x.csv")
+
+
+def fill_the_log():
+    for h in logging.getLogger().handlers:
+        if isinstance(h, logging.FileHandler):
+            h.stream = Full()
+
+
+steps = {"png": save_png, "csv": write_csv}[sys.argv[2]]
+run_all(sys.argv[1], [(fill_the_log, {}), (steps, {})] if sys.argv[3] == "1" else
+        [[(fill_the_log, {}), (steps, {})], (lambda: None, {})], workers=int(sys.argv[3]))
+"""
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(
+    "step, where",
+    [("png", "results/plots/m/a__vs__b.png"), ("csv", "results/metrics/m/x.csv")],
+)
+def test_a_full_disk_in_a_step_is_one_line(tmp_path, step, where, workers):
+    """ENOSPC anywhere in a job's step (raised by a library, or inside its own error; in a
+    forked worker too), with the log file itself unwritable: one line naming what was
+    written and what to do, exit 1, no traceback."""
+    done = run_job_script(tmp_path, FULL_DISK_JOB, tmp_path / "job.log", step, workers,
+                          check=False)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "Logging error" not in done.stderr, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        f"ERROR {where}: no space left on the device (No space left on device). Free space on "
+        "that disk (`df -h .` shows it) and run again: the results already written are "
+        "kept, and nothing half-written is left"
+    ], done.stderr
+
+
+def test_a_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from themesim import cli
+
+    def full(args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "out.csv")
+
+    monkeypatch.setattr(cli, "cmd_verify", full)  # build_parser reads it when main runs
+    assert cli.main(["verify", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("themesim: error: out.csv: no space left on the device")
+    assert len(err.splitlines()) == 1

@@ -54,3 +54,52 @@ def test_ingested_table_carries_groups_and_old_tables_read(tmp_path):
     assert df["group"].tolist() == [None, None]
     assert theme_groups(out) == {"T01": None, "T02": None}
     assert isinstance(pa.Table.from_pandas(df), pa.Table)
+
+
+def test_group_labels_are_matched_as_theme_names_are(tmp_path, caplog):
+    """`Money` and `money` (in one file, or in two analysts' files) are one group, as theme
+    names are one theme ignoring case and spacing; the file that spells one group two ways
+    says so in the ingest log."""
+    import logging
+
+    caplog.set_level(logging.INFO)
+    p = _write(tmp_path, "a.csv", "name,group\nRent,money\nBills,Money \nShifts,Work\nCare,\n")
+    assert theme_groups(read_theme_file(p)) == {
+        "T01": "money", "T02": "money", "T03": "work", "T04": None,
+    }  # fmt: skip
+    notes = [r.getMessage() for r in caplog.records if "one group" in r.getMessage()]
+    assert notes == [
+        f"{p}: groups 'money' and 'Money' are one group (group labels are matched as theme "
+        "names are, case and spacing ignored)"
+    ]
+
+
+def test_a_groups_spelling_does_not_move_the_verdicts_interval(tmp_path):
+    """Two analysts declare 7 domains of 14 themes each, one in lower case, the other in
+    capitals: the verdict's units are the 7 domains, and its interval is the one consistent
+    spelling gives (before, 14 groups: a different interval)."""
+    import numpy as np
+
+    from themesim.metrics.verdicts.crossed import crossed_difference
+    from themesim.metrics.verdicts.generators import clusters_of
+
+    rng = np.random.default_rng(3)
+    k, n, runs = 2, 14, 3
+    gen = [rng.random((n, runs)) for _ in range(k)]
+    hum = [rng.random((n, k)) for _ in range(k)]
+    for r in range(k):
+        hum[r][:, r] = np.nan
+    ids = [[f"T{i:02d}" for i in range(1, n + 1)] for _ in range(k)]
+
+    def interval(spell_a, spell_b):
+        files = {}
+        for name, spell in (("a", spell_a), ("b", spell_b)):
+            rows = "".join(f"Theme {i},{spell(f'domain {i % 7}')}\n" for i in range(n))
+            files[name] = theme_groups(read_theme_file(_write(tmp_path, f"{name}.csv",
+                                                              "name,group\n" + rows)))  # fmt: skip
+        res = crossed_difference(gen, hum, clusters_of(["a", "b"], ids, files))
+        return res.ci_low, res.ci_high
+
+    same = interval(str.lower, str.lower)
+    assert interval(str.lower, str.upper) == same
+    assert interval(str.lower, lambda x: x.replace(" ", "_")) != same  # 14 groups: it moves

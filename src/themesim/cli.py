@@ -7,11 +7,20 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 
 from themesim import __version__
 from themesim.cli_agree import cmd_agree
 from themesim.cli_output import FORMATS, records, render
-from themesim.errors import InputError, ThemesimError
+from themesim.cli_sizes import (
+    MAX_MINUTES,
+    check_cost,
+    compare_cost,
+    power_cost,
+    score_cost,
+    score_read_cost,
+)
+from themesim.errors import InputError, ThemesimError, disk_full, disk_full_error
 from themesim.kinds import DEFAULT_METHODS
 from themesim.kinds import get as get_kind
 
@@ -20,8 +29,15 @@ def cmd_score(args) -> int:
     from themesim.metrics.sets.coverage import score
     from themesim.similarity import align_matrix, read_matrix_csv
 
+    files = [Path(p) for p in (args.matrix, args.within_a, args.within_b) if p]
+    need, how = score_read_cost(sum(p.stat().st_size for p in files if p.is_file()))
+    smaller = "Score a smaller matrix (a subset of themes)"
+    check_cost(args.matrix, "reading the matrices", need, 0.0, args.max_minutes, how, smaller)
     S, rows, cols = read_matrix_csv(args.matrix)
-    if not (args.families or args.within_a or args.within_b):
+    families = bool(args.families or args.within_a or args.within_b)
+    seconds, how = score_cost(*S.shape, len(args.threshold), families)
+    check_cost(args.matrix, "scoring it", 0, seconds, args.max_minutes, how, smaller)
+    if not families:
         table = score(S, args.threshold, args.op)
     else:
         from themesim.metrics.comparison import Settings, comparison_rows
@@ -53,6 +69,9 @@ def cmd_compare(args) -> int:
     spec = DEFAULT_METHODS[args.method]
     a = read_theme_file(args.a_file, text_template=args.template)
     b = read_theme_file(args.b_file, text_template=args.template)
+    need, seconds, how = compare_cost(len(a), len(b), args.method)
+    check_cost(f"{args.a_file} vs {args.b_file}", "comparing them", need, seconds,
+               args.max_minutes, how, "Compare smaller theme files")  # fmt: skip
     S = similarity_for(spec, a, b)
     thresholds = args.threshold or spec["thresholds"]
     table = score(S, thresholds, args.op)
@@ -104,30 +123,64 @@ def cmd_power(args) -> int:
     from themesim.validate.verdicts import Design, power
 
     least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),
-             ("--analysts", args.analysts, 2), ("--draws", args.draws, 10))  # fmt: skip
+             ("--analysts", args.analysts, 2), ("--draws", args.draws, 10),
+             ("--domains", args.domains, 1))  # fmt: skip
     for name, value, low in least:
         if value < low:
             raise InputError(name, f"is {value}, the least is {low}", f"Give {low} or more")
+    if args.domains > args.themes:
+        raise InputError(
+            f"--domains {args.domains}",
+            f"is more than the {args.themes} themes: each analyst's themes are dealt to the "
+            "domains in turn, so a domain would hold none",
+            f"Give at most --themes ({args.themes}) domains, or more themes",
+        )
     if not 0 < args.margin < 1:
         raise InputError("--margin", f"{args.margin:g} is out of range", "Give one in (0, 1)")
+    if not math.isfinite(args.analyst_sd):
+        raise InputError(
+            "--analyst-sd", f"{args.analyst_sd:g} is not a number", "Give an SD of 0 or more"
+        )
     if args.analyst_sd < 0:
         raise InputError("--analyst-sd", f"{args.analyst_sd:g} is negative", "Give 0 or more")
     if not 0 < args.alpha < 0.5:
         raise InputError("--alpha", f"{args.alpha:g} is out of range", "Give one in (0, 0.5)")
     if not 0 <= args.icc < 1:
         raise InputError("--icc", f"{args.icc:g} is out of range", "Give an ICC in [0, 1)")
+    if not 0 < args.agreement < 1:
+        raise InputError(
+            "--agreement",
+            f"{args.agreement:g} must lie strictly between 0 and 1",
+            "Give the human-human agreement, e.g. 0.7",
+        )
+    if not 0 < args.agreement + args.difference < 1:
+        raise InputError(
+            "--difference",
+            f"{args.difference:g} puts the generator's agreement at "
+            f"{args.agreement + args.difference:g}, which must lie strictly between 0 and 1",
+            f"Give a difference between {-args.agreement:g} and {1 - args.agreement:g}",
+        )
+    # as a study reads it with margin_from analysts: the test against the analysts' spread
+    from_analysts = args.margin_from == "analysts" and args.analysts >= 3
+    need, seconds, how = power_cost(
+        args.analysts, args.themes, args.runs, args.draws, from_analysts
+    )
+    check_cost(
+        f"--analysts {args.analysts} --themes {args.themes} --runs {args.runs} "
+        f"--draws {args.draws}",
+        f"simulating {args.draws:,} studies",
+        need,
+        seconds,
+        args.max_minutes,
+        how,
+    )
     d = Design(
         themes=args.themes, runs=args.runs, analysts=args.analysts, p_h=args.agreement,
         diff=args.difference, icc=args.icc, domains=args.domains, groups=args.groups,
         sd_analyst=args.analyst_sd, gen_themes=args.gen_themes or 0,
     )  # fmt: skip
-    # as a study reads it with margin_from analysts: the test against the analysts' spread
-    from_analysts = args.margin_from == "analysts" and args.analysts >= 3
     margin = "analysts" if from_analysts else args.margin
-    try:
-        res = power(d, args.route, args.draws, args.seed, margin=margin, alpha=args.alpha)
-    except ValueError as e:
-        raise InputError("--agreement/--difference", str(e), "Change one of them") from None
+    res = power(d, args.route, args.draws, args.seed, margin=margin, alpha=args.alpha)
     n = res["draws"]
     rows = [
         {"verdict": w, "probability": res[f"p_{w}"],
@@ -180,6 +233,16 @@ def _print_smallest(d, args, margin) -> None:
         )
 
 
+def _max_minutes(parser) -> None:
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=MAX_MINUTES,
+        help="refuse, before it starts, work its sizes imply more CPU time for (default"
+        " %(default)g; the estimate is in the message)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="themesim", description=__doc__)
     p.add_argument("--version", action="version", version=f"themesim {__version__}")
@@ -212,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     s.add_argument("--within-a", help="CSV of set A against itself (enables baselines)")
     s.add_argument("--within-b", help="CSV of set B against itself (enables baselines)")
+    _max_minutes(s)
     s.set_defaults(func=cmd_score)
 
     c = sub.add_parser("compare", help="compare two theme files with one method")
@@ -227,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--op", choices=("ge", "gt"), default="ge")
     c.add_argument("--template", default="{name}: {description}", help="text embedded per theme")
     c.add_argument("--format", choices=FORMATS, default="text")
+    _max_minutes(c)
     c.set_defaults(func=cmd_compare)
 
     v = sub.add_parser(
@@ -298,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
         " NVivo: the transcripts, each coder as a user, and where the coders differ as codes"
         " under 'Disagreements (themesim)' (a code set); agree reads it back to the same figures",
     )
+    _max_minutes(ag)
     ag.set_defaults(func=cmd_agree)
 
     val = sub.add_parser(
@@ -360,6 +426,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also search the fewest themes per analyst at which a generator as good as the"
         " analysts reaches equivalent, non-inferior or better in 80 %% of studies",
     )
+    pw.add_argument(
+        "--max-minutes",
+        type=float,
+        default=MAX_MINUTES,
+        help="refuse a design whose simulation is estimated to take more CPU time"
+        f" (default {MAX_MINUTES:g})",
+    )
     pw.add_argument("--format", choices=FORMATS, default="text")
     pw.set_defaults(func=cmd_power)
     return p
@@ -371,6 +444,12 @@ def main(argv=None) -> int:
         return args.func(args)
     except ThemesimError as e:
         print(f"themesim: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        full = disk_full(e)  # a full disk while writing: one line, as a bad input
+        if full is None:
+            raise
+        print(f"themesim: error: {disk_full_error(full)}", file=sys.stderr)
         return 2
 
 

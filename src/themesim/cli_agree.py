@@ -9,6 +9,7 @@ import math
 import sys
 
 from themesim.cli_output import records
+from themesim.cli_sizes import agree_cost, check_cost
 from themesim.errors import InputError
 
 
@@ -169,6 +170,21 @@ def cmd_agree(args) -> int:
         coders=coders,
         level=args.level,
         allow_unmatched=args.allow_unmatched_codes or bool(args.similarity),
+    )
+    if args.export_qdpx:  # before any figure: the export must not lose a coder or a code
+        from themesim.io.qdpx_export import check_reserved_names
+
+        check_reserved_names(c.coders, c.codes, f"--export-qdpx {args.export_qdpx}")
+    n_docs = c.spans["document"].nunique()
+    need, seconds, how = agree_cost(len(c.coders), len(c.codes), n_docs)
+    check_cost(
+        f"{len(c.coders)} coders, {len(c.codes)} codes, {n_docs} transcripts",
+        "computing their agreement",
+        need,
+        seconds,
+        args.max_minutes,
+        how,
+        "Compare fewer coders at once (--coders A,B,C), or fewer codes or transcripts",
     )
     for note in c.notes:
         print(f"themesim agree: {note}.", file=sys.stderr)

@@ -18,6 +18,7 @@ from themesim.study.names import check_name_lengths
 from themesim.study.sets import (
     generated_csv,
     generated_runs,
+    identical_files,
     set_entries,
     set_segments,
     set_users,
@@ -119,4 +120,5 @@ def prepare(config: dict) -> Study:
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, study.pairs_for(m))
     check_name_lengths(config, study)
+    study.notes = identical_files({k: v for k, v in sets.items() if k not in generated})
     return study

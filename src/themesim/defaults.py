@@ -11,14 +11,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import json
-import os
 from pathlib import Path
+
+from themesim.store import Kept
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 # The parsed schema kept as JSON beside this module's bytecode, as Python keeps a .pyc: a job
 # that only needs a default then reads JSON (well under 1 ms) instead of importing PyYAML and
-# parsing the schema (20-50 ms). Keyed by the schema's size and mtime.
+# parsing the schema (20-50 ms). Keyed by the schema's size and mtime (themesim.store).
 _CACHE = Path(__file__).with_name("__pycache__") / "config.schema.json"
 
 
@@ -41,21 +41,7 @@ def schema() -> dict:
         )
     stat = SCHEMA_PATH.stat()
     key = f"{stat.st_size}:{stat.st_mtime_ns}"
-    try:
-        kept = json.loads(_CACHE.read_text(encoding="utf-8"))
-        if kept.get("key") == key:
-            return kept["schema"]
-    except (OSError, ValueError):
-        pass
-    parsed = parse_yaml(SCHEMA_PATH)
-    try:  # a read-only install parses every time
-        _CACHE.parent.mkdir(exist_ok=True)
-        tmp = _CACHE.with_name(f"{_CACHE.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "schema": parsed}), encoding="utf-8")
-        os.replace(tmp, _CACHE)
-    except OSError:
-        pass
-    return parsed
+    return Kept(_CACHE).value(key, lambda: parse_yaml(SCHEMA_PATH))
 
 
 def _node(path: tuple[str, ...]) -> dict:

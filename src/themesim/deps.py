@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
-import os
 import re
 from functools import cache
 from pathlib import Path
+
+from themesim.store import Kept, stamp
 
 PACKAGE = "themesim"
 # A function named for importlib.import_module: "themesim.report.plots.theme_map:draw_theme_map".
@@ -173,37 +173,21 @@ class CodeDeps:
     """
 
     def __init__(self, scripts, src, cache_file) -> None:
-        self.scripts, self.src, self.path = Path(scripts), Path(src), Path(cache_file)
+        self.scripts, self.src = Path(scripts), Path(src)
+        self.kept = Kept(cache_file)
         self.key = _signature([self.src, self.scripts])
-        self.known = self._load()
+        self.known = dict(self.kept.get(self.key) or {})
 
     def files(self, script: str) -> list[str]:
         """The code files of `script` (a file name in the scripts folder)."""
         if script not in self.known:
             self.known[script] = script_code(self.scripts / script, self.src)
-            self._save()
+            self.kept.put(self.key, self.known)  # concurrent runs never read half a file
         return list(self.known[script])
 
     def digest(self, script: str) -> str:
         """sha256 of the code files of `script`: their names in the package and contents."""
         return code_digest(self.files(script), self.src)
-
-    def _load(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return dict(data["scripts"]) if data.get("key") == self.key else {}
-
-    def _save(self) -> None:
-        text = json.dumps({"key": self.key, "scripts": self.known}, sort_keys=True)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, self.path)  # concurrent runs never read half a file
-        except OSError:
-            pass
 
 
 def code_digest(files, src) -> str:
@@ -223,9 +207,4 @@ def _file_sha(path) -> str:
 
 
 def _signature(folders) -> str:
-    lines = []
-    for folder in folders:
-        for p in sorted(Path(folder).resolve().rglob("*.py")):
-            st = p.stat()
-            lines.append(f"{p}\t{st.st_size}\t{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return stamp([p for folder in folders for p in sorted(Path(folder).resolve().rglob("*.py"))])

@@ -22,6 +22,33 @@ class InputError(ThemesimError, ValueError):
         return (type(self), (self.where, self.problem, self.fix))
 
 
+def disk_full(exc: BaseException | None) -> OSError | None:
+    """The OSError "no space left on device" (or "disk quota exceeded") that `exc` is, or
+    was raised while handling or from (its __cause__ / __context__ chain); else None. A
+    library that catches the error and raises its own (PIL while saving a PNG) keeps it
+    there."""
+    import errno
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def disk_full_error(exc: OSError, writing=()) -> StepError:
+    """The one line for a full disk: what was being written (the error's file, else
+    `writing`, e.g. a job's outputs), and what to do."""
+    where = exc.filename or ", ".join(map(str, list(writing)[:3])) or "a result"
+    return StepError(
+        f"{where}: no space left on the device ({exc.strerror or 'disk full'}). Free space on "
+        "that disk (`df -h .` shows it) and run again: the results already written are kept, "
+        "and nothing half-written is left"
+    )
+
+
 def name_key(name) -> str:
     """How a name a user typed is matched: case and runs of whitespace ignored."""
     return " ".join(str(name).casefold().split())

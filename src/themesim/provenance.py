@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from themesim.io.files import sha256_file
+from themesim.store import Kept
 
 
 def folder_sha256(folder) -> str | None:
@@ -68,31 +69,15 @@ PROVENANCE_PACKAGES = (
 
 
 def file_sha256_cached(path) -> str | None:
-    """sha256 of one (large) file, kept beside it in `<file>.sha256` with its size and mtime,
-    so a report rerun does not read a 1 GB model again; recomputed when either changes.
-    None when the file is missing."""
-    import os
-
+    """sha256 of one (large) file, kept beside it in `<file>.sha256` with its size and mtime
+    (themesim.store.Kept), so a report rerun does not read a 1 GB model again; recomputed
+    when either changes. None when the file is missing."""
     p = Path(path)
     if not p.is_file():
         return None
     st = p.stat()
-    stamp = f"{st.st_size} {st.st_mtime_ns}"
-    side = p.with_name(p.name + ".sha256")
-    try:
-        digest, kept = side.read_text(encoding="utf-8").split("\n", 1)
-        if kept.strip() == stamp and len(digest) == 64:
-            return digest
-    except (OSError, ValueError):
-        pass
-    digest = sha256_file(p)
-    try:  # a read-only model folder: computed each time
-        tmp = side.with_name(f".{side.name}.{os.getpid()}")
-        tmp.write_text(f"{digest}\n{stamp}\n", encoding="utf-8")
-        os.replace(tmp, side)
-    except OSError:
-        pass
-    return digest
+    kept = Kept(p.with_name(p.name + ".sha256"))  # a read-only model folder: computed each time
+    return kept.value(f"{st.st_size} {st.st_mtime_ns}", lambda: sha256_file(p))
 
 
 def judge_models(scores) -> dict:

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
+from themesim.io.inputs import not_text
 
 SIMILARITY_META_KEY = b"themesim.similarity"
 
@@ -137,8 +138,12 @@ def read_matrix_csv(
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), "file not found", "Check the path in the command or config")
+    raw = path.read_bytes()
+    office = not_text(path, raw)  # an .xlsx saved as .csv is not "not UTF-8"
+    if office is not None:
+        raise office
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(
             str(path), f"not UTF-8 (byte {e.start})", "Re-save the file as UTF-8"

@@ -21,6 +21,8 @@ from themesim.inputs import (
 from themesim.provenance import git_commit
 
 STUDY = exit_on_error(prepare, config)  # one line, no Snakemake stack
+for note in STUDY.notes:
+    logger.info(note)
 SETUP = Setup(STUDY, config)  # what every input function of themesim.inputs reads
 CODE_VERSION = git_commit(workflow.basedir)  # recorded in the report
 # Kept between runs in the working directory, recomputed when a package file changes.

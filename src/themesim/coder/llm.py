@@ -40,6 +40,7 @@ from themesim.llm.session import (
     scoring_session,
     with_server_id,
 )
+from themesim.store import canonical_key
 
 log = logging.getLogger("themesim.coder")
 
@@ -209,7 +210,7 @@ def _answer_settings(s: CoderLLMSettings) -> dict:
 
 
 def _key(model, prompt: CoderPrompt, book: str, passage: str, s: CoderLLMSettings) -> str:
-    return llm.canonical_key(
+    return canonical_key(
         {
             "model": model,
             "prompt_version": prompt.version,

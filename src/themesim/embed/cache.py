@@ -3,10 +3,11 @@
 A vector is found by the model key (model, weights version or folder fingerprint, the
 library versions and every setting that changes vectors) and the sha256 of the text. Each
 vector is one small .npy file (exact float32) in a folder per model key, sharded by the first
-two hex digits of the text hash. Files are written to a temporary name and renamed, so a
-reader never sees half a vector and parallel jobs (also on a cluster's shared file system)
-need no lock: two jobs writing the same text write the same bytes. The folder lives outside
-Snakemake's outputs, so a failed or killed job never deletes it.
+two hex digits of the text hash (themesim.store.ContentFiles, which says why these are files).
+Files are written to a temporary name and renamed, so a reader never sees half a vector and
+parallel jobs (also on a cluster's shared file system) need no lock: two jobs writing the same
+text write the same bytes. The folder lives outside Snakemake's outputs, so a failed or killed
+job never deletes it.
 
 Each file is the vector's .npy followed by a checksum (TRAILER and the sha256 of the model
 key's folder name, the text's hash and the .npy bytes; np.load ignores it): a file whose numbers
@@ -21,14 +22,16 @@ from the cache writes the same bytes as one that encodes them, whichever job cam
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+from themesim.store import ContentFiles, atomic_write
 
 ENV = "THEMESIM_EMBED_CACHE"
 # Bump when the way vectors are computed changes (the batching rule in embed.encode). An
@@ -116,9 +119,10 @@ class EmbeddingCache:
     def __init__(self, root, key: dict):
         self.key = key
         self.dir = Path(root) / key_name(key)
+        self.files = ContentFiles(self.dir, ".npy")
 
     def _path(self, sha: str) -> Path:
-        return self.dir / sha[:2] / f"{sha}.npy"
+        return self.files.path(sha)
 
     def _digest(self, sha: str, npy: bytes) -> bytes:
         return hashlib.sha256(f"{self.dir.name}/{sha}\0".encode() + npy).hexdigest().encode()
@@ -127,14 +131,10 @@ class EmbeddingCache:
         """The cached vectors among `shas`. A missing file is a miss; so is one that fails
         its checksum (other numbers, truncated, another text's or an older version's
         file), which is removed so that `put` writes it again."""
-        import io
-
         found = {}
         for sha in shas:
-            p = self._path(sha)
-            try:
-                data = p.read_bytes()
-            except OSError:
+            data = self.files.read(sha)
+            if data is None:
                 continue
             npy, tag, digest = data.rpartition(TRAILER)
             v = None
@@ -146,7 +146,7 @@ class EmbeddingCache:
             if v is not None and v.dtype == np.float32 and v.ndim == 1:
                 found[sha] = v
             else:
-                p.unlink(missing_ok=True)
+                self.files.drop(sha)
         return found
 
     def put(self, vectors: dict[str, np.ndarray]) -> int:
@@ -156,33 +156,17 @@ class EmbeddingCache:
         self.dir.mkdir(parents=True, exist_ok=True)
         about = self.dir / "key.json"
         if not about.exists():
-            self._write(about, json.dumps(self.key, indent=1, sort_keys=True).encode())
+            atomic_write(about, json.dumps(self.key, indent=1, sort_keys=True).encode())
         written = 0
         for sha, v in vectors.items():
-            p = self._path(sha)
-            if p.exists():
+            if self.files.path(sha).exists():
                 continue
-            p.parent.mkdir(exist_ok=True)
             buf = _npy_bytes(np.ascontiguousarray(v, dtype=np.float32))
-            self._write(p, buf + TRAILER + self._digest(sha, buf))
-            written += 1
+            written += self.files.write(sha, buf + TRAILER + self._digest(sha, buf))
         return written
-
-    @staticmethod
-    def _write(path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
 
 def _npy_bytes(v: np.ndarray) -> bytes:
-    import io
-
     buf = io.BytesIO()
     np.save(buf, v, allow_pickle=False)
     return buf.getvalue()

@@ -6,8 +6,8 @@ of the cold job's peak memory beside the model. Its result depends only on the s
 k and scikit-learn's version, so a JSON file under `<cache>/keywords/`, named by the sha256
 of those, gives a rerun the same terms without the import; the embedding job computes the
 missing ones in a short child process (run this module), which exits before the model loads.
-Files are written to a temporary name and renamed, like the vectors: parallel jobs writing
-the same key write the same bytes.
+Files are themesim.store.ContentFiles, like the vectors: written to a temporary name and
+renamed, so parallel jobs writing the same key write the same bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+
+from themesim.store import ContentFiles
 
 log = logging.getLogger("themesim")
 
@@ -36,16 +38,20 @@ def keyword_key(texts: list[str], k: int) -> str:
     return hashlib.sha256(json.dumps(about, sort_keys=True).encode()).hexdigest()
 
 
+def keyword_files(root) -> ContentFiles:
+    return ContentFiles(Path(root) / "keywords", ".json")
+
+
 def keyword_path(root, texts: list[str], k: int) -> Path:
-    sha = keyword_key(texts, k)
-    return Path(root) / "keywords" / sha[:2] / f"{sha}.json"
+    return keyword_files(root).path(keyword_key(texts, k))
 
 
-def _read(path: Path, n: int) -> list[list[str]] | None:
+def _read(root, texts: list[str], k: int) -> list[list[str]] | None:
     """The stored terms, or None (a miss) when the file is missing or not n lists of str."""
+    n = len(texts)
     try:
-        terms = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        terms = json.loads(keyword_files(root).read(keyword_key(texts, k)) or b"")
+    except ValueError:
         return None
     ok = (
         isinstance(terms, list)
@@ -95,7 +101,7 @@ def sets_keywords(tables: dict, top_k: int, root=None) -> dict:
     need = {s: list(t["text"]) for s, t in tables.items() if not all(given[s])}
     found = {}
     for s, texts in need.items():
-        terms = _read(keyword_path(root, texts, top_k), len(texts)) if root else None
+        terms = _read(root, texts, top_k) if root else None
         if terms is not None:
             found[s] = terms
     missing = [s for s in need if s not in found]
@@ -104,11 +110,8 @@ def sets_keywords(tables: dict, top_k: int, root=None) -> dict:
         for s, terms in zip(missing, fresh, strict=True):
             found[s] = terms
             if root:
-                path = keyword_path(root, need[s], top_k)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                from themesim.embed.cache import EmbeddingCache
-
-                EmbeddingCache._write(path, json.dumps(terms, ensure_ascii=False).encode("utf-8"))
+                data = json.dumps(terms, ensure_ascii=False).encode("utf-8")
+                keyword_files(root).write(keyword_key(need[s], top_k), data)
     return {
         s: [g or f for g, f in zip(given[s], found[s], strict=True)] if s in found else given[s]
         for s in tables

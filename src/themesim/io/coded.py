@@ -17,7 +17,15 @@ import pandas as pd
 
 from themesim.errors import InputError, did_you_mean, name_key
 from themesim.io.inputs import check_input_file, csv_rows, read_text_file
-from themesim.io.spans import check_inside, find_in, norm, normalise, overlapping
+from themesim.io.spans import (
+    CRLF_FIX,
+    check_inside,
+    crlf_note,
+    find_in,
+    norm,
+    normalise,
+    overlapping,
+)
 from themesim.io.spans import short as _short
 from themesim.io.spans import squash as _squash
 
@@ -156,7 +164,7 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
             raise unknown_theme(at, theme, themes)
         text = str(cell("text"))
         if not text.strip():
-            raise InputError(at, "has no coded text", "Give the coded passage in the text column.")
+            raise blank_text(at, text, cell("start"), cell("end"))
         start, end = parse_offset(cell("start"), "start", at), parse_offset(cell("end"), "end", at)
         if (start is None) != (end is None):
             raise InputError(at, "has only one of start and end", "Give both offsets or neither.")
@@ -169,6 +177,26 @@ def read_coded_file(path, themes: pd.DataFrame) -> pd.DataFrame:
     df["start"] = pd.array(df["start"], dtype="Int64")
     df["end"] = pd.array(df["end"], dtype="Int64")
     return df
+
+
+_SPACES = {" ": "a space", "\n": "a line break", "\r": "a carriage return", "\t": "a tab",
+           "\xa0": "a no-break space"}  # fmt: skip
+
+
+def blank_text(at: str, text: str, start="", end="") -> InputError:
+    """The error for a passage whose text is empty or whitespace only: what it holds (a
+    one-character selection of a space is not "no text"), and where its offsets put it."""
+    if not text:
+        return InputError(at, "has no coded text", "Give the coded passage in the text column.")
+    held = [_SPACES.get(ch, f"the whitespace character {ch!r}") for ch in text[:5]]
+    more = f" and {len(text) - 5} more" if len(text) > 5 else ""
+    where = f" at offsets {start}-{end}" if str(start).strip() and str(end).strip() else ""
+    return InputError(
+        at,
+        f"selects only whitespace{where}: {len(text)} character{'s' if len(text) > 1 else ''}, "
+        f"{', '.join(held)}{more}, and no word to code",
+        "Select the words the code applies to (re-export the coding), or remove the row.",
+    )
 
 
 def coded_labels(
@@ -243,15 +271,18 @@ def coded_span(
             )
         return doc, hits[0][0], hits[0][1]
     start, end = int(start), int(end)
-    check_inside(full, doc, start, end, at)
+    check_inside(full, doc, start, end, at, text)
     # the offsets must select the text itself (compared with whitespace, case and
     # typographic quotes ignored), not a passage that merely contains it or lies within it
     if _squash(full[start:end]) != _squash(text):
+        note = crlf_note(full, text, start, end)
         raise InputError(
             at,
             f"text {_short(text)!r} is not at offsets {start}-{end} of {doc!r} "
-            f"(they select {_short(full[start:end])!r})",
-            "Re-export the offsets with the transcript as imported, "
+            f"(they select {_short(full[start:end])!r}){note}",
+            CRLF_FIX
+            if note
+            else "Re-export the offsets with the transcript as imported, "
             "or leave start and end empty to locate the text.",
         )
     return doc, start, end

@@ -14,7 +14,7 @@ from themesim.io.codings_transcripts import Locator
 
 
 def from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], wanted) -> Codings:
-    from themesim.io.coded import ALIASES, parse_offset, read_records
+    from themesim.io.coded import ALIASES, blank_text, parse_offset, read_records
     from themesim.io.inputs import check_input_file
 
     loc = Locator(texts, files)
@@ -65,7 +65,7 @@ def from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], 
                 raise InputError(at, "has no code", "Give the code in the code column.")
             text = str(cell("text"))
             if not text.strip():
-                raise InputError(at, "has no coded text", "Give the passage in the text column.")
+                raise blank_text(at, text, cell("start"), cell("end"))
             start, end = (
                 parse_offset(cell("start"), "start", at),
                 parse_offset(cell("end"), "end", at),

@@ -20,7 +20,7 @@ from themesim.io.spans import short as _short
 def from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
     from themesim.io.inputs import check_input_file
     from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
-    from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_users
+    from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_marks, themesim_users
 
     check_read_memory(check_input_file(path))
     proj = read_qdpx(path, level)
@@ -48,7 +48,7 @@ def from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
     # its parent code are no coder's coding and no code of the project (as a study reads it)
     marks, marker = themesim_codes(proj), themesim_users(proj)
     coded = proj.coded
-    mine = coded["coder"].isin(marker) | coded["theme_id"].isin(marks)
+    mine = themesim_marks(proj, where)
     if mine.any():
         coded = coded[~mine]
         notes.append(

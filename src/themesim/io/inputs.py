@@ -3,7 +3,9 @@ and a parquet table themesim wrote, with a clear error for anything else."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,8 +33,45 @@ def check_input_file(path) -> Path:
     return p
 
 
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # Office 97-2003 files (.xls, .doc)
+
+
+def office_file(raw: bytes) -> str | None:
+    """What an office file is, from its first bytes (an .xlsx or .docx is a zip holding
+    xl/ or word/), e.g. "an Excel workbook (.xlsx)"; None for anything else."""
+    if raw[:8] == _OLE2:
+        return "an Excel 97-2003 workbook (.xls) or Word 97-2003 document (.doc)"
+    if raw[:4] != b"PK\x03\x04":
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            names = z.namelist()
+    except (zipfile.BadZipFile, ValueError):
+        return "a zip archive"
+    if any(n.startswith("xl/") for n in names):
+        return "an Excel workbook (.xlsx)"
+    if any(n.startswith("word/") for n in names):
+        return "a Word document (.docx)"
+    return "a zip archive"
+
+
+def not_text(path, raw: bytes) -> InputError | None:
+    """The error for a file named as text that is an office file or zip (an .xlsx saved as
+    .csv), or None."""
+    kind = office_file(raw)
+    if kind is None:
+        return None
+    return InputError(
+        str(path),
+        f"is {kind}, not a text file, whatever its name ({Path(path).suffix or 'no extension'})",
+        "Save it as text: in Excel Save As > 'CSV UTF-8 (Comma delimited)', in Word Save As > "
+        "'Plain Text' (UTF-8)",
+    )
+
+
 def read_text_file(path) -> str:
-    """The file's text as UTF-8 (a leading BOM is dropped)."""
+    """The file's text as UTF-8 (a leading BOM is dropped); an office file or zip named as
+    text is said to be one."""
     p = check_input_file(path)
     try:
         raw = p.read_bytes()
@@ -40,6 +79,9 @@ def read_text_file(path) -> str:
         raise InputError(
             str(path), f"cannot be read ({e.strerror})", "Check the file's permissions."
         ) from e
+    office = not_text(path, raw)
+    if office is not None:
+        raise office
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(str(path), "file is UTF-16 encoded, not UTF-8", RESAVE_UTF8)
     try:

@@ -29,6 +29,8 @@ from xml.etree import ElementTree as ET
 
 import numpy as np
 
+from themesim.errors import InputError, name_key
+
 NS = "urn:QDA-XML:project:1.0"
 _NAMESPACE = uuid.UUID("7d0f5a56-3c44-5e39-9f55-2a6b3c1f0e34")  # themesim's uuid5 namespace
 DISAGREEMENT_PARENT_NAME = "Disagreements (themesim)"
@@ -59,6 +61,31 @@ def _path_parts(label: str) -> list[str]:
     if len(parts) > 1 and all(p and p == p.strip() for p in parts):
         return parts
     return [label]
+
+
+def check_reserved_names(coders, codes, where: str) -> None:
+    """InputError when a coder or a code has a name this export gives its own disagreement
+    marks: reading the project back leaves out every coding of the user
+    DISAGREEMENT_USER_NAME and every code under DISAGREEMENT_PARENT_NAME (refi_qda), so the
+    export would lose them. Names are compared as name_key compares them."""
+    for coder in coders:
+        if name_key(coder) == name_key(DISAGREEMENT_USER_NAME):
+            raise InputError(
+                where,
+                f"coder {coder!r} has the name of the user this export writes its disagreement "
+                "marks as, and the codings of that user are left out when the project is read "
+                "back",
+                "Rename the coder (--coders, the coder column or the file's name) and export again",
+            )
+    for label in codes:
+        if name_key(_path_parts(label)[0]) == name_key(DISAGREEMENT_PARENT_NAME):
+            raise InputError(
+                where,
+                f"code {label!r} lies under {DISAGREEMENT_PARENT_NAME!r}, the code this export "
+                "writes its disagreement marks under, and the codes under it are left out "
+                "when the project is read back",
+                f"Rename the code (its first part, {_path_parts(label)[0]!r}) and export again",
+            )
 
 
 def disagreement_runs(per_coder: list, m: int) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -94,13 +121,17 @@ def build_project(
     name: str = "themesim agree",
     groups: dict[str, list[int]] | None = None,
     origin: str = "themesim agree",
+    where: str | None = None,
 ) -> tuple[bytes, dict[str, str], dict]:
     """(project.qde, {zip entry: text} of the sources, counts) of a codings.Codings.
     groups: code -> the coders (indices) whose disagreements on it are marked (default: every
     coder, for every code); a code whose group has one coder gets none. origin: what wrote
-    it, in the project's description."""
+    it, in the project's description. where: the export, in an error (default: its name).
+    A coder or code named as the disagreement marks are is refused (check_reserved_names)."""
     from themesim import __version__
     from themesim.io.codings import intervals
+
+    check_reserved_names(c.coders, c.codes, where or name)
 
     ET.register_namespace("", NS)
     root = ET.Element(
@@ -248,7 +279,7 @@ def write_qdpx(
     from themesim.io.files import atomic_path
 
     out = Path(out)
-    xml, files, counts = build_project(c, name or out.stem, groups, origin)
+    xml, files, counts = build_project(c, name or out.stem, groups, origin, where=str(out))
     with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(zipfile.ZipInfo("project.qde", _DATE), xml, zipfile.ZIP_DEFLATED)
         for entry, text in files.items():

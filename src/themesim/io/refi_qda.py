@@ -341,6 +341,29 @@ def themesim_users(project: QdpxProject) -> set[str]:
     return named | {DISAGREEMENT_USER}
 
 
+def themesim_marks(project: QdpxProject, where: str) -> pd.Series:
+    """Which of the project's codings themesim's export wrote to mark disagreements: the
+    codings of the codes under `Disagreements (themesim)`. Its user `themesim (disagreements)`
+    codes nothing else; a coding of that user's of another code is someone's work under that
+    name, and is refused in one line rather than left out."""
+    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
+
+    coded = project.coded
+    marks = coded["theme_id"].isin(themesim_codes(project))
+    stray = coded["coder"].isin(themesim_users(project)) & ~marks
+    if stray.any():
+        first = coded[stray].iloc[0]
+        code = project.paths.get(first["theme_id"], first["theme_id"])
+        raise InputError(
+            f"{where}: PlainTextSelection {int(first['row'])}",
+            f"user {project.users.get(first['coder'], DISAGREEMENT_USER_NAME)!r} codes "
+            f"{code!r}, a code outside {DISAGREEMENT_PARENT_NAME!r}: that user is the one "
+            "themesim's export writes its disagreement marks as, whose codings are left out",
+            "Rename the user in the QDA program, so that its codings are read as a coder's",
+        )
+    return marks
+
+
 def without_themesim_marks(project: QdpxProject, where: str) -> QdpxProject:
     """The project without what themesim's export added to mark disagreements: codings of the
     user `themesim (disagreements)` and the codes under `Disagreements (themesim)` are no
@@ -349,7 +372,7 @@ def without_themesim_marks(project: QdpxProject, where: str) -> QdpxProject:
 
     codes, mine = themesim_codes(project), themesim_users(project)
     coded = project.coded
-    drop = coded["theme_id"].isin(codes) | coded["coder"].isin(mine)
+    drop = themesim_marks(project, where)
     dropped_themes = project.themes["theme_id"].isin(codes)
     if not drop.any() and not dropped_themes.any():
         return project

@@ -161,14 +161,45 @@ def short(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def check_inside(full: str, doc: str, start: int, end: int, at: str) -> None:
-    """Refuse offsets that end past the transcript's text (one line naming `at`)."""
+CRLF_FIX = (
+    "Re-export the offsets counting each line ending as one character (as the transcript is "
+    "read), or leave start and end empty to locate the text."
+)
+
+
+def counted_with_crlf(full: str, text: str, start: int, end: int) -> bool:
+    """Whether offsets start-end select `text` once every line ending of `full` counts two
+    characters (CRLF, as Windows stores them): offsets counted on a CRLF copy of a
+    transcript, which is read with one character a line ending."""
+    if "\n" not in full[: max(end, 0)]:
+        return False
+    crlf = full[: 2 * end].replace("\n", "\r\n")
+    return end <= len(crlf) and bool(squash(text)) and squash(crlf[start:end]) == squash(text)
+
+
+def crlf_note(full: str, text, start: int, end: int) -> str:
+    """'; counted with CRLF line endings they select it …' where that explains offsets that
+    miss `text`, else ''."""
+    if text is None or not counted_with_crlf(full, str(text), start, end):
+        return ""
+    return (
+        "; counted with each line ending as two characters (CRLF, Windows) they select it: "
+        "the offsets may have been counted with CRLF line endings"
+    )
+
+
+def check_inside(full: str, doc: str, start: int, end: int, at: str, text=None) -> None:
+    """Refuse offsets that end past the transcript's text (one line naming `at`; `text`, the
+    passage, tells offsets counted with CRLF line endings)."""
     if end > len(full):
         from themesim.errors import InputError
 
+        note = crlf_note(full, text, start, end)
         raise InputError(
             at,
-            f"offsets {start}-{end} lie outside transcript {doc!r} ({len(full)} characters)",
-            "Offsets count characters of the transcript's text from 0; re-export them "
+            f"offsets {start}-{end} lie outside transcript {doc!r} ({len(full)} characters)" + note,
+            CRLF_FIX
+            if note
+            else "Offsets count characters of the transcript's text from 0; re-export them "
             "for this transcript, or leave start and end empty.",
         )

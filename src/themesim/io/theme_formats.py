@@ -17,6 +17,7 @@ import yaml
 
 from themesim.errors import InputError
 from themesim.io.inputs import csv_rows, parse_json, split_lines
+from themesim.io.yaml_keys import load_unique
 
 LIST_FIELDS = ("keywords", "codes", "quotes")
 
@@ -333,7 +334,7 @@ def _yaml_item_lines(node) -> list[int]:
 def parse_yaml(text: str, where: str) -> tuple[list[ThemeRecord], str]:
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data = load_unique(text, where)  # a key given twice is refused with both lines
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f"{where}, line {mark.line + 1}, column {mark.column + 1}" if mark else where

@@ -8,6 +8,7 @@ checked (names, ids, template) and assembled, and theme tables go to and from pa
 
 from __future__ import annotations
 
+import logging
 import re
 import string
 from collections.abc import Callable
@@ -30,6 +31,8 @@ from themesim.io.theme_formats import (
     parse_yaml,
 )
 from themesim.io.theme_markdown import parse_markdown
+
+log = logging.getLogger("themesim")
 
 TEXT_TEMPLATE_DEFAULT = default("text_template")
 THEME_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".md", ".markdown")
@@ -164,6 +167,24 @@ def _check_unique(themes: list[ThemeRecord], key, what: str, noun: str, where: s
         first[k] = t
 
 
+def _note_group_spellings(themes: list[ThemeRecord], where: str) -> None:
+    """One log line when the file spells one group two ways (`money`, `Money`): they are one
+    group (theme_groups), said so that the spelling is not taken for two groups."""
+    spellings: dict[str, list[str]] = {}
+    for t in themes:
+        label = _group_text(t.group or t.parent or None)
+        if label is not None and label not in spellings.setdefault(name_key(label), []):
+            spellings[name_key(label)].append(label)
+    for labels in spellings.values():
+        if len(labels) > 1:
+            log.info(
+                "%s: groups %s are one group (group labels are matched as theme names are, "
+                "case and spacing ignored)",
+                where,
+                " and ".join(map(repr, labels)),
+            )
+
+
 def assemble(
     themes: list[ThemeRecord], noun: str, where: str, suffix: str, set_name: str, template: str
 ) -> pd.DataFrame:
@@ -197,6 +218,7 @@ def assemble(
                 "e.g. '{name}: {description}'.",
             )
         texts.append(text)
+    _note_group_spellings(themes, where)
     return pd.DataFrame(
         {
             "set": [set_name] * len(themes),
@@ -277,11 +299,21 @@ def read_themes_parquet(path) -> pd.DataFrame:
 
 
 def theme_groups(themes) -> dict[str, str | None]:
-    """Each theme's declared group: theme_id -> group (None where the theme has none).
+    """Each theme's declared group, as the group is matched: theme_id -> the label's
+    name_key (None where the theme has none).
+
+    A group is named as a theme is, so its label is matched as theme names are, case and
+    spacing ignored: `Money` in one analyst's file and `money` in another's (or in two rows
+    of one file) are one group, as a researcher means them, not two groups that would split
+    one domain's themes into two units of the interval.
 
     themes: a theme table (read_theme_file, read_themes_parquet) or the path of an ingested
     theme table (results/themes/{set}.parquet). The one place other code gets groups from.
     """
     df = themes if isinstance(themes, pd.DataFrame) else read_themes_parquet(themes)
     groups = df["group"] if "group" in df else [None] * len(df)
-    return {str(i): _group_text(g) for i, g in zip(df["theme_id"], groups, strict=True)}
+    out = {}
+    for i, g in zip(df["theme_id"], groups, strict=True):
+        text = _group_text(g)
+        out[str(i)] = None if text is None else name_key(text)
+    return out

@@ -39,23 +39,26 @@ class LlmJudge(Kind):
 
     def similarity(self, spec, pairs, tables, *, cache=None, threads=None, rated=None, **_):
         """rated: (texts_a, texts_b) of the rated pairs, judged after the matrices by the
-        same server into the same cache, so the calibration job finds them all there."""
+        same server into the same cache, so the calibration job finds them all there.
+
+        Before any request (and before a local server loads its model) the job's log says
+        how many judgements it will ask and how long that takes; above max_pairs it stops."""
         from dataclasses import asdict, replace
 
-        from themesim.llm.judge import uncached, uncached_pairs
+        from themesim.llm.judge import plan
         from themesim.llm.judge_settings import JudgeSettings
 
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
         shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
-        rated = rated or ([], [])
+        stream = judge_stream(settings, pairs, tables, rated or ([], []))
+        the_plan = plan(stream, settings, cache)
+        log.info("judge: %s", the_plan)
+        the_plan.check(settings.max_pairs)
         if settings.base_url is not None:
             del shown["base_url"]
-            judged = _judge_all(settings, pairs, tables, cache, rated)
-        elif not uncached_pairs(*rated, settings, cache) and not any(
-            uncached(tables[a]["text"], tables[b]["text"], settings, cache) for a, b in pairs
-        ):
-            # Every judgement is cached (a rerun): no server starts.
-            judged = _judge_all(settings, pairs, tables, cache, rated)
+            judged = _judge_all(settings, pairs, tables, cache, rated, stream)
+        elif not the_plan.missing:  # every judgement is cached (a rerun): no server starts
+            judged = _judge_all(settings, pairs, tables, cache, rated, stream)
         else:
             from themesim.llm.server import (
                 LlamaServer,
@@ -64,24 +67,26 @@ class LlmJudge(Kind):
             )
 
             # One local server for the whole job; the cache key names the model and the server
-            # (build and configuration), not the port. json mode needs no logprobs:
-            # llama-cpp-python's server then skips the logits of prompt tokens. One request at a
-            # time: the server's one slot sees them in the same order on every run.
+            # (build and configuration: its slots, one per request in flight), not the port.
+            # json mode needs no logprobs: llama-cpp-python's server then skips the logits of
+            # prompt tokens. One request at a time by default: the server's one slot sees them
+            # in the same order on every run.
             with LlamaServer(
                 packaged_model_path(),
                 n_ctx=settings.n_ctx,
                 threads=threads,
                 logits_all=settings.score_mode == "logprob",
                 backend=settings.server,
+                parallel=settings.in_flight,
             ) as srv:
                 local = replace(
                     settings,
                     base_url=srv.base_url,
                     model=packaged_model_name(),
                     server_id=srv.backend_id,
-                    concurrency=1,
+                    concurrency=settings.in_flight,
                 )
-                judged = _judge_all(local, pairs, tables, cache, rated)
+                judged = _judge_all(local, pairs, tables, cache, rated, stream)
         if settings.base_url is None:
             from themesim.llm.judge import keyed_settings
 
@@ -112,13 +117,24 @@ class LlmJudge(Kind):
         return scores
 
 
-def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
+def judge_stream(settings, pairs, tables: dict, rated=([], [])) -> list[tuple[str, str]]:
+    """Every distinct request of the comparisons' matrices and the rated pairs (and the
+    reversed ones with both_orders), sorted: the one stream the judge's job asks."""
+    asked = {(str(a), str(b)) for a, b in zip(*rated, strict=True)}
+    for a, b in pairs:
+        asked.update((str(x), str(y)) for x in tables[a]["text"] for y in tables[b]["text"])
+    if settings.both_orders:  # the reversed requests sorted in too (cache keys omit the flag)
+        asked.update([(b, a) for a, b in asked])
+    return sorted(asked)
+
+
+def _judge_all(settings, pairs, tables: dict, cache, rated=None, stream=()) -> dict:
     """Judge every pair of every comparison, then the rated pairs; a failure of a
     comparison names the pair and keeps the cache, one of a rated pair is left to the
     calibration job, which asks again and reports it.
 
-    All of them are asked as one stream in sorted order, so requests that share a
-    Theme A (a comparison's and the rated pairs') follow each other and the server's
+    All of them are asked as one stream in sorted order (judge_stream), so requests that
+    share a Theme A (a comparison's and the rated pairs') follow each other and the server's
     prompt cache serves that prefix once: on the demo, 4,745 prompt tokens evaluated
     instead of 5,177 as two streams. The loops below then read the cache without asking
     again: a request that failed in the stream had its `max_retries` there, and is reported
@@ -128,16 +144,12 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=([], [])) -> dict:
     from themesim.errors import StepError
     from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs
 
-    asked = {(str(a), str(b)) for a, b in zip(*rated, strict=True)}
-    for a, b in pairs:
-        asked.update((str(x), str(y)) for x in tables[a]["text"] for y in tables[b]["text"])
-    if settings.both_orders:  # the reversed requests sorted in too (cache keys omit the flag)
-        asked.update([(b, a) for a, b in asked])
-    stream = sorted(asked)
+    rated = rated or ([], [])
     texts_a, texts_b = [a for a, _ in stream], [b for _, b in stream]
-    if stream:  # judge_pairs asks only what the cache lacks
+    if stream:  # judge_pairs asks only what the cache lacks; the job logged the plan
+        one_way = replace(settings, both_orders=False)
         try:
-            _, stats = judge_pairs(texts_a, texts_b, replace(settings, both_orders=False), cache)
+            _, stats = judge_pairs(texts_a, texts_b, one_way, cache, announce=False)
             log.info("judge: %d distinct requests in one sorted stream: %s", len(stream), stats)
         except JudgeError as e:
             log.info("judge: %d distinct requests in one sorted stream: %s", len(stream), e.stats)

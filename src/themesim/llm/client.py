@@ -1,27 +1,30 @@
 """OpenAI-compatible chat-completions plumbing shared by the LLM judge and theme generation.
 
-The API key comes from an environment variable *named* in the settings and is scrubbed from
-every message; one request is retried with exponential backoff on 429/5xx/timeouts/unusable
-answers; answers are cached in SQLite files keyed by a hash of everything that changes them;
-with no base URL a local llama.cpp server with the packaged model serves the calls.
+Requests go through httpx2 (Http: an async client that any thread may call, each request cut
+as a whole at its deadline); one request is retried with tenacity, exponential backoff (or the
+server's Retry-After) on 429/5xx/timeouts/unusable answers. The API key comes from an
+environment variable *named* in the settings and is scrubbed from every message; answers are
+cached in SQLite files keyed by a hash of everything that changes them (themesim.store); with
+no base URL a local llama.cpp server with the packaged model serves the calls.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
-import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import requests
+import anyio
+import anyio.from_thread
+import httpx2
+import tenacity
+from aiolimiter import AsyncLimiter
 
 from themesim.errors import InputError
 
@@ -37,12 +40,16 @@ class Retry(Exception):
     """A failure worth another attempt.
 
     fatal: the endpoint is failing (not this request's answer), so other requests should stop.
+    after: seconds the server asked to wait (a 429's or 503's Retry-After), or None.
     """
 
-    def __init__(self, message: str, raw: str | None = None, fatal: bool = True):
+    def __init__(
+        self, message: str, raw: str | None = None, fatal: bool = True, after: float | None = None
+    ):
         super().__init__(message)
         self.raw = raw
         self.fatal = fatal
+        self.after = after
 
 
 class GiveUp(Retry):
@@ -96,124 +103,59 @@ def auth_headers(key: str | None) -> dict:
     return {"Authorization": f"Bearer {key}"} if key else {}
 
 
-def canonical_key(fields: dict) -> str:
-    """sha256 of the canonical JSON of fields: the cache key of one request."""
-    canon = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canon.encode()).hexdigest()
+class Http:
+    """HTTP for one session's calls: an httpx2.AsyncClient on an event loop in a thread of
+    its own (anyio's blocking portal), which any thread may call (`post`), so that many
+    requests can be in flight and each is cut as a whole when its deadline passes.
 
+    httpx's timeouts bound each read of the socket, not the request: a server that sends a
+    byte a second (in its headers or its body) held a request for ever. Cancelling the
+    request's task (anyio.fail_after) ends it wherever it waits. rate_limit: at most that
+    many requests started per second (aiolimiter's leaky bucket); None: no limit.
+    """
 
-def open_sqlite(path: str | Path, schema: str) -> sqlite3.Connection:
-    """A cache file in WAL mode (safe for parallel jobs) with its table created."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path, timeout=60)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
-    con.execute(schema)
-    con.commit()
-    return con
+    def __init__(self, rate_limit: float | None = None):
+        self.rate_limit = rate_limit
+        self.portal = None
+        self._client: httpx2.AsyncClient | None = None
+        self._limiter: AsyncLimiter | None = None
+        self._stack = ExitStack()
 
-
-_local = threading.local()
-
-
-class _Deadline:
-    """The end of one request: when it passes, the connection in use is shut down.
-
-    `requests`' timeout bounds each read of the socket, not the request, so a server that
-    sends a byte a second (in its headers or its body) held a request for ever; timeout_s
-    promises the whole request."""
-
-    def __init__(self, seconds: float):
-        self.conn = None  # the urllib3 connection this request uses (set by _Watched)
-        self.expired = False
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._cut)
-        self._timer.daemon = True
-
-    def _cut(self) -> None:
-        with self._lock:
-            self.expired = True
-            sock = getattr(self.conn, "sock", None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)  # the blocked read returns at once
-            except OSError:
-                pass
-
-    def watch(self, conn) -> None:
-        with self._lock:
-            self.conn = conn
-
-    def __enter__(self):
-        _local.deadline = self
-        self._timer.start()
+    def __enter__(self) -> Http:
+        self.portal = self._stack.enter_context(
+            anyio.from_thread.start_blocking_portal(name="themesim-http")
+        )
+        self._client, self._limiter = self.portal.call(self._open)
+        self._stack.callback(self.portal.call, self._client.aclose)
         return self
 
-    def __exit__(self, *exc):
-        self._timer.cancel()
-        with self._lock:
-            self.conn = None  # finished: its connection goes back to the pool uncut
-        _local.deadline = None
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    async def _open(self):
+        # Connections are kept for the session's calls, as many as requests in flight.
+        client = httpx2.AsyncClient(limits=httpx2.Limits(max_connections=None))
+        limiter = AsyncLimiter(self.rate_limit, 1.0) if self.rate_limit else None
+        return client, limiter
+
+    def post(self, url: str, headers: dict, body: dict, timeout_s: float):
+        """(status, headers, body bytes) of one POST; raises Retry (and what httpx2 raises).
+        timeout_s bounds the whole request, a rate limit's wait not included."""
+        return self.portal.call(self._post, url, headers, body, timeout_s)
+
+    async def _post(self, url, headers, body, timeout_s):
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        with anyio.fail_after(timeout_s):
+            request = self._client.stream(
+                "POST", url, json=body, headers=headers, timeout=timeout_s
+            )
+            async with request as r:
+                content = await _read_capped(r, MAX_ANSWER_BYTES)
+                return r.status_code, r.headers, content
 
 
-def _watched_connection(base):
-    class Watched(base):
-        """A urllib3 connection that tells the request's deadline which socket to cut."""
-
-        def _tell(self):
-            deadline = getattr(_local, "deadline", None)
-            if deadline is not None:
-                deadline.watch(self)
-
-        def connect(self):
-            self._tell()
-            return super().connect()
-
-        def request(self, *args, **kwargs):
-            self._tell()
-            return super().request(*args, **kwargs)
-
-    return Watched
-
-
-def _watched_pools() -> dict:
-    from urllib3.connection import HTTPConnection, HTTPSConnection
-    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-
-    class Pool(HTTPConnectionPool):
-        ConnectionCls = _watched_connection(HTTPConnection)
-
-    class TLSPool(HTTPSConnectionPool):
-        ConnectionCls = _watched_connection(HTTPSConnection)
-
-    return {"http": Pool, "https": TLSPool}
-
-
-class _DeadlineAdapter(requests.adapters.HTTPAdapter):
-    """requests' adapter whose connections a request's _Deadline can cut (proxied too)."""
-
-    def init_poolmanager(self, *args, **kwargs):
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = _watched_pools()
-
-    def proxy_manager_for(self, *args, **kwargs):
-        manager = super().proxy_manager_for(*args, **kwargs)
-        manager.pool_classes_by_scheme = _watched_pools()
-        return manager
-
-
-def session() -> requests.Session:
-    if not hasattr(_local, "session"):
-        s = requests.Session()
-        adapter = _DeadlineAdapter()
-        s.mount("http://", adapter)
-        s.mount("https://", adapter)
-        _local.session = s
-    return _local.session
-
-
-def _read_capped(r: requests.Response, limit: int) -> bytes:
+async def _read_capped(r: httpx2.Response, limit: int) -> bytes:
     """The body of a streamed response, or Retry when it exceeds `limit` bytes."""
     declared = r.headers.get("Content-Length", "")
     too_big = Retry(
@@ -223,7 +165,7 @@ def _read_capped(r: requests.Response, limit: int) -> bytes:
     if declared.isdigit() and int(declared) > limit:
         raise too_big
     chunks, size = [], 0
-    for chunk in r.iter_content(1 << 16):
+    async for chunk in r.aiter_bytes():
         size += len(chunk)
         if size > limit:
             raise too_big
@@ -231,37 +173,42 @@ def _read_capped(r: requests.Response, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def post_chat(url: str, headers: dict, body: dict, timeout_s: float, redact) -> tuple[dict, dict]:
+def _retry_after(headers) -> float | None:
+    """Seconds a 429/503's Retry-After asks for (a number of seconds; a date is not read)."""
+    try:
+        seconds = float(headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
+def post_chat(
+    url: str, headers: dict, body: dict, timeout_s: float, redact, http: Http | None = None
+) -> tuple[dict, dict]:
     """(first choice, usage) of one chat completion; raises Retry / GiveUp.
 
     timeout_s bounds the whole request (connecting, the headers and the body; a local server's
-    queue included), and an answer larger than MAX_ANSWER_BYTES is not read further."""
+    queue included), and an answer larger than MAX_ANSWER_BYTES is not read further. http:
+    the session's client (None: one for this request alone)."""
+    if http is None:
+        with Http() as once:
+            return post_chat(url, headers, body, timeout_s, redact, once)
     too_slow = f"no complete answer within timeout_s={timeout_s:g} s"
-    deadline = _Deadline(timeout_s)
     try:
-        with deadline:
-            r = session().post(url, json=body, headers=headers, timeout=timeout_s, stream=True)
-            try:
-                content = _read_capped(r, MAX_ANSWER_BYTES)
-            finally:
-                r.close()  # a body left unread (too large, too slow) is not kept for reuse
-    except requests.Timeout as e:
+        status, answer_headers, content = http.post(url, headers, body, timeout_s)
+    except (TimeoutError, httpx2.TimeoutException) as e:
         raise Retry(too_slow) from e
-    except requests.RequestException as e:
-        if deadline.expired:
-            raise Retry(too_slow) from e
-        if isinstance(e, requests.ConnectionError):
-            raise Retry(f"cannot connect to {url} ({type(e).__name__})") from e
+    except httpx2.ConnectError as e:
+        raise Retry(f"cannot connect to {url} ({type(e).__name__})") from e
+    except (httpx2.RequestError, httpx2.InvalidURL) as e:
         raise Retry(f"the connection to {url} broke ({type(e).__name__})") from e
     text = redact(content[:8000].decode("utf-8", "replace")[:2000])
-    if r.status_code in RETRY_STATUS or r.status_code >= 500:
-        raise Retry(f"HTTP {r.status_code} from the server", raw=text)
-    if r.status_code != 200:
+    if status in RETRY_STATUS or status >= 500:
+        raise Retry(f"HTTP {status} from the server", raw=text, after=_retry_after(answer_headers))
+    if status != 200:
         # 401/403/404: every request would fail the same way; 400/413/422: maybe only this one.
         raise GiveUp(
-            f"HTTP {r.status_code} from the server",
-            raw=text,
-            fatal=r.status_code in (401, 403, 404, 405),
+            f"HTTP {status} from the server", raw=text, fatal=status in (401, 403, 404, 405)
         )
     try:
         data = json.loads(content)
@@ -318,6 +265,22 @@ class Attempted:
     seconds: float = 0.0
 
 
+class _Aborted(Exception):
+    """The run was aborted (the endpoint failed, or Ctrl-C) before or between attempts."""
+
+
+def _backoff(backoff_s: float, backoff_max_s: float):
+    """tenacity's wait: min(backoff_s * 2^(k-1), backoff_max_s) before retry k, or the
+    server's Retry-After when longer (up to backoff_max_s)."""
+    exponential = tenacity.wait_exponential(multiplier=backoff_s, max=backoff_max_s)
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        asked = getattr(state.outcome.exception(), "after", None) or 0.0
+        return max(exponential(state), min(asked, backoff_max_s))
+
+    return wait
+
+
 def with_retries(
     attempt: Callable[[bool, int], object],
     state: CallState,
@@ -329,54 +292,84 @@ def with_retries(
     label: str,
     sends_response_format: bool = True,
 ) -> Attempted:
-    """Call attempt(use_response_format, answer_failures) until it returns, with backoff.
+    """Call attempt(use_response_format, answer_failures) until it returns: tenacity retries
+    a Retry (not a GiveUp) up to max_retries times with backoff (_backoff).
 
     answer_failures counts earlier non-fatal failures (unusable answers), so a caller can vary
     its seed instead of asking the same sampled question again. A server that rejects
-    response_format with HTTP 400 is asked once more without it, and the run remembers that.
+    response_format with HTTP 400 is asked once more without it (not a retry), and the run
+    remembers that. An abort of the run (state.abort) ends the waits and the attempts.
     """
     t0 = time.monotonic()
-    attempts, answer_failures, last = 0, 0, None
-    rf_fallback_used = False
-    while attempts <= max_retries:
-        if state.abort.is_set():
-            return Attempted(skipped=True, attempts=attempts, seconds=time.monotonic() - t0)
-        use_rf = sends_response_format and state.use_response_format
-        attempts += 1
+    count = {"attempts": 0, "answer_failures": 0, "rf_fallback": False}
+
+    def send(use_rf: bool):
         with state.lock:
             state.calls += 1
+        return attempt(use_rf, count["answer_failures"])
+
+    def once():
+        if state.abort.is_set():
+            raise _Aborted
+        count["attempts"] += 1
+        use_rf = sends_response_format and state.use_response_format
         try:
-            value = attempt(use_rf, answer_failures)
-            return Attempted(value, ok=True, attempts=attempts, seconds=time.monotonic() - t0)
-        except GiveUp as e:
-            if use_rf and e.args[0].startswith("HTTP 400") and not rf_fallback_used:
-                rf_fallback_used = True
-                attempts -= 1  # the retry without response_format is not a failure retry
-                with state.lock:
-                    if state.use_response_format:
-                        state.use_response_format = False
-                        log.warning(
-                            "%s: the server rejected response_format (HTTP 400); "
-                            "asking without it from now on",
-                            label,
-                        )
-                continue
-            last = e
-            break
+            try:
+                return send(use_rf)
+            except GiveUp as e:
+                if not (use_rf and e.args[0].startswith("HTTP 400") and not count["rf_fallback"]):
+                    raise
+            count["rf_fallback"] = True
+            with state.lock:
+                if state.use_response_format:
+                    state.use_response_format = False
+                    log.warning(
+                        "%s: the server rejected response_format (HTTP 400); "
+                        "asking without it from now on",
+                        label,
+                    )
+            if state.abort.is_set():
+                raise _Aborted
+            return send(False)
+        except GiveUp:
+            raise
         except Retry as e:
-            last = e
-            answer_failures += not e.fatal
-            if attempts > max_retries:
-                break
-            delay = min(backoff_s * 2 ** (attempts - 1), backoff_max_s)
-            log.warning(
-                "%s: %s; retry %d/%d in %.2g s", label, redact(str(e)), attempts, max_retries, delay
-            )
-            if state.abort.wait(delay):
-                return Attempted(skipped=True, attempts=attempts, seconds=time.monotonic() - t0)
-    if last.fatal:
-        state.abort.set()  # the endpoint is failing: do not start the other requests
-    return Attempted(error=last, attempts=attempts, seconds=time.monotonic() - t0)
+            count["answer_failures"] += not e.fatal
+            raise
+
+    def sleep(seconds: float) -> None:
+        if state.abort.wait(seconds):
+            raise _Aborted
+
+    def before_sleep(rs: tenacity.RetryCallState) -> None:
+        log.warning(
+            "%s: %s; retry %d/%d in %.2g s",
+            label,
+            redact(str(rs.outcome.exception())),
+            rs.attempt_number,
+            max_retries,
+            rs.upcoming_sleep,
+        )
+
+    retrying = tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(max_retries + 1),
+        wait=_backoff(backoff_s, backoff_max_s),
+        retry=tenacity.retry_if_exception(
+            lambda e: isinstance(e, Retry) and not isinstance(e, GiveUp)
+        ),
+        sleep=sleep,
+        before_sleep=before_sleep,
+        reraise=True,
+    )
+    try:
+        value = retrying(once)
+    except _Aborted:
+        return Attempted(skipped=True, attempts=count["attempts"], seconds=time.monotonic() - t0)
+    except Retry as last:
+        if last.fatal:
+            state.abort.set()  # the endpoint is failing: do not start the other requests
+        return Attempted(error=last, attempts=count["attempts"], seconds=time.monotonic() - t0)
+    return Attempted(value, ok=True, attempts=count["attempts"], seconds=time.monotonic() - t0)
 
 
 def endpoint_model(base_url: str | None, model: str | None) -> str:

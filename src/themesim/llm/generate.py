@@ -35,6 +35,7 @@ from themesim.llm.chunks import (
 )
 from themesim.llm.prompts import first_json, load_prompts
 from themesim.llm.session import CacheTable, CallSession, EndpointSettings
+from themesim.store import canonical_key
 
 log = logging.getLogger("themesim.llm.generate")
 
@@ -229,7 +230,7 @@ class _Generator:
 
     def cache_key(self, call: _Call) -> str:
         p = self.prompts[call.stage]
-        return llm.canonical_key(
+        return canonical_key(
             {
                 "model": self.model,
                 "prompt_version": p.version,

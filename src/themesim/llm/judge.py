@@ -11,8 +11,10 @@ the Authorization header and is scrubbed from every message, log line and stored
 
 from __future__ import annotations
 
+import logging
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,9 +31,12 @@ from themesim.llm.judge_cache import (
     store_outcome,
     stored_failures,
 )
+from themesim.llm.judge_plan import JudgePlan, plan_keys
 from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import load_prompt
 from themesim.llm.session import scoring_session, with_server_id
+
+log = logging.getLogger("themesim.llm.judge")
 
 
 class JudgeError(RuntimeError):
@@ -93,11 +98,10 @@ def request_order(texts_a, texts_b, both_orders: bool = False) -> list[tuple[str
 
 
 def request_workers(settings: JudgeSettings) -> int:
-    """Requests in flight: `concurrency` for an endpoint, 1 for the local server judge_matrix
-    starts, whose one slot then sees the requests in the same order on every run (its KV cache
-    reuse, and so the last digits of a score, follow that order). A caller that starts the
-    local server itself passes concurrency 1 for the same reason."""
-    return settings.concurrency if settings.base_url is not None else 1
+    """Requests in flight: settings.in_flight (`concurrency`; by default 2 to an endpoint and
+    1 to the local server, whose one slot then sees the requests in the same order and gives
+    the same scores on every run). The local server judge_matrix starts gets that many slots."""
+    return settings.in_flight
 
 
 def judge_matrix(
@@ -108,17 +112,21 @@ def judge_matrix(
     *,
     progress: bool = True,
     ask: bool = True,
+    announce: bool = True,
 ) -> tuple[np.ndarray, JudgeStats]:
     """Scores[i, j] = the judge's overlap of texts_a[i] and texts_b[j], in [0, 1].
 
-    Only cache misses are sent, `settings.concurrency` at a time. Raises JudgeError after all
-    pairs if any failed (its .scores has NaN there); the successes stay cached.
+    Only cache misses are sent, `settings.in_flight` at a time; each answer is stored in the
+    order of the requests, whatever the order they come back in. Before the first request
+    the plan (how many to ask, the expected time) is logged (announce=False: not) and a run
+    that would ask more than `settings.max_pairs` stops with an InputError. Raises JudgeError
+    after all pairs if any failed (its .scores has NaN there); the successes stay cached.
     ask=False: send nothing; a miss is reported from its `failed` row (a caller that has just
     asked it, with all its retries, reads the matrix from the cache without asking again).
     """
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     order = request_order(texts_a, texts_b, settings.both_orders)
-    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask, announce)
     matrix = np.array([[score(a, b) for b in texts_b] for a in texts_a], dtype=np.float64)
     matrix = matrix.reshape(len(texts_a), len(texts_b))
     if failed:
@@ -134,11 +142,12 @@ def judge_pairs(
     *,
     progress: bool = True,
     ask: bool = True,
+    announce: bool = True,
 ) -> tuple[np.ndarray, JudgeStats]:
     """Scores[i] = the judge's overlap of texts_a[i] and texts_b[i] (rated pairs), in [0, 1].
 
-    The same requests, cache keys, failure handling and `ask` as judge_matrix: a pair already
-    judged inside a matrix is answered from the cache.
+    The same requests, cache keys, failure handling, `ask` and `announce` as judge_matrix: a
+    pair already judged inside a matrix is answered from the cache.
     """
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
     if len(texts_a) != len(texts_b):
@@ -148,7 +157,7 @@ def judge_pairs(
     order = sorted(dict.fromkeys(zip(texts_a, texts_b, strict=True)), key=lambda p: first[p[0]])
     if settings.both_orders:
         order = list(dict.fromkeys(order + [(b, a) for a, b in order]))
-    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask)
+    score, stats, failed = _judge_ordered(order, settings, cache_path, progress, ask, announce)
     scores = np.array([score(a, b) for a, b in zip(texts_a, texts_b, strict=True)], dtype=float)
     if failed:
         raise JudgeError(failed, scores, stats)
@@ -156,17 +165,18 @@ def judge_pairs(
 
 
 def keyed_settings(settings: JudgeSettings):
-    """(settings with the local server's id, model, prompt): what a cache key is made of."""
+    """(settings with the local server's id, model, prompt): what a cache key is made of. The
+    local server judge_matrix starts has one slot per request in flight."""
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
-    return with_server_id(settings), model, prompt
+    return with_server_id(settings, settings.in_flight), model, prompt
 
 
 def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
     """How many judgements of the texts_a x texts_b matrix the cache lacks: 0 means
     judge_matrix answers from the cache alone, with no server."""
     texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
-    return _missing(request_order(texts_a, texts_b, settings.both_orders), settings, cache_path)
+    return plan(request_order(texts_a, texts_b, settings.both_orders), settings, cache_path).missing
 
 
 def uncached_pairs(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
@@ -175,22 +185,24 @@ def uncached_pairs(texts_a, texts_b, settings: JudgeSettings, cache_path: str | 
     order = list(zip(map(str, texts_a), map(str, texts_b), strict=True))
     if settings.both_orders:
         order += [(b, a) for a, b in order]
-    return _missing(order, settings, cache_path)
+    return plan(order, settings, cache_path).missing
 
 
-def _missing(order, settings: JudgeSettings, cache_path: str | Path) -> int:
-    if not order:
-        return 0
+def plan(order, settings: JudgeSettings, cache_path: str | Path) -> JudgePlan:
+    """What judging the ordered (a, b) requests of `order` would ask (themesim.llm.judge_plan):
+    the distinct judgements, how many the cache holds and the expected time."""
     settings, model, prompt = keyed_settings(settings)
     keys = list(dict.fromkeys(cache_key(model, prompt, a, b, settings) for a, b in order))
+    if not Path(cache_path).is_file():  # nothing cached; a dry run creates no file
+        return plan_keys(None, keys, 0, model, settings)
     con = open_cache(cache_path)
     try:
-        return len(keys) - len(cached_ok(con, keys, settings, prompt))
+        return plan_keys(con, keys, len(cached_ok(con, keys, settings, prompt)), model, settings)
     finally:
         con.close()
 
 
-def _judge_ordered(order, settings, cache_path, progress, ask=True):
+def _judge_ordered(order, settings, cache_path, progress, ask=True, announce=True):
     """Judge each distinct ordered (a, b) of `order` that the cache lacks (with ask=False,
     report the misses from their stored `failed` rows instead).
 
@@ -202,7 +214,15 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
     jobs = {cache_key(model, prompt, a, b, settings): (a, b) for a, b in order}
     stats = JudgeStats(judgements=len(jobs))
     with ExitStack() as stack:
-        session = scoring_session(settings, TABLE, cache_path, stack, "judge")
+        session = scoring_session(
+            settings,
+            TABLE,
+            cache_path,
+            stack,
+            "judge",
+            parallel=settings.in_flight,
+            rate_limit=settings.rate_limit,
+        )
         redact = session.redact
         scores = cached_ok(session.con, list(jobs), settings, prompt)
         stats.cached = len(scores)
@@ -213,6 +233,10 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
             stats.failed = len(failures)
             stats.skipped = len(misses) - stats.failed
         elif misses:
+            the_plan = plan_keys(session.con, list(jobs), len(scores), session.model, settings)
+            if announce:
+                log.info("judge: %s", the_plan)
+            the_plan.check(settings.max_pairs)
             _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats, progress)
 
     def score(a: str, b: str) -> float:
@@ -230,9 +254,14 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True):
 
 
 def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats, progress):
+    """Ask the misses, settings.in_flight at a time, and store each outcome in the order of
+    `misses` (so the cache's rows and the counts are the same whatever the concurrency and
+    the answers' timing): an answer that comes back early waits for those before it, at most
+    4 x in_flight requests ahead of the oldest unstored one."""
     from tqdm import tqdm
 
     state = session.state
+    workers = request_workers(settings)
     with ExitStack() as stack:
         session.start()  # the endpoint (a local server) before the workers ask it
         bar = stack.enter_context(
@@ -246,12 +275,19 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
             )
         )
         bar.set_postfix(done=0, cached=stats.cached, failed=0)
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=request_workers(settings)))
-        futures = {pool.submit(judge_one, settings, session, prompt, *jobs[k]): k for k in misses}
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=workers))
+        todo, pending = iter(misses), deque()
+
+        def submit() -> None:
+            while len(pending) < 4 * workers and (k := next(todo, None)) is not None:
+                pending.append((k, pool.submit(judge_one, settings, session, prompt, *jobs[k])))
+
         try:
-            for fut in as_completed(futures):
-                k = futures[fut]
+            submit()
+            while pending:
+                k, fut = pending.popleft()
                 out = fut.result()
+                submit()
                 if out.status == "skipped":
                     stats.skipped += 1
                     continue

@@ -151,7 +151,8 @@ def _request_body(settings, model, prompt: JudgePrompt, text_a, text_b, use_rf: 
 def _attempt(settings, session: CallSession, body, scale: int = 1) -> Outcome:
     """One HTTP request; returns an ok outcome or raises client.Retry / client.GiveUp."""
     redact = session.redact
-    choice, usage = post_chat(session.start(), session.headers, body, settings.timeout_s, redact)
+    url = session.start()
+    choice, usage = post_chat(url, session.headers, body, settings.timeout_s, redact, session.http)
     out = Outcome(
         "ok",
         prompt_tokens=int(usage.get("prompt_tokens") or 0),

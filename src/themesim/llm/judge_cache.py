@@ -6,11 +6,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from themesim.llm.client import canonical_key
 from themesim.llm.judge_ask import Outcome, compact_json, order_free
 from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import JudgePrompt
 from themesim.llm.session import CacheTable, CallSession
+from themesim.store import canonical_key
 
 TABLE = CacheTable(
     "judgements",

@@ -25,7 +25,14 @@ class JudgeSettings(EndpointSettings):
     # but a score then depends on the request before it (docs/judge.md, "The order is part of
     # a score"); False evaluates every prompt from an empty slot: the score of a pair alone.
     cache_prompt: bool
-    concurrency: int
+    # Requests in flight; None: 2 to a base_url, 1 to the local server (whose one slot then
+    # gives the same scores bit for bit on every run). The local server gets as many slots.
+    concurrency: int | None
+    # The most judgements one run asks (those cached not counted): a study above it stops
+    # before its first request, with the count and the expected time.
+    max_pairs: int
+    # Requests started per second at most (a provider's rate limit); None: no limit.
+    rate_limit: float | None
     seed: int
     # Local server only: "auto" (llama.cpp's llama-server when `make install` built it, else
     # llama-cpp-python's; $THEMESIM_LLAMA_SERVER=python forces that), "native", "python".
@@ -43,8 +50,22 @@ class JudgeSettings(EndpointSettings):
                 'Use "json" or "logprob"',
             )
         super().__post_init__()
-        if self.concurrency < 1:
+        if self.concurrency is not None and self.concurrency < 1:
             raise InputError(self.WHERE, "concurrency must be ≥ 1", "Fix the judge settings")
+        if self.max_pairs < 0:
+            raise InputError(self.WHERE, "max_pairs must be ≥ 0", "Fix the judge settings")
+        if self.rate_limit is not None and not self.rate_limit > 0:
+            raise InputError(
+                self.WHERE, "rate_limit must be > 0 requests a second (or null)", "Fix it"
+            )
+
+    @property
+    def in_flight(self) -> int:
+        """Requests in flight: `concurrency`, or by default 2 to a base_url and 1 to the
+        local server (one slot: the same scores on every run)."""
+        if self.concurrency is not None:
+            return self.concurrency
+        return 2 if self.base_url is not None else 1
 
     @property
     def effective_max_tokens(self) -> int:

@@ -20,6 +20,7 @@ from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
 from themesim.llm.prompts import PROMPT_DIR, chat_messages, first_json, prompt_roles, text_sha256
 from themesim.llm.session import CacheTable, CallSession, EndpointSettings
+from themesim.store import canonical_key
 
 RESEED = 1000  # the j-th retry after an unusable answer samples with seed + j * RESEED
 SLOTS = ("{text}", "{k}")
@@ -135,7 +136,7 @@ def paraphrase_texts(
             stats.requests += 1
             fields = {"model": session.model, "prompt_version": prompt.version}
             fields |= {"prompt_sha256": prompt.sha256, "text": text, "k": s.k, **answer_settings}
-            ckey = llm.canonical_key(fields)
+            ckey = canonical_key(fields)
             cached = session.answers([ckey])
             if ckey in cached:
                 stats.cached += 1

@@ -24,7 +24,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-import requests
+import httpx2
 
 from themesim.errors import InputError
 
@@ -402,9 +402,9 @@ class LlamaServer:
                 else f"{self.base_url}/models"
             )
             try:
-                if requests.get(ready, timeout=2).ok:
+                if httpx2.get(ready, timeout=2).is_success:
                     return
-            except requests.RequestException:
+            except httpx2.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 raise LlamaServerError(

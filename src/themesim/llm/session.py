@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from themesim.errors import InputError
 from themesim.llm import client as llm
+from themesim.store import open_sqlite
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,15 @@ class EndpointSettings:
             raise InputError(self.WHERE, "max_retries must be ≥ 0", f"Fix {self.WHERE}")
 
 
-def with_server_id(settings):
-    """Settings whose server_id names the local server that answers (base_url None): its
-    build and backend are part of a cache key (themesim.llm.server.backend_id)."""
+def with_server_id(settings, parallel: int = 1):
+    """Settings whose server_id names the local server that answers (base_url None) with its
+    `parallel` slots: its build, backend and slots are part of a cache key
+    (themesim.llm.server.backend_id)."""
     if settings.base_url is not None:
         return settings
     from themesim.llm.server import backend_id
 
-    return replace(settings, server_id=backend_id(settings.server))
+    return replace(settings, server_id=backend_id(settings.server, parallel))
 
 
 # ---------------------------------------------------------------- the cache table
@@ -110,7 +112,7 @@ class CacheTable:
         return f"CREATE TABLE IF NOT EXISTS {self.name} (\n" + "\n".join(lines) + "\n)"
 
     def open(self, path) -> sqlite3.Connection:
-        return llm.open_sqlite(path, self.schema)
+        return open_sqlite(path, self.schema)
 
     def insert(self, con: sqlite3.Connection, row: dict) -> None:
         """Store one row (every column by name) and commit it at once."""
@@ -153,6 +155,7 @@ class CallSession:
         stack: ExitStack,
         *,
         label: str,
+        rate_limit: float | None = None,
         **endpoint_options,
     ) -> None:
         self.s = settings
@@ -165,7 +168,9 @@ class CallSession:
         stack.callback(self.con.close)
         self._stack = stack
         self._options = endpoint_options
+        self._rate_limit = rate_limit
         self._url: str | None = None
+        self.http: llm.Http | None = None
 
     @cached_property
     def key(self) -> str | None:
@@ -192,13 +197,15 @@ class CallSession:
                     **self._options,
                 )
             )
+            self.http = self._stack.enter_context(llm.Http(self._rate_limit))
             self._url = f"{base}/chat/completions"
             self.headers  # noqa: B018 (read once here, not by the calls' threads)
         return self._url
 
     def post(self, body: dict) -> tuple[dict, dict]:
         """(first choice, usage) of one request; raises client.Retry / client.GiveUp."""
-        return llm.post_chat(self.start(), self.headers, body, self.s.timeout_s, self.redact)
+        url = self.start()
+        return llm.post_chat(url, self.headers, body, self.s.timeout_s, self.redact, self.http)
 
     def ask(self, attempt, label: str, *, sends_response_format: bool = True) -> llm.Attempted:
         """attempt(use_response_format, answer_failures) until it returns, with backoff."""
@@ -229,15 +236,27 @@ class CallSession:
         self.table.insert(self.con, row | columns)
 
 
-def scoring_session(settings, table: CacheTable, cache_path, stack: ExitStack, label: str):
+def scoring_session(
+    settings,
+    table: CacheTable,
+    cache_path,
+    stack: ExitStack,
+    label: str,
+    *,
+    parallel: int = 1,
+    rate_limit: float | None = None,
+):
     """The session of a caller that scores by logprobs or a JSON answer (the judge, the
-    coder): a local server keeps logits only in logprob mode, and `server` picks its backend."""
+    coder): a local server keeps logits only in logprob mode, `server` picks its backend and
+    `parallel` its slots (one per request in flight)."""
     return CallSession(
         settings,
         table,
         cache_path,
         stack,
         label=label,
+        rate_limit=rate_limit,
         logits_all=settings.score_mode == "logprob",
         backend=settings.server,
+        parallel=parallel,
     )

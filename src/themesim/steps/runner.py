@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from themesim.errors import ThemesimError
+from themesim.errors import ThemesimError, disk_full, disk_full_error
 
 WARNINGS_LOGGER = "py.warnings"  # logging.captureWarnings's; its lines go to the log file only
 
@@ -22,6 +22,20 @@ def _job():
 def _job_inputs() -> list[str]:
     """The input files of the Snakemake job running this script ([] outside one)."""
     return [str(f) for f in getattr(_job(), "input", None) or ()]
+
+
+def _job_outputs() -> list[str]:
+    """The output files of the Snakemake job running this script ([] outside one)."""
+    return [str(f) for f in getattr(_job(), "output", None) or ()]
+
+
+class _LogFile(logging.FileHandler):
+    """The job's log file. On a full disk its lines cannot be written; they still reach the
+    terminal, so a failed write is not a "--- Logging error ---" traceback there."""
+
+    def handleError(self, record):
+        if disk_full(sys.exc_info()[1]) is None:
+            super().handleError(record)
 
 
 def _first_time(said: Path, text: str) -> bool:
@@ -62,7 +76,7 @@ def run(log_path, fn, *args, **kwargs) -> None:
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     terminal = logging.StreamHandler(sys.stderr)
     terminal.addFilter(lambda record: record.name != WARNINGS_LOGGER)
-    handlers = [logging.FileHandler(log_path, mode="w"), terminal]
+    handlers = [_LogFile(log_path, mode="w"), terminal]
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s", handlers=handlers)
     fd, said = tempfile.mkstemp(prefix="themesim-warnings-")
     os.close(fd)
@@ -79,6 +93,12 @@ def run(log_path, fn, *args, **kwargs) -> None:
         fn(*args, **kwargs)
     except ThemesimError as e:
         logging.getLogger("themesim").error("%s", e)
+        sys.exit(1)
+    except Exception as e:
+        full = disk_full(e)  # a full disk, in any step or library: one line too
+        if full is None:
+            raise
+        logging.getLogger("themesim").error("%s", disk_full_error(full, _job_outputs()))
         sys.exit(1)
     finally:
         logging.captureWarnings(False)
@@ -107,8 +127,16 @@ def run_all(log_path, tasks, workers: int = 1) -> None:
 
 
 def _run_chain(steps) -> None:
-    for fn, kwargs in steps:
-        fn(**kwargs)
+    try:
+        for fn, kwargs in steps:
+            fn(**kwargs)
+    except Exception as e:
+        # a forked worker's error reaches `run` pickled, without its chain: a full disk
+        # becomes its one line here, where the chain is still known
+        full = disk_full(e)
+        if full is None:
+            raise
+        raise disk_full_error(full, _job_outputs()) from None
 
 
 def _pool(chains, workers: int) -> None:

@@ -28,8 +28,13 @@ GENERATE_KEYS = (
 )
 
 
+def _resolved(path) -> str | None:
+    return str(Path(path).resolve()) if path else None
+
+
 def set_entries(config: dict) -> dict[str, str]:
     sets: dict[str, str] = {}
+    seen: dict[tuple, tuple[int, str]] = {}  # what makes a set -> its entry and name
     for i, entry in enumerate(config.get("theme_sets") or []):
         if isinstance(entry, str):
             entry = {"path": entry}
@@ -49,8 +54,57 @@ def set_entries(config: dict) -> dict[str, str]:
             )
         if not Path(path).is_file():
             raise InputError(where, "file not found", "Check the path (relative to the run folder)")
+        # one file is two sets only as two users' codings of a .qdpx, two coders' coded
+        # segments of one code book, or two levels of a project's codes
+        key = (
+            _resolved(path),
+            _resolved(entry.get("segments")),
+            str(entry.get("user") or "").strip(),
+            entry.get("level") or "all",
+        )
+        if key in seen:
+            j, other = seen[key]
+            raise InputError(
+                where,
+                f"is the same file as theme_sets[{j}] (set {other!r}) with the same segments, "
+                "user and level: the two sets would be one set compared with itself, an "
+                "agreement of 1 that says nothing",
+                "List the file once (a file is listed twice to compare its .qdpx users with "
+                "user:, or two coders' coded segments of one code book with segments:)",
+            )
+        seen[key] = (i, name)
         sets[name] = path
     return sets
+
+
+def identical_files(sets: dict[str, str]) -> list[str]:
+    """One line per group of sets whose theme files are different files with the very same
+    bytes (a copy given as another analyst's or run's): their agreement says nothing about
+    two analysts. Files of different sizes are never read."""
+    import hashlib
+
+    by_size: dict[tuple[int, str], list[str]] = {}
+    for name, path in sets.items():
+        p = Path(path)
+        if p.is_file():
+            by_size.setdefault((p.stat().st_size, p.suffix.lower()), []).append(name)
+    notes = []
+    for names in by_size.values():
+        paths = {_resolved(sets[n]) for n in names}
+        if len(names) < 2 or len(paths) < 2:
+            continue
+        digests: dict[str, list[str]] = {}
+        for n in names:
+            digest = hashlib.sha256(Path(sets[n]).read_bytes()).hexdigest()
+            digests.setdefault(digest, []).append(n)
+        for same in digests.values():
+            if len({_resolved(sets[n]) for n in same}) > 1:
+                listed = " and ".join(f"{n!r} ({sets[n]})" for n in same)
+                notes.append(
+                    f"theme sets {listed} are files with the very same content: if one is a "
+                    "copy of the other, their agreement of 1 says nothing about two analysts"
+                )
+    return notes
 
 
 def set_segments(config: dict, sets: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:

@@ -34,7 +34,7 @@ MULTI_STATS = [
 
 def histogram(coders: list[Intervals], length: int) -> np.ndarray:
     """h[k]: characters of [0, length) coded by exactly k of the coders (intervals disjoint
-    within a coder)."""
+    within a coder; touching ones, as unitizing.merge keeps them, included)."""
     m = len(coders)
     h = np.zeros(m + 1, dtype=np.int64)
     pts = [np.asarray(iv).reshape(-1, 2) for iv in coders]
@@ -45,7 +45,9 @@ def histogram(coders: list[Intervals], length: int) -> np.ndarray:
     ends = np.concatenate([p[:, 1] for p in pts])
     bounds = np.r_[starts, ends]
     delta = np.r_[np.ones(len(starts), dtype=np.int64), -np.ones(len(ends), dtype=np.int64)]
-    order = np.argsort(bounds, kind="stable")
+    # at one position ends come before starts: a coder's touching selections (0-4, 4-8)
+    # never count twice there, so the level stays within 0..m
+    order = np.lexsort((delta, bounds))
     bounds, delta = bounds[order], delta[order]
     level = np.cumsum(delta)
     widths = np.diff(bounds)
