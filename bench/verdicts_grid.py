@@ -87,7 +87,8 @@ def summarise(args) -> None:
 
     rows = [json.loads(line) for path in args.files for line in open(path)]
     df = pd.DataFrame(rows)
-    done = df[df.get("unreachable", False) != True]  # noqa: E712
+    unreachable = df["unreachable"].fillna(False) if "unreachable" in df else False
+    done = df[~unreachable.astype(bool)] if "unreachable" in df else df
     m = V.MARGIN
     err = []
     for r in done.itertuples():

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 from scipy.special import ndtri, stdtr, stdtrit
 
 from themesim.metrics.verdicts.rarefied import rarefaction_weights
@@ -213,23 +215,24 @@ def _theme_variance(study: Study, k: int, weights: np.ndarray, cells: list):
                 by_label.setdefault(label, []).append(index[(x, t)])
     for members in by_label.values():
         links += list(combinations(members, 2))
-    adj = np.eye(len(index))
-    for i, j in links:
-        if i != j:
-            adj[i, j] = adj[j, i] = 1.0
-    cov = psi.T @ adj @ psi
+    n_themes = len(index)
+    if links:
+        i, j = np.array(links).T
+        keep = i != j
+        i, j = i[keep], j[keep]
+    else:
+        i = j = np.zeros(0, dtype=np.int64)
+    # each link once whichever way it was found, both ways in the matrix
+    pairs = np.unique(np.sort(np.stack([i, j], axis=1), axis=1), axis=0) if i.size else i
+    ends = (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]]) if i.size else (i, j)
+    adj = sparse.csr_matrix((np.ones(ends[0].size), ends), shape=(n_themes, n_themes))
+    cov = psi.T @ psi + psi.T @ (adj @ psi)
     # a dependency graph's sum need not be positive semi-definite: its negative
     # eigenvalues are set to 0 (Cameron, Gelbach and Miller 2011)
     vals, vecs = np.linalg.eigh(cov)
     cov = (vecs * np.clip(vals, 0, None)) @ vecs.T
-    n_comp = _components(adj)
+    n_comp = int(connected_components(adj, directed=False)[0])
     return values @ weights, cov, max(n_comp - 1, 1)
-
-
-def _components(adj: np.ndarray) -> int:
-    from scipy.sparse.csgraph import connected_components
-
-    return int(connected_components(adj > 0, directed=False)[0])
 
 
 def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result:
