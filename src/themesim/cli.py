@@ -163,7 +163,7 @@ def cmd_power(args) -> int:
     # as a study reads it with margin_from analysts: the test against the analysts' spread
     from_analysts = args.margin_from == "analysts" and args.analysts >= 3
     need, seconds, how = power_cost(
-        args.analysts, args.themes, args.runs, args.draws, from_analysts
+        args.analysts, args.themes, args.runs, args.draws, args.gen_themes
     )
     check_cost(
         f"--analysts {args.analysts} --themes {args.themes} --runs {args.runs} "

@@ -106,13 +106,23 @@ def _rarefied(sorted_rows: np.ndarray, k: int) -> np.ndarray:
     return sorted_rows @ rarefaction_weights(sorted_rows.shape[1], min(k, sorted_rows.shape[1]))
 
 
-def _writer_variance(means: np.ndarray, sampling: np.ndarray) -> float:
+def _writer_variance(means: np.ndarray, spread: float) -> float:
     """Moment estimate of the writers' own variance: the spread of their means less what
-    their themes alone give it (tr(P C P) / (n - 1), C the themes' variance matrix of the
-    means), at least 0."""
-    n = means.size
-    p = np.eye(n) - 1 / n
-    return max(float(means.var(ddof=1) - np.trace(p @ sampling @ p) / (n - 1)), 0.0)
+    their themes alone give it (`spread`: tr(P C P) / (n - 1), C the themes' variance
+    matrix of the means), at least 0."""
+    return max(float(means.var(ddof=1) - spread), 0.0)
+
+
+def _spread(psi: np.ndarray, adj) -> float:
+    """tr(P C P) / (n - 1) of C = psi' (I + adj) psi, the themes' variance matrix of n
+    means (psi: themes x n), without forming C: tr(C) - 1'C1 / n, over n - 1."""
+    n = psi.shape[1]
+    if n < 2:
+        return 0.0
+    trace = float((psi * (psi + adj @ psi)).sum())
+    s = psi.sum(axis=1)
+    total = float(s @ (s + adj @ s))
+    return (trace - total / n) / (n - 1)
 
 
 def _satterthwaite(parts: list[tuple[float, float]]) -> float:
@@ -184,7 +194,8 @@ def _statistics(K: int, R: int) -> tuple[list, np.ndarray]:
 
 
 def _theme_variance(study: Study, k: int, weights: np.ndarray, cells: list):
-    """(the statistics, the themes' variance matrix of them, its degrees of freedom).
+    """(the statistics, the themes' variance matrix of D, G, H, the themes' spread of the
+    analysts' and of the runs' means (_spread), the degrees of freedom).
 
     Each theme's influence is what leaving its own values out of its sides moves the
     statistics by (the delete-one jackknife of each side's mean, (n - 1)/n scaled); two
@@ -194,6 +205,7 @@ def _theme_variance(study: Study, k: int, weights: np.ndarray, cells: list):
     form). Degrees of freedom: the linked components - 1."""
     sizes = study.sizes()
     order = list(study.analysts) + list(study.runs)
+    n_rows = len(study.analysts)
     index = {(x, t): i for i, (x, t) in enumerate((x, t) for x in order for t in range(sizes[x]))}
     psi = np.zeros((len(index), weights.shape[1]))
     values = np.zeros(len(cells))
@@ -226,13 +238,15 @@ def _theme_variance(study: Study, k: int, weights: np.ndarray, cells: list):
     pairs = np.unique(np.sort(np.stack([i, j], axis=1), axis=1), axis=0) if i.size else i
     ends = (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]]) if i.size else (i, j)
     adj = sparse.csr_matrix((np.ones(ends[0].size), ends), shape=(n_themes, n_themes))
-    cov = psi.T @ psi + psi.T @ (adj @ psi)
+    head = psi[:, :3]
+    cov = head.T @ head + head.T @ (adj @ head)
     # a dependency graph's sum need not be positive semi-definite: its negative
     # eigenvalues are set to 0 (Cameron, Gelbach and Miller 2011)
     vals, vecs = np.linalg.eigh(cov)
     cov = (vecs * np.clip(vals, 0, None)) @ vecs.T
+    spreads = (_spread(psi[:, 3 : 3 + n_rows], adj), _spread(psi[:, 3 + n_rows :], adj))
     n_comp = int(connected_components(adj, directed=False)[0])
-    return values @ weights, cov, max(n_comp - 1, 1)
+    return values @ weights, cov, spreads, max(n_comp - 1, 1)
 
 
 def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result:
@@ -248,12 +262,12 @@ def difference(study: Study, alpha: float = 0.05, margin: float = 0.1) -> Result
     idx, weights = _statistics(K, R)
     cells = [(analysts[a], runs[g]) for a, g in idx[: K * R]]
     cells += [(analysts[a], analysts[b]) for a, b in idx[K * R :]]
-    est, sampling, df_t = _theme_variance(study, k, weights, cells)
+    est, sampling, (spread_a, spread_g), df_t = _theme_variance(study, k, weights, cells)
     if K < 2:
         est[0] = est[2] = np.nan
     rows, cols = slice(3, 3 + K), slice(3 + K, 3 + K + R)
-    sig_a = _writer_variance(est[rows], sampling[rows, rows]) if K >= MIN_RANDOM else 0.0
-    sig_g = _writer_variance(est[cols], sampling[cols, cols]) if R >= MIN_RANDOM else 0.0
+    sig_a = _writer_variance(est[rows], spread_a) if K >= MIN_RANDOM else 0.0
+    sig_g = _writer_variance(est[cols], spread_g) if R >= MIN_RANDOM else 0.0
     # each analyst's effect enters G once (1/K) and H twice (2/K); each run's G (1/R)
     va, vr = sig_a / K, sig_g / R
     writers = np.array([[va + vr, vr - va, -2 * va],
