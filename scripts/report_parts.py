@@ -21,16 +21,9 @@ headline = dict(
     out_svg=p.headline["svg"],
     reference=p.reference,
     max_panels=p.max_panels,
-    themes=[theme_tables[m] for m in methods],
-    out_verdicts=sm.output.verdicts,
+    verdicts=sm.input.verdicts,
     reference_group=list(p.reference_group),
     equivalence=dict(p.equivalence),
-    generators={k: list(v) for k, v in p.generators.items()},
-    grounding_pairs=dict(zip(p.grounded, sm.input.grounding_pairs, strict=True)),
-    calibration_fits=dict(zip(p.calibrated, sm.input.calibration_fits, strict=True)),
-    # the analysts' declared theme groups: the verdicts' theme units
-    theme_tables=theme_parquets,
-    grounding_transcripts=dict(zip(p.grounded, sm.input.grounding_transcripts, strict=True)),
 )
 tasks = [
     # The workbook after the headline and verdicts: they are the workbook's first sheets.

@@ -73,6 +73,44 @@ rule summary_report:
         "../../scripts/report.py"
 
 
+# The verdicts of every generator against the analysts (docs/verdicts.md): every method's
+# whole similarity tables, read from both sides at one set size.
+rule verdicts:
+    input:
+        comparisons=summary.all_tables(SETUP, paths.COMPARISONS),
+        thresholds=summary.all_tables(SETUP, paths.THRESHOLDS),
+        themes_tables=summary.all_tables(SETUP, paths.THEME_TABLE),
+        similarity=[similarity.manifest(SETUP, m) for m in STUDY.methods],
+        themes=embed.themes(SETUP),
+        grounding_pairs=[
+            grounding.tables(SETUP, m)[1] for m in grounding.grounded_methods(SETUP)
+        ],
+        calibration_fits=[
+            calibration.isotonic_fit(SETUP, m)
+            for m in calibration.strength_fits(SETUP)
+        ],
+    output:
+        verdicts=report(
+            paths.VERDICTS, caption="../report/verdicts.rst", category="Summary"
+        ),
+    log:
+        "logs/report/verdicts.log",
+    params:
+        code=code("verdicts.py"),
+        methods=list(STUDY.methods),
+        sets=list(STUDY.sets),
+        reference=STUDY.reference,
+        analysts=STUDY.analysts,
+        generators=STUDY.generators,
+        equivalence=STUDY.equivalence,
+        primary=STUDY.verdict["primary"],
+        preferred=STUDY.methods_with("own_embeddings"),
+        grounded=grounding.grounded_methods(SETUP),
+        calibrated=calibration.strength_fits(SETUP),
+    script:
+        "../../scripts/verdicts.py"
+
+
 # One job for the report's tables and the figures that read only metric tables (headline,
 # workbook, methods side by side, each method's figures of report/figures.py drawn here): one
 # interpreter start and one import of pandas, matplotlib and openpyxl instead of one per figure.
@@ -86,8 +124,9 @@ rule report_parts:
         tables=[
             t
             for t in summary.workbook_tables(SETUP).values()
-            if t not in (paths.HEADLINE["csv"], paths.VERDICTS)
+            if t != paths.HEADLINE["csv"]
         ],
+        verdicts=paths.VERDICTS,
         themes=embed.themes(SETUP),
         # each method's segment agreement of theme pairs: the verdicts' segments route
         grounding_pairs=[
@@ -109,9 +148,6 @@ rule report_parts:
         ),
     output:
         *reported(plots.report_parts_outputs(SETUP)),
-        verdicts=report(
-            paths.VERDICTS, caption="../report/verdicts.rst", category="Summary"
-        ),
         workbook=paths.WORKBOOK,
     log:
         "logs/report/report_parts.log",

@@ -20,57 +20,31 @@ def headline_tables(
     ran_on=None,
     reference=None,
     max_panels=None,
-    themes=None,
-    out_verdicts=None,
+    verdicts=None,
     reference_group=(),
     equivalence=None,
-    generators=None,
-    grounding_pairs=None,
-    calibration_fits=None,
-    theme_tables=None,
-    grounding_transcripts=None,
 ) -> None:
     """The at-a-glance table for a paper: CSV (full precision) and LaTeX (booktabs); with
     out_png the dot-and-whisker figure of Hungarian F1 and its interval that opens the report
     (above ``max_panels`` comparisons: the reference's and a box of all).
     ran_on: method -> (its comparisons, the study's) for methods restricted by `comparisons:`,
-    noted under the LaTeX table.
-    out_verdicts: results/report/verdicts.csv, from each method's themes.csv (`themes`, in
-    method order) and `reference_group` at `equivalence` ({margin, alpha}); the headline
-    then carries the first other analyst's verdict. generators: name -> its runs, one
-    verdict each over runs and analysts (metrics.verdicts.generators); grounding_pairs: method ->
-    grounding_pairs.csv, for their segments route; calibration_fits: method -> its isotonic
-    fit, for the strength route on the P(match) scale; theme_tables: set -> its ingested theme
-    table, whose declared groups are the verdicts' theme units; grounding_transcripts: method
-    -> grounding_pairs_transcripts.parquet, the segments route's transcripts."""
+    noted under the LaTeX table. verdicts: results/report/verdicts.csv (the verdicts rule):
+    the headline carries each set's generator's primary verdict."""
     from themesim.io.files import record
-    from themesim.report.headline import headline_frame, verdict_frame, write_headline
+    from themesim.report.headline import headline_frame, write_headline
     from themesim.report.restriction import ran_on_notes
 
     by_method = dict(zip(methods, comparisons, strict=True))
-    verdicts, notes = None, list(ran_on_notes(ran_on))
-    if out_verdicts is not None:
-        from themesim.io.files import write_csv
+    table, notes = None, list(ran_on_notes(ran_on))
+    if verdicts is not None:
         from themesim.metrics.settings import equivalence_settings
         from themesim.metrics.verdicts.equivalence import verdict_note
+        from themesim.report.verdicts import read_verdicts
 
-        settings = equivalence_settings(equivalence)
-        verdicts = verdict_frame(
-            by_method,
-            dict(zip(methods, themes, strict=True)),
-            reference=reference,
-            group=list(reference_group or ()),
-            generators=generators,
-            grounding_pairs=grounding_pairs,
-            calibration_fits=calibration_fits,
-            theme_tables=theme_tables,
-            grounding_transcripts=grounding_transcripts,
-            **settings,
-        )
-        write_csv(verdicts, out_verdicts)
-        if reference_group:
-            notes.append(verdict_note(reference_group, **settings))
-    df = headline_frame(by_method, verdicts)
+        table = read_verdicts(verdicts)
+        if len(reference_group or ()) > 1:
+            notes.append(verdict_note(reference_group, **equivalence_settings(equivalence)))
+    df = headline_frame(by_method, table)
     write_headline(df, out_csv=out_csv, out_tex=out_tex, notes=notes)
     for out in (out_csv, out_tex):  # checked by the report and the archive that read them
         record(out)

@@ -218,3 +218,27 @@ def verdict_frame(
         margin=float(equivalence["margin"]), alpha=float(equivalence["alpha"]),
         margin_from=equivalence.get("margin_from", "convention"), generator_rows=rows,
     )  # fmt: skip
+
+
+def verdicts(*, out, methods_order, comparisons, thresholds, themes_tables, similarity,
+             theme_tables, grounding_pairs, calibration_fits, reference, analysts,
+             generators, equivalence, primary, preferred) -> None:  # fmt: skip
+    """The verdicts rule: verdict_frame of the study's files, written to `out`. Each
+    method's files by method: comparisons.csv, thresholds.csv, themes.csv, the similarity
+    manifest (its folder holds the pair tables)."""
+    from themesim.io.files import write_csv
+
+    methods = {}
+    for m in methods_order:
+        paths = {"thresholds": thresholds[m], "similarity": os.path.dirname(similarity[m])}
+        if m in calibration_fits:
+            paths["fit"] = calibration_fits[m]
+        if m in grounding_pairs:
+            paths["grounding_pairs"] = grounding_pairs[m]
+        methods[m] = paths
+    table = verdict_frame(
+        comparisons=comparisons, themes=themes_tables, methods=methods,
+        theme_tables=theme_tables, reference=reference, analysts=analysts,
+        generators=generators, equivalence=equivalence, primary=primary, preferred=preferred,
+    )  # fmt: skip
+    write_csv(table, out)

@@ -37,6 +37,8 @@ class Study:
     # human sets of the same data, the reference first; `equivalence:` with defaults
     reference_group: list[str] = field(default_factory=list)
     equivalence: dict = field(default_factory=dict)
+    # `verdict:`: the primary comparison (method, route, threshold), checked; None: default
+    verdict: dict = field(default_factory=lambda: {"primary": None})
     # lines for the log at parse time (e.g. two sets whose files are one file's copies)
     notes: list[str] = field(default_factory=list)
 

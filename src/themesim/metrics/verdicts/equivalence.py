@@ -244,13 +244,17 @@ def _check_count(flags, row, method: str, set_b: str, threshold) -> None:
 def verdict_note(
     group, margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
 ) -> str:
-    """The line under headline.tex that says what its human-human columns hold (its rows,
-    one set against one analyst, read the configured margin whatever margin_from says)."""
-    group = list(group)
+    """The line under headline.tex that says what its verdict columns hold."""
     level = 1 - 2 * alpha
+    against = (
+        "the analysts' own spread (tested with its uncertainty)"
+        if margin_from == "analysts"
+        else f"+-{margin:g}, fixed before the data"
+    )
     return (
-        f"Human--human: {group[1]}'s share of {group[0]}'s themes matched one-to-one; "
-        f"difference: the row's share minus it, {level * 100:g} % interval (paired score, "
-        f"SCAS); verdict: TOST at alpha {alpha:g} against +-{margin:g} "
-        "(results/report/verdicts.csv has every analyst)."
+        f"Human--human: the analysts' ({', '.join(group)}) agreement with each other; "
+        f"difference: the set's generator's agreement with them minus it, both read from "
+        f"both sets at one set size, {level * 100:g} % interval, on the study's primary "
+        f"comparison; verdict: TOST at alpha {alpha:g} against {against} "
+        "(results/report/verdicts.csv)."
     )

@@ -33,6 +33,7 @@ ROUTES = ("matched", "strength", "segments")
 ROLE_GENERATOR = "generator"
 PRIMARY, SENSITIVITY = "primary", "sensitivity"
 MARGIN_CONFIG, MARGIN_SPREAD = "config", "analysts' spread (ratio test)"
+NOT_MADE = "a comparison it needs was not made by this method (its comparisons: setting)"
 ONE_ANALYST = (
     "one analyst: no human-human agreement to compare with (the agreement is shown with its "
     "interval; a second analyst's coding would give a verdict)"
@@ -159,6 +160,8 @@ def _row(m, route, threshold, reference, analysts, name, runs, settings, groups)
         res = difference(study, settings.alpha, settings.margin)
     except ValueError as e:  # a set of one theme: no rarefied agreement
         return row | {"withheld": str(e)}
+    except FileNotFoundError:  # a method restricted by its `comparisons:` setting
+        return row | {"withheld": NOT_MADE}
     row |= {
         "n_a": res.n_themes_analysts, "n_themes_analysts": res.n_themes_analysts,
         "n_themes_generator": res.n_themes_generator, "common_size": res.k,
