@@ -31,4 +31,5 @@ run(
     judges=dict(zip(sm.params.judge_methods, sm.input.judges, strict=True)),
     out_html=sm.output.html,
     out_md=sm.output.md,
+    out_pages=sm.output.pages,
 )

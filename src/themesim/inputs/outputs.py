@@ -20,6 +20,7 @@ from themesim.paths import (
     CALIBRATION_PLOT,
     DECISIONS,
     HEADLINE,
+    REPORT_PAGES,
     RUNS,
     RUNS_MATRIX,
     SEGMENTS,
@@ -52,7 +53,7 @@ def final_outputs(setup: Setup) -> list[str]:
         drawn = plots.heatmaps(setup, m)
         drawn += list(plots.method_plot_files(setup, m).values())
         out += drawn + svg_of(drawn) + plots.heatmap_folder(setup, m)
-    out += list(SUMMARY.values())
+    out += [*SUMMARY.values(), REPORT_PAGES]
     for m in setup.study.methods:
         if calibration.has_calibration(setup, m):
             out += [calibration.table(setup, m), at(CALIBRATION_PLOT, method=m) + ".png"]

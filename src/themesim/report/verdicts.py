@@ -266,3 +266,70 @@ def read_verdicts(path) -> pd.DataFrame:
     from themesim.report.tables import read_table
 
     return read_table(path, "verdicts CSV", VERDICT_COLUMNS, VERDICT_TEXT_COLUMNS)
+
+
+def short_sentence(r) -> str:
+    """A generator row in at most 40 words: which analysis, its word, the difference with
+    its interval, the two agreements; the full sentence is one click away."""
+    theta = fmt_threshold(r["threshold"], r["op"])
+    head = f"{str(r.get('analysis') or '').capitalize() or 'Analysis'} ({r['method']} {theta}, "
+    head += f"route {r['evidence']})"
+    word = as_text(r.get("verdict"))
+    if not word:
+        why = "one analyst" if int(r["n_analysts"]) < 2 else "withheld"
+        agreement = ""
+        if not is_missing(r.get("agreement")):
+            agreement = (
+                f"; agreement {fmt(r['agreement'])} [{fmt(r['agreement_ci_low'])}, "
+                f"{fmt(r['agreement_ci_high'])}]"
+            )
+        return f"{head}: no word ({why}){agreement}."
+    level = f"{float(r['difference_ci_level']) * 100:g} %"
+    return (
+        f"{head}: {word}; difference {fmt(r['difference'])} [{fmt(r['difference_ci_low'])}, "
+        f"{fmt(r['difference_ci_high'])}] ({level}), agreement {fmt(r['agreement'])} against "
+        f"the analysts' {fmt(r['human_human'])}; margin ±{fmt(r['margin'])}."
+    )
+
+
+def generators_view(df: pd.DataFrame, coder=None, flags_of=None) -> dict:
+    """Per generator its primary analysis (a short bullet, the full sentence one click
+    away, its flags) and its sensitivity analyses as a table; the rows of one set against
+    one analyst (descriptions, no word) after them. flags_of(generator entry) -> flags."""
+    from themesim.report.answer import SENSITIVITY_HEADERS, generators, sensitivity
+
+    out = []
+    for g in generators(df):
+        bullets = []
+        if g["primary"] is not None:
+            r = g["primary"]
+            bullets.append(
+                {
+                    "short": short_sentence(r),
+                    "full": verdict_sentence(r) + coder_note(r, coder),
+                    "flags": flags_of(g) if flags_of else [],
+                }
+            )
+        sens = sensitivity(g["others"], g["primary"] or {})
+        out.append(
+            {
+                "name": g["name"],
+                "anchor": "verdict-" + _slug(g["name"]),
+                "bullets": bullets,
+                "sensitivity": sens["rows"],
+                "n_differ": len(sens["differ"]),
+                "differ": sens["differ"],
+            }
+        )
+    detail = df[df["role"] == "compared"]  # a set of the group is its yardstick, not a row
+    return {
+        "generators": out,
+        "detail": [verdict_sentence(r) + coder_note(r, coder) for r in detail.to_dict("records")],
+        "sensitivity_headers": SENSITIVITY_HEADERS,
+    }
+
+
+def _slug(text) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"

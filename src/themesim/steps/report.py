@@ -84,8 +84,9 @@ def summary_report(
     method_pairs: dict | None = None,
     coded: dict | None = None,
     judges: dict | None = None,
+    out_pages=None,
 ) -> None:
-    """Both summary reports.
+    """Both summary reports, and each comparison's page (out_pages, HTML and Markdown).
 
     thresholds: each method's thresholds.csv (its thresholds and scale as the metrics job
     resolved them), in ``methods`` order like ``comparisons``.
@@ -168,9 +169,12 @@ def summary_report(
     write_report(
         out_html=out_html,
         out_md=out_md,
+        out_pages=out_pages,
         study=dict(study)
         | {"side_by_side_png": side_by_side_png, "intervals_png": intervals_png}
         | {"confidential": confidential}
+        # each set's ingested table: what text its themes were scored from
+        | {"theme_tables": dict(zip(sets, theme_tables, strict=True))}
         | dict(headline or {}),
         methods=per_method,
         inputs=inputs,
@@ -238,10 +242,11 @@ def tables_workbook(
     name and no []:*?/\\ ; longer titles are cut and numbered to stay unique. The first
     sheet, "sheets", lists each sheet's full title, source file, rows and whether the sheet
     holds it: a table of more than `max_cells` cells (or more rows than Excel opens) is left
-    to its CSV, named there. extra: more tables (title -> path) after them, each copied when
-    its file exists and named in the index either way (`beside_tables`). named: files that
-    are not tables a sheet can hold (parquet matrices, folders of them), title -> path,
-    listed in the index only.
+    to its CSV, named there. Each sheet's headers are the report's names with the column id
+    beside them (report.names.workbook_header). extra: more tables (title -> path) after
+    them, each copied when its file exists and named in the index either way
+    (`beside_tables`). named: files that are not tables a sheet can hold (parquet matrices,
+    folders of them), title -> path, listed in the index only.
     """
     import csv
     import math
@@ -250,6 +255,7 @@ def tables_workbook(
     from openpyxl import Workbook
 
     from themesim.io.files import atomic_path
+    from themesim.report.names import workbook_header
 
     missing = {}
     if extra:
@@ -305,7 +311,8 @@ def tables_workbook(
     for name, path in frames.items():
         sheet = book.create_sheet(name)
         df = pd.read_csv(path)
-        sheet.append([str(c) for c in df.columns])
+        # the report's names, the column id beside each: "Hungarian F1 (hungarian_f1)"
+        sheet.append([workbook_header(c) for c in df.columns])
         for row in df.itertuples(index=False, name=None):
             sheet.append([cell(v) for v in row])
     # Fixed document dates: reruns differ only in the zip's own timestamps.
