@@ -277,9 +277,13 @@ def _coder_note(coder, methods) -> str:
 def _differ(study, view, theta, gens, reference, pages, methods) -> dict | None:
     if view is None or not gens:
         return None
-    spec = view.get("spec") or {}
+    from themesim.report.tables import THEME_COLUMNS, THEME_TEXT_COLUMNS, only_method, read_table
+
+    spec = methods.get(view["name"]) or {}
+    what = f"themes CSV of method {view['name']!r}"
+    themes = read_table(spec["themes_csv"], what, THEME_COLUMNS, THEME_TEXT_COLUMNS)
     lists = ThemeLists(
-        view["themes_frame"],
+        only_method(themes, view["name"], spec["themes_csv"], "themes CSV"),
         theta,
         view["op"],
         (view.get("decisions") or {}).get("frame"),

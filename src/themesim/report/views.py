@@ -450,8 +450,6 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
         "table_rows": [_method_row(r) for r in shown_records],
         "glance_rows": [_glance_row(name, r) for r in shown_records],
         "shown_records": shown_records,
-        "themes_frame": themes,
-        "spec": spec,
         "ceiling": all(col in comp.columns for _, col, _ in CEILING_GLANCE),
         "ceiling_cells": [_ceiling_cells(r) for r in shown_records],
         "comparisons": comparisons,
