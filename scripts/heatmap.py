@@ -13,4 +13,5 @@ run(
     out_png=sm.output.png,
     out_svg=sm.output.svg,
     scale=dict(sm.params.scale),
+    decisions=sm.input.decisions,
 )

@@ -14,4 +14,5 @@ run(
     comparisons_csv=sm.input.comparisons,
     scale=dict(sm.params.scale),
     max_heatmaps=sm.params.max_heatmaps,
+    decisions=sm.input.decisions,
 )

@@ -421,3 +421,51 @@ def test_the_first_three_screens_name_each_word_and_the_missed_themes(study, tmp
     # a comparison's page: nothing wider than the window, its links land
     page = _probe(study["out_html"].parent / "comparisons" / "human__vs__llm.html", tmp_path)
     assert not page["broken"] and page["scroll"] <= page["page"], page
+
+
+# ---------------------------------------------------------------------------
+# figures that show one thing each
+
+
+def test_a_heatmap_names_its_sets_fits_its_colours_and_marks_what_the_z_rule_drops():
+    import numpy as np
+
+    from themesim.report.plots.heatmap import data_range, heatmap_figure
+
+    S = np.array([[0.72, 0.30], [0.29, 0.60], [0.45, 0.33]])
+    fig = heatmap_figure(
+        S, ["a", "b", "c"], ["x", "y"], threshold=0.5, op="ge", title="t",
+        pairs=[(0, 0), (1, 1)], rejected=[(1, 1)], a_name="human (rows)",
+        b_name="qwen (columns)",
+    )  # fmt: skip
+    ax = fig.axes[0]
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("human (rows)", "qwen (columns)")
+    assert ax.images[0].get_clim() == (0.29, 0.72)  # the data's range, not 0-1
+    crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "X"]
+    assert len(crosses) == 1 and (crosses[0].get_xdata()[0], crosses[0].get_ydata()[0]) == (
+        1.3,
+        1.3,
+    )
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "pair the within-set z rule does not keep" in labels
+    assert data_range(np.full((2, 2), 0.4)) == (0.35000000000000003, 0.45)
+
+
+def test_the_iou_heatmap_keeps_the_similarity_heatmaps_theme_order():
+    from themesim.report.grounding_plots import iou_heatmap_figure, theme_order
+    from themesim.report.plots.heatmap import diagonal_order
+
+    # b2 is a1's partner and b1 a2's: the similarity heatmap puts them on the diagonal
+    sim = {("a1", "b1"): 0.2, ("a1", "b2"): 0.9, ("a2", "b1"): 0.8, ("a2", "b2"): 0.1}
+    long = pd.DataFrame(
+        [{"a_id": a, "b_id": b, "similarity": s, "iou": s / 3, "text_pair": s > 0.5}
+         for (a, b), s in sim.items()]
+    )  # fmt: skip
+    rows, cols = theme_order(long, ["a1", "a2"], ["b1", "b2"])
+    assert (rows, cols) == (["a1", "a2"], ["b2", "b1"])
+    assert diagonal_order([[0.2, 0.9], [0.8, 0.1]], [(0, 1), (1, 0)]) == ([0, 1], [1, 0])
+    fig = iou_heatmap_figure(long, {}, {}, "t", "human (rows)", "llm (columns)")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["b2", "b1"]
+    assert ax.get_xlabel() == "llm (columns)"
+    assert ax.images[0].get_clim() == pytest.approx((0.1 / 3, 0.3))

@@ -6,6 +6,8 @@ rule heatmap:
         similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=lambda wc: embed.themes(SETUP, plots.reference_pair(SETUP, wc.pair)),
         scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
+        # the pairs the within-set z rule drops are marked
+        decisions=paths.DECISIONS,
     output:
         png=report(
             f"{paths.HEATMAP}.png",
@@ -43,6 +45,7 @@ rule pair_heatmaps:
         similarity=lambda wc: similarity.done(SETUP, wc.method),
         themes=embed.themes(SETUP),
         scale_fit=lambda wc: plots.scale_fit(SETUP, wc.method),
+        decisions=paths.DECISIONS,
     output:
         report(
             directory(paths.HEATMAPS),

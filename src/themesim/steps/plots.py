@@ -28,20 +28,46 @@ def comparison_heatmap(
     out_png,
     out_svg=None,
     scale: dict | None = None,
+    decisions=None,
 ) -> None:
     """One reference comparison's heatmap (rule heatmap), at the first threshold of
-    thresholds_csv; scale: the files that put scores on the method's scale (``_heatmaps``)."""
+    thresholds_csv; scale: the files that put scores on the method's scale (``_heatmaps``);
+    decisions: the method's decision_changes.csv (the pairs the within-set z rule drops)."""
     resolved = read_thresholds(thresholds_csv)
-    _heatmaps(method, [pair], themes, [similarity], resolved, [out_png], [out_svg], scale)
+    _heatmaps(
+        method, [pair], themes, [similarity], resolved, [out_png], [out_svg], scale, decisions
+    )
 
 
-def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None) -> None:
+def _z_dropped(decisions, threshold: float) -> dict:
+    """(set_a, set_b) -> the (a_id, b_id) one-to-one pairs the within-set z rule does not keep
+    at the raw threshold (decision_changes.csv's only_raw_pairs); {} without the table."""
+    import math
+    from pathlib import Path
+
+    if not decisions or not Path(decisions).is_file():
+        return {}
+    d = pd.read_csv(decisions, dtype={"only_raw_pairs": str}, keep_default_na=False)
+    if d.empty or "only_raw_pairs" not in d:
+        return {}
+    d = d[[math.isclose(float(t), threshold, rel_tol=1e-9) for t in d["raw_threshold"]]]
+    return {
+        (a, b): {tuple(p.split(":", 1)) for p in str(x).split("; ") if ":" in p}
+        for a, b, x in zip(d["set_a"], d["set_b"], d["only_raw_pairs"], strict=True)
+    }
+
+
+def _heatmaps(
+    method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None, decisions=None
+) -> None:
     """One heatmap per comparison at the first threshold of ``resolved`` (metrics.thresholds.
     Thresholds), Hungarian pairs marked, on its scale as the metrics rule puts it
     (metrics.method_scale), so the outlined pairs are the decisions of its tables.
 
     scale: the files that scale needs, ``within`` (set -> within-set matrix, for scale: z)
-    and ``fit`` (the isotonic fit's CSV, for scale: calibrated).
+    and ``fit`` (the isotonic fit's CSV, for scale: calibrated). decisions: the method's
+    decision_changes.csv: the one-to-one pairs the within-set z rule drops get a cross.
+    Axes name the sets.
     """
     from themesim.metrics.method_scale import (
         SCALE_SYMBOLS,
@@ -59,6 +85,7 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
     to_scale = base_scale(name, clamp, fit)
     within = dict(scale.get("within") or {})
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+    dropped = _z_dropped(decisions, threshold)
 
     read: dict = {}
 
@@ -85,6 +112,11 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
         else:  # the metric tables flag this comparison and score nothing: no pairs to mark
             matched = []
             title += f"\nz undefined ({flag or 'NaN'}): not scored"
+        a_pos = {t: k for k, t in enumerate(ta["theme_id"])}
+        b_pos = {t: k for k, t in enumerate(tb["theme_id"])}
+        rejected = [
+            (a_pos[x], b_pos[y]) for x, y in dropped.get((a, b), ()) if x in a_pos and y in b_pos
+        ]
         heatmap(
             S,
             [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
@@ -97,6 +129,9 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
             pairs=matched,
             scale_label=scale_label(name, clamp),
             symbol=SCALE_SYMBOLS.get(name, "S"),
+            a_name=f"{a} (rows)",
+            b_name=f"{b} (columns)",
+            rejected=rejected,
         )
 
 
@@ -111,6 +146,7 @@ def pair_heatmaps(
     comparisons_csv,
     scale: dict | None = None,
     max_heatmaps: int | None = None,
+    decisions=None,
 ) -> None:
     """`comparisons.all_pairs`: the heatmaps of the pairs without the reference, as
     ``{a}__vs__{b}_heatmap.png`` and ``.svg`` in one folder (rule pair_heatmaps).
@@ -131,7 +167,7 @@ def pair_heatmaps(
     names = [pair_name(a, b) for a, b in pairs]
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
-    _heatmaps(method, pairs, themes, similarities, resolved, pngs, svgs, scale)
+    _heatmaps(method, pairs, themes, similarities, resolved, pngs, svgs, scale, decisions)
 
 
 OVERVIEW_README = """\
