@@ -40,8 +40,6 @@ SIDE_BY_SIDE = {
     "svg": "results/plots/methods_side_by_side.svg",
 }
 SUMMARY = {"html": "results/report/summary.html", "md": "results/report/summary.md"}
-# one page per comparison (HTML and Markdown), linked from the summaries
-REPORT_PAGES = "results/report/comparisons"
 # Accumulating caches of LLM calls: inputs of no rule, so a failed job never deletes them.
 CACHES = {
     "judge": "results/cache/judge.sqlite",

@@ -44,7 +44,7 @@ rule summary_report:
             category="Summary",
         ),
         md=paths.SUMMARY["md"],
-        pages=directory(paths.REPORT_PAGES),
+        pages=directory(outputs.REPORT_PAGES),
     log:
         "logs/report/summary.log",
     params:

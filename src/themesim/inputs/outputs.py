@@ -20,7 +20,6 @@ from themesim.paths import (
     CALIBRATION_PLOT,
     DECISIONS,
     HEADLINE,
-    REPORT_PAGES,
     RUNS,
     RUNS_MATRIX,
     SEGMENTS,
@@ -31,6 +30,10 @@ from themesim.paths import (
     WORKBOOK,
 )
 from themesim.study.sets import generated_csv
+
+# one page per comparison (HTML and Markdown) beside the summaries, linked from them; here,
+# not in themesim.paths, which every job's code digest reads
+REPORT_PAGES = "results/report/comparisons"
 
 
 def final_outputs(setup: Setup) -> list[str]:
