@@ -469,3 +469,21 @@ def test_the_iou_heatmap_keeps_the_similarity_heatmaps_theme_order():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["b2", "b1"]
     assert ax.get_xlabel() == "llm (columns)"
     assert ax.images[0].get_clim() == pytest.approx((0.1 / 3, 0.3))
+
+
+def test_with_one_analyst_the_answer_gives_the_agreement_and_says_why_no_word(study):
+    from themesim.metrics.verdicts.rows import ONE_ANALYST
+
+    one = {"verdict": "", "n_analysts": 1, "second_analyst": "", "withheld": ONE_ANALYST,
+           "human_human": float("nan"), "difference": float("nan")}  # fmt: skip
+    pd.DataFrame(
+        [_verdict("gpt", ["g1", "g2"], "", **one), _verdict("llm", ["llm"], "", **one)],
+        columns=VERDICT_COLUMNS,
+    ).to_csv(study["study"]["verdicts_csv"], index=False)
+    html = _html(study)
+    answer = html[html.index('id="answer"') : html.index('id="differ"')]
+    assert "One analyst (human), so no generator gets a verdict word" in _text(answer)
+    head = re.findall(r'<th scope="col">(.*?)</th>', answer)
+    assert _text(head[2]) == "Agreement"
+    gpt, llm = _rows(answer)
+    assert gpt.startswith("gpt (2 runs)no word0.500 [0.300, 0.700]No word: one analyst")

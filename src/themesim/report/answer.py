@@ -368,16 +368,22 @@ def answer_rows(gens: list[dict], flags_of) -> list[dict]:
         if not word:
             why = as_text(r.get("withheld"))
             agreement = (
-                f"Agreement {fmt(r.get('agreement'))} [{fmt(r.get('agreement_ci_low'))}, "
+                f"{fmt(r.get('agreement'))} [{fmt(r.get('agreement_ci_low'))}, "
                 f"{fmt(r.get('agreement_ci_high'))}]"
             )
             text = (
-                f"{agreement}. No word: one analyst, so no human–human agreement to compare with."
+                "No word: one analyst, so no human–human agreement to compare with."
                 if one
                 else f"No word: {why.split('(')[0].strip() or 'withheld'}."
             )
+            power = r.get("second_analyst_power")
+            if one and not is_missing(power):
+                text += (
+                    " A second analyst's coding of as many themes would give a word with "
+                    f"probability {fmt(power, 2)}."
+                )
             out.append({"generator": who, "word": "no word", "difference": "–",
-                        "meaning": text, "flags": flags_of(g),
+                        "agreement": agreement, "meaning": text, "flags": flags_of(g),
                         "anchor": "answer-" + _slug(g["name"])})  # fmt: skip
             continue
         out.append(
