@@ -132,10 +132,13 @@ def test_a_copy_of_the_second_analyst_is_equivalent_and_a_set_matching_nothing_i
     assert (copy["n_matched"], copy["human_n_matched"], copy["n_a"]) == (32, 32, 40)
     assert copy["difference"] == 0.0 and copy["n_only_b"] == copy["n_only_human"] == 0
     assert -0.1 < copy["difference_ci_low"] < 0 < copy["difference_ci_high"] < 0.1
-    assert copy["verdict"] == "equivalent"
+    # one set against one analyst is a description (`analysis` detail): its interval reads
+    # equivalent, the verdict word belongs to the generator's primary row
+    assert copy["analysis"] == "detail" and copy["verdict"] == "" and not copy["primary"]
+    assert verdict(copy["difference_ci_low"], copy["difference_ci_high"], 0.1) == "equivalent"
     assert none["n_matched"] == 0 and none["n_only_human"] == 32
     assert none["difference"] == pytest.approx(-0.8)
-    assert none["difference_ci_high"] < -0.1 and none["verdict"] == "worse"
+    assert none["difference_ci_high"] < -0.1 and none["verdict"] == ""
     # the values beside the verdict are comparisons.csv's own cells
     comp = comps["m"].set_index("set_b")
     assert copy["human_human"] == comp.loc["human_b", "hungarian_coverage_a"] == 0.8
@@ -149,7 +152,8 @@ def test_ten_reference_themes_cannot_show_equivalence_even_for_a_copy():
     comps, themes = _tables({"human_b": S_h, "copy": S_h.copy()})
     row = verdict_table(comps, themes, reference="human", group=["human", "human_b"])
     row = row[row["set_b"] == "copy"].iloc[0]
-    assert row["difference"] == 0.0 and row["verdict"] == "inconclusive"
+    assert row["difference"] == 0.0 and row["verdict"] == ""
+    assert verdict(row["difference_ci_low"], row["difference_ci_high"], 0.1) == "inconclusive"
     assert row["difference_ci_high"] == pytest.approx(0.287, abs=1e-3)
 
 
@@ -195,7 +199,7 @@ def test_equivalence_settings_keep_the_default_not_given():
     assert equivalence_settings({"margin": 0.2}) == {
         "margin": 0.2,
         "alpha": 0.05,
-        "margin_from": "analysts",
+        "margin_from": "convention",
     }
 
 
@@ -221,7 +225,7 @@ def test_reference_group_config_checks(tmp_path, monkeypatch):
     }
     study = prepare(base | {"reference_group": ["hb", "h"], "equivalence": {"margin": 0.2}})
     assert study.reference_group == ["h", "hb"]  # the reference first
-    assert study.equivalence == {"margin": 0.2, "alpha": 0.05, "margin_from": "analysts"}
+    assert study.equivalence == {"margin": 0.2, "alpha": 0.05, "margin_from": "convention"}
     assert prepare(base).reference_group == []
     from themesim.defaults import SCHEMA_PATH
     from themesim.schema import check_schema

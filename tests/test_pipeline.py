@@ -217,8 +217,8 @@ def test_segments(study):
 
 def test_report_has_text_block(study):
     html = (study / "results/report/summary.html").read_text()
-    md = (study / "results/report/summary.md").read_text()
-    assert "Theme Alignment: Hungarian F1 =" in md
+    page = (study / "results/report/comparisons/human__vs__llm.md").read_text()
+    assert "Theme Alignment: Hungarian F1 =" in page
     assert "data:image/png;base64," in html
     assert "http://" not in html and "https://" not in html
 
@@ -301,16 +301,19 @@ def test_report_has_every_section_and_no_outside_address(study):
     for heading in HEADINGS.values():
         assert f">{heading}</h2>" in html and f"\n## {heading}\n" in md
     for sub in [
-        "Theme map (minilm)",
         "Run consistency (tfidf)",
         "Confidence profile (judge)",
-        "What changed across thresholds",
         "Theme-set quality (minilm)",
     ]:
         assert f">{sub}</h" in html, sub
-    assert not re.search(r"(?i)\b(https?|ftp|wss?)://", html)
+    assert "Also drawn, not shown: Theme map" in html  # the PCA map: named, not shown
+    page = (study / "results/report/comparisons/human__vs__llm.html").read_text()
+    assert "<summary>What changed across thresholds</summary>" in page
+    for text in (html, page):
+        assert not re.search(r"(?i)\b(https?|ftp|wss?)://", text)
     srcs = re.findall(r'(?:src|href)="([^"]*)"', html)
-    assert srcs and all(s.startswith(("data:image/png;base64,", "#")) for s in srcs)
+    local = ("data:image/png;base64,", "#", "comparisons/")
+    assert srcs and all(s.startswith(local) for s in srcs)
     # Inputs with their hashes, the precomputed matrices among them.
     assert "data/judge/human__vs__llm.csv" in html and "precomputed scores" in html
     model_hash = re.search(r"all-MiniLM-L6-v2</td>.*?<td>([0-9a-f]{64})</td></tr>", html, re.S)
@@ -425,9 +428,12 @@ def test_all_pairs_heatmaps_go_to_one_folder_the_report_links(tmp_path):
     declared = [line.split("\t")[0] for line in summary.splitlines() if "heatmap" in line]
     assert "results/plots/tfidf/heatmaps" in declared
     assert not [d for d in declared if "llm__vs__llm2" in d]
-    md = (root / "results/report/summary.md").read_text()
-    for link in ("human__vs__llm_heatmap.png", "heatmaps/llm__vs__llm2_heatmap.png"):
-        assert f"../plots/tfidf/{link}" in md
+    pages = root / "results/report/comparisons"
+    for pair, link in [
+        ("human__vs__llm", "human__vs__llm_heatmap.png"),
+        ("llm__vs__llm2", "heatmaps/llm__vs__llm2_heatmap.png"),
+    ]:
+        assert f"../../plots/tfidf/{link}" in (pages / f"{pair}.md").read_text()
 
 
 def test_bad_theme_file_fails_clearly(tmp_path):

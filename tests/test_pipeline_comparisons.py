@@ -10,7 +10,7 @@ import pytest
 import yaml
 from helpers import REPO, job_counts, make_study, snakemake, write_config
 
-from themesim.metrics.verdicts.crossed import VERDICTS
+from themesim.metrics.verdicts.difference import VERDICTS
 
 ONE = "human__vs__llm2"
 
@@ -229,7 +229,8 @@ def test_all_pairs_method_restricted_to_a_pair_without_the_reference(tmp_path):
     assert (folder / "llm__vs__llm2_heatmap.png").is_file()
     assert not list((root / "results/plots/tf_llms").glob("human__vs__*"))
     md = (root / "results/report/summary.md").read_text()
-    assert "../plots/tf_llms/heatmaps/llm__vs__llm2_heatmap.png" in md
+    page = (root / "results/report/comparisons/llm__vs__llm2.md").read_text()
+    assert "../../plots/tf_llms/heatmaps/llm__vs__llm2_heatmap.png" in page
     assert "tf\\_llms ran on 1 of 3 comparisons" in md
 
 
@@ -281,6 +282,7 @@ def test_verdicts_through_the_workflow(study):
     assert book.sheetnames[:3] == ["sheets", "headline", "verdicts"]
     html = (root / "results/report/summary.html").read_text()
     opening = html[html.index('id="verdicts"') : html.index('id="at-a-glance"')]
+    opening = re.sub(r'<a class="term" href="#g-[a-z-]+">([^<]*)</a>', r"\1", opening)
     assert "llms (2 runs) against 2 analysts (human, analyst)" in opening  # it leads
     assert "the second analyst analyst matches" in opening.split("<details>", 1)[1]
     # tf_one ran only human vs llm2: no analyst comparison, so no verdict, said so

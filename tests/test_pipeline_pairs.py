@@ -199,8 +199,8 @@ def test_above_max_pair_panels_figures_and_report_show_the_reference_and_a_summa
     snakemake(root, "--cores", "2")
     md = (root / "results/report/summary.md").read_text()
     assert "This method has 3 comparisons, more than `plots.max_pair_panels` (1)" in md
-    assert "#### human vs llm (tfidf)" in md and "#### human vs llm2 (tfidf)" not in md
-    assert "#### llm vs llm2 (tfidf)" not in md
+    assert "[human vs llm](comparisons/human__vs__llm.md)" in md
+    assert "human__vs__llm2.md" not in md and "llm__vs__llm2.md" not in md
     html = (root / "results/report/summary.html").read_text()
     assert "more than <code>plots.max_pair_panels</code> (1)" in html
     write_config(root, [0.5], **settings, plots={"max_pair_panels": None})

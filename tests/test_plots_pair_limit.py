@@ -156,18 +156,22 @@ def test_side_by_side_above_the_limit_draws_reference_lines_and_the_median(tmp_p
         reference="ref",
         max_panels=3,
     )
-    ax_big, ax_small = fig.axes[:2]
-    assert ax_big.get_title() == "tfidf: 435 comparisons" and ax_small.get_title() == "minilm"
-    median = [ln for ln in ax_big.get_lines() if ln.get_linewidth() == 2.6]
+    panels = {ax.get_label(): ax for ax in fig.axes}
+    # columns: the reference's first 3 comparisons (435 would be 435 panels), then all of them
+    assert list(panels)[:4] == [f"tfidf|ref vs s0{i}" for i in (1, 2, 3)] + ["tfidf|all"]
+    median = [ln for ln in panels["tfidf|all"].get_lines() if ln.get_linewidth() == 2.6]
     assert len(median) == 1 and list(median[0].get_ydata()) == pytest.approx([0.5] * 3)
-    drawn = [ln for ln in ax_big.get_lines() if ln.get_linewidth() == 1.8]
-    assert len(drawn) == 3  # ref vs s01..s03, not 435 lines
-    assert len([ln for ln in ax_small.get_lines() if ln.get_linewidth() == 1.8]) == 3
+    assert panels["tfidf|all"].texts[0].get_text() == "435"
+    drawn = [p for k, p in panels.items() if k.startswith("tfidf|ref") and p.get_lines()]
+    assert len(drawn) == 3
+    # minilm (3 comparisons, under the limit): its reference comparisons, no summary
+    assert not [ln for ln in panels["minilm|all"].get_lines()]
     legend = [x.get_text() for x in fig.legends[0].get_texts()]
-    # ref vs s01..s03 and minilm's s01 vs s02; median, band, threshold.
-    assert len(legend) == 4 + 3 and "median of all comparisons" in legend
+    assert "median of all comparisons" in legend and len(legend) == 4
+    # under the limit, with a reference: its comparisons, as if the sweep held only them
     kw = {"thresholds": {"m": thresholds_of([0.5])}}
-    plain = _png(methods_side_by_side, tmp_path, "a", sweeps={"m": small}, **kw)
+    only = small[small["set_a"] == "ref"]
+    plain = _png(methods_side_by_side, tmp_path, "a", sweeps={"m": only}, **kw)
     same = _png(
         methods_side_by_side,
         tmp_path,

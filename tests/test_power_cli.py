@@ -18,10 +18,10 @@ def test_power_equals_the_suites_simulation_of_the_same_design(capsys):
     out = json.loads(capsys.readouterr().out)
     got = {r["verdict"]: r["probability"] for r in out["verdicts"]}
     d = Design(themes=8, runs=2, analysts=3, p_h=0.7, diff=-0.3)
-    # three analysts: each simulated study's margin is its analysts' bound, as a study's is
-    sim = simulate(d, "strength", 60, rng_for(0, AREA, "strength", d.name()), margin="analysts")
+    # the margin fixed before the data, on the primary route (matched), as a study reads it
+    sim = simulate(d, "matched", 60, rng_for(0, AREA, "matched", d.name()), margin=0.1)
     assert got == {w: sim[f"p_{w}"] for w in got}
-    assert out["design"]["margin"] == "analysts"
+    assert out["design"]["margin"] == 0.1
     assert sum(got.values()) == pytest.approx(1.0)
     assert got["worse"] > 0.5 and got["better"] == 0.0  # 0.3 below the analysts
 
@@ -36,17 +36,17 @@ def test_power_reads_the_margin_as_the_study_would(capsys):
             r["verdict"]: r["probability"] for r in json.loads(capsys.readouterr().out)["verdicts"]
         }
 
-    # at no difference a convention of 0.3 makes many studies equivalent; three analysts with
-    # a small spread give a bound too small for that
-    conv = words("--analysts", "3", "--margin", "0.3", "--margin-from", "convention")
-    mine = words("--analysts", "3", "--margin", "0.3")
-    assert conv["equivalent"] > 0.5 and mine["equivalent"] < 0.1
-    # two analysts: the convention either way
+    # at no difference a margin of 0.3 makes many studies equivalent; against the analysts'
+    # own spread (the opt-in test, three analysts with a small spread) few are
+    conv = words("--analysts", "3", "--margin", "0.3")
+    spread = words("--analysts", "3", "--margin", "0.3", "--margin-from", "analysts")
+    assert conv["equivalent"] > 0.5 and spread["equivalent"] < 0.1
+    # two analysts: the fixed margin either way
     assert words("--analysts", "2", "--margin", "0.3") == words(
-        "--analysts", "2", "--margin", "0.3", "--margin-from", "convention"
+        "--analysts", "2", "--margin", "0.3", "--margin-from", "analysts"
     )
     d = Design(themes=12, runs=3, analysts=3, p_h=0.7)
-    sim = simulate(d, "strength", 80, rng_for(0, AREA, "strength", d.name()), margin=0.3)
+    sim = simulate(d, "matched", 80, rng_for(0, AREA, "matched", d.name()), margin=0.3)
     assert conv == {w: sim[f"p_{w}"] for w in conv}
 
 
@@ -71,19 +71,24 @@ def test_bad_designs_get_one_line(capsys, args, message):
     assert message in err and len(err.splitlines()) == 1
 
 
-def test_declared_groups_under_the_least_say_the_word_is_withheld(capsys):
-    # 2 declared domains of 10 themes: under the 6 groups the interval needs, every study
-    # reads inconclusive, and the planner says why
-    args = ["power", "--groups", "--domains", "2", "--icc", "0.3", "--draws", "20"]
-    assert main([*args, "--format", "json"]) == 0
-    out = capsys.readouterr()
-    got = {r["verdict"]: r["probability"] for r in json.loads(out.out)["verdicts"]}
-    assert got["inconclusive"] == 1.0
-    note = out.err.strip().splitlines()
-    assert len(note) == 1 and "every study's word is withheld" in note[0]
-    assert "--domains 6 or more" in note[0]
-    assert main(["power", "--groups", "--domains", "6", "--themes", "12", "--draws", "10"]) == 0
-    assert "withheld" not in capsys.readouterr().err
+def test_the_generators_set_size_and_the_smallest_design(capsys):
+    # a generator writing 16 themes against analysts of 10: planned at that size (the
+    # agreement of the analysts' size design must stay reachable: 0.5 x 16 / 10 < 1)
+    args = ["power", "--themes", "10", "--gen-themes", "16", "--agreement", "0.5",
+            "--draws", "40", "--format", "json"]  # fmt: skip
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["design"]["gen_themes"] == 16
+    # the smallest design is named, and it is a design where a generator as good as the
+    # analysts reaches equivalent, non-inferior or better in 80 % of studies
+    assert main(["power", "--themes", "12", "--agreement", "0.7", "--draws", "40",
+                 "--margin", "0.3", "--smallest"]) == 0  # fmt: skip
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("smallest design: ")
+    from themesim.validate.verdicts import reach
+
+    n = int(line.split()[2])
+    assert 12 <= n and reach(Design(themes=n, runs=3, analysts=3, p_h=0.7), "matched", 40, 0,
+                             margin=0.3) >= 0.8  # fmt: skip
 
 
 def _power_in_a_box(*args):
@@ -108,7 +113,7 @@ def _power_in_a_box(*args):
     [
         (["--analysts", "10000", "--draws", "20"], "simulating 20 studies needs about"),
         (["--draws", "100000000"], "simulating 100,000,000 studies takes about"),
-        (["--runs", "100000"], "simulating 400 studies takes about"),
+        (["--runs", "100000"], "simulating 400 studies needs about"),
         (["--themes", "100000000", "--draws", "10"], "simulating 10 studies needs about"),
     ],
 )

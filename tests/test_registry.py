@@ -83,7 +83,7 @@ def test_each_figure_has_one_name_and_its_words():
     for f in figures.METHOD_FIGURES:
         assert f.key == f"{f.stem}_png"
         assert f.title and f.alt and f.caption and f.missing, f.stem
-        assert f.place in ("figures", "runs")
+        assert f.place in ("figures", "runs", "files")
         assert (REPO / "workflow" / "report" / f"{f.stem}.rst").is_file(), f.stem
 
     # report_parts draws each of its figures with the function the entry names, and no other

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -144,6 +145,20 @@ def section(text: str, start: str, end: str) -> str:
     return text[text.index(start) : text.index(end, text.index(start))]
 
 
+def page(study, name: str = "human__vs__llm", ext: str = "html") -> str:
+    """One comparison's page, written beside the HTML report (comparisons/)."""
+    return (study["out_html"].parent / "comparisons" / f"{name}.{ext}").read_text("utf-8")
+
+
+def glance_cells(html: str) -> list[list[str]]:
+    """The cells of every row of the at-a-glance tables (the primary method's and the
+    folded others'), flags and links reduced to their text."""
+    glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
+    rows = re.findall(r"<tr>(.*?)</tr>", glance)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
+    return [[re.sub(r"<[^>]+>", "", c) for c in r] for r in cells if r]
+
+
 def test_html_has_sections_numbers_and_is_self_contained(study):
     write_report(**study)
     html = study["out_html"].read_text(encoding="utf-8")
@@ -155,10 +170,7 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
         "Method: tfidf",
         "All comparisons (minilm)",
         "Threshold sweep (minilm)",
-        "human vs llm (minilm)",
-        "Summary",
-        "Similarity heatmap",
-        "Per-theme matches",
+        "Each comparison (minilm)",
         "Files",
         "Transcripts",
         "Software",
@@ -171,29 +183,35 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
     assert "<h1>Theme agreement report: Carers study</h1>" in html
     assert "&lt;b&gt;for&lt;/b&gt;" in html  # autoescaped
 
-    glance = section(html, 'id="at-a-glance"', 'id="by-method"')
-    rows = re.findall(r"<tr>(.*?)</tr>", section(glance, "<tbody>", "</tbody>"))
-    assert len(rows) == 3  # (minilm, 0.5), (minilm, 0.9), (tfidf, 0.3)
-    cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
+    cells = glance_cells(html)
+    assert len(cells) == 3  # (minilm, 0.5), (minilm, 0.9), (tfidf, 0.3): tfidf's folded
     expected = (
         "minilm|human vs llm|≥ 0.5|0.857|0.600–1.000|0.720|0.681|0.612–0.778|0.750|1.000|0.250"
         "|0.750"
     )
-    assert cells[0] == expected.split("|")
+    assert cells[0][:12] == expected.split("|")
     assert cells[1][:8] == ["minilm", "human vs llm", "≥ 0.9", "0.000", "–", "0.000", "–", "–"]
     assert cells[2][0] == "tfidf" and cells[2][3] == "0.429" and cells[2][9] == "0.333"
     assert cells[2][4] == cells[2][11] == "–"  # no interval, no null model
 
-    # Images embedded, decodable back to the files.
+    # Images embedded, decodable back to the files; the heatmap on its comparison's page.
     uris = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
-    assert len(uris) == 3  # minilm sweep + heatmap, side by side
+    assert len(uris) == 2  # minilm sweep, side by side
+    detail = page(study)
+    for sub in ["minilm", "tfidf"]:
+        assert f'id="method-{sub}">{sub}</h2>' in detail
+    for sub in ["Similarity heatmap", "Per-theme matches", "What changed across thresholds"]:
+        assert f"<summary>{sub}</summary>" in detail
+    assert '<a href="comparisons/human__vs__llm.html#method-minilm">human vs llm</a>' in html
+    uris = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', detail)
     heat = study["methods"]["minilm"]["heatmaps"]["human__vs__llm"]
     # embedded shrunk for the screen (format.embed_width), a palette, never larger
     assert base64.b64encode(_compact_png(heat.read_bytes())).decode() in uris
     shrunk = _compact_png(heat.read_bytes())
     assert len(shrunk) < len(heat.read_bytes()) and shrunk[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "Heatmap not available for this comparison." in html  # tfidf has none
+    assert "Heatmap not available for this comparison." in detail  # tfidf has none
     assert "Threshold-sweep figure not available." in html
+    assert "http" not in detail and "<script" not in detail
 
     assert "http://" not in html and "https://" not in html
     assert "<script" not in html and "<link" not in html and "url(" not in html
@@ -205,7 +223,8 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
 def test_html_text_blocks_and_per_theme_table(study):
     write_report(**study)
     html = study["out_html"].read_text(encoding="utf-8")
-    minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
+    assert "comparisons.csv" in section(html, 'id="method-minilm"', 'id="method-tfidf"')
+    minilm = section(page(study), 'id="method-minilm"', 'id="method-tfidf"')
     rows = pd.read_csv(study["methods"]["minilm"]["comparisons_csv"])
     for row in rows.to_dict("records"):
         block = format_text_block(row, fmt_threshold(row["threshold"], row["op"]))
@@ -218,7 +237,6 @@ def test_html_text_blocks_and_per_theme_table(study):
         '<td>H02 NA</td><td>L01 Money worries</td><td class="num">0.330</td>'
         f'<td class="num">0.200</td>{dash}{dash}' in minilm
     )
-    assert "comparisons.csv" in minilm
 
 
 def test_inputs_and_provenance(study):
@@ -247,8 +265,11 @@ def test_markdown_numbers_images_and_code_blocks(study):
     glance = "| minilm | human vs llm | ≥ 0.5 | 0.857 | 0.600–1.000 | 0.720 | 0.681 | 0.612–0.778 |"
     assert glance + " 0.750 | 1.000 | 0.250 | 0.750 |" in md
     assert "| tfidf | human vs llm | ≥ 0.3 | 0.429 |" in md
-    # Relative to the .md file's folder (out/), with <> around a path with spaces.
-    assert "](minilm/heat.png)" in md
+    # Relative to the .md file's folder (out/), with <> around a path with spaces; a
+    # comparison's page links from its own folder (out/report/comparisons/)
+    detail = page(study, ext="md")
+    assert "](../../minilm/heat.png)" in detail
+    assert "](report/comparisons/human__vs__llm.md)" in md
     assert "](minilm/sweep.png)" in md
     assert "](<side by side.png>)" in md
     assert "data:image" not in md
@@ -256,11 +277,12 @@ def test_markdown_numbers_images_and_code_blocks(study):
     assert "\n\n\n" not in md
     row = pd.read_csv(study["methods"]["minilm"]["comparisons_csv"]).iloc[0].to_dict()
     block = format_text_block(row, fmt_threshold(row["threshold"], row["op"]))
-    assert f"```text\n{block}\n```" in md
-    assert "| H01 Guilt and obligation | L02 Duty \\| care |" in md  # pipe escaped
+    assert f"```text\n{block}\n```" in detail
+    assert "| H01 Guilt and obligation | L02 Duty \\| care |" in detail  # pipe escaped
     assert "```yaml\nstudy:\n  name: Carers study\n" in md
+    assert "\n\n\n" not in detail
     # Every table row has as many cells as its header.
-    for block in re.split(r"\n\n", md):
+    for block in re.split(r"\n\n", md + "\n\n" + detail):
         lines = [ln for ln in block.split("\n") if ln.startswith("|")]
         if lines:
             counts = {len(re.findall(r"(?<!\\)\|", ln)) for ln in lines}
@@ -286,7 +308,7 @@ def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
     head = md[md.index("| Method | Comparison |") :].split("\n", 1)[0]
     assert head.endswith(
         "| Significant match rate | Ceiling median | Matched sim. % of ceiling "
-        "| Normalised alignment |"
+        "| Normalised alignment | Interval assumes | Flags |"
     )
     # (0.6812 - 0.2) / 0.6 = 0.802; 100 * 0.6812 / 0.8 = 85.15
     assert "| 0.250 | 0.750 | 0.800 | 85.2 | 0.802 |" in md
@@ -442,9 +464,8 @@ def test_threshold_changes_from_the_sweep(study):
         rows.append(r)
     pd.DataFrame(rows).to_csv(sweep, index=False)
     write_report(**study)
-    html = study["out_html"].read_text(encoding="utf-8")
-    minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
-    changes = section(minilm, ">What changed across thresholds</h5>", "</table>")
+    minilm = section(page(study), 'id="method-minilm"', 'id="method-tfidf"')
+    changes = section(minilm, ">What changed across thresholds</summary>", "</table>")
     head = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th scope=\"col\">(.*?)</th>", changes)]
     assert head == [
         "Metric", "≥ 0.5", "≥ 0.9", "Sweep maximum", "At its maximum up to θ", "Zero from θ",
@@ -493,10 +514,12 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
     write_report(**study)
     html = study["out_html"].read_text(encoding="utf-8")
     minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
-    for sub in ["Distributions", "Confidence profile", "Theme map", "Theme-set quality",
-                "Run consistency"]:  # fmt: skip
+    for sub in ["Distributions", "Confidence profile", "Theme-set quality", "Run consistency"]:
         assert f">{sub} (minilm)</h4>" in minilm
-    assert minilm.count(base64.b64encode(_compact_png(img.read_bytes())).decode()) == 4
+    # the PCA theme map is drawn, named, not shown: distances on it are not similarities
+    assert ">Theme map (minilm)</h4>" not in minilm
+    assert "Also drawn, not shown: Theme map <code>../minilm/r.png</code>" in minilm
+    assert minilm.count(base64.b64encode(_compact_png(img.read_bytes())).decode()) == 3
     assert (
         '<td>human</td><td class="num">4</td><td class="num">0.610</td>'
         '<td class="num">0.300</td><td class="num">0.400</td><td class="num">2.000</td>'
@@ -504,15 +527,13 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
     assert "(mean off-diagonal similarity of the runs, within each run group): " in minilm
     assert "<strong>llms 0.674</strong>" in minilm
     assert '<td>llms</td><td>llm2</td><td class="num">0.830</td>' in minilm
-    # Gap and category after the partner columns.
+    # Gap and category after the partner columns (on the comparison's page).
     assert (
         '<td class="num">0.810</td><td class="num">0.410</td><td>confident unique</td></tr>'
-        in minilm
+        in page(study)
     )
     tfidf = html[html.index('id="method-tfidf"') : html.index('id="inputs"')]
-    assert (
-        "No theme map: this method" in tfidf and "Theme-set quality table not available." in tfidf
-    )
+    assert "Theme map" not in tfidf and "Theme-set quality table not available." in tfidf
     assert "<code>headline.csv</code> (CSV, full precision)" in html
     assert "<code>headline.tex</code> (LaTeX, booktabs)" in html
     prov = html[html.index('id="provenance"') :]
@@ -611,10 +632,11 @@ def test_markdown_syntax_in_names_is_escaped(study):
     name = "[Guilt](http://evil.example) *and* obligation_x"
     themes.write_text(text.replace("Guilt and obligation", name), encoding="utf-8")
     write_report(**study)
-    md = study["out_md"].read_text(encoding="utf-8")
+    md = page(study, ext="md")
     assert r"H01 \[Guilt\]\(http://evil.example\) \*and\* obligation\_x" in md
-    assert "[Guilt](" not in md and "*and*" not in md
-    html = study["out_html"].read_text(encoding="utf-8")
+    for text in (md, study["out_md"].read_text(encoding="utf-8")):
+        assert "[Guilt](" not in text and "*and*" not in text
+    html = page(study)
     assert "*and* obligation_x" in html and r"\*and\*" not in html  # HTML only escapes HTML
 
 
@@ -671,16 +693,19 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
     )
     write_report(**study)
     html = study["out_html"].read_text(encoding="utf-8")
-    # the verdicts come first, then where figures disagree, what the numbers mean (with the
-    # glossary), then the at-a-glance figure and table
+    # the answer comes first, then where the sets differ, where figures disagree, the
+    # verdicts in full, then the at-a-glance table; what the numbers mean (with the glossary)
+    # after the figures it explains
     assert (
-        html.index('id="verdicts"')
+        html.index('id="answer"')
+        < html.index('id="differ"')
         < html.index('id="cautions"')
+        < html.index('id="verdicts"')
+        < html.index('id="at-a-glance"')
         < html.index('id="how-to-read"')
         < html.index('id="glossary"')
-        < html.index('id="at-a-glance"')
     )
-    verdicts = section(html, 'id="verdicts"', 'id="cautions"')
+    verdicts = section(html, 'id="verdicts"', 'id="compared"')
     first = (
         "Difference -0.200 [-0.461, 0.087] (90 % CI): inconclusive: the interval reaches both "
         "below −0.100 and above 0. θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one "
@@ -689,8 +714,8 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
     )
     assert f"<li>{first}</li>" in verdicts
     assert "worse: the whole interval lies below 0, and below −0.100 too." in verdicts
-    # methods never pooled: one list per method; the group's own row is not a sentence
-    assert verdicts.count('<ul class="verdicts">') == 2 and "human_b matches 8 of" not in verdicts
+    # methods never pooled: a sentence per method and threshold; the group's own row is not
+    assert verdicts.count("<li>") == 3 and "human_b matches 8 of" not in verdicts
     assert (
         "θ ≥ 0.3: llm matches 6 of 10 human themes one-to-one (0.600, 95 % CI 0.262–0.878; "
         "Hungarian F1 0.750); this method did not compare human with the second analyst "
@@ -698,10 +723,11 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
     ) in verdicts
     md = study["out_md"].read_text(encoding="utf-8")
     assert (
-        md.index("## Verdicts")
+        md.index("## The answer")
         < md.index("## Where the figures disagree")
-        < md.index("## What these numbers mean")
+        < md.index("## Verdicts")
         < md.index("## At a glance")
+        < md.index("## What these numbers mean")
     )
     # names and brackets escaped as every name in the Markdown report is
     assert "θ ≥ 0.5: llm matches 6 of 10 human themes one-to-one \\(0.600, 95 % CI" in md
@@ -720,31 +746,55 @@ GENERATOR = {
 
 
 def test_a_generator_verdict_leads_and_the_rest_is_folded(study, tmp_path):
+    primary = GENERATOR | {"primary": True, "analysis": "primary"}
+    other = GENERATOR | {"evidence": "matched", "leads": False, "primary": False,
+                         "analysis": "sensitivity", "verdict": "inconclusive"}  # fmt: skip
     _verdicts(
         study,
         tmp_path,
         [
-            _verdict_row("minilm", "qwen", 0.5, **GENERATOR),
-            _verdict_row("minilm", "qwen", 0.5, **GENERATOR | {"evidence": "matched",
-                                                               "leads": False}),
+            _verdict_row("minilm", "qwen", 0.5, **primary),
+            _verdict_row("minilm", "qwen", 0.5, **other),
             _verdict_row("minilm", "r1", 0.5, **GROUPED),
         ],
-    )  # fmt: skip
+    )
     write_report(**study)
     html = study["out_html"].read_text(encoding="utf-8")
-    verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
-    lead = (
-        "<li>Difference -0.190 [-0.312, -0.068] (90 % CI), qwen (3 runs) against 3 analysts "
-        "(human, human_b, human_c): worse: the whole interval lies below 0. Evidence at θ ≥ "
-        "0.5: strength of the one-to-one partner of each reference theme. The interval covers "
-        "themes + runs + analysts; generator 0.520, human–human 0.710; run-to-run SD 0.041; "
-        "analyst-to-analyst SD 0.052; margin ±0.100: convention.</li>"
+    # the answer: the word, the difference with its interval, in plain words, flagged where
+    # another analysis gives another word
+    answer = section(html, 'id="answer"', 'id="cautions"')
+    row = re.sub(r"<[^>]+>", "", section(answer, "<tbody>", "</tbody>"))
+    assert "qwen (3 runs)worse-0.190 [-0.312, -0.068]" in row
+    assert "Agrees with the analysts less than they agree with each other." in row
+    assert "⚑ " not in row  # the flag's mark is drawn by CSS, its words are on the row
+    assert "1 of 1 other analyses: inconclusive ×1" in row
+    assert '<a class="flag" href="#flag-sens-qwen">' in answer
+    plain = re.sub(r"<[^>]+>", "", answer)
+    assert "minilm θ ≥ 0.5, route strength; margin ±0.100; 90 % intervals" in plain
+    assert '<a class="term" href="#g-margin">margin</a>' in answer  # its term, linked
+    # the verdict in full: a short bullet (at most 40 words), the sentence one click away
+    verdicts = section(html, 'id="verdicts"', 'id="compared"')
+    short = unescape(re.sub(r"<[^>]+>", "", verdicts.split("<li>", 1)[1].split("<details", 1)[0]))
+    assert short.startswith(
+        "Primary (minilm ≥ 0.5, route strength): worse; difference -0.190 [-0.312, -0.068] "
+        "(90 %), agreement 0.520 against the analysts' 0.710; margin ±0.100."
     )
-    assert lead in verdicts
-    folded = verdicts.split("<details>", 1)[1]
-    assert lead not in folded and "share of reference themes matched one-to-one" in folded
-    assert "llm matches" not in folded and "r1 matches 6 of 10" in folded
-    assert "each in turn the reference" in verdicts  # the estimand, in one sentence
+    assert len(short.split()) <= 40 + 10  # the flag's words after it
+    full = unescape(
+        re.sub(r"<[^>]+>", "", section(verdicts, '<details class="more">', "</details>"))
+    )
+    assert "qwen (3 runs) against 3 analysts (human, human_b, human_c)" in full
+    assert "the whole interval lies below 0" in full
+    # the other analysis folded in a table, and the flag's caution says what differs
+    folded = section(
+        verdicts, "the 1 other analyses (sensitivity), 1 with another word", "</table>"
+    )
+    assert "<td>inconclusive</td>" in folded
+    cautions = section(html, 'id="cautions"', 'id="verdicts"')
+    assert 'id="flag-sens-qwen"' in cautions
+    assert "inconclusive under minilm ≥ 0.5 (matched)" in cautions
+    # each set against each analyst: a description, not a verdict
+    assert "r1 matches 6 of 10" in verdicts.split("Each set against each analyst", 1)[1]
 
 
 def test_without_a_group_the_sentence_states_the_agreement_only(study, tmp_path):
@@ -770,12 +820,16 @@ def test_headline_carries_the_first_analysts_verdict(study, tmp_path):
     from themesim.report.headline import VERDICT_HEADLINE, headline_frame, headline_tex
 
     paths = {m: spec["comparisons_csv"] for m, spec in study["methods"].items()}
+    generator = {"role": "generator", "generator_runs": "llm", "primary": True}
     verdicts = pd.DataFrame(
         [
-            _verdict_row("minilm", "llm", 0.5, **GROUPED),
-            _verdict_row("minilm", "llm", 0.5, **GROUPED | {"second_analyst": "human_c"}),
+            _verdict_row("minilm", "llm", 0.5, **GROUPED | generator),
+            _verdict_row(
+                "minilm", "llm", 0.5, **GROUPED | generator | {"second_analyst": "human_c",
+                                                             "primary": False}
+            ),
         ]
-    )
+    )  # fmt: skip
     df = headline_frame(paths, verdicts)
     assert list(df.columns[-len(VERDICT_HEADLINE) :]) == VERDICT_HEADLINE
     first = df.iloc[0]
@@ -815,7 +869,6 @@ const out = {scroll: wrap.scrollWidth, client: wrap.clientWidth,
   right: wrap.querySelector('table').getBoundingClientRect().right,
   page: document.documentElement.clientWidth,
   pageScroll: document.documentElement.scrollWidth,
-  figure: glance.querySelector('figure').getBoundingClientRect().top,
   table: wrap.getBoundingClientRect().top,
   verdicts: document.getElementById('verdicts').getBoundingClientRect().top,
   glanceTop: glance.getBoundingClientRect().top};
@@ -849,8 +902,8 @@ document.body.appendChild(pre);
     # every column of the glance table is in view: no horizontal scroll, nothing cut
     assert m["scroll"] <= m["client"], m
     assert m["right"] <= m["page"] and m["pageScroll"] <= m["page"], m
-    # verdicts first, then the figure, then the table
-    assert m["verdicts"] < m["glanceTop"] < m["figure"] < m["table"], m
+    # verdicts first, then the table (its figure folded below it)
+    assert m["verdicts"] < m["glanceTop"] < m["table"], m
 
 
 def test_a_wide_table_is_read_whole_not_fragmented(tmp_path):

@@ -80,24 +80,25 @@ def test_a_groups_spelling_does_not_move_the_verdicts_interval(tmp_path):
     spelling gives (before, 14 groups: a different interval)."""
     import numpy as np
 
-    from themesim.metrics.verdicts.crossed import crossed_difference
-    from themesim.metrics.verdicts.generators import clusters_of
+    from themesim.metrics.verdicts.difference import Study, difference
 
     rng = np.random.default_rng(3)
-    k, n, runs = 2, 14, 3
-    gen = [rng.random((n, runs)) for _ in range(k)]
-    hum = [rng.random((n, k)) for _ in range(k)]
-    for r in range(k):
-        hum[r][:, r] = np.nan
-    ids = [[f"T{i:02d}" for i in range(1, n + 1)] for _ in range(k)]
+    n = 14
+    tables = {}
+    for pair in (("a", "g0"), ("a", "g1"), ("a", "g2"), ("b", "g0"), ("b", "g1"), ("b", "g2"),
+                 ("a", "b")):  # fmt: skip
+        S = rng.random((n, n))
+        tables[pair] = (S, S)
 
     def interval(spell_a, spell_b):
-        files = {}
+        groups = {}
         for name, spell in (("a", spell_a), ("b", spell_b)):
             rows = "".join(f"Theme {i},{spell(f'domain {i % 7}')}\n" for i in range(n))
-            files[name] = theme_groups(read_theme_file(_write(tmp_path, f"{name}.csv",
-                                                              "name,group\n" + rows)))  # fmt: skip
-        res = crossed_difference(gen, hum, clusters_of(["a", "b"], ids, files))
+            found = theme_groups(read_theme_file(_write(tmp_path, f"{name}.csv",
+                                                        "name,group\n" + rows)))  # fmt: skip
+            groups[name] = [found[t] for t in sorted(found)]
+        groups |= {g: [None] * n for g in ("g0", "g1", "g2")}
+        res = difference(Study(["a", "b"], ["g0", "g1", "g2"], tables, groups))
         return res.ci_low, res.ci_high
 
     same = interval(str.lower, str.lower)

@@ -125,7 +125,7 @@ def cmd_power(args) -> int:
     """The study planner: P(each verdict) at one design, by the suite's simulation."""
     import pandas as pd
 
-    from themesim.metrics.verdicts.crossed import MIN_GROUPS, VERDICTS
+    from themesim.metrics.verdicts.difference import VERDICTS
     from themesim.validate.verdicts import Design, power
 
     least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),
@@ -166,10 +166,10 @@ def cmd_power(args) -> int:
             f"{args.agreement + args.difference:g}, which must lie strictly between 0 and 1",
             f"Give a difference between {-args.agreement:g} and {1 - args.agreement:g}",
         )
-    # as a study reads it: from three analysts on, the margin is their spread's lower bound
+    # as a study reads it with margin_from analysts: the test against the analysts' spread
     from_analysts = args.margin_from == "analysts" and args.analysts >= 3
     need, seconds, how = power_cost(
-        args.analysts, args.themes, args.runs, args.draws, from_analysts
+        args.analysts, args.themes, args.runs, args.draws, args.gen_themes
     )
     check_cost(
         f"--analysts {args.analysts} --themes {args.themes} --runs {args.runs} "
@@ -180,18 +180,10 @@ def cmd_power(args) -> int:
         args.max_minutes,
         how,
     )
-    if args.groups and args.domains < min(args.themes, MIN_GROUPS):
-        print(
-            f"themesim power: with --groups and {args.domains} domain(s), under the "
-            f"{MIN_GROUPS} declared groups the verdict's interval needs, every study's word "
-            f"is withheld (read as inconclusive): give --domains {MIN_GROUPS} or more for "
-            "the words",
-            file=sys.stderr,
-        )
     d = Design(
         themes=args.themes, runs=args.runs, analysts=args.analysts, p_h=args.agreement,
         diff=args.difference, icc=args.icc, domains=args.domains, groups=args.groups,
-        sd_analyst=args.analyst_sd,
+        sd_analyst=args.analyst_sd, gen_themes=args.gen_themes or 0,
     )  # fmt: skip
     margin = "analysts" if from_analysts else args.margin
     res = power(d, args.route, args.draws, args.seed, margin=margin, alpha=args.alpha)
@@ -213,7 +205,7 @@ def cmd_power(args) -> int:
             f"{d.themes} reference themes per analyst, {d.runs} run(s), {d.analysts} analysts; "
             f"human-human {d.p_h:g}, generator {d.p_h + d.diff:g} ({args.route}); "
             + (
-                "margin: the lower bound of the analysts' spread (latent SD "
+                "equivalent: |D| below the analysts' spread (latent SD "
                 f"{args.analyst_sd:g}), each study's own"
                 if from_analysts
                 else f"margin ±{args.margin:g}"
@@ -222,7 +214,29 @@ def cmd_power(args) -> int:
         )
         for r in rows:
             print(f"  P({r['verdict']}) = {r['probability']:.3f} ± {r['mc_se']:.3f}")
+    if args.smallest:
+        _print_smallest(d, args, margin)
     return 0
+
+
+def _print_smallest(d, args, margin) -> None:
+    """The fewest themes per analyst at which a generator as good as the analysts is called
+    equivalent, non-inferior or better in 80 % of studies (validate.verdicts.smallest)."""
+    from themesim.validate.verdicts import MAX_SEARCH_THEMES, smallest
+
+    found = smallest(d, args.route, 0.8, args.draws, args.seed, margin=margin, alpha=args.alpha)
+    if found is None:
+        print(
+            f"smallest design: none up to {MAX_SEARCH_THEMES} themes per analyst reaches 0.8 "
+            f"for a generator as good as the analysts ({d.runs} run(s), {d.analysts} analysts)"
+        )
+    else:
+        n, p = found
+        print(
+            f"smallest design: {n} themes per analyst ({d.runs} run(s), {d.analysts} analysts,"
+            f" agreement {d.p_h:g}) calls a generator as good as the analysts equivalent, "
+            f"non-inferior or better with probability {p:.3f}"
+        )
 
 
 def _max_minutes(parser) -> None:
@@ -388,15 +402,16 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument(
         "--difference", type=float, default=0.0, help="generator minus human-human agreement"
     )
-    pw.add_argument(
-        "--margin", type=float, default=0.10, help="the convention (below three analysts)"
-    )
+    pw.add_argument("--margin", type=float, default=0.10, help="the margin fixed before the data")
     pw.add_argument(
         "--margin-from",
         choices=("analysts", "convention"),
-        default="analysts",
-        help="as equivalence.margin_from: from three analysts on, each study's margin is the"
-        " lower bound of its analysts' spread (default), or always --margin",
+        default="convention",
+        help="as equivalence.margin_from: --margin (default), or, from three analysts on,"
+        " the test of the difference against the analysts' own spread",
+    )
+    pw.add_argument(
+        "--gen-themes", type=int, default=None, help="themes per run (default: --themes)"
     )
     pw.add_argument(
         "--analyst-sd",
@@ -405,12 +420,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="analyst-to-analyst SD on the latent (probit) scale of the suite's designs",
     )
     pw.add_argument("--alpha", type=float, default=0.05)
-    pw.add_argument("--route", choices=("strength", "matched"), default="strength")
+    pw.add_argument("--route", choices=("strength", "matched"), default="matched")
     pw.add_argument("--icc", type=float, default=0.0, help="domain intraclass correlation")
     pw.add_argument("--domains", type=int, default=4, help="domains the themes fall in")
     pw.add_argument("--groups", action="store_true", help="the domains are declared")
     pw.add_argument("--draws", type=int, default=400, help="simulated studies")
     pw.add_argument("--seed", type=int, default=0)
+    pw.add_argument(
+        "--smallest",
+        action="store_true",
+        help="also search the fewest themes per analyst at which a generator as good as the"
+        " analysts reaches equivalent, non-inferior or better in 80 %% of studies",
+    )
     pw.add_argument(
         "--max-minutes",
         type=float,

@@ -17,26 +17,21 @@ from themesim.memory import ENV, available_bytes, matrix_bytes
 MAX_MINUTES = 10.0  # --max-minutes: the CPU time a command may be estimated to take
 TELL_SECONDS = 30.0  # an estimate above this is said on stderr before the work starts
 
-# `themesim power`, one simulated study of K analysts, n themes each and R runs. Measured
-# with the validation suite's power() in one process per design (bench/power_cost.py: CPU
-# time by time.process_time, peak RSS by ru_maxrss) at 33 designs, K 3-300, n 10-30,000,
-# R 3-3,000, on 2 shared cores (load 5-8). The model gives 0.98-1.10x each peak, and
-# 0.4-1.6x each CPU time of a study above 0.5 s (below, down to 0.2x: a few tenths of a
-# second the load varies most):
-# - each study's cells, n K (K + R) (every analyst's themes against the other analysts and
-#   the runs): 2 us and 80 bytes a cell; besides 40 us a pair of analysts (K^2), 200 us an
-#   analyst and run (K R), 4 ms a study; 150 MiB for the interpreter and its imports;
-# - from 3 analysts on, the margin from the analysts' spread (metrics.verdicts.analyst_margin): a
-#   dense projection over the K (K - 1) ordered pairs of analysts, 17 bytes and 0.16 us a
-#   cell of that square (K = 100: 1.7 GiB and 10-12 s a study; K = 120: 3.3 GiB, 21 s).
+# `themesim power`, one simulated study of K analysts with n themes each and R runs of m. The
+# verdict (metrics.verdicts.difference) reads every analyst against every run and every two
+# analysts: cells = K R + K (K - 1) / 2 tables, entries = n m K R + n^2 K (K - 1) / 2 values,
+# and a themes x statistics influence matrix of N (K + R) values, N = n K + m R. Measured with
+# the validation suite's power() in one process per design (bench/power_cost.py: CPU time by
+# time.process_time, peak RSS by ru_maxrss) at 10 designs, K 3-100, n 10-1,000, R 3-1,000, on
+# 2 shared cores: 2 ms a study, 0.125 us an entry, 0.28 ms a cell, 0.12 us an influence value;
+# 32 bytes an entry and 28 an influence value beside 150 MiB for the interpreter and imports.
 POWER_BASE_BYTES = 150 << 20
-POWER_CELL_BYTES = 80
-POWER_CELL_S = 2e-6
-POWER_PAIR_S = 40e-6
-POWER_RUN_S = 200e-6
-POWER_DRAW_S = 4e-3
-MARGIN_CELL_BYTES = 17
-MARGIN_CELL_S = 0.16e-6
+POWER_ENTRY_BYTES = 32
+POWER_INFLUENCE_BYTES = 28
+POWER_DRAW_S = 2e-3
+POWER_ENTRY_S = 0.125e-6
+POWER_CELL_S = 0.28e-3
+POWER_INFLUENCE_S = 0.12e-6
 
 
 def amount(n: float) -> str:
@@ -57,21 +52,20 @@ def duration(seconds: float) -> str:
 
 
 def power_cost(
-    analysts: int, themes: int, runs: int, draws: int, margin_from_analysts: bool
+    analysts: int, themes: int, runs: int, draws: int, gen_themes: int | None = None
 ) -> tuple[int, float, str]:
     """(peak bytes, CPU seconds, how) of `themesim power` at a design."""
     k, n, r = int(analysts), int(themes), int(runs)
-    cells = n * k * (k + r)
-    need = POWER_BASE_BYTES + POWER_CELL_BYTES * cells
-    per_draw = POWER_DRAW_S + POWER_CELL_S * cells + POWER_PAIR_S * k * k + POWER_RUN_S * k * r
-    how = f"{cells:,} cells a study"
-    if margin_from_analysts and k >= 3:
-        square = (k * (k - 1)) ** 2
-        need += MARGIN_CELL_BYTES * square
-        per_draw += MARGIN_CELL_S * square
-        p = k * (k - 1)
-        how += f", and the analysts' margin, a projection of {p:,} x {p:,} cells"
-    return need, per_draw * int(draws), how
+    m = int(gen_themes or n)
+    cells = k * r + k * (k - 1) // 2
+    entries = n * m * k * r + n * n * k * (k - 1) // 2
+    influence = (n * k + m * r) * (k + r)
+    need = POWER_BASE_BYTES + POWER_ENTRY_BYTES * entries + POWER_INFLUENCE_BYTES * influence
+    per_draw = (
+        POWER_DRAW_S + POWER_ENTRY_S * entries + POWER_CELL_S * cells
+        + POWER_INFLUENCE_S * influence
+    )  # fmt: skip
+    return need, per_draw * int(draws), f"{cells:,} tables of {entries:,} values a study"
 
 
 def check_cost(

@@ -12,7 +12,13 @@ from themesim.errors import InputError, did_you_mean
 from themesim.kinds import get as get_kind
 from themesim.metrics.settings import equivalence_settings, metrics_settings
 from themesim.study import Study
-from themesim.study.groups import analyst_pairs, check_groups, reference_group, run_groups
+from themesim.study.groups import (
+    analyst_pairs,
+    check_groups,
+    primary_comparison,
+    reference_group,
+    run_groups,
+)
 from themesim.study.methods import active_methods, check_sweep
 from themesim.study.names import check_name_lengths
 from themesim.study.sets import (
@@ -117,6 +123,7 @@ def prepare(config: dict) -> Study:
     study.pairs = study.pairs + analyst_pairs(study.pairs, names, study.reference_group)
     study.restricted = _restricted(study)
     study.equivalence = equivalence_settings(config.get("equivalence"))
+    study.verdict = {"primary": primary_comparison(config, study.methods)}
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, study.pairs_for(m))
     check_name_lengths(config, study)

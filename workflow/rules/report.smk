@@ -9,6 +9,7 @@ rule summary_report:
             category="Summary",
         ),
         md=paths.SUMMARY["md"],
+        pages=directory(outputs.REPORT_PAGES),
     log:
         "logs/report/summary.log",
     params:
@@ -16,6 +17,24 @@ rule summary_report:
         job=job_param(jobs.summary_report),
     script:
         "../../scripts/report.py"
+
+
+# The verdicts of every generator against the analysts (docs/verdicts.md): every method's
+# whole similarity tables, read from both sides at one set size.
+rule verdicts:
+    input:
+        job_input(jobs.verdicts),
+    output:
+        verdicts=report(
+            paths.VERDICTS, caption="../report/verdicts.rst", category="Summary"
+        ),
+    log:
+        "logs/report/verdicts.log",
+    params:
+        code=code("verdicts.py"),
+        job=job_param(jobs.verdicts),
+    script:
+        "../../scripts/verdicts.py"
 
 
 # One job for the report's tables and the figures that read only metric tables (headline,
@@ -26,9 +45,6 @@ rule report_parts:
         job_input(jobs.report_parts),
     output:
         *reported(plots.report_parts_outputs(SETUP)),
-        verdicts=report(
-            paths.VERDICTS, caption="../report/verdicts.rst", category="Summary"
-        ),
         workbook=paths.WORKBOOK,
     log:
         "logs/report/report_parts.log",

@@ -18,6 +18,7 @@ from themesim.inputs import similarity as similarity_files
 from themesim.paths import (
     CACHES,
     COMPARISONS,
+    DECISIONS,
     HEADLINE,
     PARAPHRASES,
     SEGMENTS,
@@ -417,6 +418,8 @@ def heatmap(setup: Setup, method: str, pair: str) -> Job:
             "similarity": similarity_files.done(setup, method),
             "themes": embed_files.theme_map(setup, [a, b]),
             "scale_fit": plots.scale_fit(setup, method),
+            # the pairs the within-set z rule drops are crossed
+            "decisions": summary.all_tables(setup, DECISIONS)[method],
         },
         params={
             "method": method,
@@ -438,6 +441,7 @@ def pair_heatmaps(setup: Setup, method: str) -> Job:
             "similarity": similarity_files.done(setup, method),
             "themes": embed_files.theme_map(setup),
             "scale_fit": plots.scale_fit(setup, method),
+            "decisions": summary.all_tables(setup, DECISIONS)[method],
         },
         params={
             "method": method,
@@ -460,9 +464,41 @@ FIGURE_TABLES = {
 }
 
 
+def verdicts(setup: Setup) -> Job:
+    """The verdicts of every generator against the analysts (docs/verdicts.md): every
+    method's whole similarity tables, read from both sides at one set size."""
+    study = setup.study
+    grounded = grounding_files.grounded_methods(setup)
+    return Job(
+        input={
+            "comparisons": summary.all_tables(setup, COMPARISONS),
+            "thresholds": summary.all_tables(setup, THRESHOLDS),
+            "themes_tables": summary.all_tables(setup, THEME_TABLE),
+            "similarity": {m: similarity_files.manifest(setup, m) for m in study.methods},
+            "themes": embed_files.theme_map(setup),
+            # each method's segment agreement of theme pairs: the segments route
+            "grounding_pairs": {m: grounding_files.tables(setup, m)[1] for m in grounded},
+            # the strength route on the P(match) scale
+            "calibration_fits": {
+                m: calibration_files.isotonic_fit(setup, m)
+                for m in calibration_files.strength_fits(setup)
+            },
+        },
+        params={
+            "methods": list(study.methods),
+            "reference": study.reference,
+            "analysts": study.analysts,
+            "generators": study.generators,
+            "equivalence": study.equivalence,
+            "primary": study.verdict["primary"],
+            "preferred": study.methods_with("own_embeddings"),
+        },
+    )
+
+
 def report_parts(setup: Setup) -> Job:
     """The report's tables and the figures that read only metric tables, in one job:
-    headline and verdicts, the workbook, methods side by side, each method's figures
+    the headline (from verdicts.csv), the workbook, methods side by side, each method's figures
     (report/figures.py)."""
     study = setup.study
     grounded = grounding_files.grounded_methods(setup)
@@ -473,12 +509,12 @@ def report_parts(setup: Setup) -> Job:
     return Job(
         input=tables
         | {
-            # the workbook's first sheets, headline.csv and verdicts.csv, are written here
-            "tables": [t for t in workbook.values() if t not in (HEADLINE["csv"], VERDICTS)],
+            # the workbook's first sheet, headline.csv, is written here
+            "tables": [t for t in workbook.values() if t != HEADLINE["csv"]],
+            "verdicts": VERDICTS,
             "themes": embed_files.theme_map(setup),
-            # each method's segment agreement of theme pairs: the verdicts' segments route
+            # beside the workbook's tables: the grounding and calibration tables
             "grounding_pairs": {m: grounding_files.tables(setup, m)[1] for m in grounded},
-            "grounding_transcripts": {m: grounding_files.transcripts(setup, m) for m in grounded},
             "calibration_fits": {
                 m: calibration_files.isotonic_fit(setup, m)
                 for m in calibration_files.strength_fits(setup)
@@ -507,7 +543,6 @@ def report_parts(setup: Setup) -> Job:
             "verdicts": {
                 "reference_group": study.reference_group,
                 "equivalence": study.equivalence,
-                "generators": study.generators,
             },
             # tables.xlsx: its sheets, and what its index names without holding it
             "workbook": {"tables": workbook, "named": summary.workbook_named(setup)},

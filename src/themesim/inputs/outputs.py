@@ -32,6 +32,10 @@ from themesim.paths import (
 )
 from themesim.study.sets import generated_csv
 
+# one page per comparison (HTML and Markdown) beside the summaries, linked from them; here,
+# not in themesim.paths, which every job's code digest reads
+REPORT_PAGES = "results/report/comparisons"
+
 
 def results(setup: Setup) -> list[str]:
     """Every table and figure of the study, listed once: what the summary report's job waits
@@ -61,8 +65,9 @@ def method_results(setup: Setup, method: str) -> list[str]:
 
 
 def final_outputs(setup: Setup) -> list[str]:
-    """What `all` asks for: the results and the summary report of them."""
-    return results(setup) + list(SUMMARY.values())
+    """What `all` asks for: the results and the summary report of them (with its page per
+    comparison)."""
+    return results(setup) + [*SUMMARY.values(), REPORT_PAGES]
 
 
 def archive_settings(setup: Setup) -> dict:

@@ -18,7 +18,11 @@ RAZA_ALMOST_ALL = 0.4  # share of all theme pairs at or above θ: the method mat
 
 
 def build_cautions(methods: dict, method_views: list[dict], coder=None) -> list[dict]:
-    """Warnings where two signals disagree, each saying which figure to trust and why."""
+    """Warnings where two signals disagree, each saying which figure to trust and why.
+
+    Each is a flag too: `id` (its anchor), `method`, and `rows`, (set_a, set_b) -> the few
+    words every row of that comparison and method carries (the reconciled figure), so no row
+    shown before the caution is contradicted by it without its own flag."""
     out = []
     for m in method_views:
         dec = m.get("decisions")
@@ -33,6 +37,12 @@ def build_cautions(methods: dict, method_views: list[dict], coder=None) -> list[
                 z = rejected["z_theta"].iloc[0]
                 out.append(
                     {
+                        "id": f"flag-z-{m['anchor']}",
+                        "method": m["name"],
+                        "rows": {
+                            (r["set_a"], r["set_b"]): f"z rule keeps 0 of {fmt_int(r['n_raw'])}"
+                            for r in rejected.to_dict("records")
+                        },
                         "title": f"{m['name']}: every raw one-to-one match fails the within-set "
                         "z rule",
                         "text": f"In {join_names(comps)} (raw matches in brackets), every "
@@ -65,6 +75,10 @@ def _almost_all(m: dict, flagged: list[dict], method_views: list[dict]) -> dict:
         for r in flagged
     ]
     first = flagged[0]
+    rows = {
+        (r["set_a"], r["set_b"]): f"matches {100 * float(r['raza_jaccard']):.0f} % of all pairs"
+        for r in flagged
+    }
     alt = [
         f"{o['name']} {fmt(x['hungarian_f1'])}"
         for o in method_views
@@ -74,6 +88,9 @@ def _almost_all(m: dict, flagged: list[dict], method_views: list[dict]) -> dict:
     ][:3]
     who = "the judge" if m["kind"] == "llm_judge" else m["name"]
     return {
+        "id": f"flag-all-{m['anchor']}",
+        "method": m["name"],
+        "rows": rows,
         "title": f"{m['name']} matches almost every pair of themes",
         "text": f"{m['name']} calls {join_names(shares[:4])}"
         + (f" (and {len(shares) - 4} more comparisons)" if len(shares) > 4 else "")
@@ -125,7 +142,11 @@ def _coder_cautions(t, methods: dict) -> list[dict]:
         if _isnan_float(kappa):
             continue
         at_chance = float(kappa) < CODER_AT_CHANCE or (not _isnan_float(low) and float(low) <= 0)
-        if not at_chance and float(kappa) >= CODER_TRUSTED:
+        if "coder_trusted" in r:  # the coder's own table says (its pooled κ on our coding)
+            trusted = coder_trusted(r)
+        else:
+            trusted = not at_chance and float(kappa) >= CODER_TRUSTED
+        if trusted:
             continue
         ci = "" if _isnan_float(low) else f" [{fmt(low)}, {fmt(r.get('pooled_kappa_ci_high'))}]"
         how = "at chance" if at_chance else f"below moderate ({CODER_TRUSTED:g})"
@@ -137,12 +158,55 @@ def _coder_cautions(t, methods: dict) -> list[dict]:
         )
         out.append(
             {
+                "id": f"flag-coder-{_slug(r['method'])}-{_slug(r['set'])}",
+                "method": r["method"],
+                "coder_set": r["set"],
+                "rows": {},
                 "title": f"{r['method']}: the coder codes {r['set']} {how}",
                 "text": f"Against {r['set']}'s human coding the automatic coder ({r['coder']}) "
                 f"reaches pooled κ {fmt(kappa)}{ci}, {said}. The data figures "
                 f"of basis coder for {r['method']} (grounded Hungarian F1, AMI, κ of the text "
                 "pairs) rest on this coder: trust the rows of basis evidence (the sets' own "
-                "coding) and the text figures instead.",
+                "coding) and the text figures instead." + _validation(r),
             }
         )
     return out
+
+
+def coder_trusted(r) -> bool:
+    """coder_agreement.csv's `coder_trusted` (pooled κ ≥ 0.4 on the study's own coding)
+    where the table has it, else the rule it states, read from pooled κ."""
+    value = r.get("coder_trusted")
+    if isinstance(value, str) and value.strip():
+        return value.strip().lower() in ("true", "1", "yes")
+    if not _isnan_float(value):
+        return bool(float(value))
+    kappa = r.get("pooled_kappa")
+    return not _isnan_float(kappa) and float(kappa) >= CODER_TRUSTED
+
+
+def _validation(r) -> str:
+    """The coder's own validation figures (coder_agreement.csv's `coder_validation*`
+    columns, where the table has them), as one clause."""
+    cells = [
+        f"{k.removeprefix('coder_validation').strip('_').replace('_', ' ') or 'validation'} "
+        f"{fmt(v) if not _isnan_float(v) else v}"
+        for k, v in r.items()
+        if str(k).startswith("coder_validation") and str(v).strip() and str(v) != "nan"
+    ]
+    return f" The coder's validation: {'; '.join(cells)}." if cells else ""
+
+
+def _slug(text) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
+
+
+def row_flags(cautions: list[dict], method: str, set_a: str, set_b: str) -> list[dict]:
+    """The flags a row of that method and comparison carries: {"text", "href"} each."""
+    return [
+        {"text": c["rows"][(set_a, set_b)], "href": f"#{c['id']}"}
+        for c in cautions
+        if c.get("method") == method and (set_a, set_b) in c.get("rows", {})
+    ]

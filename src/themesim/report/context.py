@@ -11,10 +11,12 @@ from pathlib import Path
 
 import yaml
 
-from themesim.report.cautions import CAUTIONS_NONE, build_cautions, coder_checks
-from themesim.report.format import DASH, fmt_int, image, relative_path
+from themesim.report.cautions import CAUTIONS_NONE, build_cautions, coder_checks, row_flags
+from themesim.report.first_screen import PAGES_DIR, comparison_pages, first_screen
+from themesim.report.format import DASH, flags_cell, fmt_int, image, relative_path
 from themesim.report.glossary import GLOSSARY
 from themesim.report.overview import bound_summary, overview_paragraph
+from themesim.report.texts import compared_texts
 from themesim.report.views import (
     CEILING_GLANCE,
     CEILING_NOTE,
@@ -23,12 +25,16 @@ from themesim.report.views import (
     PARTNER_NOTE,
     THEME_EXTRA_HEADERS,
     THEME_HEADERS,
+    interval_assumes,
     method_view,
     side_by_side_table,
 )
 
 # Section headings, shared by both templates (tests check them).
 HEADINGS = {
+    "answer": "The answer",
+    "differ": "Where they differ",
+    "compared": "What was compared",
     "verdicts": "Verdicts",
     "cautions": "Where the figures disagree",
     "how_to_read": "What these numbers mean",
@@ -66,7 +72,15 @@ def _plain(obj):
 
 
 def build_context(
-    study, methods, inputs, transcripts, provenance, config, html_dir: Path, md_dir: Path
+    study,
+    methods,
+    inputs,
+    transcripts,
+    provenance,
+    config,
+    html_dir: Path,
+    md_dir: Path,
+    pages_dir: Path | None = None,
 ) -> dict:
     method_views = [method_view(name, spec, html_dir, md_dir) for name, spec in methods.items()]
     taken = {k.replace("_", "-") for k in HEADINGS}
@@ -80,6 +94,15 @@ def build_context(
     provenance = provenance or {}
     models = provenance.get("models") or {}
     coder = coder_checks(methods)  # read once: the cautions and the verdict sentences
+    cautions = build_cautions(methods, method_views, coder)
+    texts = compared_texts(
+        study.get("theme_tables") or {}, study.get("reference"), (config or {}).get("text_template")
+    )
+    pages = comparison_pages(
+        method_views, pages_dir or Path(html_dir) / PAGES_DIR, html_dir, md_dir
+    )
+    top = first_screen(study, methods, method_views, cautions, texts, coder, pages)
+    primary = top["primary_method"]
     headline = {}
     for key in ("headline_csv", "headline_tex"):
         if study.get(key):
@@ -95,29 +118,24 @@ def build_context(
             "reference": study.get("reference") or "",
         },
         "headline": headline,
-        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir, coder),
-        "glance_headers": GLANCE_HEADERS + ([h for h, _, _ in CEILING_GLANCE] if ceiling else []),
-        "glance_rows": [
-            row + (cells if ceiling else [])
-            for m in method_views
-            for row, cells, ref in zip(
-                m["glance_rows"], m["ceiling_cells"], m["glance_reference"], strict=True
-            )
-            if ref
-        ],
-        # the comparisons of the other analysts, each the reference in turn: folded
-        "glance_more": [
-            row + (cells if ceiling else [])
-            for m in method_views
-            for row, cells, ref in zip(
-                m["glance_rows"], m["ceiling_cells"], m["glance_reference"], strict=True
-            )
-            if not ref
-        ],
+        "verdicts": _verdicts_view(study.get("verdicts_csv"), html_dir, md_dir, coder, top),
+        "answer": top["answer"],
+        "differ": top["differ"],
+        "texts": texts,
+        "pages": pages,
+        "glance_headers": GLANCE_HEADERS
+        + ([h for h, _, _ in CEILING_GLANCE] if ceiling else [])
+        + ["Interval assumes", "Flags"],
+        # the primary method's rows of the reference's comparisons lead; the other methods'
+        # and the other analysts' comparisons (each the reference in turn) are folded
+        "glance_rows": _glance(method_views, ceiling, cautions, texts, True, primary),
+        "glance_methods": _glance(method_views, ceiling, cautions, texts, True, primary, False),
+        "glance_more": _glance(method_views, ceiling, cautions, texts, False),
+        "primary_method": primary,
         "bound_notes": bound_summary(method_views),
         "limit_notes": [f"{m['name']}: {m['limits']}" for m in method_views if m["limits"]],
         "overview": overview_paragraph(study, method_views, transcripts, config),
-        "cautions": build_cautions(methods, method_views, coder),
+        "cautions": cautions + top["cautions"],
         "cautions_none": CAUTIONS_NONE,
         # the paraphrase ceiling's entry only when it ran (its columns are shown then)
         "glossary": [
@@ -204,7 +222,9 @@ def build_context(
             ],
         },
         "config_yaml": yaml.safe_dump(_plain(config or {}), sort_keys=False, allow_unicode=True),
-        "grounding": _grounding_view(methods, html_dir, md_dir, bool(study.get("confidential"))),
+        "grounding": _grounding_view(
+            methods, html_dir, md_dir, bool(study.get("confidential")), primary
+        ),
     }
 
 
@@ -232,8 +252,8 @@ def _no_data(row: list[str]) -> bool:
     return all(str(c).replace("/", "").replace(" ", "") in ("—", "——", "") for c in row[4:])
 
 
-def _verdicts_view(path, html_dir: Path, md_dir: Path, coder=None):
-    from themesim.report.verdicts import verdict_view
+def _verdicts_view(path, html_dir: Path, md_dir: Path, coder=None, top=None):
+    from themesim.report.verdicts import generators_view, verdict_view
 
     view = verdict_view(path, coder=coder)
     if view is not None:
@@ -241,18 +261,118 @@ def _verdicts_view(path, html_dir: Path, md_dir: Path, coder=None):
             "html": relative_path(Path(path), html_dir),
             "md": relative_path(Path(path), md_dir),
         }
+        view |= generators_view(top["verdicts"], coder, top["flags_of"])
+        view["intro"] = VERDICTS_INTRO
     return view
 
 
-def _grounding_view(methods, html_dir: Path, md_dir: Path, withhold_text: bool = False):
+VERDICTS_INTRO = (
+    "Does each generator agree with the analysts as well as they agree with each other? Per "
+    "generator its primary analysis (the answer above), the full sentence one click away, "
+    "then every other method, threshold and route as a sensitivity analysis. Each method on "
+    "its own, never pooled."
+)
+
+
+def _glance(
+    method_views, ceiling: bool, cautions, texts, reference: bool, method=None, mine=True
+) -> list[list]:
+    """The at-a-glance rows of the reference's comparisons (or the others'), of `method`
+    alone (mine) or of every other method (not mine; None: every method), each ending in
+    its flags: every caution that touches the row, with its reconciled figure."""
+    differ = (texts or {}).get("differ") or {}
+    rows = []
+    for m in method_views:
+        if method is not None and (m["name"] == method) != mine:
+            continue
+        for row, cells, ref, r in zip(
+            m["glance_rows"], m["ceiling_cells"], m["glance_reference"], m["shown_records"],
+            strict=True,
+        ):  # fmt: skip
+            if ref != reference:
+                continue
+            flags = row_flags(cautions, m["name"], r["set_a"], r["set_b"])
+            if r["set_b"] in differ or r["set_a"] in differ:
+                flags.append({"text": "texts differ in kind", "href": "#flag-texts"})
+            extra = [interval_assumes(r), flags_cell(flags)]
+            rows.append(row + (cells if ceiling else []) + extra)
+    return rows
+
+
+def _grounding_view(
+    methods, html_dir: Path, md_dir: Path, withhold_text: bool = False, primary=None
+):
     from themesim.report.grounding_section import grounding_view
 
     view = grounding_view(methods, html_dir, md_dir, image, withhold_text)
     if view is not None:
         flags = view.get("reference_rows") or [True] * len(view["rows"])
         # a row whose data figures are all missing (a method whose coder labels nothing)
-        # is folded with the other analysts' comparisons
-        flags = [f and not _no_data(r) for r, f in zip(view["rows"], flags, strict=True)]
+        # is folded with the other analysts' comparisons, and so are the other methods'
+        # rows where the primary method has rows of its own
+        mine = primary is not None and any(r[0] == primary for r in view["rows"])
+        flags = [
+            f and not _no_data(r) and (not mine or r[0] == primary)
+            for r, f in zip(view["rows"], flags, strict=True)
+        ]
         view["rows_main"] = [r for r, f in zip(view["rows"], flags, strict=True) if f]
         view["rows_more"] = [r for r, f in zip(view["rows"], flags, strict=True) if not f]
     return view
+
+
+def _rebased(img, folder: Path):
+    """A figure's links from another folder (a comparison's page)."""
+    if not img:
+        return img
+    rel = relative_path(Path(img["path"]), folder)
+    return img | {"rel_html": rel, "rel_md": rel}
+
+
+def comparison_context(ctx: dict, page: dict, pages_dir: Path, out_html: Path, out_md: Path):
+    """One comparison's page: every method's detail of it (text summary, heatmap, per-theme
+    matches, what changed across thresholds) and, where grounding ran, its IoU heatmaps and
+    passages; links back to the summaries and their glossary."""
+    pages_dir = Path(pages_dir)
+    key = (page["set_a"], page["set_b"])
+    methods = []
+    for m in ctx["methods"]:
+        for c in m["comparisons"]:
+            if (c["set_a"], c["set_b"]) == key:
+                methods.append(
+                    {
+                        "name": m["name"],
+                        "anchor": m["anchor"],
+                        "limits": m["limits"],
+                        "c": c | {"heatmap": _rebased(c["heatmap"], pages_dir)},
+                    }
+                )
+    grounding = []
+    for gm in (ctx.get("grounding") or {}).get("methods", []):
+        for c in gm["comparisons"]:
+            if c["title"] == page["title"]:
+                grounding.append(
+                    {
+                        "method": gm["method"],
+                        "c": c | {"heatmap": _rebased(c["heatmap"], pages_dir)},
+                    }
+                )
+    differ = None
+    for g in (ctx.get("differ") or {}).get("generators", []):
+        if page["set_b"] in g["runs"] and page["set_a"] == ctx["study"]["reference"]:
+            differ = g
+    summary_html = relative_path(out_html, pages_dir)
+    return {
+        "h": ctx["h"],
+        "study": ctx["study"],
+        "page": page,
+        "methods": methods,
+        "grounding": grounding,
+        "differ": differ,
+        "differ_method": (ctx.get("differ") or {}).get("method", ""),
+        "differ_theta": (ctx.get("differ") or {}).get("theta", ""),
+        "theme_headers": ctx["theme_headers"],
+        "partner_note": ctx["partner_note"],
+        "summary_html": summary_html,
+        "summary_md": relative_path(out_md, pages_dir),
+        "gloss": summary_html,
+    }

@@ -20,7 +20,7 @@ class Figure:
     capability it needs (None: every method). In the summary report: its heading, its alt
     text (before " for method <name>"), its caption (HTML) and the line shown without it;
     place "figures" puts it after the threshold sweep, in this order, "runs" under the
-    runs table.
+    runs table, "files" names its file only (the caption says why).
 
     draws: for the report_parts job, the function that draws it, as "module:function"
     (steps.report_parts.method_figure imports it; themesim.deps counts it as the job's code). It
@@ -77,11 +77,11 @@ METHOD_FIGURES = (
         "theme_map", "report_parts", "Theme maps", "theme_vectors",
         title="Theme map",
         alt="Theme map",
-        caption="Every theme of every set on the first two principal components of this "
-        "method's vectors, labelled by set and id; lines join the one-to-one matches. "
-        "Distances in 2-D only approximate similarity.",
+        caption="a projection on two principal components: distances on it are not the "
+        "method's similarities, so the report does not show it",
         missing="No theme map: this method's scores come without theme vectors.",
         draws="themesim.report.plots.theme_map:draw_theme_map",
+        place="files",
     ),
     Figure(
         "run_consistency", "runs", "Run consistency", "runs",

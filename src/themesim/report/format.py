@@ -164,6 +164,7 @@ def image(
             data = _compact_png(data, max_width)
         data_uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
     return {
+        "path": str(p),
         "data_uri": data_uri,
         "rel_md": relative_path(p, md_dir),
         "rel_html": relative_path(p, html_dir),
@@ -194,3 +195,25 @@ def md_fence(text: str, lang: str = "") -> str:
 
 def md_link_target(rel: str) -> str:
     return f"<{rel}>" if re.search(r"[\s()<>]", rel) else rel
+
+
+class Linked(str):
+    """A table cell with links (flags, pages): its text is what Markdown and tests read
+    ("⚑ z rule keeps 0 of 6"); the HTML shows `lead`, then each (text, href) of `links`
+    with the CSS class `cls`, joined by `sep`."""
+
+    def __new__(cls, links, lead: str = "", css: str = "flag", sep: str = " ", plain=None):
+        links = [(str(t), str(h)) for t, h in links]
+        mark = "⚑ " if css == "flag" else ""
+        text = plain if plain is not None else sep.join(f"{mark}{t}" for t, _ in links)
+        cell = super().__new__(cls, (lead + sep if lead and text else lead) + text)
+        cell.links, cell.lead, cell.cls, cell.sep = links, lead, css, sep
+        return cell
+
+
+def flags_cell(flags, lead: str = "") -> str:
+    """A cell of flags ({"text", "href"} each) after `lead`; `lead` alone without flags."""
+    flags = list(flags or [])
+    if not flags:
+        return lead or DASH
+    return Linked([(f["text"], f["href"]) for f in flags], lead=lead)

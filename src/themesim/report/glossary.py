@@ -25,6 +25,94 @@ GLOSSARY = [
         "gives the rows of every matrix; B is compared with it.",
     ),
     (
+        "generator",
+        "Generator",
+        "The thing judged: an LLM configuration over its runs (a run group), or one theme set "
+        "in no group. Its verdict pools its runs; each run is also compared on its own.",
+    ),
+    (
+        "analysts",
+        "Analysts",
+        "The human analysts of the reference group (reference_group): their agreement with "
+        "each other is the yardstick a generator is held to. With one analyst there is no "
+        "yardstick, so no verdict word.",
+    ),
+    (
+        "primary",
+        "Primary comparison",
+        "The one comparison per generator fixed in the config before the data "
+        "(verdict.primary: a method, its threshold and a route) that the answer leads with. "
+        "Every other method, threshold and route is a sensitivity analysis.",
+    ),
+    (
+        "route",
+        "Route",
+        "What counts as two themes agreeing in a verdict: matched (a pair reaching θ; the "
+        "default), strength (the similarity itself, or its calibrated P(match)) or segments "
+        "(κ over the transcript passages both themes label).",
+    ),
+    (
+        "agreement",
+        "Agreement",
+        "How far two theme sets agree, read from both sides at one set size: the mean over "
+        "both sets' themes of the evidence (the route) each theme's best partner among k "
+        "themes of the other set gives, k the smaller set, so a longer set gets no extra "
+        "chances (docs/verdicts.md).",
+    ),
+    (
+        "difference",
+        "Difference",
+        "The generator's mean agreement with the analysts minus the analysts' mean agreement "
+        "with each other: 0 is as good as a human, below 0 worse. Shown with its 90 % "
+        "interval (an equivalence test at α 0.05 on each side).",
+    ),
+    (
+        "margin",
+        "Margin",
+        "The largest difference still called equivalent, fixed in the config before the data "
+        "(equivalence.margin, default 0.10: one theme in ten), in the primary route's units.",
+    ),
+    (
+        "verdict",
+        "Verdict words",
+        "Read off the difference's 90 % interval against the margin: equivalent (wholly "
+        "within ±margin), better or worse (wholly above or below 0), non-inferior (wholly "
+        "above −margin), inconclusive (none of these: the data cannot tell).",
+    ),
+    (
+        "calibrated-p",
+        "Calibrated P(match)",
+        "A similarity turned into the chance that a person would call the pair the same "
+        "idea, by an isotonic fit to rated pairs (calibration.pairs, docs/thresholds.md).",
+    ),
+    (
+        "flag",
+        "Flag ⚑",
+        "Another figure of this report points another way on this row; the flag's note "
+        "says which figure to trust, and its number is on the row.",
+    ),
+    (
+        "missed-added",
+        "Missed, added, shared",
+        "Missed: a reference theme no theme of the set reaches θ with. Added: a theme of "
+        "the set no reference theme reaches θ with. Shared: the one-to-one pairs reaching θ.",
+    ),
+    (
+        "interval-assumes",
+        "What an interval assumes",
+        "Themes independent: each theme one unit, no groups declared (undeclared domains "
+        "can make such an interval too narrow). Clusters seen: matches cluster, so the "
+        "interval is widened by a design effect; the plain exact interval is shown beside "
+        "it. Declared groups: clustered by the themes' groups.",
+    ),
+    (
+        "text-compared",
+        "Text compared",
+        "What each theme is embedded or scored from (text_template): its name only, or "
+        "its name and description. Sets compared in different kinds of text score lower "
+        "for that alone.",
+    ),
+    (
         "theta",
         "Threshold θ",
         "The score a pair of themes needs to count as a match "
@@ -289,6 +377,24 @@ HEADER_TERMS = {
     "Segments": "coder",
     "Prevalence human / coder": "coder",
     "Match rule": "theta",
+    "Generator": "generator",
+    "Verdict": "verdict",
+    "Verdict (primary)": "verdict",
+    "Difference": "difference",
+    "Difference [90 % CI]": "difference",
+    "Hungarian F1 [95 % CI]": "hungarian-f1",
+    "Detail": "comparison",
+    "What it means": "verdict",
+    "Flags": "flag",
+    "Route": "route",
+    "Agreement": "agreement",
+    "Analysts' agreement": "analysts",
+    "Reference themes it missed": "missed-added",
+    "Themes it added": "missed-added",
+    "Pairs it shares": "missed-added",
+    "Interval assumes": "interval-assumes",
+    "Text compared": "text-compared",
+    "Words a theme (median)": "text-compared",
     "Scale": "similarity",
     "Kind": "method",
     "What it is": "method",

@@ -18,16 +18,47 @@ def _figure(width: float, height: float) -> Figure:
     return fig
 
 
-def iou_heatmap_figure(pairs: pd.DataFrame, a_names: dict, b_names: dict, title: str) -> Figure:
-    """pairs: one comparison's long table (a_id, b_id, iou, text_pair); rows = A themes."""
-    a_ids = list(dict.fromkeys(pairs["a_id"]))
-    b_ids = list(dict.fromkeys(pairs["b_id"]))
+def theme_order(pairs: pd.DataFrame, a_ids: list, b_ids: list) -> tuple[list, list]:
+    """The similarity heatmap's row and column order (one-to-one pairs on the diagonal, from
+    the long table's text similarity), so a comparison's two heatmaps read alike; the
+    table's own order where its similarity is missing."""
+    from themesim.metrics.sets.coverage import hungarian_pairs
+    from themesim.report.plots.heatmap import diagonal_order
+
+    if "similarity" not in pairs:
+        return a_ids, b_ids
+    S = pairs.pivot(index="a_id", columns="b_id", values="similarity").loc[a_ids, b_ids]
+    S = S.to_numpy(dtype=float)
+    if not np.isfinite(S).all() or not S.size:
+        return a_ids, b_ids
+    rows, cols = hungarian_pairs(S)
+    r, c = diagonal_order(S, list(zip(rows.tolist(), cols.tolist(), strict=True)))
+    return [a_ids[i] for i in r], [b_ids[j] for j in c]
+
+
+def iou_heatmap_figure(
+    pairs: pd.DataFrame,
+    a_names: dict,
+    b_names: dict,
+    title: str,
+    a_name: str = "A",
+    b_name: str = "B",
+) -> Figure:
+    """pairs: one comparison's long table (a_id, b_id, iou, text_pair, similarity); rows =
+    A themes, in the similarity heatmap's order; colours span the IoU values seen."""
+    from themesim.report.plots.heatmap import data_range
+
+    a_ids, b_ids = theme_order(
+        pairs, list(dict.fromkeys(pairs["a_id"])), list(dict.fromkeys(pairs["b_id"]))
+    )
     M = pairs.pivot(index="a_id", columns="b_id", values="iou").loc[a_ids, b_ids].to_numpy()
     text = pairs.pivot(index="a_id", columns="b_id", values="text_pair").loc[a_ids, b_ids]
     n_a, n_b = M.shape
     fig = _figure(2.5 + 0.55 * n_b, 1.6 + 0.4 * n_a)
     ax = fig.add_subplot()
-    im = ax.imshow(M, cmap=HEATMAP_CMAP, vmin=0, vmax=1, aspect="auto")
+    vmin, vmax = data_range(M)
+    im = ax.imshow(M, cmap=HEATMAP_CMAP, vmin=vmin, vmax=vmax, aspect="auto")
+    middle = (vmin + vmax) / 2
     for i in range(n_a):
         for j in range(n_b):
             ax.text(
@@ -37,7 +68,7 @@ def iou_heatmap_figure(pairs: pd.DataFrame, a_names: dict, b_names: dict, title:
                 ha="center",
                 va="center",
                 fontsize=7,
-                color="white" if M[i, j] < 0.5 else "black",
+                color="white" if M[i, j] < middle else "black",
             )
             if bool(text.iat[i, j]):
                 ax.add_patch(
@@ -53,13 +84,16 @@ def iou_heatmap_figure(pairs: pd.DataFrame, a_names: dict, b_names: dict, title:
         fontsize=7,
     )
     ax.set_yticks(range(n_a), [wrap_label(str(a_names.get(a, a))) for a in a_ids], fontsize=7)
+    ax.set_xlabel(b_name, fontsize=8)
+    ax.set_ylabel(a_name, fontsize=8)
     ax.set_title(title, fontsize=9)
     fig.colorbar(im, ax=ax, label="segment IoU (outlined: text Hungarian pairs)", shrink=0.8)
     return fig
 
 
-def iou_heatmap(pairs, a_names, b_names, title, out_png, out_svg=None):
-    return save_png(iou_heatmap_figure(pairs, a_names, b_names, title), out_png, out_svg)
+def iou_heatmap(pairs, a_names, b_names, title, out_png, out_svg=None, a_name="A", b_name="B"):
+    fig = iou_heatmap_figure(pairs, a_names, b_names, title, a_name, b_name)
+    return save_png(fig, out_png, out_svg)
 
 
 def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: str) -> Figure:

@@ -20,11 +20,10 @@ from themesim.report.tables import (
     write_text,
 )
 
-# The equivalence verdict against the reference group's first other analyst
-# (results/report/verdicts.csv has every analyst): `human_human` is that analyst's share of
-# the reference's themes matched one-to-one (hungarian_coverage_a of its comparison), the
-# difference and its (1 - 2 alpha) interval those of hungarian_coverage_a; NaN and empty
-# without a reference group.
+# The verdict of the set's generator on the study's primary comparison (results/report/
+# verdicts.csv, `primary` true): on the rows of the primary method and threshold, `human_human`
+# is the analysts' agreement with each other, `difference` and its (1 - 2 alpha) interval the
+# generator's against it, `second_analyst` the other analysts; NaN and empty elsewhere.
 VERDICT_HEADLINE = [
     "second_analyst", "human_human", "difference", "difference_ci_low", "difference_ci_high",
     "verdict",
@@ -112,15 +111,19 @@ def _groups(theme_tables) -> dict | None:
 
 
 def _with_verdicts(frame: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
-    """VERDICT_HEADLINE of each row from the verdicts of its comparison against the first
-    other analyst of the reference group."""
+    """VERDICT_HEADLINE of each row from its generator's primary verdict (each run of a run
+    group carries its group's), on the primary method and threshold only."""
     frame = frame.copy()
     for col in VERDICT_HEADLINE:
         frame[col] = "" if col in _VERDICT_TEXT else float("nan")
     if verdicts is None or verdicts.empty or frame.empty:
         return frame
-    mine = verdicts[(verdicts["role"] == "compared") & (verdicts["second_analyst"] != "")]
-    mine = mine.drop_duplicates(["method", "set_a", "set_b", "threshold"], keep="first")
+    prim = verdicts[verdicts["primary"].astype(str).str.lower() == "true"]
+    rows = []
+    for r in prim.to_dict("records"):
+        for run in str(r["generator_runs"]).split(", "):
+            rows.append(r | {"set_b": run})
+    mine = pd.DataFrame(rows, columns=list(verdicts.columns))
     key = ["method", "set_a", "set_b", "threshold"]
     merged = frame[key].merge(mine[key + VERDICT_HEADLINE], on=key, how="left")
     for col in VERDICT_HEADLINE:

@@ -14,7 +14,16 @@ from themesim.metrics import columns
 # The tables' columns, as the metrics job writes them (metrics/columns.py).
 COMPARISON_COLUMNS = columns.COMPARISON_COLUMNS
 THEME_COLUMNS = columns.THEME_COLUMNS
-TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "threshold_source", "scale_flag")
+TEXT_COLUMNS = (
+    "method",
+    "set_a",
+    "set_b",
+    "op",
+    "threshold_source",
+    "scale_flag",
+    "ci_method",
+    "contract",
+)
 THEME_TEXT_COLUMNS = (*(c for c in THEME_COLUMNS if not c.endswith("similarity")), "category")
 
 

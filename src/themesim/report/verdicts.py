@@ -12,7 +12,7 @@ from themesim.report.format import as_text, fmt, fmt_int, fmt_threshold, is_miss
 
 VERDICT_TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "role", "second_analyst", "metric")
 VERDICT_TEXT_COLUMNS += ("verdict", "ci_method", "evidence", "margin_source", "generator_runs")
-VERDICT_TEXT_COLUMNS += ("covers", "leads", "settle_verdict")
+VERDICT_TEXT_COLUMNS += ("covers", "leads", "settle_verdict", "analysis", "withheld", "primary")
 
 
 def _interval(lo, hi) -> str:
@@ -23,19 +23,22 @@ def _interval(lo, hi) -> str:
 # said to measure the coder ("moderate", Landis and Koch 1977; docs/grounding.md's target)
 CODER_TRUSTED = 0.4
 ROUTE_TEXT = {
-    "strength": "strength of the one-to-one partner of each reference theme",
-    "matched": "share of reference themes matched one-to-one",
+    "strength": "the similarity of each theme's best partner",
+    "matched": "the share of themes with a partner at the threshold",
     "segments": (
-        "coding agreement (κ over the transcript segments, both sets applied by the automatic "
-        "coder) of each reference theme with its one-to-one partner"
+        "the coding agreement (κ over the transcript segments, both sets applied by the "
+        "automatic coder) of each theme with its best partner"
     ),
 }
 ESTIMAND = (
     "Each verdict compares a generator (an LLM configuration, over its runs) with human "
-    "analysts: its mean agreement with each analyst of the reference group, each in turn the "
-    "reference, minus the mean agreement of two analysts over every ordered pair, on the "
-    "study's own transcripts; its interval carries the variation of themes, of runs (from 3 "
-    "runs) and of analysts (from 3 analysts) together, as its row says (docs/verdicts.md)."
+    "analysts: its mean agreement with each analyst minus the analysts' mean agreement with "
+    "each other, on the study's own transcripts. The agreement of two sets is the mean, over "
+    "both sets' themes, of the evidence each theme's best partner among k themes of the other "
+    "set would give, k the smallest set of the comparison, so a set that writes more themes "
+    "gets no more chances. The interval carries the themes, and the runs (from 3 runs) and "
+    "analysts (from 3 analysts) as its row says; one comparison per generator, fixed before "
+    "the data, is the primary one, the others sensitivity analyses (docs/verdicts.md)."
 )
 
 
@@ -76,9 +79,29 @@ def generator_sentence(r) -> str:
     route = ROUTE_TEXT.get(r["evidence"], r["evidence"])
     if r["evidence"] == "strength" and r.get("metric") == "p_match":
         route = "calibrated P(match) of the one-to-one partner of each reference theme"
-    analysts = f"{fmt_int(r['n_analysts'])} analysts ({r['set_a']}, {r['second_analyst']})"
+    k = int(r["n_analysts"])
+    names = ", ".join(x for x in (r["set_a"], as_text(r["second_analyst"])) if x)
+    analysts = f"{fmt_int(k)} analyst{'s' if k != 1 else ''} ({names})"
     head = f"{who} against {analysts}"
-    evidence = f"Evidence at θ {fmt_threshold(r['threshold'], r['op'])}: {route}."
+    evidence = (
+        f"Evidence at θ {fmt_threshold(r['threshold'], r['op'])}: {route}, read at "
+        f"{fmt_int(r.get('common_size'))} themes a set ({fmt(r.get('n_themes_generator'))} "
+        f"a run, {fmt(r.get('n_themes_analysts'))} an analyst)."
+    )
+    if k < 2 and not is_missing(r.get("agreement")):
+        second = r.get("second_analyst_power", float("nan"))
+        plan = (
+            ""
+            if is_missing(second)
+            else f" A second analyst's coding of as many themes would call a generator as "
+            f"good as an analyst equivalent, non-inferior or better with probability "
+            f"{fmt(second)}."
+        )
+        return (
+            f"{head}: agreement {fmt(r['agreement'])} [{fmt(r['agreement_ci_low'])}, "
+            f"{fmt(r['agreement_ci_high'])}]; no verdict: one analyst, so no human–human "
+            f"agreement to compare with.{plan} {evidence}"
+        )
     if not as_text(r["verdict"]):
         why = as_text(r.get("withheld", "")) or "a comparison it needs was not made by this method"
         return f"{head}: no verdict, {why}. {evidence}"
@@ -92,34 +115,43 @@ def generator_sentence(r) -> str:
     if as_text(r.get("withheld", "")):
         outcome = f"inconclusive: the word is withheld ({r['withheld']})"
     return (
-        f"{_difference(r)}, {head}: {outcome}.{_settle(r)} {evidence} The interval covers "
-        f"{r['covers']}; {'; '.join(spread)}; {margin}."
+        f"{_difference(r)}, {head}: {outcome}.{_settle(r)}{_reach(r)} {evidence} The interval "
+        f"covers {r['covers']}; {'; '.join(spread)}; {margin}."
     )
+
+
+def _reach(r) -> str:
+    """What the design could reach (the primary row's power columns), or ''."""
+    eq, ni = r.get("power_equivalent", float("nan")), r.get("power_non_inferior", float("nan"))
+    if is_missing(eq) or is_missing(ni):
+        return ""
+    text = (
+        f" At this design a generator as good as the analysts would be called equivalent "
+        f"with probability {fmt(eq)}, and equivalent, non-inferior or better with {fmt(ni)}"
+    )
+    if r["verdict"] == "inconclusive" and float(ni) < 0.8:
+        text += ": an inconclusive here says this design could not tell"
+    return text + "."
 
 
 def _margin(r) -> str:
     """Where the row's margin comes from, with the analysts' own spread where it is known."""
     spread, low = r.get("margin_analysts", float("nan")), r.get("margin_analysts_low", float("nan"))
     level = f"{(1 - float(r['alpha'])) * 100:g} %"
-    if as_text(r["margin_source"]) == "analysts":
-        text = (
-            f"margin ±{fmt(r['margin'])}: the lower {level} bound of the analysts' own spread "
-            f"(estimated {fmt(spread)} over {fmt_int(r['n_analysts'])} analysts)"
+    if as_text(r["margin_source"]).startswith("analysts"):
+        return (
+            f"equivalent means the difference is below the analysts' own spread (estimated "
+            f"{fmt(spread)} over {fmt_int(r['n_analysts'])} analysts, its lower {level} bound "
+            f"{fmt(low)})"
         )
-        if float(r["margin"]) == 0:
-            text += (
-                ", which their agreements cannot tell from the noise of their themes: no "
-                "difference is shown small enough to be equivalent or non-inferior"
-            )
-        return text
-    text = f"margin ±{fmt(r['margin'])}: {r['margin_source']}"
+    text = f"margin ±{fmt(r['margin'])}, the study's choice"
     if not is_missing(spread):
         text += f" (the analysts' own spread: {fmt(spread)}, lower {level} bound {fmt(low)})"
     return text
 
 
 def _settle(r) -> str:
-    """What would settle an open verdict (metrics.verdicts.crossed.settle), or ''."""
+    """What would settle an open verdict (settle_verdict, settle_themes, settle_runs), or ''."""
     aim = as_text(r.get("settle_verdict", ""))
     if not aim:
         return ""
@@ -234,3 +266,70 @@ def read_verdicts(path) -> pd.DataFrame:
     from themesim.report.tables import read_table
 
     return read_table(path, "verdicts CSV", VERDICT_COLUMNS, VERDICT_TEXT_COLUMNS)
+
+
+def short_sentence(r) -> str:
+    """A generator row in at most 40 words: which analysis, its word, the difference with
+    its interval, the two agreements; the full sentence is one click away."""
+    theta = fmt_threshold(r["threshold"], r["op"])
+    head = f"{str(r.get('analysis') or '').capitalize() or 'Analysis'} ({r['method']} {theta}, "
+    head += f"route {r['evidence']})"
+    word = as_text(r.get("verdict"))
+    if not word:
+        why = "one analyst" if int(r["n_analysts"]) < 2 else "withheld"
+        agreement = ""
+        if not is_missing(r.get("agreement")):
+            agreement = (
+                f"; agreement {fmt(r['agreement'])} [{fmt(r['agreement_ci_low'])}, "
+                f"{fmt(r['agreement_ci_high'])}]"
+            )
+        return f"{head}: no word ({why}){agreement}."
+    level = f"{float(r['difference_ci_level']) * 100:g} %"
+    return (
+        f"{head}: {word}; difference {fmt(r['difference'])} [{fmt(r['difference_ci_low'])}, "
+        f"{fmt(r['difference_ci_high'])}] ({level}), agreement {fmt(r['agreement'])} against "
+        f"the analysts' {fmt(r['human_human'])}; margin ±{fmt(r['margin'])}."
+    )
+
+
+def generators_view(df: pd.DataFrame, coder=None, flags_of=None) -> dict:
+    """Per generator its primary analysis (a short bullet, the full sentence one click
+    away, its flags) and its sensitivity analyses as a table; the rows of one set against
+    one analyst (descriptions, no word) after them. flags_of(generator entry) -> flags."""
+    from themesim.report.answer import SENSITIVITY_HEADERS, generators, sensitivity
+
+    out = []
+    for g in generators(df):
+        bullets = []
+        if g["primary"] is not None:
+            r = g["primary"]
+            bullets.append(
+                {
+                    "short": short_sentence(r),
+                    "full": verdict_sentence(r) + coder_note(r, coder),
+                    "flags": flags_of(g) if flags_of else [],
+                }
+            )
+        sens = sensitivity(g["others"], g["primary"] or {})
+        out.append(
+            {
+                "name": g["name"],
+                "anchor": "verdict-" + _slug(g["name"]),
+                "bullets": bullets,
+                "sensitivity": sens["rows"],
+                "n_differ": len(sens["differ"]),
+                "differ": sens["differ"],
+            }
+        )
+    detail = df[df["role"] == "compared"]  # a set of the group is its yardstick, not a row
+    return {
+        "generators": out,
+        "detail": [verdict_sentence(r) + coder_note(r, coder) for r in detail.to_dict("records")],
+        "sensitivity_headers": SENSITIVITY_HEADERS,
+    }
+
+
+def _slug(text) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"

@@ -141,6 +141,41 @@ def _glance_row(method: str, r: Mapping) -> list[str]:
     ]
 
 
+def exact_f1_interval(r: Mapping, level: float = 0.95) -> tuple[float, float]:
+    """The plain exact (Clopper–Pearson) interval of Hungarian F1, themes independent: the
+    count of one-to-one pairs out of min(n_a, n_b), read as F1 = 2k / (n_a + n_b)."""
+    from scipy.stats import beta
+
+    k, n_a, n_b = int(r["hungarian_n_matched"]), int(r["n_a"]), int(r["n_b"])
+    m, a = min(n_a, n_b), (1 - level) / 2
+    lo = 0.0 if k <= 0 else float(beta.ppf(a, k, m - k + 1))
+    hi = 1.0 if k >= m else float(beta.ppf(1 - a, k + 1, m - k))
+    return 2 * m * lo / (n_a + n_b), 2 * m * hi / (n_a + n_b)
+
+
+def interval_assumes(r: Mapping) -> str:
+    """What the row's Hungarian F1 interval assumes (its ci_method), said on the row; an
+    interval widened by the match clusters' design effect shows the plain exact one beside
+    it, so two rows of equal counts and unequal intervals say why."""
+    how = as_text(r.get("ci_method"))
+    if not how or not _has_interval(r):
+        return DASH
+    if how.startswith("clustered by declared group"):
+        return "declared groups"
+    if how.startswith("themes independent but for the match clusters"):
+        try:
+            lo, hi = exact_f1_interval(r)
+        except (TypeError, ValueError, KeyError):
+            return "widened (clusters)"
+        shown = (float(r["hungarian_f1_ci_low"]), float(r["hungarian_f1_ci_high"]))
+        if abs(shown[0] - lo) < 5e-4 and abs(shown[1] - hi) < 5e-4:
+            return "themes independent"
+        return f"widened (clusters); exact {fmt(lo)}–{fmt(hi)}"
+    if how.startswith("themes independent"):
+        return "themes independent"
+    return how.split(":", 1)[0]
+
+
 def _ceiling_cells(r: Mapping) -> list[str]:
     """The ceiling columns of a row; dashes where the method has none (no ceiling kind)."""
     return [fmt(r.get(col), digits) for _, col, digits in CEILING_GLANCE]
@@ -181,6 +216,13 @@ def bound_note(r: Mapping) -> str:
         f"{int(r['n_a']) + int(r['n_b'])}), and {what} that bound: the sets' sizes, not the "
         "method, keep it below 1."
     )
+
+
+def _line(r: Mapping) -> str:
+    """One comparison at one θ in a line: Hungarian F1 and the pairs it counts."""
+    k = r.get("hungarian_n_matched")
+    pairs = "" if is_missing(k) else f" ({fmt_int(k)} of {fmt_int(r['n_a'])} themes paired)"
+    return f"θ {r['theta']}: Hungarian F1 {fmt(r['hungarian_f1'])}{pairs}"
 
 
 def _method_row(r: Mapping) -> list[str]:
@@ -343,6 +385,7 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
                     {
                         "threshold": r["theta"],
                         "text": format_text_block(r, r["theta"]),
+                        "line": _line(r),
                     }
                     for r in rows
                 ],
@@ -406,6 +449,7 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
         "records": records,
         "table_rows": [_method_row(r) for r in shown_records],
         "glance_rows": [_glance_row(name, r) for r in shown_records],
+        "shown_records": shown_records,
         "ceiling": all(col in comp.columns for _, col, _ in CEILING_GLANCE),
         "ceiling_cells": [_ceiling_cells(r) for r in shown_records],
         "comparisons": comparisons,
@@ -415,6 +459,11 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
         # each figure's words from report/figures.py, by where the templates show it
         "figures": _figures(spec, html_dir, md_dir, "figures"),
         "run_consistency": _figures(spec, html_dir, md_dir, "runs")[0],
+        "files_only": [
+            {"title": f.title, "path": relative_path(Path(spec[f.key]), html_dir), "why": f.caption}
+            for f in METHOD_FIGURES
+            if f.place == "files" and spec.get(f.key) and Path(spec[f.key]).is_file()
+        ],
         # plots.max_pair_heatmaps exceeded: every pair at a glance instead of per-pair heatmaps
         "pairs_overview": image(spec.get("pairs_overview_png"), html_dir, md_dir),
         "sets": sets,

@@ -330,7 +330,10 @@ def grounding_plots(
     for (a, b), path, out in zip(pairs, pair_tables, out_heatmaps, strict=True):
         long = primary_basis(pd.read_parquet(path))
         longs.append(long)
-        iou_heatmap(long, names[a], names[b], f"{method}: {a} vs {b} — segment IoU", out, _svg(out))
+        title = f"{method}: {a} vs {b} — segment IoU"
+        iou_heatmap(
+            long, names[a], names[b], title, out, _svg(out), f"{a} (rows)", f"{b} (columns)"
+        )
     text_vs_data(
         pd.concat(longs, ignore_index=True),
         primary_basis(pd.read_csv(table)),

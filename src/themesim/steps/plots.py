@@ -18,23 +18,54 @@ def _label(theme_id: str, name: str) -> str:
 def comparison_heatmap(job: Job) -> None:
     """One reference comparison's heatmap (inputs.jobs.heatmap), at the first threshold of
     its thresholds.csv; scale: the files that put scores on the method's scale
-    (``_heatmaps``)."""
+    (``_heatmaps``); decisions: the method's decision_changes.csv (the pairs the within-set
+    z rule drops are crossed)."""
     p, out = job.params, job.output
     resolved = read_thresholds(job.input["thresholds"])
     pair, themes = tuple(p["pair"]), job.input["themes"]
     svg = [out.get("svg")]
     _heatmaps(
-        p["method"], [pair], themes, [p["similarity"]], resolved, [out["png"]], svg, p["scale"]
+        p["method"],
+        [pair],
+        themes,
+        [p["similarity"]],
+        resolved,
+        [out["png"]],
+        svg,
+        p["scale"],
+        job.input["decisions"],
     )
 
 
-def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None) -> None:
+def _z_dropped(decisions, threshold: float) -> dict:
+    """(set_a, set_b) -> the (a_id, b_id) one-to-one pairs the within-set z rule does not keep
+    at the raw threshold (decision_changes.csv's only_raw_pairs); {} without the table."""
+    import math
+    from pathlib import Path
+
+    if not decisions or not Path(decisions).is_file():
+        return {}
+    d = pd.read_csv(decisions, dtype={"only_raw_pairs": str}, keep_default_na=False)
+    if d.empty or "only_raw_pairs" not in d:
+        return {}
+    d = d[[math.isclose(float(t), threshold, rel_tol=1e-9) for t in d["raw_threshold"]]]
+    return {
+        (a, b): {tuple(p.split(":", 1)) for p in str(x).split("; ") if ":" in p}
+        for a, b, x in zip(d["set_a"], d["set_b"], d["only_raw_pairs"], strict=True)
+    }
+
+
+def _heatmaps(
+    method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None, decisions=None
+) -> None:
     """One heatmap per comparison at the first threshold of ``resolved`` (metrics.thresholds.
     Thresholds), Hungarian pairs marked, on its scale as the metrics rule puts it
     (metrics.method_scale), so the outlined pairs are the decisions of its tables.
 
     scale: the files that scale needs, ``within`` (set -> within-set matrix, for scale: z)
-    and ``fit`` (the isotonic fit's CSV, for scale: calibrated).
+    and ``fit`` (the isotonic fit's CSV, for scale: calibrated). decisions: the method's
+    decision_changes.csv: the one-to-one pairs the within-set z rule drops get a cross.
+    Axes name the sets.
     """
     from themesim.metrics.method_scale import (
         SCALE_SYMBOLS,
@@ -52,6 +83,7 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
     to_scale = base_scale(name, clamp, fit)
     within = dict(scale.get("within") or {})
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
+    dropped = _z_dropped(decisions, threshold)
 
     read: dict = {}
 
@@ -78,6 +110,11 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
         else:  # the metric tables flag this comparison and score nothing: no pairs to mark
             matched = []
             title += f"\nz undefined ({flag or 'NaN'}): not scored"
+        a_pos = {t: k for k, t in enumerate(ta["theme_id"])}
+        b_pos = {t: k for k, t in enumerate(tb["theme_id"])}
+        rejected = [
+            (a_pos[x], b_pos[y]) for x, y in dropped.get((a, b), ()) if x in a_pos and y in b_pos
+        ]
         heatmap(
             S,
             [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
@@ -90,6 +127,9 @@ def _heatmaps(method, pairs, themes: dict, similarities, resolved, outs, svgs, s
             pairs=matched,
             scale_label=scale_label(name, clamp),
             symbol=SCALE_SYMBOLS.get(name, "S"),
+            a_name=f"{a} (rows)",
+            b_name=f"{b} (columns)",
+            rejected=rejected,
         )
 
 
@@ -115,7 +155,17 @@ def pair_heatmaps(job: Job) -> None:
     pngs = [out / f"{n}_heatmap.png" for n in names]
     svgs = [out / f"{n}_heatmap.svg" for n in names]
     themes, similarities = job.input["themes"], p["similarities"]
-    _heatmaps(method, pairs, themes, similarities, resolved, pngs, svgs, p["scale"])
+    _heatmaps(
+        method,
+        pairs,
+        themes,
+        similarities,
+        resolved,
+        pngs,
+        svgs,
+        p["scale"],
+        job.input["decisions"],
+    )
 
 
 OVERVIEW_README = """\

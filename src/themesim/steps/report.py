@@ -11,7 +11,8 @@ from themesim.steps.job import Job
 
 
 def summary_report(job: Job) -> None:
-    """Both summary reports, of every result (inputs.jobs.summary_report).
+    """Both summary reports, of every result, and each comparison's page (HTML and
+    Markdown) in the pages folder (inputs.jobs.summary_report).
 
     study: its name, description and reference, the paths of the figures and tables the
     report opens with (side_by_side_png, intervals_png, headline_csv, headline_tex,
@@ -35,7 +36,9 @@ def summary_report(job: Job) -> None:
     write_report(
         out_html=job.output["html"],
         out_md=job.output["md"],
-        study=p["study"],
+        out_pages=job.output["pages"],
+        # each set's ingested table: what text its themes were scored from
+        study=p["study"] | {"theme_tables": dict(i["theme_tables"])},
         methods=p["methods"],
         inputs=_inputs(i, seg),
         transcripts=_transcripts(seg, bool(p["study"]["confidential"])),

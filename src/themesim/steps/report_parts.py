@@ -1,6 +1,6 @@
 """The report_parts rule: the report's tables and the figures that read only metric tables,
 in one job (one interpreter start, one import of pandas, matplotlib and openpyxl): headline
-and verdicts, the workbook of every metric table, methods side by side, and each method's
+(from verdicts.csv), the workbook of every metric table, methods side by side, and each method's
 figures of report/figures.py (the summary report itself: steps/report.py)."""
 
 from __future__ import annotations
@@ -77,43 +77,22 @@ def headline_tables(job: Job) -> None:
     dot-and-whisker figure of Hungarian F1 and its interval that opens the report (above
     ``max_panels`` comparisons: the reference's and a box of all); ran_on: method -> (its
     comparisons, the study's) for methods restricted by `comparisons:`, noted under the
-    LaTeX table.
-
-    verdicts.csv, from each method's themes.csv and the reference_group at `equivalence`
-    ({margin, alpha}); the headline then carries the first other analyst's verdict.
-    generators: name -> its runs, one verdict each over runs and analysts
-    (metrics.verdicts.generators); grounding_pairs: method -> grounding_pairs.csv, for their
-    segments route; calibration_fits: method -> its isotonic fit, for the strength route on
-    the P(match) scale; themes: set -> its ingested theme table, whose declared groups are
-    the verdicts' theme units; grounding_transcripts: method ->
-    grounding_pairs_transcripts.parquet, the segments route's transcripts."""
-    from themesim.io.files import record, write_csv
+    LaTeX table. verdicts.csv (the verdicts rule): the headline carries each set's
+    generator's primary verdict."""
+    from themesim.io.files import record
     from themesim.metrics.settings import equivalence_settings
     from themesim.metrics.verdicts.equivalence import verdict_note
-    from themesim.report.headline import headline_frame, verdict_frame, write_headline
+    from themesim.report.headline import headline_frame, write_headline
     from themesim.report.restriction import ran_on_notes
     from themesim.report.threshold_plots import headline_intervals
+    from themesim.report.verdicts import read_verdicts
 
     i, p, v = job.input, job.params, job.params["verdicts"]
     by_method, group = dict(i["comparisons"]), list(v["reference_group"] or ())
     notes = list(ran_on_notes({m: list(r) for m, r in p["ran_on"].items()}))
-    settings = equivalence_settings(dict(v["equivalence"]))
-    verdicts = verdict_frame(
-        by_method,
-        dict(i["themes_tables"]),
-        reference=p["reference"],
-        group=group,
-        generators={k: list(runs) for k, runs in v["generators"].items()},
-        grounding_pairs=i["grounding_pairs"],
-        calibration_fits=i["calibration_fits"],
-        theme_tables=i["themes"],
-        grounding_transcripts=i["grounding_transcripts"],
-        **settings,
-    )
-    write_csv(verdicts, job.output["verdicts"])
-    if group:
-        notes.append(verdict_note(group, **settings))
-    df, out = headline_frame(by_method, verdicts), p["headline"]
+    if len(group) > 1:
+        notes.append(verdict_note(group, **equivalence_settings(dict(v["equivalence"]))))
+    df, out = headline_frame(by_method, read_verdicts(i["verdicts"])), p["headline"]
     write_headline(df, out_csv=out["csv"], out_tex=out["tex"], notes=notes)
     for table in (out["csv"], out["tex"]):  # checked by the report and the archive
         record(table)
@@ -273,8 +252,10 @@ def tables_workbook(
     name and no []:*?/\\ ; longer titles are cut and numbered to stay unique. The first
     sheet, "sheets", lists each sheet's full title, source file, rows and whether the sheet
     holds it: a table of more than `max_cells` cells (or more rows than Excel opens) is left
-    to its CSV, named there. extra: more tables (title -> path) after them, each copied when
-    its file exists and named in the index either way (`beside_tables`). named: files that
+    to its CSV, named there. Each sheet's headers are the report's names with the column id
+    beside them (report.names.workbook_header). extra: more tables (title -> path) after
+    them, each copied when its file exists and named in the index either way
+    (`beside_tables`). named: files that
     are not tables a sheet can hold (parquet matrices, folders of them), title -> path,
     listed in the index only.
     """
@@ -283,6 +264,7 @@ def tables_workbook(
     from openpyxl import Workbook
 
     from themesim.io.files import atomic_path
+    from themesim.report.names import workbook_header
 
     tables, missing = _with_extra(tables, extra)
     index, frames = _sheet_index(tables, max_cells)
@@ -301,7 +283,8 @@ def tables_workbook(
     for name, path in frames.items():
         sheet = book.create_sheet(name)
         df = pd.read_csv(path)
-        sheet.append([str(c) for c in df.columns])
+        # the report's names, the column id beside each: "Hungarian F1 (hungarian_f1)"
+        sheet.append([workbook_header(c) for c in df.columns])
         for row in df.itertuples(index=False, name=None):
             sheet.append([_cell(v) for v in row])
     # Fixed document dates: reruns differ only in the zip's own timestamps.

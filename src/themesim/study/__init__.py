@@ -37,6 +37,8 @@ class Study:
     # human sets of the same data, the reference first; `equivalence:` with defaults
     reference_group: list[str] = field(default_factory=list)
     equivalence: dict = field(default_factory=dict)
+    # `verdict:`: the primary comparison (method, route, threshold), checked; None: default
+    verdict: dict = field(default_factory=lambda: {"primary": None})
     # lines for the log at parse time (e.g. two sets whose files are one file's copies)
     notes: list[str] = field(default_factory=list)
 
@@ -72,11 +74,16 @@ class Study:
         return list(dict.fromkeys(s for group in self.run_groups.values() for s in group))
 
     @property
+    def analysts(self) -> list[str]:
+        """The verdicts' analysts: the reference group, or the reference alone."""
+        return list(self.reference_group) or [self.reference]
+
+    @property
     def generators(self) -> dict[str, list[str]]:
         """Each run group, and each set in no group, as one generator of the verdicts."""
-        from themesim.metrics.verdicts.generators import generators_of
+        from themesim.metrics.verdicts.rows import generators_of
 
-        return generators_of(list(self.sets), self.reference_group, self.run_groups)
+        return generators_of(list(self.sets), self.analysts, self.run_groups)
 
     @property
     def b_sets(self) -> list[str]:

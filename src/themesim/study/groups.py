@@ -121,3 +121,39 @@ def analyst_pairs(pairs, names: list[str], analysts: list[str]) -> list[tuple[st
                 extra.append((r, x))
                 have |= {(r, x), (x, r)}
     return extra
+
+
+def primary_comparison(config: dict, methods: dict[str, dict]) -> dict | None:
+    """verdict.primary, checked: an active method, a route, and one of the method's
+    thresholds fixed in the config (a `calibrated` threshold is fitted to the rated pairs,
+    whose own uncertainty the verdict would not carry); None when the config names none."""
+    given = (config.get("verdict") or {}).get("primary")
+    if not given:
+        return None
+    where = "config verdict.primary"
+    method = str(given["method"])
+    if method not in methods:
+        raise InputError(
+            f"{where}.method",
+            f"{method!r} is not an active method{did_you_mean(method, list(methods))}",
+            f"Name one of {', '.join(methods)}",
+        )
+    route = given.get("route") or "matched"
+    fixed = [float(t) for t in methods[method].get("thresholds", []) if not isinstance(t, str)]
+    threshold = given.get("threshold")
+    if threshold is None:
+        if not fixed:
+            raise InputError(
+                f"{where}.threshold",
+                f"method {method!r} has no threshold fixed in the config (only calibrated)",
+                "Give the method a numeric threshold, or name another method",
+            )
+        threshold = fixed[0]
+    elif not any(abs(float(threshold) - t) < 1e-12 for t in fixed):
+        raise InputError(
+            f"{where}.threshold",
+            f"{threshold} is not one of method {method!r}'s fixed thresholds "
+            f"({', '.join(f'{t:g}' for t in fixed) or 'none'})",
+            "Name one of them, or add it to the method's thresholds",
+        )
+    return {"method": method, "route": route, "threshold": float(threshold)}

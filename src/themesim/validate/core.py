@@ -40,7 +40,10 @@ MIN_CONTRACT_SIZE = 6
 # Nominal coverage 0.95 is held at this floor (METRICS.md "Intervals").
 COVERAGE_FLOOR = 0.93
 # Properties judged against a level: a row of one needs a finite nominal.
-JUDGED_AGAINST_NOMINAL = ("coverage", "type1_error", "fdr")
+JUDGED_AGAINST_NOMINAL = ("coverage", "type1_error", "fdr", "coverage_tost_level")
+# A verdict's (1 - 2 alpha) interval is read for its words at both ends: it should cover
+# near its level, neither below (errors) nor far above it (lost power).
+TOST_BAND = (0.88, 0.94)
 
 
 def check_grid(grid: str) -> str:
@@ -140,6 +143,8 @@ def row(
             passes = bool(value + slack >= COVERAGE_FLOOR)
         elif prop in ("type1_error", "fdr"):
             passes = bool(value - slack <= nominal)
+        elif prop == "coverage_tost_level":
+            passes = bool(TOST_BAND[0] - slack <= value <= TOST_BAND[1] + slack)
         elif prop == "contains_estimate":
             passes = bool(value == 1.0)
     return {

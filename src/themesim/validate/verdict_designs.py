@@ -1,15 +1,19 @@
-"""The named designs of the verdicts area (validate/verdict_suite.py): its grids, the designs
-written after each change to the procedure (AFTER, AFTER_GROUPS, ... AFTER_GROUP_BOUND, each
-written before being run), the differences every design is run at, and the segments route's
-designs. The validation grid's rows and seeds follow these values and their order.
+"""The named designs of the verdicts area (validate/verdict_suite.py): the probit model's
+grids (validate/verdicts.py; the designs written after each change to an earlier procedure,
+AFTER ... AFTER_GROUP_BOUND, are kept as further designs), its set-size designs, the ideas
+model's designs (validate/verdict_ideas.py), the differences every design is run at, and the
+segments route's designs. Every design here was written before the rarefied agreement and
+its interval (metrics/verdicts/rarefied.py, metrics/verdicts/difference.py) were run on any
+of them. The validation grid's rows and seeds follow these values and their order.
 """
 
 from __future__ import annotations
 
+from themesim.validate.verdict_ideas import IdeaDesign
 from themesim.validate.verdict_segments import SegmentDesign
 from themesim.validate.verdicts import MARGIN, POWER_DIFF, Design
 
-# Written before the procedure was run on any of them (docs/validity.md, "verdicts").
+# The probit model's grids.
 GRIDS = {
     "small": {
         "designs": [
@@ -32,8 +36,7 @@ GRIDS = {
         "draws": 400,
     },
 }
-# Written after the analyst part and the cell-noise intersection changed (docs/verdicts.md):
-# other variance parts, sizes and domain counts than the designs above.
+# Further probit designs: other variance parts, sizes and domain counts than the grid's.
 AFTER = [
     Design(themes=12, runs=2, analysts=3, p_h=0.65, sd_theme=1.2, sd_run=0.6, sd_analyst=0.5),
     Design(themes=9, runs=4, analysts=5, p_h=0.75, sd_run=0.1, sd_analyst=0.6, sd_reference=0.6),
@@ -42,8 +45,7 @@ AFTER = [
     Design(themes=20, runs=1, analysts=3, p_h=0.85, sd_theme=0.5, sd_analyst=0.2),
     Design(themes=8, runs=2, analysts=2, p_h=0.6, sd_run=0.8),
 ]
-# Written after one set against two analysts with declared groups took the design effect
-# (metrics/verdicts/crossed.py, _one_set_two_analysts), before it was run on them.
+# One run against two analysts with declared groups.
 AFTER_GROUPS = [
     Design(themes=12, runs=1, analysts=2, p_h=0.75, icc=0.3, domains=3, groups=True),
     Design(themes=9, runs=1, analysts=2, p_h=0.85, icc=0.5, domains=5, groups=True),
@@ -52,40 +54,34 @@ AFTER_GROUPS = [
     ),  # fmt: skip
     Design(themes=10, runs=1, analysts=2, p_h=0.7, icc=0.64, domains=2, groups=True),
 ]
-# Written after the word was withheld below MIN_GROUPS declared groups, before being run.
+# Three analysts and two or three runs with 6-8 declared groups.
 AFTER_GROUPS += [
     Design(themes=15, runs=3, analysts=3, p_h=0.8, icc=0.5, domains=7, groups=True),
     Design(themes=12, runs=1, analysts=3, p_h=0.85, icc=0.64, domains=6, groups=True),
     Design(themes=13, runs=2, analysts=2, p_h=0.6, icc=0.16, domains=8, groups=True),
 ]
-# Written for one set against two analysts without groups (the pooled paired table), which
-# no design after its adoption had: before being run.
+# One set against two analysts without groups.
 AFTER_POOLED = [
     Design(themes=9, runs=1, analysts=2, p_h=0.75),
     Design(themes=14, runs=1, analysts=2, p_h=0.55, sd_theme=1.1, sd_reference=0.5),
     Design(themes=12, runs=1, analysts=2, p_h=0.85, icc=0.3, domains=3),
 ]
-# Written after two runs were taken as fixed (the run part from three runs on,
-# metrics.verdicts.crossed.MIN_RANDOM_RUNS), before being run: two runs with small to large spreads,
-# and three runs with a large one (the fewest the run part is read from).
+# Two runs with small to large spreads, and three runs with a large one (the fewest the
+# run part is read from).
 AFTER_RUNS = [
     Design(themes=10, runs=2, analysts=3, p_h=0.7, sd_run=0.6),
     Design(themes=14, runs=2, analysts=2, p_h=0.75, icc=0.16, sd_run=1.0),
     Design(themes=9, runs=2, analysts=4, p_h=0.55, sd_theme=1.1, sd_run=0.4),
     Design(themes=12, runs=3, analysts=2, p_h=0.65, sd_run=0.8),
 ]
-# Written after each part of the interval was read at its own t quantile (Banerjee's form,
-# metrics/verdicts/crossed.py), before being run: large run and analyst spreads at 3-5 runs and 3-4
-# analysts, and the ceiling.
+# Large run and analyst spreads at 3-5 runs and 3-4 analysts, and the ceiling.
 AFTER_COMBINE = [
     Design(themes=11, runs=4, analysts=3, p_h=0.75, sd_run=0.9),
     Design(themes=13, runs=3, analysts=4, p_h=0.6, icc=0.16, sd_analyst=0.7),
     Design(themes=8, runs=5, analysts=2, p_h=0.8, sd_theme=1.0, sd_run=0.6),
     Design(themes=15, runs=3, analysts=3, p_h=0.85, sd_run=0.5, sd_analyst=0.5),
 ]
-# Written after the interval on [0, 1] took each side's score limits where a side sits near
-# a bound (metrics/verdicts/score_limits.py, bounded_sides), before being run: floors and ceilings
-# with runs, analysts, declared groups and wide theme spreads.
+# Floors and ceilings with runs, analysts, declared groups and wide theme spreads.
 AFTER_BOUNDED = [
     Design(themes=10, runs=3, analysts=3, p_h=0.2),
     Design(themes=13, runs=5, analysts=2, p_h=0.88),
@@ -94,8 +90,7 @@ AFTER_BOUNDED = [
     Design(themes=11, runs=3, analysts=4, p_h=0.15, sd_analyst=0.6),
     Design(themes=9, runs=1, analysts=2, p_h=0.9, sd_theme=1.2),
 ]
-# Written after the analyst part was clipped once as a whole (metrics/verdicts/crossed.py), before
-# being run: analyst and reference spreads from none to large, at 3-4 analysts.
+# Analyst and reference spreads from none to large, at 3-4 analysts.
 AFTER_ANALYSTS = [
     Design(themes=9, runs=3, analysts=3, p_h=0.7, sd_theme=1.1, sd_analyst=0.1, sd_reference=0.1),
     Design(themes=12, runs=1, analysts=4, p_h=0.6, sd_analyst=0.05, sd_reference=0.6),
@@ -105,8 +100,7 @@ AFTER_ANALYSTS = [
            sd_reference=0.5),
     Design(themes=15, runs=3, analysts=4, p_h=0.65, sd_analyst=0.5, sd_reference=0.0),
 ]  # fmt: skip
-# Written before the two-analyst ceiling rule was run on them (docs/verdicts.md, "Near a
-# bound"): agreements within 0.15 of a bound, two analysts mostly, other sizes and spreads.
+# Agreements within 0.15 of a bound, two analysts mostly, other sizes and spreads.
 AFTER_CEILING = [
     Design(themes=11, runs=2, analysts=2, p_h=0.9, sd_theme=0.6),
     Design(themes=14, runs=4, analysts=2, p_h=0.93, icc=0.16),
@@ -117,8 +111,7 @@ AFTER_CEILING = [
     Design(themes=10, runs=4, analysts=4, p_h=0.89, sd_theme=1.1),
     Design(themes=13, runs=1, analysts=2, p_h=0.84, sd_theme=1.2),
 ]
-# Written after a 0/1 side with no spread was given its themes' room (metrics/verdicts/crossed.py,
-# score_limits.wilson's least), before being run: shares that can reach 0 or 1 at 2-4 analysts.
+# Shares that can reach 0 or 1 at 2-4 analysts.
 AFTER_FLOOR = [
     Design(themes=8, runs=2, analysts=2, p_h=0.92),
     Design(themes=10, runs=3, analysts=3, p_h=0.94, sd_theme=0.5),
@@ -127,9 +120,7 @@ AFTER_FLOOR = [
     Design(themes=14, runs=2, analysts=2, p_h=0.87, sd_theme=1.0, sd_run=0.6),
     Design(themes=15, runs=3, analysts=2, p_h=0.91, icc=0.3, domains=5, groups=True),
 ]
-# Written after the reference part took only its themes' own noise within declared groups
-# (metrics/verdicts/crossed.py, _nested_noise), before it was run on them: 3-5 analysts, 6-10
-# groups, ICC 0.3-0.8, floors to ceilings.
+# 3-5 analysts, 6-10 declared groups, ICC 0.3-0.8, floors to ceilings.
 AFTER_NESTED = [
     Design(themes=10, runs=3, analysts=3, p_h=0.7, icc=0.64, domains=6, groups=True),
     Design(themes=14, runs=4, analysts=4, p_h=0.5, icc=0.64, domains=9, groups=True, sd_theme=0.6),
@@ -142,9 +133,7 @@ AFTER_NESTED = [
            sd_analyst=0.5),
     Design(themes=8, runs=4, analysts=3, p_h=0.75, icc=0.8, domains=8, groups=True),
 ]  # fmt: skip
-# Written after the analysts' side with declared groups at 3+ analysts took limits between
-# Wilson's and Wedderburn's (metrics/verdicts/crossed.py), before it was run on them: near both
-# bounds and between, 6-9 groups.
+# Declared groups at 3-5 analysts near both bounds and between, 6-9 groups.
 AFTER_GROUP_BOUND = [
     Design(themes=12, runs=3, analysts=3, p_h=0.9, icc=0.5, domains=6, groups=True),
     Design(themes=9, runs=2, analysts=4, p_h=0.86, icc=0.64, domains=7, groups=True,
@@ -155,10 +144,45 @@ AFTER_GROUP_BOUND = [
     Design(themes=13, runs=4, analysts=4, p_h=0.2, icc=0.5, domains=9, groups=True, sd_run=0.5),
     Design(themes=11, runs=3, analysts=5, p_h=0.8, icc=0.64, domains=7, groups=True),
 ]  # fmt: skip
-GRIDS["small"]["designs"] += AFTER[:2]
 GRIDS["full"]["designs"] += AFTER + AFTER_GROUPS + AFTER_POOLED + AFTER_RUNS + AFTER_COMBINE
 GRIDS["full"]["designs"] += AFTER_BOUNDED + AFTER_ANALYSTS + AFTER_CEILING + AFTER_FLOOR
 GRIDS["full"]["designs"] += AFTER_NESTED + AFTER_GROUP_BOUND
+# Set sizes: the same generator writing fewer or more themes than the analysts (10 to 12
+# each), from 6 to 20, at the analysts' agreement a size design can reach (a shared idea's
+# evidence p_h times the largest set over the analysts' must stay below 1).
+SIZES = [
+    Design(themes=10, runs=3, analysts=3, p_h=0.5, gen_themes=m) for m in (6, 16)
+] + [
+    Design(themes=10, runs=1, analysts=2, p_h=0.55, gen_themes=m) for m in (6, 16)
+] + [
+    Design(themes=12, runs=5, analysts=4, p_h=0.45, icc=0.16, gen_themes=m) for m in (8, 20)
+] + [
+    Design(themes=10, runs=2, analysts=3, p_h=0.4, icc=0.3, domains=5, groups=True,
+           gen_themes=m) for m in (7, 18)
+]  # fmt: skip
+# the quick grid (tests): the power design, a small ceiling design and the size question
+GRIDS["small"] = {"designs": [GRIDS["small"]["designs"][0], GRIDS["small"]["designs"][1],
+                              *SIZES[:2]], "draws": 100}  # fmt: skip
+GRIDS["full"]["designs"] += SIZES
+# The ideas model: the size question at its target (analysts of 10; the generator at 6, 10
+# and 16), then runs, analysts, pools, salience, declared domains and set sizes 6-20.
+IDEAS = (
+    [IdeaDesign(themes=10, runs=3, analysts=3, gen_themes=m) for m in (6, 10, 16)]
+    + [IdeaDesign(themes=10, runs=1, analysts=2, gen_themes=m) for m in (6, 10, 16)]
+    + [IdeaDesign(themes=12, runs=5, analysts=4, salience_sd=0.5, gen_themes=m) for m in (8, 20)]
+    + [
+        IdeaDesign(themes=8, runs=1, analysts=2, ideas=20),
+        IdeaDesign(themes=15, runs=3, analysts=3, ideas=40, groups=True),
+        IdeaDesign(themes=12, runs=2, analysts=4, salience_sd=1.5),
+        IdeaDesign(themes=20, runs=3, analysts=3, ideas=50, gen_themes=14),
+        IdeaDesign(themes=6, runs=5, analysts=3, ideas=15),
+        IdeaDesign(themes=10, runs=3, analysts=5, writer_sd=0.5),
+        IdeaDesign(themes=14, runs=1, analysts=3, noise=0.8, groups=True, domains=6),
+        IdeaDesign(themes=10, runs=4, analysts=2, run_sd=0.4, domain_share=0.5),
+    ]
+)
+IDEA_GRIDS = {"small": {"designs": [IDEAS[1]], "draws": 100, "truth_draws": 200},
+              "full": {"designs": IDEAS, "draws": 1000, "truth_draws": 2000}}  # fmt: skip
 # Differences per design: the margins (errors of equivalent, non-inferior), 0 (errors of
 # better and worse), and the power point.
 DIFFERENCES = (-MARGIN, 0.0, MARGIN, POWER_DIFF)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from themesim.metrics.verdicts.crossed import VERDICTS, crossed_difference, word
+from themesim.metrics.verdicts.difference import VERDICTS, Study, difference, verdict
 from themesim.validate.core import row
 from themesim.validate.verdicts import ALPHA, AREA, MARGIN
 
@@ -62,10 +62,10 @@ def _topics(d: SegmentDesign, rng) -> np.ndarray:
     return z
 
 
-def draw_segments(d: SegmentDesign, rng):
-    """(gen, hum, gen_counts, hum_counts, sizes) of one simulated study: each reference
-    theme's κ with its partner (crossed_difference's gen, hum) and the per-transcript 2x2
-    counts behind them (metrics.verdicts.generators.leave_one_out_differences)."""
+def draw_segments(d: SegmentDesign, rng) -> Study:
+    """One simulated study on the segments route: every theme pair's κ over the coded
+    segments of all transcripts (metrics.verdicts.difference.Study); theme i of every set is
+    written on idea i, so it names its partner in every other set."""
     from scipy.special import expit
 
     from themesim.metrics.grounding.kappa import kappa_counts_array
@@ -80,49 +80,34 @@ def draw_segments(d: SegmentDesign, rng):
     def code(effect):
         p = expit(d.mu + effect + u[None, None, :] + c[:, None, None])
         hit = rng.random(on.shape) < np.where(on, p, d.false_positive)
-        return hit.astype(np.int64)
+        return hit.reshape(-1, d.themes).astype(np.float64)  # (segments, n)
 
-    analysts = [code(a[j]) for j in range(k)]
-    gens = [code(a[k] + d.shift) for _ in range(runs)]
-    sizes = np.full(d.transcripts, d.segments)
+    analysts = {f"analyst{j + 1}": code(a[j]) for j in range(k)}
+    gens = {f"run{j + 1}": code(a[k] + d.shift) for j in range(runs)}
+    n_seg = d.transcripts * d.segments
+    order = np.eye(d.themes)  # theme i's text partner is theme i
 
-    def counts(x, y):  # (n, T, 3): n_a, n_b, n_both per theme and transcript
-        return np.stack([x.sum(axis=1).T, y.sum(axis=1).T, (x * y).sum(axis=1).T], axis=-1)
-
-    def kappa(cube):
-        tot = cube.sum(axis=-2)
+    def kappas(x, y):
+        both = x.T @ y  # (n, n) segments coded with both
         with np.errstate(invalid="ignore", divide="ignore"):
-            kk = kappa_counts_array(tot[..., 2], tot[..., 0], tot[..., 1], sizes.sum())
+            kk = kappa_counts_array(both, x.sum(axis=0)[:, None], y.sum(axis=0)[None, :], n_seg)
         return np.nan_to_num(kk, nan=0.0)
 
-    gen, hum, gen_counts, hum_counts = [], [], [], []
-    for r in range(k):
-        g = np.stack([counts(analysts[r], x) for x in gens], axis=1)  # (n, R, T, 3)
-        h = np.full((d.themes, k, d.transcripts, 3), np.nan)
-        for j in range(k):
-            if j != r:
-                h[:, j] = counts(analysts[r], analysts[j])
-        gen_counts.append(g)
-        hum_counts.append(h)
-        gen.append(kappa(g))
-        kh = kappa(h)
-        kh[:, r] = np.nan
-        hum.append(kh)
-    return gen, hum, gen_counts, hum_counts, sizes
+    names = list(analysts)
+    tables = {(r, g): (kappas(analysts[r], gens[g]), order) for r in names for g in gens}
+    tables |= {(x, y): (kappas(analysts[x], analysts[y]), order)
+               for i, x in enumerate(names) for y in names[i + 1 :]}  # fmt: skip
+    return Study(names, list(gens), tables)
 
 
 def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=ALPHA) -> dict:
     """P(each verdict) of the segments route, and the coverage of the truth: 0 under the
     null (sd_coder 0, shift 0), else the mean of D over the draws."""
-    from themesim.metrics.verdicts.generators import transcript_jackknife
-
     counts = dict.fromkeys(VERDICTS, 0)
     ends, estimates = [], []
     for _ in range(draws):
-        gen, hum, gc, hc, sizes = draw_segments(d, rng)
-        extra = transcript_jackknife(gc, hc, sizes)
-        res = crossed_difference(gen, hum, alpha=alpha, extra=extra)
-        counts[word(res, margin)] += 1
+        res = difference(draw_segments(d, rng), alpha, margin)
+        counts[verdict(res.ci_low, res.ci_high, margin)] += 1
         ends.append((res.ci_low, res.ci_high))
         estimates.append(res.difference)
     null = d.sd_coder == 0 and d.shift == 0
@@ -138,7 +123,7 @@ def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=AL
 
 
 def segment_rows(d: SegmentDesign, sim: dict) -> list[dict]:
-    procedure = "crossed jackknife + transcripts, segments"
+    procedure = "random-effects moments (themes), segments"
     out = []
     if d.shift == 0 and d.sd_coder == 0:  # the null: D = 0 exactly
         for w in ("worse", "better"):

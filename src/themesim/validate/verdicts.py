@@ -1,35 +1,39 @@
-"""The verdicts of a generator against human analysts (metrics/verdicts/crossed.py): their error at
-the margin and their power, on crossed designs of themes, runs and analysts
-(docs/verdicts.md, docs/validity.md).
+"""The verdicts of a generator against human analysts (metrics/verdicts/difference.py):
+their error at each word's boundary, the interval's coverage and the power, on the probit
+model (docs/verdicts.md, docs/validity.md). The second model is validate/verdict_ideas.py.
 
-A design draws K analysts, each with n reference themes, and R runs of one generator. Each
-comparator j (another analyst, or a run) meets reference theme t of analyst r through a
-latent strength
+The probit model. The data hold L slots (ideas), L the largest set of the design; slot s
+belongs to domain s mod `domains`. Each writer (an analyst, or one run of the generator)
+covers as many distinct slots as it writes themes, uniformly at random. Two themes on the
+same slot meet through a latent strength
 
-    y = mu_type + c_j + w_r + u_rt + v_(domain, type) + e,    e ~ N(0, 1),
+    y = mu_type + c_x + c_y + u_t + u_u + v_(domain, type) + e,    e ~ N(0, 1),
 
-c_j: the comparator (run-to-run or analyst-to-analyst), w_r: the reference analyst's way of
-writing themes, u_rt: how findable the theme is (shared by every comparator: the pairing),
-v: a domain effect per type (an LLM that misses a whole domain; the analysts' own), with
-the domains' intraclass correlation icc = var(v) / (var(v) + var(u) + 1). The routes:
+c: the two writers' effects (run-to-run SD sd_run, analyst-to-analyst sd_analyst; one
+effect per writer, whichever side of the pair it is on, so the designs' sd_reference no
+longer enters), u: each theme's findability (SD sd_theme), v: a domain effect per type
+(the generator's and the analysts' own, with intraclass correlation icc); themes on
+different slots do not match (evidence 0). The routes: `matched`, 1 when y > 0;
+`strength`, Phi(y). A theme's rarefied best evidence against a set of m themes is then its
+pair's evidence times k/m when the set covers its slot, so the agreement at k is (k / L)
+times the mean evidence of a shared slot, whatever the sets' sizes.
 
-- `matched`: 1 when y > 0 (a one-to-one partner at the threshold), else 0;
-- `strength`: Phi(y), a continuous strength on [0, 1] (a calibrated P(match)), matched
-  when above 0.5.
-
-mu_type is solved so that the route's human-human agreement is p_h and the difference is
-`diff` exactly (probit closed forms), so every row knows its truth. Themes are dealt to
-`domains` domains in turn, the same domains for every analyst (they code the same data).
-The designs below were written before the procedure was run on them.
+mu_type is solved per study so that the analysts' agreement at their own size is p_h and
+the difference at the verdict's k is `diff` exactly, given the factors the estimand holds
+fixed (runs below three, analysts below three, domains when not declared): every study
+knows its truth. The designs (validate/verdict_designs.py) were written before the
+procedure was run on them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
+from scipy.optimize import brentq
+from scipy.special import ndtr
 
-from themesim.metrics.verdicts.crossed import MIN_RANDOM_RUNS, VERDICTS, crossed_difference, word
+from themesim.metrics.verdicts.difference import MIN_RANDOM, VERDICTS, Study, difference, verdict
 from themesim.validate.core import rng_for, row
 
 AREA = "verdicts"
@@ -41,11 +45,11 @@ POWER_DIFF = -0.30
 
 @dataclass(frozen=True)
 class Design:
-    themes: int = 10  # reference themes per analyst
+    themes: int = 10  # each analyst's themes
     runs: int = 3
     analysts: int = 3
-    p_h: float = 0.7  # human-human agreement on the route's scale
-    diff: float = 0.0  # generator minus human-human, on the route's scale
+    p_h: float = 0.7  # the analysts' agreement at their own size, on the route's scale
+    diff: float = 0.0  # the generator's agreement minus the analysts', at the verdict's k
     icc: float = 0.0  # domain intraclass correlation of the latent strengths
     domains: int = 4
     groups: bool = False  # the domains declared (a `group` column) or not
@@ -53,6 +57,19 @@ class Design:
     sd_run: float = 0.3
     sd_analyst: float = 0.3
     sd_reference: float = 0.3
+    gen_themes: int = 0  # each run's themes (0: as many as an analyst)
+
+    @property
+    def m(self) -> int:
+        return self.gen_themes or self.themes
+
+    @property
+    def slots(self) -> int:
+        return max(self.themes, self.m)
+
+    @property
+    def k(self) -> int:
+        return min(self.themes, self.m)
 
     def name(self) -> str:
         return (
@@ -67,182 +84,215 @@ class Design:
 _DEFAULTS = {
     f.name: f.default
     for f in fields(Design)
-    if f.name in ("domains", "sd_theme", "sd_run", "sd_analyst", "sd_reference")
+    if f.name in ("domains", "sd_theme", "sd_run", "sd_analyst", "sd_reference", "gen_themes")
 }
 
 
 def sd_domain(d: Design) -> float:
-    return float(np.sqrt(d.icc * (d.sd_theme**2 + 1) / (1 - d.icc))) if d.icc > 0 else 0.0
+    return float(np.sqrt(d.icc * (2 * d.sd_theme**2 + 1) / (1 - d.icc))) if d.icc > 0 else 0.0
+
+
+def sd_writer(d: Design) -> float:
+    return d.sd_analyst
 
 
 def random_factors(d: Design) -> dict:
-    """Which factors the estimand averages over (the interval's `covers`): runs from 3,
-    analysts from 3, domains when declared; the others are held at the study's own."""
-    return {"runs": d.runs >= MIN_RANDOM_RUNS, "analysts": d.analysts >= 3, "domains": d.groups}
+    """Which factors the estimand averages over (the interval's `covers`)."""
+    return {"runs": d.runs >= MIN_RANDOM, "analysts": d.analysts >= MIN_RANDOM,
+            "domains": d.groups}  # fmt: skip
 
 
-def _agreement(mu, shift, var, route) -> float:
-    """Mean over cells of P(matched) or E Phi(Y), Y ~ N(mu + shift, var)."""
-    from scipy.special import ndtr  # the normal cdf without scipy.stats' per-call cost
-
+def _mean_evidence(mu, shift, var, route) -> float:
+    """Mean over cells of P(y > 0) or E Phi(y), y ~ N(mu + shift, var)."""
     extra = 1.0 if route == "strength" else 0.0
     return float(ndtr((mu + shift) / np.sqrt(var + extra)).mean())
 
 
 def solve(target, shift, var, route) -> float | None:
-    """The mu whose agreement over the cells is target, or None outside (0, 1)."""
-    from scipy.optimize import brentq
-
+    """The mu whose mean evidence over the cells is target, or None outside (0, 1)."""
     if not 0 < target < 1:
         return None
-    return float(brentq(lambda m: _agreement(m, shift, var, route) - target, -60, 60))
+    return float(brentq(lambda m: _mean_evidence(m, shift, var, route) - target, -60, 60))
 
 
-def draw(d: Design, route: str, rng, scale: str | None = None):
-    """(gen, hum, clusters, truth) of one simulated study: the inputs of crossed_difference
-    and the true difference given the factors the estimand holds fixed; None when the
-    design's agreement leaves (0, 1) for this draw. scale: the route whose agreements p_h and
-    p_h + diff are (default: `route`), so that both routes can be read off one generator."""
-    scale = scale or route
-    from scipy.special import ndtr
-
-    k, n, runs = d.analysts, d.themes, d.runs
-    rand = random_factors(d)
-    sd_v = sd_domain(d)
-    domain = np.arange(n) % d.domains
-    v_g = rng.normal(0, sd_v, d.domains)[domain]
-    v_h = rng.normal(0, sd_v, d.domains)[domain]
-    c_run = rng.normal(0, d.sd_run, runs)
-    c_an = rng.normal(0, d.sd_analyst, k)
-    w = rng.normal(0, d.sd_reference, k)
-    # the truth: cells (reference analyst, theme, comparator) with the fixed factors' shifts
-    var_g = 1 + d.sd_theme**2 + (sd_v**2 if rand["domains"] else 0.0)
-    var_h = var_g
-    var_g += d.sd_run**2 if rand["runs"] else 0.0
-    var_h += d.sd_analyst**2 + d.sd_reference**2 if rand["analysts"] else 0.0
-    var_g += d.sd_reference**2 if rand["analysts"] else 0.0
-    fixed_v_g = 0.0 if rand["domains"] else v_g
-    fixed_v_h = 0.0 if rand["domains"] else v_h
-    shift_g, shift_h = [], []
-    for r in range(k):
-        ref = 0.0 if rand["analysts"] else w[r]
-        run = 0.0 if rand["runs"] else c_run
-        shift_g.append((ref + fixed_v_g + np.zeros(n))[:, None] + run + np.zeros((n, runs)))
-        others = np.delete(np.arange(k), r)
-        an = 0.0 if rand["analysts"] else c_an[others]
-        shift_h.append((ref + fixed_v_h + np.zeros(n))[:, None] + an + np.zeros((n, k - 1)))
-    shift_g, shift_h = (
-        np.concatenate([s.ravel() for s in shift_g]),
-        np.concatenate([s.ravel() for s in shift_h]),
-    )
-    mu_h = solve(d.p_h, shift_h, var_h, scale)
-    mu_g = solve(d.p_h + d.diff, shift_g, var_g, scale)
-    if mu_h is None or mu_g is None:
-        return None
-    truth = d.diff
-    if scale != route:
-        truth = _agreement(mu_g, shift_g, var_g, route) - _agreement(mu_h, shift_h, var_h, route)
-    gen, hum, clusters = [], [], []
-    for r in range(k):
-        u = rng.normal(0, d.sd_theme, n)
-        base = (w[r] + u)[:, None]
-        yg = mu_g + c_run[None, :] + base + v_g[:, None] + rng.normal(0, 1, (n, runs))
-        yh = mu_h + c_an[None, :] + base + v_h[:, None] + rng.normal(0, 1, (n, k))
-        sg, sh = (yg > 0, yh > 0) if route == "matched" else (ndtr(yg), ndtr(yh))
-        sh = sh.astype(np.float64)
-        sh[:, r] = np.nan
-        gen.append(sg.astype(np.float64))
-        hum.append(sh)
-        clusters.append(domain if d.groups else r * n + np.arange(n))
-    return gen, hum, clusters, truth
+def targets(d: Design) -> tuple[float, float]:
+    """The mean evidence of a shared slot for the analysts' and the generator's pairs."""
+    e_h = d.p_h * d.slots / d.themes
+    return e_h, e_h + d.diff * d.slots / d.k
 
 
 def feasible(d: Design) -> bool:
-    return 0 < d.p_h < 1 and 0 < d.p_h + d.diff < 1
+    return all(0 < e < 1 for e in targets(d))
 
 
-def simulate(
-    d: Design,
-    route: str,
-    draws: int,
-    rng,
-    margin=MARGIN,
-    alpha=ALPHA,
-    scale=None,
-    true_margin: float | None = None,
-) -> dict:
+def draw(d: Design, route: str, rng) -> Study | None:
+    """One simulated study (metrics.dyadic.Study), or None when this draw's held factors put
+    an agreement out of reach."""
+    K, R, L = d.analysts, d.runs, d.slots
+    rand = random_factors(d)
+    sd_v = sd_domain(d)
+    domain = np.arange(L) % d.domains
+    v = {"gen": rng.normal(0, sd_v, d.domains), "hum": rng.normal(0, sd_v, d.domains)}
+    c = {f"run{j + 1}": x for j, x in enumerate(rng.normal(0, d.sd_run, R))}
+    c |= {f"analyst{j + 1}": x for j, x in enumerate(rng.normal(0, sd_writer(d), K))}
+    analysts, runs = [f"analyst{j + 1}" for j in range(K)], [f"run{j + 1}" for j in range(R)]
+    # the truth given the held factors: every (pair of writers, slot) cell alike
+    var = 1 + 2 * d.sd_theme**2 + (sd_v**2 if rand["domains"] else 0.0)
+    var_g = var + (d.sd_run**2 if rand["runs"] else 0)
+    var_g += sd_writer(d) ** 2 if rand["analysts"] else 0
+    var_h = var + (2 * sd_writer(d) ** 2 if rand["analysts"] else 0)
+
+    def shifts(pairs, kind):
+        def held_effect(w):  # a writer's effect where its factor is held, else 0
+            random = rand["analysts"] if w in analysts else rand["runs"]
+            return 0.0 if random else c[w]
+
+        held = np.array([held_effect(x) + held_effect(y) for x, y in pairs])
+        dom = np.zeros(d.domains) if rand["domains"] else v[kind]
+        return (held[:, None] + dom[None, domain]).ravel()
+
+    gen_pairs = [(a, r) for a in analysts for r in runs]
+    hum_pairs = [(a, b) for i, a in enumerate(analysts) for b in analysts[i + 1 :]]
+    e_h, e_g = targets(d)
+    mu_h = solve(e_h, shifts(hum_pairs, "hum"), var_h, route)
+    mu_g = solve(e_g, shifts(gen_pairs, "gen"), var_g, route)
+    if mu_h is None or mu_g is None:
+        return None
+    sizes = {a: d.themes for a in analysts} | {r: d.m for r in runs}
+    slots = {x: rng.permutation(L)[:n] for x, n in sizes.items()}
+    find = {x: rng.normal(0, d.sd_theme, n) for x, n in sizes.items()}
+    tables = {}
+    for x, y in gen_pairs + hum_pairs:
+        kind, mu = ("gen", mu_g) if y in runs else ("hum", mu_h)
+        where = {s: j for j, s in enumerate(slots[y])}
+        ev = np.zeros((sizes[x], sizes[y]))
+        order = rng.normal(-3.0, 1.0, ev.shape)  # a theme without a slot's partner: any
+        for i, s in enumerate(slots[x]):
+            j = where.get(s)
+            if j is None:
+                continue
+            lat = mu + c[x] + c[y] + find[x][i] + find[y][j] + v[kind][domain[s]] + rng.normal()
+            ev[i, j] = float(lat > 0) if route == "matched" else float(ndtr(lat))
+            order[i, j] = lat
+        tables[(x, y)] = (ev, order)
+    groups = None
+    if d.groups:
+        groups = {a: [int(domain[s]) for s in slots[a]] for a in analysts}
+        groups |= {r: [None] * d.m for r in runs}
+    return Study(analysts, runs, tables, groups)
+
+
+def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA,
+             draw_study=None, truth=None) -> dict:  # fmt: skip
     """P(each verdict), the (1 - 2 alpha) interval's coverage and mean width over draws.
-    margin "analysts": each draw's own, from three analysts on (metrics.verdicts.analyst_margin),
-    below three MARGIN; with the design's true_margin also P(that margin above it) and the
-    margins' mean (validate/verdict_margin.py)."""
-    from themesim.metrics.verdicts.analyst_margin import MARGIN_ANALYSTS, analysts_spread
+    draw_study(rng) -> Study or None, truth: the difference the studies estimate (the
+    probit model: d.diff; the ideas model passes its own). margin "analysts": each study's
+    word by the test of |D| below its analysts' spread (metrics.verdicts.rows.spread_test),
+    from three analysts on."""
+    from themesim.metrics.verdicts.rows import spread_test
 
+    draw_study = draw_study or (lambda g: draw(d, route, g))
+    truth = d.diff if truth is None else truth
     counts = dict.fromkeys(VERDICTS, 0)
-    covered, width = 0, 0.0
-    done, margins = 0, []
+    covered, width, done = 0, 0.0, 0
     for _ in range(draws):
-        one = draw(d, route, rng, scale)
-        if one is None:  # this draw's fixed factors put the agreement out of (0, 1)
+        s = draw_study(rng)
+        if s is None:
             continue
-        gen, hum, clusters, truth = one
-        res = crossed_difference(gen, hum, clusters, alpha=alpha)
-        m = margin
-        if margin == MARGIN_ANALYSTS:
-            low = analysts_spread(hum, alpha)[1]
-            m = low if np.isfinite(low) else MARGIN
-            margins.append(m)
-        counts[word(res, m)] += 1
+        if margin == "analysts":
+            res = difference(s, alpha, MARGIN)
+            counts[spread_test(res, alpha)["verdict"] or "inconclusive"] += 1
+        else:
+            res = difference(s, alpha, margin)
+            counts[verdict(res.ci_low, res.ci_high, margin)] += 1
         covered += res.ci_low <= truth <= res.ci_high
         width += res.ci_high - res.ci_low
         done += 1
-    draws = max(done, 1)
-    out = {f"p_{k}": v / draws for k, v in counts.items()}
-    # a claim the verdict words make: worse/better wholly below/above 0, non-inferior above
-    # -margin (better and equivalent also say so)
-    out["p_below_0"] = out["p_worse"]
+    n = max(done, 1)
+    out = {f"p_{k}": v / n for k, v in counts.items()}
     out["p_above_minus_margin"] = out["p_non-inferior"] + out["p_better"]
-    if true_margin is not None:
-        out |= {
-            "p_bound_above": float(np.sum(np.array(margins) > true_margin)) / draws,
-            "mean_margin": float(np.mean(margins)) if margins else float("nan"),
-            "true_margin": true_margin,
-        }
-    return out | {"coverage": covered / draws, "mean_width": width / draws, "draws": draws}
+    return out | {"coverage": covered / n, "mean_width": width / n, "draws": done,
+                  "truth": truth}  # fmt: skip
 
 
-def power(
-    d: Design, route: str, draws: int = 400, seed: int = 0, margin=MARGIN, alpha=ALPHA
-) -> dict:
+def power(d: Design, route: str, draws: int = 400, seed: int = 0, margin=MARGIN,
+          alpha=ALPHA) -> dict:  # fmt: skip
     """P(each verdict) at one design (the study planner, `themesim power`): the suite's own
     draws for the same design, seed and number of draws."""
     if not feasible(d):
+        e_h, e_g = targets(d)
         raise ValueError(
-            f"agreements {d.p_h:g} and {d.p_h + d.diff:g} must lie strictly between 0 and 1"
+            f"agreements {d.p_h:g} and {d.p_h + d.diff:g} are out of this design's reach: a "
+            f"shared idea would need evidence {e_h:.2f} and {e_g:.2f}, which must lie "
+            "strictly between 0 and 1"
         )
     rng = rng_for(seed, AREA, route, d.name())
     return simulate(d, route, draws, rng, margin=margin, alpha=alpha)
 
 
-def design_rows(d: Design, route: str, sim: dict) -> list[dict]:
-    name, n = f"{route}:{d.name()}", d.themes
-    procedure = f"crossed jackknife, {route}"
+# the largest set the planner's search tries
+MAX_SEARCH_THEMES = 64
+
+
+def reach(d: Design, route: str, draws: int, seed: int, margin=MARGIN, alpha=ALPHA) -> float:
+    """P(equivalent, non-inferior or better) of a generator as good as the analysts."""
+    sim = power(replace(d, diff=0.0), route, draws, seed, margin=margin, alpha=alpha)
+    return sim["p_equivalent"] + sim["p_non-inferior"] + sim["p_better"]
+
+
+def smallest(d: Design, route: str, target: float = 0.8, draws: int = 400, seed: int = 0,
+             margin=MARGIN, alpha=ALPHA) -> tuple[int, float] | None:  # fmt: skip
+    """The fewest themes per analyst (runs, analysts and agreement as in d; the generator
+    writing as many) at which a generator as good as the analysts is called equivalent,
+    non-inferior or better with probability `target` or more: (themes, that probability),
+    or None up to MAX_SEARCH_THEMES. Bisection: the chance grows with the themes."""
+
+    def at(n):
+        return reach(replace(d, themes=n, gen_themes=0), route, draws, seed, margin, alpha)
+
+    lo, hi = d.themes, MAX_SEARCH_THEMES
+    p_hi = at(hi)
+    if p_hi < target:
+        return None
+    p_lo = at(lo)
+    if p_lo >= target:
+        return lo, p_lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        p = at(mid)
+        lo, hi, p_hi = (lo, mid, p) if p >= target else (mid, hi, p_hi)
+    return hi, p_hi
+
+
+def design_rows(name: str, n: int, diff: float, sim: dict, procedure: str) -> list[dict]:
+    """The suite's rows of one design at one difference: each word's error at its boundary,
+    the power at POWER_DIFF, and the interval's coverage."""
 
     def err(quantity, value):
         return row(AREA, name, quantity, procedure, "type1_error", value, sim["draws"],
                    n_a=n, nominal=ALPHA)  # fmt: skip
 
     out = []
-    if np.isclose(d.diff, -MARGIN):
+    if np.isclose(diff, -MARGIN):
         out += [err("verdict equivalent", sim["p_equivalent"]),
                 err("verdict non-inferior or better", sim["p_above_minus_margin"])]  # fmt: skip
-    if np.isclose(d.diff, MARGIN):
+    if np.isclose(diff, MARGIN):
         out.append(err("verdict equivalent", sim["p_equivalent"]))
-    if np.isclose(d.diff, 0.0):
+    if np.isclose(diff, 0.0):
         out += [err("verdict worse", sim["p_worse"]), err("verdict better", sim["p_better"])]
-    if np.isclose(d.diff, POWER_DIFF):
+    if np.isclose(diff, POWER_DIFF):
         out.append(row(AREA, name, "verdict worse", procedure, "power", sim["p_worse"],
                        sim["draws"], n_a=n))  # fmt: skip
-    # the (1 - 2 alpha) interval the words read: shown, judged through the errors above
     out.append(row(AREA, name, "difference", procedure, "coverage_tost_level",
                    sim["coverage"], sim["draws"], n_a=n, nominal=1 - 2 * ALPHA))  # fmt: skip
     return out
+
+
+def equal_quality_rows(name: str, n: int, sim: dict, procedure: str) -> list[dict]:
+    """A generator exactly as good as the analysts but writing its own number of themes:
+    `better` and `worse` are errors at any size."""
+    return [
+        row(AREA, name, f"verdict {w} at equal quality", procedure, "type1_error",
+            sim[f"p_{w}"], sim["draws"], n_a=n, nominal=ALPHA)
+        for w in ("worse", "better")
+    ]  # fmt: skip

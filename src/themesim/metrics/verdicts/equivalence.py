@@ -1,24 +1,19 @@
-"""Is a theme set as close to the reference as a second human analyst? (docs/metrics.md,
-"Human-human reference and equivalence").
+"""Each set against each second analyst, paired on the reference's themes, and the verdicts
+table (docs/verdicts.md).
 
-Paired on the reference set's themes: for each theme of A (the study's reference), whether
-it is matched one-to-one (a Hungarian pair with S op θ) by the compared set B and by a
-second analyst H of the reference group. The quantity is the share of A's themes matched
-one-to-one (`hungarian_coverage_a`), and the paired difference
+For each theme of A (the study's reference): whether it is matched one-to-one (a Hungarian
+pair with S op θ) by the compared set B and by a second analyst H of the reference group.
+The quantity is the share of A's themes matched one-to-one (`hungarian_coverage_a`), and the
+paired difference
 
     d = coverage_A(B) - coverage_A(H) = (n_only_b - n_only_h) / n_a
 
-over the 2 x 2 table of A's themes (both / only B / only H / neither). Its interval is the
-paired score interval of Tango (1998) with the bias (N / (N - 1)) and skewness corrections
-of Laud (ratesci's `pairbinci`, its default "SCAS" for a paired difference). The verdict is
-read off the (1 - 2 alpha) interval [L, U] at `equivalence.alpha` against
-`equivalence.margin` in the words of metrics.crossed.verdict (docs/verdicts.md): equivalent
-(within +-margin: TOST), better (L > 0), worse (U < 0), non-inferior (L > -margin),
-inconclusive.
-
-Hungarian F1 is not paired: its denominator holds B's and H's own themes, which the two do
-not share. The validation suite (themesim.validate.equivalence) measures the verdicts'
-error rates at the margin, the interval's coverage and the power.
+over the 2 x 2 table of A's themes (both / only B / only H / neither), with the paired score
+interval of Tango (1998) and the bias (N / (N - 1)) and skewness corrections of Laud
+(ratesci's `pairbinci`, "SCAS"). These rows describe one pair of sets read from one side
+(`analysis` detail): the verdict is the generator's primary row (metrics.verdicts.rows), read
+from both sides at one set size. equivalence_test still reads its interval's word, for the
+validation suite (themesim.validate.equivalence).
 """
 
 from __future__ import annotations
@@ -27,9 +22,11 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.settings import DEFAULT_EQUIVALENCE
-from themesim.metrics.verdicts.crossed import VERDICTS  # noqa: F401  (the words, one place)
-from themesim.metrics.verdicts.generators import GENERATOR_COLUMNS, MARGIN_CONVENTION, match_flags
+from themesim.metrics.thresholds import matches
+from themesim.metrics.verdicts.difference import VERDICTS  # noqa: F401  (the words, one place)
+from themesim.metrics.verdicts.difference import verdict as words
 from themesim.metrics.verdicts.paired import CI_METHOD, paired_counts, paired_interval
+from themesim.metrics.verdicts.rows import MARGIN_CONFIG
 
 METRIC = "hungarian_coverage_a"
 # Columns of results/report/verdicts.csv, one row per method, reference comparison,
@@ -42,16 +39,25 @@ VERDICT_COLUMNS = [
     "n_both", "n_only_b", "n_only_human", "n_neither",
     "difference", "difference_ci_low", "difference_ci_high", "difference_ci_level",
     "margin", "alpha", "verdict", "ci_method",
-    *GENERATOR_COLUMNS,
+    # the generator rows (metrics.verdicts.rows)
+    "n_runs", "n_analysts", "evidence", "margin_source", "leads", "generator_runs",
+    "run_sd", "analyst_sd", "difference_se", "difference_df", "covers",
+    "settle_verdict", "settle_themes", "settle_runs", "margin_analysts", "withheld",
+    "margin_analysts_low",
+    "primary", "analysis", "n_themes_generator", "n_themes_analysts", "common_size",
+    "p_better", "p_worse", "p_non_inferior", "p_equivalent", "p_value", "p_adjusted",
+    "power_equivalent", "power_non_inferior", "power_worse", "power_better",
+    "second_analyst_power", "var_themes", "var_analysts", "var_runs",
 ]  # fmt: skip
 ROLE_COMPARED = "compared"
 ROLE_GROUP = "reference group"
+# one set against one second analyst, paired on the reference's themes: a description of
+# that pair, not a verdict (the verdict is the generator's primary row)
+DETAIL = "detail"
 
 
 def verdict(low: float, high: float, margin: float) -> str:
     """The word for a (1 - 2 alpha) interval against +-margin ('' without one)."""
-    from themesim.metrics.verdicts.crossed import verdict as words
-
     return words(low, high, margin)
 
 
@@ -79,11 +85,12 @@ def equivalence_test(
     }
 
 
+MARGIN_FROM = ("convention", "analysts")
+
+
 def check_settings(
     margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
 ) -> None:
-    from themesim.metrics.verdicts.analyst_margin import MARGIN_FROM
-
     if margin_from not in MARGIN_FROM:
         raise ValueError(
             f"equivalence margin_from must be one of {', '.join(MARGIN_FROM)}, got {margin_from!r}"
@@ -107,7 +114,7 @@ def _matched_from_themes(themes: pd.DataFrame, set_a: str, set_b: str, ids, thre
         return None
     sim = rows.set_index(rows["theme_id"].astype(str))["hungarian_similarity"]
     sim = pd.to_numeric(sim, errors="coerce").reindex([str(i) for i in ids])
-    return match_flags(sim.to_numpy(np.float64), float(threshold), op).astype(bool)
+    return matches(sim.to_numpy(np.float64), float(threshold), op)
 
 
 def verdict_table(
@@ -119,30 +126,22 @@ def verdict_table(
     margin: float = DEFAULT_EQUIVALENCE["margin"],
     alpha: float = DEFAULT_EQUIVALENCE["alpha"],
     margin_from: str = DEFAULT_EQUIVALENCE["margin_from"],
-    generators: dict[str, list[str]] | None = None,
-    segments: dict[str, pd.DataFrame] | None = None,
-    fits: dict[str, pd.DataFrame] | None = None,
-    groups: dict[str, dict] | None = None,
-    transcripts: dict[str, pd.DataFrame] | None = None,
+    generator_rows: list[dict] | None = None,
 ) -> pd.DataFrame:
-    """VERDICT_COLUMNS: per method, comparison of the reference with another set, threshold,
-    and second analyst (each member of `group` but the reference): the set's and the analyst's
-    share of the reference's themes matched one-to-one, their paired difference, its
-    (1 - 2 alpha) interval and the verdict. A set of the group is listed once with role
-    "reference group" and no verdict; without a group every comparison is listed with its
-    agreement only. Values are copied from comparisons.csv where it has them; the pairing
-    reads each A theme's Hungarian partner from themes.csv (method -> table).
-
-    generators (name -> its runs; metrics.generators.generators_of): with two or more
-    analysts, one row per generator, method, threshold and route (role "generator"), each
-    analyst the reference in turn, before the per-set rows."""
-    from themesim.metrics.verdicts.generators import generator_rows
-
+    """VERDICT_COLUMNS: the generator rows (metrics.verdicts.rows, each generator against
+    the analysts; one primary per generator) first, then per method, comparison of the
+    reference with another set, threshold and second analyst (each member of `group` but
+    the reference): the set's and the analyst's share of the reference's themes matched
+    one-to-one and their paired difference with its interval, a description of that pair
+    (`analysis` detail, no verdict word). A set of the group is listed once with role
+    "reference group"; without a group every comparison is listed with its agreement only.
+    Values are copied from comparisons.csv where it has them; the pairing reads each A
+    theme's Hungarian partner from themes.csv (method -> table)."""
     check_settings(margin, alpha, margin_from)
     everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
     group = everyone[1:]
     level = 1 - 2 * alpha
-    out = []
+    out = list(generator_rows or [])
     for method, comp in comparisons.items():
         comp = comp[comp["set_a"] == reference]
         th = themes.get(method)
@@ -176,8 +175,10 @@ def verdict_table(
                     "n_runs": 1,
                     "n_analysts": len(everyone) if group else np.nan,
                     "evidence": "matched",
-                    "margin_source": MARGIN_CONVENTION if group else "",
+                    "margin_source": MARGIN_CONFIG if group else "",
                     "leads": False,
+                    "primary": False,
+                    "analysis": DETAIL,
                     "generator_runs": set_b,
                 }
                 if not analysts:
@@ -201,20 +202,16 @@ def verdict_table(
                         for f, name, counted in ((flags[0], set_b, r), (flags[1], h, hum.iloc[0])):
                             _check_count(f, counted, method, name, r["threshold"])
                         row |= equivalence_test(*flags, margin, alpha)
+                        row["verdict"] = ""  # a description, not the verdict
                         row["ci_method"] = CI_METHOD
                     row.setdefault("difference_ci_level", level)
                     out.append(row)
-    if group and generators:
-        out = generator_rows(
-            comparisons, themes, analysts=everyone, generators=generators,
-            margin=margin, alpha=alpha, margin_from=margin_from, segments=segments, fits=fits,
-            groups=groups,
-            transcripts=transcripts,
-        ) + out  # fmt: skip
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
     for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",
-                "generator_runs", "covers", "withheld"):  # fmt: skip
+                "generator_runs", "covers", "withheld", "analysis"):  # fmt: skip
         df[col] = df[col].astype(object).where(df[col].notna(), "")
+    for col in ("primary", "leads"):
+        df[col] = df[col].astype(object).where(df[col].notna(), False).astype(bool)
     return df
 
 
@@ -247,13 +244,17 @@ def _check_count(flags, row, method: str, set_b: str, threshold) -> None:
 def verdict_note(
     group, margin: float, alpha: float, margin_from: str = DEFAULT_EQUIVALENCE["margin_from"]
 ) -> str:
-    """The line under headline.tex that says what its human-human columns hold (its rows,
-    one set against one analyst, read the configured margin whatever margin_from says)."""
-    group = list(group)
+    """The line under headline.tex that says what its verdict columns hold."""
     level = 1 - 2 * alpha
+    against = (
+        "the analysts' own spread (tested with its uncertainty)"
+        if margin_from == "analysts"
+        else f"+-{margin:g}, fixed before the data"
+    )
     return (
-        f"Human--human: {group[1]}'s share of {group[0]}'s themes matched one-to-one; "
-        f"difference: the row's share minus it, {level * 100:g} % interval (paired score, "
-        f"SCAS); verdict: TOST at alpha {alpha:g} against +-{margin:g} "
-        "(results/report/verdicts.csv has every analyst)."
+        f"Human--human: the analysts' ({', '.join(group)}) agreement with each other; "
+        f"difference: the set's generator's agreement with them minus it, both read from "
+        f"both sets at one set size, {level * 100:g} % interval, on the study's primary "
+        f"comparison; verdict: TOST at alpha {alpha:g} against {against} "
+        "(results/report/verdicts.csv)."
     )

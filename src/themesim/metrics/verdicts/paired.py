@@ -1,8 +1,8 @@
 """The paired difference of two shares over the same units and its score interval: the
 2 x 2 table (both, only the first, only the second, neither) and Tango's (1998) score with
 the bias (N / (N - 1)) and skewness corrections of Laud (ratesci's `pairbinci`, "SCAS"),
-and a continuity adjustment. Read by the one-analyst verdict (metrics.equivalence) and by
-the crossed interval's one-set, two-analyst case (metrics.crossed).
+and a continuity adjustment. Read by metrics.verdicts.equivalence: one set against one second
+analyst, paired on the reference's themes.
 """
 
 from __future__ import annotations

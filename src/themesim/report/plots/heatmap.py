@@ -28,6 +28,17 @@ from themesim.report.plots.common import (
 )
 
 
+def data_range(S) -> tuple[float, float]:
+    """The colour scale's ends: the data's own minimum and maximum (a constant matrix gets
+    ±0.05 around its value), so a heatmap of values from 0.29 to 0.72 uses every colour."""
+    S = np.asarray(S, dtype=float)
+    finite = S[np.isfinite(S)]
+    if not finite.size:
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    return (lo - 0.05, hi + 0.05) if hi - lo < 1e-9 else (lo, hi)
+
+
 def diagonal_order(S, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
     """Row and column order that puts the one-to-one pairs on the diagonal.
 
@@ -105,6 +116,7 @@ def heatmap_figure(
     diagonal: bool = True,
     scale_label: str = "similarity S",
     symbol: str = "S",
+    rejected: Sequence[tuple[int, int]] = (),
 ) -> Figure:
     S = np.asarray(S, dtype=float)
     if S.ndim != 2:
@@ -123,11 +135,13 @@ def heatmap_figure(
             raise ValueError(f"pair {(i, j)} is outside the {n_a}×{n_b} matrix")
     # Whether each pair meets the threshold, from its own cell (a group shows its best).
     pair_meets = {p: bool(matches(S[p], threshold, op)) for p in pairs}
+    rejected = {(int(i), int(j)) for i, j in rejected} & set(pairs)
     if max(n_a, n_b) > MAX_CELLS and min(n_a, n_b) > 0:
         S, a_labels, b_labels, pair_meets, note = _grouped(
             S, _full_labels(a_labels, a_ids), _full_labels(b_labels, b_ids), pair_meets
         )
         pairs, a_ids, b_ids, diagonal = list(pair_meets), None, None, False
+        rejected = set()  # a group's cell is its best pair, not the pair the z rule read
         title = f"{title}\n{note}"
         n_a, n_b = S.shape
     if diagonal and pairs:
@@ -140,6 +154,7 @@ def heatmap_figure(
         new_col = {j: k for k, j in enumerate(cols)}
         pairs = [(new_row[i], new_col[j]) for i, j in pairs]
         pair_meets = {(new_row[i], new_col[j]): m for (i, j), m in pair_meets.items()}
+        rejected = {(new_row[i], new_col[j]) for i, j in rejected}
     ylabels, xlabels = theme_labels(a_labels, a_ids), theme_labels(b_labels, b_ids)
     big = max(n_a, n_b) > 30
     label_size = 6 if big else 8
@@ -159,9 +174,8 @@ def heatmap_figure(
         ax.set_axis_off()
         return fig
 
-    finite = S[np.isfinite(S)]
-    vmin = min(0.0, float(finite.min())) if finite.size else 0.0
-    vmax = max(1.0, float(finite.max())) if finite.size else 1.0
+    # the colours span the data, so the differences it holds are seen (its scale is named)
+    vmin, vmax = data_range(S)
     norm = Normalize(vmin=vmin, vmax=vmax)
     cmap = colormaps[HEATMAP_CMAP]
     im = ax.imshow(S, cmap=cmap, norm=norm, aspect="equal", interpolation="nearest")
@@ -215,6 +229,8 @@ def heatmap_figure(
         ax.add_patch(rect)
         # Corner dot: a shape cue for readers who cannot tell the colours apart.
         ax.plot(j - 0.3, i - 0.3, "o", ms=4, mfc=pair_colour, mec="white", mew=0.8, zorder=5)
+        if (i, j) in rejected:  # the within-set z rule does not keep this pair
+            ax.plot(j + 0.3, i + 0.3, "X", ms=6, mfc="black", mec="white", mew=0.8, zorder=6)
     ax.set_xlim(-0.5, n_b - 0.5)
     ax.set_ylim(n_a - 0.5, -0.5)
 
@@ -241,6 +257,11 @@ def heatmap_figure(
                 label=pair_labels[solid],
             )
         )
+    if rejected:
+        handles.append(
+            Line2D([], [], linestyle="none", marker="X", markersize=6, markerfacecolor="black",
+                   markeredgecolor="white", label="pair the within-set z rule does not keep")
+        )  # fmt: skip
     # Stacked under narrow matrices, so the legend does not set the figure width.
     ncols = len(handles) if n_b >= 8 else 1
     legend_below(fig, handles, ncols)
@@ -254,7 +275,9 @@ heatmap = saving(
 
     Cells meeting the threshold are outlined; ``pairs`` (Hungarian (i, j)) get a
     thick vermillion inner outline and a corner dot, and (``diagonal``) rows and
-    columns are reordered so the pairs sit on the diagonal. Pass ``a_ids``/``b_ids``
+    columns are reordered so the pairs sit on the diagonal; ``rejected`` pairs (of
+    ``pairs``, the ones the within-set z rule does not keep) get a black cross. The colours
+    span the data's own range (``data_range``). Pass ``a_ids``/``b_ids``
     to have labels like "H03 Guilt and obligation". ``S`` and ``threshold`` are on the scale
     ``scale_label`` names (the colour bar's label; ``symbol`` in the legend), so outlines are
     that scale's decisions.

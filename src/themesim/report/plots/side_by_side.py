@@ -1,4 +1,4 @@
-"""Methods side by side: one panel per method, one line per comparison (never averaged)."""
+"""Methods side by side: small multiples, a panel per method and comparison (never averaged)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,15 @@ from themesim.metrics.registry import legend
 from themesim.metrics.thresholds import Thresholds
 from themesim.report.plots.common import (
     LINE_COLOURS,
-    LINE_STYLES,
     THRESHOLD_STYLE,
     comparison_rows,
     comparisons,
     legend_below,
     mark_thresholds,
+    new_figure,
     require_columns,
     save_png,
-    small_multiples,
     style_panel,
-    threshold_xlabel,
 )
 from themesim.report.plots.pair_limit import over_limit, quartiles_by_threshold, shown_pairs
 
@@ -36,8 +34,12 @@ def methods_side_by_side_figure(
     reference: str | None = None,
     max_panels: int | None = None,
 ) -> Figure:
-    """Above ``max_panels`` comparisons a method's panel draws the reference's comparisons
-    (at most ``max_panels``) and the median and interquartile band of all of them."""
+    """Small multiples: a row per method, a column per comparison, one line per panel, so
+    no legend has to tell many lines apart. With a reference only its comparisons get
+    columns (the others' figures are in the tables); above ``max_panels`` comparisons a
+    method draws the reference's first ``max_panels`` and a last column with the median and
+    interquartile band of all of its comparisons. Each panel is read on its method's own
+    threshold scale: never averaged across methods."""
     if not sweeps:
         raise ValueError("no methods to plot")
     for name, df in sweeps.items():
@@ -48,64 +50,62 @@ def methods_side_by_side_figure(
     summarised = {n for n, pairs in drawn.items() if over_limit(len(pairs), max_panels)}
     for name in summarised:
         drawn[name] = shown_pairs(drawn[name], reference, max_panels)
-    # Same comparison, same colour and dash in every panel.
-    labels = list(dict.fromkeys(f"{a} vs {b}" for pairs in drawn.values() for a, b in pairs))
-    style = {
-        lab: (
-            LINE_COLOURS[i % len(LINE_COLOURS)],
-            LINE_STYLES[(i // len(LINE_COLOURS)) % len(LINE_STYLES)],
-        )
-        for i, lab in enumerate(labels)
-    }
+    columns = list(dict.fromkeys(p for pairs in drawn.values() for p in pairs))
+    if reference and any(a == reference for a, _ in columns):
+        columns = [(a, b) for a, b in columns if a == reference]
+    n_cols = len(columns) + (1 if summarised else 0)
+    n_rows = len(sweeps)
     pretty = legend(metric)
-    title = f"{pretty} by threshold: each method on its own (never averaged)"
-    fig, axes, ncols = small_multiples(len(sweeps), title)
-    for k, (ax, (name, df)) in enumerate(zip(axes[: len(sweeps)], sweeps.items(), strict=True)):
-        mark_thresholds(ax, thresholds[name].values)
-        if name in summarised:
-            _summary_lines(ax, df, metric)
-        for a, b in drawn[name]:
-            rows = comparison_rows(df, a, b)
-            lab = f"{a} vs {b}"
-            colour, dash = style[lab]
-            ax.plot(
-                rows["threshold"],
-                rows[metric],
-                color=colour,
-                linestyle=dash,
-                linewidth=1.8,
-                label=lab,
-                zorder=2,
-            )
-        if df.empty:
-            ax.text(
-                0.5,
-                0.5,
-                "no sweep rows",
-                ha="center",
-                va="center",
-                transform=ax.transAxes,
-                fontsize=9,
-            )
-        if name in summarised:
-            ax.set_title(f"{name}: {len(comparisons(df)):,} comparisons", fontsize=10)
-        else:
-            ax.set_title(name, fontsize=10)
-        style_panel(ax)
-        if k % ncols == 0:
-            ax.set_ylabel(pretty, fontsize=9)
-        if k >= len(sweeps) - ncols:  # lowest panel of its column
-            ax.set_xlabel(threshold_xlabel(thresholds[name].op), fontsize=9)
-            ax.tick_params(labelbottom=True)
+    fig = new_figure(max(4.5, 1.75 * max(n_cols, 1) + 0.9), 1.45 * n_rows + 1.3)
+    fig.suptitle(
+        f"{pretty} by threshold: a panel per method (rows) and comparison (columns), "
+        "each on its method's own scale",
+        fontsize=10,
+    )
+    axes = fig.subplots(n_rows, max(n_cols, 1), sharex=False, sharey=True, squeeze=False)
+    colour = LINE_COLOURS[0]
+    for i, (name, df) in enumerate(sweeps.items()):
+        for j in range(max(n_cols, 1)):
+            ax = axes[i][j]
+            style_panel(ax)
+            ax.tick_params(labelsize=6.5)
+            if j < len(columns):
+                a, b = columns[j]
+                ax.set_label(f"{name}|{a} vs {b}")
+                if i == 0:
+                    ax.set_title(f"{a} vs\n{b}", fontsize=8)
+                mark_thresholds(ax, thresholds[name].values)
+                if (a, b) not in drawn[name]:
+                    ax.text(0.5, 0.5, "not run" if (a, b) not in comparisons(df) else "",
+                            ha="center", va="center", fontsize=7, color="0.4",
+                            transform=ax.transAxes)  # fmt: skip
+                    continue
+                rows = comparison_rows(df, a, b)
+                ax.plot(rows["threshold"], rows[metric], color=colour, linewidth=1.5,
+                        label=f"{a} vs {b}", zorder=2)  # fmt: skip
+            else:  # the summary column
+                ax.set_label(f"{name}|all")
+                if i == 0:
+                    ax.set_title("all comparisons\n(median, IQR)", fontsize=8)
+                if name in summarised:
+                    mark_thresholds(ax, thresholds[name].values)
+                    _summary_lines(ax, df, metric)
+                    ax.text(0.97, 0.92, f"{len(comparisons(df)):,}", ha="right", va="top",
+                            fontsize=7, transform=ax.transAxes)  # fmt: skip
+            if j == 0:
+                ax.set_ylabel(name, fontsize=8)
+            if i == n_rows - 1:
+                ax.set_xlabel("θ", fontsize=7)
+            else:
+                ax.tick_params(labelbottom=False)
     handles = [
-        Line2D([], [], color=c, linestyle=d, linewidth=1.8, label=lab)
-        for lab, (c, d) in style.items()
+        Line2D([], [], color=colour, linewidth=1.5, label=pretty),
+        Line2D([], [], **THRESHOLD_STYLE, label="configured threshold(s)"),
     ]
     if summarised:
         handles.append(Line2D([], [], **SUMMARY_STYLE, label="median of all comparisons"))
         handles.append(Patch(facecolor="0.3", alpha=0.2, label="their interquartile band"))
-    handles.append(Line2D([], [], **THRESHOLD_STYLE, label="configured threshold(s)"))
-    legend_below(fig, handles, min(3, len(handles)))
+    legend_below(fig, handles, len(handles))
     return fig
 
 
@@ -130,8 +130,8 @@ def methods_side_by_side(
     reference: str | None = None,
     max_panels: int | None = None,
 ) -> Path:
-    """One panel per method (same y-scale), one line per comparison (above ``max_panels``:
-    the reference's and a median with its interquartile band)."""
+    """A panel per method and comparison, one line each (above ``max_panels``: the
+    reference's and a column with the median and interquartile band of all)."""
     fig = methods_side_by_side_figure(
         sweeps, thresholds=thresholds, metric=metric, reference=reference, max_panels=max_panels
     )
