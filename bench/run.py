@@ -889,6 +889,9 @@ def interview_run(root: Path, a, log: Path, *extra) -> dict:
     }
 
 
+# The study's turns are drawn at this size at least; a smaller one keeps each transcript's
+# first turns, so 8,000 is the first half of the 16,000-turn study whatever --interview-turns.
+LARGEST = 16000
 ST_MODELS = {
     "minilm": "sentence-transformers/all-MiniLM-L6-v2",
     "mpnet": "sentence-transformers/all-mpnet-base-v2",
@@ -930,12 +933,16 @@ def interview(a, state) -> None:
     for rep in range(a.interview_repeats):  # sizes alternate, the floor right after each run
         for n in sizes if rep % 2 == 0 else sizes[::-1]:
             root = a.workdir / f"interview-{n}"
-            info = build_study(root, data, n, max(sizes), a.interview_transcripts, methods)
+            info = build_study(
+                root, data, n, max(sizes + [LARGEST]), a.interview_transcripts, methods
+            )
             r = interview_run(root, a, a.workdir / f"interview-{n}-{rep}.log")
             r["floor"] = interview_floor(root, a)
             r["floor_s"] = sum(s for _, s in r["floor"].values())
             runs[n].append(r)
             state[("interview", n)] = root
+            with open(a.workdir / "interview-runs.jsonl", "a") as f:  # kept if a print fails
+                f.write(json.dumps({"turns": n, "round": rep} | r) + "\n")
             show(
                 f"{n} turns, round {rep + 1}: {info['sets']} sets, {sum(r['jobs'].values())} jobs",
                 f"wall {r['wall']:.0f} s, CPU {r['cpu']:.0f} s, floor {r['floor_s']:.0f} s, "
@@ -1069,11 +1076,11 @@ def interview_slurm(a, state) -> None:
     local = state.get(("interview", n))
     if local is None:
         local = a.workdir / f"interview-{n}"
-        build_study(local, data, n, max(sizes + [n]), a.interview_transcripts, methods)
+        build_study(local, data, n, max(sizes + [n, LARGEST]), a.interview_transcripts, methods)
         r = interview_run(local, a, a.workdir / f"interview-{n}-local.log")
         show("local run: wall, CPU", f"{r['wall']:.0f} s, {r['cpu']:.0f} s")
     root = a.workdir / f"interview-{n}-slurm"
-    build_study(root, data, n, max(sizes + [n]), a.interview_transcripts, methods)
+    build_study(root, data, n, max(sizes + [n, LARGEST]), a.interview_transcripts, methods)
     r = interview_run(root, a, a.workdir / f"interview-{n}-slurm.log", *slurm_args(*node))
     show(f"SLURM run (node: {node[0]} CPUs, {node[1]} MB): wall", f"{r['wall']:.0f} s")
     show("jobs", f"{sum(r['jobs'].values())} {r['jobs']}")
