@@ -71,9 +71,11 @@ def method_segment_labels(
     coded, levels, theme_embeddings = coded or {}, levels or {}, theme_embeddings or {}
     coder_kinds, llm_scores, users = coder_kinds or {}, llm_scores or {}, users or {}
     shared = load_transcripts(segments_path, transcripts)
+    normalised: dict = {}  # each transcript normalised once for every set's quotes
     for s in sets:
         _write_set_labels(
             shared,
+            normalised=normalised,
             method=method,
             spec=spec,
             set_name=s,
@@ -159,6 +161,7 @@ def _write_set_labels(
     coder_kind=None,
     llm_scores=None,
     user=None,
+    normalised=None,
 ) -> None:
     from themesim.coder.labels import coder_rows
     from themesim.coder.settings import coder_settings
@@ -179,7 +182,7 @@ def _write_set_labels(
             table = read_coded_file(coded, themes)
         labels = coded_labels(table, texts, offsets, str(coded))
         rows += [(*r, 1.0) for r in labels.itertuples(index=False, name=None)]
-    located, missing = locate_quotes(themes, texts, quote_cutoff)
+    located, missing = locate_quotes(themes, texts, quote_cutoff, normalised)
     for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
         rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
     if assign != "never":
