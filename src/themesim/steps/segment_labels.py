@@ -183,8 +183,9 @@ def _write_set_labels(
         labels = coded_labels(table, texts, offsets, str(coded))
         rows += [(*r, 1.0) for r in labels.itertuples(index=False, name=None)]
     located, missing = locate_quotes(themes, texts, quote_cutoff, normalised)
+    spans: dict = {}
     for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
-        rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
+        rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end, spans)]
     if assign != "never":
         coder = coder_settings({"coder": coder})
         # Interviewer questions name the topics and would take most assigned labels.
