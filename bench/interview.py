@@ -308,7 +308,7 @@ class ProcJobs:
     (first to last sight), CPU (its and its reaped children's user + system at the last
     sight), peak RSS (the largest VmHWM among its processes)."""
 
-    def __init__(self, root_pid: int, scripts: dict[str, str], every: float = 0.2):
+    def __init__(self, root_pid: int, scripts: dict[str, str], every: float = 0.5):
         import threading
 
         self.root, self.scripts, self.every = root_pid, scripts, every
