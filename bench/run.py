@@ -1007,13 +1007,15 @@ def interview(a, state) -> None:
     show("load average after (1, 5, 15 min)", " ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
+# The report's provenance names the checkout's commit (-dirty with changes), or none.
+COMMIT = re.compile(r"\b[0-9a-f]{40}(?:-dirty)?\b|not recorded")
 TABLES = (".csv", ".tsv", ".parquet", ".tex", ".xlsx", ".json")
 
 
 def results_tables(root: Path) -> dict[str, str]:
-    """sha256 of every table under results/, and of the report's summary.* with the line that
-    names the git commit made the same (a cluster job may read the checkout's state another
-    way; the tables are what must not differ)."""
+    """sha256 of every table under results/, and of the report's summary.* with the git
+    commit it names made the same (the checkout may change between two runs; the tables are
+    what must not differ)."""
     import hashlib
 
     out = {}
@@ -1022,7 +1024,7 @@ def results_tables(root: Path) -> dict[str, str]:
         if p.suffix in TABLES and p.is_file():
             out[name] = hashlib.sha256(p.read_bytes()).hexdigest()
         elif p.name in ("summary.md", "summary.html"):
-            text = re.sub(r"(?im)^(.*git commit\W*).*$", r"\1<commit>", p.read_text())
+            text = COMMIT.sub("<commit>", p.read_text())
             out[name + " (commit line normalised)"] = hashlib.sha256(text.encode()).hexdigest()
     return out
 
