@@ -687,3 +687,21 @@ def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
         rank_x = rankdata(x) if x.size >= 3 and np.ptp(x) > 0 else None
         got, want = spearman_ranked(rank_x, iou), _spearman(S, iou)
         assert got == want or (math.isnan(got) and math.isnan(want)), (S, iou)
+
+
+def test_alpha_mapped_maps_b_through_the_pairs_as_a_lookup_would():
+    """B's labels mapped onto A's themes through the pairs (a B theme outside them its own
+    category, an unlabelled segment missing): the same α as krippendorff on the mapping
+    written out one segment at a time."""
+    import krippendorff
+
+    rng = np.random.default_rng(5)
+    top_a, top_b = rng.integers(-1, 4, size=400), rng.integers(-1, 6, size=400)
+    pairs = [(0, 2), (3, 0), (1, 5)]
+    mapped = {b: a for a, b in pairs}
+    b = [np.nan if v < 0 else mapped.get(int(v), 4 + int(v)) for v in top_b]
+    a = [np.nan if v < 0 else float(v) for v in top_a]
+    want = krippendorff.alpha(reliability_data=np.array([a, b]), level_of_measurement="nominal")
+    assert alpha_mapped(top_a, top_b, pairs) == want
+    # a B theme paired with a theme A never uses still maps onto it
+    assert alpha_mapped(np.array([0, 0, 1, 1]), np.array([0, 0, 1, 1]), [(5, 1), (0, 0)]) < 1
