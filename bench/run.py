@@ -899,8 +899,8 @@ ST_MODELS = {
 
 
 def interview_floor(root: Path, a) -> dict[str, tuple[int, float]]:
-    """Per embedding model of the study: (distinct texts, seconds of one fresh process that
-    loads it and bare-encodes them)."""
+    """Per embedding model of the study: (distinct texts, wall and CPU seconds of one fresh
+    process that loads it and bare-encodes them)."""
     cfg = yaml.safe_load((root / "config" / "config.yaml").read_text())
     out = {}
     for method, spec in cfg["methods"].items():
@@ -908,7 +908,9 @@ def interview_floor(root: Path, a) -> dict[str, tuple[int, float]]:
             continue
         model = spec.get("model") or ST_MODELS[method]
         texts = study_texts(root / "results", method)
-        out[method] = (len(texts), floor_seconds(model, texts, a.cores, a.workdir))
+        cpu = child_cpu()
+        wall = floor_seconds(model, texts, a.cores, a.workdir)
+        out[method] = (len(texts), wall, child_cpu() - cpu)
     return out
 
 
@@ -920,6 +922,16 @@ def med_min(values: list[float]) -> str:
 
 def interview(a, state) -> None:
     from interview import argkp_folder, build_study
+
+    if a.interview_runs:  # the figures of earlier runs, e.g. of two sizes run side by side
+        runs: dict[int, list[dict]] = {}
+        for path in a.interview_runs:
+            for line in Path(path).read_text().splitlines():
+                r = json.loads(line)
+                runs.setdefault(r["turns"], []).append(r)
+        print(f"INTERVIEW  runs read from {', '.join(map(str, a.interview_runs))}")
+        interview_summary(runs)
+        return
 
     sizes, methods = sorted(a.interview_turns), tuple(a.interview_methods)
     data = argkp_folder(a.argkp, REPO)
@@ -938,7 +950,8 @@ def interview(a, state) -> None:
             )
             r = interview_run(root, a, a.workdir / f"interview-{n}-{rep}.log")
             r["floor"] = interview_floor(root, a)
-            r["floor_s"] = sum(s for _, s in r["floor"].values())
+            r["floor_s"] = sum(f[1] for f in r["floor"].values())
+            r["floor_cpu"] = sum(f[2] for f in r["floor"].values())
             runs[n].append(r)
             state[("interview", n)] = root
             with open(a.workdir / "interview-runs.jsonl", "a") as f:  # kept if a print fails
@@ -948,6 +961,14 @@ def interview(a, state) -> None:
                 f"wall {r['wall']:.0f} s, CPU {r['cpu']:.0f} s, floor {r['floor_s']:.0f} s, "
                 f"load {r['load']}",
             )
+    interview_summary(runs)
+
+
+def interview_summary(runs: dict[int, list[dict]]) -> None:
+    """The figures of INTERVIEW's runs (turns -> runs): per size, then the largest size's
+    time against the smallest's."""
+    runs = {n: rs for n, rs in sorted(runs.items()) if rs}
+    sizes = list(runs)
     print()
     for n in sizes:
         rs = runs[n]
@@ -955,12 +976,16 @@ def interview(a, state) -> None:
         print(f"  {n} turns ({len(rs)} run(s); min / median where more than one)")
         show("wall (s)", med_min(walls))
         show("CPU, every process (s)", med_min([r["cpu"] for r in rs]))
-        for m, (k, _) in rs[0]["floor"].items():
+        for m, (k, *_) in rs[0]["floor"].items():
             show(
                 f"floor {m}: load + bare encode of {k} distinct texts (s)",
                 med_min([r["floor"][m][1] for r in rs]),
             )
         show("floor, sum over models (s)", med_min(floors))
+        if all("floor_cpu" in r for r in rs):  # a shared machine stretches wall, CPU less
+            show("floor CPU; study CPU / floor CPU",
+                 f"{med_min([r['floor_cpu'] for r in rs])} s; "
+                 f"{statistics.median(r['cpu'] / r['floor_cpu'] for r in rs):.2f}")  # fmt: skip
         ratio = [w / f for w, f in zip(walls, floors, strict=True)]
         show(
             "whole study / floor (target <= 1.5)",
@@ -1154,6 +1179,10 @@ def main() -> None:
         help="INTERVIEW: minilm, tfidf, mpnet",
     )
     ap.add_argument("--interview-repeats", type=int, default=1, help="INTERVIEW: rounds")
+    ap.add_argument(
+        "--interview-runs", type=lambda s: s.split(","), help="INTERVIEW: print the figures of "
+        "earlier runs (their interview-runs.jsonl files), run nothing",
+    )  # fmt: skip
     ap.add_argument("--interview-slurm-turns", type=int, help="INTERVIEW_SLURM (smallest size)")
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
