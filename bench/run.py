@@ -831,6 +831,294 @@ def p7_run(a, state, backend, label, run, ta, tb, truth, n) -> None:
                 )
 
 
+# ---------------------------------------------------------------- INTERVIEW (issue 52)
+
+
+def study_texts(res: Path, method: str) -> list[str]:
+    """The distinct texts a study embedded with one model: transcript segments, themes,
+    keywords, null pools (what the floor encodes)."""
+    import pandas as pd
+
+    texts: set[str] = set()
+    seg = res / "transcripts" / "segments.parquet"
+    if seg.exists():
+        texts |= set(pd.read_parquet(seg, columns=["text"])["text"])
+    for folder, col in (
+        ("embeddings", "text"),
+        ("keyword_embeddings", "keyword"),
+        ("nulls", "text"),
+    ):
+        for f in (res / folder / method).glob("*.parquet"):
+            texts |= set(pd.read_parquet(f, columns=[col])[col])
+    return sorted(texts)
+
+
+def interview_run(root: Path, a, log: Path, *extra) -> dict:
+    """One `snakemake --cores` run of an INTERVIEW study under /usr/bin/time -v, its jobs
+    followed through /proc (bench/interview.py ProcJobs)."""
+    from interview import ProcJobs, rule_of_script
+
+    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+    cmd += ["-d", str(root), *(extra or ("--cores", str(a.cores)))]
+    shutil.rmtree(root / "results", ignore_errors=True)
+    with LoadSampler() as load, open(log, "w") as f:
+        t = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, stdout=f, stderr=subprocess.STDOUT, text=True, env=env(root / "cache")
+        )
+        with ProcJobs(proc.pid, rule_of_script(REPO)) as jobs:
+            proc.wait()
+        wall = time.perf_counter() - t
+    out = log.read_text()
+    if proc.returncode != 0:
+        sys.exit(f"snakemake failed, see {log}:\n{out[-3000:]}")
+
+    def field(name):
+        return re.search(rf"{re.escape(name)}: (.+)", out).group(1).strip()
+
+    html = root / "results" / "report" / "summary.html"
+    return {
+        "wall": wall,
+        "cpu": float(field("User time (seconds)")) + float(field("System time (seconds)")),
+        "max_rss_mb": int(field("Maximum resident set size (kbytes)")) / 1024,
+        "jobs": job_counts(out),
+        "load": load.summary(),
+        "rules": jobs.rules(),
+        "snakemake": dict(jobs.main),
+        "html_mb": html.stat().st_size / 2**20 if html.exists() else float("nan"),
+    }
+
+
+# The study's turns are drawn at this size at least; a smaller one keeps each transcript's
+# first turns, so 8,000 is the first half of the 16,000-turn study whatever --interview-turns.
+LARGEST = 16000
+ST_MODELS = {
+    "minilm": "sentence-transformers/all-MiniLM-L6-v2",
+    "mpnet": "sentence-transformers/all-mpnet-base-v2",
+}
+
+
+def interview_floor(root: Path, a) -> dict[str, tuple[int, float]]:
+    """Per embedding model of the study: (distinct texts, wall and CPU seconds of one fresh
+    process that loads it and bare-encodes them)."""
+    cfg = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    out = {}
+    for method, spec in cfg["methods"].items():
+        if spec.get("kind") != "sentence_transformer":
+            continue
+        model = spec.get("model") or ST_MODELS[method]
+        texts = study_texts(root / "results", method)
+        cpu = child_cpu()
+        wall = floor_seconds(model, texts, a.cores, a.workdir)
+        out[method] = (len(texts), wall, child_cpu() - cpu)
+    return out
+
+
+def med_min(values: list[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0]:.0f}"
+    return f"{min(values):.0f} / {statistics.median(values):.0f}"
+
+
+def interview(a, state) -> None:
+    from interview import argkp_folder, build_study
+
+    if a.interview_runs:  # the figures of earlier runs, e.g. of two sizes run side by side
+        runs: dict[int, list[dict]] = {}
+        for path in a.interview_runs:
+            for line in Path(path).read_text().splitlines():
+                r = json.loads(line)
+                runs.setdefault(r["turns"], []).append(r)
+        print(f"INTERVIEW  runs read from {', '.join(map(str, a.interview_runs))}")
+        interview_summary(runs)
+        return
+
+    sizes, methods = sorted(a.interview_turns), tuple(a.interview_methods)
+    data = argkp_folder(a.argkp, REPO)
+    print(
+        f"INTERVIEW  {','.join(map(str, sizes))} turns in {a.interview_transcripts} transcripts "
+        f"({data}), 3 analysts + 3 generators x 3 runs of 15 themes, {'+'.join(methods)}, "
+        f"grounding on, --cores {a.cores}, {a.interview_repeats} round(s)"
+    )
+    show("load average before (1, 5, 15 min)", " ".join(f"{x:.1f}" for x in os.getloadavg()))
+    runs: dict[int, list[dict]] = {n: [] for n in sizes}
+    for rep in range(a.interview_repeats):  # sizes alternate, the floor right after each run
+        for n in sizes if rep % 2 == 0 else sizes[::-1]:
+            root = a.workdir / f"interview-{n}"
+            info = build_study(
+                root, data, n, max(sizes + [LARGEST]), a.interview_transcripts, methods
+            )
+            r = interview_run(root, a, a.workdir / f"interview-{n}-{rep}.log")
+            r["floor"] = interview_floor(root, a)
+            r["floor_s"] = sum(f[1] for f in r["floor"].values())
+            r["floor_cpu"] = sum(f[2] for f in r["floor"].values())
+            runs[n].append(r)
+            state[("interview", n)] = root
+            with open(a.workdir / "interview-runs.jsonl", "a") as f:  # kept if a print fails
+                f.write(json.dumps({"turns": n, "round": rep} | r) + "\n")
+            show(
+                f"{n} turns, round {rep + 1}: {info['sets']} sets, {sum(r['jobs'].values())} jobs",
+                f"wall {r['wall']:.0f} s, CPU {r['cpu']:.0f} s, floor {r['floor_s']:.0f} s, "
+                f"load {r['load']}",
+            )
+    interview_summary(runs)
+
+
+def interview_summary(runs: dict[int, list[dict]]) -> None:
+    """The figures of INTERVIEW's runs (turns -> runs): per size, then the largest size's
+    time against the smallest's."""
+    runs = {n: rs for n, rs in sorted(runs.items()) if rs}
+    sizes = list(runs)
+    print()
+    for n in sizes:
+        rs = runs[n]
+        walls, floors = [r["wall"] for r in rs], [r["floor_s"] for r in rs]
+        print(f"  {n} turns ({len(rs)} run(s); min / median where more than one)")
+        show("wall (s)", med_min(walls))
+        show("CPU, every process (s)", med_min([r["cpu"] for r in rs]))
+        for m, (k, *_) in rs[0]["floor"].items():
+            show(
+                f"floor {m}: load + bare encode of {k} distinct texts (s)",
+                med_min([r["floor"][m][1] for r in rs]),
+            )
+        show("floor, sum over models (s)", med_min(floors))
+        if all("floor_cpu" in r for r in rs):  # a shared machine stretches wall, CPU less
+            show("floor CPU; study CPU / floor CPU",
+                 f"{med_min([r['floor_cpu'] for r in rs])} s; "
+                 f"{statistics.median(r['cpu'] / r['floor_cpu'] for r in rs):.2f}")  # fmt: skip
+        ratio = [w / f for w, f in zip(walls, floors, strict=True)]
+        show(
+            "whole study / floor (target <= 1.5)",
+            " / ".join(
+                f"{x:.2f}"
+                for x in ([min(ratio), statistics.median(ratio)] if len(rs) > 1 else ratio)
+            ),
+        )
+        show(
+            "peak RSS, largest process (GB; target <= 4)",
+            f"{max(r['max_rss_mb'] for r in rs) / 1024:.2f}",
+        )
+        show("report HTML (MB; target <= 10)", f"{rs[-1]['html_mb']:.2f}")
+        show(
+            "snakemake itself: CPU (s), peak RSS (MB)",
+            f"{med_min([r['snakemake']['cpu'] for r in rs])}, "
+            f"{max(r['snakemake']['rss'] for r in rs):.0f}",
+        )
+        print(f"  {'rule':<22} {'jobs':>4} {'wall s':>12} {'CPU s':>12} {'peak RSS MB':>11}")
+        cpu_of = {
+            k: max(r["rules"][k]["cpu"] for r in rs if k in r["rules"])
+            for r in rs
+            for k in r["rules"]
+        }
+        names = sorted(cpu_of, key=lambda k: -cpu_of[k])
+        for k in names:
+            got = [r["rules"][k] for r in rs if k in r["rules"]]
+            print(
+                f"  {k:<22} {got[0]['jobs']:>4} {med_min([g['wall'] for g in got]):>12} "
+                f"{med_min([g['cpu'] for g in got]):>12} {max(g['rss'] for g in got):>11.0f}"
+            )
+    if len(sizes) >= 2:
+        lo, hi = sizes[0], sizes[-1]
+        w_lo, w_hi = [r["wall"] for r in runs[lo]], [r["wall"] for r in runs[hi]]
+        c_lo, c_hi = [r["cpu"] for r in runs[lo]], [r["cpu"] for r in runs[hi]]
+        show(
+            f"{hi} / {lo} turns, wall: min/min, median/median (target <= 2.1)",
+            f"{min(w_hi) / min(w_lo):.2f}, {statistics.median(w_hi) / statistics.median(w_lo):.2f}",
+        )
+        show(
+            f"{hi} / {lo} turns, CPU: min/min, median/median",
+            f"{min(c_hi) / min(c_lo):.2f}, {statistics.median(c_hi) / statistics.median(c_lo):.2f}",
+        )
+    show("load average after (1, 5, 15 min)", " ".join(f"{x:.1f}" for x in os.getloadavg()))
+
+
+# The report's provenance names the checkout's commit (-dirty with changes), or none.
+COMMIT = re.compile(r"\b[0-9a-f]{40}(?:-dirty)?\b|not recorded")
+TABLES = (".csv", ".tsv", ".parquet", ".tex", ".xlsx", ".json")
+
+
+def results_tables(root: Path) -> dict[str, str]:
+    """sha256 of every table under results/, and of the report's summary.* with the git
+    commit it names made the same (the checkout may change between two runs; the tables are
+    what must not differ)."""
+    import hashlib
+
+    out = {}
+    for p in sorted((root / "results").rglob("*")):
+        name = str(p.relative_to(root / "results"))
+        if p.suffix in TABLES and p.is_file():
+            out[name] = hashlib.sha256(p.read_bytes()).hexdigest()
+        elif p.name in ("summary.md", "summary.html"):
+            text = COMMIT.sub("<commit>", p.read_text())
+            out[name + " (commit line normalised)"] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
+def slurm_node() -> tuple[int, int] | None:
+    """(CPUs, memory MB) of an idle or busy node that takes jobs, None without one."""
+    if shutil.which("sinfo") is None:
+        return None
+    up = subprocess.run(["sinfo", "-h", "-o", "%t"], capture_output=True, text=True)
+    states = {s.rstrip("*~#!%$@^-") for s in up.stdout.split()}
+    if up.returncode or not states & {"idle", "mix", "alloc", "comp"}:
+        return None
+    out = subprocess.run(["sinfo", "-h", "-N", "-o", "%c %m"], capture_output=True, text=True)
+    cpus, mem = out.stdout.split()[:2]
+    return int(cpus), int(mem)
+
+
+def slurm_args(cpus: int, mem_mb: int) -> list[str]:
+    """profiles/slurm as it is, plus what a one-node cluster without accounting needs
+    (README, "Running on a cluster")."""
+    profile = REPO / "profiles" / "slurm"
+    args = [
+        "--executor",
+        "slurm",
+        "--profile",
+        str(profile),
+        "--max-threads",
+        str(cpus),
+        "--slurm-status-command",
+        "squeue",
+        "--slurm-init-seconds-before-status-checks",
+        "2",
+    ]
+    res = yaml.safe_load((profile / "config.yaml").read_text())["set-resources"]
+    big = [r for r, v in res.items() if v.get("mem_mb", 0) > mem_mb]
+    return args + (["--set-resources", *(f"{r}:mem_mb={mem_mb}" for r in big)] if big else [])
+
+
+def interview_slurm(a, state) -> None:
+    """The INTERVIEW study through profiles/slurm on a SLURM node that is up
+    (tools/slurm-local/up.sh), its tables against a local run's, sha256 by sha256."""
+    from interview import argkp_folder, build_study
+
+    sizes = sorted(a.interview_turns)
+    n = a.interview_slurm_turns or sizes[0]
+    print(f"INTERVIEW_SLURM  the {n}-turn INTERVIEW study through profiles/slurm vs --cores")
+    node = slurm_node()
+    if node is None:
+        sys.exit("INTERVIEW_SLURM: no SLURM node up (sinfo); start one: tools/slurm-local/up.sh")
+    data, methods = argkp_folder(a.argkp, REPO), tuple(a.interview_methods)
+    local = state.get(("interview", n))
+    if local is None:
+        local = a.workdir / f"interview-{n}"
+        build_study(local, data, n, max(sizes + [n, LARGEST]), a.interview_transcripts, methods)
+        r = interview_run(local, a, a.workdir / f"interview-{n}-local.log")
+        show("local run: wall, CPU", f"{r['wall']:.0f} s, {r['cpu']:.0f} s")
+    root = a.workdir / f"interview-{n}-slurm"
+    build_study(root, data, n, max(sizes + [n, LARGEST]), a.interview_transcripts, methods)
+    r = interview_run(root, a, a.workdir / f"interview-{n}-slurm.log", *slurm_args(*node))
+    show(f"SLURM run (node: {node[0]} CPUs, {node[1]} MB): wall", f"{r['wall']:.0f} s")
+    show("jobs", f"{sum(r['jobs'].values())} {r['jobs']}")
+    want, got = results_tables(local), results_tables(root)
+    differ = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
+    show("tables compared (sha256)", len(want))
+    show("byte-identical to the local run", "yes" if not differ else f"NO: {differ}")
+    if differ:
+        sys.exit(1)
+
+
 DTYPES = ["float16", "bfloat16", "float32"]
 
 
@@ -881,6 +1169,21 @@ def main() -> None:
         "--p7-concurrency", type=int, help="P7: requests in flight (after: 1, before: 2)"
     )
     ap.add_argument("--p7-server-args", default="", help="P7: extra llama-server options")
+    ap.add_argument("--argkp", help="INTERVIEW: the ArgKP train split (../shared/data/argkp_train)")
+    ap.add_argument("--interview-turns", type=ints, default=[8000, 16000], help="INTERVIEW")
+    ap.add_argument("--interview-transcripts", type=int, default=40, help="INTERVIEW")
+    ap.add_argument(
+        "--interview-methods",
+        type=lambda s: s.split(","),
+        default=["minilm", "tfidf"],
+        help="INTERVIEW: minilm, tfidf, mpnet",
+    )
+    ap.add_argument("--interview-repeats", type=int, default=1, help="INTERVIEW: rounds")
+    ap.add_argument(
+        "--interview-runs", type=lambda s: s.split(","), help="INTERVIEW: print the figures of "
+        "earlier runs (their interview-runs.jsonl files), run nothing",
+    )  # fmt: skip
+    ap.add_argument("--interview-slurm-turns", type=int, help="INTERVIEW_SLURM (smallest size)")
     a = ap.parse_args()
     parts = [p.strip().upper() for p in a.only.split(",")]
     keep = a.workdir is not None
@@ -890,7 +1193,8 @@ def main() -> None:
     state: dict = {}
     try:
         parts_fn = (("P0", p0), ("P1", p1), ("P2", p2), ("P3", p3), ("P4", p4), ("P5", p5))
-        for name, fn in (*parts_fn, ("P6", p6), ("P7", p7), ("LOAD", load), ("GPU", gpu)):
+        more = (("P6", p6), ("P7", p7), ("LOAD", load), ("GPU", gpu), ("INTERVIEW", interview))
+        for name, fn in (*parts_fn, *more, ("INTERVIEW_SLURM", interview_slurm)):
             if name in parts:
                 t = time.perf_counter()
                 fn(a, state)

@@ -7,7 +7,7 @@ import pytest
 
 from themesim.errors import InputError
 from themesim.io.coded import coded_labels, read_coded_file
-from themesim.io.spans import normalise, segment_offsets, transcript_texts
+from themesim.io.spans import normalise, overlapping, segment_offsets, transcript_texts
 from themesim.io.themes import read_theme_file
 from themesim.io.transcripts import read_transcripts
 
@@ -175,3 +175,22 @@ def test_theme_file_export_columns_parent_kept_others_warned(tmp_path, caplog):
     assert (
         "'colour' is not a theme field" in msgs and "'frequency'" in msgs and "parent" not in msgs
     )
+
+
+def test_overlapping_by_hand_and_from_its_cache():
+    """Segments 0-9, 10-19, 20-29 of t and 0-4 of u: a passage 5-21 of t overlaps t's first
+    three, an end is exclusive, and a cache filled by one transcript answers for it alone."""
+    offsets = pd.DataFrame(
+        {
+            "transcript": ["t", "t", "t", "u"],
+            "segment": [0, 1, 2, 0],
+            "char_start": [0, 10, 20, 0],
+            "char_end": [10, 20, 30, 5],
+        }
+    )
+    spans: dict = {}
+    assert overlapping(offsets, "t", 5, 21, spans) == [0, 1, 2]
+    assert overlapping(offsets, "t", 10, 20, spans) == [1]
+    assert list(spans) == ["t"]  # u not filtered yet
+    assert overlapping(offsets, "u", 3, 4, spans) == [0] == overlapping(offsets, "u", 3, 4)
+    assert overlapping(offsets, "t", 30, 31, spans) == []

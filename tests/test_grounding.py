@@ -125,6 +125,60 @@ def test_top1_takes_the_highest_score_then_the_first_theme():
     assert top1(labels, SEGMENTS, B_IDS).tolist() == [2, 0, -1, -1, -1, -1]
 
 
+def test_label_matrix_and_top1_by_hand_across_transcripts():
+    """Rows follow the segments table's order (not the labels'), segment numbers read back as
+    floats match, a NaN or -inf score never wins, an unknown segment or theme is named."""
+    segments = pd.DataFrame({"transcript": ["u", "u", "t", "t"], "segment": [0, 1, 0, 1]})
+    labels = pd.DataFrame(
+        {
+            "transcript": ["t", "u", "u", "t", "t"],
+            "segment": [1.0, 0.0, 0.0, 0.0, 0.0],
+            "theme_id": ["b2", "b3", "b1", "b3", "b1"],
+            "score": [0.3, float("nan"), -np.inf, 0.7, 0.7],
+        }
+    )
+    X = label_matrix(labels, segments, B_IDS)
+    assert X.astype(int).tolist() == [[1, 0, 1], [0, 0, 0], [1, 0, 1], [0, 1, 0]]
+    # u/0: NaN and -inf only, so no top-1; t/0: a tie at 0.7 goes to b1, listed first
+    assert top1(labels, segments, B_IDS).tolist() == [-1, -1, 0, 1]
+    for bad in ({"segment": 5.0}, {"theme_id": "b9"}, {"transcript": "v"}):
+        wrong = labels.assign(**bad).iloc[:1]
+        with pytest.raises(ValueError, match="is not a known segment and theme"):
+            label_matrix(wrong, segments, B_IDS)
+
+
+def test_label_matrix_and_top1_match_a_loop_over_labels():
+    """Seeded labels with repeats and ties on 300 segments of 7 transcripts: the same as one
+    dictionary look-up per label."""
+    rng = np.random.default_rng(3)
+    segments = pd.DataFrame(
+        {"transcript": np.repeat([f"t{i}" for i in range(7)], 43)[:300], "segment": 0}
+    )
+    segments["segment"] = segments.groupby("transcript").cumcount()
+    ids = [f"x{i}" for i in range(9)]
+    pick = rng.integers(0, 300, size=900)
+    labels = pd.DataFrame(
+        {
+            "transcript": segments["transcript"].to_numpy()[pick],
+            "segment": segments["segment"].to_numpy()[pick],
+            "theme_id": rng.choice(ids, size=900),
+            "score": rng.choice([0.2, 0.5, 0.5, 0.9, np.nan], size=900),
+        }
+    )
+    rows = zip(segments.transcript, segments.segment, strict=True)
+    pos = {(t, s): i for i, (t, s) in enumerate(rows)}
+    want_x = np.zeros((300, 9), dtype=bool)
+    want_top = np.full(300, -1)
+    best = np.full(300, -np.inf)
+    for t, s, tid, sc in labels.itertuples(index=False, name=None):
+        i, j = pos[(t, s)], ids.index(tid)
+        want_x[i, j] = True
+        if sc > best[i] or (sc == best[i] and j < want_top[i]):
+            want_top[i], best[i] = j, sc
+    assert np.array_equal(label_matrix(labels, segments, ids), want_x)
+    assert np.array_equal(top1(labels, segments, ids), want_top)
+
+
 def test_jackknife_by_hand(data):
     """Transcripts {0, 1}, {2, 3}, {4, 5}: coverage of A leaving each out is 3/4, 3/4, 1;
     mean 5/6, Σ (r − mean)² = 1/24, se² = (2/3)(1/24) = 1/36, se = 1/6; t(2) = 4.3027."""
@@ -648,3 +702,21 @@ def test_spearman_from_given_ranks_equals_scipy_bit_for_bit():
         rank_x = rankdata(x) if x.size >= 3 and np.ptp(x) > 0 else None
         got, want = spearman_ranked(rank_x, iou), _spearman(S, iou)
         assert got == want or (math.isnan(got) and math.isnan(want)), (S, iou)
+
+
+def test_alpha_mapped_maps_b_through_the_pairs_as_a_lookup_would():
+    """B's labels mapped onto A's themes through the pairs (a B theme outside them its own
+    category, an unlabelled segment missing): the same α as krippendorff on the mapping
+    written out one segment at a time."""
+    import krippendorff
+
+    rng = np.random.default_rng(5)
+    top_a, top_b = rng.integers(-1, 4, size=400), rng.integers(-1, 6, size=400)
+    pairs = [(0, 2), (3, 0), (1, 5)]
+    mapped = {b: a for a, b in pairs}
+    b = [np.nan if v < 0 else mapped.get(int(v), 4 + int(v)) for v in top_b]
+    a = [np.nan if v < 0 else float(v) for v in top_a]
+    want = krippendorff.alpha(reliability_data=np.array([a, b]), level_of_measurement="nominal")
+    assert alpha_mapped(top_a, top_b, pairs) == want
+    # a B theme paired with a theme A never uses still maps onto it
+    assert alpha_mapped(np.array([0, 0, 1, 1]), np.array([0, 0, 1, 1]), [(5, 1), (0, 0)]) < 1

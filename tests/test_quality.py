@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from themesim.metrics.sets.quality import (
     SET_QUALITY_KEYS,
     THEME_QUALITY_COLUMNS,
+    KeywordDocuments,
     assign_to_nearest,
     distribution_diversity,
     keyword_importance,
@@ -220,6 +221,25 @@ def test_npmi_keywords_nan_cases():
 def test_npmi_keywords_non_word_edges():
     docs = ["I write c++ code", "c++ and rust", "just rust"]
     assert npmi_keywords(["c++", "rust"], docs) == pytest.approx(npmi_from_counts(1, 2, 2, 3))
+
+
+def test_keyword_documents_as_one_search_per_document():
+    """The joined text finds exactly the documents a search of each finds: no phrase across
+    two documents (one ends "long waiting", the next starts "times"), a keyword at a
+    document's very start and end, a NUL inside a document (searched one by one), and each
+    keyword's occurrences kept for the next theme."""
+    import re
+
+    docs = ["Long waiting", "times at the clinic", "clinic", "", "c++ and\trust", "waiting\ntimes"]
+    index = KeywordDocuments(docs)
+    for kw in ["waiting times", "clinic", "c++", "rust", "waiting", "times at", "t"]:
+        body = r"\s+".join(re.escape(w) for w in kw.split())
+        want = [bool(re.search(rf"(?<!\w){body}(?!\w)", d.lower())) for d in docs]
+        assert index.occurs(kw).tolist() == want, kw
+        assert KeywordDocuments(docs + ["a\x00clinic"]).occurs(kw).tolist()[:-1] == want
+    assert index.occurs("waiting times").tolist() == [False] * 5 + [True]
+    assert index.occurs("clinic") is index.occurs("clinic")  # searched once
+    assert npmi_keywords(["clinic", "times"], index) == npmi_keywords(["clinic", "times"], docs)
 
 
 # --- one set -----------------------------------------------------------------------------

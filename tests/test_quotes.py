@@ -49,3 +49,24 @@ def test_locate_quotes_and_grounding_rate():
     assert missing.values.tolist() == [["T1", "invented words nobody said at all"]]
     assert quote_grounding_rate(located, missing) == 2 / 3
     assert math.isnan(quote_grounding_rate(located.iloc[:0], missing.iloc[:0]))
+
+
+def test_each_transcript_is_normalised_once_for_every_quote(monkeypatch):
+    """A study's transcripts are long (an interview study: 3 MB of text); normalising them
+    all again for each quote made locating quotes quadratic. One normalisation per
+    transcript per call, and none again with the caller's cache."""
+    import themesim.io.quotes as quotes
+
+    calls = []
+    real = quotes.normalise
+    monkeypatch.setattr(quotes, "normalise", lambda text: calls.append(text) or real(text))
+    themes = pd.DataFrame(
+        {"theme_id": ["T1", "T2"], "quotes": [["face up on the desk", "not once"], ["slept"]]}
+    )
+    located, _ = locate_quotes(themes, TEXTS)
+    assert len(located) == 3
+    assert sorted(calls) == sorted(TEXTS.values())
+    cache: dict = {}
+    first, _ = locate_quotes(themes, TEXTS, normalised=cache)
+    again, _ = locate_quotes(themes, TEXTS, normalised=cache)
+    assert len(calls) == 4 and first.equals(again) and first.equals(located)

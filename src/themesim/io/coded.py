@@ -216,9 +216,10 @@ def coded_labels(
     """
     rows = []
     normalised: dict[str, tuple[str, list[int]]] = {}
+    spans: dict = {}
     for doc, tid, text, start, end, _coder, n in coded[CODED_COLUMNS].itertuples(index=False):
         doc, start, end = coded_span(doc, text, start, end, texts, f"{where}, row {n}", normalised)
-        for s in overlapping(offsets, doc, start, end):
+        for s in overlapping(offsets, doc, start, end, spans):
             rows.append((doc, s, tid, source))
     out = pd.DataFrame(rows, columns=LABEL_COLUMNS).drop_duplicates()
     out = out.sort_values(["transcript", "segment", "theme_id"], kind="stable")

@@ -24,17 +24,23 @@ MISSING_COLUMNS = ["theme_id", "quote"]
 
 
 def locate_quote(
-    quote: str, texts: dict[str, str], cutoff: float = FUZZY_CUTOFF
+    quote: str, texts: dict[str, str], cutoff: float = FUZZY_CUTOFF, normalised=None
 ) -> tuple[str, int, int, float, str] | None:
     """(transcript, start, end, score, "exact"|"fuzzy") of the quote's best place, or None.
 
     Exact hits win (the first transcript in name order); else the highest fuzzy score at or
-    above `cutoff`, ties to the first transcript.
+    above `cutoff`, ties to the first transcript. normalised: a cache of normalised
+    transcripts (name -> `spans.normalise` of its text) for the caller's loop: each
+    transcript is normalised once, not once per quote.
     """
     q = norm(quote)
     if not q:
         return None
-    normed = {name: normalise(texts[name]) for name in sorted(texts)}
+    normalised = {} if normalised is None else normalised
+    for name in sorted(texts):
+        if name not in normalised:
+            normalised[name] = normalise(texts[name])
+    normed = {name: normalised[name] for name in sorted(texts)}
     for name, (hay, index) in normed.items():
         hit = find_in(q, hay, index, 0)
         if hit is not None:
@@ -54,16 +60,18 @@ def locate_quote(
 
 
 def locate_quotes(
-    themes: pd.DataFrame, texts: dict[str, str], cutoff: float = FUZZY_CUTOFF
+    themes: pd.DataFrame, texts: dict[str, str], cutoff: float = FUZZY_CUTOFF, normalised=None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(located, missing) for every quote of every theme (`theme_id`, `quotes` columns).
 
     located: LOCATED_COLUMNS, one row per quote found; missing: the quotes found nowhere.
+    normalised: locate_quote's cache, kept by a caller that locates several sets' quotes.
     """
     found, missing = [], []
+    normalised = {} if normalised is None else normalised
     for tid, quotes in zip(themes["theme_id"], themes["quotes"], strict=True):
         for quote in quotes:
-            hit = locate_quote(quote, texts, cutoff)
+            hit = locate_quote(quote, texts, cutoff, normalised)
             if hit is None:
                 missing.append((tid, quote))
             else:

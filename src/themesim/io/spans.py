@@ -142,11 +142,18 @@ def _starts(seg: pd.DataFrame, text: str) -> list[int] | None:
     return starts
 
 
-def overlapping(offsets: pd.DataFrame, transcript: str, start: int, end: int) -> list[int]:
-    """Segments of `transcript` whose span overlaps [start, end)."""
-    o = offsets[offsets["transcript"] == transcript]
-    hit = (o["char_start"] < end) & (o["char_end"] > start)
-    return [int(s) for s in o.loc[hit, "segment"]]
+def overlapping(
+    offsets: pd.DataFrame, transcript: str, start: int, end: int, spans: dict | None = None
+) -> list[int]:
+    """Segments of `transcript` whose span overlaps [start, end). spans: a cache for the
+    caller's loop (transcript -> its rows' char_start, char_end and segment): the table is
+    filtered once per transcript, not once per passage (a study's coding holds thousands)."""
+    spans = {} if spans is None else spans
+    if transcript not in spans:
+        o = offsets[offsets["transcript"] == transcript]
+        spans[transcript] = tuple(o[c].to_numpy() for c in ("char_start", "char_end", "segment"))
+    a, b, segment = spans[transcript]
+    return [int(s) for s in segment[(a < end) & (b > start)]]
 
 
 def squash(text: str) -> str:

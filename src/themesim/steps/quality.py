@@ -22,6 +22,7 @@ def set_quality_table(job: Job) -> None:
     from themesim.kinds import get as get_kind
     from themesim.metrics.sets.quality import (
         SET_QUALITY_KEYS,
+        KeywordDocuments,
         npmi_keywords,
         semantic_distinctiveness,
         set_quality,
@@ -35,6 +36,7 @@ def set_quality_table(job: Job) -> None:
         job.input["keywords"],
     )
     seg = pd.read_parquet(job.input["segments"])
+    docs = KeywordDocuments(seg["text"].tolist())  # searched once per keyword for every set
     segment_embeddings = job.one("segment_embeddings")
     seg_emb = read_vector_table(segment_embeddings)[1] if segment_embeddings else None
     rows, theme_frames = [], []
@@ -52,7 +54,7 @@ def set_quality_table(job: Job) -> None:
                 per_theme,
                 emb,
                 seg_emb if seg_emb is not None and len(seg) else np.zeros((0, emb.shape[1])),
-                seg["text"].tolist(),
+                docs,
                 theme_names=t["theme_id"].tolist(),
                 alpha=settings["alpha"],
                 beta=settings["beta"],
@@ -64,7 +66,7 @@ def set_quality_table(job: Job) -> None:
             if s in within:
                 W = read_similarity(within[s], t["theme_id"], t["theme_id"])
                 quality["sd_mean"] = semantic_distinctiveness(W)[1]
-            npmi = [npmi_keywords(k, seg["text"].tolist()) for k in keywords]
+            npmi = [npmi_keywords(k, docs) for k in keywords]
             quality["npmi_mean"] = float(np.nanmean(npmi)) if not np.isnan(npmi).all() else np.nan
         rows.append({"method": method, "set": s} | quality)
     write_csv(pd.DataFrame(rows), job.output["sets"])

@@ -93,6 +93,7 @@ def method_segment_labels(job: Job) -> None:
         segment_embeddings=job.one("segment_embeddings"),
     )
     shared = load_transcripts(i["segments"], i["transcripts"])
+    normalised: dict = {}  # each transcript normalised once for every set's quotes
     for s, themes in i["themes"].items():
         files = SetFiles(
             themes=themes,
@@ -105,7 +106,7 @@ def method_segment_labels(job: Job) -> None:
             coder_kind=c["coder_kinds"].get(s),
             llm_scores=i["llm_scores"].get(s),
         )
-        _write_set_labels(shared, s, files, coding)
+        _write_set_labels(shared, s, files, coding, normalised)
 
 
 def segment_labels(
@@ -119,7 +120,9 @@ def segment_labels(
     _write_set_labels(load_transcripts(segments_path, transcripts), set_name, files, coding)
 
 
-def _write_set_labels(shared, set_name: str, files: SetFiles, coding: Coding) -> None:
+def _write_set_labels(
+    shared, set_name: str, files: SetFiles, coding: Coding, normalised: dict | None = None
+) -> None:
     from themesim.coder.labels import coder_rows
     from themesim.coder.settings import coder_settings
     from themesim.io.coded import coded_labels, read_coded_file
@@ -139,9 +142,10 @@ def _write_set_labels(shared, set_name: str, files: SetFiles, coding: Coding) ->
             table = read_coded_file(coded, themes)
         labels = coded_labels(table, texts, offsets, str(coded))
         rows += [(*r, 1.0) for r in labels.itertuples(index=False, name=None)]
-    located, missing = locate_quotes(themes, texts, coding.quote_cutoff)
+    located, missing = locate_quotes(themes, texts, coding.quote_cutoff, normalised)
+    spans: dict = {}
     for tid, _q, doc, start, end, _score, _m in located.itertuples(index=False, name=None):
-        rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end)]
+        rows += [(doc, s, tid, "quote", 1.0) for s in overlapping(offsets, doc, start, end, spans)]
     if coding.assign != "never":
         coder = coder_settings({"coder": coding.coder})
         # Interviewer questions name the topics and would take most assigned labels.

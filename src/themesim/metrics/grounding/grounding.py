@@ -86,39 +86,55 @@ def transcript_counts(A, B, a_ids, b_ids, transcripts) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[TRANSCRIPT_COUNT_COLUMNS]
 
 
+def _rows_cols(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]):
+    """Each label's row in `segments` and column in `ids`, by hash lookups over whole
+    columns (a study's 16,000 segments are matched once, not once per label in Python);
+    ValueError naming the first label that is not a known segment and theme."""
+    where = pd.MultiIndex.from_arrays(
+        [segments["transcript"].astype(str).to_numpy(), _segment_numbers(segments["segment"])]
+    )
+    rows = where.get_indexer(
+        pd.MultiIndex.from_arrays(
+            [labels["transcript"].astype(str).to_numpy(), _segment_numbers(labels["segment"])]
+        )
+    )
+    cols = pd.Index(list(ids), dtype=object).get_indexer(labels["theme_id"].to_numpy(dtype=object))
+    bad = np.flatnonzero((rows < 0) | (cols < 0))
+    if len(bad):
+        t, s, tid = (labels[c].iloc[bad[0]] for c in ("transcript", "segment", "theme_id"))
+        raise ValueError(f"label ({t}, {s}, {tid}) is not a known segment and theme")
+    return rows, cols
+
+
+def _segment_numbers(values) -> np.ndarray:
+    """Segment numbers as whole numbers (a float column read back from a file included)."""
+    return np.asarray(values, dtype=np.float64).astype(np.int64)
+
+
 def label_matrix(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
     """Boolean segments × themes: does theme j label segment i? Rows follow `segments`."""
-    pos = {
-        (t, int(s)): i
-        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
-    }
-    col = {t: j for j, t in enumerate(ids)}
+    rows, cols = _rows_cols(labels, segments, ids)
     X = np.zeros((len(segments), len(ids)), dtype=bool)
-    for t, s, tid in zip(labels["transcript"], labels["segment"], labels["theme_id"], strict=True):
-        i, j = pos.get((t, int(s))), col.get(tid)
-        if i is None or j is None:
-            raise ValueError(f"label ({t}, {s}, {tid}) is not a known segment and theme")
-        X[i, j] = True
+    X[rows, cols] = True
     return X
 
 
 def top1(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np.ndarray:
     """Index into `ids` of each segment's top-1 theme, -1 for an unlabelled segment."""
-    pos = {
-        (t, int(s)): i
-        for i, (t, s) in enumerate(zip(segments["transcript"], segments["segment"], strict=True))
-    }
-    col = {t: j for j, t in enumerate(ids)}
-    score = labels["score"] if "score" in labels.columns else pd.Series(1.0, index=labels.index)
+    rows, cols = _rows_cols(labels, segments, ids)
+    score = (
+        labels["score"].to_numpy(dtype=np.float64)
+        if "score" in labels.columns
+        else np.ones(len(labels))
+    )
     best = np.full(len(segments), -1)
-    best_score = np.full(len(segments), -np.inf)
-    for t, s, tid, sc in zip(
-        labels["transcript"], labels["segment"], labels["theme_id"], score, strict=True
-    ):
-        i, j = pos[(t, int(s))], col[tid]
-        sc = float(sc)
-        if sc > best_score[i] or (sc == best_score[i] and j < best[i]):
-            best[i], best_score[i] = j, sc
+    # Highest score first, ties to the theme listed first; a NaN or -inf score never wins.
+    keep = score > -np.inf
+    rows, cols, score = rows[keep], cols[keep], score[keep]
+    order = np.lexsort((cols, -score, rows))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = rows[order][1:] != rows[order][:-1]
+    best[rows[order][first]] = cols[order][first]
     return best
 
 

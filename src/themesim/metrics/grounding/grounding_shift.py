@@ -39,8 +39,11 @@ class _Perm:
     def __init__(self, A, B, top_a, top_b, S, tpairs, min_iou):
         from scipy.stats import rankdata
 
-        self.Ai, self.Bi = A.astype(np.int64), B.astype(np.int64)
-        self.n_a, self.n_b = self.Ai.sum(axis=0), self.Bi.sum(axis=0)
+        # Counts as float64 products (BLAS): exact for whole numbers below 2**53, and the
+        # integer matrix product, which has no BLAS, took most of a draw at 16,000 segments.
+        self.Af, self.Bf = A.astype(np.float64), B.astype(np.float64)
+        self.n_a = A.astype(np.int64).sum(axis=0)
+        self.n_b = B.astype(np.int64).sum(axis=0)
         self.top_a, self.top_b = top_a, top_b
         self.shape = (A.shape[1], B.shape[1])
         self.n, self.min_iou = len(A), min_iou
@@ -55,9 +58,10 @@ class _Perm:
         """TEST_METRICS with B's segment i labelled as B's segment perm[i] (perm may repeat
         segments: B's counts are then taken afresh)."""
         n_a, n_b = self.shape
-        Bp = self.Bi[perm]
-        both = self.Ai.T @ Bp
-        nb = self.n_b if len(perm) == len(np.unique(perm)) else Bp.sum(axis=0)
+        Bp = self.Bf[perm]
+        # BLAS on float64: exact for whole numbers below 2**53
+        both = (self.Af.T @ Bp).astype(np.int64)
+        nb = self.n_b if len(perm) == len(np.unique(perm)) else Bp.sum(axis=0).astype(np.int64)
         iou = iou_from_counts(both, self.n_a, nb)
         tb = self.top_b[perm]
         paired = (self.top_a >= 0) & (tb >= 0)

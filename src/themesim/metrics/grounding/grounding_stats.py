@@ -109,11 +109,14 @@ def alpha_mapped(top_a: np.ndarray, top_b: np.ndarray, pairs: list[tuple[int, in
     onto A's themes; a B theme outside the pairs stays its own category. Unlabelled segments
     are missing values."""
     n_a = int(max(top_a.max(initial=-1), max((a for a, _ in pairs), default=-1))) + 1
-    mapped = {b: a for a, b in pairs}
-    a = np.where(top_a >= 0, top_a, np.nan).astype(float)
-    b = np.array(
-        [np.nan if v < 0 else mapped.get(int(v), n_a + int(v)) for v in top_b], dtype=float
+    top_b = np.asarray(top_b, dtype=np.int64)
+    code = n_a + np.arange(  # one entry at least: an unlabelled B indexes 0, then is NaN
+        max(int(top_b.max(initial=0)), max((b for _, b in pairs), default=0)) + 1
     )
+    for x, y in pairs:  # the last pair of a B theme wins, as a dict of the pairs would
+        code[y] = x
+    a = np.where(top_a >= 0, top_a, np.nan).astype(float)
+    b = np.where(top_b >= 0, code[np.maximum(top_b, 0)], np.nan).astype(float)
     both = ~np.isnan(a) & ~np.isnan(b)
     if both.sum() < 1 or len(set(np.concatenate([a[both], b[both]]).tolist())) < 2:
         return math.nan  # α needs pairable values of at least two categories
