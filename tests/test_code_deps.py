@@ -185,8 +185,8 @@ def test_code_digest_follows_names_and_contents_not_mtimes_or_location(tmp_path)
 PLOT_RULES = {"heatmap", "runs", "grounding"}
 # report_parts draws the headline intervals, methods side by side and each method's sweep,
 # distributions and theme map beside the headline and workbook tables, so it reads the plot
-# modules too.
-REPORT_RULES = {"summary_report", "report_parts", "all"}
+# modules too. verdicts reads the grounding rule's pair tables, so it reruns after it.
+REPORT_RULES = {"summary_report", "report_parts", "verdicts", "all"}
 NOTHING = "Nothing to be done"
 
 

@@ -4,13 +4,15 @@ judge runs on human vs llm_partial only."""
 import re
 import shutil
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
 from helpers import REPO, job_counts, make_study, snakemake, write_config
 
+from themesim.io.themes import read_themes_parquet
 from themesim.metrics.verdicts.difference import VERDICTS
+from themesim.metrics.verdicts.rarefied import agreement
+from themesim.similarity import read_similarity
 
 ONE = "human__vs__llm2"
 
@@ -125,8 +127,15 @@ def test_headline_and_report_show_its_rows_and_note_the_restriction(study):
     # side by side (rows = comparisons): the comparison it skipped says so, never a number
     row = next(line for line in md.splitlines() if line.startswith("| human vs llm |"))
     assert row.rstrip(" |").endswith("not run")
-    assert f"../plots/tf_one/{ONE}_heatmap.png" in md
-    assert "../plots/tf_one/human__vs__llm_heatmap.png" not in md
+    # its heatmap is on the comparison's own page, linked from the summary
+    page = (root / f"results/report/comparisons/{ONE}.md").read_text()
+    assert f"(comparisons/{ONE}.md)" in md
+    assert f"../../plots/tf_one/{ONE}_heatmap.png" in page
+    assert (
+        not (root / "results/report/comparisons/human__vs__llm.md")
+        .read_text()
+        .count("plots/tf_one/")
+    )  # tf_one did not run human vs llm
 
 
 def test_demo_dry_run_judges_human_vs_llm_partial_only(tmp_path):
@@ -246,27 +255,44 @@ def test_verdicts_through_the_workflow(study):
     assert list(zip(compared["method"], compared["set_b"], strict=True)) == [
         ("tfidf", "llm"), ("tfidf", "llm2"), ("tf_one", "llm2")]  # fmt: skip
     row = compared.iloc[0]
-    assert row["second_analyst"] == "analyst" and row["verdict"] in VERDICTS
+    # a single set against the analysts is detail for the report, never a word
+    assert row["second_analyst"] == "analyst" and row["verdict"] == ""
+    assert set(compared["analysis"]) == {"detail"}
     comp = pd.read_csv(root / "results/metrics/tfidf/comparisons.csv")
     comp = comp[comp["set_a"] == "human"].set_index("set_b")
     assert float(row["human_human"]) == comp.loc["analyst", "hungarian_coverage_a"]
-    # the run group is one generator, each analyst the reference in turn, on both routes
+    # the run group is one generator, each analyst the reference in turn, on every route
     gen = verdicts[verdicts["role"] == "generator"]
     assert set(zip(gen["method"], gen["set_b"], gen["evidence"], strict=True)) == {
         ("tfidf", "llms", "strength"), ("tfidf", "llms", "matched"),
-        ("tfidf", "llms", "segments")}  # fmt: skip
-    seg = gen[gen["evidence"] == "segments"].iloc[0]
-    # two runs are fixed (the run part from three runs on): the verdict is about these two
-    assert seg["covers"] == "themes (not transcripts)" and seg["leads"] in (False, "False")
-    g = gen[gen["evidence"] == "matched"].iloc[0]
+        ("tfidf", "llms", "segments"), ("tf_one", "llms", "strength"),
+        ("tf_one", "llms", "matched"), ("tf_one", "llms", "segments")}  # fmt: skip
+    # one primary row per generator, fixed before the data: the first method's first
+    # threshold on the matched route; every other row a sensitivity analysis
+    lead = gen[gen["primary"].astype(str) == "True"]
+    assert list(zip(lead["method"], lead["evidence"], lead["analysis"], strict=True)) == [
+        ("tfidf", "matched", "primary")]  # fmt: skip
+    assert set(gen.loc[gen["primary"].astype(str) != "True", "analysis"]) == {"sensitivity"}
+    # tf_one did not compare the analysts: withheld, with the reason
+    assert gen.loc[gen["method"] == "tf_one", "withheld"].str.contains("not made").all()
+    seg = gen[(gen["evidence"] == "segments") & (gen["method"] == "tfidf")].iloc[0]
+    assert seg["covers"] == "themes" and seg["verdict"] in VERDICTS
+    g = lead.iloc[0]
     assert (int(g["n_runs"]), int(g["n_analysts"]), g["covers"]) == (2, 2, "themes")
     assert float(g["run_sd"]) >= 0  # their spread is shown
-    # its human-human agreement: human's themes matched by analyst and analyst's by human
-    themes = pd.read_csv(root / "results/metrics/tfidf/themes.csv")
-    pair = themes[(themes["set_a"] == "human") & (themes["set_b"] == "analyst")]
-    share = [(pair.loc[pair["side"] == s, "hungarian_similarity"] >= 0.2).mean() for s in "ab"]
-    assert float(g["human_human"]) == pytest.approx(np.mean(share))
-    assert g["verdict"] in VERDICTS and g["margin_source"] == "convention"
+    # the human-human agreement: both sides' best partners, read at the smallest set's size
+    ids = {
+        s: read_themes_parquet(root / f"results/themes/{s}.parquet")["theme_id"].tolist()
+        for s in ("human", "analyst")
+    }
+    S = read_similarity(
+        root / "results/similarity/tfidf/human__vs__analyst.parquet", ids["human"], ids["analyst"]
+    )
+    k = int(float(g["common_size"]))
+    assert k == 2  # the analyst's two themes
+    assert float(g["human_human"]) == pytest.approx(agreement((S >= 0.2).astype(float), S, k=k))
+    assert g["verdict"] in VERDICTS and g["margin_source"] == "config"
+    assert float(g["margin"]) == 0.1  # the default, fixed before the data
     n_a = int(row["n_a"])
     diff = (int(row["n_only_b"]) - int(row["n_only_human"])) / n_a
     assert float(row["difference"]) == diff
@@ -276,7 +302,8 @@ def test_verdicts_through_the_workflow(study):
     head = pd.read_csv(root / "results/report/headline.csv", keep_default_na=False)
     tfidf = head[(head["method"] == "tfidf") & (head["set_a"] == "human")]
     mine = tfidf[tfidf["set_b"] == "llm"].iloc[0]
-    assert (mine["verdict"], mine["second_analyst"]) == (row["verdict"], "analyst")
+    # each run's row carries its generator's primary word
+    assert (mine["verdict"], mine["second_analyst"]) == (g["verdict"], "analyst")
     assert head.loc[head["set_b"] == "analyst", "verdict"].eq("").all()
     book = load_workbook(root / "results/report/tables.xlsx", read_only=True)
     assert book.sheetnames[:3] == ["sheets", "headline", "verdicts"]

@@ -106,7 +106,7 @@ def test_tables_workbook_leaves_a_large_table_to_its_csv(tmp_path):
     assert index[2] == [None, "large", str(large), 3, "no: 3 rows; open the CSV"]
     # Missing values stay empty cells and infinities text: Excel has neither as a number.
     assert [[c.value for c in r] for r in wb["small"].iter_rows()] == [
-        ["f1", "z"],
+        ["Coverage F1 (f1)", "z"],  # the report's name, the id beside it
         [0.5, "inf"],
         [None, -1],
     ]

@@ -53,3 +53,15 @@ def test_every_area_gives_its_judged_rows_a_nominal():
                 seen += 1
                 assert "nominal" in [k.arg for k in node.keywords], (path.name, node.lineno)
     assert seen >= 10
+
+
+def test_the_verdicts_interval_is_held_to_a_band_an_exact_interval_to_its_floor():
+    """The verdicts' (1 - 2 alpha) interval fails above 0.94 (power lost), as below 0.88;
+    the equivalence area's exact paired interval is held only to the floor."""
+
+    def judged(area, value):
+        return row(area, "d", "difference", "p", "coverage_tost_level", value, 1000,
+                   nominal=0.9, mc_se=0.0)["passes"]  # fmt: skip
+
+    assert [judged("verdicts", v) for v in (0.87, 0.9, 0.95)] == [False, True, False]
+    assert [judged("equivalence", v) for v in (0.87, 0.9, 0.99)] == [False, True, True]

@@ -33,7 +33,7 @@ def comparison_heatmap(job: Job) -> None:
         [out["png"]],
         svg,
         p["scale"],
-        job.input["decisions"],
+        job.input.get("decisions"),
     )
 
 
@@ -164,7 +164,7 @@ def pair_heatmaps(job: Job) -> None:
         pngs,
         svgs,
         p["scale"],
-        job.input["decisions"],
+        job.input.get("decisions"),
     )
 
 

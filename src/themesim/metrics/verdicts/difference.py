@@ -47,6 +47,8 @@ from scipy.special import ndtri, stdtr, stdtrit
 from themesim.metrics.verdicts.rarefied import rarefaction_weights
 
 VERDICTS = ("better", "equivalent", "non-inferior", "inconclusive", "worse")
+# verdicts.csv's margin_source: the config's fixed margin, or the opt-in ratio test
+MARGIN_CONFIG, MARGIN_SPREAD = "config", "analysts' spread (ratio test)"
 # A writer factor is random from this many writers; below, the verdict is about these
 # writers, and only their themes are sampled.
 MIN_RANDOM = 3

@@ -23,10 +23,12 @@ import pandas as pd
 
 from themesim.metrics.settings import DEFAULT_EQUIVALENCE
 from themesim.metrics.thresholds import matches
-from themesim.metrics.verdicts.difference import VERDICTS  # noqa: F401  (the words, one place)
+from themesim.metrics.verdicts.difference import (  # VERDICTS: the words, one place
+    MARGIN_CONFIG,
+    VERDICTS,  # noqa: F401
+)
 from themesim.metrics.verdicts.difference import verdict as words
 from themesim.metrics.verdicts.paired import CI_METHOD, paired_counts, paired_interval
-from themesim.metrics.verdicts.rows import MARGIN_CONFIG
 
 METRIC = "hungarian_coverage_a"
 # Columns of results/report/verdicts.csv, one row per method, reference comparison,

@@ -27,12 +27,19 @@ from statsmodels.stats.multitest import multipletests
 
 from themesim.metrics.method_scale import method_matrix
 from themesim.metrics.thresholds import Thresholds, matches
-from themesim.metrics.verdicts.difference import MIN_RANDOM, Study, difference, verdict, word_from_p
+from themesim.metrics.verdicts.difference import (
+    MARGIN_CONFIG,
+    MARGIN_SPREAD,
+    MIN_RANDOM,
+    Study,
+    difference,
+    verdict,
+    word_from_p,
+)
 
 ROUTES = ("matched", "strength", "segments")
 ROLE_GENERATOR = "generator"
 PRIMARY, SENSITIVITY = "primary", "sensitivity"
-MARGIN_CONFIG, MARGIN_SPREAD = "config", "analysts' spread (ratio test)"
 NOT_MADE = "a comparison it needs was not made by this method (its comparisons: setting)"
 ONE_ANALYST = (
     "one analyst: no human-human agreement to compare with (the agreement is shown with its "
