@@ -665,7 +665,7 @@ def test_average_ranks_equal_scipy_bit_for_bit():
 def test_kappa_counts_array_equals_statsmodels_bit_for_bit():
     """Every 2×2 table of up to 16 segments, and random larger ones: the array form gives
     statsmodels' κ to the last bit, and NaN exactly where κ is undefined."""
-    from themesim.metrics.grounding.kappa import kappa_counts_array
+    from themesim.metrics.kappa import kappa_counts_array
 
     tables = [
         (both, a, b, n)

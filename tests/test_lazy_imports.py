@@ -24,7 +24,7 @@ def test_the_plot_step_does_not_import_scipy_stats():
     """The heatmaps use the Hungarian pairs (scipy.optimize), not the baselines' percentile."""
     loaded = loaded_after(
         "from themesim.steps.plots import comparison_heatmap\n"
-        "import themesim.metrics.calibration, themesim.metrics.sets.coverage\n"
+        "import themesim.metrics.isotonic, themesim.metrics.sets.coverage\n"
         "import themesim.metrics.method_scale, themesim.report.plots.heatmap, themesim.similarity",
         ["scipy.optimize", "scipy.stats", "scipy.sparse.csgraph", "sklearn"],
     )

@@ -609,7 +609,7 @@ def test_runs_heatmap_labels_and_score(tmp_path):
         ["r1", "r2", "r3"], M, ncs=[0.75, 0.85, 0.8], score=0.6, title="minilm"
     )
     ax = fig.axes[0]
-    assert "run consistency (mean off-diagonal) = 0.600" in fig._suptitle.get_text()
+    assert "run consistency (mean off-diagonal) = 0.600" in fig.get_suptitle()
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "r1 (NCS 0.75)",
         "r2 (NCS 0.85)",

@@ -59,7 +59,7 @@ def test_each_shown_metric_has_one_label_everywhere():
     fig = side_by_side.methods_side_by_side_figure(
         {"m": _sweep()}, thresholds={"m": thresholds_of([0.5])}, metric="maxcard_f1"
     )
-    assert fig._suptitle.get_text().startswith(registry.legend("maxcard_f1"))
+    assert fig.get_suptitle().startswith(registry.legend("maxcard_f1"))
     block = textblock.format_text_block(_sweep().iloc[0].to_dict(), "≥ 0.5")
     assert block.startswith(f"Theme Alignment: {registry.label('hungarian_f1')} = ")
 

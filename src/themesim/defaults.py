@@ -13,13 +13,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from themesim.store import Kept
-
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-# The parsed schema kept as JSON beside this module's bytecode, as Python keeps a .pyc: a job
-# that only needs a default then reads JSON (well under 1 ms) instead of importing PyYAML and
-# parsing the schema (20-50 ms). Keyed by the schema's size and mtime (themesim.store).
-_CACHE = Path(__file__).with_name("__pycache__") / "config.schema.json"
 
 
 def parse_yaml(path) -> dict:
@@ -39,9 +33,7 @@ def schema() -> dict:
             f"{SCHEMA_PATH}: themesim reads its defaults from its repository's config schema; "
             "install it from a checkout of the repository (pip install -e .)"
         )
-    stat = SCHEMA_PATH.stat()
-    key = f"{stat.st_size}:{stat.st_mtime_ns}"
-    return Kept(_CACHE).value(key, lambda: parse_yaml(SCHEMA_PATH))
+    return parse_yaml(SCHEMA_PATH)
 
 
 def _node(path: tuple[str, ...]) -> dict:

@@ -5,10 +5,10 @@ clustering by theme, an isotonic fit of P(match | score), and the thresholds tha
 and Youden's J, each with a bootstrap interval. A threshold is one of the observed scores,
 used as `score >= t`.
 
-The ROC curve, its AUC and the isotonic fit are scikit-learn's arithmetic (roc_curve,
-roc_auc_score, IsotonicRegression on scipy's isotonic_regression) written out here:
-importing scikit-learn cost a calibration job about 0.5 CPU-s. tests/test_calibration.py
-checks every result bit for bit against scikit-learn.
+The ROC curve, its AUC and the isotonic fit are scikit-learn's (roc_curve, roc_auc_score,
+IsotonicRegression). The thresholds are read from the true and false positives at each
+observed score, counted once per resample (:func:`_curve`): the F1 of a threshold is a ratio
+of those counts, so equal F1s are equal floats and a tie goes to the highest threshold.
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import roc_auc_score, roc_curve
 
 from themesim.errors import InputError
+from themesim.metrics.isotonic import map_calibrated, rebase
 from themesim.metrics.settings import DEFAULT_CALIBRATION
 
 SUMMARY_COLUMNS = [
@@ -137,13 +140,13 @@ def roc_points(scores, labels) -> tuple[np.ndarray, np.ndarray]:
     """(fpr, tpr) of sklearn.metrics.roc_curve(labels, scores): collinear points dropped,
     (0, 0) first."""
     s, y = _check(scores, labels)
-    _, tps, fps = _curve(s, y)
-    return _roc(tps, fps)
+    fpr, tpr, _ = roc_curve(y, s)
+    return fpr, tpr
 
 
 def _curve(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct scores, descending, and the true and false positives of `score >= t` at each
-    (scikit-learn's _binary_clf_curve: float cumulative sums, fps = rank + 1 - tps)."""
+    (float cumulative sums, fps = rank + 1 - tps, as roc_curve counts them)."""
     order = np.argsort(-s, kind="stable")
     s_sorted, y_sorted = s[order], y[order]
     idx = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
@@ -158,7 +161,7 @@ def _f1(tps: np.ndarray, fps: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _youden(tps: np.ndarray, fps: np.ndarray) -> np.ndarray:
     """TPR - FPR at each threshold, as roc_curve(drop_intermediate=False) divides them (its
-    (0, 0) point with threshold inf is left out: it is never the maximum's first)."""
+    (0, 0) point with threshold inf left out: it is never the maximum's first)."""
     return tps / tps[-1] - fps / fps[-1]
 
 
@@ -166,73 +169,30 @@ def _first_max(v: np.ndarray) -> int:
     return int(np.flatnonzero(v == v.max())[0])
 
 
-def _roc(tps: np.ndarray, fps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(fpr, tpr) as roc_curve gives them: collinear points dropped, (0, 0) prepended."""
-    fps, tps = _drop_collinear(fps, tps)
-    fps, tps = np.r_[0.0, fps], np.r_[0.0, tps]
-    return fps / fps[-1], tps / tps[-1]
-
-
-def _drop_collinear(fps: np.ndarray, tps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """roc_curve's drop_intermediate: points on a straight segment add nothing."""
-    if fps.size > 2:
-        keep = np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True]
-        return fps[keep], tps[keep]
-    return fps, tps
-
-
 def isotonic_fit(scores, labels) -> pd.DataFrame:
     """Breakpoints of the isotonic fit of P(match | score): columns score, p_match.
 
-    Between breakpoints P is linear, beyond them constant (sklearn's predict with
-    out_of_bounds="clip"); map_calibrated applies it. The fit is IsotonicRegression(y_min=0,
-    y_max=1)'s: pairs sorted by (score, label), scores within float64 resolution of a run's
-    first one pooled to their mean label, scipy's isotonic_regression weighted by the pooled
-    counts, clipped to [0, 1], and the points inside a flat run dropped.
+    Between breakpoints P is linear, beyond them constant (scikit-learn's
+    IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip"), whose breakpoints these
+    are); map_calibrated applies it.
     """
-    from scipy.optimize import isotonic_regression
-
     s, y = _check(scores, labels)
-    order = np.lexsort((y, s))
-    x, t = s[order], y[order].astype(np.float64)
-    eps = np.finfo(np.float64).resolution
-    starts = [0]
-    for k in range(1, x.size):
-        if x[k] - x[starts[-1]] >= eps:
-            starts.append(k)
-    weights = np.diff(np.r_[starts, x.size]).astype(np.float64)
-    x = x[starts]
-    p = np.asarray(isotonic_regression(np.add.reduceat(t, starts) / weights, weights=weights).x)
-    np.clip(p, 0.0, 1.0, out=p)
-    keep = np.ones(p.size, dtype=bool)
-    keep[1:-1] = np.logical_or(p[1:-1] != p[:-2], p[1:-1] != p[2:])
-    return pd.DataFrame({"score": x[keep], "p_match": p[keep]})
-
-
-def map_calibrated(S, fit: pd.DataFrame) -> np.ndarray:
-    """Scores mapped through an isotonic fit to P(match) (scale: calibrated), re-based to
-    the fit's `target_prevalence` when it has one (:func:`with_prevalence`)."""
-    x, p = fit["score"].to_numpy(float), fit["p_match"].to_numpy(float)
-    out = np.interp(np.asarray(S, dtype=np.float64), x, p)
-    if "target_prevalence" in fit.columns:
-        out = rebase(out, float(fit["prevalence"].iloc[0]), float(fit["target_prevalence"].iloc[0]))
-    return out
+    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(s, y)
+    return pd.DataFrame({"score": iso.X_thresholds_, "p_match": iso.y_thresholds_})
 
 
 def resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """(AUC, F1 threshold, Youden threshold) of checked arrays with both labels, from one sort.
+    """(AUC, F1 threshold, Youden threshold) of checked arrays with both labels."""
+    return float(roc_auc_score(y, s)), *resample_thresholds(s, y)
 
-    The bootstrap's inner loop and the point estimates: the same float operations as
-    roc_auc_score, f1_threshold and youden_threshold (scikit-learn's curve arithmetic, its
-    drop of collinear points before the trapezoid), without per-call input checks.
-    tests/test_calibration.py checks the bits against scikit-learn.
-    """
+
+def resample_thresholds(s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(F1 threshold, Youden threshold) of checked arrays with both labels, from one sort:
+    the bootstrap's inner loop, as f1_threshold and youden_threshold choose them."""
     thr, tps, fps = _curve(s, y)
     t_f1 = thr[_first_max(_f1(tps, fps, y))]
     t_j = thr[_first_max(_youden(tps, fps))]
-    fpr, tpr = _roc(tps, fps)
-    auc = float(np.trapezoid(tpr, fpr))  # roc_auc_score
-    return auc, float(t_f1), float(t_j)
+    return float(t_f1), float(t_j)
 
 
 def theme_ids(texts) -> np.ndarray:
@@ -331,7 +291,7 @@ def calibrate(
         if h <= 0 or auc_method == "percentile":
             boot[k] = resample_stats(s[idx], yb)
         if h > 0:
-            boot[k, 1:] = resample_stats(s[idx] + h * rng.standard_normal(idx.size), yb)[1:]
+            boot[k, 1:] = resample_thresholds(s[idx] + h * rng.standard_normal(idx.size), yb)
     q = [50 * (1 - level), 50 * (1 + level)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -442,19 +402,6 @@ def _within_sd(s: np.ndarray, y: np.ndarray) -> float:
     ss = sum(float(((p - p.mean()) ** 2).sum()) for p in parts)
     dof = sum(p.size - 1 for p in parts)
     return float(np.sqrt(ss / dof)) if dof > 0 else 0.0
-
-
-def rebase(p, prevalence: float, target: float) -> np.ndarray:
-    """P(match) re-based from the share of matches it assumes to another (prior shift: the
-    scores of matches and of non-matches keep their distributions, only their mix changes):
-    odds' = odds · [target / (1 − target)] / [prevalence / (1 − prevalence)]. 0 and 1 stay."""
-    p = np.asarray(p, dtype=np.float64)
-    if target == prevalence:
-        return p.copy()
-    ratio = (target / (1 - target)) / (prevalence / (1 - prevalence))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = ratio * p / (ratio * p + (1 - p))
-    return np.where((p <= 0) | (p >= 1), p, out)
 
 
 def with_prevalence(fit: pd.DataFrame, prevalence: float, target: float | None) -> pd.DataFrame:

@@ -33,8 +33,8 @@ def scale_label(scale: str = "cosine", clamp: bool = False) -> str:
 
 def base_scale(scale: str = "cosine", clamp: bool = False, fit: pd.DataFrame | None = None):
     """Raw scores -> the scale thresholds refer to (before z, which needs within-set matrices)."""
-    from themesim.metrics.calibration import map_calibrated
     from themesim.metrics.comparison import Settings, on_scale
+    from themesim.metrics.isotonic import map_calibrated
 
     st = Settings(thresholds=[], scale=scale, clamp=clamp)
     if scale == "calibrated" and fit is None:

@@ -248,7 +248,7 @@ def _p_match(codebooks: dict | None):
     """Raw scores -> calibrated P(match) through the method's isotonic fit; None without one."""
     if not codebooks or not codebooks.get("fit"):
         return None
-    from themesim.metrics.calibration import map_calibrated
+    from themesim.metrics.isotonic import map_calibrated
 
     fit = pd.read_csv(codebooks["fit"])
     return lambda M: map_calibrated(np.asarray(M, dtype=float), fit)

@@ -78,7 +78,8 @@ def _null_q(method: str, S: np.ndarray, set_b: str) -> np.ndarray:
 
 def method_rows(method: str) -> list[dict]:
     from themesim.kinds import DEFAULT_METHODS
-    from themesim.metrics.calibration import isotonic_fit, map_calibrated
+    from themesim.metrics.calibration import isotonic_fit
+    from themesim.metrics.isotonic import map_calibrated
     from themesim.metrics.sets.distinctiveness import angular_sim
     from themesim.metrics.sets.scales import z_scale
 

@@ -68,7 +68,7 @@ def draw_segments(d: SegmentDesign, rng) -> Study:
     written on idea i, so it names its partner in every other set."""
     from scipy.special import expit
 
-    from themesim.metrics.grounding.kappa import kappa_counts_array
+    from themesim.metrics.kappa import kappa_counts_array
 
     z = _topics(d, rng)
     u = rng.normal(0, d.sd_theme, d.themes)

@@ -14,9 +14,9 @@ neither) over a set of units come:
 the stretches nobody coded (greetings, the interviewer's questions) inflate percent agreement
 and κ's observed agreement alike. Every figure comes from summed counts, so pooling over
 transcripts and leaving one transcript out (the jackknife) are sums and differences of
-tables. α follows Krippendorff's coincidence-matrix formula for two coders and no missing
-values (tests/test_intercoder.py checks it against the `krippendorff` package, κ against
-scikit-learn's).
+tables. κ is the one arithmetic of many 2×2 tables of metrics/kappa.py, α the two-coder case
+of metrics/agreement/multicoder.py (tests/test_intercoder.py checks them against
+scikit-learn and the `krippendorff` package).
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
+from themesim.metrics.agreement.multicoder import multi_stats
+from themesim.metrics.kappa import kappa_counts_array
 
 SCOPES = ("all", "coded")  # every unit; only units some coder coded with some code
 COUNT_COLUMNS = ["group", "code", "scope", "units", "both", "only_a", "only_b", "neither"]
@@ -51,29 +54,15 @@ def kappa_counts(both, only_a, only_b, neither) -> np.ndarray:
     both, only_a, only_b, neither = (
         np.asarray(x, dtype=float) for x in (both, only_a, only_b, neither)
     )
-    n = both + only_a + only_b + neither
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_o = (both + neither) / n
-        p_a, p_b = (both + only_a) / n, (both + only_b) / n
-        p_e = p_a * p_b + (1 - p_a) * (1 - p_b)
-        out = (p_o - p_e) / (1 - p_e)
-    return np.where((n > 0) & (p_e < 1), out, np.nan)
+    return kappa_counts_array(both, both + only_a, both + only_b, both + only_a + only_b + neither)
 
 
 def alpha_counts(both, only_a, only_b, neither) -> np.ndarray:
     """Krippendorff's α (nominal) of two binary codings without missing values, from their 2×2
-    counts: with n = 2 × units pairable values, disagreements d = only_a + only_b and the
-    values' totals n_1 = 2 both + d, n_0 = 2 neither + d, α = 1 − (n − 1) d / (n_0 n_1).
+    counts: the two-coder histogram (neither, one of them, both) of multicoder.multi_stats.
     NaN when only one value occurs (no expected disagreement)."""
-    both, only_a, only_b, neither = (
-        np.asarray(x, dtype=float) for x in (both, only_a, only_b, neither)
-    )
-    d = only_a + only_b
-    n = 2 * (both + only_a + only_b + neither)
-    n1, n0 = 2 * both + d, 2 * neither + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = 1 - (n - 1) * d / (n0 * n1)
-    return np.where(n0 * n1 > 0, out, np.nan)
+    h = np.stack(np.broadcast_arrays(neither, np.add(only_a, only_b), both), axis=-1)
+    return multi_stats(h)["alpha_binary_char"]
 
 
 def percent_counts(both, only_a, only_b, neither) -> np.ndarray:

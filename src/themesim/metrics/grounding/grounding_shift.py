@@ -17,8 +17,8 @@ from themesim.metrics.grounding.grounding_stats import (
     median_kappa,
     spearman_ranked,
 )
-from themesim.metrics.grounding.kappa import kappa_counts_array
 from themesim.metrics.grounding.partition import partition_scores
+from themesim.metrics.kappa import kappa_counts_array
 
 # Agreement above chance: each gets `<metric>_p` from the run-preserving cyclic shift test
 # (a data coverage is one set's share of the segments, not an agreement of the two).

@@ -15,8 +15,8 @@ from scipy.stats import spearmanr
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from themesim.metrics.grounding.kappa import kappa_counts_array
 from themesim.metrics.grounding.partition import partition_scores
+from themesim.metrics.kappa import kappa_counts_array
 from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.metrics.thresholds import matches
 

@@ -2,65 +2,16 @@
 their goodness-of-fit check.
 
 `fit_mle` (what the null model uses): the maximum-likelihood fit as a one-dimensional search
-(Grimshaw's profile likelihood), at least scipy's likelihood at a few per cent of its cost.
-`anderson_darling` and `ad_critical`: the check of a fit against Choulakian & Stephens'
-table. `fit_scale`: the scale at a fixed shape.
-
-`fit`: the result of scipy.stats.genpareto.fit(x, floc=0.0) to the last bit, about twenty
-times faster:
-
-scipy's generic fit minimises the penalised negative log-likelihood with Nelder-Mead
-(scipy.optimize.fmin) from genpareto's own starting point; most of its time goes to the
-generic machinery around each of the ~100 likelihood evaluations of one fit (argument
-broadcasting, support masks, apply_where). `nnlf` below evaluates the same expression with
-the same numpy and scipy.special operations on the same arrays, so every value fmin sees, and
-hence the fit, is the same. tests/test_gpd.py checks the fits and the likelihood values
-against scipy's.
+(Grimshaw's profile likelihood), at least the likelihood of scipy.stats.genpareto.fit at a
+few per cent of its cost (tests/test_gpd.py). `anderson_darling` and `ad_critical`: the
+check of a fit against Choulakian & Stephens' table. `fit_scale`: the scale at a fixed shape.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 from scipy.stats import genpareto
-from scipy.stats._constants import _LOGXMAX  # the penalty scipy's fit uses per bad point
-from scipy.stats._warnings_errors import FitError
-
-
-def nnlf(theta, data: np.ndarray) -> float:
-    """scipy's _penalized_nnlf of genpareto at (shape, loc 0, scale) = (theta[0], 0, theta[1])."""
-    c, scale = theta[0], theta[1]
-    if not np.isfinite(c) or scale <= 0:
-        return np.inf
-    x = (data - 0.0) / scale
-    n_log_scale = len(x) * np.log(scale)
-    # scipy's support mask; x is finite, so no comparison warns
-    inside = (0.0 <= x) & (x <= (-1.0 / c if c < 0 else np.inf))
-    n_bad = x.size - np.count_nonzero(inside)
-    if n_bad > 0:
-        x = x[inside]
-    logpdf = -special.xlog1py(c + 1.0, c * x) / c if c != 0 else -x
-    finite = np.isfinite(logpdf)
-    bad = finite.size - np.count_nonzero(finite)
-    total = np.sum(logpdf[finite])
-    return -(0 + total) + (n_bad + bad) * _LOGXMAX * 100 + n_log_scale
-
-
-def fit(x) -> tuple[float, float, float]:
-    """(shape, loc, scale) as genpareto.fit(x, floc=0.0) returns them."""
-    data = np.asarray(x).ravel()
-    if not np.isfinite(data).all():
-        raise ValueError("The data contains non-finite values.")
-    start = genpareto._fitstart(data)
-    x0 = [start[0], start[-1]]  # loc fixed at 0: Nelder-Mead over shape and scale
-    c, scale = optimize.fmin(nnlf, x0, args=(data,), disp=0)
-    if not (np.isfinite(c) and scale > 0):
-        raise FitError(
-            "Optimization converged to parameters that are outside the range allowed by "
-            "the distribution."
-        )
-    return c, 0.0, scale
-
 
 # Choulakian & Stephens (2001, Technometrics 43:478, Table 2, case 3: shape and scale both
 # estimated by maximum likelihood): upper-tail percentage points of the Anderson–Darling A²
@@ -146,7 +97,7 @@ def _profile(t: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def fit_mle(x) -> tuple[float, float]:
     """(shape, scale) maximising the GPD likelihood at location 0 over shape >= -1: a grid
     over t = shape / scale refined by Brent's method. It reaches at least scipy's
-    likelihood (tests/test_gpd.py) at a few per cent of fit()'s cost; the null model fits
+    likelihood (tests/test_gpd.py) at a few per cent of genpareto.fit's cost; the null model fits
     a tail per theme and comparison, and the validation suite thousands."""
     data = np.asarray(x, dtype=np.float64).ravel()
     if not np.isfinite(data).all():

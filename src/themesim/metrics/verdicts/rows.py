@@ -80,7 +80,7 @@ def route_table(m: MethodData, route: str, threshold: float, a: str, b: str):
         return matches(S, threshold, m.thresholds.op).astype(np.float64), order
     if route == "strength":
         if m.fit is not None and m.thresholds.scale == "cosine":
-            from themesim.metrics.calibration import map_calibrated
+            from themesim.metrics.isotonic import map_calibrated
 
             return np.asarray(map_calibrated(np.clip(order, -1, 1), m.fit), np.float64), order
         return np.where(np.isfinite(S), S, 0.0), order

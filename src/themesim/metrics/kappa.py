@@ -1,6 +1,7 @@
-"""Cohen's κ of many 2×2 tables at once, from their counts: the grounding tables' and the
-verdicts' segments route's one arithmetic (a module of its own, so the report's job does not
-depend on the coverage code metrics.grounding.grounding_stats imports)."""
+"""Cohen's κ of many 2×2 tables at once, from their counts: the one arithmetic of the
+grounding tables, the verdicts' segments route and the coders' agreement (a module of its
+own, so the report's job does not depend on the coverage code metrics.grounding.grounding_stats
+imports)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ def kappa_counts_array(n_both, n_a, n_b, n: int) -> np.ndarray:
     n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
     cells = np.stack([both, n_a - both, n_b - both, n - n_a - n_b + both])
     agree = cells[0] + cells[3]
-    row0, row1 = (cells[0] + cells[1]) / n, (cells[2] + cells[3]) / n
-    col0, col1 = (cells[0] + cells[2]) / n, (cells[1] + cells[3]) / n
-    expected = col0 * row0 + col1 * row1
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # no units: NaN
+        row0, row1 = (cells[0] + cells[1]) / n, (cells[2] + cells[3]) / n
+        col0, col1 = (cells[0] + cells[2]) / n, (cells[1] + cells[3]) / n
+        expected = col0 * row0 + col1 * row1
         out = (agree / n - expected) / (1 - expected)
     # κ undefined: both labelings constant and equal (one non-empty cell, on the diagonal)
     one = (cells > 0).sum(axis=0) == 1
