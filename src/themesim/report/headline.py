@@ -37,79 +37,6 @@ HEADLINE_COLUMNS = [
 ]  # fmt: skip
 
 
-def _fits(paths) -> dict:
-    """method -> its isotonic P(match) fit (calibration/{method}/isotonic.csv)."""
-    from themesim.errors import InputError
-
-    out = {}
-    for method, path in (paths or {}).items():
-        fit = pd.read_csv(path)
-        if not {"score", "p_match"} <= set(fit.columns) or fit.empty:
-            raise InputError(str(path), "is not an isotonic fit (score, p_match)",
-                             "Rerun the calibration rule of this method")  # fmt: skip
-        out[method] = fit
-    return out
-
-
-# the columns of grounding_pairs.csv the segments route reads
-GROUNDING_PAIRS = ("method", "set_a", "set_b", "grounding_basis", "a_id", "b_id", "kappa")
-
-
-def verdict_frame(
-    comparisons: Mapping[str, object],
-    themes: Mapping[str, object],
-    *,
-    reference: str,
-    group=(),
-    margin: float = 0.1,
-    alpha: float = 0.05,
-    margin_from: str = "analysts",
-    generators=None,
-    grounding_pairs=None,
-    calibration_fits=None,
-    theme_tables=None,
-    grounding_transcripts=None,
-) -> pd.DataFrame:
-    """results/report/verdicts.csv (metrics.verdicts.equivalence.verdict_table) from every method's
-    comparisons.csv and themes.csv (method -> path)."""
-    from themesim.metrics.verdicts.equivalence import verdict_table
-    from themesim.report.tables import THEME_COLUMNS, THEME_TEXT_COLUMNS
-
-    comps, tabs = {}, {}
-    for method, path in comparisons.items():
-        comp = read_table(
-            path, f"comparisons CSV of method {method!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
-        )
-        comps[method] = only_method(comp, method, path, "comparisons CSV")
-        tpath = themes.get(method)
-        if tpath is not None:
-            th = read_table(
-                tpath, f"themes CSV of method {method!r}", THEME_COLUMNS, THEME_TEXT_COLUMNS
-            )
-            tabs[method] = only_method(th, method, tpath, "themes CSV")
-    segments = {}
-    for method, path in (grounding_pairs or {}).items():
-        what = f"grounding pairs CSV of method {method!r}"
-        table = read_table(path, what, GROUNDING_PAIRS, GROUNDING_PAIRS[:-1])
-        segments[method] = only_method(table, method, path, "grounding pairs CSV")
-    return verdict_table(
-        comps, tabs, reference=reference, group=group, margin=margin, alpha=alpha,
-        margin_from=margin_from, generators=generators, segments=segments,
-        fits=_fits(calibration_fits), groups=_groups(theme_tables),
-        transcripts={m: pd.read_parquet(p) for m, p in (grounding_transcripts or {}).items()},
-    )  # fmt: skip
-
-
-def _groups(theme_tables) -> dict | None:
-    """set -> {theme_id: declared group or None} from the ingested theme tables (set ->
-    path), or None without them."""
-    if not theme_tables:
-        return None
-    from themesim.io.themes import theme_groups
-
-    return {s: theme_groups(str(path)) for s, path in theme_tables.items()}
-
-
 def _with_verdicts(frame: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
     """VERDICT_HEADLINE of each row from its generator's primary verdict (each run of a run
     group carries its group's), on the primary method and threshold only."""
@@ -137,8 +64,8 @@ def headline_frame(
 ) -> pd.DataFrame:
     """HEADLINE_COLUMNS of every method's comparisons.csv, in the report's row order, and the
     paraphrase ceiling's columns when some method has them (`ceiling.active`); verdicts:
-    verdict_frame's table, whose first analyst's verdict each row carries (VERDICT_HEADLINE,
-    empty without one)."""
+    verdicts.csv (steps.verdicts), whose generators' primary words the rows carry
+    (VERDICT_HEADLINE, empty without one)."""
     from themesim.metrics.sets.ceiling import CEILING_COLUMNS
 
     frames, columns = [], list(HEADLINE_COLUMNS)

@@ -5,6 +5,7 @@ beside each primary row (docs/verdicts.md)."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -140,35 +141,42 @@ def second_analyst_power(row: dict, seed: int = 0) -> float:
     return float(sim["p_equivalent"] + sim["p_non-inferior"] + sim["p_better"])
 
 
+@dataclass(frozen=True)
+class VerdictDesign:
+    """What the verdicts are read against: the reference, the analysts, each generator's
+    runs, `equivalence` {margin, alpha, margin_from}, verdict.primary (None: the default)
+    and the methods a default primary prefers (own embeddings)."""
+
+    reference: str
+    analysts: list
+    generators: dict
+    equivalence: dict
+    primary: dict | None
+    preferred: list
+
+
 def generator_table(
-    *,
-    methods: dict[str, dict],
-    theme_tables: dict[str, str],
-    reference: str,
-    analysts: list[str],
-    generators: dict[str, list[str]],
-    equivalence: dict,
-    primary: dict | None,
-    preferred: list[str],
+    methods: dict[str, dict], theme_tables: dict[str, str], d: VerdictDesign
 ) -> list[dict]:
     """The generator rows of verdicts.csv. methods: name -> {thresholds, similarity (its
     folder), fit, grounding_pairs} paths."""
     ids, groups = theme_ids(theme_tables)
     data = [method_data(name, ids=ids, **paths) for name, paths in methods.items()]
+    eq = d.equivalence
     settings = Settings(
-        margin=float(equivalence["margin"]), alpha=float(equivalence["alpha"]),
-        margin_from=equivalence.get("margin_from", "convention"),
-        primary=primary or default_primary(data, preferred),
+        margin=float(eq["margin"]), alpha=float(eq["alpha"]),
+        margin_from=eq.get("margin_from", "convention"),
+        primary=d.primary or default_primary(data, d.preferred),
     )  # fmt: skip
     rows = generator_rows(
-        data, reference=reference, analysts=analysts, generators=generators,
+        data, reference=d.reference, analysts=d.analysts, generators=d.generators,
         settings=settings, groups=groups,
     )  # fmt: skip
     declared = any(g is not None for v in groups.values() for g in v)
     for row in rows:
         if row.get("analysis") != PRIMARY:
             continue
-        if len(analysts) >= 2:
+        if len(d.analysts) >= 2:
             row |= power_columns(row, declared)
         else:
             row["second_analyst_power"] = second_analyst_power(row)
@@ -176,17 +184,11 @@ def generator_table(
 
 
 def verdict_frame(
-    *,
     comparisons: dict[str, str],
     themes: dict[str, str],
     methods: dict[str, dict],
     theme_tables: dict[str, str],
-    reference: str,
-    analysts: list[str],
-    generators: dict[str, list[str]],
-    equivalence: dict,
-    primary: dict | None,
-    preferred: list[str],
+    d: VerdictDesign,
 ) -> pd.DataFrame:
     """results/report/verdicts.csv: the generator rows, then each set against each second
     analyst (metrics.verdicts.equivalence.verdict_table). comparisons, themes: method ->
@@ -210,14 +212,12 @@ def verdict_frame(
             what = f"themes CSV of method {method!r}"
             th = read_table(themes[method], what, THEME_COLUMNS, THEME_TEXT_COLUMNS)
             tabs[method] = only_method(th, method, themes[method], "themes CSV")
-    rows = generator_table(
-        methods=methods, theme_tables=theme_tables, reference=reference, analysts=analysts,
-        generators=generators, equivalence=equivalence, primary=primary, preferred=preferred,
-    )  # fmt: skip
+    rows = generator_table(methods, theme_tables, d)
+    eq = d.equivalence
     return verdict_table(
-        comps, tabs, reference=reference, group=analysts if len(analysts) > 1 else (),
-        margin=float(equivalence["margin"]), alpha=float(equivalence["alpha"]),
-        margin_from=equivalence.get("margin_from", "convention"), generator_rows=rows,
+        comps, tabs, reference=d.reference, group=d.analysts if len(d.analysts) > 1 else (),
+        margin=float(eq["margin"]), alpha=float(eq["alpha"]),
+        margin_from=eq.get("margin_from", "convention"), generator_rows=rows,
     )  # fmt: skip
 
 
@@ -239,11 +239,11 @@ def verdicts(job: Job) -> None:
         if m in i["grounding_pairs"]:
             paths["grounding_pairs"] = i["grounding_pairs"][m]
         methods[m] = paths
-    table = verdict_frame(
-        comparisons=i["comparisons"], themes=i["themes_tables"], methods=methods,
-        theme_tables=i["themes"], reference=p["reference"], analysts=list(p["analysts"]),
+    design = VerdictDesign(
+        reference=p["reference"], analysts=list(p["analysts"]),
         generators={k: list(v) for k, v in p["generators"].items()},
         equivalence=dict(p["equivalence"]), primary=p["primary"] or None,
         preferred=list(p["preferred"]),
     )  # fmt: skip
+    table = verdict_frame(i["comparisons"], i["themes_tables"], methods, i["themes"], design)
     write_csv(table, job.output["verdicts"])
