@@ -324,12 +324,20 @@ def test_independent_labelings_intervals_contain_their_estimate():
     assert raw["ami_p"] > 0.05 and raw["ari_p"] > 0.05  # measured for the suite
     for m in TEST_METRICS:
         assert math.isnan(row[f"{m}_p"]) == (m not in PRINTED_P), m
-    assert row["p_method"] == (
-        "run_preserving_cyclic_shift; p given for: "
-        + (", ".join(PRINTED_P) or "none")
-        + " (level held on every serial null)"
-    )
-    assert raw["p_method"] == "run_preserving_cyclic_shift" and row["n_permutations"] == 199
+    if PRINTED_P:
+        assert row["p_method"] == (
+            "run_preserving_cyclic_shift; p given for: "
+            + ", ".join(PRINTED_P)
+            + " (level held on every serial null)"
+        )
+        assert row["n_permutations"] == 199
+    else:  # no p is given, so none is drawn
+        assert row["p_method"] == (
+            "run_preserving_cyclic_shift; p given for: none (no statistic held its level on "
+            "every serial null), not drawn"
+        )
+        assert row["n_permutations"] == 0
+    assert raw["p_method"] == "run_preserving_cyclic_shift" and raw["n_permutations"] == 199
 
 
 def test_permutation_p_enumerated_exactly():

@@ -8,6 +8,8 @@ import pytest
 import yaml
 from helpers import job_counts, make_study, qdpx_study, snakemake, write_config
 
+from themesim.metrics.grounding.grounding_shift import PRINTED_P, TEST_METRICS
+
 # Offsets in sam.txt: "Interviewer: How do you manage work?\n" is 37 characters, so Sam's
 # first turn starts at 37; "I changed my shifts" starts 5 characters later at 42.
 CODED = """document,theme,text,start,end,coder
@@ -84,12 +86,17 @@ def test_grounding_tables(study):
     # with the reason in withheld_reason
     assert g["ami"].isna().all() and g["text_pairs_krippendorff_alpha"].isna().all()
     assert g["withheld_reason"].str.contains("not given over 1 transcript").all()
-    assert g["p_method"].str.startswith("run_preserving_cyclic_shift_exact; p given for").all()
-    for set_b, n_arrangements in zip(g["set_b"], g["n_permutations"], strict=True):
-        b = pd.read_parquet(study / f"results/segments/minilm/{set_b}.parquet")
-        b = b[b["source"] == "assigned"]
-        turns = [set(b.loc[b["segment"] == s, "theme_id"]) for s in (1, 3)]
-        assert n_arrangements == (2 if turns[0] != turns[1] else 1)
+    if not PRINTED_P:  # no statistic's p is given, so the study draws no shift test
+        assert g["p_method"].str.endswith("not drawn").all()
+        assert (g["n_permutations"] == 0).all()
+        assert g[[f"{m}_p" for m in TEST_METRICS]].isna().all().all()
+    else:
+        assert g["p_method"].str.startswith("run_preserving_cyclic_shift_exact; p given").all()
+        for set_b, n_arrangements in zip(g["set_b"], g["n_permutations"], strict=True):
+            b = pd.read_parquet(study / f"results/segments/minilm/{set_b}.parquet")
+            b = b[b["source"] == "assigned"]
+            turns = [set(b.loc[b["segment"] == s, "theme_id"]) for s in (1, 3)]
+            assert n_arrangements == (2 if turns[0] != turns[1] else 1)
     pairs = pd.read_csv(study / "results/metrics/minilm/grounding_pairs.csv")
     assert list(pairs.columns) == [
         "method",

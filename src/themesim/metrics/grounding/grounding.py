@@ -27,7 +27,12 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.grounding.grounding_intervals import jackknife_intervals, withheld_intervals
-from themesim.metrics.grounding.grounding_shift import permutation_test, withheld_p
+from themesim.metrics.grounding.grounding_shift import (
+    PRINTED_P,
+    permutation_test,
+    untested_p,
+    withheld_p,
+)
 from themesim.metrics.grounding.grounding_stats import (
     METRIC_COLUMNS,
     f1_score,
@@ -219,7 +224,9 @@ def grounding(
 
         # fewer transcripts than the suite measured the jackknife on: flagged (run-time)
         row["contract"] = grounding_flags(row["n_transcripts"])
-    if n_perm:
+    if n_perm and withhold_biased and not PRINTED_P:  # no p would be given: none is drawn
+        row.update(untested_p())
+    elif n_perm:
         strata = transcripts if strata is None else _codes(strata)
         row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
         if withhold_biased:  # the suite measures every p; a study is given the valid ones

@@ -211,6 +211,19 @@ def block_code_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed
     }
 
 
+def untested_p() -> dict:
+    """A study's row when no statistic's p is printed (PRINTED_P empty): the shift test is
+    not drawn at all (at an interview study's size it was most of the grounding job's time);
+    its columns stay, NaN, and p_method says why."""
+    out: dict = {f"{m}_p": math.nan for m in TEST_METRICS}
+    out["p_method"] = (
+        f"{P_METHOD}; p given for: none (no statistic held its level on every serial null), "
+        "not drawn"
+    )
+    out["n_permutations"] = 0
+    return out
+
+
 def withheld_p(row: dict) -> dict:
     """The row's `<metric>_p` set to NaN for the statistics not in PRINTED_P, and p_method
     saying which p are given."""
