@@ -106,7 +106,7 @@ def power_columns(row: dict, groups_declared: bool, seed: int = 0) -> dict:
         runs=int(row["n_runs"]), analysts=int(row["n_analysts"]),
         p_h=float(np.clip(h, 0.05, 0.95)), groups=groups_declared,
     )  # fmt: skip
-    out = {}
+    out, sims = {}, {}  # one simulation per difference: both words at 0 read the same draws
     for diff, key, words in ((0.0, "power_equivalent", ("equivalent",)),
                              (0.0, "power_non_inferior", ("equivalent", "non-inferior", "better")),
                              (-2 * m, "power_worse", ("worse",)),
@@ -115,8 +115,9 @@ def power_columns(row: dict, groups_declared: bool, seed: int = 0) -> dict:
         if not feasible(d):
             out[key] = np.nan
             continue
-        sim = power(d, route, POWER_DRAWS, seed, margin=m, alpha=float(row["alpha"]))
-        out[key] = float(sum(sim[f"p_{w}"] for w in words))
+        if diff not in sims:
+            sims[diff] = power(d, route, POWER_DRAWS, seed, margin=m, alpha=float(row["alpha"]))
+        out[key] = float(sum(sims[diff][f"p_{w}"] for w in words))
     return out
 
 
