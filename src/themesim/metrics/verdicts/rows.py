@@ -19,12 +19,15 @@ sensitivity analysis.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import stdtrit
+from scipy.stats import chi2
 from statsmodels.stats.multitest import multipletests
 
+from themesim.metrics.isotonic import map_calibrated
 from themesim.metrics.method_scale import method_matrix
 from themesim.metrics.thresholds import Thresholds, matches
 from themesim.metrics.verdicts.difference import (
@@ -61,15 +64,23 @@ class MethodData:
     similarity: Callable[[str, str], np.ndarray]
     fit: pd.DataFrame | None = None
     kappa: Callable[[str, str], np.ndarray] | None = None
+    # (a, b) -> the pair's table on the method's scale: every threshold, route and generator
+    # reads the same one (the analysts' pairs once per generator)
+    scaled: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 def _on_scale(m: MethodData, a: str, b: str) -> np.ndarray:
+    if (a, b) in m.scaled:
+        return m.scaled[a, b]
     t = m.thresholds
     extra = {}
     if t.scale == "z":
         extra = {"W_a": m.similarity(a, a), "W_b": m.similarity(b, b)}
     S, _ = method_matrix(m.similarity(a, b), scale=t.scale, clamp=t.clamp, fit=m.fit, **extra)
-    return np.nan_to_num(np.asarray(S, dtype=np.float64), nan=-np.inf)
+    S = np.nan_to_num(np.asarray(S, dtype=np.float64), nan=-np.inf)
+    S.setflags(write=False)  # shared by every reader
+    m.scaled[a, b] = S
+    return S
 
 
 def route_table(m: MethodData, route: str, threshold: float, a: str, b: str):
@@ -80,8 +91,6 @@ def route_table(m: MethodData, route: str, threshold: float, a: str, b: str):
         return matches(S, threshold, m.thresholds.op).astype(np.float64), order
     if route == "strength":
         if m.fit is not None and m.thresholds.scale == "cosine":
-            from themesim.metrics.isotonic import map_calibrated
-
             return np.asarray(map_calibrated(np.clip(order, -1, 1), m.fit), np.float64), order
         return np.where(np.isfinite(S), S, 0.0), order
     k = np.asarray(m.kappa(a, b), dtype=np.float64)
@@ -197,16 +206,12 @@ def spread_test(res, alpha: float) -> dict:
     D lies within +- the one-sided (1 - alpha / 2) lower bound of sigma_A, read on the
     analysts' K - 1 degrees of freedom (a scaled chi-square). The spread itself is shown as
     `margin_analysts`, its bound as `margin_analysts_low`."""
-    from scipy.stats import chi2
-
     k = res.n_analysts
     spread = float(np.sqrt(max(res.var_analysts * k, 0.0)))
     if k < MIN_RANDOM:
         return {"margin_analysts": np.nan, "margin_analysts_low": np.nan}
     low = spread * float(np.sqrt((k - 1) / chi2.ppf(1 - alpha / 2, k - 1)))
     half = max(res.difference - res.ci_low, res.ci_high - res.difference)
-    from scipy.special import stdtrit
-
     q_half = float(stdtrit(res.df, 1 - alpha / 2)) if np.isfinite(res.df) else 1.96
     q_full = float(stdtrit(res.df, 1 - alpha)) if np.isfinite(res.df) else 1.645
     wide = half * q_half / q_full  # the (1 - alpha) interval from the (1 - 2 alpha) one
