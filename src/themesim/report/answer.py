@@ -173,22 +173,22 @@ class ThemeLists:
     def side(self, a: str, b: str, side: str) -> pd.DataFrame:
         return self.t[(self.t["set_a"] == a) & (self.t["set_b"] == b) & (self.t["side"] == side)]
 
-    def missed(self, a: str, b: str) -> list[tuple[str, str]]:
-        """(id, name) of a's themes no theme of b reaches θ with."""
-        rows = self.side(a, b, "a")
+    def unmatched(self, a: str, b: str, side: str) -> list[tuple[str, str]]:
+        """(id, name) of one side's themes that no theme of the other side reaches θ with."""
+        rows = self.side(a, b, side)
         return [
             (r["theme_id"], r["theme_name"])
             for r in rows.to_dict("records")
             if not self._meets(r["best_similarity"])
         ]
 
+    def missed(self, a: str, b: str) -> list[tuple[str, str]]:
+        """(id, name) of a's themes no theme of b reaches θ with."""
+        return self.unmatched(a, b, "a")
+
     def added(self, a: str, b: str) -> list[tuple[str, str]]:
-        rows = self.side(a, b, "b")
-        return [
-            (r["theme_id"], r["theme_name"])
-            for r in rows.to_dict("records")
-            if not self._meets(r["best_similarity"])
-        ]
+        """(id, name) of b's themes no theme of a reaches θ with."""
+        return self.unmatched(a, b, "b")
 
     def shared(self, a: str, b: str) -> list[dict]:
         """The one-to-one pairs reaching θ, each saying whether the z rule keeps it."""
