@@ -230,6 +230,18 @@ def test_no_figure_is_disowned_later_without_its_flag_on_its_row(study):
     assert verdicts.count('href="#flag-z-method-minilm"') == 1
 
 
+def test_each_caution_leads_with_at_most_40_words_and_folds_the_rest(study):
+    html = _html(study)
+    cautions = html[html.index('id="cautions"') : html.index('id="verdicts"')]
+    boxes = re.findall(r'<div class="caution"[^>]*>(.*?)</div>', cautions, re.S)
+    assert len(boxes) >= 2  # the z rule's and the other analyses'
+    for box in boxes:
+        lead, _, rest = box.partition('<details class="more">')
+        assert len(_text(lead).split()) <= 40, _text(lead)
+        assert len(_text(rest).split()) > len(_text(lead).split())  # the full text, folded
+    assert "human vs g1 (2)" in cautions  # the detail is still there, one click away
+
+
 def test_where_they_differ_names_the_themes_with_a_passage_each(study):
     html = _html(study)
     differ = html[html.index('id="differ"') : html.index("<nav")]

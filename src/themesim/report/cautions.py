@@ -45,6 +45,9 @@ def build_cautions(methods: dict, method_views: list[dict], coder=None) -> list[
                         },
                         "title": f"{m['name']}: every raw one-to-one match fails the within-set "
                         "z rule",
+                        "short": "Trust the within-set z decision: these pairs are no more "
+                        "alike than one set's own themes, so their raw Hungarian F1 is an "
+                        "upper bound.",
                         "text": f"In {join_names(comps)} (raw matches in brackets), every "
                         f"Hungarian pair at or above raw θ {m['thresholds']} falls below z θ "
                         f"{z}: each pair is no more alike than the themes of one set are to "
@@ -92,6 +95,8 @@ def _almost_all(m: dict, flagged: list[dict], method_views: list[dict]) -> dict:
         "method": m["name"],
         "rows": rows,
         "title": f"{m['name']} matches almost every pair of themes",
+        "short": "Its Hungarian F1 counts the one-to-one assignment, not agreement: trust the "
+        "embedding methods' figures for these comparisons, or calibrate it.",
         "text": f"{m['name']} calls {join_names(shares[:4])}"
         + (f" (and {len(shares) - 4} more comparisons)" if len(shares) > 4 else "")
         + " a match (Raza Jaccard above 0.4). A method that matches almost everything cannot "
@@ -163,6 +168,8 @@ def _coder_cautions(t, methods: dict) -> list[dict]:
                 "coder_set": r["set"],
                 "rows": {},
                 "title": f"{r['method']}: the coder codes {r['set']} {how}",
+                "short": f"Pooled κ {fmt(kappa)}{ci}: trust the rows of basis evidence and the "
+                "text figures, not basis coder.",
                 "text": f"Against {r['set']}'s human coding the automatic coder ({r['coder']}) "
                 f"reaches pooled κ {fmt(kappa)}{ci}, {said}. The data figures "
                 f"of basis coder for {r['method']} (grounded Hungarian F1, AMI, κ of the text "

@@ -155,6 +155,8 @@ def first_screen(study, methods, method_views, cautions, texts, coder, pages) ->
                     "method": "",
                     "rows": {},
                     "title": f"{g['name']}: other analyses give another word",
+                    "short": f"{len(sens['differ'])} of {sens['n']} other analyses differ from "
+                    f"the primary {r['verdict']}; read the primary word, fixed before the data.",
                     "text": f"The primary analysis ({r['method']} "
                     f"{fmt_threshold(r['threshold'], r['op'])}, route {r['evidence']}) says "
                     f"{r['verdict']}; {len(sens['differ'])} of {sens['n']} sensitivity analyses "
