@@ -80,3 +80,21 @@ def test_chunks_does_not_import_generate():
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
     }
     assert "themesim.llm.generate" not in imported
+
+
+def test_each_callers_stats_line_ends_in_the_shared_cost():
+    """CallStats: what the caller asked, then the calls, tokens and time, as the log shows."""
+    from themesim.llm.generate import GenerateStats
+    from themesim.llm.judge import JudgeStats
+
+    cost = dict(calls=7, prompt_tokens=600, completion_tokens=42, seconds=3.25)
+    judge = JudgeStats(judgements=6, cached=1, done=4, failed=1, **cost)
+    assert str(judge) == (
+        "6 judgements (1 cached, 4 new, 1 failed, 0 skipped), 7 calls, "
+        "600 prompt + 42 completion tokens, 3.2 s"
+    )
+    generate = GenerateStats(chunks=3, requests=5, cached=2, done=3, **cost)
+    assert str(generate) == (
+        "5 answers (2 cached, 3 new) of 3 chunks, 7 calls, 600 prompt + 42 completion tokens, 3.2 s"
+    )
+    assert "JudgeStats(" in repr(judge)  # the repr stays the dataclass's, for debugging

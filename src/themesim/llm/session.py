@@ -65,6 +65,27 @@ def with_server_id(settings, parallel: int = 1):
     return replace(settings, server_id=backend_id(settings.server, parallel))
 
 
+@dataclass
+class CallStats:
+    """What a caller's job asked (its own fields and `asked`) and what that cost: requests
+    sent, tokens and time, counted alike by the judge and theme generation."""
+
+    calls: int = 0  # HTTP requests sent, retries included
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def asked(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        """One line for a job's log (its repr is for debugging)."""
+        return (
+            f"{self.asked()}, {self.calls} calls, {self.prompt_tokens} prompt + "
+            f"{self.completion_tokens} completion tokens, {self.seconds:.1f} s"
+        )
+
+
 # ---------------------------------------------------------------- the cache table
 
 _HEAD = (
