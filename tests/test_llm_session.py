@@ -98,3 +98,26 @@ def test_each_callers_stats_line_ends_in_the_shared_cost():
         "5 answers (2 cached, 3 new) of 3 chunks, 7 calls, 600 prompt + 42 completion tokens, 3.2 s"
     )
     assert "JudgeStats(" in repr(judge)  # the repr stays the dataclass's, for debugging
+
+
+def test_the_scoring_callers_answer_settings():
+    """llm.session.answer_settings, in the judge's and the coder's cache keys: the coder counts
+    max_tokens in json mode only, the judge always (1 for a logprob answer); the local server
+    that answered keys its scores."""
+    from dataclasses import replace
+
+    from themesim.coder.llm import _answer_settings as coder_settings
+    from themesim.llm.judge_cache import _answer_settings as judge_settings
+
+    coder = CoderLLMSettings(base_url="http://x", model="m")
+    assert coder_settings(coder) == {"score_mode": "logprob", "temperature": 0.0, "seed": 0}
+    assert coder_settings(replace(coder, score_mode="json", server_id="srv")) == {
+        "score_mode": "json", "temperature": 0.0, "max_tokens": 48, "seed": 0, "server": "srv"
+    }  # fmt: skip
+    judge = JudgeSettings(base_url="http://x", model="m")
+    assert judge_settings(judge) == {
+        "score_mode": "logprob", "temperature": 0.0, "max_tokens": 1, "seed": 0
+    }  # fmt: skip
+    assert judge_settings(replace(judge, score_mode="json", server_id="srv")) == {
+        "score_mode": "json", "temperature": 0.0, "max_tokens": 24, "seed": 0, "server": "srv"
+    }  # fmt: skip

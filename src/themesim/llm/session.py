@@ -86,6 +86,21 @@ class CallStats:
         )
 
 
+def answer_settings(settings, max_tokens: int | None) -> dict:
+    """What of a scoring caller's settings (the judge's, the coder's) changes its answers: in
+    its cache keys and stored beside each answer. Score mode, temperature, seed, `max_tokens`
+    where the caller counts it, and the local server that answered: the two local servers
+    (and two llama.cpp builds) differ in the last digits of a logprob score, so their scores
+    never share a cache entry. Other endpoints keep their keys."""
+    out = {"score_mode": settings.score_mode, "temperature": settings.temperature}
+    if max_tokens is not None:
+        out["max_tokens"] = max_tokens
+    out["seed"] = settings.seed
+    if settings.server_id is not None:
+        out["server"] = settings.server_id
+    return out
+
+
 # ---------------------------------------------------------------- the cache table
 
 _HEAD = (
