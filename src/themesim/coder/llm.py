@@ -198,7 +198,6 @@ TABLE = CacheTable(
     asked=(("codebook", "TEXT NOT NULL", ""), ("passage", "TEXT NOT NULL", "")),
     answer=("answer", "TEXT", "JSON: P per code (logprob) or the 1-based codes (json)"),
 )
-SCHEMA = TABLE.schema
 
 
 def _answer_settings(s: CoderLLMSettings) -> dict:

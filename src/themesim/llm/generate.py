@@ -188,7 +188,6 @@ TABLE = CacheTable(
     ),
     answer=("themes", "TEXT", "JSON list of {name, description, keywords}; NULL if failed"),
 )
-SCHEMA = TABLE.schema
 
 
 @dataclass

@@ -17,7 +17,6 @@ TABLE = CacheTable(
     asked=(("text_a", "TEXT NOT NULL", ""), ("text_b", "TEXT NOT NULL", "")),
     answer=("score", "REAL", "NULL when failed"),
 )
-SCHEMA = TABLE.schema
 
 
 def _answer_settings(settings: JudgeSettings) -> dict:
