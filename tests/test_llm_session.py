@@ -80,3 +80,44 @@ def test_chunks_does_not_import_generate():
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
     }
     assert "themesim.llm.generate" not in imported
+
+
+def test_each_callers_stats_line_ends_in_the_shared_cost():
+    """CallStats: what the caller asked, then the calls, tokens and time, as the log shows."""
+    from themesim.llm.generate import GenerateStats
+    from themesim.llm.judge import JudgeStats
+
+    cost = dict(calls=7, prompt_tokens=600, completion_tokens=42, seconds=3.25)
+    judge = JudgeStats(judgements=6, cached=1, done=4, failed=1, **cost)
+    assert str(judge) == (
+        "6 judgements (1 cached, 4 new, 1 failed, 0 skipped), 7 calls, "
+        "600 prompt + 42 completion tokens, 3.2 s"
+    )
+    generate = GenerateStats(chunks=3, requests=5, cached=2, done=3, **cost)
+    assert str(generate) == (
+        "5 answers (2 cached, 3 new) of 3 chunks, 7 calls, 600 prompt + 42 completion tokens, 3.2 s"
+    )
+    assert "JudgeStats(" in repr(judge)  # the repr stays the dataclass's, for debugging
+
+
+def test_the_scoring_callers_answer_settings():
+    """llm.session.answer_settings, in the judge's and the coder's cache keys: the coder counts
+    max_tokens in json mode only, the judge always (1 for a logprob answer); the local server
+    that answered keys its scores."""
+    from dataclasses import replace
+
+    from themesim.coder.llm import _answer_settings as coder_settings
+    from themesim.llm.judge_cache import _answer_settings as judge_settings
+
+    coder = CoderLLMSettings(base_url="http://x", model="m")
+    assert coder_settings(coder) == {"score_mode": "logprob", "temperature": 0.0, "seed": 0}
+    assert coder_settings(replace(coder, score_mode="json", server_id="srv")) == {
+        "score_mode": "json", "temperature": 0.0, "max_tokens": 48, "seed": 0, "server": "srv"
+    }  # fmt: skip
+    judge = JudgeSettings(base_url="http://x", model="m")
+    assert judge_settings(judge) == {
+        "score_mode": "logprob", "temperature": 0.0, "max_tokens": 1, "seed": 0
+    }  # fmt: skip
+    assert judge_settings(replace(judge, score_mode="json", server_id="srv")) == {
+        "score_mode": "json", "temperature": 0.0, "max_tokens": 24, "seed": 0, "server": "srv"
+    }  # fmt: skip

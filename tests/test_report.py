@@ -1002,3 +1002,20 @@ def test_text_block_of_a_pair_its_scale_cannot_score():
         "- Not scored at similarity ≥ 1.5: a:zero_spread (docs/metrics.md)"
     )
     assert "a:zero_spread" not in format_text_block(row | {"scale_flag": ""}, "≥ 1.5")
+
+
+def test_headline_tex_and_the_glance_table_show_the_same_numbers():
+    """report.headline.glance_numbers: one list of a headline row's numbers, in both tables."""
+    from themesim.report.headline import HEADLINE_COLUMNS, headline_tex
+    from themesim.report.views import _glance_row
+
+    r = {c: 0.25 for c in HEADLINE_COLUMNS} | {
+        "method": "minilm", "set_a": "A", "set_b": "B", "threshold": 0.56, "op": "ge",
+        "theta": "≥ 0.56", "hungarian_f1": 0.5, "hungarian_f1_ci_low": 0.2,
+        "hungarian_f1_ci_high": 0.8, "matched_sim_q1": 0.31, "matched_sim_q3": 0.7,
+        "significant_match_rate": float("nan"), "n_a": 6, "n_b": 6, "verdict": "",
+    }  # fmt: skip
+    numbers = ["0.500", "0.200–0.800", "0.250", "0.250", "0.310–0.700", "0.250", "0.250", "0.250"]
+    assert _glance_row("minilm", r) == ["minilm", "A vs B", "≥ 0.56", *numbers, "–"]
+    tex = " & ".join([*numbers, "--"]).replace("–", "--") + r" \\"
+    assert f"minilm & A vs B & $\\geq$ 0.56 & {tex}" in headline_tex(pd.DataFrame([r]))

@@ -75,24 +75,42 @@ def _agree_text(c, tables) -> str:
                 f"{_num(q[kappa]):>6}  {_num(q['alpha_binary_char']):>6}  "
                 f"{_num(q.get('u_alpha_2004')):>7}  {_num(q.get('u_alpha_binary')):>5}"
             )
-    if "pairs" in tables:
-        lines += ["", "Pairs of coders, per code over all text (Cohen's kappa, unitizing alpha):"]
-        for q in tables["pairs"].to_dict("records"):
-            lines.append(
-                f"  {q['coder_a']} / {q['coder_b']}  {q['code']}: kappa {_num(q['kappa'])}, "
-                f"agree {_num(q['percent_agreement'], 1)} %, u-alpha (2004) "
-                f"{_num(q['u_alpha_2004'])}"
-            )
-    if "segments" in tables:
-        lines += ["", "Segments (a selection agrees when the other coder's covers enough of it):"]
-        for q in tables["segments"].to_dict("records"):
-            lines.append(
-                f"  {q['coder_a']} / {q['coder_b']}  {q['code']}: "
-                f"{q['agreeing_a'] + q['agreeing_b']} of {q['segments_a'] + q['segments_b']} "
-                f"segments agree ({_num(q['segment_agreement'], 1)} %) at "
-                f"{100 * q['min_overlap']:g} % overlap"
-            )
+    for key, heading, figures in _PAIR_SECTIONS:  # the tables of two or more coders
+        if key in tables:
+            lines += ["", heading]
+            for q in tables[key].to_dict("records"):
+                lines.append(f"  {q['coder_a']} / {q['coder_b']}  {q['code']}: {figures(q)}")
     return "\n".join(lines) + "\n"
+
+
+def _pair_figures(q: dict) -> str:
+    return (
+        f"kappa {_num(q['kappa'])}, agree {_num(q['percent_agreement'], 1)} %, "
+        f"u-alpha (2004) {_num(q['u_alpha_2004'])}"
+    )
+
+
+def _segment_figures(q: dict) -> str:
+    agree, of = q["agreeing_a"] + q["agreeing_b"], q["segments_a"] + q["segments_b"]
+    return (
+        f"{agree} of {of} segments agree ({_num(q['segment_agreement'], 1)} %) at "
+        f"{100 * q['min_overlap']:g} % overlap"
+    )
+
+
+# The sections after the per-code table: each a heading, then a line per pair of coders and code.
+_PAIR_SECTIONS = (
+    (
+        "pairs",
+        "Pairs of coders, per code over all text (Cohen's kappa, unitizing alpha):",
+        _pair_figures,
+    ),
+    (
+        "segments",
+        "Segments (a selection agrees when the other coder's covers enough of it):",
+        _segment_figures,
+    ),
+)
 
 
 def _num(x, digits: int = 2) -> str:

@@ -199,57 +199,47 @@ def _raise_schema_error(error) -> None:
                 f"Fix the spelling (accepted here: {', '.join(allowed)}); "
                 "every key is described in config/README.md",
             )
+    raise InputError(where, *_problem(error))
+
+
+def _problem(error) -> tuple[str, str]:
+    """What is wrong with the value at the schema error's key, and what to do."""
+    given, wanted = error.instance, error.validator_value
     if error.validator == "enum":
-        hint = did_you_mean(error.instance, error.validator_value)
-        raise InputError(
-            where,
-            f"{error.instance!r} is not allowed{hint}",
-            f"Use one of {', '.join(map(str, error.validator_value))}",
-        )
+        hint = did_you_mean(given, wanted)
+        return f"{given!r} is not allowed{hint}", f"Use one of {', '.join(map(str, wanted))}"
     if error.validator == "minItems":
-        n = error.validator_value
-        raise InputError(
-            where,
-            f"has {len(error.instance)} item(s) but needs at least {n}",
-            f"List at least {n} (see config/README.md)",
+        return (
+            f"has {len(given)} item(s) but needs at least {wanted}",
+            f"List at least {wanted} (see config/README.md)",
         )
     if error.validator == "type":
-        want = error.validator_value
-        want = " or ".join(want) if isinstance(want, list) else want
+        want = " or ".join(wanted) if isinstance(wanted, list) else wanted
         example = {"array": "a list, e.g. [0.5]", "object": "a mapping of keys"}.get(want, want)
-        if isinstance(error.instance, str) and {"number", "integer"} & set(want.split(" or ")):
+        if isinstance(given, str) and {"number", "integer"} & set(want.split(" or ")):
             try:
-                number = float(error.instance)
+                number = float(given)
             except ValueError:
                 number = None
-            mantissa, _, exponent = error.instance.strip().lower().partition("e")
+            mantissa, _, exponent = given.strip().lower().partition("e")
             if number is not None and exponent and "." not in mantissa:
                 # YAML 1.1 (PyYAML) reads 1e-20, with no '.', as text
-                raise InputError(
-                    where,
-                    f"{error.instance!r} is text, not a number (YAML reads e-notation "
+                return (
+                    f"{given!r} is text, not a number (YAML reads e-notation "
                     "without a decimal point as text)",
                     f"Write it as {mantissa}.0e{exponent}",
                 )
             if number is not None:
-                raise InputError(
-                    where, f"{error.instance!r} is text, not a number", "Remove the quotes"
-                )
-        raise InputError(
-            where, f"{error.instance!r} is not of type {want}", f"Write it as {example}"
-        )
+                return f"{given!r} is text, not a number", "Remove the quotes"
+        return f"{given!r} is not of type {want}", f"Write it as {example}"
     if error.validator in ("anyOf", "oneOf"):
         accepted = []
-        for branch in error.validator_value:
+        for branch in wanted:
             if "const" in branch:
                 accepted.append(repr(branch["const"]))
             elif branch.get("type"):
                 t = branch["type"]
                 accepted.append(" or ".join(t) if isinstance(t, list) else f"a {t}")
         if accepted:
-            raise InputError(
-                where,
-                f"{error.instance!r} is not {' or '.join(accepted)}",
-                "See config/README.md for this key",
-            )
-    raise InputError(where, error.message, "See config/README.md for this key")
+            return f"{given!r} is not {' or '.join(accepted)}", "See config/README.md for this key"
+    return error.message, "See config/README.md for this key"

@@ -37,6 +37,7 @@ from themesim.llm.session import (
     CacheTable,
     CallSession,
     EndpointSettings,
+    answer_settings,
     scoring_session,
     with_server_id,
 )
@@ -197,16 +198,11 @@ TABLE = CacheTable(
     asked=(("codebook", "TEXT NOT NULL", ""), ("passage", "TEXT NOT NULL", "")),
     answer=("answer", "TEXT", "JSON: P per code (logprob) or the 1-based codes (json)"),
 )
-SCHEMA = TABLE.schema
 
 
 def _answer_settings(s: CoderLLMSettings) -> dict:
-    out = {"score_mode": s.score_mode, "temperature": s.temperature, "seed": s.seed}
-    if s.score_mode == "json":
-        out["max_tokens"] = s.max_tokens
-    if s.server_id is not None:
-        out["server"] = s.server_id
-    return out
+    """A logprob answer is one letter: max_tokens counts only in json mode."""
+    return answer_settings(s, s.max_tokens if s.score_mode == "json" else None)
 
 
 def _key(model, prompt: CoderPrompt, book: str, passage: str, s: CoderLLMSettings) -> str:

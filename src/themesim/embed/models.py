@@ -27,19 +27,26 @@ class ModelSource:
 
 
 def model_cache_dir() -> Path:
+    """Where the packaged models are unpacked once: mpnet's folder here, the judge's GGUF
+    (llm/server.py)."""
     return Path(os.environ.get("THEMESIM_MODEL_CACHE", Path.home() / ".cache" / "themesim"))
 
 
-def _version(dist: str) -> str:
+def package_version(dist: str, fix: str) -> str:
+    """The installed version of a package that carries a model's weights; InputError naming
+    it, with `fix`, when it is not installed (here and in llm/server.py)."""
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError as e:
-        raise InputError(
-            f"model package {dist}",
-            "is not installed",
-            "Run `make install` (or pip install the model packages listed in README.md), "
-            "or give the method a local `path:` to a sentence-transformers folder",
-        ) from e
+        raise InputError(f"model package {dist}", "is not installed", fix) from e
+
+
+def _version(dist: str) -> str:
+    return package_version(
+        dist,
+        "Run `make install` (or pip install the model packages listed in README.md), "
+        "or give the method a local `path:` to a sentence-transformers folder",
+    )
 
 
 def _minilm() -> ModelSource:

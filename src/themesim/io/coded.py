@@ -18,16 +18,13 @@ import pandas as pd
 from themesim.errors import InputError, did_you_mean, name_key
 from themesim.io.inputs import check_input_file, csv_rows, read_text_file
 from themesim.io.spans import (
-    CRLF_FIX,
-    check_inside,
-    crlf_note,
+    check_selects,
     find_in,
     norm,
     normalise,
     overlapping,
 )
 from themesim.io.spans import short as _short
-from themesim.io.spans import squash as _squash
 
 log = logging.getLogger("themesim")
 
@@ -272,20 +269,12 @@ def coded_span(
             )
         return doc, hits[0][0], hits[0][1]
     start, end = int(start), int(end)
-    check_inside(full, doc, start, end, at, text)
-    # the offsets must select the text itself (compared with whitespace, case and
-    # typographic quotes ignored), not a passage that merely contains it or lies within it
-    if _squash(full[start:end]) != _squash(text):
-        note = crlf_note(full, text, start, end)
-        raise InputError(
-            at,
-            f"text {_short(text)!r} is not at offsets {start}-{end} of {doc!r} "
-            f"(they select {_short(full[start:end])!r}){note}",
-            CRLF_FIX
-            if note
-            else "Re-export the offsets with the transcript as imported, "
-            "or leave start and end empty to locate the text.",
-        )
+    check_selects(
+        full, doc, start, end, at, text,
+        "text {text!r} is not at offsets {start}-{end} of {doc!r} (they select {found!r})",
+        "Re-export the offsets with the transcript as imported, "
+        "or leave start and end empty to locate the text.",
+    )  # fmt: skip
     return doc, start, end
 
 

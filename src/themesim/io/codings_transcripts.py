@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from themesim.errors import InputError
-from themesim.io.spans import CRLF_FIX, check_inside, crlf_note
+from themesim.io.spans import check_selects
 from themesim.io.spans import short as _short
 from themesim.io.spans import squash as _squash
 
@@ -160,18 +160,12 @@ class Locator:
         full = self.texts[doc]
         if start is None:
             return self._find(doc, text, at)
-        check_inside(full, doc, start, end, at, text)
-        if _squash(full[start:end]) != _squash(text):
-            note = crlf_note(full, text, start, end)
-            raise InputError(
-                at,
-                f"offsets {start}-{end} select {_short(full[start:end])!r} in {doc!r}, "
-                f"not the text {_short(text)!r}{note}",
-                CRLF_FIX
-                if note
-                else "Re-export the offsets with the transcript as coded, or leave start and "
-                "end empty to locate the text.",
-            )
+        check_selects(
+            full, doc, start, end, at, text,
+            "offsets {start}-{end} select {found!r} in {doc!r}, not the text {text!r}",
+            "Re-export the offsets with the transcript as coded, or leave start and "
+            "end empty to locate the text.",
+        )  # fmt: skip
         return start, end
 
     def _find(self, doc: str, text: str, at: str) -> tuple[int, int]:

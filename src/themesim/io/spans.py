@@ -210,3 +210,19 @@ def check_inside(full: str, doc: str, start: int, end: int, at: str, text=None) 
             else "Offsets count characters of the transcript's text from 0; re-export them "
             "for this transcript, or leave start and end empty.",
         )
+
+
+def check_selects(full: str, doc: str, start: int, end: int, at: str, text, says, fix) -> None:
+    """check_inside, then refuse offsets that do not select `text` itself (compared with
+    whitespace, case and typographic quotes ignored), not a passage that merely contains it or
+    lies within it. The one line names `at`; `says` words the problem from `text`, `doc`,
+    `start`, `end` and `found` (what the offsets select; passages shortened), and `fix` is what
+    to do, unless the offsets were counted with CRLF line endings (then CRLF_FIX)."""
+    check_inside(full, doc, start, end, at, text)
+    if squash(full[start:end]) != squash(text):
+        from themesim.errors import InputError
+
+        note = crlf_note(full, text, start, end)
+        found = short(full[start:end])
+        problem = says.format(text=short(text), doc=doc, start=start, end=end, found=found)
+        raise InputError(at, problem + note, CRLF_FIX if note else fix)

@@ -34,7 +34,7 @@ from themesim.llm.chunks import (
     text_budget,
 )
 from themesim.llm.prompts import first_json, load_prompts
-from themesim.llm.session import CacheTable, CallSession, EndpointSettings
+from themesim.llm.session import CacheTable, CallSession, CallStats, EndpointSettings
 from themesim.store import canonical_key
 
 log = logging.getLogger("themesim.llm.generate")
@@ -73,23 +73,15 @@ class GenerateSettings(EndpointSettings):
 
 
 @dataclass
-class GenerateStats:
+class GenerateStats(CallStats):
     chunks: int = 0  # transcript chunks (each asked once per run)
     requests: int = 0  # distinct answers needed (chunk and merge calls over all runs)
     cached: int = 0
     done: int = 0
-    calls: int = 0  # HTTP requests sent, retries included
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
 
-    def __str__(self) -> str:
-        """One line for a job's log (its repr is for debugging)."""
-        return (
-            f"{self.requests} answers ({self.cached} cached, {self.done} new) of "
-            f"{self.chunks} chunks, {self.calls} calls, {self.prompt_tokens} prompt + "
-            f"{self.completion_tokens} completion tokens, {self.seconds:.1f} s"
-        )
+    def asked(self) -> str:
+        done = f"{self.cached} cached, {self.done} new"
+        return f"{self.requests} answers ({done}) of {self.chunks} chunks"
 
 
 def asks_quotes(prompts: dict) -> bool:
@@ -196,7 +188,6 @@ TABLE = CacheTable(
     ),
     answer=("themes", "TEXT", "JSON list of {name, description, keywords}; NULL if failed"),
 )
-SCHEMA = TABLE.schema
 
 
 @dataclass

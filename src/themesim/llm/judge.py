@@ -34,7 +34,7 @@ from themesim.llm.judge_cache import (
 from themesim.llm.judge_plan import JudgePlan, plan_keys
 from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import load_prompt
-from themesim.llm.session import scoring_session, with_server_id
+from themesim.llm.session import CallStats, scoring_session, with_server_id
 
 log = logging.getLogger("themesim.llm.judge")
 
@@ -52,24 +52,17 @@ class JudgeError(RuntimeError):
 
 
 @dataclass
-class JudgeStats:
+class JudgeStats(CallStats):
     judgements: int = 0  # distinct ordered (A, B) judgements needed (2 per pair with both_orders)
     cached: int = 0  # answered from the cache
     done: int = 0  # newly judged, ok
     failed: int = 0  # attempted and failed (stored as "failed", retried next run)
     skipped: int = 0  # not attempted because the endpoint had failed
-    calls: int = 0  # HTTP requests sent, retries included
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
 
-    def __str__(self) -> str:
-        """One line for a job's log (its repr is for debugging)."""
+    def asked(self) -> str:
         return (
             f"{self.judgements} judgements ({self.cached} cached, {self.done} new, "
-            f"{self.failed} failed, {self.skipped} skipped), {self.calls} calls, "
-            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens, "
-            f"{self.seconds:.1f} s"
+            f"{self.failed} failed, {self.skipped} skipped)"
         )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from themesim.llm.judge_ask import Outcome, compact_json, order_free
 from themesim.llm.judge_settings import JudgeSettings
 from themesim.llm.prompts import JudgePrompt
-from themesim.llm.session import CacheTable, CallSession
+from themesim.llm.session import CacheTable, CallSession, answer_settings
 from themesim.store import canonical_key
 
 TABLE = CacheTable(
@@ -17,20 +17,10 @@ TABLE = CacheTable(
     asked=(("text_a", "TEXT NOT NULL", ""), ("text_b", "TEXT NOT NULL", "")),
     answer=("score", "REAL", "NULL when failed"),
 )
-SCHEMA = TABLE.schema
 
 
 def _answer_settings(settings: JudgeSettings) -> dict:
-    out = {
-        "score_mode": settings.score_mode,
-        "temperature": settings.temperature,
-        "max_tokens": settings.effective_max_tokens,
-        "seed": settings.seed,
-    }
-    # The two local servers (and two llama.cpp builds) differ in the last digits of a logprob
-    # score: their scores never share a cache entry. Other endpoints keep their keys.
-    if settings.server_id is not None:
-        out["server"] = settings.server_id
+    out = answer_settings(settings, settings.effective_max_tokens)
     if order_free(settings):
         # Every prompt from an empty slot: other numbers than a reused prefix gave, so other
         # keys (a cache_prompt: true run keeps the keys of the versions before).

@@ -102,7 +102,6 @@ TABLE = CacheTable(
     answer=("paraphrases", "TEXT NOT NULL", "JSON list of k strings"),
     outcome=False,
 )
-SCHEMA = TABLE.schema
 
 
 @dataclass

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import httpx2
 
+from themesim.embed.models import model_cache_dir, package_version
 from themesim.errors import InputError
 
 log = logging.getLogger("themesim.llm.server")
@@ -49,15 +50,8 @@ class LlamaServerError(RuntimeError):
     """The local llama.cpp server did not start or stopped answering."""
 
 
-def model_cache_dir() -> Path:
-    return Path(os.environ.get("THEMESIM_MODEL_CACHE", Path.home() / ".cache" / "themesim"))
-
-
 def _part_version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError as e:
-        raise InputError(f"model package {dist}", "is not installed", INSTALL_HINT) from e
+    return package_version(dist, INSTALL_HINT)
 
 
 def packaged_model_name() -> str:

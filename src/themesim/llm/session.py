@@ -65,6 +65,42 @@ def with_server_id(settings, parallel: int = 1):
     return replace(settings, server_id=backend_id(settings.server, parallel))
 
 
+@dataclass
+class CallStats:
+    """What a caller's job asked (its own fields and `asked`) and what that cost: requests
+    sent, tokens and time, counted alike by the judge and theme generation."""
+
+    calls: int = 0  # HTTP requests sent, retries included
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def asked(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        """One line for a job's log (its repr is for debugging)."""
+        return (
+            f"{self.asked()}, {self.calls} calls, {self.prompt_tokens} prompt + "
+            f"{self.completion_tokens} completion tokens, {self.seconds:.1f} s"
+        )
+
+
+def answer_settings(settings, max_tokens: int | None) -> dict:
+    """What of a scoring caller's settings (the judge's, the coder's) changes its answers: in
+    its cache keys and stored beside each answer. Score mode, temperature, seed, `max_tokens`
+    where the caller counts it, and the local server that answered: the two local servers
+    (and two llama.cpp builds) differ in the last digits of a logprob score, so their scores
+    never share a cache entry. Other endpoints keep their keys."""
+    out = {"score_mode": settings.score_mode, "temperature": settings.temperature}
+    if max_tokens is not None:
+        out["max_tokens"] = max_tokens
+    out["seed"] = settings.seed
+    if settings.server_id is not None:
+        out["server"] = settings.server_id
+    return out
+
+
 # ---------------------------------------------------------------- the cache table
 
 _HEAD = (

@@ -124,6 +124,24 @@ def _tex_range(lo, hi) -> str:
     return "--" if is_missing(lo) or is_missing(hi) else f"{_tex_num(lo)}--{_tex_num(hi)}"
 
 
+def glance_numbers(r: Mapping, num, span, bound: str = "") -> list[str]:
+    """A headline row's numbers in the order headline.tex and the report's at-a-glance table
+    show them (the same numbers, each table in its own format): `num` formats a number, `span`
+    a range (lo, hi); `bound` follows the Hungarian F1 interval (the report's note that it
+    meets the most the set sizes allow)."""
+    return [
+        num(r["hungarian_f1"]),
+        span(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")) + bound,
+        num(r["f1"]),
+        num(r["matched_sim_median"]),
+        span(r["matched_sim_q1"], r["matched_sim_q3"]),
+        num(r["hungarian_coverage_a"]),
+        num(r["hungarian_coverage_b"]),
+        num(r["raza_jaccard"]),
+        num(r.get("significant_match_rate")),
+    ]
+
+
 def headline_tex(df: pd.DataFrame, notes=()) -> str:
     """A booktabs tabular of the headline table (3 decimals, as in the HTML report); the
     human-human columns only when some row has a verdict (`reference_group`)."""
@@ -170,21 +188,11 @@ def headline_tex(df: pd.DataFrame, notes=()) -> str:
         method = str(r["method"])
         if previous is not None and method != previous:
             lines.append(r"\addlinespace")
-        q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
-        iqr = "--" if is_missing(q1) or is_missing(q3) else f"{_tex_num(q1)}--{_tex_num(q3)}"
         cells = [
             tex_escape(method) if method != previous else "",
             tex_escape(f"{r['set_a']} vs {r['set_b']}"),
             fmt_threshold(r["threshold"], str(r["op"]), tex=True),
-            _tex_num(r["hungarian_f1"]),
-            _tex_range(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high")),
-            _tex_num(r["f1"]),
-            _tex_num(r["matched_sim_median"]),
-            iqr,
-            _tex_num(r["hungarian_coverage_a"]),
-            _tex_num(r["hungarian_coverage_b"]),
-            _tex_num(r["raza_jaccard"]),
-            _tex_num(r.get("significant_match_rate")),
+            *glance_numbers(r, _tex_num, _tex_range),
         ]
         if ceiling:
             pct = r["matched_sim_pct_of_ceiling"]

@@ -27,6 +27,7 @@ from themesim.report.format import (
     theme_label,
 )
 from themesim.report.glossary import Header
+from themesim.report.headline import glance_numbers
 from themesim.report.pair_limit import over_limit, shown_pairs
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
@@ -122,22 +123,12 @@ RUNS_TABLE = [
 
 
 def _glance_row(method: str, r: Mapping) -> list[str]:
-    q1, q3 = r["matched_sim_q1"], r["matched_sim_q3"]
-    iqr = DASH if is_missing(q1) or is_missing(q3) else f"{fmt(q1)}–{fmt(q3)}"
+    bound = " (most possible)" if bound_note(r) and _has_interval(r) else ""
     return [
         method,
         f"{r['set_a']} vs {r['set_b']}",
         r["theta"],
-        fmt(r["hungarian_f1"]),
-        _interval(r.get("hungarian_f1_ci_low"), r.get("hungarian_f1_ci_high"))
-        + (" (most possible)" if bound_note(r) and _has_interval(r) else ""),
-        fmt(r["f1"]),
-        fmt(r["matched_sim_median"]),
-        iqr,
-        fmt(r["hungarian_coverage_a"]),
-        fmt(r["hungarian_coverage_b"]),
-        fmt(r["raza_jaccard"]),
-        fmt(r.get("significant_match_rate")),
+        *glance_numbers(r, fmt, _interval, bound),
     ]
 
 
