@@ -140,3 +140,14 @@ def test_a_large_file_is_verified_and_read_from_disk(tmp_path, monkeypatch):
     path.write_bytes(path.read_bytes() + b"\0")
     with pytest.raises(InputError, match="has changed since its job wrote it"):
         similarity.read_similarity(path, a, b)
+
+
+def test_amount_reads_sizes_in_binary_units():
+    from themesim.memory import amount
+
+    assert amount(12) == "12 bytes"
+    assert amount(1023) == "1023 bytes"
+    assert amount(1638) == "1.6 KiB"  # 1638 / 1024 = 1.5996
+    assert amount(200 << 20) == "200.0 MiB"
+    assert amount(int(2.3 * 2**30)) == "2.3 GiB"
+    assert amount(1024 << 40) == "1,024.0 TiB"

@@ -12,7 +12,7 @@ import os
 import sys
 
 from themesim.errors import InputError
-from themesim.memory import ENV, available_bytes, matrix_bytes
+from themesim.memory import ENV, amount, available_bytes, matrix_bytes
 
 MAX_MINUTES = 10.0  # --max-minutes: the CPU time a command may be estimated to take
 TELL_SECONDS = 30.0  # an estimate above this is said on stderr before the work starts
@@ -32,13 +32,6 @@ POWER_DRAW_S = 2e-3
 POWER_ENTRY_S = 0.125e-6
 POWER_CELL_S = 0.28e-3
 POWER_INFLUENCE_S = 0.12e-6
-
-
-def amount(n: float) -> str:
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):,.1f} {unit}"
-    return f"{n / 1024:.0f} KiB"
 
 
 def duration(seconds: float) -> str:

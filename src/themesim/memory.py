@@ -58,6 +58,14 @@ def matrix_bytes(n_rows: int, n_cols: int) -> int:
     return BASE_BYTES + BYTES_PER_CELL * int(n_rows) * int(n_cols)
 
 
+def amount(n: float) -> str:
+    """A size in bytes as people read it: "1.6 KiB", "2.3 GiB", "1,024.0 TiB", "12 bytes"."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
 def _gib(n: float) -> str:
     return f"{n / 2**30:.1f} GiB"
 

@@ -10,6 +10,7 @@ from themesim.errors import InputError
 from themesim.io.spans import check_selects
 from themesim.io.spans import short as _short
 from themesim.io.spans import squash as _squash
+from themesim.memory import amount
 
 # The most memory agree lets one transcript take, checked before it is taken: reading the
 # file, and locating passages without offsets in its text.
@@ -73,13 +74,6 @@ def texts_and_files(patterns) -> tuple[dict[str, str], dict[str, str]]:
     return texts, origin
 
 
-def _amount(n: float) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):.1f} {unit}"
-    return f"{int(n)} bytes"
-
-
 def check_read_memory(path: Path) -> None:
     """Refuse, in one line and before reading it, a transcript (or .qdpx project) whose
     reading would take more than MAX_TRANSCRIPT_BYTES: its size (a zip's declared unpacked
@@ -91,22 +85,22 @@ def check_read_memory(path: Path) -> None:
     if factor is None:
         return  # an unsupported type: the reader names it
     size = path.stat().st_size
-    what = f"{_amount(size)}"
+    what = f"{amount(size)}"
     if suffix in (".docx", ".qdpx"):
         try:
             with zipfile.ZipFile(path) as z:
                 size = sum(i.file_size for i in z.infolist())
         except (zipfile.BadZipFile, OSError, ValueError):
             return  # not a zip: its reader names the problem
-        what = f"{what}, unpacking to {_amount(size)}"
+        what = f"{what}, unpacking to {amount(size)}"
     need = factor * size
     if need > MAX_TRANSCRIPT_BYTES:
         kind = "project" if suffix == ".qdpx" else f"{suffix} transcript"
         plain = suffix not in (".txt", ".qdpx")
         raise InputError(
             str(path),
-            f"is a {kind} of {what}: reading it needs about {_amount(need)} of memory "
-            f"({factor} bytes a byte), more than the {_amount(MAX_TRANSCRIPT_BYTES)} agree "
+            f"is a {kind} of {what}: reading it needs about {amount(need)} of memory "
+            f"({factor} bytes a byte), more than the {amount(MAX_TRANSCRIPT_BYTES)} agree "
             "lets one transcript take",
             "Split it into smaller transcripts"
             + (", or export it as plain text (.txt, about 3 bytes a byte)." if plain else "."),
@@ -177,8 +171,8 @@ class Locator:
                 raise InputError(
                     at,
                     f"has no offsets, and locating it in transcript {doc!r} "
-                    f"({len(full):,} characters{file}) needs about {_amount(need)} of memory, "
-                    f"more than the {_amount(MAX_TRANSCRIPT_BYTES)} agree lets one "
+                    f"({len(full):,} characters{file}) needs about {amount(need)} of memory, "
+                    f"more than the {amount(MAX_TRANSCRIPT_BYTES)} agree lets one "
                     "transcript take",
                     "Give start and end offsets for the passages of this transcript.",
                 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -71,17 +72,25 @@ def _plain(obj):
     return obj
 
 
+@dataclass(frozen=True)
+class ReportSources:
+    """What a summary report is written from (report.summary.write_report's arguments): the
+    study's names and paths, each method's tables, the input files, the transcripts, the
+    models' provenance and the resolved config."""
+
+    study: dict
+    methods: dict
+    inputs: list
+    transcripts: dict
+    provenance: dict
+    config: dict
+
+
 def build_context(
-    study,
-    methods,
-    inputs,
-    transcripts,
-    provenance,
-    config,
-    html_dir: Path,
-    md_dir: Path,
-    pages_dir: Path | None = None,
+    sources: ReportSources, html_dir: Path, md_dir: Path, pages_dir: Path | None = None
 ) -> dict:
+    study, methods, inputs = sources.study, sources.methods, sources.inputs
+    transcripts, provenance, config = sources.transcripts, sources.provenance, sources.config
     method_views = [method_view(name, spec, html_dir, md_dir) for name, spec in methods.items()]
     taken = {k.replace("_", "-") for k in HEADINGS}
     for m in method_views:

@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import markupsafe
 
-from themesim.report.context import build_context, comparison_context
+from themesim.report.context import ReportSources, build_context, comparison_context
 from themesim.report.first_screen import PAGES_DIR
 from themesim.report.format import (
     NUMERIC,
@@ -122,17 +122,8 @@ def write_report(
     """
     out_html, out_md = Path(out_html), Path(out_md)
     pages_dir = Path(out_pages) if out_pages is not None else out_html.parent / PAGES_DIR
-    ctx = build_context(
-        study,
-        methods,
-        inputs,
-        transcripts,
-        provenance,
-        config,
-        out_html.parent,
-        out_md.parent,
-        pages_dir,
-    )
+    sources = ReportSources(study, methods, inputs, transcripts, provenance, config)
+    ctx = build_context(sources, out_html.parent, out_md.parent, pages_dir)
     html_env, md_env = _env(autoescape=True), _env(autoescape=False)
     html = html_env.get_template("summary.html.j2").render(**ctx)
     md = md_env.get_template("summary.md.j2").render(**ctx)
