@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from themesim.kinds import get as get_kind
+from themesim.study.groups import generators_of
 
 
 @dataclass
@@ -81,8 +82,6 @@ class Study:
     @property
     def generators(self) -> dict[str, list[str]]:
         """Each run group, and each set in no group, as one generator of the verdicts."""
-        from themesim.metrics.verdicts.rows import generators_of
-
         return generators_of(list(self.sets), self.analysts, self.run_groups)
 
     @property
