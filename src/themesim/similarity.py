@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
 from themesim.io.inputs import not_text
+from themesim.tfidf import normalize, vectorizer
 
 SIMILARITY_META_KEY = b"themesim.similarity"
 
@@ -68,10 +69,8 @@ def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -
     texts_b None: within-set similarity, fitted on set A alone. Warns when a text has no
     terms (it then scores 0 against everything) and when word terms meet text without spaces.
     """
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     texts = list(texts_a) + list(texts_b or [])
-    vec = TfidfVectorizer(**vectorizer_options)
+    vec = vectorizer(**vectorizer_options)
     hint = "set analyzer: char_wb on the method for text without spaces (e.g. Chinese)"
     try:
         X = vec.fit_transform(texts)
@@ -112,8 +111,6 @@ BLOCK_CELLS = 1 << 22
 def _blocked_cosine(X_a, X_b) -> np.ndarray:
     """snap_unit(cosine_similarity(X_a, X_b)) of sparse rows, `BLOCK_CELLS` cells at a
     time into one output: the same bits (each cell is the same sum), a third of the peak."""
-    from sklearn.preprocessing import normalize
-
     A, B = normalize(X_a), normalize(X_b).T.tocsc()
     out = np.empty((A.shape[0], B.shape[1]), dtype=np.float64)
     step = max(1, BLOCK_CELLS // max(B.shape[1], 1))

@@ -8,6 +8,7 @@ import numpy as np
 
 from themesim.errors import InputError
 from themesim.kinds.base import Kind
+from themesim.tfidf import vectorizer
 
 
 class Tfidf(Kind):
@@ -50,23 +51,19 @@ class Tfidf(Kind):
 
     def pair_scores(self, spec, texts_a, texts_b, **_):
         """One vectoriser, with the method's analyzer, fitted on every text of the pairs."""
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         from themesim.similarity import tfidf_options
 
         a, b = list(texts_a), list(texts_b)
-        vec = TfidfVectorizer(**tfidf_options(spec)).fit(a + b)
+        vec = vectorizer(**tfidf_options(spec)).fit(a + b)
         X, Y = vec.transform(a), vec.transform(b)
         return np.asarray(X.multiply(Y).sum(axis=1)).ravel()  # rows are L2-normalised
 
     def vectors(self, spec, tables, embeddings):
         """One vectoriser fitted on every set's texts (seed 002)."""
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         names = list(tables)
         texts = [t for s in names for t in tables[s]["text"].tolist()]
         try:
-            X = TfidfVectorizer().fit_transform(texts).toarray()
+            X = vectorizer().fit_transform(texts).toarray()
         except ValueError as e:  # every text was a stop word or punctuation
             raise InputError(
                 "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
@@ -117,14 +114,12 @@ class Tfidf(Kind):
     ):
         """The L2-normalised TF-IDF rows of the theme texts and the segments, fitted on both
         together as segment_scores does (their products are its cosines)."""
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         from themesim.similarity import tfidf_options
 
         if not len(segments):
             return None
         texts = themes["text"].tolist() + segments["text"].tolist()
-        X = TfidfVectorizer(**tfidf_options(spec)).fit_transform(texts).toarray()
+        X = vectorizer(**tfidf_options(spec)).fit_transform(texts).toarray()
         return X[: len(themes)], X[len(themes) :]
 
 
@@ -133,7 +128,7 @@ def _salad_sets(b_texts: tuple, pool: int, seed: int, **options) -> tuple:
     """B's word-salad pool cut into salad sets of n_b texts, each with its within-set TF-IDF
     matrix (read-only): the same for every A compared with B, so a metrics job makes them
     once per B instead of once per comparison."""
-    from themesim.metrics.sets.nulls import word_salad_pool
+    from themesim.embed.texts import word_salad_pool
     from themesim.similarity import tfidf
 
     texts, _ = word_salad_pool(list(b_texts), pool, seed)
