@@ -47,15 +47,12 @@ def card_of(path: Path = WEIGHTS) -> dict:
 
 def model_of(path: Path = WEIGHTS):
     """The packaged MiniLM with the adapter loaded (peft), in eval mode."""
-    from themesim.embed.device import import_torch
+    from themesim.embed.encode import sentence_transformer
     from themesim.embed.models import MINILM, resolve_model
 
     key = str(check_weights(path))
     if key not in _MODELS:
-        import_torch()
-        from sentence_transformers import SentenceTransformer
-
-        model = SentenceTransformer(resolve_model(MINILM).path, device="cpu")
+        model = sentence_transformer(resolve_model(MINILM).path, device="cpu")
         model.load_adapter(key)
         model.eval()
         _MODELS[key] = model

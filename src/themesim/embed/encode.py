@@ -48,13 +48,21 @@ def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float3
         if plain is not None:
             _MODELS[key] = PlainEncoder(source.path, plain, device=device)
             return _MODELS[key]
-        from sentence_transformers import SentenceTransformer
-
         kwargs = {}
         if dtype != "float32":
             kwargs["model_kwargs"] = {"torch_dtype": getattr(torch, dtype)}
-        _MODELS[key] = SentenceTransformer(source.path, device=device, **kwargs)
+        _MODELS[key] = sentence_transformer(source.path, device=device, **kwargs)
     return _MODELS[key]
+
+
+def sentence_transformer(path: str, *, device: str = "cpu", **kwargs):
+    """SentenceTransformer(path, device=device, **kwargs), torch imported first as
+    embed.device.import_torch sets it up; the one import of sentence-transformers outside
+    the coder's training (coder/train.py)."""
+    import_torch()
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device=device, **kwargs)
 
 
 def encode(

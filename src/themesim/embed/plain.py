@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from themesim.embed.device import import_torch
+
 TRANSFORMER = "sentence_transformers.models.Transformer"
 POOLING = "sentence_transformers.models.Pooling"
 NORMALIZE = "sentence_transformers.models.Normalize"
@@ -111,8 +113,7 @@ class PlainEncoder:
 
     def encode(self, texts: list[str], *, normalize_embeddings: bool = True, **_) -> np.ndarray:
         """One forward pass over `texts` (the caller batches); float32 rows in input order."""
-        import torch
-
+        torch = import_torch()
         # Longest first, with numpy's argsort, as SentenceTransformer orders its batch.
         order = np.argsort([-len(t) for t in texts])
         with torch.inference_mode():
