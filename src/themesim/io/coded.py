@@ -28,6 +28,7 @@ from themesim.io.spans import (
 )
 from themesim.io.spans import short as _short
 from themesim.io.spans import squash as _squash
+from themesim.io.xlsx import read_only_workbook
 
 log = logging.getLogger("themesim")
 
@@ -61,10 +62,8 @@ ALIASES = {
 def read_records(path: Path, where: str) -> list[list]:
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
-        import openpyxl
-
         try:
-            wb = openpyxl.load_workbook(check_input_file(path), read_only=True, data_only=True)
+            wb = read_only_workbook(check_input_file(path))
         except Exception as e:  # openpyxl raises many types for a damaged file
             raise InputError(
                 where,

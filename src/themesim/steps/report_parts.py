@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.io.themes import read_themes_parquet
+from themesim.io.xlsx import write_only_workbook
 from themesim.kinds import get as get_kind
 from themesim.metrics.thresholds import Thresholds, read_thresholds
 from themesim.steps.job import Job
@@ -261,15 +262,13 @@ def tables_workbook(
     """
     from datetime import datetime
 
-    from openpyxl import Workbook
-
     from themesim.io.files import atomic_path
     from themesim.report.names import workbook_header
 
     tables, missing = _with_extra(tables, extra)
     index, frames = _sheet_index(tables, max_cells)
     # Write-only: rows stream to disk, memory stays flat whatever the table's size.
-    book = Workbook(write_only=True)
+    book = write_only_workbook()
     sheet = book.create_sheet("sheets")
     columns = ["sheet", "table", "file", "rows", "in_workbook"]
     sheet.append(columns)
