@@ -6,46 +6,11 @@ across methods: a call sees one method's matrices only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 
 from themesim.metrics.sets.coverage import hungarian_pairs, score, theme_table
-from themesim.metrics.settings import DEFAULT_METRICS
-
-
-@dataclass
-class Settings:
-    """Study-wide family settings (config `metrics:`) plus one method's threshold options."""
-
-    thresholds: list[float]
-    op: str = "ge"
-    gamma: float = DEFAULT_METRICS["gamma"]["cosine"]  # on the method's scale (gamma_for)
-    baseline_z: float = DEFAULT_METRICS["baseline_z"]
-    z_alpha: float = DEFAULT_METRICS["z_alpha"]
-    bootstrap: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["bootstrap"]))
-    null_model: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["null_model"]))
-    transport: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["transport"]))
-    intervals: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["intervals"]))
-    scale: str = "cosine"
-    clamp: bool = False
-
-
-def on_scale(S, settings: Settings) -> np.ndarray | None:
-    """The matrix on the scale the thresholds refer to (angular, clamped or as is).
-
-    Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
-    within-set matrices too (metrics.sets.scales.z_scale).
-    """
-    if S is None:
-        return None
-    from themesim.metrics.sets.distinctiveness import angular_sim
-
-    S = np.asarray(S, dtype=np.float64)
-    if settings.clamp:
-        S = np.clip(S, 0.0, 1.0)
-    return angular_sim(S) if settings.scale == "angular" else S
+from themesim.metrics.settings import Settings
 
 
 def _parts(parts: dict | None, S, settings: Settings, W_a=None, W_b=None) -> dict:

@@ -108,7 +108,7 @@ class _Method:
     name: str
     kind: str
     spec: dict | None
-    st: object  # metrics.comparison.Settings, `calibrated` resolved
+    st: object  # metrics.settings.Settings, `calibrated` resolved
     source: list | None  # each threshold's source, when one was `calibrated`
     to_scale: object  # raw S -> the method's base scale (metrics.method_scale)
     grid: list

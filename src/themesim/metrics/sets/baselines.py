@@ -28,9 +28,14 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.sets.coverage import check_matrix
+from themesim.metrics.sets.within import (
+    MIN_WITHIN,
+    ZERO_SPREAD,
+    check_within,
+    row_others,
+    z_against,
+)
 
-MIN_WITHIN = 3
-_ZERO = 1e-12
 PERCENTILE_KIND = "strict"
 
 BASELINE_COLUMNS = [
@@ -55,28 +60,6 @@ SYMMETRIC_COLUMNS = [
     "passes_b",
     "passes_both",
 ]
-
-
-def check_within(W, n: int, name: str) -> np.ndarray:
-    W = check_matrix(W)
-    if W.shape != (n, n):
-        raise ValueError(f"{name} must be {n} x {n} to match the similarity matrix, got {W.shape}")
-    return W
-
-
-def row_others(W: np.ndarray, i: int) -> np.ndarray:
-    return np.delete(W[i], i)
-
-
-def z_against(x: float, within: np.ndarray) -> tuple[float, float, float, list[str]]:
-    """mean, std (ddof=1), z of x against `within`, and the reasons for any NaN."""
-    mean = float(within.mean()) if within.size else np.nan
-    if within.size < MIN_WITHIN:
-        return mean, np.nan, np.nan, ["too_small"]
-    std = float(within.std(ddof=1))
-    if std < _ZERO:
-        return mean, std, np.nan, ["zero_spread"]
-    return mean, std, (x - mean) / std, []
 
 
 def _best_second(values: np.ndarray) -> tuple[float, float]:
@@ -107,7 +90,7 @@ def within_baselines(S, W_a) -> pd.DataFrame:
             w_best, w_second = _best_second(within)
             if np.isnan(second):
                 flags.append("single_candidate")
-            elif w_best - w_second < _ZERO:
+            elif w_best - w_second < ZERO_SPREAD:
                 flags.append("zero_within_gap")
             else:
                 rel_gap = (best - second) / (w_best - w_second)
