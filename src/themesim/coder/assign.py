@@ -131,7 +131,7 @@ def fitted_thresholds(
     maximises the theme's Cohen's κ with the coded labels over the other groups' eligible
     segments (ties: the lowest such score); `default` for a theme with fewer than min_coded
     coded segments there."""
-    from themesim.metrics.agreement.intercoder import kappa_counts
+    from themesim.metrics.kappa import kappa_counts
 
     groups = np.asarray(groups, dtype=object)
     out = np.full(S.shape, float(default))

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from themesim.coder import argkp, kpa, nested, train
-from themesim.coder.head import Head
+from themesim.coder.head_fit import fit_head
 from themesim.coder.trained import WEIGHTS
 
 FOLDS = 4
@@ -111,7 +111,7 @@ def build(
     fig, answers, best, conf = nested.evaluate(groups, scores)
     ci = kpa.bootstrap(groups, answers, boot=boot, seed=s.seed)
     per_topic = kpa.by_topic(groups, answers, best, conf)
-    head = Head.fit(scores, [g.truth for g in groups])
+    head = fit_head(scores, [g.truth for g in groups])
 
     model, steps = train.train(groups, base, s, log=log, bottom=bottom)
     n_layers = len(train.bert_of(model).encoder.layer)

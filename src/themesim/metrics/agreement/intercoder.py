@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.agreement.multicoder import multi_stats
-from themesim.metrics.kappa import kappa_counts_array
+from themesim.metrics.kappa import kappa_counts
 
 SCOPES = ("all", "coded")  # every unit; only units some coder coded with some code
 COUNT_COLUMNS = ["group", "code", "scope", "units", "both", "only_a", "only_b", "neither"]
@@ -46,15 +46,6 @@ STAT_COLUMNS = [
 ]
 ALL = "(all)"  # the group (transcript) or code label of a pooled row
 CI_METHOD = "jackknife over transcripts"
-
-
-def kappa_counts(both, only_a, only_b, neither) -> np.ndarray:
-    """Cohen's κ of two binary codings from their 2×2 counts (arrays broadcast); NaN where
-    chance agreement is 1 (both codings constant and equal) or there are no units."""
-    both, only_a, only_b, neither = (
-        np.asarray(x, dtype=float) for x in (both, only_a, only_b, neither)
-    )
-    return kappa_counts_array(both, both + only_a, both + only_b, both + only_a + only_b + neither)
 
 
 def alpha_counts(both, only_a, only_b, neither) -> np.ndarray:
