@@ -24,8 +24,8 @@ def coder_llm(job: Job) -> None:
     out: set -> path; llm: grounding.coder.llm (threads: the job's, unless it sets them).
     """
     from themesim.coder.llm import CoderLLMSettings, code_segments
+    from themesim.io.segments import read_segments_parquet
     from themesim.io.themes import read_themes_parquet
-    from themesim.io.transcripts import read_segments_parquet
 
     themes, given = job.input["themes"], job.params
     out, cache = given["out"], given["cache"]

@@ -13,7 +13,7 @@ def generate_theme_runs(job: Job) -> None:
     """LLM-generated theme sets: one CSV per run (inputs.jobs.generate_themes; params
     `runs`: run name -> seed, in the order of the outputs)."""
     from themesim.io.files import record
-    from themesim.io.transcripts import read_segments_parquet
+    from themesim.io.segments import read_segments_parquet
     from themesim.llm.generate import GenerateSettings, generate_runs, write_theme_csv
 
     p = job.params

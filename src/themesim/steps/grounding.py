@@ -54,8 +54,8 @@ class _Grounding:
 
 
 def _grounding(job: Job) -> _Grounding:
+    from themesim.io.segments import read_segments_parquet
     from themesim.io.themes import read_themes_parquet
-    from themesim.io.transcripts import read_segments_parquet
     from themesim.metrics.method_scale import base_scale
     from themesim.metrics.thresholds import read_thresholds
 

@@ -28,8 +28,8 @@ def _labels_frame(rows) -> pd.DataFrame:
 def load_transcripts(segments_path, transcripts):
     """The segments table, each transcript's plain text and each segment's span in it: the
     same for every set, so read once per job."""
+    from themesim.io.segments import read_segments_parquet
     from themesim.io.spans import segment_offsets, transcript_texts
-    from themesim.io.transcripts import read_segments_parquet
 
     segments = read_segments_parquet(segments_path)
     texts = transcript_texts(segments, transcripts)
