@@ -9,11 +9,11 @@ from themesim.metrics.calibration import (
     calibrate,
     f1_threshold,
     isotonic_fit,
-    map_calibrated,
     read_rated_pairs,
     resample_thresholds,
     youden_threshold,
 )
+from themesim.metrics.isotonic import map_calibrated
 
 # The scikit-learn ROC example: AUC 0.75.
 SCORES = np.array([0.1, 0.4, 0.35, 0.8])

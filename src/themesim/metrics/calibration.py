@@ -21,8 +21,12 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from themesim.errors import InputError
-from themesim.metrics.isotonic import map_calibrated, rebase
+from themesim.metrics.isotonic import rebase
 from themesim.metrics.settings import DEFAULT_CALIBRATION
+from themesim.metrics.thresholds import (  # noqa: F401 (moved there)
+    CALIBRATED,
+    resolve_thresholds,
+)
 
 SUMMARY_COLUMNS = [
     "n_pairs",
@@ -414,26 +418,3 @@ def with_prevalence(fit: pd.DataFrame, prevalence: float, target: float | None) 
         target_prevalence=target,
         p_match_at_target=rebase(fit["p_match"].to_numpy(float), prevalence, target),
     )
-
-
-CALIBRATED = "calibrated"
-
-
-def resolve_thresholds(thresholds, summary: dict, fit: pd.DataFrame | None = None):
-    """Thresholds with `calibrated` replaced by the F1-maximising threshold; with a fit
-    (scale: calibrated) that threshold is mapped to its P(match). Also the source of each.
-    The metrics job alone calls this; everything after it reads thresholds.csv."""
-    from themesim.metrics.thresholds import FROM_CALIBRATION, FROM_CONFIG
-
-    out, source = [], []
-    for t in thresholds:
-        if t == CALIBRATED:
-            value = float(summary["f1_threshold"])
-            if fit is not None:
-                value = float(map_calibrated(value, fit))
-            out.append(value)
-            source.append(FROM_CALIBRATION)
-        else:
-            out.append(float(t))
-            source.append(FROM_CONFIG)
-    return out, source

@@ -129,7 +129,7 @@ def calibration_tables(job: Job) -> None:
     bootstrap, and prevalence, the share of matches P(match) is re-based to (None: the
     rated pairs' own)."""
     from themesim.metrics.calibration import isotonic_fit, read_rated_pairs, with_prevalence
-    from themesim.report.threshold_plots import calibration_plot
+    from themesim.report.calibration_plot import calibration_plot
 
     p, i, out = job.params, job.input, job.output
     method, settings = p["method"], p["settings"]

@@ -24,7 +24,7 @@ def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.Data
     scale: calibrated."""
     if not calibration:
         return settings, None, None
-    from themesim.metrics.calibration import resolve_thresholds
+    from themesim.metrics.thresholds import resolve_thresholds
 
     summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
     fit = pd.read_csv(calibration[1]) if settings.get("scale") == "calibrated" else None
