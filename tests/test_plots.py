@@ -674,7 +674,7 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
 
     monkeypatch.setattr(heatmap_family, "heatmap", capture)
     z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False, op="ge")
-    steps_plots._heatmaps(
+    steps_plots.draw_heatmaps(
         "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, ["x.png"], [None],
         {"within": within},
     )  # fmt: skip

@@ -9,19 +9,13 @@ from typing import TYPE_CHECKING
 
 from themesim.errors import InputError
 from themesim.kinds import get as get_kind
+from themesim.paths import PAIR_SEP, pair_name
 
 if TYPE_CHECKING:
     from themesim.study import Study
 
 SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")  # fullmatch: "$" passes a final "\n"
 METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
-PAIR_SEP = "__vs__"
-
-
-def pair_name(a: str, b: str) -> str:
-    return f"{a}{PAIR_SEP}{b}"
-
-
 # The file names a study writes from its names ("{}" = a set, a comparison's pair name
 # "a__vs__b", a method), with whether the file keeps its sha256 beside it (io.files'
 # checksum): every one also gets a temporary name while it is written (io.files.atomic_path).
