@@ -19,7 +19,7 @@ from themesim.io import files
 from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
 from themesim.schema import check_schema
-from themesim.steps import embed, ingest, similarity
+from themesim.steps import embed_files, ingest, similarity
 from themesim.steps.job import Job
 
 CORPUS = REPO / "tests" / "bad_inputs"
@@ -118,7 +118,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
             k: DEFAULT_METHODS["minilm"][k]
             for k in ("model", "path", "batch_size", "device", "dtype")
         }
-        embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
+        embed_files.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
     if entry == "coded":  # the segment labels of set a from a coded-segments file
         from themesim.steps.segment_labels import Coding, SetFiles, segment_labels
