@@ -19,7 +19,7 @@ from themesim.io import files
 from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
 from themesim.schema import check_schema
-from themesim.steps import embed_files, ingest, similarity
+from themesim.steps import embed_files, ingest, ingest_transcripts, similarity
 from themesim.steps.job import Job
 
 CORPUS = REPO / "tests" / "bad_inputs"
@@ -67,7 +67,9 @@ def run_entry(case: dict, results: Path, monkeypatch):
         )
         return pq.read_table(out).to_pandas()
     if entry == "transcripts":
-        ingest.ingest_transcripts(case["inputs"], str(results / "transcripts" / "segments.parquet"))
+        ingest_transcripts.ingest_transcripts(
+            case["inputs"], str(results / "transcripts" / "segments.parquet")
+        )
         return None
     if entry in ("precomputed", "judge"):
         themes = ingest_shared(results)
@@ -125,7 +127,7 @@ def run_entry(case: dict, results: Path, monkeypatch):
 
         themes = ingest_shared(results)
         work = results.parent / "work"  # inputs read fine live outside results/
-        ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
+        ingest_transcripts.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
         segment_labels(
             set_name="a",
             files=SetFiles(
