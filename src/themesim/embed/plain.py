@@ -13,6 +13,7 @@ checks it against SentenceTransformer.encode). Any other model folder returns No
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -89,8 +90,6 @@ class PlainEncoder:
     concurrent = True
 
     def __init__(self, path, config: dict, device: str = "cpu"):
-        import threading
-
         from transformers import AutoModel, AutoTokenizer
 
         self._tokenizing = threading.Lock()
