@@ -17,10 +17,13 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from scipy.stats import norm
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from themesim.errors import InputError
+from themesim.io.rated_pairs import read_pairs_csv
 from themesim.metrics.isotonic import rebase
 from themesim.metrics.settings import DEFAULT_CALIBRATION
 from themesim.metrics.thresholds import (  # noqa: F401 (moved there)
@@ -62,8 +65,6 @@ def read_rated_pairs(path, positive_from=None) -> pd.DataFrame:
 
     A rating counts as a match from `positive_from` up (calibration.positive_from).
     """
-    from themesim.io.rated_pairs import read_pairs_csv
-
     where = str(path)
     df = read_pairs_csv(path)
     missing = [c for c in ("text_a", "text_b") if c not in df.columns]
@@ -380,9 +381,6 @@ def auc_interval(scores, labels, themes_a=None, themes_b=None, *, level=0.95, es
     of DeLong's independent-pair variance and the model's at θ̂, so the interval is at least
     as wide as the clustering and the data's own spread ask. estimate: the AUC (default
     from the scores); the interval always contains it."""
-    from scipy.optimize import brentq
-    from scipy.stats import norm
-
     s, y = _check(scores, labels)
     theta = resample_stats(s, y)[0] if estimate is None else float(estimate)
     m, n = int(y.sum()), int(y.size - y.sum())

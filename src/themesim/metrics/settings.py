@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field
 
 from themesim.defaults import section_defaults
+from themesim.errors import InputError
 
 log = logging.getLogger("themesim")
 
@@ -107,8 +108,6 @@ def metrics_settings(user: dict | None) -> dict:
     _deprecated_null_k(out["null_model"])
     pool = out["null_model"]["pool"]
     if 0 < pool < MIN_NULL_POOL:
-        from themesim.errors import InputError
-
         raise InputError(
             "config metrics.null_model.pool",
             f"{pool} word-salad texts are too few to fit the null's upper tail",

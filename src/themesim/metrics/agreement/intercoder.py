@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t
 
 from themesim.metrics.agreement.multicoder import multi_stats
 from themesim.metrics.kappa import kappa_counts
@@ -213,8 +214,6 @@ def jackknife_interval(
     """estimate ± t(level, g − 1) × the jackknife standard error over the g leave-one-group-out
     values (Quenouille–Tukey: SE² = (g − 1)/g Σ (θ₍ᵢ₎ − θ̄)²). NaN when fewer than 3 of them
     are finite: two transcripts give a single degree of freedom and no usable spread."""
-    from scipy.stats import t
-
     vals = np.asarray([v for v in leave_one_out if v is not None], dtype=float)
     vals = vals[np.isfinite(vals)]
     g = len(vals)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import percentileofscore
 
 from themesim.metrics.sets.coverage import check_matrix
 from themesim.metrics.sets.within import (
@@ -74,9 +75,6 @@ def within_baselines(S, W_a) -> pd.DataFrame:
 
     For the themes of B pass S.T and W_b. Columns: BASELINE_COLUMNS, index = row number.
     """
-    # scipy.stats costs ~0.3 s to import; the plot jobs reach this module without calling it.
-    from scipy.stats import percentileofscore
-
     S = check_matrix(S)
     W_a = check_within(W_a, S.shape[0], "W_a")
     records = []

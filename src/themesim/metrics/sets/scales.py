@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t
 
 from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
 from themesim.metrics.sets.within import (  # noqa: F401 (z_scale moved there)
@@ -54,8 +55,6 @@ DECISION_COLUMNS = [
 def z_fpr(z, n_others) -> np.ndarray:
     """P(one side's z > z) for a cell that is no match, against n_others within-set values:
     the t prediction bound, sf of t_(m-1) at z / sqrt(1 + 1/m); NaN below MIN_WITHIN others."""
-    from scipy.stats import t
-
     z = np.asarray(z, dtype=np.float64)
     m = np.asarray(n_others, dtype=np.float64)
     ok = m >= MIN_WITHIN
@@ -68,8 +67,6 @@ def z_fpr(z, n_others) -> np.ndarray:
 def z_cut(n_others, alpha: float = DEFAULT_METRICS["z_alpha"]) -> np.ndarray:
     """The z a non-matching cell passes with probability alpha against n_others within-set
     values (normal model): sqrt(1 + 1/m) · t_(m-1) upper alpha point; NaN below MIN_WITHIN."""
-    from scipy.stats import t
-
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     m = np.asarray(n_others, dtype=np.float64)
