@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
 from themesim.io.inputs import not_text
+from themesim.io.manifest import verify
 from themesim.tfidf import normalize, vectorizer
 
 SIMILARITY_META_KEY = b"themesim.similarity"
@@ -288,8 +289,6 @@ def read_similarity(path, a_ids, b_ids) -> np.ndarray:
     """The n_a x n_b matrix of a long-form file, in the given id order; a file its job listed
     in a manifest must be there and unchanged (themesim.io.manifest). Read one row group at a
     time into the matrix."""
-    from themesim.io.manifest import verify
-
     if not os.path.exists(path):
         verify(path)  # a listed file: says to rerun its job
     if os.path.getsize(path) > STREAM_ABOVE:

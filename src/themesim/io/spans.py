@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.errors import InputError
 from themesim.io.inputs import read_text_file
 
 # Typographic quotes and dashes that exports and LLMs swap freely.
@@ -199,8 +200,6 @@ def check_inside(full: str, doc: str, start: int, end: int, at: str, text=None) 
     """Refuse offsets that end past the transcript's text (one line naming `at`; `text`, the
     passage, tells offsets counted with CRLF line endings)."""
     if end > len(full):
-        from themesim.errors import InputError
-
         note = crlf_note(full, text, start, end)
         raise InputError(
             at,

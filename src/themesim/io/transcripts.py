@@ -5,9 +5,11 @@ from __future__ import annotations
 import html
 import math
 import re
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
+import docx
 import pandas as pd
 
 from themesim.errors import InputError
@@ -203,8 +205,6 @@ MAX_DOCX_UNPACKED = 50 << 20
 def _check_docx_size(path: Path, where: str) -> None:
     """Refuse a .docx whose parts unpack to more than MAX_DOCX_UNPACKED, before reading any:
     zipfile never reads a part beyond its declared size, so the declared sizes bound it."""
-    import zipfile
-
     try:
         with zipfile.ZipFile(path) as z:
             parts = z.infolist()
@@ -222,8 +222,6 @@ def _check_docx_size(path: Path, where: str) -> None:
 
 
 def _docx_segments(path: Path, where: str) -> tuple[list[_Segment], str]:
-    import docx  # python-docx; imported here as only .docx needs it
-
     _check_docx_size(path, where)
     try:
         document = docx.Document(str(path))
