@@ -8,6 +8,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from themesim.report.pair_limit import over_limit, shown_pairs
 from themesim.report.plots.common import save_png
 
 MATCH = "#1f77b4"
@@ -69,8 +70,6 @@ def headline_intervals_summary_figure(
     """Above `plots.max_pair_panels` comparisons: a dot and whisker for each of the
     reference's (at most ``max_panels``) and, per method, one box of every comparison's value
     (quartiles and median; whiskers min and max)."""
-    from themesim.report.pair_limit import shown_pairs
-
     methods = list(dict.fromkeys(headline["method"]))
     comps = list(dict.fromkeys(zip(headline["set_a"], headline["set_b"], strict=True)))
     shown = shown_pairs(comps, reference, max_panels)
@@ -108,8 +107,6 @@ def headline_intervals(
     reference: str | None = None,
     max_panels: int | None = None,
 ):
-    from themesim.report.pair_limit import over_limit
-
     n = len(dict.fromkeys(zip(headline["set_a"], headline["set_b"], strict=True)))
     if over_limit(n, max_panels):
         fig = headline_intervals_summary_figure(headline, metric, reference, max_panels)

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 
 from themesim.io.files import write_parquet
+from themesim.kinds import get as get_kind
+from themesim.metrics.sets.ceiling import SIMILARITY_COLUMNS
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -21,9 +23,6 @@ def paraphrase_similarity(job: Job) -> None:
     Embedding methods reuse the theme's stored vector and embed the paraphrases through the
     embedding cache; TF-IDF is fitted per theme on the theme and its paraphrases.
     """
-    from themesim.kinds import get as get_kind
-    from themesim.metrics.sets.ceiling import SIMILARITY_COLUMNS
-
     p = job.params
     para = pd.read_csv(job.input["paraphrases"], dtype={"theme_id": str}, keep_default_na=False)
     sims = get_kind(p["kind"]).paraphrase_scores(

@@ -10,12 +10,19 @@ job does not."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from themesim.embed.encode import encode_with
+from themesim.embed.cache import cache_dir
+from themesim.embed.columns import read_segment_columns, read_theme_columns
+from themesim.embed.encode import encode_with, release_models
+from themesim.embed.keyword_cache import sets_keywords
+from themesim.embed.texts import word_salad_pool
+from themesim.embed.vectors import text_sha256, write_embeddings, write_vector_table
+from themesim.errors import InputError
+from themesim.io.rated_pairs import rated_pair_texts
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -42,13 +49,8 @@ class _Texts:
 
 
 def _texts(job: Job) -> _Texts:
-    from themesim.embed.cache import cache_dir
-    from themesim.embed.columns import read_segment_columns, read_theme_columns
-    from themesim.embed.keyword_cache import sets_keywords
-    from themesim.embed.texts import word_salad_pool
-
     p = job.params
-    # Column lists read with pyarrow: this job imports no pandas (memory beside the model).
+    # Column lists read with pyarrow, not DataFrames (memory beside the model).
     tables = {s: read_theme_columns(path) for s, path in job.input["themes"].items()}
     # TF-IDF keywords from the cache folder or a child process: no scikit-learn in this one.
     keywords = sets_keywords(tables, p["top_k"], cache_dir(p["cache"]))
@@ -67,11 +69,6 @@ def embed_method(job: Job) -> None:
     sets' word-salad pools (params `nulls`: set -> file, in the `nulls` folder) and the
     transcript segments. The rated pairs' texts go into the vector cache only (none
     without a cache)."""
-    from dataclasses import asdict
-
-    from themesim.embed.encode import release_models
-    from themesim.embed.vectors import text_sha256, write_vector_table
-
     method, spec, cache = job.params["method"], job.params["spec"], job.params["cache"]
     if job.output.get("nulls"):
         Path(job.output["nulls"]).mkdir(parents=True, exist_ok=True)  # a folder, maybe empty
@@ -120,8 +117,6 @@ def embed_method(job: Job) -> None:
 
 def _write_sets(job: Job, texts: _Texts, rows, source, meta: dict) -> None:
     """Each set's theme embeddings and keyword embeddings, in the rule's output order."""
-    from themesim.embed.vectors import write_embeddings, write_vector_table
-
     sets, out = list(texts.tables), job.output
     for s, path in zip(sets, out["embeddings"], strict=True):
         table = texts.tables[s]
@@ -135,8 +130,6 @@ def _write_sets(job: Job, texts: _Texts, rows, source, meta: dict) -> None:
 
 def _write_nulls(job: Job, texts: _Texts, rows, meta: dict) -> None:
     """Each B set's word-salad pool: its texts, the theme each imitates, their vectors."""
-    from themesim.embed.vectors import write_vector_table
-
     method, pool, seed = job.params["method"], job.params["pool"], job.params["seed"]
     for s, path in job.params["nulls"].items():
         salad, like = texts.salads[s]
@@ -154,12 +147,8 @@ def _write_nulls(job: Job, texts: _Texts, rows, meta: dict) -> None:
 def calibration_texts(pairs, cache) -> list[str]:
     """The rated pairs' texts when there is a vector cache to leave them in; a file the
     calibration step will reject is logged and skipped, so it fails that step alone."""
-    from themesim.embed.cache import cache_dir
-    from themesim.errors import InputError
-
     if not pairs or cache_dir(cache) is None:
         return []
-    from themesim.io.rated_pairs import rated_pair_texts  # pandas: only when there are pairs
 
     try:
         return rated_pair_texts(pairs)

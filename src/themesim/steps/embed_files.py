@@ -5,18 +5,20 @@ steps/embed.py's embed_method, which encodes every file of a method in one call)
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 
 import numpy as np
+import pandas as pd
 
 from themesim.embed.encode import encode_with
+from themesim.embed.texts import theme_keywords, word_salad_pool
+from themesim.embed.vectors import write_embeddings, write_vector_table
+from themesim.io.themes import read_themes_parquet
 
 log = logging.getLogger("themesim")
 
 
 def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, cache=False) -> None:
-    from themesim.embed.vectors import write_embeddings
-    from themesim.io.themes import read_themes_parquet
-
     themes = read_themes_parquet(themes_path)
     emb, source = encode_with(spec, themes["text"].tolist(), threads, cache=cache, what=method)
     write_embeddings(out, themes, emb, source, method)
@@ -27,12 +29,6 @@ def embed_null_set(
     themes_path, out, *, method: str, spec: dict, pool: int, seed: int, threads=1, cache=False
 ):
     """The set's pool of P word-salad texts, embedded like the set itself (docs/nulls.md)."""
-    from dataclasses import asdict
-
-    from themesim.embed.texts import word_salad_pool
-    from themesim.embed.vectors import write_vector_table
-    from themesim.io.themes import read_themes_parquet
-
     themes = read_themes_parquet(themes_path)
     texts, like = word_salad_pool(themes["text"].tolist(), pool, seed) if pool else ([], [])
     emb, source = (
@@ -54,12 +50,6 @@ def embed_null_set(
 def embed_keywords_set(
     themes_path, out, *, method: str, spec: dict, top_k: int, threads=1, cache=False
 ):
-    from dataclasses import asdict
-
-    from themesim.embed.texts import theme_keywords
-    from themesim.embed.vectors import write_vector_table
-    from themesim.io.themes import read_themes_parquet
-
     themes = read_themes_parquet(themes_path)
     keywords = theme_keywords(themes, top_k)
     ids = [t for t, kws in zip(themes["theme_id"], keywords, strict=True) for _ in kws]
@@ -72,12 +62,6 @@ def embed_keywords_set(
 
 
 def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, cache=False):
-    from dataclasses import asdict
-
-    import pandas as pd
-
-    from themesim.embed.vectors import write_vector_table
-
     seg = pd.read_parquet(segments_path)
     texts = seg["text"].tolist()
     emb, source = (

@@ -7,6 +7,10 @@ import logging
 
 import pandas as pd
 
+from themesim.io.files import record
+from themesim.io.refi_qda import study_project, theme_table
+from themesim.io.themes import read_theme_file, write_themes_parquet
+from themesim.memory import check_matrix
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -30,10 +34,6 @@ def ingest_themes(
 ) -> None:
     """within: a method of the study writes this set's within-set matrix, whose size is
     checked against the memory here, before any other job runs (themesim.memory)."""
-    from themesim.io.files import record
-    from themesim.io.themes import write_themes_parquet
-    from themesim.memory import check_matrix
-
     df = read_theme_set(src, set_name=set_name, template=template, level=level)
     if within:
         check_matrix(len(df), len(df), f"{src} (set {set_name})", "its within-set matrix")
@@ -55,11 +55,7 @@ def ingest_themes(
 
 def read_theme_set(src, *, set_name: str, template: str, level: str = "all") -> pd.DataFrame:
     """The theme table of one theme set's file (themesim.io.themes' columns)."""
-    from themesim.io.themes import read_theme_file
-
     if str(src).lower().endswith(".qdpx"):  # a REFI-QDA project: its codes are the themes
-        from themesim.io.refi_qda import study_project, theme_table
-
         # themesim's disagreement codes (its own export) are no themes
         return theme_table(study_project(src, level), set_name, template, str(src))
     return read_theme_file(src, set_name=set_name, text_template=template)

@@ -7,6 +7,8 @@ import logging
 
 import pandas as pd
 
+from themesim.io.files import record
+from themesim.io.transcripts import read_transcripts, segment_columns, write_segments_parquet
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -18,9 +20,6 @@ def ingest_transcript_files(job: Job) -> None:
 
 
 def ingest_transcripts(paths, out) -> None:
-    from themesim.io.files import record
-    from themesim.io.transcripts import read_transcripts, segment_columns, write_segments_parquet
-
     df = read_transcripts(paths) if paths else pd.DataFrame({c: [] for c in segment_columns()})
     write_segments_parquet(df, out)
     record(out)  # its sha256, checked by the jobs that read it (themesim.io.manifest)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from themesim.io.files import write_csv
 from themesim.io.themes import read_themes_parquet
+from themesim.llm.paraphrase import ParaphraseSettings, paraphrase_texts
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -19,8 +20,6 @@ PARAPHRASE_COLUMNS = ["theme_id", "text", "paraphrase_index", "paraphrase"]
 def paraphrase_reference(job: Job) -> None:
     """paraphrases.csv: k LLM paraphrases of each reference theme's text
     (inputs.jobs.paraphrase_reference)."""
-    from themesim.llm.paraphrase import ParaphraseSettings, paraphrase_texts
-
     themes = read_themes_parquet(job.input["themes"])
     s = ParaphraseSettings(**(dict(job.params["settings"]) | {"threads": job.threads}))
     found, stats = paraphrase_texts(themes["text"].tolist(), s, job.params["cache"])

@@ -4,11 +4,18 @@ steps/runs.py)."""
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from themesim.io.themes import read_themes_parquet
+from themesim.metrics.method_scale import SCALE_SYMBOLS, base_scale, method_matrix, scale_label
+from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.metrics.thresholds import read_thresholds
+from themesim.report.plots.heatmap import heatmap
+from themesim.similarity import read_similarity
 from themesim.steps.job import Job
 
 
@@ -41,9 +48,6 @@ def comparison_heatmap(job: Job) -> None:
 def _z_dropped(decisions, threshold: float) -> dict:
     """(set_a, set_b) -> the (a_id, b_id) one-to-one pairs the within-set z rule does not keep
     at the raw threshold (decision_changes.csv's only_raw_pairs); {} without the table."""
-    import math
-    from pathlib import Path
-
     if not decisions or not Path(decisions).is_file():
         return {}
     d = pd.read_csv(decisions, dtype={"only_raw_pairs": str}, keep_default_na=False)
@@ -68,16 +72,6 @@ def draw_heatmaps(
     decision_changes.csv: the one-to-one pairs the within-set z rule drops get a cross.
     Axes name the sets.
     """
-    from themesim.metrics.method_scale import (
-        SCALE_SYMBOLS,
-        base_scale,
-        method_matrix,
-        scale_label,
-    )
-    from themesim.metrics.sets.coverage import hungarian_pairs
-    from themesim.report.plots.heatmap import heatmap
-    from themesim.similarity import read_similarity
-
     scale = dict(scale or {})
     name, clamp, threshold = resolved.scale, resolved.clamp, resolved.first
     fit = pd.read_csv(scale["fit"]) if name == "calibrated" else None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from themesim.errors import InputError
+from themesim.io.refi_qda import project_texts, write_source_texts
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -14,9 +16,6 @@ log = logging.getLogger("themesim")
 def qdpx_transcripts(job: Job) -> None:
     """The .qdpx projects' text sources as the study's transcripts (no `transcripts:` given;
     inputs.jobs.qdpx_transcripts)."""
-    from themesim.errors import InputError
-    from themesim.io.refi_qda import project_texts, write_source_texts
-
     projects, outputs = list(job.input["projects"]), list(job.output["transcripts"])
     texts = project_texts(projects)
     expected = sorted(str(o) for o in outputs)
