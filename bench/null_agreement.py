@@ -25,7 +25,8 @@ from scipy.stats import spearmanr
 
 from themesim.config import prepare
 from themesim.io.themes import read_theme_file
-from themesim.metrics.comparison import Settings, on_scale
+from themesim.metrics.comparison import Settings
+from themesim.metrics.method_scale import on_scale
 from themesim.metrics.sets.nulls import (
     bh_qvalues,
     null_pvalues,

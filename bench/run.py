@@ -6,7 +6,7 @@ prints each figure and ratio and asserts nothing about time.
 P1  full run of a copy of the demo study (null k and bootstrap n made small, see --null-k,
     --bootstrap), then a threshold change: jobs per rule of the rerun (no embed*, no
     similarity*) and its wall time as a fraction of the full run.
-P2  throughput of the pipeline's embed step (themesim.steps.embed.embed_set: read themes,
+P2  throughput of the pipeline's embed step (themesim.steps.embed_files.embed_set: read themes,
     encode, write parquet; no cache) / a bare SentenceTransformer.encode of the same texts,
     same packaged MiniLM, same batch size and threads, one process, alternating rounds.
 P3  after P1's run, one theme set added to the study: how many texts each of its embedding
@@ -318,7 +318,7 @@ def p2(a, state) -> None:
     from themesim.embed import models, tokens
     from themesim.io.themes import read_theme_file, write_themes_parquet
     from themesim.metrics.sets.nulls import word_salad_sets
-    from themesim.steps import embed as embed_step
+    from themesim.steps import embed_files as embed_step
 
     human = read_theme_file(REPO / "data/demo/themes/human.csv", set_name="human")
     k = n_texts // len(human) + 1

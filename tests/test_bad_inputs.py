@@ -19,7 +19,7 @@ from themesim.io import files
 from themesim.io.files import atomic_path
 from themesim.methods import DEFAULT_METHODS
 from themesim.schema import check_schema
-from themesim.steps import embed, ingest, similarity
+from themesim.steps import embed_files, ingest, ingest_transcripts, similarity
 from themesim.steps.job import Job
 
 CORPUS = REPO / "tests" / "bad_inputs"
@@ -67,7 +67,9 @@ def run_entry(case: dict, results: Path, monkeypatch):
         )
         return pq.read_table(out).to_pandas()
     if entry == "transcripts":
-        ingest.ingest_transcripts(case["inputs"], str(results / "transcripts" / "segments.parquet"))
+        ingest_transcripts.ingest_transcripts(
+            case["inputs"], str(results / "transcripts" / "segments.parquet")
+        )
         return None
     if entry in ("precomputed", "judge"):
         themes = ingest_shared(results)
@@ -118,14 +120,14 @@ def run_entry(case: dict, results: Path, monkeypatch):
             k: DEFAULT_METHODS["minilm"][k]
             for k in ("model", "path", "batch_size", "device", "dtype")
         }
-        embed.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
+        embed_files.embed_set(str(themes), str(out), method="minilm", spec=spec, threads=2)
         return pq.read_table(out).to_pandas()
     if entry == "coded":  # the segment labels of set a from a coded-segments file
         from themesim.steps.segment_labels import Coding, SetFiles, segment_labels
 
         themes = ingest_shared(results)
         work = results.parent / "work"  # inputs read fine live outside results/
-        ingest.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
+        ingest_transcripts.ingest_transcripts(["_shared/sam.txt"], str(work / "segments.parquet"))
         segment_labels(
             set_name="a",
             files=SetFiles(

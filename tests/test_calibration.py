@@ -9,11 +9,11 @@ from themesim.metrics.calibration import (
     calibrate,
     f1_threshold,
     isotonic_fit,
-    map_calibrated,
     read_rated_pairs,
     resample_thresholds,
     youden_threshold,
 )
+from themesim.metrics.isotonic import map_calibrated
 
 # The scikit-learn ROC example: AUC 0.75.
 SCORES = np.array([0.1, 0.4, 0.35, 0.8])
@@ -491,7 +491,6 @@ def test_judge_pairs_with_the_packaged_model(tmp_path, monkeypatch):
     import importlib.util
 
     from themesim import kinds
-    from themesim.llm import server as llama_server
 
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.fail("llama-cpp-python is not installed: run `make install`")
@@ -517,7 +516,7 @@ def test_judge_pairs_with_the_packaged_model(tmp_path, monkeypatch):
     def no_server(*args, **kwargs):
         raise AssertionError("a cached rerun must not start a server")
 
-    monkeypatch.setattr(llama_server, "LlamaServer", no_server)
+    monkeypatch.setattr("themesim.llm.client.LlamaServer", no_server)  # where it is looked up
     np.testing.assert_array_equal(judge.pair_scores(spec, a, b, cache=cache), s)
 
 

@@ -14,6 +14,7 @@ import pytest
 from themesim.coder import argkp, kpa
 from themesim.coder.argkp import NONE, Group
 from themesim.coder.head import NOTHING, OTHER, RIGHT, Head, features, outcome
+from themesim.coder.head_fit import fit_head
 from themesim.errors import InputError
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "argkp_train"
@@ -114,7 +115,7 @@ def test_head_learns_none_from_labels():
         T[np.flatnonzero(has), kp[has]] = True
         scores.append(S)
         truths.append(T)
-    head = Head.fit(scores, truths)
+    head = fit_head(scores, truths)
     answer, best, p_right = head.decide(scores[0])
     has = truths[0].any(axis=1)
     assert (answer[~has] == NONE).mean() > 0.9 and (answer[has] == best[has]).mean() > 0.9

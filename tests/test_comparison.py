@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from seed_examples import EX4
 
-from themesim.metrics.comparison import Settings, comparison_rows, on_scale, theme_rows
+from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
+from themesim.metrics.method_scale import on_scale
 
 
 def random_case(seed=0, n_a=6, n_b=7):

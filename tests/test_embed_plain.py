@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import themesim.embed.encode as enc
-import themesim.embed.plain as plain
 from themesim.embed.device import import_torch
 from themesim.embed.encode import encode
 from themesim.embed.models import MINILM, resolve_model
@@ -43,7 +42,7 @@ def test_same_vectors_as_sentence_transformers(minilm, monkeypatch):
     ours = encode(TEXTS, minilm, batch_size=64, threads=1)
     assert isinstance(next(iter(enc._MODELS.values())), PlainEncoder)
     monkeypatch.setattr(enc, "_MODELS", {})
-    monkeypatch.setattr(plain, "plain_config", lambda path: None)
+    monkeypatch.setattr(enc, "plain_config", lambda path: None)
     theirs = encode(TEXTS, minilm, batch_size=64, threads=1)
     assert type(next(iter(enc._MODELS.values()))).__name__ == "SentenceTransformer"
     assert ours.dtype == np.float32 and ours.shape == (len(TEXTS), 384)
@@ -150,7 +149,7 @@ def test_passes_at_once_give_the_same_bits(minilm, monkeypatch, caplog):
     torch = import_torch()
     torch.set_num_threads(2)
     monkeypatch.setattr(enc, "_MODELS", {})
-    monkeypatch.setattr(plain, "plain_config", lambda path: None)
+    monkeypatch.setattr(enc, "plain_config", lambda path: None)
     theirs = encode(texts, minilm, threads=2)  # sentence-transformers: no pool, 2 threads
     assert pooled.tobytes() == one.tobytes()
     np.testing.assert_allclose(theirs, pooled, rtol=0, atol=1e-6)

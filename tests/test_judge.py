@@ -734,7 +734,8 @@ def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, m
     def no_server(*args, **kw):
         raise AssertionError("a server was started although every judgement is cached")
 
-    monkeypatch.setattr("themesim.llm.server.LlamaServer", no_server)
+    monkeypatch.setattr("themesim.kinds.llm_judge.LlamaServer", no_server)
+    monkeypatch.setattr("themesim.llm.client.LlamaServer", no_server)
     tables = {"a": pd.DataFrame({"text": A}), "b": pd.DataFrame({"text": B})}
     ((pair, got, meta),) = KIND.similarity(spec, [("a", "b")], tables, cache=cache)
     np.testing.assert_allclose(got, want())

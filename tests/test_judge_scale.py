@@ -223,9 +223,11 @@ def test_the_judge_job_starts_the_local_server_with_a_slot_per_request_in_flight
         def __exit__(self, *exc):
             pass
 
-    monkeypatch.setattr(llama_server, "LlamaServer", FakeServer)
-    monkeypatch.setattr(llama_server, "packaged_model_path", lambda: "m.gguf")
-    monkeypatch.setattr(llama_server, "packaged_model_name", lambda: "m")
+    # where the judge kind and the client look them up
+    for module in ("themesim.kinds.llm_judge", "themesim.llm.client"):
+        monkeypatch.setattr(f"{module}.LlamaServer", FakeServer)
+        monkeypatch.setattr(f"{module}.packaged_model_path", lambda: "m.gguf")
+        monkeypatch.setattr(f"{module}.packaged_model_name", lambda: "m")
     tables = {"a": pd.DataFrame({"text": A}), "b": pd.DataFrame({"text": B})}
     spec = {"prompt": "judge_v1", "score_mode": "json", "timeout_s": 5}
     for extra, slots in (({"concurrency": 3}, 3), ({}, 1)):

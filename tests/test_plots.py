@@ -656,7 +656,6 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
 def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
     """The heatmap figure the heatmap rule draws for h vs l of a scale: z method."""
     from themesim.metrics.thresholds import FROM_CONFIG, Thresholds
-    from themesim.report.plots import heatmap as heatmap_family
     from themesim.similarity import write_similarity
     from themesim.steps import plots as steps_plots
 
@@ -672,9 +671,9 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
     def capture(*args, out_png, out_svg=None, **kw):
         figures.append(heatmap_figure(*args, **kw))
 
-    monkeypatch.setattr(heatmap_family, "heatmap", capture)
+    monkeypatch.setattr(steps_plots, "heatmap", capture)  # where the step looks it up
     z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False, op="ge")
-    steps_plots._heatmaps(
+    steps_plots.draw_heatmaps(
         "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, ["x.png"], [None],
         {"within": within},
     )  # fmt: skip

@@ -18,7 +18,7 @@ from themesim.io.qdpx_export import (
 )
 from themesim.io.refi_qda import read_qdpx, study_project
 from themesim.schema import check_schema
-from themesim.steps import ingest
+from themesim.steps import ingest, ingest_transcripts
 from themesim.steps.segment_labels import Coding, SetFiles, segment_labels
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -207,7 +207,7 @@ def test_the_labelling_step_reads_each_users_codings(tmp_path, monkeypatch):
     (tmp_path / "tx" / "amira.txt").write_text(TEXT_A)
     (tmp_path / "tx" / "dennis.txt").write_text(TEXT_B)
     transcripts = ["tx/amira.txt", "tx/dennis.txt"]
-    ingest.ingest_transcripts(transcripts, "work/segments.parquet")
+    ingest_transcripts.ingest_transcripts(transcripts, "work/segments.parquet")
     coded = {}
     for s, user in (("proj@anna", "anna"), ("proj@ben", "ben"), ("proj", None)):
         ingest.ingest_themes(

@@ -4,11 +4,8 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics.calibration import calibrate, isotonic_fit
-from themesim.report.threshold_plots import (
-    calibration_figure,
-    headline_intervals,
-    headline_intervals_figure,
-)
+from themesim.report.calibration_plot import calibration_figure
+from themesim.report.threshold_plots import headline_intervals, headline_intervals_figure
 
 
 def headline():

@@ -63,8 +63,9 @@ def test_one_rule_decides_a_match_for_every_part():
 def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch):
     """The heatmap is drawn at the table's first θ, with its op, on the table's scale, the
     sweep marks every θ of the table: the plot steps are given no threshold of the config."""
-    from themesim.report.plots import heatmap, sweep
+    from themesim.report.plots import sweep
     from themesim.similarity import write_similarity
+    from themesim.steps import plots as steps_plots
     from themesim.steps.job import Job
     from themesim.steps.plots import comparison_heatmap
     from themesim.steps.report_parts import MethodTables, method_figure
@@ -82,7 +83,8 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
     )
     table = write_method(tmp_path, "m", [comparison_row("m", "h", "l", 0.4)], with_heatmap=False)
     seen = {}
-    monkeypatch.setattr(heatmap, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
+    # where the steps look them up
+    monkeypatch.setattr(steps_plots, "heatmap", lambda *a, **kw: seen.update(heatmap=kw))
     monkeypatch.setattr(sweep, "sweep_curves", lambda *a, **kw: seen.update(sweep=kw))
     comparison_heatmap(
         Job(

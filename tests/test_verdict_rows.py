@@ -13,9 +13,9 @@ from themesim.metrics.verdicts.rows import (
     adjust_primary,
     default_primary,
     generator_rows,
-    generators_of,
     route_table,
 )
+from themesim.study.groups import generators_of
 
 
 def _method(name="m", values=(0.5,), sources=None, seed=0, sizes=None, quality=None):

@@ -9,7 +9,10 @@ import math
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 from themesim import __version__
+from themesim.archive.verify import format_verification, verify
 from themesim.cli_agree import cmd_agree
 from themesim.cli_output import FORMATS, records, render
 from themesim.cli_sizes import (
@@ -20,15 +23,21 @@ from themesim.cli_sizes import (
     score_cost,
     score_read_cost,
 )
+from themesim.coder.build import run_cli
 from themesim.errors import InputError, ThemesimError, disk_full, disk_full_error
+from themesim.io.themes import read_theme_file
 from themesim.kinds import DEFAULT_METHODS
 from themesim.kinds import get as get_kind
+from themesim.metrics.comparison import Settings, comparison_rows
+from themesim.metrics.sets.coverage import score
+from themesim.metrics.verdicts.difference import VERDICTS
+from themesim.similarity import align_matrix, read_matrix_csv
+from themesim.steps.similarity import similarity_for
+from themesim.validate import failures, run_suite
+from themesim.validate.verdicts import MAX_SEARCH_THEMES, Design, power, smallest
 
 
 def cmd_score(args) -> int:
-    from themesim.metrics.sets.coverage import score
-    from themesim.similarity import align_matrix, read_matrix_csv
-
     files = [Path(p) for p in (args.matrix, args.within_a, args.within_b) if p]
     need, how = score_read_cost(sum(p.stat().st_size for p in files if p.is_file()))
     smaller = "Score a smaller matrix (a subset of themes)"
@@ -40,8 +49,6 @@ def cmd_score(args) -> int:
     if not families:
         table = score(S, args.threshold, args.op)
     else:
-        from themesim.metrics.comparison import Settings, comparison_rows
-
         within = {}
         for side, path, names in (("a", args.within_a, rows), ("b", args.within_b, cols)):
             if path:
@@ -59,10 +66,6 @@ def cmd_score(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from themesim.io.themes import read_theme_file
-    from themesim.metrics.sets.coverage import score
-    from themesim.steps.similarity import similarity_for
-
     usable = sorted(m for m, s in DEFAULT_METHODS.items() if not get_kind(s["kind"]).reads_matrices)
     if args.method not in usable:
         raise InputError(f"--method {args.method}", "is not usable here", f"Use one of {usable}")
@@ -84,16 +87,12 @@ def cmd_compare(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from themesim.archive.verify import format_verification, verify
-
     result = verify(args.archive)
     sys.stdout.write(format_verification(args.archive, result, verbose=args.verbose))
     return 0 if result.ok else 1
 
 
 def cmd_validate(args) -> int:
-    from themesim.validate import failures, run_suite
-
     only = [a for a in args.only.split(",") if a] if args.only else None
     summary = run_suite(args.out, grid=args.grid, seed=args.seed, only=only)
     bad = failures(summary)
@@ -116,18 +115,11 @@ def cmd_validate(args) -> int:
 
 
 def cmd_train_coder(args) -> int:
-    from themesim.coder.build import run_cli
-
     return run_cli(args)
 
 
 def cmd_power(args) -> int:
     """The study planner: P(each verdict) at one design, by the suite's simulation."""
-    import pandas as pd
-
-    from themesim.metrics.verdicts.difference import VERDICTS
-    from themesim.validate.verdicts import Design, power
-
     least = (("--themes", args.themes, 2), ("--runs", args.runs, 1),
              ("--analysts", args.analysts, 2), ("--draws", args.draws, 10),
              ("--domains", args.domains, 1))  # fmt: skip
@@ -222,8 +214,6 @@ def cmd_power(args) -> int:
 def _print_smallest(d, args, margin) -> None:
     """The fewest themes per analyst at which a generator as good as the analysts is called
     equivalent, non-inferior or better in 80 % of studies (validate.verdicts.smallest)."""
-    from themesim.validate.verdicts import MAX_SEARCH_THEMES, smallest
-
     found = smallest(d, args.route, 0.8, args.draws, args.seed, margin=margin, alpha=args.alpha)
     if found is None:
         print(

@@ -7,10 +7,19 @@ import io
 import json
 import math
 import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
 
 from themesim.cli_output import records
 from themesim.cli_sizes import agree_cost, check_cost
 from themesim.errors import InputError
+from themesim.io.qdpx_export import check_reserved_names, write_qdpx
+from themesim.io.two_codings import read_codings
+from themesim.metrics.agreement.agree import agreement_tables
+from themesim.metrics.agreement.codebooks import similarity_matrix
+from themesim.steps.report_parts import frames_workbook
 
 
 def _agree_text(c, tables) -> str:
@@ -126,8 +135,6 @@ def _ci(r: dict, m: str, digits: int = 2) -> str:
 
 def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt") -> None:
     """--out must name a file whose folder exists: one line before any work, not a traceback."""
-    from pathlib import Path
-
     if not path:
         return
     p = Path(path)
@@ -139,7 +146,6 @@ def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt"
             f"its folder {str(p.parent)!r} does not exist",
             "Create the folder first, or write to an existing one.",
         )
-    import tempfile
 
     try:  # a folder that exists may still refuse files (/proc, read-only)
         with tempfile.TemporaryFile(dir=p.parent):
@@ -153,9 +159,6 @@ def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt"
 
 
 def cmd_agree(args) -> int:
-    from themesim.io.two_codings import read_codings
-    from themesim.metrics.agreement.agree import agreement_tables
-
     _agree_out(args.out)
     _agree_out(args.export_qdpx, "--export-qdpx", "coding.qdpx")
     if args.export_qdpx and not args.export_qdpx.lower().endswith(".qdpx"):
@@ -165,8 +168,6 @@ def cmd_agree(args) -> int:
             "Give a file name ending in .qdpx: QDA software opens REFI-QDA projects by it.",
         )
     if args.export_qdpx:
-        from pathlib import Path
-
         target = Path(args.export_qdpx).resolve()
         for given in [*args.codings, *([args.out] if args.out else [])]:
             if Path(given).resolve() == target:
@@ -190,8 +191,6 @@ def cmd_agree(args) -> int:
         allow_unmatched=args.allow_unmatched_codes or bool(args.similarity),
     )
     if args.export_qdpx:  # before any figure: the export must not lose a coder or a code
-        from themesim.io.qdpx_export import check_reserved_names
-
         check_reserved_names(c.coders, c.codes, f"--export-qdpx {args.export_qdpx}")
     n_docs = c.spans["document"].nunique()
     need, seconds, how = agree_cost(len(c.coders), len(c.codes), n_docs)
@@ -209,8 +208,6 @@ def cmd_agree(args) -> int:
     similarity = _agree_similarity(args.similarity, c) if args.similarity else None
     tables = agreement_tables(c, overlap=args.overlap, similarity=similarity)
     if args.export_qdpx:
-        from themesim.io.qdpx_export import write_qdpx
-
         try:
             n = write_qdpx(c, args.export_qdpx)
         except OSError as e:
@@ -226,8 +223,6 @@ def cmd_agree(args) -> int:
             file=sys.stderr,
         )
     if args.format == "xlsx":
-        from themesim.steps.report_parts import frames_workbook
-
         try:
             frames_workbook(tables, args.out)
         except OSError as e:
@@ -248,8 +243,6 @@ def cmd_agree(args) -> int:
     else:
         text = _agree_text(c, tables)
     if args.out:
-        from pathlib import Path
-
         try:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as e:
@@ -264,10 +257,6 @@ def _agree_similarity(path: str, c) -> list[tuple[str, str, float]]:
     """The (code_a, code_b, similarity) rows of --similarity whose codes the codings use (a
     codebook's code nobody applied plays no part); checked by metrics/agreement/codebooks.py. Said
     on stderr when no pair within one coder's own codes is given: the figure then runs high."""
-    import pandas as pd
-
-    from themesim.metrics.agreement.codebooks import similarity_matrix
-
     flag = f"--similarity {path}"
     try:
         t = pd.read_csv(path, dtype={"code_a": str, "code_b": str})
@@ -316,8 +305,6 @@ def _agree_similarity(path: str, c) -> list[tuple[str, str, float]]:
 def agree_long_table(tables: dict):
     """One CSV of `themesim agree`: the per code × transcript rows, then one row per scope
     with the overall figures (code and transcript `(all)`, κ and α pooled over every code)."""
-    import pandas as pd
-
     codes = tables["codes by transcript"].assign(level="code")
     o = tables["overall"]
     pooled = {  # the overall row's figure in the per-code column of the same name

@@ -6,6 +6,9 @@ import io
 import json
 import math
 
+from themesim.report.format import fmt_threshold
+from themesim.report.textblock import format_text_block
+
 FORMATS = ("json", "csv", "text")
 
 
@@ -23,9 +26,6 @@ def records(table) -> list[dict]:
 
 
 def render(table, fmt: str, op: str) -> str:
-    from themesim.report.format import fmt_threshold
-    from themesim.report.textblock import format_text_block
-
     if fmt == "json":
         return json.dumps(records(table), indent=2) + "\n"
     if fmt == "csv":

@@ -7,9 +7,12 @@ schema check comes first (themesim.schema); the checks of each part are in theme
 from __future__ import annotations
 
 from themesim.coder.settings import bases, coder_settings
+from themesim.comparisons import method_pairs
 from themesim.defaults import default, section_defaults
 from themesim.errors import InputError, did_you_mean
+from themesim.io.refi_qda import source_transcripts
 from themesim.kinds import get as get_kind
+from themesim.llm.paraphrase import ParaphraseSettings
 from themesim.metrics.settings import equivalence_settings, metrics_settings
 from themesim.study import Study
 from themesim.study.groups import (
@@ -42,8 +45,6 @@ def _ceiling(config: dict) -> dict:
     """ceiling: with defaults, its paraphrase settings checked when it is active."""
     ceiling = CEILING_DEFAULTS | (config.get("ceiling") or {})
     if ceiling["active"]:
-        from themesim.llm.paraphrase import ParaphraseSettings
-
         ParaphraseSettings(**{k: v for k, v in ceiling.items() if k != "active" and v is not None})
     return ceiling
 
@@ -55,8 +56,6 @@ GROUNDING_DEFAULTS = {k: v for k, v in section_defaults("grounding").items() if 
 
 def _restricted(study: Study) -> dict[str, list[tuple[str, str]]]:
     """Methods whose `comparisons:` names fewer than all the study's comparisons."""
-    from themesim.comparisons import method_pairs
-
     out = {}
     for m, spec in study.methods.items():
         pairs = method_pairs(m, spec.get("comparisons"), study.sets, study.pairs)
@@ -71,8 +70,6 @@ def prepare(config: dict) -> Study:
     transcripts = transcript_files(config)
     projects = [] if transcripts else [p for p in sets.values() if p.lower().endswith(".qdpx")]
     if projects:  # issue 12: the sources' text becomes the transcripts when none are given
-        from themesim.io.refi_qda import source_transcripts
-
         transcripts = source_transcripts(projects)
     generated, generate = generated_runs(config, sets, transcripts)
     sets |= {run: generated_csv(run) for run in generated}  # made by the generate rule

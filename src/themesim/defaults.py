@@ -13,14 +13,14 @@ import dataclasses
 import functools
 from pathlib import Path
 
+import yaml
+
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def parse_yaml(path) -> dict:
     """A YAML file parsed with libyaml where PyYAML has it (about 8x pure Python's speed; the
     same values: the resolver is Python's in both)."""
-    import yaml
-
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=loader)
 

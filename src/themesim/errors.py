@@ -1,5 +1,9 @@
 """Errors a researcher can act on."""
 
+import difflib
+import errno
+import sys
+
 
 class ThemesimError(Exception):
     """A failure whose message says what happened and what to do (no traceback needed)."""
@@ -27,8 +31,6 @@ def disk_full(exc: BaseException | None) -> OSError | None:
     was raised while handling or from (its __cause__ / __context__ chain); else None. A
     library that catches the error and raises its own (PIL while saving a PNG) keeps it
     there."""
-    import errno
-
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -57,8 +59,6 @@ def name_key(name) -> str:
 def did_you_mean(word, choices) -> str:
     """' (did you mean 'x'?)' for the closest of `choices` (difflib), or ''. Names are
     compared by name_key: 'Money  worries' for 'money worries' is a near miss too."""
-    import difflib
-
     folded = {name_key(c): c for c in choices}
     close = difflib.get_close_matches(name_key(word), list(folded), n=1, cutoff=0.6)
     return f" (did you mean {str(folded[close[0]])!r}?)" if close else ""
@@ -69,8 +69,6 @@ def exit_on_error(fn, *args, **kwargs):
 
     For workflow parse time: Snakemake would print its own stack after the message.
     """
-    import sys
-
     try:
         return fn(*args, **kwargs)
     except ThemesimError as e:

@@ -2,6 +2,14 @@
 fixed files. The rules and themesim.plan read them from here; nothing here imports anything.
 """
 
+# A comparison's name in its files' names: "a__vs__b".
+PAIR_SEP = "__vs__"
+
+
+def pair_name(a: str, b: str) -> str:
+    return f"{a}{PAIR_SEP}{b}"
+
+
 MANIFEST = "manifest.csv"  # beside a job's per-pair files, listing them (io/manifest.py)
 
 # Wildcard patterns of the per-set, per-method and per-pair files.

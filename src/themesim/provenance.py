@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import platform
+import subprocess
+from importlib import metadata
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
+from themesim import __version__
+from themesim.embed.vectors import read_embeddings
 from themesim.io.files import sha256_file
+from themesim.llm.server import model_cache_dir, native_server_path, native_version
 from themesim.store import Kept
 
 
@@ -21,15 +31,12 @@ def folder_sha256(folder) -> str | None:
         for f in sorted(root.rglob("*"))
         if f.is_file() and "__pycache__" not in f.parts
     ]
-    import hashlib
 
     return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
 
 
 def git_commit(folder) -> str | None:
     """The workflow's commit, marked -dirty when its tracked files have changes."""
-    import subprocess
-
     try:
         head = subprocess.run(
             ["git", "-C", str(folder), "rev-parse", "HEAD"],
@@ -86,10 +93,6 @@ def judge_models(scores) -> dict:
     local llama.cpp server, the GGUF file and its sha256). scores: method -> one of its
     similarity parquet files, or its similarity folder's manifest (the first file listed
     beside it is read)."""
-    import json
-
-    import pyarrow.parquet as pq
-
     out = {}
     for method, path in (scores or {}).items():
         p = Path(path)
@@ -116,8 +119,6 @@ def judge_models(scores) -> dict:
         }
         if not judge.get("base_url"):
             try:
-                from themesim.llm.server import model_cache_dir
-
                 gguf = model_cache_dir() / f"{judge.get('model')}.gguf"
                 if gguf.is_file():
                     row["source"] = str(gguf)
@@ -133,8 +134,6 @@ def judge_models(scores) -> dict:
 def llama_server_version() -> str | None:
     """`llama-server --version` of the binary `make install` built, or None."""
     try:
-        from themesim.llm.server import native_server_path, native_version
-
         binary = native_server_path()
         if binary is None:
             return None
@@ -144,12 +143,6 @@ def llama_server_version() -> str | None:
 
 
 def provenance(*, embeddings, code_version, judges=None) -> dict:
-    import platform
-    from importlib import metadata
-
-    from themesim import __version__
-    from themesim.embed.vectors import read_embeddings
-
     packages = {}
     for name in PROVENANCE_PACKAGES:
         try:

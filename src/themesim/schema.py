@@ -10,6 +10,9 @@ import math
 import re
 from pathlib import Path
 
+import jsonschema
+from jsonschema import validators
+
 from themesim.defaults import SCHEMA_PATH, parse_yaml
 from themesim.defaults import schema as workflow_schema
 from themesim.errors import InputError, did_you_mean
@@ -149,8 +152,6 @@ def _filling_defaults(validator_class):
     """The validator class that, as it validates an object, gives each property the
     schema has a default for and the config lacks that default (as Snakemake's `validate`
     does: the workflow and the report see every setting)."""
-    from jsonschema import validators
-
     properties = validator_class.VALIDATORS["properties"]
 
     def set_defaults(validator, props, instance, schema):
@@ -170,8 +171,6 @@ def check_schema(config: dict, schema_path, cli=None, *, defaults: bool = False)
     its config at parse time). cli: the values given on the command line (--configfile and
     --config); an error inside one says how to give it instead.
     """
-    import jsonschema
-
     schema = load_schema(schema_path)
     cls = jsonschema.Draft202012Validator
     validator = (_filling_defaults(cls) if defaults else cls)(schema)

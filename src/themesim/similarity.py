@@ -18,6 +18,8 @@ import pyarrow.parquet as pq
 from themesim.errors import InputError
 from themesim.io.files import atomic_path
 from themesim.io.inputs import not_text
+from themesim.io.manifest import verify
+from themesim.tfidf import normalize, vectorizer
 
 SIMILARITY_META_KEY = b"themesim.similarity"
 
@@ -68,10 +70,8 @@ def tfidf(texts_a: list[str], texts_b: list[str] | None, **vectorizer_options) -
     texts_b None: within-set similarity, fitted on set A alone. Warns when a text has no
     terms (it then scores 0 against everything) and when word terms meet text without spaces.
     """
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     texts = list(texts_a) + list(texts_b or [])
-    vec = TfidfVectorizer(**vectorizer_options)
+    vec = vectorizer(**vectorizer_options)
     hint = "set analyzer: char_wb on the method for text without spaces (e.g. Chinese)"
     try:
         X = vec.fit_transform(texts)
@@ -112,8 +112,6 @@ BLOCK_CELLS = 1 << 22
 def _blocked_cosine(X_a, X_b) -> np.ndarray:
     """snap_unit(cosine_similarity(X_a, X_b)) of sparse rows, `BLOCK_CELLS` cells at a
     time into one output: the same bits (each cell is the same sum), a third of the peak."""
-    from sklearn.preprocessing import normalize
-
     A, B = normalize(X_a), normalize(X_b).T.tocsc()
     out = np.empty((A.shape[0], B.shape[1]), dtype=np.float64)
     step = max(1, BLOCK_CELLS // max(B.shape[1], 1))
@@ -291,8 +289,6 @@ def read_similarity(path, a_ids, b_ids) -> np.ndarray:
     """The n_a x n_b matrix of a long-form file, in the given id order; a file its job listed
     in a manifest must be there and unchanged (themesim.io.manifest). Read one row group at a
     time into the matrix."""
-    from themesim.io.manifest import verify
-
     if not os.path.exists(path):
         verify(path)  # a listed file: says to rerun its job
     if os.path.getsize(path) > STREAM_ABOVE:

@@ -6,19 +6,27 @@ the same bytes; `SHA256SUMS` lists every other entry and `themesim.archive.verif
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import hashlib
 import logging
 import os
+import platform
 import re
+import shutil
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
+import yaml
+
+from themesim import __version__
 from themesim.archive.verify import SUMS
 from themesim.errors import InputError
 from themesim.io.files import sha256_file
+from themesim.io.manifest import MANIFEST, listed_files, verify, verify_inputs
 
 WITHHELD = "WITHHELD.sha256"
 CONFIG = "config/config.yaml"
@@ -62,8 +70,6 @@ def environment_lock() -> str:
     Like `pip freeze --all` without pip; themesim itself is left out (its source is in the
     archive). The first distribution on sys.path wins, as for imports.
     """
-    from importlib import metadata
-
     seen: dict[str, str] = {}
     for dist in metadata.distributions():
         name = dist.metadata["Name"]
@@ -154,8 +160,6 @@ def place_inputs(
     Inputs inside the run folder keep their relative paths, so the config as run finds them
     unchanged; others go under `inputs/` and their config entries are rewritten.
     """
-    import copy
-
     taken = set(taken)
     out = Inputs(config=copy.deepcopy(config))
     placed: dict[str, str] = {}
@@ -207,10 +211,6 @@ def place_inputs(
 
 def citation(*, study: dict, authors, code_version: str | None) -> str:
     """CITATION.cff (format 1.2.0) for the study's results."""
-    import yaml
-
-    from themesim import __version__
-
     people = []
     for a in authors or []:
         people.append({"name": a} if isinstance(a, str) else dict(a))
@@ -309,10 +309,6 @@ def readme(*, study: dict, archive_file: str, confidential: bool, provenance: di
 
 
 def provenance_info(code_version: str | None) -> dict:
-    import platform
-
-    from themesim import __version__
-
     return {
         "git_commit": code_version,
         "themesim_version": __version__,
@@ -336,8 +332,6 @@ def write_zip(path, entries: dict[str, bytes | Path]) -> None:
 
     An entry is bytes, or a file streamed into the zip (large caches never sit in memory).
     """
-    import shutil
-
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(f"{path}.part")
     with zipfile.ZipFile(tmp, "w") as zf:
@@ -364,8 +358,6 @@ def _folder_files(folder) -> list[Path]:
 
 def _manifest_files(path) -> list[Path]:
     """The files a manifest result lists, each present and unchanged (themesim.io.manifest)."""
-    from themesim.io.manifest import MANIFEST, listed_files, verify
-
     if Path(path).name != MANIFEST:
         return []
     files = listed_files(path)
@@ -398,10 +390,6 @@ def build_archive(
     archive (relative to the Snakefile's folder) to the workflow's files; `coded`: set -> its
     coded-segments file (an input like the theme files: withheld when confidential).
     """
-    import yaml
-
-    from themesim.io.manifest import verify_inputs
-
     entries: dict[str, bytes | Path] = {}
 
     def put(name: str, data: bytes | Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,8 +85,6 @@ def parse_sums(text: str, where: str) -> dict[str, str]:
 
 def _zip_members(path) -> tuple[dict[str, str], bytes | None, list[str]]:
     """sha256 of every file in a zip (None when unreadable), the SUMS text, duplicated names."""
-    import zlib
-
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:

@@ -22,6 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from themesim.coder.trained import card_of
 from themesim.metrics.agreement.intercoder import (
     ALL,
     OVERALL_METRICS,
@@ -66,7 +67,6 @@ def validation(coder: str) -> dict:
     empty for the others."""
     if not coder.startswith("trained"):
         return {}
-    from themesim.coder.trained import card_of
 
     o = card_of()["validation"]["overall"]
     return {

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.coder.settings import CODER_DEFAULTS
+from themesim.metrics.kappa import kappa_counts
 
 RULES = ("top1", "all")
 
@@ -131,8 +132,6 @@ def fitted_thresholds(
     maximises the theme's Cohen's κ with the coded labels over the other groups' eligible
     segments (ties: the lowest such score); `default` for a theme with fewer than min_coded
     coded segments there."""
-    from themesim.metrics.agreement.intercoder import kappa_counts
-
     groups = np.asarray(groups, dtype=object)
     out = np.full(S.shape, float(default))
     for g in dict.fromkeys(groups.tolist()):

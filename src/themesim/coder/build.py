@@ -24,8 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from themesim.coder import argkp, kpa, nested, train
-from themesim.coder.head import Head
+from themesim.coder.head_fit import fit_head
 from themesim.coder.trained import WEIGHTS
+from themesim.embed.models import MINILM, resolve_model
 
 FOLDS = 4
 BOOT = 2000
@@ -45,8 +46,6 @@ def sha256_file(path: Path) -> str:
 
 
 def base_record() -> dict:
-    from themesim.embed.models import MINILM, resolve_model
-
     src = resolve_model(MINILM)
     weights = Path(src.path) / "model.safetensors"
     return {
@@ -59,8 +58,6 @@ def base_record() -> dict:
 
 def save_adapter(model, out: Path, s: train.TrainSettings, n_layers: int) -> None:
     """The adapter alone (peft's files): adapter_config.json and adapter_model.safetensors."""
-    from themesim.embed.models import MINILM
-
     bert = train.bert_of(model)
     out.mkdir(parents=True, exist_ok=True)
     bert.save_pretrained(str(out))
@@ -87,8 +84,6 @@ def build(
 ):
     """Validate, fit the head, train the shipped adapter; write them to `out`. Returns the
     record written to head.json. topics: only the first so many (sorted) topics (a test)."""
-    from themesim.embed.models import MINILM, resolve_model
-
     t_start = time.time()
     groups = argkp.load(data)
     if topics:
@@ -111,7 +106,7 @@ def build(
     fig, answers, best, conf = nested.evaluate(groups, scores)
     ci = kpa.bootstrap(groups, answers, boot=boot, seed=s.seed)
     per_topic = kpa.by_topic(groups, answers, best, conf)
-    head = Head.fit(scores, [g.truth for g in groups])
+    head = fit_head(scores, [g.truth for g in groups])
 
     model, steps = train.train(groups, base, s, log=log, bottom=bottom)
     n_layers = len(train.bert_of(model).encoder.layer)

@@ -1,17 +1,17 @@
 """The trained coder's "none": an abstention learned from labels, not a fixed threshold.
 
 Per passage the coder's choice is its best theme (highest score). A multinomial logistic
-regression (scikit-learn) reads features of that choice and gives three probabilities: the
-choice is right, the passage has no theme ("none"), or neither (another theme is right).
-The coder says none when P(none) ≥ P(right), which maximises the expected accuracy. Fitted on
-scores of passages whose encoder never saw their topic (cross-fitted), so that it is
-calibrated for new data, not for the encoder's own training data.
+regression reads features of that choice and gives three probabilities: the choice is
+right, the passage has no theme ("none"), or neither (another theme is right). The coder
+says none when P(none) ≥ P(right), which maximises the expected accuracy. Fitted on scores
+of passages whose encoder never saw their topic (cross-fitted), so that it is calibrated
+for new data, not for the encoder's own training data. Fitted with scikit-learn in
+head_fit.py; applied here with numpy, so the labels jobs never import scikit-learn.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from themesim.coder.argkp import NONE
 
@@ -51,19 +51,6 @@ class Head:
         self.mu, self.sd = np.asarray(mu, float), np.asarray(sd, float)
         self.coef, self.intercept = np.asarray(coef, float), np.asarray(intercept, float)
         self.classes = [int(c) for c in classes]
-
-    @classmethod
-    def fit(cls, scores: list[np.ndarray], truths: list[np.ndarray]) -> Head:
-        X, y = [], []
-        for S, T in zip(scores, truths, strict=True):
-            best, x = features(S)
-            X.append(x)
-            y.append(outcome(best, T))
-        X, y = np.vstack(X), np.concatenate(y)
-        mu, sd = X.mean(axis=0), X.std(axis=0)
-        sd = np.where(sd > 0, sd, 1.0)
-        lr = LogisticRegression(max_iter=2000).fit((X - mu) / sd, y)
-        return cls(mu, sd, lr.coef_, lr.intercept_, lr.classes_)
 
     def proba(self, X: np.ndarray) -> np.ndarray:
         """passages × (RIGHT, NOTHING, OTHER) probabilities (0 for a class never seen)."""

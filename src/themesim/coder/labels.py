@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim import kinds
+from themesim.coder.assign import decide, vector_labels
 from themesim.coder.settings import rule_of
+from themesim.coder.trained import trained_labels
 
 
 def evidence_matrix(rows, segments: pd.DataFrame, ids, sources) -> np.ndarray:
@@ -43,9 +46,6 @@ def coder_rows(
     evidence_rows: the set's coded and quote label rows (prototypes of `exemplar`, coded rows
     for fitted thresholds); llm_scores: the coder_llm step's table (transcript, segment,
     theme_id, score) for coding `llm`."""
-    from themesim import kinds
-    from themesim.coder.assign import decide, vector_labels
-
     ids = themes["theme_id"].tolist()
     rule = rule_of(coder, coding)
     if coding == "llm":
@@ -56,7 +56,6 @@ def coder_rows(
     elif coding == "trained":
         if threshold is None:  # the method never assigns (judge, precomputed, abtt)
             return None
-        from themesim.coder.trained import trained_labels
 
         L, S = trained_labels(themes["text"].tolist(), segments["text"].tolist(), eligible)
     else:

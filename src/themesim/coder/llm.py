@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from themesim.defaults import schema_fields
 from themesim.errors import InputError, StepError
 from themesim.llm import client as llm
+from themesim.llm.prompts import PROMPT_DIR, text_sha256
 from themesim.llm.session import (
     CacheTable,
     CallSession,
@@ -82,8 +84,6 @@ class CoderPrompt:
 
 
 def load_coder_prompt(name: str, score_mode: str = "logprob") -> CoderPrompt:
-    from themesim.llm.prompts import PROMPT_DIR, text_sha256
-
     suffix = "_logprob" if score_mode == "logprob" else ""
     path = Path(name) if name.endswith(".txt") else PROMPT_DIR / f"{name}{suffix}.txt"
     if not path.is_file():
@@ -291,8 +291,6 @@ def code_segments(
 
 
 def _ask(misses, jobs, done, session: CallSession, settings, prompt, book, labels, progress):
-    from tqdm import tqdm
-
     redact = session.redact
     logprob = settings.score_mode == "logprob"
     k = len(labels)

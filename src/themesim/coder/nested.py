@@ -15,7 +15,8 @@ import numpy as np
 
 from themesim.coder import kpa
 from themesim.coder.argkp import Group, topic_folds
-from themesim.coder.head import Head, features
+from themesim.coder.head import features
+from themesim.coder.head_fit import fit_head
 
 
 def heads_within(groups: list[Group], scores: list[np.ndarray]):
@@ -25,7 +26,7 @@ def heads_within(groups: list[Group], scores: list[np.ndarray]):
     names = sorted({g.topic for g in groups})
     for t in names:
         tr = [i for i, g in enumerate(groups) if g.topic != t]
-        head = Head.fit([scores[i] for i in tr], [groups[i].truth for i in tr])
+        head = fit_head([scores[i] for i in tr], [groups[i].truth for i in tr])
         for i, g in enumerate(groups):
             if g.topic == t:
                 answers[i], best[i], conf[i] = head.decide(scores[i])

@@ -16,6 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from themesim.coder.head import Head
+from themesim.embed.device import set_threads
+from themesim.embed.encode import sentence_transformer
+from themesim.embed.models import MINILM, resolve_model
 from themesim.errors import InputError
 
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "minilm-argkp"
@@ -47,15 +50,9 @@ def card_of(path: Path = WEIGHTS) -> dict:
 
 def model_of(path: Path = WEIGHTS):
     """The packaged MiniLM with the adapter loaded (peft), in eval mode."""
-    from themesim.embed.device import import_torch
-    from themesim.embed.models import MINILM, resolve_model
-
     key = str(check_weights(path))
     if key not in _MODELS:
-        import_torch()
-        from sentence_transformers import SentenceTransformer
-
-        model = SentenceTransformer(resolve_model(MINILM).path, device="cpu")
+        model = sentence_transformer(resolve_model(MINILM).path, device="cpu")
         model.load_adapter(key)
         model.eval()
         _MODELS[key] = model
@@ -64,8 +61,6 @@ def model_of(path: Path = WEIGHTS):
 
 def embed(texts, path: Path = WEIGHTS, threads: int | None = None) -> np.ndarray:
     """Unit vectors of texts through the adapted model (float64 for the scores)."""
-    from themesim.embed.device import set_threads
-
     set_threads(threads)
     model = model_of(path)
     v = model.encode(list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)

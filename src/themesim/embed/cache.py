@@ -43,6 +43,11 @@ _HEAD = 1 << 20  # bytes of a large weight file hashed at each end
 TRAILER = b"\nthemesim-sha256:"
 
 
+def text_sha256(text: str) -> str:
+    """A text's key in the cache and its column in the vector tables."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def default_dir() -> Path:
     return Path(os.environ.get(ENV) or Path.home() / ".cache" / "themesim" / "embeddings")
 

@@ -1,8 +1,9 @@
 """Theme and segment tables as plain column lists, read with pyarrow alone.
 
-The embedding job reads them this way so that it never imports pandas (45 MB of its peak
-memory beside the model, 0.3 s of a fully cached run); the columns hold the same values
-io.themes.read_themes_parquet gives (list columns as lists, never None).
+The embedding job reads them this way, without the theme reader's DataFrames beside the
+model; the columns hold the same values io.themes.read_themes_parquet gives (list columns
+as lists, never None). (It imports pandas all the same, for the rated pairs' one reader,
+io.rated_pairs.)
 """
 
 from __future__ import annotations

@@ -6,12 +6,14 @@ seconds and the CLI and the workflow parse must not pay for it.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from themesim.embed.cache import EmbeddingCache, cache_dir, model_key, text_sha256
 from themesim.embed.device import (
     batch_rows,
     check_device,
@@ -22,8 +24,8 @@ from themesim.embed.device import (
 )
 from themesim.embed.models import ModelSource, resolve_model
 from themesim.embed.passes import cpu_passes, device_passes, encode_passes_float32, length_groups
+from themesim.embed.plain import PlainEncoder, plain_config
 from themesim.embed.tokens import token_lengths, token_table, warn_truncated
-from themesim.embed.vectors import text_sha256
 from themesim.errors import InputError
 
 log = logging.getLogger("themesim")
@@ -42,19 +44,26 @@ def load_model(source: ModelSource, *, device: str = "cpu", dtype: str = "float3
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         torch = import_torch()
         check_device(torch, device, dtype, source.model)
-        from themesim.embed.plain import PlainEncoder, plain_config
 
         plain = plain_config(source.path) if (device, dtype) == ("cpu", "float32") else None
         if plain is not None:
             _MODELS[key] = PlainEncoder(source.path, plain, device=device)
             return _MODELS[key]
-        from sentence_transformers import SentenceTransformer
-
         kwargs = {}
         if dtype != "float32":
             kwargs["model_kwargs"] = {"torch_dtype": getattr(torch, dtype)}
-        _MODELS[key] = SentenceTransformer(source.path, device=device, **kwargs)
+        _MODELS[key] = sentence_transformer(source.path, device=device, **kwargs)
     return _MODELS[key]
+
+
+def sentence_transformer(path: str, *, device: str = "cpu", **kwargs):
+    """SentenceTransformer(path, device=device, **kwargs), torch imported first as
+    embed.device.import_torch sets it up; the one import of sentence-transformers outside
+    the coder's training (coder/train.py)."""
+    import_torch()
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device=device, **kwargs)
 
 
 def encode(
@@ -133,8 +142,6 @@ def check_finite(out: np.ndarray, texts: list[str], model: str, device: str, dty
 def release_models() -> None:
     """Drop the loaded models and return their memory, for a job whose encoding is done: its
     writes then import pandas (through pyarrow) beside a smaller process, not the model."""
-    import gc
-
     _MODELS.clear()
     gc.collect()
     release_freed_memory()
@@ -168,8 +175,6 @@ def embed_texts(
 
     The model is loaded only when some text is missing from the cache.
     """
-    from themesim.embed.cache import EmbeddingCache, model_key
-
     texts = list(texts)
     shas = [text_sha256(t) for t in texts]
     unique = dict(zip(shas, texts, strict=True))  # first occurrence order
@@ -203,8 +208,6 @@ def embed_texts(
 def encode_with(spec: dict, texts: list[str], threads, *, cache=False, what: str = "embed"):
     """Vectors of `texts` with the method's model; `cache` is the config's `embedding_cache`
     (None = the default folder, False = no cache, else a folder)."""
-    from themesim.embed.cache import cache_dir
-
     source = resolve_model(spec["model"], spec.get("path"))
     root = cache_dir(cache)
     emb, stats = embed_texts(

@@ -21,6 +21,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import themesim
+from themesim.embed.texts import top_tfidf_terms
 from themesim.store import ContentFiles
 
 log = logging.getLogger("themesim")
@@ -70,8 +72,6 @@ def _read(root, texts: list[str], k: int) -> list[list[str]] | None:
 def tfidf_terms_apart(text_sets: list[list[str]], k: int) -> list[list[list[str]]]:
     """top_tfidf_terms of each list of texts, computed in a child process so that this one
     never imports scikit-learn; in this process if the child fails (logged)."""
-    import themesim
-
     # The child imports the same themesim: a source tree first on its path (an installed
     # package is found there anyway; its site-packages first could shadow the stdlib).
     src = Path(themesim.__file__).resolve().parents[1]
@@ -93,7 +93,6 @@ def tfidf_terms_apart(text_sets: list[list[str]], k: int) -> list[list[list[str]
             return terms
     log.warning("TF-IDF keywords computed in this process: the child failed (%s)",
                 proc.stderr.strip().splitlines()[-1:] or proc.returncode)  # fmt: skip
-    from themesim.embed.texts import top_tfidf_terms
 
     return [top_tfidf_terms(texts, k=k) for texts in text_sets]
 

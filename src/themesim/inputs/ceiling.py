@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from themesim.inputs import Setup, at, embed, methods
 from themesim.paths import CEILING, PARAPHRASES
+from themesim.similarity import tfidf_options
 
 
 def has_ceiling(setup: Setup, method: str) -> bool:
@@ -35,8 +36,6 @@ def paraphrase_settings(setup: Setup) -> dict:
 
 def spec(setup: Setup, method: str) -> dict:
     """What changes a method's paraphrase scores: its embedding or TF-IDF settings."""
-    from themesim.similarity import tfidf_options
-
     if methods.kind_of(setup, method).own_embeddings:
         return embed.settings(setup, method)
     return tfidf_options(methods.spec(setup, method))

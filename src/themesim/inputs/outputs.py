@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from themesim.archive.build import archive_name
+from themesim.archive.build import code_files as workflow_files
 from themesim.config import ARCHIVE_DEFAULTS
 from themesim.inputs import (
     Setup,
@@ -15,6 +17,8 @@ from themesim.inputs import (
     similarity,
     svg_of,
 )
+from themesim.llm.generate import GenerateSettings
+from themesim.llm.prompts import prompt_paths
 from themesim.paths import (
     CACHES,
     CALIBRATION_PLOT,
@@ -76,14 +80,10 @@ def archive_settings(setup: Setup) -> dict:
 
 def code_files(setup: Setup) -> dict[str, str]:
     """The workflow's own files, by their names in the archive (so it can be rerun)."""
-    from themesim.archive.build import code_files as workflow_files
-
     return {name: str(path) for name, path in workflow_files(setup.basedir).items()}
 
 
 def archive_zip(setup: Setup) -> str:
-    from themesim.archive.build import archive_name
-
     return f"results/archive/{archive_name(setup.study.name)}.zip"
 
 
@@ -122,8 +122,5 @@ def generated_files(setup: Setup) -> list[str]:
 
 
 def generate_prompt_files(setup: Setup) -> list[str]:
-    from themesim.llm.generate import GenerateSettings
-    from themesim.llm.prompts import prompt_paths
-
     name = setup.study.generate.get("prompt", GenerateSettings.prompt)
     return [str(p) for p in prompt_paths(name).values()]

@@ -25,6 +25,7 @@ from themesim.io.spans import (
     overlapping,
 )
 from themesim.io.spans import short as _short
+from themesim.io.xlsx import read_only_workbook
 
 log = logging.getLogger("themesim")
 
@@ -58,10 +59,8 @@ ALIASES = {
 def read_records(path: Path, where: str) -> list[list]:
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
-        import openpyxl
-
         try:
-            wb = openpyxl.load_workbook(check_input_file(path), read_only=True, data_only=True)
+            wb = read_only_workbook(check_input_file(path))
         except Exception as e:  # openpyxl raises many types for a damaged file
             raise InputError(
                 where,

@@ -7,6 +7,7 @@ in a circle."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,8 +55,6 @@ TwoCodings = Codings  # the name of the two-coder days
 def domain(label: str) -> str:
     """A code's top-level code: what its path (`Parent/Child`, MAXQDA's `Parent\\Child`) starts
     with; a code without a path is its own."""
-    import re
-
     head = re.split(r"[/\\]", label, maxsplit=1)[0].strip()
     return head or label
 

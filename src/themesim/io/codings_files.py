@@ -9,14 +9,13 @@ from pathlib import Path
 import pandas as pd
 
 from themesim.errors import InputError, name_key
+from themesim.io.coded import ALIASES, blank_text, parse_offset, read_records
 from themesim.io.codings import SPAN_COLUMNS, Codings, domain
 from themesim.io.codings_transcripts import Locator
+from themesim.io.inputs import check_input_file
 
 
 def from_files(paths: list[Path], texts: dict[str, str], files: dict[str, str], wanted) -> Codings:
-    from themesim.io.coded import ALIASES, blank_text, parse_offset, read_records
-    from themesim.io.inputs import check_input_file
-
     loc = Locator(texts, files)
     rows = []  # (coder label, document, code key, start, end, file, row)
     labels: dict[str, str] = {}  # code key -> label

@@ -14,14 +14,13 @@ from themesim.io.codings_transcripts import (
     first_difference,
     transcript_files_texts,
 )
+from themesim.io.inputs import check_input_file
+from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
+from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_marks, themesim_users
 from themesim.io.spans import short as _short
 
 
 def from_qdpx(path: Path, transcripts, wanted, level: str) -> Codings:
-    from themesim.io.inputs import check_input_file
-    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
-    from themesim.io.refi_qda import read_qdpx, themesim_codes, themesim_marks, themesim_users
-
     check_read_memory(check_input_file(path))
     proj = read_qdpx(path, level)
     where = str(path)

@@ -4,12 +4,20 @@ reading takes stays under a limit, and the coded passages located in them (io/tw
 
 from __future__ import annotations
 
+import glob
+import zipfile
 from pathlib import Path
 
 from themesim.errors import InputError
-from themesim.io.spans import check_selects
+from themesim.io.inputs import check_input_file, read_text_file
+from themesim.io.spans import (
+    check_selects,
+    normalise,
+    transcript_texts,
+)
 from themesim.io.spans import short as _short
 from themesim.io.spans import squash as _squash
+from themesim.io.transcripts import read_transcripts
 from themesim.memory import amount
 
 # The most memory agree lets one transcript take, checked before it is taken: reading the
@@ -28,8 +36,6 @@ READ_BYTES_PER_BYTE = {".txt": 3, ".vtt": 12, ".srt": 12, ".json": 9, ".docx": 1
 def transcript_files(patterns) -> list[str]:
     """The files of transcript paths and glob patterns, each once (a pattern that matches a
     file listed already adds nothing)."""
-    import glob
-
     files: dict[Path, str] = {}
     for p in patterns:
         hits = sorted(glob.glob(str(p))) if any(c in str(p) for c in "*?[") else [str(p)]
@@ -49,10 +55,6 @@ def transcript_files_texts(patterns) -> dict[str, str]:
 def texts_and_files(patterns) -> tuple[dict[str, str], dict[str, str]]:
     """transcript_files_texts, and the file of each transcript. Each file's memory is checked
     before it is read (check_read_memory)."""
-    from themesim.io.inputs import check_input_file, read_text_file
-    from themesim.io.spans import transcript_texts
-    from themesim.io.transcripts import read_transcripts
-
     files = transcript_files(patterns)
     texts: dict[str, str] = {}
     origin: dict[str, str] = {}
@@ -78,8 +80,6 @@ def check_read_memory(path: Path) -> None:
     """Refuse, in one line and before reading it, a transcript (or .qdpx project) whose
     reading would take more than MAX_TRANSCRIPT_BYTES: its size (a zip's declared unpacked
     size) times READ_BYTES_PER_BYTE of its format."""
-    import zipfile
-
     suffix = path.suffix.lower()
     factor = READ_BYTES_PER_BYTE.get(suffix)
     if factor is None:
@@ -121,8 +121,6 @@ def first_difference(a: str, b: str) -> tuple[int, str, str]:
 def _squashed(text: str) -> tuple[str, list[int]]:
     """io/spans.normalise with every space dropped: a quote that lost or gained a space (an
     export's line break) still matches. With each character's index in `text`."""
-    from themesim.io.spans import normalise
-
     hay, index = normalise(text)
     keep = [i for i, ch in enumerate(hay) if ch != " "]
     return "".join(hay[i] for i in keep), [index[i] for i in keep]

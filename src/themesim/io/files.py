@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import fnmatch
 import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from themesim.errors import InputError
 
 
 def _temp_name(out: Path, pid: int | str) -> Path:
@@ -96,8 +102,6 @@ def output_folder(path, where: str) -> Path:
     `where` (e.g. "--out results/x") and the path otherwise: a file, a path under a file, a
     folder under /proc or /sys, or one that cannot be created or written. Checked before the
     work that fills it, not at its first write."""
-    from themesim.errors import InputError
-
     p = Path(path)
     fix = "Give a folder that can be created and written (e.g. results/validation)"
     if p.exists() and not p.is_dir():
@@ -137,8 +141,6 @@ MANIFEST_COLUMNS = ("file", "sha256")  # file: the name inside the manifest's fo
 
 def write_manifest_rows(rows, out) -> None:
     """A manifest (themesim.io.manifest): (file, sha256) rows under MANIFEST_COLUMNS."""
-    import csv
-
     with atomic_path(out) as tmp, open(tmp, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(MANIFEST_COLUMNS)
@@ -161,8 +163,5 @@ def write_csv(df, out, checksum: bool = True) -> None:
 def write_parquet(df, out, checksum: bool = True) -> None:
     """A table as parquet, atomically, its sha256 recorded beside it (atomic_path).
     checksum=False for per-pair files, which a folder's manifest lists instead."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     with atomic_path(out, checksum=checksum) as tmp:
         pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)

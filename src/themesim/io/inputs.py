@@ -3,6 +3,7 @@ and a parquet table themesim wrote, with a clear error for anything else."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import zipfile
@@ -106,9 +107,6 @@ def csv_rows(text: str, delimiter: str):
     size limit (131,072 characters by default) with "field larger than field limit", which
     read as a malformed file; no cell can be longer than the text, so the limit is raised to
     the text's length (it is process-wide and only ever raised here)."""
-    import csv
-    import io
-
     if len(text) >= csv.field_size_limit():
         csv.field_size_limit(len(text) + 1)
     return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)

@@ -29,7 +29,10 @@ from xml.etree import ElementTree as ET
 
 import numpy as np
 
+from themesim import __version__
 from themesim.errors import InputError, name_key
+from themesim.io.codings import intervals
+from themesim.io.files import atomic_path
 
 NS = "urn:QDA-XML:project:1.0"
 _NAMESPACE = uuid.UUID("7d0f5a56-3c44-5e39-9f55-2a6b3c1f0e34")  # themesim's uuid5 namespace
@@ -128,9 +131,6 @@ def build_project(
     coder, for every code); a code whose group has one coder gets none. origin: what wrote
     it, in the project's description. where: the export, in an error (default: its name).
     A coder or code named as the disagreement marks are is refused (check_reserved_names)."""
-    from themesim import __version__
-    from themesim.io.codings import intervals
-
     check_reserved_names(c.coders, c.codes, where or name)
 
     ET.register_namespace("", NS)
@@ -276,8 +276,6 @@ def write_qdpx(
     """Write the codings `c` (codings.Codings) as a REFI-QDA project at `out`, atomically.
     Returns the counts written (coders, codes, transcripts, selections, disagreements).
     groups, origin: build_project's."""
-    from themesim.io.files import atomic_path
-
     out = Path(out)
     xml, files, counts = build_project(c, name or out.stem, groups, origin, where=str(out))
     with atomic_path(out) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:

@@ -11,6 +11,7 @@ codings; `leaf` — codes without children; `all` — every code with its own co
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import posixpath
@@ -25,7 +26,16 @@ from defusedxml.ElementTree import ParseError, fromstring
 
 from themesim.errors import InputError, did_you_mean
 from themesim.io.coded import CODED_COLUMNS
+from themesim.io.files import atomic_path
 from themesim.io.inputs import check_input_file
+from themesim.io.qdpx_export import (
+    DISAGREEMENT_PARENT,
+    DISAGREEMENT_PARENT_NAME,
+    DISAGREEMENT_USER,
+    DISAGREEMENT_USER_NAME,
+)
+from themesim.io.theme_formats import ThemeRecord
+from themesim.io.themes import assemble, check_set_name, check_text_template
 
 log = logging.getLogger("themesim")
 
@@ -231,14 +241,10 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
 
 def _crlf_shift(raw: str) -> list[int]:
     """Positions of the CR of every CRLF of a stored text (each is dropped from the text)."""
-    import re
-
     return [m.start() for m in re.finditer("\r\n", raw)]
 
 
 def _before(crs: list[int], pos: int) -> int:
-    import bisect
-
     return bisect.bisect_left(crs, pos)
 
 
@@ -278,8 +284,6 @@ def write_texts(project: QdpxProject, folder) -> list[Path]:
 
 def write_source_texts(texts: dict[str, str], folder) -> list[Path]:
     """`{name}.txt` per source in `folder`, UTF-8 with the project's (normalised) newlines."""
-    from themesim.io.files import atomic_path
-
     out = []
     for name, text in sorted(texts.items()):
         path = Path(folder) / f"{name}.txt"
@@ -291,9 +295,6 @@ def write_source_texts(texts: dict[str, str], folder) -> list[Path]:
 
 def theme_table(project: QdpxProject, set_name: str, template: str, where: str) -> pd.DataFrame:
     """The project's codes as a theme table (`themes.theme_columns()`), ids = code guids."""
-    from themesim.io.theme_formats import ThemeRecord
-    from themesim.io.themes import assemble, check_set_name, check_text_template
-
     check_text_template(template, where)
     check_set_name(set_name, where)
     themes = [
@@ -314,8 +315,6 @@ def theme_table(project: QdpxProject, set_name: str, template: str, where: str) 
 def themesim_codes(project: QdpxProject) -> set[str]:
     """The guids of the codes themesim's own export wrote (io/qdpx_export.py): the top code
     `Disagreements (themesim)` and every code under it."""
-    from themesim.io.qdpx_export import DISAGREEMENT_PARENT, DISAGREEMENT_PARENT_NAME
-
     roots = {
         g
         for g, par in project.parents.items()
@@ -335,8 +334,6 @@ def themesim_codes(project: QdpxProject) -> set[str]:
 def themesim_users(project: QdpxProject) -> set[str]:
     """The guids of themesim's own user `themesim (disagreements)`: its fixed guid, and any
     user of that name (a QDA program that saved the export again may have given it another)."""
-    from themesim.io.qdpx_export import DISAGREEMENT_USER, DISAGREEMENT_USER_NAME
-
     named = {u for u, n in project.users.items() if str(n).strip() == DISAGREEMENT_USER_NAME}
     return named | {DISAGREEMENT_USER}
 
@@ -346,8 +343,6 @@ def themesim_marks(project: QdpxProject, where: str) -> pd.Series:
     codings of the codes under `Disagreements (themesim)`. Its user `themesim (disagreements)`
     codes nothing else; a coding of that user's of another code is someone's work under that
     name, and is refused in one line rather than left out."""
-    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER_NAME
-
     coded = project.coded
     marks = coded["theme_id"].isin(themesim_codes(project))
     stray = coded["coder"].isin(themesim_users(project)) & ~marks
@@ -368,8 +363,6 @@ def without_themesim_marks(project: QdpxProject, where: str) -> QdpxProject:
     """The project without what themesim's export added to mark disagreements: codings of the
     user `themesim (disagreements)` and the codes under `Disagreements (themesim)` are no
     coder's coding and no theme. Said in the log when there are any."""
-    from themesim.io.qdpx_export import DISAGREEMENT_PARENT_NAME, DISAGREEMENT_USER
-
     codes, mine = themesim_codes(project), themesim_users(project)
     coded = project.coded
     drop = themesim_marks(project, where)

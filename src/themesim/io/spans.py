@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.errors import InputError
 from themesim.io.inputs import read_text_file
 
 # Typographic quotes and dashes that exports and LLMs swap freely.
@@ -199,8 +200,6 @@ def check_inside(full: str, doc: str, start: int, end: int, at: str, text=None) 
     """Refuse offsets that end past the transcript's text (one line naming `at`; `text`, the
     passage, tells offsets counted with CRLF line endings)."""
     if end > len(full):
-        from themesim.errors import InputError
-
         note = crlf_note(full, text, start, end)
         raise InputError(
             at,
@@ -220,8 +219,6 @@ def check_selects(full: str, doc: str, start: int, end: int, at: str, text, says
     to do, unless the offsets were counted with CRLF line endings (then CRLF_FIX)."""
     check_inside(full, doc, start, end, at, text)
     if squash(full[start:end]) != squash(text):
-        from themesim.errors import InputError
-
         note = crlf_note(full, text, start, end)
         found = short(full[start:end])
         problem = says.format(text=short(text), doc=doc, start=start, end=end, found=found)

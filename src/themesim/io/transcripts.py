@@ -5,35 +5,28 @@ from __future__ import annotations
 import html
 import math
 import re
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
+import docx
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from themesim.errors import InputError
-from themesim.io.files import atomic_path
 from themesim.io.inputs import (
     check_input_file,
     parse_json,
-    read_checked_parquet,
     read_text_file,
     split_lines,
 )
+from themesim.io.segments import (  # noqa: F401 (moved there)
+    SEGMENT_COLUMNS,
+    read_segments_parquet,
+    segment_columns,
+    write_segments_parquet,
+)
 
 TRANSCRIPT_SUFFIXES = (".txt", ".vtt", ".srt", ".docx", ".json")
-_COLUMNS = ["transcript", "segment", "speaker", "text", "start", "end"]
-_SCHEMA = pa.schema(
-    [
-        ("transcript", pa.string()),
-        ("segment", pa.int64()),
-        ("speaker", pa.string()),
-        ("text", pa.string()),
-        ("start", pa.float64()),
-        ("end", pa.float64()),
-    ]
-)
 _JSON_KEYS = ("speaker", "text", "start", "end")
 NAN = float("nan")
 
@@ -57,11 +50,6 @@ _VOICE = re.compile(r"<v(?:\.[^\s>]*)?[ \t]+([^>]+)>")
 _TAG = re.compile(r"<[^>]*>|\{\\[^}]*\}")
 
 _Segment = tuple[str, str, float, float]  # speaker, text, start, end
-
-
-def segment_columns() -> list[str]:
-    """Columns of a segment table, in order."""
-    return list(_COLUMNS)
 
 
 def _candidate(text: str) -> tuple[str, str] | None:
@@ -217,8 +205,6 @@ MAX_DOCX_UNPACKED = 50 << 20
 def _check_docx_size(path: Path, where: str) -> None:
     """Refuse a .docx whose parts unpack to more than MAX_DOCX_UNPACKED, before reading any:
     zipfile never reads a part beyond its declared size, so the declared sizes bound it."""
-    import zipfile
-
     try:
         with zipfile.ZipFile(path) as z:
             parts = z.infolist()
@@ -236,8 +222,6 @@ def _check_docx_size(path: Path, where: str) -> None:
 
 
 def _docx_segments(path: Path, where: str) -> tuple[list[_Segment], str]:
-    import docx  # python-docx; imported here as only .docx needs it
-
     _check_docx_size(path, where)
     try:
         document = docx.Document(str(path))
@@ -359,7 +343,7 @@ def read_transcript(path) -> pd.DataFrame:
             "start": pd.array([s[2] for s in segments], dtype="float64"),
             "end": pd.array([s[3] for s in segments], dtype="float64"),
         },
-        columns=_COLUMNS,
+        columns=SEGMENT_COLUMNS,
     )
 
 
@@ -380,18 +364,3 @@ def read_transcripts(paths) -> pd.DataFrame:
         seen[stem] = p
     df = pd.concat([read_transcript(p) for p in paths], ignore_index=True)
     return df.sort_values(["transcript", "segment"], kind="stable").reset_index(drop=True)
-
-
-def write_segments_parquet(df: pd.DataFrame, path) -> None:
-    """Write a segment table; no pandas index or metadata, so equal tables give equal files."""
-    missing = [c for c in _COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"segment table lacks columns {missing}")
-    data = {c: df[c].tolist() for c in _COLUMNS}
-    with atomic_path(path) as tmp:
-        pq.write_table(pa.Table.from_pydict(data, schema=_SCHEMA), tmp)
-
-
-def read_segments_parquet(path) -> pd.DataFrame:
-    """Read a table written by `write_segments_parquet`."""
-    return read_checked_parquet(path, _COLUMNS, "segment")

@@ -10,6 +10,7 @@ import copy
 
 from themesim.kinds import abtt, llm_judge, precomputed, sentence_transformer, tfidf
 from themesim.kinds.base import COMMON_KEYS, Kind
+from themesim.metrics.settings import Z_THRESHOLD
 
 KINDS: dict[str, Kind] = {
     k.name: k
@@ -49,8 +50,6 @@ def method_defaults(name: str, spec: dict) -> dict:
         base["description"] = f"{name} ({kind})"
     base["active"] = True
     if spec.get("scale") == "z" and "thresholds" not in spec:
-        from themesim.metrics.settings import Z_THRESHOLD
-
         base["thresholds"] = [Z_THRESHOLD]  # z above both within-set spreads
     base.update(spec)
     return base

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from themesim.embed.isotropy import abtt, default_d, remove_top_directions
+from themesim.embed.vectors import read_embeddings
 from themesim.errors import InputError
 from themesim.kinds.sentence_transformer import SentenceTransformer
 
@@ -51,8 +55,6 @@ class Abtt(SentenceTransformer):
         return spec["base"]
 
     def correct(self, spec, emb):
-        from themesim.embed.isotropy import abtt
-
         # One correction for the whole study: every set shares the same space.
         names = list(emb)
         return dict(zip(names, abtt([emb[n] for n in names], d=spec.get("d")), strict=True))
@@ -60,11 +62,6 @@ class Abtt(SentenceTransformer):
     def correct_pairs(self, spec, emb, study_embeddings):
         """The correction the method's matrices use: the mean and top directions of the
         study's pooled theme vectors, applied to the pairs' vectors."""
-        import numpy as np
-
-        from themesim.embed.isotropy import default_d, remove_top_directions
-        from themesim.embed.vectors import read_embeddings
-
         pooled = np.vstack([read_embeddings(p)[1] for p in study_embeddings]).astype(np.float64)
         d = spec.get("d") or default_d(pooled.shape[1])
         _, U = remove_top_directions(pooled, d)

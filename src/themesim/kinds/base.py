@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from themesim.defaults import kind_defaults
+from themesim.embed.vectors import read_embeddings
 from themesim.errors import InputError
 
 # Settings every method accepts, whatever its kind.
@@ -176,8 +177,6 @@ class Kind:
 
 def read_checked_embeddings(embeddings: dict, tables: dict) -> tuple[dict, str | None]:
     """Set -> float vectors of its embedding file, checked against the theme table."""
-    from themesim.embed.vectors import read_embeddings
-
     out, model = {}, None
     for s, path in embeddings.items():
         ids, out[s], meta = read_embeddings(path)

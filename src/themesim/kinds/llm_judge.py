@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict, replace
 
 from themesim.defaults import kind_defaults
+from themesim.errors import StepError
 from themesim.kinds.base import COMMON_KEYS, Kind
+from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs, keyed_settings, plan
+from themesim.llm.judge_settings import JudgeSettings
+from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 
 log = logging.getLogger("themesim")
 
@@ -43,11 +48,6 @@ class LlmJudge(Kind):
 
         Before any request (and before a local server loads its model) the job's log says
         how many judgements it will ask and how long that takes; above max_pairs it stops."""
-        from dataclasses import asdict, replace
-
-        from themesim.llm.judge import plan
-        from themesim.llm.judge_settings import JudgeSettings
-
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
         shown = {k: v for k, v in asdict(settings).items() if k != "api_key_env"}
         stream = judge_stream(settings, pairs, tables, rated or ([], []))
@@ -60,12 +60,6 @@ class LlmJudge(Kind):
         elif not the_plan.missing:  # every judgement is cached (a rerun): no server starts
             judged = _judge_all(settings, pairs, tables, cache, rated, stream)
         else:
-            from themesim.llm.server import (
-                LlamaServer,
-                packaged_model_name,
-                packaged_model_path,
-            )
-
             # One local server for the whole job; the cache key names the model and the server
             # (build and configuration: its slots, one per request in flight), not the port.
             # json mode needs no logprobs: llama-cpp-python's server then skips the logits of
@@ -88,8 +82,6 @@ class LlmJudge(Kind):
                 )
                 judged = _judge_all(local, pairs, tables, cache, rated, stream)
         if settings.base_url is None:
-            from themesim.llm.judge import keyed_settings
-
             keyed, model, _ = keyed_settings(settings)
             shown |= {"model": model, "server_id": keyed.server_id}
         for pair in pairs:
@@ -100,12 +92,6 @@ class LlmJudge(Kind):
         with the method's settings and prompt through its cache (results/cache/judge.sqlite):
         a pair judged before is never asked again, and with base_url null a local server
         starts only when a pair is missing from the cache."""
-        from dataclasses import replace
-
-        from themesim.errors import StepError
-        from themesim.llm.judge import JudgeError, judge_pairs
-        from themesim.llm.judge_settings import JudgeSettings
-
         settings = JudgeSettings(**{k: spec[k] for k in JUDGE_KEYS if spec.get(k) is not None})
         if settings.base_url is None:
             settings = replace(settings, threads=threads)
@@ -139,11 +125,6 @@ def _judge_all(settings, pairs, tables: dict, cache, rated=None, stream=()) -> d
     instead of 5,177 as two streams. The loops below then read the cache without asking
     again: a request that failed in the stream had its `max_retries` there, and is reported
     from its `failed` row (asking it again doubled its requests)."""
-    from dataclasses import replace
-
-    from themesim.errors import StepError
-    from themesim.llm.judge import JudgeError, judge_matrix, judge_pairs
-
     rated = rated or ([], [])
     texts_a, texts_b = [a for a, _ in stream], [b for _, b in stream]
     if stream:  # judge_pairs asks only what the cache lacks; the job logged the plan

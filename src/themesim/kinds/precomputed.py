@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from themesim.errors import InputError
 from themesim.kinds.base import Kind
+from themesim.similarity import SCORE_RANGE, align_matrix, read_matrix_csv
 
 PAIR_SEP = "__vs__"
 
@@ -60,8 +63,6 @@ class Precomputed(Kind):
         return [p for p in pairs + within if Path(matrix_csv(spec, *p)).is_file()]
 
     def similarity(self, spec, pairs, tables, *, matrices=None, **_):
-        from themesim.similarity import SCORE_RANGE, align_matrix, read_matrix_csv
-
         for a, b in pairs:
             src = matrices[(a, b)]
             raw, rows, cols = read_matrix_csv(
@@ -77,7 +78,6 @@ class Precomputed(Kind):
         the other way round. Texts match as the study renders its themes (text_template),
         with runs of white space as one space; the first matrix in study order that holds a
         pair gives its score."""
-        import numpy as np
 
         def norm(text) -> str:
             return " ".join(str(text).split())

@@ -7,9 +7,13 @@ import os
 
 import numpy as np
 
-from themesim.embed.models import MPNET
+from themesim.embed.encode import encode_with
+from themesim.embed.models import MPNET, check_model
+from themesim.embed.vectors import read_embeddings, read_vector_table
 from themesim.errors import InputError
 from themesim.kinds.base import Kind, read_checked_embeddings
+from themesim.metrics.sets.runs import run_similarity_embedding
+from themesim.similarity import cosine
 
 EMBED_KEYS = ("model", "path", "batch_size", "device", "dtype")
 
@@ -48,16 +52,12 @@ class SentenceTransformer(Kind):
 
     def check(self, name, spec):
         """A model that cannot load fails now, not in the embedding job."""
-        from themesim.embed.models import check_model
-
         try:
             check_model(spec.get("model"), spec.get("path"))
         except InputError as e:
             raise InputError(f"config methods.{name}: {e.where}", e.problem, e.fix) from e
 
     def similarity(self, spec, pairs, tables, *, embeddings=None, **_):
-        from themesim.similarity import cosine
-
         emb, model = read_checked_embeddings(embeddings, tables)
         emb = self.correct(spec, emb)
         for a, b in pairs:
@@ -71,8 +71,6 @@ class SentenceTransformer(Kind):
         self, spec, texts_a, texts_b, *, cache=None, study_embeddings=(), threads=None, **_
     ):
         """The method's model through the embedding cache; rowwise cosine of each pair."""
-        from themesim.embed.encode import encode_with
-
         a, b = list(texts_a), list(texts_b)
         emb, _ = encode_with(spec, a + b, threads, cache=cache, what="calibration pairs")
         emb = self.correct_pairs(spec, np.asarray(emb, dtype=np.float64), study_embeddings)
@@ -85,9 +83,6 @@ class SentenceTransformer(Kind):
         return emb
 
     def similarity_for(self, spec, a, b):
-        from themesim.embed.encode import encode_with
-        from themesim.similarity import cosine
-
         emb, _ = encode_with(spec, a["text"].tolist() + b["text"].tolist(), threads=None)
         return cosine(emb[: len(a)], emb[len(a) :])
 
@@ -96,17 +91,10 @@ class SentenceTransformer(Kind):
         return self.correct(spec, {s: v.astype(np.float64) for s, v in emb.items()})
 
     def run_matrix(self, runs, tables, embeddings):
-        from themesim.embed.vectors import read_embeddings
-        from themesim.metrics.sets.runs import run_similarity_embedding
-
         return run_similarity_embedding([read_embeddings(embeddings[r])[1] for r in runs])
 
     def paraphrase_scores(self, method, spec, para, embeddings, threads, cache):
         """The theme's stored vector against its paraphrases, embedded through the cache."""
-        from themesim.embed.encode import encode_with
-        from themesim.embed.vectors import read_embeddings
-        from themesim.similarity import cosine
-
         ids, T, _ = read_embeddings(embeddings)
         P, _ = encode_with(spec, para["paraphrase"].tolist(), threads, cache=cache, what=method)
         row = {tid: i for i, tid in enumerate(ids)}
@@ -116,8 +104,6 @@ class SentenceTransformer(Kind):
         ]
 
     def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, spec=None):
-        from themesim.similarity import cosine
-
         if not pool or not null_file:
             return None
         stat = os.stat(null_file)
@@ -133,8 +119,6 @@ class SentenceTransformer(Kind):
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
     ):
         """Cosine of the theme and segment vectors the method already wrote."""
-        from themesim.similarity import cosine
-
         vectors = self.segment_vectors(spec, themes, segments, theme_embeddings, segment_embeddings)
         return None if vectors is None else cosine(*vectors)
 
@@ -142,8 +126,6 @@ class SentenceTransformer(Kind):
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
     ):
         """The theme and segment vectors the method already wrote."""
-        from themesim.embed.vectors import read_embeddings, read_vector_table
-
         if not theme_embeddings or not segment_embeddings:
             return None
         ids, emb_t, _ = read_embeddings(theme_embeddings)
@@ -162,9 +144,6 @@ class SentenceTransformer(Kind):
 def _null_vectors(path: str, mtime_ns: int, size: int) -> tuple:
     """B's word-salad vectors and their cosines (read-only), read once per B and file
     version by a metrics job rather than once per comparison."""
-    from themesim.embed.vectors import read_vector_table
-    from themesim.similarity import cosine
-
     _, emb, _ = read_vector_table(path)
     within = cosine(emb, emb)
     emb.flags.writeable = within.flags.writeable = False

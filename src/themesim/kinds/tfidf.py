@@ -6,8 +6,12 @@ import functools
 
 import numpy as np
 
+from themesim.embed.texts import word_salad_pool
 from themesim.errors import InputError
 from themesim.kinds.base import Kind
+from themesim.metrics.sets.runs import run_similarity_tfidf
+from themesim.similarity import tfidf, tfidf_options
+from themesim.tfidf import vectorizer
 
 
 class Tfidf(Kind):
@@ -30,13 +34,9 @@ class Tfidf(Kind):
     similarity_keys = ("analyzer", "ngram_range")
 
     def check(self, name, spec):
-        from themesim.similarity import tfidf_options
-
         tfidf_options(spec, f"config methods.{name}")
 
     def similarity(self, spec, pairs, tables, **_):
-        from themesim.similarity import tfidf, tfidf_options
-
         options = tfidf_options(spec)
         for a, b in pairs:
             ta, tb = tables[a], tables[b]
@@ -44,29 +44,21 @@ class Tfidf(Kind):
             yield (a, b), tfidf(ta["text"].tolist(), texts_b, **options), {}
 
     def similarity_for(self, spec, a, b):
-        from themesim.similarity import tfidf, tfidf_options
-
         return tfidf(a["text"].tolist(), b["text"].tolist(), **tfidf_options(spec))
 
     def pair_scores(self, spec, texts_a, texts_b, **_):
         """One vectoriser, with the method's analyzer, fitted on every text of the pairs."""
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        from themesim.similarity import tfidf_options
-
         a, b = list(texts_a), list(texts_b)
-        vec = TfidfVectorizer(**tfidf_options(spec)).fit(a + b)
+        vec = vectorizer(**tfidf_options(spec)).fit(a + b)
         X, Y = vec.transform(a), vec.transform(b)
         return np.asarray(X.multiply(Y).sum(axis=1)).ravel()  # rows are L2-normalised
 
     def vectors(self, spec, tables, embeddings):
         """One vectoriser fitted on every set's texts (seed 002)."""
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         names = list(tables)
         texts = [t for s in names for t in tables[s]["text"].tolist()]
         try:
-            X = TfidfVectorizer().fit_transform(texts).toarray()
+            X = vectorizer().fit_transform(texts).toarray()
         except ValueError as e:  # every text was a stop word or punctuation
             raise InputError(
                 "tfidf", f"cannot build a vocabulary ({e})", "Give the themes longer texts"
@@ -75,14 +67,10 @@ class Tfidf(Kind):
         return {s: X[bounds[k] : bounds[k + 1]] for k, s in enumerate(names)}
 
     def run_matrix(self, runs, tables, embeddings):
-        from themesim.metrics.sets.runs import run_similarity_tfidf
-
         return run_similarity_tfidf(["\n".join(tables[r]["text"]) for r in runs])
 
     def paraphrase_scores(self, method, spec, para, embeddings, threads, cache):
         """Per theme, TF-IDF fitted on the theme and its paraphrases."""
-        from themesim.similarity import tfidf, tfidf_options
-
         sims: list[float] = []
         for _, rows in para.groupby("theme_id", sort=False):
             S = tfidf([rows["text"].iloc[0]], rows["paraphrase"].tolist(), **tfidf_options(spec))
@@ -90,8 +78,6 @@ class Tfidf(Kind):
         return sims
 
     def null_pool(self, a, b, null_file, pool, seed, scale, emb_a, spec=None):
-        from themesim.similarity import tfidf, tfidf_options
-
         if not pool:
             return None
         # One fit per n_b pool texts (one salad set): fitted on A plus all P texts at once,
@@ -105,8 +91,6 @@ class Tfidf(Kind):
         self, spec, themes, segments, theme_embeddings=None, segment_embeddings=None
     ):
         """TF-IDF cosine fitted on the set's theme texts and the segments together."""
-        from themesim.similarity import tfidf, tfidf_options
-
         if not len(segments):
             return None
         texts = segments["text"].tolist()
@@ -117,14 +101,10 @@ class Tfidf(Kind):
     ):
         """The L2-normalised TF-IDF rows of the theme texts and the segments, fitted on both
         together as segment_scores does (their products are its cosines)."""
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        from themesim.similarity import tfidf_options
-
         if not len(segments):
             return None
         texts = themes["text"].tolist() + segments["text"].tolist()
-        X = TfidfVectorizer(**tfidf_options(spec)).fit_transform(texts).toarray()
+        X = vectorizer(**tfidf_options(spec)).fit_transform(texts).toarray()
         return X[: len(themes)], X[len(themes) :]
 
 
@@ -133,9 +113,6 @@ def _salad_sets(b_texts: tuple, pool: int, seed: int, **options) -> tuple:
     """B's word-salad pool cut into salad sets of n_b texts, each with its within-set TF-IDF
     matrix (read-only): the same for every A compared with B, so a metrics job makes them
     once per B instead of once per comparison."""
-    from themesim.metrics.sets.nulls import word_salad_pool
-    from themesim.similarity import tfidf
-
     texts, _ = word_salad_pool(list(b_texts), pool, seed)
     n_b = len(b_texts)
     out = []

@@ -27,6 +27,7 @@ import tenacity
 from aiolimiter import AsyncLimiter
 
 from themesim.errors import InputError
+from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 
 log = logging.getLogger("themesim.llm.client")
 
@@ -375,8 +376,6 @@ def with_retries(
 def endpoint_model(base_url: str | None, model: str | None) -> str:
     """The model id requests (and cache keys) name: the packaged GGUF when no URL is given."""
     if base_url is None:
-        from themesim.llm.server import packaged_model_name
-
         return packaged_model_name()
     return model
 
@@ -400,7 +399,6 @@ def endpoint(
     if base_url is not None:
         yield base_url.rstrip("/")
         return
-    from themesim.llm.server import LlamaServer, packaged_model_name, packaged_model_path
 
     log.info("%s: starting a local llama.cpp server with %s", label, packaged_model_name())
     with LlamaServer(

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from themesim.llm import client as llm
 from themesim.llm.judge_ask import Outcome, judge_one
@@ -251,8 +252,6 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
     `misses` (so the cache's rows and the counts are the same whatever the concurrency and
     the answers' timing): an answer that comes back early waits for those before it, at most
     4 x in_flight requests ahead of the oldest unstored one."""
-    from tqdm import tqdm
-
     state = session.state
     workers = request_workers(settings)
     with ExitStack() as stack:

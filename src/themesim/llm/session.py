@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from themesim.errors import InputError
 from themesim.llm import client as llm
+from themesim.llm.server import backend_id
 from themesim.store import open_sqlite
 
 
@@ -60,7 +61,6 @@ def with_server_id(settings, parallel: int = 1):
     (themesim.llm.server.backend_id)."""
     if settings.base_url is not None:
         return settings
-    from themesim.llm.server import backend_id
 
     return replace(settings, server_id=backend_id(settings.server, parallel))
 

@@ -17,12 +17,19 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from scipy.stats import norm
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from themesim.errors import InputError
-from themesim.metrics.isotonic import map_calibrated, rebase
+from themesim.io.rated_pairs import read_pairs_csv
+from themesim.metrics.isotonic import rebase
 from themesim.metrics.settings import DEFAULT_CALIBRATION
+from themesim.metrics.thresholds import (  # noqa: F401 (moved there)
+    CALIBRATED,
+    resolve_thresholds,
+)
 
 SUMMARY_COLUMNS = [
     "n_pairs",
@@ -58,8 +65,6 @@ def read_rated_pairs(path, positive_from=None) -> pd.DataFrame:
 
     A rating counts as a match from `positive_from` up (calibration.positive_from).
     """
-    from themesim.io.rated_pairs import read_pairs_csv
-
     where = str(path)
     df = read_pairs_csv(path)
     missing = [c for c in ("text_a", "text_b") if c not in df.columns]
@@ -376,9 +381,6 @@ def auc_interval(scores, labels, themes_a=None, themes_b=None, *, level=0.95, es
     of DeLong's independent-pair variance and the model's at θ̂, so the interval is at least
     as wide as the clustering and the data's own spread ask. estimate: the AUC (default
     from the scores); the interval always contains it."""
-    from scipy.optimize import brentq
-    from scipy.stats import norm
-
     s, y = _check(scores, labels)
     theta = resample_stats(s, y)[0] if estimate is None else float(estimate)
     m, n = int(y.sum()), int(y.size - y.sum())
@@ -414,26 +416,3 @@ def with_prevalence(fit: pd.DataFrame, prevalence: float, target: float | None) 
         target_prevalence=target,
         p_match_at_target=rebase(fit["p_match"].to_numpy(float), prevalence, target),
     )
-
-
-CALIBRATED = "calibrated"
-
-
-def resolve_thresholds(thresholds, summary: dict, fit: pd.DataFrame | None = None):
-    """Thresholds with `calibrated` replaced by the F1-maximising threshold; with a fit
-    (scale: calibrated) that threshold is mapped to its P(match). Also the source of each.
-    The metrics job alone calls this; everything after it reads thresholds.csv."""
-    from themesim.metrics.thresholds import FROM_CALIBRATION, FROM_CONFIG
-
-    out, source = [], []
-    for t in thresholds:
-        if t == CALIBRATED:
-            value = float(summary["f1_threshold"])
-            if fit is not None:
-                value = float(map_calibrated(value, fit))
-            out.append(value)
-            source.append(FROM_CALIBRATION)
-        else:
-            out.append(float(t))
-            source.append(FROM_CONFIG)
-    return out, source

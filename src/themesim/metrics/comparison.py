@@ -6,54 +6,31 @@ across methods: a call sees one method's matrices only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.contract import contract_flags
+from themesim.metrics.interval_stats import clopper_pearson, quantile_intervals
+from themesim.metrics.intervals.intervals import interval_table
+from themesim.metrics.sets.baselines import baseline_summary, symmetric_baselines, within_baselines
 from themesim.metrics.sets.coverage import hungarian_pairs, score, theme_table
-from themesim.metrics.settings import DEFAULT_METRICS
-
-
-@dataclass
-class Settings:
-    """Study-wide family settings (config `metrics:`) plus one method's threshold options."""
-
-    thresholds: list[float]
-    op: str = "ge"
-    gamma: float = DEFAULT_METRICS["gamma"]["cosine"]  # on the method's scale (gamma_for)
-    baseline_z: float = DEFAULT_METRICS["baseline_z"]
-    z_alpha: float = DEFAULT_METRICS["z_alpha"]
-    bootstrap: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["bootstrap"]))
-    null_model: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["null_model"]))
-    transport: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["transport"]))
-    intervals: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["intervals"]))
-    scale: str = "cosine"
-    clamp: bool = False
-
-
-def on_scale(S, settings: Settings) -> np.ndarray | None:
-    """The matrix on the scale the thresholds refer to (angular, clamped or as is).
-
-    Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
-    within-set matrices too (metrics.sets.scales.z_scale).
-    """
-    if S is None:
-        return None
-    from themesim.metrics.sets.distinctiveness import angular_sim
-
-    S = np.asarray(S, dtype=np.float64)
-    if settings.clamp:
-        S = np.clip(S, 0.0, 1.0)
-    return angular_sim(S) if settings.scale == "angular" else S
+from themesim.metrics.sets.distinctiveness import gap_summary, theme_gaps
+from themesim.metrics.sets.nulls import null_table, significant_match_rate
+from themesim.metrics.sets.scales import size_aware_columns, z_fpr
+from themesim.metrics.sets.transport import (
+    mass_references,
+    split_join_counts,
+    transport_interval_columns,
+    transport_summary,
+    unbalanced_plan,
+)
+from themesim.metrics.settings import Settings
 
 
 def _parts(parts: dict | None, S, settings: Settings, W_a=None, W_b=None) -> dict:
     """The per-theme tables of one comparison that several families read: within-set
     baselines of each side and the symmetric baselines of the Hungarian pairs, computed once
     (`parts` from comparison_rows' extra, or built here)."""
-    from themesim.metrics.sets.baselines import symmetric_baselines, within_baselines
-
     parts = {} if parts is None else parts
     for W, M, side in ((W_a, S, "a"), (W_b, S.T, "b")):
         if W is not None and f"within_{side}" not in parts:
@@ -93,16 +70,6 @@ def comparison_rows(
     the paraphrase ceiling's median where it is measured). references: the mass floor and
     ceiling when the caller has them (the same S on other thresholds).
     """
-    from themesim.metrics.sets.baselines import baseline_summary
-    from themesim.metrics.sets.distinctiveness import gap_summary
-    from themesim.metrics.sets.nulls import null_table, significant_match_rate
-    from themesim.metrics.sets.transport import (
-        mass_references,
-        split_join_counts,
-        transport_summary,
-        unbalanced_plan,
-    )
-
     thresholds = settings.thresholds if thresholds is None else thresholds
     op = settings.op
     table = score(S, thresholds, op)
@@ -115,8 +82,6 @@ def comparison_rows(
         if W is not None:
             extra |= _suffixed(baseline_summary(parts[f"within_{side}"]), f"_{side}")
     if W_a is not None and W_b is not None:
-        from themesim.metrics.sets.scales import size_aware_columns, z_fpr
-
         extra |= baseline_summary(parts["sym"])
         extra |= size_aware_columns(S.shape[0], S.shape[1], settings.baseline_z, settings.z_alpha)
         if settings.scale == "z":  # the false-positive rate of each row's z threshold
@@ -148,9 +113,6 @@ def comparison_rows(
 
     boot = settings.bootstrap
     if with_bootstrap and boot["n"] > 0:
-        from themesim.metrics.interval_stats import clopper_pearson
-        from themesim.metrics.intervals.intervals import interval_table
-
         icc = (settings.intervals or {}).get("icc") or None
         ci = interval_table(
             S,
@@ -173,8 +135,6 @@ def comparison_rows(
             lo, hi = clopper_pearson(table[col].to_numpy(float), n)
             table[f"{col}_ci_low"], table[f"{col}_ci_high"] = lo * n, hi * n
     if with_bootstrap:
-        from themesim.metrics.contract import contract_flags
-
         # Run-time flags: the rows outside what the validation suite certified.
         table["contract"] = contract_flags(
             S.shape[0],
@@ -212,9 +172,6 @@ def theme_rows(
     null, parts: the null table and baselines comparison_rows returned for this S, W_a, W_b
     and null_pool (not computed again).
     """
-    from themesim.metrics.sets.distinctiveness import theme_gaps
-    from themesim.metrics.sets.nulls import null_table
-
     base = theme_table(S, a["theme_id"], a["name"], b["theme_id"], b["name"])
     theta = settings.thresholds[0]
     parts = _parts(parts, S, settings, W_a, W_b)
@@ -243,8 +200,6 @@ def theme_rows(
 
 def _share_ci(flags, defined, level: float) -> tuple[float, float]:
     """Clopper-Pearson interval of the share of flagged among the defined values."""
-    from themesim.metrics.interval_stats import clopper_pearson
-
     flags, defined = np.asarray(flags, dtype=bool), np.asarray(defined, dtype=bool)
     n = int(defined.sum())
     if n == 0:
@@ -256,8 +211,6 @@ def _share_ci(flags, defined, level: float) -> tuple[float, float]:
 def _median_ci(values, level: float) -> tuple[float, float]:
     """Order-statistic interval of the median (NaN dropped), widened to hold the estimate;
     beyond the sample's ends it takes the extreme value seen."""
-    from themesim.metrics.interval_stats import quantile_intervals
-
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
     if v.size == 0:
@@ -277,8 +230,6 @@ def theme_level_intervals(
     jackknife of metrics.interval_stats over each theme's share of it (docs/metrics.md).
     parts: see theme_rows.
     """
-    from themesim.metrics.sets.transport import transport_interval_columns
-
     level = 0.95
     out: dict[str, tuple[float, float]] = {}
     parts = _parts(parts, S, settings, W_a, W_b)

@@ -1,13 +1,13 @@
 """The estimators the set-level intervals (metrics/intervals/intervals.py) build on:
 Clopper-Pearson, distribution-free order-statistic intervals of quantiles (Woodruff's on effective
 units), the two-sample delete-one jackknife and the effective number of units it gives.
-
-scipy is imported inside the functions that use it: importing the module costs none of it.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import beta, binom, t
+from scipy.stats import t as student
 
 
 def check_level(level: float) -> None:
@@ -20,8 +20,6 @@ def clopper_pearson(x, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
 
     Broadcasts; n must be positive. x = 0 gives a lower end 0, x = n an upper end 1.
     """
-    from scipy.stats import beta
-
     x = np.asarray(x, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     a = (1 - level) / 2
@@ -42,8 +40,6 @@ def quantile_intervals(values, qs, level: float, lower: float, upper: float, n_e
     interval of the share below the quantile on n_eff units, read back as ranks of the n.
     NaN values are dropped; no values gives NaN.
     """
-    from scipy.stats import binom
-
     x = np.sort(np.asarray(values, dtype=np.float64))
     x = x[~np.isnan(x)]
     qs = np.asarray(qs, dtype=np.float64)
@@ -103,8 +99,6 @@ def effective_n(p_hat: float, n: float, loo_a, loo_b, level: float) -> float:
     (delete one theme of A, then one of B) over its binomial variance, where it exceeds 1;
     then by (t_df / t_{n-1})^2, df the jackknife's Welch-Satterthwaite degrees of freedom
     (Korn & Graubard 1998). n itself where the binomial variance is not exceeded."""
-    from scipy.stats import t
-
     ref = p_hat * (1 - p_hat) / n
     (va, da), (vb, db) = _jackknife_var(loo_a), _jackknife_var(loo_b)
     var = va + vb
@@ -132,8 +126,6 @@ def quartile_reach(values, matched, share_ci, lower: float, upper: float):
     statistic of k matched and n - k unmatched values (each group's values at evenly spaced
     quantiles of its own). A group the sample lacks takes the bound (upper for matched rows,
     lower for unmatched ones). Returns (5,) lows and highs of min, q1, median, q3, max."""
-    from scipy.stats import binom
-
     v = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(v)
     v, hit = v[ok], np.asarray(matched, dtype=bool)[ok]
@@ -160,8 +152,6 @@ def quartile_reach(values, matched, share_ci, lower: float, upper: float):
 def jackknife_interval(est: float, samples: list[np.ndarray], level: float):
     """est ± t · se, se² the sum over samples of each one's delete-one jackknife variance,
     degrees of freedom by Welch-Satterthwaite; (est, est) when nothing varies."""
-    from scipy.stats import t as student
-
     var, dfs = [], []
     for loo in samples:
         loo = loo[np.isfinite(loo)]

@@ -24,3 +24,12 @@ def kappa_counts_array(n_both, n_a, n_b, n: int) -> np.ndarray:
     # κ undefined: both labelings constant and equal (one non-empty cell, on the diagonal)
     one = (cells > 0).sum(axis=0) == 1
     return np.where(one & ((cells[0] > 0) | (cells[3] > 0)), np.nan, out)
+
+
+def kappa_counts(both, only_a, only_b, neither) -> np.ndarray:
+    """Cohen's κ of two binary codings from their 2×2 counts (arrays broadcast); NaN where
+    chance agreement is 1 (both codings constant and equal) or there are no units."""
+    both, only_a, only_b, neither = (
+        np.asarray(x, dtype=float) for x in (both, only_a, only_b, neither)
+    )
+    return kappa_counts_array(both, both + only_a, both + only_b, both + only_a + only_b + neither)

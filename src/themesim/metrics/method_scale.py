@@ -1,8 +1,8 @@
 """A method's score matrix on the scale its thresholds refer to, as the metrics rule puts it.
 
-Raw scores are clamped and made angular as configured (comparison.on_scale), mapped through
+Raw scores are clamped and made angular as configured (on_scale), mapped through
 the isotonic fit to P(match) under `scale: calibrated`, or standardised against both sets'
-within-set spreads under `scale: z` (scales.z_scale). The heatmaps read the matrix from here, so
+within-set spreads under `scale: z` (within.z_scale). The heatmaps read the matrix from here, so
 the pairs they outline are the decisions the metric tables count.
 """
 
@@ -12,6 +12,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+
+from themesim.metrics.isotonic import map_calibrated
+from themesim.metrics.sets.distinctiveness import angular_sim
+from themesim.metrics.sets.within import z_scale
+from themesim.metrics.settings import Settings
 
 # The colour-bar label of a heatmap on each scale.
 SCALE_LABELS = {
@@ -31,11 +36,22 @@ def scale_label(scale: str = "cosine", clamp: bool = False) -> str:
     return f"{label}, clamped to [0, 1]" if clamp and scale != "calibrated" else label
 
 
+def on_scale(S, settings: Settings) -> np.ndarray | None:
+    """The matrix on the scale the thresholds refer to (angular, clamped or as is).
+
+    Under `scale: z` this is the base (cosine, maybe clamped) matrix: the z scale needs the
+    within-set matrices too (metrics.sets.within.z_scale).
+    """
+    if S is None:
+        return None
+    S = np.asarray(S, dtype=np.float64)
+    if settings.clamp:
+        S = np.clip(S, 0.0, 1.0)
+    return angular_sim(S) if settings.scale == "angular" else S
+
+
 def base_scale(scale: str = "cosine", clamp: bool = False, fit: pd.DataFrame | None = None):
     """Raw scores -> the scale thresholds refer to (before z, which needs within-set matrices)."""
-    from themesim.metrics.comparison import Settings, on_scale
-    from themesim.metrics.isotonic import map_calibrated
-
     st = Settings(thresholds=[], scale=scale, clamp=clamp)
     if scale == "calibrated" and fit is None:
         raise ValueError("scale: calibrated needs the method's isotonic fit")
@@ -59,8 +75,6 @@ def method_matrix(
 ) -> tuple[np.ndarray, str]:
     """S on the method's scale and a flag ("" unless z is undefined for some theme, whose
     cells are then NaN). W_a, W_b: raw within-set matrices of the two sets (scale: z only)."""
-    from themesim.metrics.sets.scales import z_scale
-
     to_scale = to_scale or base_scale(scale, clamp, fit)
     S0 = to_scale(S)
     if scale != "z":

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 import logging
+from dataclasses import dataclass, field
 
 from themesim.defaults import section_defaults
+from themesim.errors import InputError
 
 log = logging.getLogger("themesim")
 
@@ -34,6 +36,23 @@ DEFAULT_CALIBRATION: dict = section_defaults("calibration")
 
 # The equivalence verdict of a reference group (metrics/verdicts/equivalence.py): margin, alpha.
 DEFAULT_EQUIVALENCE: dict = section_defaults("equivalence")
+
+
+@dataclass
+class Settings:
+    """Study-wide family settings (config `metrics:`) plus one method's threshold options."""
+
+    thresholds: list[float]
+    op: str = "ge"
+    gamma: float = DEFAULT_METRICS["gamma"]["cosine"]  # on the method's scale (gamma_for)
+    baseline_z: float = DEFAULT_METRICS["baseline_z"]
+    z_alpha: float = DEFAULT_METRICS["z_alpha"]
+    bootstrap: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["bootstrap"]))
+    null_model: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["null_model"]))
+    transport: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["transport"]))
+    intervals: dict = field(default_factory=lambda: dict(DEFAULT_METRICS["intervals"]))
+    scale: str = "cosine"
+    clamp: bool = False
 
 
 def _merged(defaults: dict, user: dict | None) -> dict:
@@ -89,8 +108,6 @@ def metrics_settings(user: dict | None) -> dict:
     _deprecated_null_k(out["null_model"])
     pool = out["null_model"]["pool"]
     if 0 < pool < MIN_NULL_POOL:
-        from themesim.errors import InputError
-
         raise InputError(
             "config metrics.null_model.pool",
             f"{pool} word-salad texts are too few to fit the null's upper tail",

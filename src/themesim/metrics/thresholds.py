@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.isotonic import map_calibrated
+
 OPS = ("ge", "gt")
 THRESHOLD_COLUMNS = ["method", "threshold", "op", "scale", "clamp", "source"]
 FROM_CONFIG = "config"
@@ -91,3 +93,25 @@ def read_thresholds(path) -> Thresholds:
         clamp=bool(t["clamp"].iloc[0]),
         op=op,
     )
+
+
+CALIBRATED = "calibrated"
+
+
+def resolve_thresholds(thresholds, summary: dict, fit: pd.DataFrame | None = None):
+    """Thresholds with `calibrated` replaced by the F1-maximising threshold; with a fit
+    (scale: calibrated) that threshold is mapped to its P(match). Also the source of each.
+    The metrics job alone calls this (without the calibration module's scikit-learn);
+    everything after it reads thresholds.csv."""
+    out, source = [], []
+    for t in thresholds:
+        if t == CALIBRATED:
+            value = float(summary["f1_threshold"])
+            if fit is not None:
+                value = float(map_calibrated(value, fit))
+            out.append(value)
+            source.append(FROM_CALIBRATION)
+        else:
+            out.append(float(t))
+            source.append(FROM_CONFIG)
+    return out, source

@@ -11,6 +11,7 @@ decision_changes.csv; nothing here is computed that a table does not hold.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -346,8 +347,6 @@ def _names(items: list[dict], by_run: bool = False, shown: int = SHOWN) -> str:
 
 
 def _slug(text) -> str:
-    import re
-
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
 
 

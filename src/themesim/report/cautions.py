@@ -3,7 +3,10 @@ figure to trust and why."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pandas as pd
 
 from themesim.report.format import fmt, fmt_int
 from themesim.report.overview import join_names
@@ -130,7 +133,6 @@ def coder_checks(methods: dict):
     paths = [p for p in sorted(paths) if Path(p).is_file()]
     if not paths:
         return None
-    import pandas as pd
 
     t = pd.read_csv(paths[0])
     return t[(t["level"] == "overall") & (t["status"] == "checked")]
@@ -205,8 +207,6 @@ def _validation(r) -> str:
 
 
 def _slug(text) -> str:
-    import re
-
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
 
 

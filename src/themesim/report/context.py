@@ -16,8 +16,10 @@ from themesim.report.cautions import CAUTIONS_NONE, build_cautions, coder_checks
 from themesim.report.first_screen import PAGES_DIR, comparison_pages, first_screen
 from themesim.report.format import DASH, flags_cell, fmt_int, image, relative_path
 from themesim.report.glossary import GLOSSARY
+from themesim.report.grounding_section import grounding_view
 from themesim.report.overview import bound_summary, overview_paragraph
 from themesim.report.texts import compared_texts
+from themesim.report.verdicts import generators_view, verdict_view
 from themesim.report.views import (
     CEILING_GLANCE,
     CEILING_NOTE,
@@ -262,8 +264,6 @@ def _no_data(row: list[str]) -> bool:
 
 
 def _verdicts_view(path, html_dir: Path, md_dir: Path, coder=None, top=None):
-    from themesim.report.verdicts import generators_view, verdict_view
-
     view = verdict_view(path, coder=coder)
     if view is not None:
         view["csv"] = {
@@ -311,8 +311,6 @@ def _glance(
 def _grounding_view(
     methods, html_dir: Path, md_dir: Path, withhold_text: bool = False, primary=None
 ):
-    from themesim.report.grounding_section import grounding_view
-
     view = grounding_view(methods, html_dir, md_dir, image, withhold_text)
     if view is not None:
         flags = view.get("reference_rows") or [True] * len(view["rows"])

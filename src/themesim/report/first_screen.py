@@ -4,6 +4,7 @@ where each generator differs by name, and the links to each comparison's own pag
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,8 @@ from themesim.report.format import (
     is_missing,
     relative_path,
 )
+from themesim.report.tables import THEME_COLUMNS, THEME_TEXT_COLUMNS, only_method, read_table
+from themesim.report.verdicts import read_verdicts
 
 PAGES_DIR = "comparisons"  # beside summary.html: one page per comparison, HTML and Markdown
 
@@ -69,8 +72,6 @@ def comparison_pages(method_views: list[dict], pages_dir=None, html_dir=None, md
 
 
 def _read_verdicts(path) -> pd.DataFrame | None:
-    from themesim.report.verdicts import read_verdicts
-
     if path is None or str(path) == "" or not Path(path).is_file():
         return None
     return read_verdicts(path)
@@ -279,7 +280,6 @@ def _coder_note(coder, methods) -> str:
 def _differ(study, view, theta, gens, reference, pages, methods) -> dict | None:
     if view is None or not gens:
         return None
-    from themesim.report.tables import THEME_COLUMNS, THEME_TEXT_COLUMNS, only_method, read_table
 
     spec = methods.get(view["name"]) or {}
     what = f"themes CSV of method {view['name']!r}"
@@ -348,8 +348,6 @@ def _differ(study, view, theta, gens, reference, pages, methods) -> dict | None:
 
 
 def _slug(text) -> str:
-    import re
-
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import matplotlib
+from matplotlib import font_manager as fm
+
 FALLBACK_FONTS = (
     "WenQuanYi Micro Hei",
     "Noto Sans CJK JP",
@@ -22,8 +25,6 @@ _FILES = re.compile(r"wqy|NotoSansCJK|NotoSerifCJK|DroidSansFallback|Symbola", r
 
 def font_family() -> list[str]:
     """DejaVu Sans, then the installed fallback families in FALLBACK_FONTS order."""
-    from matplotlib import font_manager as fm
-
     known = {f.name for f in fm.fontManager.ttflist}
     if not known & set(FALLBACK_FONTS):  # installed after matplotlib cached its font list
         for path in fm.findSystemFonts():
@@ -37,6 +38,4 @@ def font_family() -> list[str]:
 
 
 def use_fallback_fonts() -> None:
-    import matplotlib
-
     matplotlib.rcParams["font.family"] = font_family()

@@ -6,11 +6,14 @@ Display-ready strings only; no file is read here except figures to embed.
 from __future__ import annotations
 
 import base64
+import io
 import math
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+
+from PIL import Image
 
 DASH = "–"  # shown for NaN / not applicable
 # Each op's symbol as the report writes it and as LaTeX does (headline.tex).
@@ -107,11 +110,7 @@ def _compact_png(data: bytes, max_width: int | None = None) -> bytes:
     says otherwise, an EMBED_COLOURS palette, no dithering); the bytes as they are when
     they are not a PNG Pillow reads, or when the result would not be smaller.
     Deterministic: the same input gives the same bytes."""
-    import io
-
     try:
-        from PIL import Image
-
         with Image.open(io.BytesIO(data)) as im:
             im.load()
             if im.mode in ("RGBA", "LA", "P", "PA"):

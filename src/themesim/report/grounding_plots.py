@@ -9,7 +9,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from themesim.metrics.method_scale import scale_label
+from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.report.plots.common import HEATMAP_CMAP, OKABE_ITO, save_png, wrap_label
+from themesim.report.plots.heatmap import data_range, diagonal_order
+from themesim.report.plots.theme_map import MARKERS, SET_COLOURS
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -22,9 +26,6 @@ def theme_order(pairs: pd.DataFrame, a_ids: list, b_ids: list) -> tuple[list, li
     """The similarity heatmap's row and column order (one-to-one pairs on the diagonal, from
     the long table's text similarity), so a comparison's two heatmaps read alike; the
     table's own order where its similarity is missing."""
-    from themesim.metrics.sets.coverage import hungarian_pairs
-    from themesim.report.plots.heatmap import diagonal_order
-
     if "similarity" not in pairs:
         return a_ids, b_ids
     S = pairs.pivot(index="a_id", columns="b_id", values="similarity").loc[a_ids, b_ids]
@@ -46,8 +47,6 @@ def iou_heatmap_figure(
 ) -> Figure:
     """pairs: one comparison's long table (a_id, b_id, iou, text_pair, similarity); rows =
     A themes, in the similarity heatmap's order; colours span the IoU values seen."""
-    from themesim.report.plots.heatmap import data_range
-
     a_ids, b_ids = theme_order(
         pairs, list(dict.fromkeys(pairs["a_id"])), list(dict.fromkeys(pairs["b_id"]))
     )
@@ -98,8 +97,6 @@ def iou_heatmap(pairs, a_names, b_names, title, out_png, out_svg=None, a_name="A
 
 def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: str) -> Figure:
     """Every theme pair of every comparison: text similarity (x) against segment IoU (y)."""
-    from themesim.report.plots.theme_map import MARKERS, SET_COLOURS
-
     comps = list(dict.fromkeys(zip(pairs["set_a"], pairs["set_b"], strict=True)))
     # a qualitative palette of ten distinct hues, and a marker per ten comparisons
     colours = SET_COLOURS
@@ -142,8 +139,6 @@ def text_vs_data_figure(pairs: pd.DataFrame, grounding: pd.DataFrame, method: st
 
 def _text_axis(grounding: pd.DataFrame) -> str:
     """The x label: text similarity on the scale the text pairs were decided on."""
-    from themesim.metrics.method_scale import scale_label
-
     scales = grounding["scale"].unique() if "scale" in grounding else []
     if len(scales) != 1 or scales[0] == "cosine":
         return "text similarity"

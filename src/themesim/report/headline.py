@@ -10,6 +10,7 @@ import pandas as pd
 
 from themesim.io.files import atomic_path
 from themesim.metrics.registry import AT_A_GLANCE
+from themesim.metrics.sets.ceiling import CEILING_COLUMNS
 from themesim.report.format import fmt_threshold, is_missing
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
@@ -66,8 +67,6 @@ def headline_frame(
     paraphrase ceiling's columns when some method has them (`ceiling.active`); verdicts:
     verdicts.csv (steps.verdicts), whose generators' primary words the rows carry
     (VERDICT_HEADLINE, empty without one)."""
-    from themesim.metrics.sets.ceiling import CEILING_COLUMNS
-
     frames, columns = [], list(HEADLINE_COLUMNS)
     for method, path in comparisons.items():
         comp = read_table(

@@ -4,13 +4,12 @@ how; and the note on intervals cut at the most Hungarian F1 two set sizes allow.
 from __future__ import annotations
 
 from themesim.report.format import fmt, fmt_int
+from themesim.report.views import bound_note, f1_bound
 
 
 def bound_summary(method_views: list[dict]) -> list[str]:
     """One note for every glance row whose interval is marked "(most possible)": the bound
     each pair of set sizes allows."""
-    from themesim.report.views import bound_note, f1_bound
-
     sizes = {}
     for m in method_views:
         for r in m["records"]:

@@ -4,11 +4,15 @@ cell of that table, formatted as the report's tables are; methods are never pool
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
 
+from themesim.metrics.verdicts.equivalence import VERDICT_COLUMNS
+from themesim.report.answer import SENSITIVITY_HEADERS, generators, sensitivity
 from themesim.report.format import as_text, fmt, fmt_int, fmt_threshold, is_missing
+from themesim.report.tables import read_table
 
 VERDICT_TEXT_COLUMNS = ("method", "set_a", "set_b", "op", "role", "second_analyst", "metric")
 VERDICT_TEXT_COLUMNS += ("verdict", "ci_method", "evidence", "margin_source", "generator_runs")
@@ -262,9 +266,6 @@ def verdict_view(path, coder=None) -> dict | None:
 
 def read_verdicts(path) -> pd.DataFrame:
     """verdicts.csv with its text columns as text (theme set names like "NA" stay names)."""
-    from themesim.metrics.verdicts.equivalence import VERDICT_COLUMNS
-    from themesim.report.tables import read_table
-
     return read_table(path, "verdicts CSV", VERDICT_COLUMNS, VERDICT_TEXT_COLUMNS)
 
 
@@ -296,8 +297,6 @@ def generators_view(df: pd.DataFrame, coder=None, flags_of=None) -> dict:
     """Per generator its primary analysis (a short bullet, the full sentence one click
     away, its flags) and its sensitivity analyses as a table; the rows of one set against
     one analyst (descriptions, no word) after them. flags_of(generator entry) -> flags."""
-    from themesim.report.answer import SENSITIVITY_HEADERS, generators, sensitivity
-
     out = []
     for g in generators(df):
         bullets = []
@@ -330,6 +329,4 @@ def generators_view(df: pd.DataFrame, coder=None, flags_of=None) -> dict:
 
 
 def _slug(text) -> str:
-    import re
-
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"

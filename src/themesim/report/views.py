@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
+from scipy.stats import beta
 
 from themesim.metrics import registry
 from themesim.metrics.thresholds import read_thresholds
@@ -29,6 +30,7 @@ from themesim.report.format import (
 from themesim.report.glossary import Header
 from themesim.report.headline import glance_numbers
 from themesim.report.pair_limit import over_limit, shown_pairs
+from themesim.report.restriction import ran_on_note
 from themesim.report.tables import (
     COMPARISON_COLUMNS,
     TEXT_COLUMNS,
@@ -135,8 +137,6 @@ def _glance_row(method: str, r: Mapping) -> list[str]:
 def exact_f1_interval(r: Mapping, level: float = 0.95) -> tuple[float, float]:
     """The plain exact (Clopper–Pearson) interval of Hungarian F1, themes independent: the
     count of one-to-one pairs out of min(n_a, n_b), read as F1 = 2k / (n_a + n_b)."""
-    from scipy.stats import beta
-
     k, n_a, n_b = int(r["hungarian_n_matched"]), int(r["n_a"]), int(r["n_b"])
     m, a = min(n_a, n_b), (1 - level) / 2
     lo = 0.0 if k <= 0 else float(beta.ppf(a, k, m - k + 1))
@@ -526,6 +526,4 @@ def side_by_side_table(views: list[dict]) -> dict:
 
 
 def _ran_on_note(name: str, ran_on) -> str:
-    from themesim.report.restriction import ran_on_note
-
     return ran_on_note(name, ran_on)

@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 import pandas as pd
 
+from themesim.errors import InputError
 from themesim.io.files import write_csv
+from themesim.io.themes import read_themes_parquet
+from themesim.kinds import get as get_kind
+from themesim.metrics.calibration import (
+    MIN_PER_LABEL,
+    calibrate,
+    isotonic_fit,
+    read_rated_pairs,
+    resample_stats,
+    theme_ids,
+    with_prevalence,
+)
+from themesim.report.calibration_plot import calibration_plot
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -22,9 +36,6 @@ def pair_scores(kind: str, spec: dict, texts: tuple, *, threads=None, **reads) -
     study's embedding files (`study_embeddings`) and, for a kind that reads score matrices
     made elsewhere, `themes` (set -> theme parquet, read here) and `matrices` ((a, b) ->
     matrix file)."""
-    from themesim.io.themes import read_themes_parquet
-    from themesim.kinds import get as get_kind
-
     k = get_kind(kind)
     if not k.calibrates:
         raise ValueError(f"no calibration for method kind {kind!r}")
@@ -38,10 +49,6 @@ def scored_pairs(pairs: pd.DataFrame, scores, *, method: str, kind: str, pairs_f
 
     Too few left (fewer than MIN_PER_LABEL of a label) is an InputError naming the file, the
     method and the kind's fix."""
-    from themesim.errors import InputError
-    from themesim.kinds import get as get_kind
-    from themesim.metrics.calibration import MIN_PER_LABEL
-
     scores = np.asarray(scores, dtype=np.float64)
     kept = ~np.isnan(scores)
     if not kept.all():
@@ -101,10 +108,6 @@ def rated_cells(pairs: pd.DataFrame, comparisons, texts: dict) -> dict:
 def crossfit_table(method: str, pairs: pd.DataFrame, cells: dict, summary: dict):
     """Per comparison: how many rated pairs are its own cells, and the AUC and thresholds
     of the rated pairs without them (NaN when fewer than MIN_PER_LABEL of a label remain)."""
-    import math
-
-    from themesim.metrics.calibration import MIN_PER_LABEL, resample_stats
-
     s, y = pairs["score"].to_numpy(float), pairs["label"].to_numpy(int)
     rows = []
     for (a, b), mask in cells.items():
@@ -128,9 +131,6 @@ def calibration_tables(job: Job) -> None:
     Its settings: calibration.positive_from (the lowest rating that counts as a match),
     bootstrap, and prevalence, the share of matches P(match) is re-based to (None: the
     rated pairs' own)."""
-    from themesim.metrics.calibration import isotonic_fit, read_rated_pairs, with_prevalence
-    from themesim.report.threshold_plots import calibration_plot
-
     p, i, out = job.params, job.input, job.output
     method, settings = p["method"], p["settings"]
     pairs = read_rated_pairs(i["pairs"], settings["positive_from"])
@@ -171,8 +171,6 @@ def calibration_tables(job: Job) -> None:
 
 def _texts(study_themes: dict) -> dict:
     """Set -> its themes' texts as the study renders them (runs of white space as one)."""
-    from themesim.io.themes import read_themes_parquet
-
     return {s: [_norm(t) for t in read_themes_parquet(p)["text"]] for s, p in study_themes.items()}
 
 
@@ -180,8 +178,6 @@ def _summary(pairs: pd.DataFrame, cells: dict, settings: dict) -> dict:
     """The calibration's summary row: AUC, thresholds and their intervals (metrics.
     calibration.calibrate), the prevalence re-based to, and how many rated pairs are cells
     of the method's comparisons."""
-    from themesim.metrics.calibration import calibrate, theme_ids
-
     boot, prevalence = settings["bootstrap"], settings["prevalence"]
     summary = calibrate(
         pairs["score"].to_numpy(),

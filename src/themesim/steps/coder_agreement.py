@@ -7,7 +7,10 @@ import logging
 
 import pandas as pd
 
+from themesim.coder.agreement import agreement_table
 from themesim.io.files import write_csv
+from themesim.io.segments import read_segments_parquet
+from themesim.io.themes import read_themes_parquet
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -16,10 +19,6 @@ log = logging.getLogger("themesim")
 def coder_agreement(job: Job) -> None:
     """coder_agreement.csv (inputs.jobs.coder_agreement): methods: method -> {sets,
     coded_sets, coders, labels: each set's label parquet}; themes: set -> theme parquet."""
-    from themesim.coder.agreement import agreement_table
-    from themesim.io.themes import read_themes_parquet
-    from themesim.io.transcripts import read_segments_parquet
-
     given = job.params["methods"]
     methods = {m: {k: v[k] for k in ("sets", "coded_sets", "coders")} for m, v in given.items()}
     labels = {

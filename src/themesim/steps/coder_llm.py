@@ -9,7 +9,10 @@ import logging
 import numpy as np
 import pandas as pd
 
+from themesim.coder.llm import CoderLLMSettings, code_segments
 from themesim.io.files import write_parquet
+from themesim.io.segments import read_segments_parquet
+from themesim.io.themes import read_themes_parquet
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -23,10 +26,6 @@ def coder_llm(job: Job) -> None:
     `cache` (results/cache/coder.sqlite), from the job of inputs.jobs.coder_llm: themes,
     out: set -> path; llm: grounding.coder.llm (threads: the job's, unless it sets them).
     """
-    from themesim.coder.llm import CoderLLMSettings, code_segments
-    from themesim.io.themes import read_themes_parquet
-    from themesim.io.transcripts import read_segments_parquet
-
     themes, given = job.input["themes"], job.params
     out, cache = given["out"], given["cache"]
     llm = dict(given["llm"]) | {"threads": given["llm"].get("threads") or job.threads}

@@ -3,99 +3,29 @@
 embed_method is the workflow's one embedding job per method: one model load, and every text
 the method needs encoded in one call (sorted, deduplicated, through the vector cache),
 including the rated pairs of `calibration.pairs`, which are only cached: the calibration job
-then finds them there and never loads the model. The per-kind functions below it embed one
-file each (tests and single-file use)."""
+then finds them there and never loads the model. Embedding one file of each kind (tests and
+single-file use) is steps/embed_files.py: it reads the theme tables with pandas, which this
+job does not."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from themesim.embed.encode import encode_with
+from themesim.embed.cache import cache_dir
+from themesim.embed.columns import read_segment_columns, read_theme_columns
+from themesim.embed.encode import encode_with, release_models
+from themesim.embed.keyword_cache import sets_keywords
+from themesim.embed.texts import word_salad_pool
+from themesim.embed.vectors import text_sha256, write_embeddings, write_vector_table
+from themesim.errors import InputError
+from themesim.io.rated_pairs import rated_pair_texts
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
-
-
-def embed_set(themes_path, out, *, method: str, spec: dict, threads: int = 1, cache=False) -> None:
-    from themesim.embed.vectors import write_embeddings
-    from themesim.io.themes import read_themes_parquet
-
-    themes = read_themes_parquet(themes_path)
-    emb, source = encode_with(spec, themes["text"].tolist(), threads, cache=cache, what=method)
-    write_embeddings(out, themes, emb, source, method)
-    log.info("%s: %d texts embedded with %s (%s)", method, len(themes), source.model, source.path)
-
-
-def embed_null_set(
-    themes_path, out, *, method: str, spec: dict, pool: int, seed: int, threads=1, cache=False
-):
-    """The set's pool of P word-salad texts, embedded like the set itself (docs/nulls.md)."""
-    from dataclasses import asdict
-
-    from themesim.embed.texts import word_salad_pool
-    from themesim.embed.vectors import write_vector_table
-    from themesim.io.themes import read_themes_parquet
-
-    themes = read_themes_parquet(themes_path)
-    texts, like = word_salad_pool(themes["text"].tolist(), pool, seed) if pool else ([], [])
-    emb, source = (
-        encode_with(spec, texts, threads, cache=cache, what=f"{method} nulls")
-        if texts
-        else (np.zeros((0, 0)), None)
-    )
-    ids = themes["theme_id"].tolist()
-    # theme_id: the B theme whose word count the salad text has.
-    columns = {"pool_index": list(range(len(texts))), "theme_id": [ids[i] for i in like]}
-    columns["text"] = texts
-    meta = {"method": method, "pool": pool, "seed": seed}
-    if source is not None:
-        meta |= asdict(source)
-    write_vector_table(out, columns, emb, meta)
-    log.info("%s: a pool of %d word-salad texts of %d themes", method, len(texts), len(ids))
-
-
-def embed_keywords_set(
-    themes_path, out, *, method: str, spec: dict, top_k: int, threads=1, cache=False
-):
-    from dataclasses import asdict
-
-    from themesim.embed.texts import theme_keywords
-    from themesim.embed.vectors import write_vector_table
-    from themesim.io.themes import read_themes_parquet
-
-    themes = read_themes_parquet(themes_path)
-    keywords = theme_keywords(themes, top_k)
-    ids = [t for t, kws in zip(themes["theme_id"], keywords, strict=True) for _ in kws]
-    words = [w for kws in keywords for w in kws]
-    emb, source = encode_with(spec, words, threads, cache=cache, what=f"{method} keywords")
-    write_vector_table(
-        out, {"theme_id": ids, "keyword": words}, emb, asdict(source) | {"method": method}
-    )
-    log.info("%s: %d keywords of %d themes embedded", method, len(words), len(themes))
-
-
-def embed_segments(segments_path, out, *, method: str, spec: dict, threads=1, cache=False):
-    from dataclasses import asdict
-
-    import pandas as pd
-
-    from themesim.embed.vectors import write_vector_table
-
-    seg = pd.read_parquet(segments_path)
-    texts = seg["text"].tolist()
-    emb, source = (
-        encode_with(spec, texts, threads, cache=cache, what=f"{method} segments")
-        if texts
-        else (np.zeros((0, 0)), None)
-    )
-    meta = {"method": method} | (asdict(source) if source else {})
-    columns = {"transcript": seg["transcript"].tolist(), "segment": seg["segment"].tolist()}
-    write_vector_table(out, columns, emb, meta)
-    log.info("%s: %d transcript segments embedded", method, len(texts))
 
 
 @dataclass
@@ -119,13 +49,8 @@ class _Texts:
 
 
 def _texts(job: Job) -> _Texts:
-    from themesim.embed.cache import cache_dir
-    from themesim.embed.columns import read_segment_columns, read_theme_columns
-    from themesim.embed.keyword_cache import sets_keywords
-    from themesim.embed.texts import word_salad_pool
-
     p = job.params
-    # Column lists read with pyarrow: this job imports no pandas (memory beside the model).
+    # Column lists read with pyarrow, not DataFrames (memory beside the model).
     tables = {s: read_theme_columns(path) for s, path in job.input["themes"].items()}
     # TF-IDF keywords from the cache folder or a child process: no scikit-learn in this one.
     keywords = sets_keywords(tables, p["top_k"], cache_dir(p["cache"]))
@@ -144,11 +69,6 @@ def embed_method(job: Job) -> None:
     sets' word-salad pools (params `nulls`: set -> file, in the `nulls` folder) and the
     transcript segments. The rated pairs' texts go into the vector cache only (none
     without a cache)."""
-    from dataclasses import asdict
-
-    from themesim.embed.encode import release_models
-    from themesim.embed.vectors import text_sha256, write_vector_table
-
     method, spec, cache = job.params["method"], job.params["spec"], job.params["cache"]
     if job.output.get("nulls"):
         Path(job.output["nulls"]).mkdir(parents=True, exist_ok=True)  # a folder, maybe empty
@@ -197,8 +117,6 @@ def embed_method(job: Job) -> None:
 
 def _write_sets(job: Job, texts: _Texts, rows, source, meta: dict) -> None:
     """Each set's theme embeddings and keyword embeddings, in the rule's output order."""
-    from themesim.embed.vectors import write_embeddings, write_vector_table
-
     sets, out = list(texts.tables), job.output
     for s, path in zip(sets, out["embeddings"], strict=True):
         table = texts.tables[s]
@@ -212,8 +130,6 @@ def _write_sets(job: Job, texts: _Texts, rows, source, meta: dict) -> None:
 
 def _write_nulls(job: Job, texts: _Texts, rows, meta: dict) -> None:
     """Each B set's word-salad pool: its texts, the theme each imitates, their vectors."""
-    from themesim.embed.vectors import write_vector_table
-
     method, pool, seed = job.params["method"], job.params["pool"], job.params["seed"]
     for s, path in job.params["nulls"].items():
         salad, like = texts.salads[s]
@@ -231,12 +147,8 @@ def _write_nulls(job: Job, texts: _Texts, rows, meta: dict) -> None:
 def calibration_texts(pairs, cache) -> list[str]:
     """The rated pairs' texts when there is a vector cache to leave them in; a file the
     calibration step will reject is logged and skipped, so it fails that step alone."""
-    from themesim.embed.cache import cache_dir
-    from themesim.errors import InputError
-
     if not pairs or cache_dir(cache) is None:
         return []
-    from themesim.io.rated_pairs import rated_pair_texts  # pandas: only when there are pairs
 
     try:
         return rated_pair_texts(pairs)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from themesim.io.files import record
+from themesim.io.segments import read_segments_parquet
+from themesim.llm.generate import GenerateSettings, generate_runs, write_theme_csv
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -12,10 +15,6 @@ log = logging.getLogger("themesim")
 def generate_theme_runs(job: Job) -> None:
     """LLM-generated theme sets: one CSV per run (inputs.jobs.generate_themes; params
     `runs`: run name -> seed, in the order of the outputs)."""
-    from themesim.io.files import record
-    from themesim.io.transcripts import read_segments_parquet
-    from themesim.llm.generate import GenerateSettings, generate_runs, write_theme_csv
-
     p = job.params
     seeds, cache = dict(p["runs"]), p["cache"]
     outputs = dict(zip(seeds, job.output["runs"], strict=True))

@@ -10,7 +10,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from themesim.coder.basis import basis_labels
 from themesim.io.files import write_csv, write_parquet
+from themesim.io.segments import read_segments_parquet
+from themesim.io.themes import read_themes_parquet
+from themesim.metrics.agreement.codebooks import (
+    codebook_alpha_interval,
+    segment_parts,
+    union_similarity,
+)
+from themesim.metrics.grounding.grounding import (
+    TRANSCRIPT_COUNT_COLUMNS,
+    grounding,
+    label_matrix,
+    top1,
+    transcript_counts,
+)
+from themesim.metrics.isotonic import map_calibrated
+from themesim.metrics.method_scale import base_scale, method_matrix
+from themesim.metrics.thresholds import read_thresholds
+from themesim.report.grounding_plots import iou_heatmap, text_vs_data
+from themesim.similarity import read_similarity
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -44,8 +64,6 @@ class _Grounding:
     read: dict = field(default_factory=dict)  # set -> its within-set matrix, read once
 
     def within_matrix(self, s):
-        from themesim.similarity import read_similarity
-
         # Read once: with comparisons.all_pairs every set recurs in many pairs.
         if s not in self.read:
             ids = self.ids[s]
@@ -54,11 +72,6 @@ class _Grounding:
 
 
 def _grounding(job: Job) -> _Grounding:
-    from themesim.io.themes import read_themes_parquet
-    from themesim.io.transcripts import read_segments_parquet
-    from themesim.metrics.method_scale import base_scale
-    from themesim.metrics.thresholds import read_thresholds
-
     p, files = job.params, job.params["files"]
     resolved = read_thresholds(job.input["thresholds"])
     scale = dict(p.get("scale") or {})
@@ -110,8 +123,6 @@ def grounding_tables(job: Job) -> None:
     agreement across codebooks of the two sets' top-1 labels (metrics/agreement/codebooks.py) with
     s = calibrated P(match) between every two themes; NaN otherwise.
     """
-    from themesim.metrics.grounding.grounding import TRANSCRIPT_COUNT_COLUMNS
-
     g, files = _grounding(job), job.params["files"]
     by_transcript = [] if job.output.get("pairs_by_transcript") else None
     pairs = [tuple(x) for x in job.params["pairs"]]
@@ -150,11 +161,6 @@ def grounding_tables(job: Job) -> None:
 def _comparison(g: _Grounding, pair: tuple, sim, by_transcript) -> tuple[list, pd.DataFrame]:
     """One comparison's rows of grounding.csv (one per basis) and its long table; the coder
     basis's counts per transcript go to `by_transcript` (None: not kept)."""
-    from themesim.coder.basis import basis_labels
-    from themesim.metrics.grounding.grounding import label_matrix, top1, transcript_counts
-    from themesim.metrics.method_scale import method_matrix
-    from themesim.similarity import read_similarity
-
     a, b = pair
     ids, name = g.ids, g.resolved.scale
     raw = read_similarity(sim, ids[a], ids[b])
@@ -202,8 +208,6 @@ def _comparison(g: _Grounding, pair: tuple, sim, by_transcript) -> tuple[list, p
 def _basis_row(g: _Grounding, pair: tuple, labels: tuple, S) -> tuple[dict, pd.DataFrame]:
     """metrics.grounding.grounding of one comparison under one basis: A's and B's label
     matrices and top-1 labels (`labels`) against S on the method's scale."""
-    from themesim.metrics.grounding.grounding import grounding
-
     a, b = pair
     A, B, top_a, top_b = labels
     st = g.settings
@@ -248,7 +252,6 @@ def _p_match(codebooks: dict | None):
     """Raw scores -> calibrated P(match) through the method's isotonic fit; None without one."""
     if not codebooks or not codebooks.get("fit"):
         return None
-    from themesim.metrics.isotonic import map_calibrated
 
     fit = pd.read_csv(codebooks["fit"])
     return lambda M: map_calibrated(np.asarray(M, dtype=float), fit)
@@ -257,9 +260,6 @@ def _p_match(codebooks: dict | None):
 def _union_similarity(p_match, codebooks, raw, ids, a, b):
     """P(match) between every two themes of sets a and b, raw their A x B scores (None
     without both within-set matrices)."""
-    from themesim.metrics.agreement.codebooks import union_similarity
-    from themesim.similarity import read_similarity
-
     within = codebooks.get("within") or {}
     if a not in within or b not in within:
         return None
@@ -274,7 +274,6 @@ def _codebook_columns(s, n_b: int, top_a, top_b, transcripts) -> dict:
     """cu_alpha_codebooks and its transcript jackknife interval, NaN without s."""
     if s is None:
         return dict.fromkeys(CODEBOOK_COLUMNS, math.nan)
-    from themesim.metrics.agreement.codebooks import codebook_alpha_interval, segment_parts
 
     n_a = len(s) - n_b
     est, lo, hi = codebook_alpha_interval(segment_parts(top_a, top_b, transcripts, n_a, n_b), s)
@@ -291,8 +290,6 @@ def _speakers(segments: pd.DataFrame) -> pd.Series:
 def _no_data(row: dict, pairs: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
     """A row whose labels a set lacks (its coder cannot label): NaN data figures, not the
     zeros an empty labelling would give; the text figures stay."""
-    import math
-
     text = {"n_segments", "text_hungarian_f1", "text_pairs"}
     row = {k: (v if k in text else math.nan) for k, v in row.items()}
     pairs = pairs.assign(n_both=pd.NA, iou=math.nan, kappa=math.nan)
@@ -319,9 +316,6 @@ def grounding_plots(
     *, method: str, pairs, themes: dict, table, pair_tables, out_heatmaps, out_scatter
 ):
     """Per comparison the IoU heatmap (PNG + SVG), per method the text-vs-data scatter."""
-    from themesim.io.themes import read_themes_parquet
-    from themesim.report.grounding_plots import iou_heatmap, text_vs_data
-
     names = {}
     for s, p in themes.items():
         t = read_themes_parquet(p)

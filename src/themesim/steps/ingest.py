@@ -1,12 +1,16 @@
-"""Rules ingest_themes, qdpx_transcripts and ingest_transcripts: inputs to parquet."""
+"""Rule ingest_themes: a theme file to its table (the transcripts' rules:
+steps/ingest_transcripts.py)."""
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
+from themesim.io.files import record
+from themesim.io.refi_qda import study_project, theme_table
+from themesim.io.themes import read_theme_file, write_themes_parquet
+from themesim.memory import check_matrix
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -30,10 +34,6 @@ def ingest_themes(
 ) -> None:
     """within: a method of the study writes this set's within-set matrix, whose size is
     checked against the memory here, before any other job runs (themesim.memory)."""
-    from themesim.io.files import record
-    from themesim.io.themes import write_themes_parquet
-    from themesim.memory import check_matrix
-
     df = read_theme_set(src, set_name=set_name, template=template, level=level)
     if within:
         check_matrix(len(df), len(df), f"{src} (set {set_name})", "its within-set matrix")
@@ -55,44 +55,7 @@ def ingest_themes(
 
 def read_theme_set(src, *, set_name: str, template: str, level: str = "all") -> pd.DataFrame:
     """The theme table of one theme set's file (themesim.io.themes' columns)."""
-    from themesim.io.themes import read_theme_file
-
     if str(src).lower().endswith(".qdpx"):  # a REFI-QDA project: its codes are the themes
-        from themesim.io.refi_qda import study_project, theme_table
-
         # themesim's disagreement codes (its own export) are no themes
         return theme_table(study_project(src, level), set_name, template, str(src))
     return read_theme_file(src, set_name=set_name, text_template=template)
-
-
-def qdpx_transcripts(job: Job) -> None:
-    """The .qdpx projects' text sources as the study's transcripts (no `transcripts:` given;
-    inputs.jobs.qdpx_transcripts)."""
-    from themesim.errors import InputError
-    from themesim.io.refi_qda import project_texts, write_source_texts
-
-    projects, outputs = list(job.input["projects"]), list(job.output["transcripts"])
-    texts = project_texts(projects)
-    expected = sorted(str(o) for o in outputs)
-    names = sorted(str(Path(outputs[0]).parent / f"{n}.txt") for n in texts) if outputs else []
-    if names != expected:  # the project changed since the workflow read its source names
-        raise InputError(
-            str(projects[0]), "its sources changed since the run started", "Run the workflow again"
-        )
-    write_source_texts(texts, Path(outputs[0]).parent)
-    log.info("%d transcripts from the sources of %s", len(texts), ", ".join(map(str, projects)))
-
-
-def ingest_transcript_files(job: Job) -> None:
-    """Rule ingest_transcripts (inputs.jobs.ingest_transcripts): every transcript's segments."""
-    ingest_transcripts(list(job.input["transcripts"]), job.output["segments"])
-
-
-def ingest_transcripts(paths, out) -> None:
-    from themesim.io.files import record
-    from themesim.io.transcripts import read_transcripts, segment_columns, write_segments_parquet
-
-    df = read_transcripts(paths) if paths else pd.DataFrame({c: [] for c in segment_columns()})
-    write_segments_parquet(df, out)
-    record(out)  # its sha256, checked by the jobs that read it (themesim.io.manifest)
-    log.info("%d segments from %d transcripts", len(df), len(paths))

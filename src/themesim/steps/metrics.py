@@ -9,10 +9,26 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from themesim.embed.vectors import read_embeddings
 from themesim.io.files import write_csv, write_parquet
+from themesim.io.manifest import write_manifest
 from themesim.io.themes import read_themes_parquet, theme_groups
 from themesim.kinds import get as get_kind
 from themesim.metrics.columns import PAIR_COLUMNS, THEME_KEY_COLUMNS
+from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
+from themesim.metrics.method_scale import base_scale
+from themesim.metrics.sets.ceiling import (
+    CEILING_COLUMNS,
+    ceiling_median,
+    ceilings_on_scale,
+    join_ceiling,
+)
+from themesim.metrics.sets.coverage import METRIC_COLUMNS, threshold_grid
+from themesim.metrics.sets.nulls import FLOOR, GPD, MIN_POOL, defined_sets, fit_tail
+from themesim.metrics.sets.scales import DECISION_COLUMNS, Z_SWEEP, decision_changes, z_scale
+from themesim.metrics.sets.transport import plan_long, splits_and_joins
+from themesim.metrics.thresholds import FROM_CONFIG, resolve_thresholds, threshold_table
+from themesim.similarity import read_similarity
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -24,7 +40,6 @@ def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.Data
     scale: calibrated."""
     if not calibration:
         return settings, None, None
-    from themesim.metrics.calibration import resolve_thresholds
 
     summary = pd.read_csv(calibration[0]).iloc[0].to_dict()
     fit = pd.read_csv(calibration[1]) if settings.get("scale") == "calibrated" else None
@@ -35,8 +50,6 @@ def _calibrated(settings: dict, calibration) -> tuple[dict, list | None, pd.Data
 def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
     """A comparison whose z scale is undefined: set sizes and the flag, metrics NaN (every
     metric column present, so the table has the same columns whether or not any is scored)."""
-    from themesim.metrics.sets.coverage import METRIC_COLUMNS
-
     n_a, n_b = S.shape
     rows = pd.DataFrame({"threshold": list(thresholds)})
     for col in METRIC_COLUMNS:
@@ -47,8 +60,6 @@ def _flagged_rows(S: np.ndarray, thresholds, flag: str) -> pd.DataFrame:
 def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None:
     """The pool without the salad sets whose z is undefined (a salad text without a
     within-set spread); None, with a warning, when fewer than MIN_NULL_POOL texts remain."""
-    from themesim.metrics.sets.nulls import MIN_POOL, defined_sets
-
     kept, dropped = defined_sets(pool, n_b)
     enough = kept.shape[1] >= max(MIN_POOL, n_b)
     what = (
@@ -66,8 +77,6 @@ def _defined_null(method, a, b, pool: np.ndarray, n_b: int) -> np.ndarray | None
 def _log_null_resolution(method, a, b, null, pool_size: int, n_b: int, st, pool=None) -> None:
     """Say where the null's p rests on the fitted tail or stops at its floor, and where that
     tail is heavy (docs/nulls.md)."""
-    from themesim.metrics.sets.nulls import FLOOR, GPD, fit_tail
-
     k = pool_size // n_b
     alpha = st.null_model["alpha"]
     advice = f"metrics.null_model.pool: {math.ceil(1 / alpha) * n_b} or more"
@@ -108,7 +117,7 @@ class _Method:
     name: str
     kind: str
     spec: dict | None
-    st: object  # metrics.comparison.Settings, `calibrated` resolved
+    st: object  # metrics.settings.Settings, `calibrated` resolved
     source: list | None  # each threshold's source, when one was `calibrated`
     to_scale: object  # raw S -> the method's base scale (metrics.method_scale)
     grid: list
@@ -130,12 +139,6 @@ class _Method:
 def _method(job: Job) -> _Method:
     """The job's settings resolved (`calibrated` from the calibration output) and the
     tables every comparison reads."""
-    from themesim.metrics.comparison import Settings
-    from themesim.metrics.method_scale import base_scale
-    from themesim.metrics.sets.coverage import threshold_grid
-    from themesim.metrics.sets.scales import Z_SWEEP, z_scale
-    from themesim.similarity import read_similarity
-
     p = job.params
     settings, source, fit = _calibrated(dict(p["settings"]), job.input["calibration"])
     st = Settings(**settings)
@@ -155,8 +158,6 @@ def _method(job: Job) -> _Method:
     # Transport's ceiling: identical themes (1), or the paraphrase ceiling where measured.
     ceiling = math.nan
     if job.one("ceiling") and not on_z:
-        from themesim.metrics.sets.ceiling import ceiling_median, ceilings_on_scale
-
         ceiling = ceiling_median(ceilings_on_scale(job.one("ceiling"), to_scale))
     return _Method(
         name=p["method"],
@@ -188,8 +189,6 @@ def metric_tables(job: Job) -> None:
     (results/ceiling/{method}.parquet), add the paraphrase-ceiling columns of
     themesim.metrics.sets.ceiling against the reference's themes.
     """
-    from themesim.io.manifest import write_manifest
-
     m, files, out = _method(job), job.params["files"], job.output
     frames: dict = {"comparisons": [], "sweep": [], "themes": [], "splits": [], "decisions": []}
     pairs = [tuple(pair) for pair in job.params["pairs"]]
@@ -202,7 +201,6 @@ def metric_tables(job: Job) -> None:
     comp = _scored_first(frames["comparisons"])
     if job.one("ceiling"):
         comp = [_with_ceiling(m, comp, frames["themes"], job.one("ceiling"))]
-    from themesim.metrics.sets.coverage import METRIC_COLUMNS
 
     for frames_of, path, key in (
         (comp, out["comparisons"], PAIR_COLUMNS),
@@ -221,8 +219,6 @@ def metric_tables(job: Job) -> None:
 def _with_ceiling(m: _Method, comp: list, per_theme: list, ceiling) -> pd.DataFrame:
     """The comparisons with the paraphrase-ceiling columns (NaN under z: a paraphrase has
     no within-set spread)."""
-    from themesim.metrics.sets.ceiling import CEILING_COLUMNS, join_ceiling
-
     comp = pd.concat(comp, ignore_index=True)
     if m.on_z:
         return comp.assign(**{c: np.nan for c in CEILING_COLUMNS})
@@ -237,11 +233,6 @@ def _headed(head: dict, rows: pd.DataFrame) -> pd.DataFrame:
 
 def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFrame]:
     """One comparison's rows of each table (by name); its transport plan is written here."""
-    from themesim.metrics.comparison import comparison_rows, theme_rows
-    from themesim.metrics.sets.scales import z_scale
-    from themesim.metrics.sets.transport import plan_long, splits_and_joins
-    from themesim.similarity import read_similarity
-
     a, b = pair
     ta, tb = m.tables[a], m.tables[b]
     ids_a, ids_b = ta["theme_id"].tolist(), tb["theme_id"].tolist()
@@ -296,8 +287,6 @@ def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFra
 
 def _decision_changes(m: _Method, pair: tuple, S0, scaled) -> pd.DataFrame:
     """The raw-versus-z decision table of one comparison (metrics.scales.decision_changes)."""
-    from themesim.metrics.sets.scales import decision_changes, z_scale
-
     a, b = pair
     Z, zflag = scaled if m.on_z else z_scale(S0, m.W0[a], m.W0[b])
     ids_a, ids_b = m.tables[a]["theme_id"].tolist(), m.tables[b]["theme_id"].tolist()
@@ -308,9 +297,6 @@ def _decision_changes(m: _Method, pair: tuple, S0, scaled) -> pd.DataFrame:
 def _null_pool(m: _Method, pair: tuple) -> np.ndarray | None:
     """B's word-salad pool against A's themes on the method's scale (its kind's null model);
     None without one."""
-    from themesim.embed.vectors import read_embeddings
-    from themesim.metrics.sets.scales import z_scale
-
     a, b = pair
     ta, tb = m.tables[a], m.tables[b]
     if a in m.embeddings and a not in m.read:  # one read per A set, not per comparison
@@ -347,15 +333,11 @@ def _scored_first(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
 
 
 def _write_thresholds(method: str, st, source: list | None, out) -> None:
-    from themesim.metrics.thresholds import FROM_CONFIG, threshold_table
-
     sources = source or [FROM_CONFIG] * len(st.thresholds)
     write_csv(threshold_table(method, st.thresholds, sources, st.op, st.scale, st.clamp), out)
 
 
 def _write_decisions(changes: list[pd.DataFrame], out) -> None:
-    from themesim.metrics.sets.scales import DECISION_COLUMNS
-
     head = ["method", "set_a", "set_b"]
     df = (
         pd.concat(changes, ignore_index=True)

@@ -19,7 +19,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import pandas as pd
+
+from themesim.io.coded import coded_span, read_coded_file
+from themesim.io.codings import SPAN_COLUMNS, Codings
+from themesim.io.qdpx_export import write_qdpx
+from themesim.io.refi_qda import study_project
+from themesim.io.themes import read_themes_parquet
 from themesim.steps.job import Job
+from themesim.steps.segment_labels import load_transcripts
 
 log = logging.getLogger("themesim")
 
@@ -32,11 +40,7 @@ def _human_spans(
 ) -> list[tuple[str, str, str, int, int]]:
     """(coder, document, theme_id, start, end) of a set's coded segments, located as the
     labelling job locates them (a .qdpx set's: its `user:`'s codings only, when it names one)."""
-    from themesim.io.coded import coded_span, read_coded_file
-
     if Path(coded).suffix.lower() == ".qdpx":
-        from themesim.io.refi_qda import study_project
-
         proj = study_project(coded, level, user)
         table = proj.coded.assign(coder=[proj.users.get(u, u) for u in proj.coded["coder"]])
     else:
@@ -54,12 +58,6 @@ def study_qdpx(job: Job) -> None:
     coded-segments file or .qdpx; coder_sets: the sets the method's coder labels (each its
     user, even when it labels nothing); users: .qdpx set -> its `user:` (only that user's
     codings are the set's)."""
-    import pandas as pd
-
-    from themesim.io.codings import SPAN_COLUMNS, Codings
-    from themesim.io.qdpx_export import write_qdpx
-    from themesim.steps.segment_labels import load_transcripts
-
     method, out = job.params["method"], job.output["project"]
     _segments, texts, offsets = load_transcripts(job.input["segments"], job.input["transcripts"])
     users = _Users(texts, offsets)
@@ -111,10 +109,6 @@ class _Users:
 
     def of_set(self, job: Job, s: str, themes_path) -> dict[str, list[int]]:
         """The set's themes as codes, each with the users who code with them."""
-        import pandas as pd
-
-        from themesim.io.themes import read_themes_parquet
-
         p, coded = job.params, job.input["coded"]
         table = read_themes_parquet(themes_path)
         names = [" ".join(str(n).split()) for n in table["name"]]

@@ -5,9 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim.embed.vectors import read_embeddings, read_vector_table
 from themesim.io.files import write_csv
 from themesim.io.themes import read_themes_parquet
-from themesim.metrics.sets.quality import theme_keywords
+from themesim.kinds import get as get_kind
+from themesim.metrics.sets.quality import (
+    SET_QUALITY_KEYS,
+    KeywordDocuments,
+    npmi_keywords,
+    semantic_distinctiveness,
+    set_quality,
+    theme_keywords,
+)
+from themesim.similarity import read_similarity
 from themesim.steps.job import Job
 
 
@@ -18,17 +28,6 @@ def set_quality_table(job: Job) -> None:
     SC and SemDiv need embeddings; for other kinds only SD (from the within-set matrix) and
     NPMI (keyword co-occurrence in transcript segments) are defined, the rest is NaN.
     """
-    from themesim.embed.vectors import read_embeddings, read_vector_table
-    from themesim.kinds import get as get_kind
-    from themesim.metrics.sets.quality import (
-        SET_QUALITY_KEYS,
-        KeywordDocuments,
-        npmi_keywords,
-        semantic_distinctiveness,
-        set_quality,
-    )
-    from themesim.similarity import read_similarity
-
     method, kind, settings = job.params["method"], job.params["kind"], job.params["settings"]
     within, embeddings, keyword_embeddings = (
         job.params["within"],

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
+from themesim.io.coded import coded_rows
 from themesim.io.files import sha256_file
+from themesim.provenance import provenance
+from themesim.report.summary import write_report
 from themesim.steps.job import Job
 
 
@@ -28,9 +32,6 @@ def summary_report(job: Job) -> None:
     scores: the judge's model, its file's sha256 and the llama.cpp build are read from
     their files' metadata into the provenance.
     """
-    from themesim.provenance import provenance
-    from themesim.report.summary import write_report
-
     i, p = job.input, job.params
     seg = pd.read_parquet(i["segments"])
     write_report(
@@ -51,10 +52,6 @@ def summary_report(job: Job) -> None:
 
 def _inputs(files: dict, seg: pd.DataFrame) -> list[dict]:
     """The report's inputs table: each input file, what it is, its sha256 and size."""
-    import pyarrow.parquet as pq
-
-    from themesim.io.coded import coded_rows
-
     tables = files["theme_tables"]
     rows = [
         {

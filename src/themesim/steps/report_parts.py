@@ -5,16 +5,33 @@ figures of report/figures.py (the summary report itself: steps/report.py)."""
 
 from __future__ import annotations
 
+import csv
 import math
+import re
+import tempfile
+import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
+from importlib import import_module
 from pathlib import Path
 
 import pandas as pd
 
+from themesim.io.files import atomic_path, record
 from themesim.io.themes import read_themes_parquet
+from themesim.io.xlsx import write_only_workbook
 from themesim.kinds import get as get_kind
+from themesim.metrics.settings import equivalence_settings
 from themesim.metrics.thresholds import Thresholds, read_thresholds
+from themesim.metrics.verdicts.equivalence import verdict_note
+from themesim.report.figures import BY_STEM
+from themesim.report.headline import headline_frame, write_headline
+from themesim.report.names import workbook_header
+from themesim.report.plots.side_by_side import methods_side_by_side
+from themesim.report.restriction import ran_on_notes
+from themesim.report.threshold_plots import headline_intervals
+from themesim.report.verdicts import read_verdicts
 from themesim.steps.job import Job
 from themesim.steps.runner import run_tasks
 
@@ -79,14 +96,6 @@ def headline_tables(job: Job) -> None:
     comparisons, the study's) for methods restricted by `comparisons:`, noted under the
     LaTeX table. verdicts.csv (the verdicts rule): the headline carries each set's
     generator's primary verdict."""
-    from themesim.io.files import record
-    from themesim.metrics.settings import equivalence_settings
-    from themesim.metrics.verdicts.equivalence import verdict_note
-    from themesim.report.headline import headline_frame, write_headline
-    from themesim.report.restriction import ran_on_notes
-    from themesim.report.threshold_plots import headline_intervals
-    from themesim.report.verdicts import read_verdicts
-
     i, p, v = job.input, job.params, job.params["verdicts"]
     by_method, group = dict(i["comparisons"]), list(v["reference_group"] or ())
     notes = list(ran_on_notes({m: list(r) for m, r in p["ran_on"].items()}))
@@ -116,8 +125,6 @@ def side_by_side(
     max_panels: int | None = None,
 ) -> None:
     """thresholds: each method's thresholds.csv, in ``methods`` order."""
-    from themesim.report.plots.side_by_side import methods_side_by_side
-
     methods_side_by_side(
         {m: pd.read_csv(p) for m, p in zip(methods, sweeps, strict=True)},
         thresholds={m: read_thresholds(p) for m, p in zip(methods, thresholds, strict=True)},
@@ -197,10 +204,6 @@ class MethodTables:
 
 def method_figure(*, stem: str, tables: MethodTables, out_png, out_svg=None) -> None:
     """One figure of report_parts: the function its report/figures.py entry names draws it."""
-    from importlib import import_module
-
-    from themesim.report.figures import BY_STEM
-
     module, name = BY_STEM[stem].draws.split(":")
     getattr(import_module(module), name)(tables, out_png=out_png, out_svg=out_svg)
 
@@ -259,17 +262,10 @@ def tables_workbook(
     are not tables a sheet can hold (parquet matrices, folders of them), title -> path,
     listed in the index only.
     """
-    from datetime import datetime
-
-    from openpyxl import Workbook
-
-    from themesim.io.files import atomic_path
-    from themesim.report.names import workbook_header
-
     tables, missing = _with_extra(tables, extra)
     index, frames = _sheet_index(tables, max_cells)
     # Write-only: rows stream to disk, memory stays flat whatever the table's size.
-    book = Workbook(write_only=True)
+    book = write_only_workbook()
     sheet = book.create_sheet("sheets")
     columns = ["sheet", "table", "file", "rows", "in_workbook"]
     sheet.append(columns)
@@ -314,9 +310,6 @@ def _sheet_index(tables: dict, max_cells: int) -> tuple[list[dict], dict]:
     """The index's entry of each table (its sheet name: cut to Excel's 31 characters and
     numbered to stay unique; its rows; whether the sheet holds it), and sheet -> CSV of
     the tables the workbook holds."""
-    import csv
-    import re
-
     names, index = [], []
     for title, path in tables.items():
         base = re.sub(r"[\[\]:*?/\\]", "_", title)[:31]
@@ -351,8 +344,6 @@ def _cell(v):
 
 def frames_workbook(frames: dict, out) -> None:
     """:func:`tables_workbook` of tables in memory (sheet title -> DataFrame), one sheet each."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         for i, (title, df) in enumerate(frames.items()):
@@ -364,9 +355,6 @@ def frames_workbook(frames: dict, out) -> None:
 def _fix_zip_times(path: Path) -> None:
     """Rewrite a zip with every entry dated 1980-01-01 and the workbook's modified date
     fixed (openpyxl stamps it on save), so reruns are byte-identical."""
-    import re
-    import zipfile
-
     with zipfile.ZipFile(path) as z:
         entries = [(info.filename, z.read(info)) for info in z.infolist()]
     stamp = rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)"

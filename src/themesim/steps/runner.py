@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
+import multiprocessing
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 from themesim.errors import ThemesimError, disk_full, disk_full_error
+from themesim.io.manifest import verify_inputs
 from themesim.steps.job import Job
 
 WARNINGS_LOGGER = "py.warnings"  # logging.captureWarnings's; its lines go to the log file only
@@ -42,9 +46,6 @@ class _LogFile(logging.FileHandler):
 def _first_time(said: Path, text: str) -> bool:
     """Whether no process of this job has said `text` yet: the job's forked workers share
     the file `said`, one hash a line, under a lock."""
-    import fcntl
-    import hashlib
-
     line = hashlib.sha256(text.encode("utf-8")).hexdigest() + "\n"
     with open(said, "a+", encoding="utf-8") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
@@ -88,8 +89,6 @@ def run(log_path, fn, *args, **kwargs) -> None:
     try:
         inputs = _job_inputs()
         if inputs:
-            from themesim.io.manifest import verify_inputs
-
             verify_inputs(inputs)
         fn(*args, **kwargs)
     except ThemesimError as e:
@@ -153,8 +152,6 @@ def _run_chain(steps) -> None:
 
 
 def _pool(chains, workers: int) -> None:
-    import multiprocessing
-
     # Forked children inherit the imports and the logging set up by `run`; a failure in
     # one is raised here, ThemesimError included, so `run` reports it as one line.
     with multiprocessing.get_context("fork").Pool(min(workers, len(chains))) as pool:

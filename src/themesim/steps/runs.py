@@ -7,6 +7,10 @@ import pandas as pd
 
 from themesim.io.files import write_csv, write_parquet
 from themesim.io.themes import read_themes_parquet
+from themesim.kinds import get as get_kind
+from themesim.metrics.sets.runs import clamp as clamp_matrix
+from themesim.metrics.sets.runs import run_consistency, runs_matrix_long, runs_table
+from themesim.report.plots.runs import runs_groups_heatmap
 from themesim.steps.job import Job
 
 
@@ -26,10 +30,6 @@ def runs_tables(
     Runs are compared only within their group (one matrix per group; TF-IDF fitted on the
     group's runs alone), so unrelated sets never dilute the score.
     """
-    from themesim.kinds import get as get_kind
-    from themesim.metrics.sets.runs import clamp as clamp_matrix
-    from themesim.metrics.sets.runs import run_consistency, runs_matrix_long, runs_table
-
     tables = {r: read_themes_parquet(path) for r, path in themes.items()}
     parts, cells = [], []
     for group, runs in groups.items():
@@ -72,8 +72,6 @@ def runs_tables_and_plot(job: Job) -> None:
 def run_consistency_plot(*, method: str, runs_csv, runs_matrix, out_png, out_svg=None) -> None:
     """Run-consistency heatmaps of one method, one panel per run group, from its runs.csv and
     runs_matrix.parquet."""
-    from themesim.report.plots.runs import runs_groups_heatmap
-
     table = pd.read_csv(runs_csv, dtype={"run": str, "group": str}, keep_default_na=False)
     long = pd.read_parquet(runs_matrix)
     long = long.assign(

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from themesim.coder.labels import coder_rows
+from themesim.coder.settings import coder_settings
+from themesim.io.coded import coded_labels, read_coded_file
 from themesim.io.files import write_csv, write_parquet
+from themesim.io.quotes import locate_quotes
+from themesim.io.refi_qda import study_project
+from themesim.io.segments import read_segments_parquet
+from themesim.io.spans import overlapping, segment_offsets, transcript_texts
+from themesim.io.themes import read_themes_parquet
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -28,9 +36,6 @@ def _labels_frame(rows) -> pd.DataFrame:
 def load_transcripts(segments_path, transcripts):
     """The segments table, each transcript's plain text and each segment's span in it: the
     same for every set, so read once per job."""
-    from themesim.io.spans import segment_offsets, transcript_texts
-    from themesim.io.transcripts import read_segments_parquet
-
     segments = read_segments_parquet(segments_path)
     texts = transcript_texts(segments, transcripts)
     offsets = segment_offsets(segments, texts)
@@ -123,20 +128,11 @@ def segment_labels(
 def _write_set_labels(
     shared, set_name: str, files: SetFiles, coding: Coding, normalised: dict | None = None
 ) -> None:
-    from themesim.coder.labels import coder_rows
-    from themesim.coder.settings import coder_settings
-    from themesim.io.coded import coded_labels, read_coded_file
-    from themesim.io.quotes import locate_quotes
-    from themesim.io.spans import overlapping
-    from themesim.io.themes import read_themes_parquet
-
     segments, texts, offsets = shared
     themes = read_themes_parquet(files.themes)
     coded, rows = files.coded, []
     if coded:
         if Path(coded).suffix.lower() == ".qdpx":
-            from themesim.io.refi_qda import study_project
-
             table = study_project(coded, files.level, files.user).coded
         else:
             table = read_coded_file(coded, themes)

@@ -8,8 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from themesim.errors import InputError
+from themesim.io.manifest import write_manifest
+from themesim.io.rated_pairs import rated_pair_columns
 from themesim.io.themes import read_themes_parquet
 from themesim.kinds import get as get_kind
+from themesim.memory import check_matrix
+from themesim.similarity import write_similarity
 from themesim.steps.job import Job
 
 log = logging.getLogger("themesim")
@@ -27,8 +32,6 @@ def similarity_pairs(job: Job) -> None:
 
     The rated pairs (input `rated`): a kind with a judgement cache also scores them (into
     the cache only), so its calibration job starts no second LLM server."""
-    from themesim.memory import check_matrix
-
     p = job.params
     method, spec, pairs = p["method"], p["spec"], [tuple(x) for x in p["pairs"]]
     tables = {name: read_themes_parquet(path) for name, path in job.input["themes"].items()}
@@ -52,9 +55,6 @@ def similarity_pairs(job: Job) -> None:
 
 def _write_pairs(method: str, kind: str, tables: dict, scored, paths, manifest) -> None:
     """Each scored pair's file, then their manifest; none left behind when one fails."""
-    from themesim.io.manifest import write_manifest
-    from themesim.similarity import write_similarity
-
     written = []
     try:
         for ((a, b), S, extra), out in zip(scored, paths, strict=True):
@@ -74,9 +74,6 @@ def _write_pairs(method: str, kind: str, tables: dict, scored, paths, manifest) 
 def rated_texts(path) -> tuple[list[str], list[str]]:
     """(text_a, text_b) of the rated pairs; a file the calibration step will reject is
     logged and skipped, so it fails that step alone."""
-    from themesim.errors import InputError
-    from themesim.io.rated_pairs import rated_pair_columns
-
     try:
         a, b = rated_pair_columns(path)
     except InputError as e:

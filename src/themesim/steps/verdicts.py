@@ -11,8 +11,10 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
+from themesim.io.files import write_csv
 from themesim.io.themes import read_themes_parquet, theme_groups
 from themesim.metrics.thresholds import read_thresholds
+from themesim.metrics.verdicts.equivalence import verdict_table
 from themesim.metrics.verdicts.rows import (
     PRIMARY,
     MethodData,
@@ -20,9 +22,18 @@ from themesim.metrics.verdicts.rows import (
     default_primary,
     generator_rows,
 )
+from themesim.report.tables import (
+    COMPARISON_COLUMNS,
+    TEXT_COLUMNS,
+    THEME_COLUMNS,
+    THEME_TEXT_COLUMNS,
+    only_method,
+    read_table,
+)
 from themesim.similarity import read_similarity
 from themesim.steps.job import Job
 from themesim.study.names import pair_name
+from themesim.validate.verdicts import Design, feasible, power
 
 # draws of the design's simulation behind each primary row's power columns
 POWER_DRAWS = 100
@@ -93,8 +104,6 @@ def power_columns(row: dict, groups_declared: bool, seed: int = 0) -> dict:
     at its sizes and its analysts' agreement (validate.verdicts.power): P(equivalent) and
     P(equivalent, non-inferior or better) when the generator is as good as the analysts,
     P(worse) at twice the margin below them and P(better) at twice the margin above."""
-    from themesim.validate.verdicts import Design, feasible, power
-
     route = row["evidence"] if row["evidence"] in ("matched", "strength") else None
     h = row.get("human_human", np.nan)
     if route is None or not np.isfinite(h) or row.get("n_analysts", 0) < 2:
@@ -125,8 +134,6 @@ def second_analyst_power(row: dict, seed: int = 0) -> float:
     """One analyst: P(equivalent or non-inferior) that a second analyst's coding of as many
     themes would give, were the generator as good as an analyst (its agreement standing in
     for theirs)."""
-    from themesim.validate.verdicts import Design, feasible, power
-
     g = row.get("agreement", np.nan)
     if row["evidence"] not in ("matched", "strength") or not np.isfinite(g):
         return np.nan
@@ -194,16 +201,6 @@ def verdict_frame(
     """results/report/verdicts.csv: the generator rows, then each set against each second
     analyst (metrics.verdicts.equivalence.verdict_table). comparisons, themes: method ->
     its comparisons.csv and themes.csv."""
-    from themesim.metrics.verdicts.equivalence import verdict_table
-    from themesim.report.tables import (
-        COMPARISON_COLUMNS,
-        TEXT_COLUMNS,
-        THEME_COLUMNS,
-        THEME_TEXT_COLUMNS,
-        only_method,
-        read_table,
-    )
-
     comps, tabs = {}, {}
     for method, path in comparisons.items():
         what = f"comparisons CSV of method {method!r}"
@@ -226,8 +223,6 @@ def verdicts(job: Job) -> None:
     """The verdicts rule (inputs.jobs.verdicts): verdict_frame of the study's files, written
     to its output. Each method's files by method: comparisons.csv, thresholds.csv,
     themes.csv, the similarity manifest (its folder holds the pair tables)."""
-    from themesim.io.files import write_csv
-
     i, p = job.input, job.params
     methods = {}
     for m in p["methods"]:

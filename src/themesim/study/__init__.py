@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from themesim.comparisons import pair_sets
 from themesim.kinds import get as get_kind
+from themesim.study.groups import generators_of
 
 
 @dataclass
@@ -48,8 +50,6 @@ class Study:
 
     def sets_for(self, method: str) -> list[str]:
         """The sets of a method's comparisons, in set order (its per-set work)."""
-        from themesim.comparisons import pair_sets
-
         if method not in self.restricted:  # every set is in a comparison of the study
             return list(self.sets)
         return pair_sets(self.sets, self.restricted[method])
@@ -81,8 +81,6 @@ class Study:
     @property
     def generators(self) -> dict[str, list[str]]:
         """Each run group, and each set in no group, as one generator of the verdicts."""
-        from themesim.metrics.verdicts.rows import generators_of
-
         return generators_of(list(self.sets), self.analysts, self.run_groups)
 
     @property

@@ -157,3 +157,13 @@ def primary_comparison(config: dict, methods: dict[str, dict]) -> dict | None:
             "Name one of them, or add it to the method's thresholds",
         )
     return {"method": method, "route": route, "threshold": float(threshold)}
+
+
+def generators_of(sets: list[str], analysts: list[str], run_groups: dict) -> dict:
+    """Every generator of the study: each run group, and each other set on its own."""
+    grouped = {s for runs in run_groups.values() for s in runs}
+    out = {name: list(runs) for name, runs in run_groups.items()}
+    for s in sets:
+        if s not in grouped and s not in analysts:
+            out[s] = [s]
+    return out

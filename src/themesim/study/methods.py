@@ -7,7 +7,7 @@ import math
 
 from themesim.defaults import default
 from themesim.errors import InputError, did_you_mean
-from themesim.kinds import KINDS, method_defaults
+from themesim.kinds import DEFAULT_METHODS, KINDS, method_defaults
 from themesim.kinds import get as get_kind
 from themesim.study.names import METHOD_NAME
 
@@ -104,8 +104,6 @@ def _check_keys(name: str, spec: dict) -> None:
 
 def _unknown_kind(name: str, kind) -> None:
     """A method without a kind that its name does not give, or with a kind that is not one."""
-    from themesim.kinds import DEFAULT_METHODS
-
     kinds = ", ".join(KINDS)
     if kind is None:
         raise InputError(

@@ -3,25 +3,22 @@ writes from its names fits the file system."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from themesim.archive.build import archive_name
 from themesim.errors import InputError
+from themesim.io.files import written_names
 from themesim.kinds import get as get_kind
+from themesim.paths import PAIR_SEP, pair_name
 
 if TYPE_CHECKING:
     from themesim.study import Study
 
 SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")  # fullmatch: "$" passes a final "\n"
 METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
-PAIR_SEP = "__vs__"
-
-
-def pair_name(a: str, b: str) -> str:
-    return f"{a}{PAIR_SEP}{b}"
-
-
 # The file names a study writes from its names ("{}" = a set, a comparison's pair name
 # "a__vs__b", a method), with whether the file keeps its sha256 beside it (io.files'
 # checksum): every one also gets a temporary name while it is written (io.files.atomic_path).
@@ -34,8 +31,6 @@ METHOD_FILES = (("{}.parquet", True), ("{}.csv", True))  # ceiling, calibration
 
 def _name_max() -> int:
     """The longest file name the run folder's file system takes (255 on most)."""
-    import os
-
     try:
         return int(os.pathconf(".", "PC_NAME_MAX"))
     except (OSError, ValueError, AttributeError):
@@ -47,8 +42,6 @@ def _short(name: str, keep: int = 24) -> str:
 
 
 def _longest(name: str, templates) -> str:
-    from themesim.io.files import written_names
-
     return max(
         (n for t, checksum in templates for n in written_names(t.format(name), checksum)),
         key=len,
@@ -123,7 +116,6 @@ def check_name_lengths(config: dict, study: Study) -> None:
             f"the method name ({len(m)} characters) gives",
             f"Shorten the method name to at most {limit - over} characters",
         )
-    from themesim.archive.build import archive_name
 
     zip_name = f"{archive_name(study.name)}.zip"  # results/archive/<name>.zip, written as .part
     over = len(zip_name) + len(".part") - len(archive_name(study.name))

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import glob
+import hashlib
 from pathlib import Path
 
 from themesim.defaults import section_defaults
 from themesim.errors import InputError
+from themesim.io.refi_qda import check_study_users
 from themesim.study.names import PAIR_SEP, SET_NAME
 
 GENERATED_DIR = "results/generated"
@@ -81,8 +83,6 @@ def identical_files(sets: dict[str, str]) -> list[str]:
     """One line per group of sets whose theme files are different files with the very same
     bytes (a copy given as another analyst's or run's): their agreement says nothing about
     two analysts. Files of different sizes are never read."""
-    import hashlib
-
     by_size: dict[tuple[int, str], list[str]] = {}
     for name, path in sets.items():
         p = Path(path)
@@ -150,8 +150,6 @@ def set_users(config: dict, sets: dict[str, str], segments: dict[str, str]) -> d
             )
         if qdpx and segments.get(name) == entry["path"]:
             # here only: the XML and parquet readers would slow every study's start
-            from themesim.io.refi_qda import check_study_users
-
             check_study_users(entry["path"], user, name, where, user_where)
             if user is not None:
                 users[name] = str(user)

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.validate.core import SUMMARY_COLUMNS, check_grid
+from themesim.errors import InputError
+from themesim.io.files import atomic_path, output_folder
+from themesim.validate.core import COVERAGE_FLOOR, SUMMARY_COLUMNS, check_grid
+from themesim.validate.figure import summary_figure
 
 
 def areas() -> dict[str, object]:
@@ -32,16 +35,12 @@ def areas() -> dict[str, object]:
 def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print) -> pd.DataFrame:
     """Run the areas (all, or those named in `only`) and write results/validation/:
     {area}.csv (detail), summary.csv, summary.png and summary.md. Returns the summary."""
-    from themesim.io.files import atomic_path, output_folder
-
     check_grid(grid)
     found = areas()
     # a repeated area runs once (`--only equivalence,equivalence` ran it twice, counted twice)
     names = list(found) if not only else list(dict.fromkeys(only))
     unknown = [n for n in names if n not in found]
     if unknown:
-        from themesim.errors import InputError
-
         raise InputError(
             f"--only {','.join(unknown)}", "is not an area of the suite", f"Use {sorted(found)}"
         )
@@ -57,7 +56,6 @@ def run_suite(out_dir, grid: str = "small", seed: int = 0, only=None, log=print)
     summary_path = out / ("summary.csv" if not only else f"summary_{'_'.join(names)}.csv")
     with atomic_path(summary_path) as tmp:
         table.to_csv(tmp, index=False, lineterminator="\n", float_format="%.6g")
-    from themesim.validate.figure import summary_figure
 
     summary_figure(table, summary_path.with_suffix(".png"))
     with atomic_path(summary_path.with_suffix(".md")) as tmp:
@@ -75,8 +73,6 @@ def markdown_table(summary: pd.DataFrame) -> str:
     """Per area and property (coverage and contains-the-estimate rows counted apart): how
     many checked rows, how many fail, the worst value and whether all hold (the table
     docs/validity.md quotes), under the level the coverage rows are certified at."""
-    from themesim.validate.core import COVERAGE_FLOOR
-
     lines = [
         f"Coverage is certified at {COVERAGE_FLOOR} (a row passes within two Monte Carlo "
         "standard errors of it), though intervals are printed at their nominal level (95 %).",

@@ -7,6 +7,7 @@ the same order, whatever the number of workers; the full grid is minutes on many
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
 
 
 def workers() -> int:
@@ -21,7 +22,6 @@ def starmap(fn, tasks: list[tuple]) -> list:
     n = min(workers(), len(tasks))
     if n <= 1:
         return [fn(*t) for t in tasks]
-    from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(n) as pool:
         return list(pool.map(fn, *zip(*tasks, strict=True)))

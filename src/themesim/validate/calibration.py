@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from themesim.metrics import calibration as cal
+from themesim.metrics.isotonic import map_calibrated
 from themesim.validate._parallel import starmap
 from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
@@ -148,7 +149,7 @@ def _design(design: str, seed: int, draws: int, n_boot: int, procedures) -> list
         fit = cal.isotonic_fit(d["s"], d["y"])
         prevalence = float(d["y"].mean())
         for name, target in (("as_rated", None), ("prior_shift_rebased", TARGET)):
-            p = cal.map_calibrated(s_pop, cal.with_prevalence(fit, prevalence, target))
+            p = map_calibrated(s_pop, cal.with_prevalence(fit, prevalence, target))
             detail.append(
                 {"design": design, "draw": k, "quantity": "p_match", "procedure": name}
                 | {"estimate": ece(p, y_pop), "mean_p": float(p.mean())}

@@ -9,6 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from themesim.io.themes import read_theme_file
+from themesim.kinds import DEFAULT_METHODS
+from themesim.steps.similarity import similarity_for
+
 DEMO = Path(__file__).resolve().parents[3] / "data" / "demo"
 
 SETS = {
@@ -46,8 +50,6 @@ def missing() -> str | None:
 @functools.lru_cache(maxsize=1)
 def themes() -> pd.DataFrame:
     """Every theme of SETS in one table (set, theme_id, name, text), in set then file order."""
-    from themesim.io.themes import read_theme_file
-
     return pd.concat(
         [read_theme_file(DEMO / "themes" / f) for f in SETS.values()], ignore_index=True
     )[["set", "theme_id", "name", "text"]]
@@ -69,9 +71,6 @@ def truth(set_b: str) -> np.ndarray:
 def similarity(method: str) -> np.ndarray:
     """Every demo theme against every other with one real method (kinds' similarity_for):
     a square matrix in themes() order."""
-    from themesim.kinds import DEFAULT_METHODS
-    from themesim.steps.similarity import similarity_for
-
     t = themes()
     return similarity_for(DEFAULT_METHODS[method], t, t)
 

@@ -47,6 +47,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import norm
+
+from themesim.validate import demo
 
 THETA = 0.6
 
@@ -179,8 +182,6 @@ def _granular(d: Design, rng):
 
 
 def _domains(d: Design, rng):
-    from scipy.stats import norm
-
     k = int(d.params.get("domains", 4))
     icc = d.icc
     sd_v = np.sqrt(icc / (1 - icc)) if icc > 0 else 0.0
@@ -224,8 +225,6 @@ CLUSTER_SIZE = {"blocks": 2, "triples": 3, "chains": 3}
 
 
 def _real(d: Design, rng):
-    from themesim.validate import demo
-
     method = d.params.get("method", "minilm")
     S_all = demo.similarity(method)
     t = demo.themes()

@@ -25,7 +25,10 @@ import functools
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaln, xlogy
 
+from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
+from themesim.metrics.thresholds import matches
 from themesim.metrics.verdicts.equivalence import equivalence_test
 from themesim.metrics.verdicts.paired import paired_interval
 from themesim.validate.core import check_grid, rng_for, row, summary_frame
@@ -97,8 +100,6 @@ def _intervals(n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _probabilities(n: int, p: np.ndarray) -> np.ndarray:
-    from scipy.special import gammaln, xlogy
-
     t = _tables(n).astype(np.float64)
     log = gammaln(n + 1) - gammaln(t + 1).sum(axis=1) + xlogy(t, p).sum(axis=1)
     return np.exp(log)
@@ -128,9 +129,6 @@ def exact(n: int, p: np.ndarray, d: float, margin: float = MARGIN, alpha: float 
 def hungarian_matched(S, threshold: float, op: str = "ge") -> np.ndarray:
     """Per theme of A (rows of S): matched one-to-one at the threshold (metrics.sets.coverage's
     Hungarian assignment, the pair kept when S op threshold)."""
-    from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
-    from themesim.metrics.thresholds import matches
-
     S = check_matrix(S)
     rows, cols = hungarian_pairs(S)
     flags = np.zeros(S.shape[0], dtype=bool)

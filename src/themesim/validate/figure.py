@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim.io.files import atomic_path
 from themesim.validate.core import COVERAGE_FLOOR
 
 
@@ -15,8 +16,6 @@ def summary_figure(summary: pd.DataFrame, out) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from themesim.io.files import atomic_path
 
     cov = summary[summary["property"] == "coverage"]
     err = summary[summary["property"].isin(["type1_error", "fdr", "power"])]

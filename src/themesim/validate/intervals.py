@@ -34,6 +34,7 @@ from themesim.metrics.intervals.intervals import (
 )
 from themesim.metrics.sets.coverage import best_two, score_arrays
 from themesim.metrics.sets.distinctiveness import GAP_COLUMNS, side_summary
+from themesim.validate._parallel import starmap
 from themesim.validate.core import (
     COVERAGE_FLOOR,
     check_grid,
@@ -153,7 +154,6 @@ def run(grid_name: str, seed: int, designs=None, size: dict | None = None):
     `size`, {"truth": ..., "draws": ...})."""
     check_grid(grid_name)
     size = size or SIZES[grid_name]
-    from themesim.validate._parallel import starmap
 
     designs = grid(grid_name) if designs is None else designs
     tasks = [(d, seed, size["truth"], size["draws"]) for d in designs]

@@ -26,7 +26,25 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from themesim.embed.encode import encode_with
+from themesim.embed.models import MINILM
+from themesim.embed.texts import word_salad_sets
+from themesim.errors import InputError
+from themesim.io.themes import read_theme_file
+from themesim.metrics.sets.nulls import (
+    FLOOR,
+    GPD,
+    bh_qvalues,
+    defined_sets,
+    null_pvalues,
+    null_pvalues_with_tail,
+    theme_pvalues,
+)
+from themesim.metrics.sets.scales import z_scale
+from themesim.similarity import tfidf
+from themesim.validate._parallel import starmap
 from themesim.validate.core import rng_for, row, summary_frame
 
 AREA = "nulls"
@@ -69,8 +87,6 @@ GRID = {
 
 
 def _dist(name: str):
-    from scipy import stats
-
     return {
         "uniform": stats.uniform(0.0, 1.0),
         "beta": stats.beta(2.0, 5.0),
@@ -101,8 +117,6 @@ def _rates(p: np.ndarray) -> dict:
 
 def _bh(p: np.ndarray) -> np.ndarray:
     """BH decisions at ALPHA per row of p (draws x themes)."""
-    from themesim.metrics.sets.nulls import bh_qvalues
-
     return np.vstack([bh_qvalues(r) <= ALPHA for r in p])
 
 
@@ -147,8 +161,6 @@ def _summary_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
 
 def iid_design(dist: str, n_a: int, n_b: int, draws: int, seed: int, share: float = 0.3):
     """The exact null and planted matches on scores drawn from `dist` (module docstring)."""
-    from themesim.metrics.sets.nulls import FLOOR, GPD, null_pvalues_with_tail
-
     F = _dist(dist)
     rng = rng_for(seed, AREA, "iid", dist, n_a, n_b)
     size = pool_size(n_b)
@@ -197,9 +209,6 @@ def iid_design(dist: str, n_a: int, n_b: int, draws: int, seed: int, share: floa
 
 
 def demo_texts(name: str) -> list[str]:
-    from themesim.errors import InputError
-    from themesim.io.themes import read_theme_file
-
     path = DEMO / SETS[name]
     if not path.exists():
         raise InputError(str(path), "the demo theme set is missing", "Run from a checkout")
@@ -219,15 +228,10 @@ class Scorer:
             self.emb_a = self._embed(a_texts)
             self.W_a = self.emb_a @ self.emb_a.T
         else:
-            from themesim.similarity import tfidf
-
             self.W_a = tfidf(a_texts, None)
 
     @staticmethod
     def _embed(texts: list[str]) -> np.ndarray:
-        from themesim.embed.encode import encode_with
-        from themesim.embed.models import MINILM
-
         emb, _ = encode_with({"model": MINILM}, texts, 1, cache=None, what="validate nulls")
         emb = emb.astype(np.float64)
         return emb / np.linalg.norm(emb, axis=1, keepdims=True)
@@ -241,8 +245,6 @@ class Scorer:
                 emb = self._set_vectors(sets)
                 self._scored[key] = np.einsum("ad,mbd->mab", self.emb_a, emb)
             else:
-                from themesim.similarity import tfidf
-
                 self._scored[key] = np.stack([tfidf(self.a, s) for s in sets])
         return self._scored[key]
 
@@ -254,8 +256,6 @@ class Scorer:
                 emb = self._set_vectors(sets)
                 self._scored[key] = np.einsum("mid,mjd->mij", emb, emb)
             else:
-                from themesim.similarity import tfidf
-
                 self._scored[key] = np.stack([tfidf(s, None) for s in sets])
         return self._scored[key]
 
@@ -267,7 +267,6 @@ class Scorer:
         S = self.score(sets)
         if scale == "raw":
             return S
-        from themesim.metrics.sets.scales import z_scale
 
         W = self.within(sets)
         return np.stack([z_scale(m, self.W_a, w)[0] for m, w in zip(S, W, strict=True)])
@@ -275,9 +274,6 @@ class Scorer:
 
 def salad_design(scorer: Scorer, b_name: str, scale: str, salad_sets: int, reps: int, seed):
     """A real salad set of B plays B (module docstring); None when no set is scorable."""
-    from themesim.embed.texts import word_salad_sets
-    from themesim.metrics.sets.nulls import FLOOR, GPD, defined_sets, theme_pvalues
-
     b = demo_texts(b_name)
     n_b, n_a = len(b), len(scorer.a)
     k = pool_size(n_b) // n_b
@@ -313,9 +309,6 @@ def salad_design(scorer: Scorer, b_name: str, scale: str, salad_sets: int, reps:
 
 def planted_design(scorer: Scorer, scale: str, salad_sets: int, reps: int, seed, m: int = 3):
     """B = a salad set of llm_paraphrase carrying the real paraphrases of m human themes."""
-    from themesim.embed.texts import word_salad_sets
-    from themesim.metrics.sets.nulls import null_pvalues
-
     b = demo_texts("llm_paraphrase")
     n_b, n_a = len(b), len(scorer.a)
     k = pool_size(n_b) // n_b
@@ -361,8 +354,6 @@ def planted_design(scorer: Scorer, scale: str, salad_sets: int, reps: int, seed,
 
 
 def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from themesim.validate._parallel import starmap
-
     g = GRID[grid]
     records, summary = [], []
     tasks = [(d, n_a, n_b, g["draws"], seed) for d in g["dists"] for n_a, n_b in g["sizes"]]

@@ -20,7 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
 
+from themesim.embed.texts import word_salad_pool
+from themesim.kinds import DEFAULT_METHODS
+from themesim.metrics.calibration import isotonic_fit, read_rated_pairs
+from themesim.metrics.isotonic import map_calibrated
+from themesim.metrics.sets.distinctiveness import angular_sim
+from themesim.metrics.sets.nulls import null_table
+from themesim.metrics.sets.scales import z_scale
+from themesim.steps.similarity import similarity_for
 from themesim.validate import demo
 from themesim.validate.core import check_grid, row, summary_frame
 
@@ -36,8 +45,6 @@ Q_GRID = [0.01, 0.05, 0.1, 0.2]
 def pair_recovery(S: np.ndarray, T: np.ndarray, keep: np.ndarray) -> tuple[float, float, float]:
     """(precision, recall, f1) of the Hungarian pairs of S flagged in keep (per A row) against
     the known match matrix T."""
-    from scipy.optimize import linear_sum_assignment
-
     rows, cols = linear_sum_assignment(S, maximize=True)
     kept = keep[rows, cols]
     right = T[rows, cols] & kept
@@ -50,10 +57,6 @@ def pair_recovery(S: np.ndarray, T: np.ndarray, keep: np.ndarray) -> tuple[float
 
 
 def _rated_scores(method: str) -> tuple[np.ndarray, np.ndarray]:
-    from themesim.kinds import DEFAULT_METHODS
-    from themesim.metrics.calibration import read_rated_pairs
-    from themesim.steps.similarity import similarity_for
-
     pairs = read_rated_pairs(demo.DEMO / "rated_pairs.csv")
     a = pd.DataFrame({"text": pairs["text_a"].tolist()})
     b = pd.DataFrame({"text": pairs["text_b"].tolist()})
@@ -63,11 +66,6 @@ def _rated_scores(method: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _null_q(method: str, S: np.ndarray, set_b: str) -> np.ndarray:
     """Each human theme's null q-value against set_b's word-salad pool (200, seed 0)."""
-    from themesim.embed.texts import word_salad_pool
-    from themesim.kinds import DEFAULT_METHODS
-    from themesim.metrics.sets.nulls import null_table
-    from themesim.steps.similarity import similarity_for
-
     t = demo.themes()
     a = t[t["set"] == "human"]
     b_texts = t.loc[t["set"] == set_b, "text"].tolist()
@@ -77,12 +75,6 @@ def _null_q(method: str, S: np.ndarray, set_b: str) -> np.ndarray:
 
 
 def method_rows(method: str) -> list[dict]:
-    from themesim.kinds import DEFAULT_METHODS
-    from themesim.metrics.calibration import isotonic_fit
-    from themesim.metrics.isotonic import map_calibrated
-    from themesim.metrics.sets.distinctiveness import angular_sim
-    from themesim.metrics.sets.scales import z_scale
-
     full = demo.similarity(method)
     default = float(DEFAULT_METHODS[method]["thresholds"][0])
     scores, labels = _rated_scores(method)

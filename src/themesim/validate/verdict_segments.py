@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
+from themesim.metrics.kappa import kappa_counts_array
 from themesim.metrics.verdicts.difference import VERDICTS, Study, difference, verdict
 from themesim.validate.core import row
 from themesim.validate.verdicts import ALPHA, AREA, MARGIN
@@ -66,10 +68,6 @@ def draw_segments(d: SegmentDesign, rng) -> Study:
     """One simulated study on the segments route: every theme pair's κ over the coded
     segments of all transcripts (metrics.verdicts.difference.Study); theme i of every set is
     written on idea i, so it names its partner in every other set."""
-    from scipy.special import expit
-
-    from themesim.metrics.kappa import kappa_counts_array
-
     z = _topics(d, rng)
     u = rng.normal(0, d.sd_theme, d.themes)
     c = rng.normal(0, d.sd_transcript, d.transcripts)

@@ -34,6 +34,7 @@ from scipy.optimize import brentq
 from scipy.special import ndtr
 
 from themesim.metrics.verdicts.difference import MIN_RANDOM, VERDICTS, Study, difference, verdict
+from themesim.metrics.verdicts.rows import spread_test
 from themesim.validate.core import rng_for, row
 
 AREA = "verdicts"
@@ -189,8 +190,6 @@ def simulate(d: Design, route: str, draws: int, rng, margin=MARGIN, alpha=ALPHA,
     probit model: d.diff; the ideas model passes its own). margin "analysts": each study's
     word by the test of |D| below its analysts' spread (metrics.verdicts.rows.spread_test),
     from three analysts on."""
-    from themesim.metrics.verdicts.rows import spread_test
-
     draw_study = draw_study or (lambda g: draw(d, route, g))
     truth = d.diff if truth is None else truth
     counts = dict.fromkeys(VERDICTS, 0)

@@ -23,10 +23,18 @@ Designs:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.sets.coverage import hungarian_pairs
+from themesim.metrics.sets.nulls import bh_qvalues
+from themesim.metrics.sets.scales import z_cut, z_fpr, z_pvalues, z_scale
+from themesim.similarity import tfidf
+from themesim.validate._parallel import starmap
 from themesim.validate.core import rng_for, row, summary_frame
+from themesim.validate.nulls import Scorer, demo_texts
 
 AREA = "zscale"
 ALPHA = 0.05
@@ -91,8 +99,6 @@ def _draw(dist: str, rng, shape) -> np.ndarray:
 def cell_design(dist: str, n: int, cells: int, seed: int) -> dict:
     """A non-matching cell against its A theme's row and its B theme's row (m = n - 1
     others each, all drawn from `dist`): one side's z and the symmetric decision."""
-    from themesim.metrics.sets.scales import z_cut, z_fpr
-
     m = n - 1
     x = _draw(dist, rng_for(seed, AREA, "cell", dist, n), (cells, 2 * m + 1))
     cell, row_a, row_b = x[:, 0], x[:, 1 : m + 1], x[:, m + 1 :]
@@ -159,14 +165,9 @@ def _robust_z(S, W_a, W_b) -> np.ndarray:
 
 def _decide(S, W_a, W_b) -> dict[str, np.ndarray]:
     """Each procedure's decision per cell (NaN-safe: an undefined cell is never passed)."""
-    from themesim.metrics.sets.nulls import bh_qvalues
-    from themesim.metrics.sets.scales import z_pvalues, z_scale
-
     Z, _ = z_scale(S, W_a, W_b)
     P = z_pvalues(S, W_a, W_b)
     p = np.where(np.isfinite(P), P, 1.0).ravel()
-    from themesim.metrics.sets.coverage import hungarian_pairs
-    from themesim.metrics.sets.scales import z_cut
 
     Zf = np.nan_to_num(Z, nan=-1e6)
     rows, cols = hungarian_pairs(Zf)  # the pairs the z scale's one-to-one metrics count
@@ -248,8 +249,6 @@ def embed_design(variant: str, n_a: int, n_b: int, comparisons: int, seed: int):
 
 def demo_design(method: str, set_name: str, n_a: int, n_b: int, splits: int, seed: int):
     """A demo set's themes split at random into A and B (no match across)."""
-    from themesim.validate.nulls import Scorer, demo_texts
-
     texts = demo_texts(set_name)
     rng = rng_for(seed, AREA, "demo", method, set_name, n_a, n_b)
     if method == "minilm":
@@ -262,8 +261,6 @@ def demo_design(method: str, set_name: str, n_a: int, n_b: int, splits: int, see
         if method == "minilm":
             S, W_a, W_b = full[np.ix_(a, b)], full[np.ix_(a, a)], full[np.ix_(b, b)]
         else:
-            from themesim.similarity import tfidf
-
             ta, tb = [texts[i] for i in a], [texts[i] for i in b]
             S, W_a, W_b = tfidf(ta, tb), tfidf(ta, None), tfidf(tb, None)
         null_dec.append(_decide(S, W_a, W_b))
@@ -271,10 +268,6 @@ def demo_design(method: str, set_name: str, n_a: int, n_b: int, splits: int, see
 
 
 def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    import warnings
-
-    from themesim.validate._parallel import starmap
-
     g = GRID[grid]
     records, summary = [], []
     cells = [(d, n, g["cells"], seed) for d in g["cell_dists"] for n in g["cell_sizes"]]

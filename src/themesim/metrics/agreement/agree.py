@@ -18,6 +18,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from themesim.io.codings import coded_scope, intervals
+from themesim.metrics.agreement.codebooks import codebook_alpha_interval, similarity_matrix
 from themesim.metrics.agreement.intercoder import (
     ALL,
     CI_METHOD,
@@ -65,8 +67,6 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None, simil
 
     similarity: (code_a, code_b, s) triples between codes (metrics/agreement/codebooks.py); with
     them the overall table's `all` row gains cu_alpha_codebooks, agreement across codebooks."""
-    from themesim.io.codings import intervals
-
     iv = intervals(c)
     docs = sorted(iv)
     lengths = {d: len(c.texts[d]) for d in docs}
@@ -101,8 +101,6 @@ def agreement_tables(c, level: float = 0.95, overlap: float | None = None, simil
 
 def _pair_counts(iv, lengths, codes, i: int, j: int) -> list[tuple]:
     """COUNT_COLUMNS rows of coders i and j per transcript, code and scope, from intervals."""
-    from themesim.io.codings import coded_scope
-
     rows = []
     for doc in sorted(iv):
         per = iv[doc]
@@ -119,8 +117,6 @@ def _pair_counts(iv, lengths, codes, i: int, j: int) -> list[tuple]:
 
 def _histograms(iv, lengths, n_codes: int) -> dict:
     """{(scope, doc): array codes × (m + 1)}: characters coded by k of the m coders."""
-    from themesim.io.codings import coded_scope
-
     out = {}
     for doc, per in iv.items():
         m = len(per)
@@ -287,8 +283,6 @@ def _with_u_overall(overall: pd.DataFrame, iv, lengths, c, docs, parts, level, s
         for col, v in ((m, full[m]), (f"{m}_ci_low", lo), (f"{m}_ci_high", hi)):
             overall[col] = np.where(overall["scope"] == "all", v, math.nan)
     if similarity is not None:
-        from themesim.metrics.agreement.codebooks import codebook_alpha_interval, similarity_matrix
-
         s = similarity_matrix(c.codes, similarity)
         est, lo, hi = codebook_alpha_interval({d: fam[d][1] for d in docs}, s, level)
         for col, v in (("cu_alpha_codebooks", est), ("cu_alpha_codebooks_ci_low", lo),

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t
 
 from themesim.metrics.agreement.multicoder import multi_stats
-from themesim.metrics.kappa import kappa_counts_array
+from themesim.metrics.kappa import kappa_counts
 
 SCOPES = ("all", "coded")  # every unit; only units some coder coded with some code
 COUNT_COLUMNS = ["group", "code", "scope", "units", "both", "only_a", "only_b", "neither"]
@@ -46,15 +47,6 @@ STAT_COLUMNS = [
 ]
 ALL = "(all)"  # the group (transcript) or code label of a pooled row
 CI_METHOD = "jackknife over transcripts"
-
-
-def kappa_counts(both, only_a, only_b, neither) -> np.ndarray:
-    """Cohen's κ of two binary codings from their 2×2 counts (arrays broadcast); NaN where
-    chance agreement is 1 (both codings constant and equal) or there are no units."""
-    both, only_a, only_b, neither = (
-        np.asarray(x, dtype=float) for x in (both, only_a, only_b, neither)
-    )
-    return kappa_counts_array(both, both + only_a, both + only_b, both + only_a + only_b + neither)
 
 
 def alpha_counts(both, only_a, only_b, neither) -> np.ndarray:
@@ -222,8 +214,6 @@ def jackknife_interval(
     """estimate ± t(level, g − 1) × the jackknife standard error over the g leave-one-group-out
     values (Quenouille–Tukey: SE² = (g − 1)/g Σ (θ₍ᵢ₎ − θ̄)²). NaN when fewer than 3 of them
     are finite: two transcripts give a single degree of freedom and no usable spread."""
-    from scipy.stats import t
-
     vals = np.asarray([v for v in leave_one_out if v is not None], dtype=float)
     vals = vals[np.isfinite(vals)]
     g = len(vals)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.contract import grounding_flags
 from themesim.metrics.grounding.grounding_intervals import jackknife_intervals, withheld_intervals
 from themesim.metrics.grounding.grounding_shift import (
     PRINTED_P,
@@ -220,7 +221,6 @@ def grounding(
         )
         if withhold_biased:
             row.update(withheld_intervals(row))
-        from themesim.metrics.contract import grounding_flags
 
         # fewer transcripts than the suite measured the jackknife on: flagged (run-time)
         row["contract"] = grounding_flags(row["n_transcripts"])

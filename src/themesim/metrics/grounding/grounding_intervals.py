@@ -8,6 +8,10 @@ import math
 import warnings
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
+from scipy.stats import t as student_t
+from statsmodels.stats.proportion import proportion_confint
 
 from themesim.metrics.grounding.grounding_stats import (
     f1_score,
@@ -45,8 +49,6 @@ def jackknife_interval(
     se² = (G' − 1) / G' · Σ (θ_(g) − θ_(·))² over the G' replicates θ_(g) that are defined
     (each leaves one transcript out; θ_(·) their mean), clipped to the statistic's `bounds`
     but never past θ̂: it always contains the estimate. NaN with fewer than 2 replicates."""
-    from scipy.stats import t as student_t
-
     r = np.asarray(replicates, dtype=float)
     r = r[np.isfinite(r)]
     if not np.isfinite(estimate) or r.size < 2:
@@ -79,8 +81,6 @@ def iou_intervals(A, B, transcripts, level: float = 0.95) -> tuple[np.ndarray, n
     one (at least 1: never narrower than independent segments). Wilson's interval is not
     empty where the IoU is 0 or 1 in the sample, as the jackknife's would be. A pair that
     neither theme ever labels: [0, 0]."""
-    from statsmodels.stats.proportion import proportion_confint
-
     both, n_a, n_b, iou = iou_matrix(A, B)
     union = (n_a[:, None] + n_b[None, :] - both).astype(float)
     reps = _loo_iou(A, B, transcripts)
@@ -104,9 +104,6 @@ def grounded_f1_interval(A, B, transcripts, min_iou: float, level: float = 0.95)
     the low end counts the estimate's matched pairs whose lo passes min_iou, the high end
     the most pairs that can be matched one-to-one among those whose hi passes (scipy
     maximum_bipartite_matching); 2k / (n_a + n_b) of each."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-
     _, _, _, iou = iou_matrix(A, B)
     lo, hi = iou_intervals(A, B, transcripts, level)
     matched = grounded_hungarian(iou, min_iou)

@@ -4,9 +4,11 @@ transcript is kept under the null (docs/grounding.md)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
+from scipy.stats import rankdata
 
 from themesim.metrics.grounding.grounding_intervals import CI_METRICS
 from themesim.metrics.grounding.grounding_stats import (
@@ -37,8 +39,6 @@ class _Perm:
     and both sets' label counts stay."""
 
     def __init__(self, A, B, top_a, top_b, S, tpairs, min_iou):
-        from scipy.stats import rankdata
-
         # Counts as float64 products (BLAS): exact for whole numbers below 2**53, and the
         # integer matrix product, which has no BLAS, took most of a draw at 16,000 segments.
         self.Af, self.Bf = A.astype(np.float64), B.astype(np.float64)
@@ -154,8 +154,6 @@ class _Shifts:
 
     def all(self):
         """Every arrangement, the identity first."""
-        import itertools
-
         for pick in itertools.product(*(range(len(c)) for c in self.choices)):
             yield self.arrange(pick)
 

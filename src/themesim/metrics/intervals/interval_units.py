@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 
 class MatchStructure:
@@ -13,9 +15,6 @@ class MatchStructure:
     of one side (then matches cluster and counts need their design effect)."""
 
     def __init__(self, M: np.ndarray):
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import connected_components
-
         n_a, n_b = M.shape
         adj = np.zeros((n_a + n_b, n_a + n_b), dtype=bool)
         adj[:n_a, n_a:] = M
@@ -48,8 +47,6 @@ def merged_units(twins, declared) -> np.ndarray | None:
     unit (transitively); None when neither is given."""
     if twins is None and declared is None:
         return None
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
 
     labels = [np.asarray(x) for x in (twins, declared) if x is not None]
     n = labels[0].size

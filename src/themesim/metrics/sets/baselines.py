@@ -26,11 +26,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import percentileofscore
 
 from themesim.metrics.sets.coverage import check_matrix
+from themesim.metrics.sets.within import (
+    MIN_WITHIN,
+    ZERO_SPREAD,
+    check_within,
+    row_others,
+    z_against,
+)
 
-MIN_WITHIN = 3
-_ZERO = 1e-12
 PERCENTILE_KIND = "strict"
 
 BASELINE_COLUMNS = [
@@ -57,28 +63,6 @@ SYMMETRIC_COLUMNS = [
 ]
 
 
-def check_within(W, n: int, name: str) -> np.ndarray:
-    W = check_matrix(W)
-    if W.shape != (n, n):
-        raise ValueError(f"{name} must be {n} x {n} to match the similarity matrix, got {W.shape}")
-    return W
-
-
-def row_others(W: np.ndarray, i: int) -> np.ndarray:
-    return np.delete(W[i], i)
-
-
-def z_against(x: float, within: np.ndarray) -> tuple[float, float, float, list[str]]:
-    """mean, std (ddof=1), z of x against `within`, and the reasons for any NaN."""
-    mean = float(within.mean()) if within.size else np.nan
-    if within.size < MIN_WITHIN:
-        return mean, np.nan, np.nan, ["too_small"]
-    std = float(within.std(ddof=1))
-    if std < _ZERO:
-        return mean, std, np.nan, ["zero_spread"]
-    return mean, std, (x - mean) / std, []
-
-
 def _best_second(values: np.ndarray) -> tuple[float, float]:
     if values.size < 2:
         return (float(values.max()) if values.size else np.nan), np.nan
@@ -91,9 +75,6 @@ def within_baselines(S, W_a) -> pd.DataFrame:
 
     For the themes of B pass S.T and W_b. Columns: BASELINE_COLUMNS, index = row number.
     """
-    # scipy.stats costs ~0.3 s to import; the plot jobs reach this module without calling it.
-    from scipy.stats import percentileofscore
-
     S = check_matrix(S)
     W_a = check_within(W_a, S.shape[0], "W_a")
     records = []
@@ -107,7 +88,7 @@ def within_baselines(S, W_a) -> pd.DataFrame:
             w_best, w_second = _best_second(within)
             if np.isnan(second):
                 flags.append("single_candidate")
-            elif w_best - w_second < _ZERO:
+            elif w_best - w_second < ZERO_SPREAD:
                 flags.append("zero_within_gap")
             else:
                 rel_gap = (best - second) / (w_best - w_second)

@@ -15,6 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from themesim.io.inputs import read_checked_parquet
+from themesim.similarity import cosine
+
 CEILING_COLUMNS = ["ceiling_median", "matched_sim_pct_of_ceiling", "normalised_alignment"]
 THEME_CEILING_COLUMNS = ["theme_id", "ceiling", "n_paraphrases"]
 
@@ -32,8 +35,6 @@ def theme_ceilings(similarities: Sequence) -> np.ndarray:
 
 def theme_ceilings_cosine(theme_vectors, paraphrase_vectors: Sequence) -> np.ndarray:
     """theme_ceilings of cosines: row i of theme_vectors against paraphrase_vectors[i] (k x d)."""
-    from themesim.similarity import cosine
-
     T = np.asarray(theme_vectors, dtype=np.float64)
     if len(paraphrase_vectors) != T.shape[0]:
         raise ValueError(f"{len(paraphrase_vectors)} paraphrase blocks for {T.shape[0]} themes")
@@ -100,8 +101,6 @@ SIMILARITY_COLUMNS = ["theme_id", "paraphrase_index", "similarity"]
 def ceilings_on_scale(ceiling_path, scale) -> np.ndarray:
     """Each reference theme's ceiling from the ceiling rule's file (one row per theme and
     paraphrase, raw similarity), put on the method's scale first."""
-    from themesim.io.inputs import read_checked_parquet
-
     long = read_checked_parquet(ceiling_path, SIMILARITY_COLUMNS, "paraphrase similarity")
     per_theme = [
         scale(rows["similarity"].to_numpy(np.float64)[None, :])[0]

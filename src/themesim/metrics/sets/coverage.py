@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from themesim.metrics import columns
 from themesim.metrics.thresholds import check_op, matches
@@ -86,8 +88,6 @@ def max_cardinality_count(M: np.ndarray) -> int:
     """Size of a maximum matching in the bipartite match graph (Hopcroft-Karp)."""
     if not M.any():
         return 0
-    from scipy.sparse import csr_array  # only the metrics use it; the plot jobs import this module
-    from scipy.sparse.csgraph import maximum_bipartite_matching
 
     # CSR built by hand: scipy's dense-to-sparse conversion costs more than the matching.
     cols = np.flatnonzero(M) % M.shape[1]

@@ -12,8 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import genpareto
+from statsmodels.stats.multitest import multipletests
 
 from themesim.embed.texts import word_salad_pool, word_salad_sets  # noqa: F401 (moved there)
+from themesim.metrics.sets import gpd
 from themesim.metrics.settings import DEFAULT_METRICS
 from themesim.metrics.settings import MIN_NULL_POOL as MIN_POOL
 
@@ -53,8 +56,6 @@ class Tail:
 
     def survival(self, x) -> np.ndarray:
         """P(one pool text >= x) for x >= u: (n_u / size) · GPD survival of x − u."""
-        from scipy.stats import genpareto
-
         x = np.asarray(x, dtype=np.float64)
         return self.n_u / self.size * genpareto.sf(x - self.u, self.shape, 0.0, self.scale)
 
@@ -75,8 +76,6 @@ def fit_tail(pool) -> Tail | None:
     that shape over the top SCALE_SHARE of the pool (at least MIN_TAIL values), raised by
     MARGIN standard errors (a factor 1 + 1 / sqrt(n)).
     """
-    from themesim.metrics.sets import gpd
-
     x = np.sort(np.asarray(pool, dtype=np.float64))
     size = x.size
     for n_fit in tail_sizes(size):
@@ -195,8 +194,6 @@ def null_best_median(pool_sims, n_b: int) -> np.ndarray:
 
 def bh_qvalues(p) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (statsmodels fdr_bh), in the input order."""
-    from statsmodels.stats.multitest import multipletests
-
     p = np.asarray(p, dtype=np.float64)
     if p.ndim != 1:
         raise ValueError(f"p must be 1-D, got shape {p.shape}")

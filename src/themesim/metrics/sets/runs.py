@@ -15,6 +15,7 @@ import pandas as pd
 
 from themesim.errors import InputError
 from themesim.similarity import snap_unit
+from themesim.tfidf import cosine_similarity, vectorizer
 
 RUNS_TABLE_COLUMNS = [
     "method",
@@ -55,14 +56,11 @@ def run_similarity_tfidf(run_texts: Sequence[str], **vectorizer_options) -> np.n
     The diagonal is set to 1: a run is identical to itself even when its text has no terms
     (sklearn would give 0 there); it never enters run_consistency or ncs.
     """
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.metrics.pairwise import cosine_similarity
-
     run_texts = list(run_texts)
     if not run_texts:
         raise ValueError("need at least one run")
     try:
-        X = TfidfVectorizer(**vectorizer_options).fit_transform(run_texts)
+        X = vectorizer(**vectorizer_options).fit_transform(run_texts)
     except ValueError as e:  # every run was stop words or punctuation
         raise InputError(
             "runs", f"cannot build a TF-IDF vocabulary ({e})", "Give the themes longer texts"

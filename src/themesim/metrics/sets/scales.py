@@ -19,9 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t
 
-from themesim.metrics.sets.baselines import MIN_WITHIN, check_within, row_others, z_against
 from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
+from themesim.metrics.sets.within import (  # noqa: F401 (z_scale moved there)
+    MIN_WITHIN,
+    check_within,
+    within_spread,
+    z_scale,
+)
 from themesim.metrics.settings import DEFAULT_METRICS
 from themesim.metrics.thresholds import check_op, matches
 
@@ -49,8 +55,6 @@ DECISION_COLUMNS = [
 def z_fpr(z, n_others) -> np.ndarray:
     """P(one side's z > z) for a cell that is no match, against n_others within-set values:
     the t prediction bound, sf of t_(m-1) at z / sqrt(1 + 1/m); NaN below MIN_WITHIN others."""
-    from scipy.stats import t
-
     z = np.asarray(z, dtype=np.float64)
     m = np.asarray(n_others, dtype=np.float64)
     ok = m >= MIN_WITHIN
@@ -63,8 +67,6 @@ def z_fpr(z, n_others) -> np.ndarray:
 def z_cut(n_others, alpha: float = DEFAULT_METRICS["z_alpha"]) -> np.ndarray:
     """The z a non-matching cell passes with probability alpha against n_others within-set
     values (normal model): sqrt(1 + 1/m) · t_(m-1) upper alpha point; NaN below MIN_WITHIN."""
-    from scipy.stats import t
-
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     m = np.asarray(n_others, dtype=np.float64)
@@ -96,34 +98,6 @@ def size_aware_columns(n_a: int, n_b: int, baseline_z: float, alpha: float) -> d
         out[f"baseline_z_fpr_{side}"] = float(z_fpr(baseline_z, n - 1))
         out[f"z_cut_{side}"] = float(z_cut(n - 1, alpha))
     return out
-
-
-def within_spread(W) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Per theme: mean and std (ddof=1) of its similarities to the other themes of its set,
-    and the reason ("" if none) when the std is undefined."""
-    W = check_matrix(W)
-    if W.shape[0] != W.shape[1]:
-        raise ValueError(f"within-set matrix must be square, got {W.shape}")
-    mu, sd, flags = [], [], []
-    for i in range(W.shape[0]):
-        mean, std, z, reasons = z_against(0.0, row_others(W, i))
-        mu.append(mean)
-        sd.append(std if np.isfinite(z) else np.nan)
-        flags.append(";".join(reasons))
-    return np.array(mu), np.array(sd), flags
-
-
-def z_scale(S, W_a, W_b) -> tuple[np.ndarray, str]:
-    """S_z and a flag ("" when every cell is defined) naming the undefined themes' reasons."""
-    S = check_matrix(S)
-    W_a = check_within(W_a, S.shape[0], "W_a")
-    W_b = check_within(W_b, S.shape[1], "W_b")
-    mu_a, sd_a, fa = within_spread(W_a)
-    mu_b, sd_b, fb = within_spread(W_b)
-    with np.errstate(invalid="ignore"):
-        Z = np.minimum((S - mu_a[:, None]) / sd_a[:, None], (S - mu_b[None, :]) / sd_b[None, :])
-    reasons = sorted({f"{side}:{r}" for side, f in (("a", fa), ("b", fb)) for r in f if r})
-    return Z, ";".join(reasons)
 
 
 def _kept(S: np.ndarray, threshold: float, op: str) -> set[tuple[int, int]]:

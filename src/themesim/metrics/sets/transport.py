@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from themesim.metrics.interval_stats import two_sample_jackknife
 from themesim.metrics.settings import DEFAULT_METRICS
 from themesim.metrics.thresholds import matches
 
@@ -304,8 +305,6 @@ def transport_interval_columns(plan, S, level: float = 0.95) -> dict[str, tuple[
     """Intervals of ot_total_mass (and its aliases) and ot_cost: a two-sample delete-one-theme
     jackknife over each theme's part of the plan (the plan is not recomputed), Student's t
     with Welch-Satterthwaite degrees of freedom."""
-    from themesim.metrics.interval_stats import two_sample_jackknife
-
     plan = np.asarray(plan, dtype=np.float64)
     S = _as_matrix(S)
     n_a, n_b = plan.shape

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from themesim.errors import InputError
 from themesim.metrics.settings import DEFAULT_EQUIVALENCE
 from themesim.metrics.thresholds import matches
 from themesim.metrics.verdicts.difference import (  # VERDICTS: the words, one place
@@ -231,8 +232,6 @@ def _paired_flags(themes: pd.DataFrame, reference: str, set_b: str, human: str, 
 
 def _check_count(flags, row, method: str, set_b: str, threshold) -> None:
     """The flags read from themes.csv must count what comparisons.csv counted."""
-    from themesim.errors import InputError
-
     n = row["hungarian_n_matched"]
     if np.isfinite(n) and int(flags.sum()) != int(n):
         raise InputError(

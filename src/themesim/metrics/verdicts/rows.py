@@ -255,13 +255,3 @@ def default_primary(methods: list[MethodData], preferred: list[str]) -> dict | N
             if not fitted:
                 return {"method": name, "route": "matched", "threshold": value}
     return None
-
-
-def generators_of(sets: list[str], analysts: list[str], run_groups: dict) -> dict:
-    """Every generator of the study: each run group, and each other set on its own."""
-    grouped = {s for runs in run_groups.values() for s in runs}
-    out = {name: list(runs) for name, runs in run_groups.items()}
-    for s in sets:
-        if s not in grouped and s not in analysts:
-            out[s] = [s]
-    return out

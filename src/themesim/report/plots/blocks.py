@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.cluster.hierarchy import leaves_list, linkage
 
 MAX_CELLS = 60  # cells per axis drawn one by one; above it, groups
 CLUSTER_MAX = 4000  # linkage keeps n²/2 distances; beyond it, order by best partner
@@ -38,7 +39,6 @@ def _order(profiles: np.ndarray) -> np.ndarray:
     if n > CLUSTER_MAX:
         best = profiles.argmax(axis=1)
         return np.lexsort((np.arange(n), -profiles.max(axis=1), best))
-    from scipy.cluster.hierarchy import leaves_list, linkage
 
     return leaves_list(linkage(profiles, method="average", metric="euclidean"))
 

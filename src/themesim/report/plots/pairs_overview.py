@@ -15,6 +15,8 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
+from scipy.spatial.distance import squareform
 
 from themesim.report.plots.common import (
     HEATMAP_CMAP,
@@ -46,9 +48,6 @@ def f1_matrix(
 
 def cluster_order(F: np.ndarray) -> list[int]:
     """Leaf order of average-linkage clustering on 1 − F1 (missing F1: distance 1)."""
-    from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
-    from scipy.spatial.distance import squareform
-
     n = F.shape[0]
     if n < 3:
         return list(range(n))
