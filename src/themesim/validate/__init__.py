@@ -24,7 +24,7 @@ def areas() -> dict[str, object]:
     """Every area module of the suite by its AREA name, in name order."""
     found = {}
     for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name in ("core", "figure"):
+        if info.name.startswith("_") or info.name in ("core", "figure", "parallel"):
             continue
         mod = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(mod, "AREA") and hasattr(mod, "run"):

@@ -24,7 +24,7 @@ import pandas as pd
 
 from themesim.metrics import calibration as cal
 from themesim.metrics.isotonic import map_calibrated
-from themesim.validate._parallel import starmap
+from themesim.validate.parallel import starmap
 from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
 AREA = "calibration"

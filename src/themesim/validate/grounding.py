@@ -40,7 +40,7 @@ from themesim.metrics.grounding import grounding as g
 from themesim.metrics.grounding import grounding_intervals as gi
 from themesim.metrics.grounding import grounding_shift as shift
 from themesim.metrics.grounding import grounding_stats as gs
-from themesim.validate._parallel import starmap
+from themesim.validate.parallel import starmap
 from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
 AREA = "grounding"

@@ -34,7 +34,7 @@ from themesim.metrics.intervals.intervals import (
 )
 from themesim.metrics.sets.coverage import best_two, score_arrays
 from themesim.metrics.sets.distinctiveness import GAP_COLUMNS, side_summary
-from themesim.validate._parallel import starmap
+from themesim.validate.parallel import starmap
 from themesim.validate.core import (
     COVERAGE_FLOOR,
     check_grid,

@@ -44,7 +44,7 @@ from themesim.metrics.sets.nulls import (
 )
 from themesim.metrics.sets.scales import z_scale
 from themesim.similarity import tfidf
-from themesim.validate._parallel import starmap
+from themesim.validate.parallel import starmap
 from themesim.validate.core import rng_for, row, summary_frame
 
 AREA = "nulls"

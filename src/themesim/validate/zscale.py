@@ -32,7 +32,7 @@ from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.metrics.sets.nulls import bh_qvalues
 from themesim.metrics.sets.scales import z_cut, z_fpr, z_pvalues, z_scale
 from themesim.similarity import tfidf
-from themesim.validate._parallel import starmap
+from themesim.validate.parallel import starmap
 from themesim.validate.core import rng_for, row, summary_frame
 from themesim.validate.nulls import Scorer, demo_texts
 
