@@ -442,14 +442,18 @@ def test_the_first_three_screens_name_each_word_and_the_missed_themes(study, tmp
 def test_a_heatmap_names_its_sets_fits_its_colours_and_marks_what_the_z_rule_drops():
     import numpy as np
 
-    from themesim.report.plots.heatmap import data_range, heatmap_figure
+    from themesim.report.plots.heatmap import Cutoff, ThemeAxis, data_range, heatmap_figure
 
     S = np.array([[0.72, 0.30], [0.29, 0.60], [0.45, 0.33]])
     fig = heatmap_figure(
-        S, ["a", "b", "c"], ["x", "y"], threshold=0.5, op="ge", title="t",
-        pairs=[(0, 0), (1, 1)], rejected=[(1, 1)], a_name="human (rows)",
-        b_name="qwen (columns)",
-    )  # fmt: skip
+        S,
+        ThemeAxis(["a", "b", "c"], name="human (rows)"),
+        ThemeAxis(["x", "y"], name="qwen (columns)"),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
+        pairs=[(0, 0), (1, 1)],
+        rejected=[(1, 1)],
+    )
     ax = fig.axes[0]
     assert (ax.get_ylabel(), ax.get_xlabel()) == ("human (rows)", "qwen (columns)")
     assert ax.images[0].get_clim() == (0.29, 0.72)  # the data's range, not 0-1
