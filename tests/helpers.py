@@ -557,3 +557,15 @@ def write_theme_set(path, set_name, ids, names=None):
     )
     write_themes_parquet(frame, path)
     return path
+
+
+def write_study(args: dict) -> None:
+    """write_report from a test's dict of its sources and output paths (a study fixture)."""
+    from themesim.report.context import ReportSources
+    from themesim.report.summary import write_report
+
+    names = ("study", "methods", "inputs", "transcripts", "provenance", "config")
+    sources = ReportSources(**{k: args[k] for k in names})
+    write_report(
+        sources, out_html=args["out_html"], out_md=args["out_md"], out_pages=args.get("out_pages")
+    )

@@ -13,10 +13,10 @@ from html import unescape
 
 import pandas as pd
 import pytest
-from helpers import comparison_row, run_session, write_thresholds
+from helpers import comparison_row, run_session, write_study, write_thresholds
 
 from themesim.metrics.verdicts.equivalence import VERDICT_COLUMNS
-from themesim.report.summary import link_terms, write_report
+from themesim.report.summary import link_terms
 from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
 
 REF = ["Juggling paid work", "Own health", "Navigating services", "Guilt", "Money worries"]
@@ -184,7 +184,7 @@ def study(tmp_path):
 
 
 def _html(study) -> str:
-    write_report(**study)
+    write_study(study)
     return study["out_html"].read_text(encoding="utf-8")
 
 
@@ -361,7 +361,7 @@ def test_the_coders_own_trust_column_decides_its_flag(tmp_path):
 
 
 def test_summary_md_stays_short_and_each_comparison_has_its_page(study):
-    write_report(**study)
+    write_study(study)
     md = study["out_md"].read_text(encoding="utf-8")
     pages = study["out_html"].parent / "comparisons"
     names = sorted(p.name for p in pages.iterdir())

@@ -13,11 +13,10 @@ from html import unescape
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import comparison_row, run_session, write_method
+from helpers import comparison_row, run_session, write_method, write_study
 
 from themesim.report.format import _compact_png, embed_width
 from themesim.report.glossary import GLOSSARY, GLOSSARY_KEYS, HEADER_TERMS, term_key
-from themesim.report.summary import write_report
 
 NAN = float("nan")
 
@@ -98,7 +97,7 @@ def study(tmp_path):
 
 
 def _html(study) -> str:
-    write_report(**study)
+    write_study(study)
     return study["out_html"].read_text(encoding="utf-8")
 
 
