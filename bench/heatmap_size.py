@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from themesim.metrics.sets.coverage import hungarian_pairs
-from themesim.report.plots.heatmap import heatmap
+from themesim.report.plots.heatmap import Cutoff, ThemeAxis, heatmap
 
 
 def main() -> None:
@@ -37,16 +37,19 @@ def main() -> None:
         tracemalloc.start()
         heatmap(
             S,
-            [f"Theme {i} about caring for a parent" for i in range(a.rows)],
-            [f"Theme {j} about caring for a parent" for j in range(a.cols)],
-            threshold=0.5,
-            op="ge",
+            ThemeAxis(
+                [f"Theme {i} about caring for a parent" for i in range(a.rows)],
+                ids=[f"H{i:04d}" for i in range(a.rows)],
+            ),
+            ThemeAxis(
+                [f"Theme {j} about caring for a parent" for j in range(a.cols)],
+                ids=[f"L{j:04d}" for j in range(a.cols)],
+            ),
+            cutoff=Cutoff(0.5, "ge"),
             title="bench: a vs b",
             out_png=png,
             out_svg=svg,
             pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
-            a_ids=[f"H{i:04d}" for i in range(a.rows)],
-            b_ids=[f"L{j:04d}" for j in range(a.cols)],
         )
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

@@ -370,7 +370,7 @@ def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
     import numpy as np
     import pandas as pd
 
-    from themesim.report.plots.heatmap import heatmap
+    from themesim.report.plots.heatmap import Cutoff, ThemeAxis, heatmap
     from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
 
     d = tmp_path / "out" / method
@@ -394,10 +394,9 @@ def write_method(tmp_path, method, rows, *, with_heatmap=True, with_sweep=True):
         S = np.array([[0.81, 0.2, 0.1], [0.3, 0.33, 0.2], [0.1, 0.1, 0.6], [0.0, 0.2, 0.1]])
         heatmaps["human__vs__llm"] = heatmap(
             S,
-            ["a1", "a2", "a3", "a4"],
-            ["b1", "b2", "b3"],
-            threshold=0.5,
-            op="ge",
+            ThemeAxis(["a1", "a2", "a3", "a4"]),
+            ThemeAxis(["b1", "b2", "b3"]),
+            cutoff=Cutoff(0.5, "ge"),
             title="t",
             out_png=d / "heat.png",
         )
@@ -558,3 +557,15 @@ def write_theme_set(path, set_name, ids, names=None):
     )
     write_themes_parquet(frame, path)
     return path
+
+
+def write_study(args: dict) -> None:
+    """write_report from a test's dict of its sources and output paths (a study fixture)."""
+    from themesim.report.context import ReportSources
+    from themesim.report.summary import write_report
+
+    names = ("study", "methods", "inputs", "transcripts", "provenance", "config")
+    sources = ReportSources(**{k: args[k] for k in names})
+    write_report(
+        sources, out_html=args["out_html"], out_md=args["out_md"], out_pages=args.get("out_pages")
+    )

@@ -24,7 +24,13 @@ from themesim.report.plots.distributions import (
     matched_pairs,
     matched_similarities,
 )
-from themesim.report.plots.heatmap import diagonal_order, heatmap, heatmap_figure
+from themesim.report.plots.heatmap import (
+    Cutoff,
+    ThemeAxis,
+    diagonal_order,
+    heatmap,
+    heatmap_figure,
+)
 from themesim.report.plots.runs import runs_heatmap, runs_heatmap_figure
 from themesim.report.plots.side_by_side import methods_side_by_side, methods_side_by_side_figure
 from themesim.report.plots.sweep import sweep_curves, sweep_curves_figure
@@ -103,25 +109,21 @@ def test_theme_label_prefixes_id_once():
 def test_heatmap_writes_png_that_grows_with_matrix(tmp_path):
     small = heatmap(
         matrix(3, 4),
-        labels("A", 3),
-        labels("B", 4),
-        threshold=0.5,
-        op="ge",
+        ThemeAxis(labels("A", 3)),
+        ThemeAxis(labels("B", 4)),
+        cutoff=Cutoff(0.5, "ge"),
         title="human vs llm (minilm)",
         out_png=tmp_path / "small.png",
         pairs=[(0, 0), (1, 2)],
     )
     big = heatmap(
         matrix(22, 20),
-        labels("A", 22),
-        labels("B", 20),
-        threshold=0.5,
-        op="gt",
+        ThemeAxis(labels("A", 22), ids=[f"H{i:02d}" for i in range(22)]),
+        ThemeAxis(labels("B", 20), ids=[f"L{i:02d}" for i in range(20)]),
+        cutoff=Cutoff(0.5, "gt"),
         title="human vs llm (minilm)",
         out_png=tmp_path / "sub" / "big.png",
         pairs=[(i, i) for i in range(20)],
-        a_ids=[f"H{i:02d}" for i in range(22)],
-        b_ids=[f"L{i:02d}" for i in range(20)],
     )
     assert small == tmp_path / "small.png" and big == tmp_path / "sub" / "big.png"
     sw, sh = png_size(small)
@@ -133,13 +135,10 @@ def test_heatmap_writes_png_that_grows_with_matrix(tmp_path):
 
 
 def test_heatmap_is_byte_identical_across_runs(tmp_path):
-    kwargs = dict(threshold=0.6, op="ge", title="t", pairs=np.array([[1, 1], [2, 3]]))
-    one = heatmap(
-        matrix(5, 6), labels("A", 5), labels("B", 6), out_png=tmp_path / "1.png", **kwargs
-    )
-    two = heatmap(
-        matrix(5, 6), labels("A", 5), labels("B", 6), out_png=tmp_path / "2.png", **kwargs
-    )
+    kwargs = dict(cutoff=Cutoff(0.6, "ge"), title="t", pairs=np.array([[1, 1], [2, 3]]))
+    a, b = ThemeAxis(labels("A", 5)), ThemeAxis(labels("B", 6))
+    one = heatmap(matrix(5, 6), a, b, out_png=tmp_path / "1.png", **kwargs)
+    two = heatmap(matrix(5, 6), a, b, out_png=tmp_path / "2.png", **kwargs)
     assert one.read_bytes() == two.read_bytes()
     assert b"matplotlib" not in one.read_bytes().lower()  # no Software stamp
 
@@ -152,7 +151,12 @@ def _heatmap_texts(fig):
 def test_heatmap_annotations_outlines_and_pairs():
     S = np.array([[0.9, 0.5, 0.1], [0.5, 0.49, 0.75]])
     fig = heatmap_figure(
-        S, ["a0", "a1"], ["b0", "b1", "b2"], threshold=0.5, op="ge", title="t", pairs=[(0, 0)]
+        S,
+        ThemeAxis(["a0", "a1"]),
+        ThemeAxis(["b0", "b1", "b2"]),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
+        pairs=[(0, 0)],
     )
     ax = fig.axes[0]
     assert _heatmap_texts(fig) == ["0.90", "0.50", "0.10", "0.50", "0.49", "0.75"]
@@ -163,10 +167,9 @@ def test_heatmap_annotations_outlines_and_pairs():
     # An assigned pair below the threshold is drawn dashed: it is not a match.
     fig2 = heatmap_figure(
         S,
-        ["a0", "a1"],
-        ["b0", "b1", "b2"],
-        threshold=0.5,
-        op="ge",
+        ThemeAxis(["a0", "a1"]),
+        ThemeAxis(["b0", "b1", "b2"]),
+        cutoff=Cutoff(0.5, "ge"),
         title="t",
         pairs=[(0, 0), (1, 1)],
     )
@@ -179,13 +182,23 @@ def test_heatmap_annotations_outlines_and_pairs():
         "one-to-one pair below threshold",
     ]
     # "gt": 0.5 itself no longer meets the threshold.
-    fig_gt = heatmap_figure(S, ["a0", "a1"], ["b0", "b1", "b2"], threshold=0.5, op="gt", title="t")
+    fig_gt = heatmap_figure(
+        S,
+        ThemeAxis(["a0", "a1"]),
+        ThemeAxis(["b0", "b1", "b2"]),
+        cutoff=Cutoff(0.5, "gt"),
+        title="t",
+    )
     assert len(fig_gt.axes[0].patches) == 2
 
 
 def test_heatmap_skips_annotations_above_25():
     fig = heatmap_figure(
-        matrix(26, 4), labels("A", 26), labels("B", 4), threshold=0.5, op="ge", title="t"
+        matrix(26, 4),
+        ThemeAxis(labels("A", 26)),
+        ThemeAxis(labels("B", 4)),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
     )
     assert _heatmap_texts(fig) == []
 
@@ -194,20 +207,18 @@ def test_heatmap_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match="3 A labels"):
         heatmap(
             matrix(2, 2),
-            ["a"] * 3,
-            ["b"] * 2,
-            threshold=0.5,
-            op="ge",
+            ThemeAxis(["a"] * 3),
+            ThemeAxis(["b"] * 2),
+            cutoff=Cutoff(0.5, "ge"),
             title="t",
             out_png=tmp_path / "x.png",
         )
     with pytest.raises(ValueError, match="op must be"):
         heatmap(
             matrix(2, 2),
-            ["a"] * 2,
-            ["b"] * 2,
-            threshold=0.5,
-            op="le",
+            ThemeAxis(["a"] * 2),
+            ThemeAxis(["b"] * 2),
+            cutoff=Cutoff(0.5, "le"),
             title="t",
             out_png=tmp_path / "x.png",
         )
@@ -216,10 +227,9 @@ def test_heatmap_rejects_bad_input(tmp_path):
 def test_heatmap_empty_set_does_not_crash(tmp_path):
     out = heatmap(
         np.zeros((0, 3)),
-        [],
-        labels("B", 3),
-        threshold=0.5,
-        op="ge",
+        ThemeAxis([]),
+        ThemeAxis(labels("B", 3)),
+        cutoff=Cutoff(0.5, "ge"),
         title="t",
         out_png=tmp_path / "e.png",
     )
@@ -315,7 +325,8 @@ def test_plotting_never_imports_pyplot(tmp_path):
         "import sys, numpy as np; from themesim.report.plots import blocks, common, "
         "distributions, heatmap, pair_limit, pairs_overview, runs, side_by_side, sweep, "
         "theme_map; "
-        "heatmap.heatmap(np.eye(2), ['a', 'b'], ['c', 'd'], threshold=0.5, op='ge', title='t', "
+        "heatmap.heatmap(np.eye(2), heatmap.ThemeAxis(['a', 'b']), heatmap.ThemeAxis(['c', 'd']), "
+        "cutoff=heatmap.Cutoff(0.5, 'ge'), title='t', "
         f"out_png=r'{out}'); "
         "assert 'matplotlib.pyplot' not in sys.modules"
     )
@@ -340,12 +351,12 @@ def svg_root(path):
 
 
 def test_svg_beside_png_parses_and_is_byte_identical(tmp_path):
-    kwargs = dict(threshold=0.5, op="ge", title="t", pairs=[(0, 1), (1, 0)])
+    kwargs = dict(cutoff=Cutoff(0.5, "ge"), title="t", pairs=[(0, 1), (1, 0)])
     for k in (1, 2):
         heatmap(
             matrix(3, 4),
-            labels("A", 3),
-            labels("B", 4),
+            ThemeAxis(labels("A", 3)),
+            ThemeAxis(labels("B", 4)),
             out_png=tmp_path / f"{k}.png",
             out_svg=tmp_path / f"{k}.svg",
             **kwargs,
@@ -377,10 +388,9 @@ def test_diagonal_order_puts_pairs_on_the_diagonal():
     assert rows == [0, 1, 2] and cols == [2, 0, 3, 1]
     fig = heatmap_figure(
         S,
-        ["a0", "a1", "a2"],
-        ["b0", "b1", "b2", "b3"],
-        threshold=0.5,
-        op="ge",
+        ThemeAxis(["a0", "a1", "a2"]),
+        ThemeAxis(["b0", "b1", "b2", "b3"]),
+        cutoff=Cutoff(0.5, "ge"),
         title="t",
         pairs=pairs,
     )
@@ -395,9 +405,14 @@ def test_diagonal_order_puts_pairs_on_the_diagonal():
     assert rows == [0, 2, 1, 3] and cols == [1, 0, 2]
     # Off: the input order stays.
     fig = heatmap_figure(
-        S, ["a0", "a1", "a2"], ["b0", "b1", "b2", "b3"], threshold=0.5, op="ge", title="t",
-        pairs=pairs, diagonal=False,
-    )  # fmt: skip
+        S,
+        ThemeAxis(["a0", "a1", "a2"]),
+        ThemeAxis(["b0", "b1", "b2", "b3"]),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
+        pairs=pairs,
+        diagonal=False,
+    )
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["b0", "b1", "b2", "b3"]
 
 
@@ -433,13 +448,11 @@ def test_heatmap_of_10_x_2000_draws_groups_in_bounded_width(tmp_path):
     rows, cols = hungarian_pairs(S)
     fig = heatmap_figure(
         S,
-        labels("A", 10),
-        labels("B", 2000),
-        threshold=1.2,
-        op="ge",
+        ThemeAxis(labels("A", 10)),
+        ThemeAxis(labels("B", 2000), ids=[f"L{j:04d}" for j in range(2000)]),
+        cutoff=Cutoff(1.2, "ge"),
         title="m: a vs b",
         pairs=list(zip(rows.tolist(), cols.tolist(), strict=True)),
-        b_ids=[f"L{j:04d}" for j in range(2000)],
     )
     ax = fig.axes[0]
     assert "columns: 2000 themes in 60 clustered groups" in ax.get_title()
@@ -641,10 +654,9 @@ def test_cjk_and_emoji_names_draw_with_a_fallback_font(tmp_path):
         warnings.simplefilter("always")
         heatmap(
             matrix(len(names), 2),
-            names,
-            ["工作", "睡眠"],
-            threshold=0.5,
-            op="ge",
+            ThemeAxis(names),
+            ThemeAxis(["工作", "睡眠"]),
+            cutoff=Cutoff(0.5, "ge"),
             title="人类 vs LLM",
             out_png=tmp_path / "cjk.png",
         )
@@ -673,10 +685,8 @@ def _z_heatmap(tmp_path, monkeypatch, S, W: dict, ids: dict):
 
     monkeypatch.setattr(steps_plots, "heatmap", capture)  # where the step looks it up
     z = Thresholds(values=[2.0], sources=[FROM_CONFIG], scale="z", clamp=False, op="ge")
-    steps_plots.draw_heatmaps(
-        "m", [("h", "l")], themes, [tmp_path / "h__vs__l.parquet"], z, ["x.png"], [None],
-        {"within": within},
-    )  # fmt: skip
+    files = steps_plots.HeatmapFiles(("h", "l"), tmp_path / "h__vs__l.parquet", "x.png")
+    steps_plots.draw_heatmaps("m", [files], themes, z, {"within": within})
     (fig,) = figures
     return fig
 

@@ -11,13 +11,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import comparison_row, run_session, write_method
+from helpers import comparison_row, run_session, write_method, write_study
 from markupsafe import escape
 
 from themesim.report.context import HEADINGS
 from themesim.report.format import _compact_png, fmt_threshold
 from themesim.report.plots.runs import runs_heatmap
-from themesim.report.summary import write_report
 from themesim.report.textblock import format_text_block
 
 NAN = float("nan")
@@ -160,7 +159,7 @@ def glance_cells(html: str) -> list[list[str]]:
 
 
 def test_html_has_sections_numbers_and_is_self_contained(study):
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
 
     for heading in HEADINGS.values():
@@ -221,7 +220,7 @@ def test_html_has_sections_numbers_and_is_self_contained(study):
 
 
 def test_html_text_blocks_and_per_theme_table(study):
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     assert "comparisons.csv" in section(html, 'id="method-minilm"', 'id="method-tfidf"')
     minilm = section(page(study), 'id="method-minilm"', 'id="method-tfidf"')
@@ -240,7 +239,7 @@ def test_html_text_blocks_and_per_theme_table(study):
 
 
 def test_inputs_and_provenance(study):
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     inputs = section(html, 'id="inputs"', 'id="provenance"')
     assert (
@@ -257,7 +256,7 @@ def test_inputs_and_provenance(study):
 
 
 def test_markdown_numbers_images_and_code_blocks(study):
-    write_report(**study)
+    write_study(study)
     md = study["out_md"].read_text(encoding="utf-8")
     for heading in HEADINGS.values():
         assert f"\n## {heading}\n" in md
@@ -291,7 +290,7 @@ def test_markdown_numbers_images_and_code_blocks(study):
 
 def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
     # Inactive: comparisons.csv lacks the columns, and the report says nothing of a ceiling.
-    write_report(**study)
+    write_study(study)
     for out in ("out_html", "out_md"):
         text = study[out].read_text(encoding="utf-8")
         assert "ceiling" not in text.lower() and "Normalised alignment" not in text
@@ -303,7 +302,7 @@ def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
     comp["matched_sim_pct_of_ceiling"] = 100 * comp["matched_sim_median"] / 0.8
     comp["normalised_alignment"] = (comp["matched_sim_median"] - 0.2) / (0.8 - 0.2)
     comp.to_csv(path, index=False)
-    write_report(**study)
+    write_study(study)
     md = study["out_md"].read_text(encoding="utf-8")
     head = md[md.index("| Method | Comparison |") :].split("\n", 1)[0]
     assert head.endswith(
@@ -339,7 +338,7 @@ def test_paraphrase_ceiling_columns_only_when_the_ceiling_ran(study):
 
 def test_html_image_paths_relative_to_html_dir_not_needed(study):
     # The HTML mentions the CSV relative to its own folder (out/report/).
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     assert "<code>../minilm/comparisons.csv</code>" in html
     md = study["out_md"].read_text(encoding="utf-8")
@@ -347,9 +346,9 @@ def test_html_image_paths_relative_to_html_dir_not_needed(study):
 
 
 def test_reports_are_byte_identical_across_runs(study, tmp_path):
-    write_report(**study)
+    write_study(study)
     first = study["out_html"].read_bytes(), study["out_md"].read_bytes()
-    write_report(**study)
+    write_study(study)
     assert (study["out_html"].read_bytes(), study["out_md"].read_bytes()) == first
     assert b"\r\n" not in first[0]
 
@@ -358,14 +357,14 @@ def test_missing_required_csv_names_the_path(study):
     missing = study["methods"]["tfidf"]["comparisons_csv"] + ".gone"
     study["methods"]["tfidf"]["comparisons_csv"] = missing
     with pytest.raises(FileNotFoundError, match=re.escape(missing)):
-        write_report(**study)
+        write_study(study)
 
 
 def test_missing_themes_csv_names_the_path(study):
     missing = study["methods"]["minilm"]["themes_csv"] + ".gone"
     study["methods"]["minilm"]["themes_csv"] = missing
     with pytest.raises(FileNotFoundError, match="themes CSV of method 'minilm'"):
-        write_report(**study)
+        write_study(study)
 
 
 def test_missing_optional_inputs_do_not_crash(study):
@@ -375,7 +374,7 @@ def test_missing_optional_inputs_do_not_crash(study):
     study["transcripts"] = {"n_transcripts": 0, "n_segments": 0, "per_transcript": []}
     study["inputs"] = []
     study["provenance"]["git_commit"] = None
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     assert "data:image" not in html
     assert "Side-by-side figure not available." in html
@@ -387,14 +386,14 @@ def test_wrong_method_table_is_refused(study):
 
     study["methods"]["tfidf"]["comparisons_csv"] = study["methods"]["minilm"]["comparisons_csv"]
     with pytest.raises(InputError, match="no rows for method 'tfidf'"):
-        write_report(**study)
+        write_study(study)
 
 
 def test_missing_column_is_named(study):
     path = study["methods"]["minilm"]["comparisons_csv"]
     pd.read_csv(path).drop(columns="hungarian_f1").to_csv(path, index=False)
     with pytest.raises(ValueError, match="hungarian_f1"):
-        write_report(**study)
+        write_study(study)
 
 
 def test_nan_formatting():
@@ -437,7 +436,7 @@ def test_headline_table_equals_the_metric_csvs_and_the_glance_table(study, tmp_p
     assert "\\begin{tabular}{llrrlrrlrrrr}" in tex  # 12 columns
 
     # The report's glance table shows the same numbers, 3 decimals.
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     glance = section(html, 'id="at-a-glance"', 'id="side-by-side"')
     for r in df.to_dict("records"):
@@ -463,7 +462,7 @@ def test_threshold_changes_from_the_sweep(study):
         r = grid.iloc[0].to_dict() | {"threshold": t, "hungarian_f1": h, "f1": 0.8}
         rows.append(r)
     pd.DataFrame(rows).to_csv(sweep, index=False)
-    write_report(**study)
+    write_study(study)
     minilm = section(page(study), 'id="method-minilm"', 'id="method-tfidf"')
     changes = section(minilm, ">What changed across thresholds</summary>", "</table>")
     head = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th scope=\"col\">(.*?)</th>", changes)]
@@ -511,7 +510,7 @@ def test_optional_tables_figures_and_methods_table(study, tmp_path):
         "headline_csv": tmp_path / "out" / "report" / "headline.csv",
         "headline_tex": tmp_path / "out" / "report" / "headline.tex",
     }
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     minilm = section(html, 'id="method-minilm"', 'id="method-tfidf"')
     for sub in ["Distributions", "Confidence profile", "Theme-set quality", "Run consistency"]:
@@ -575,7 +574,7 @@ def test_report_renders_in_headless_chromium_without_errors_or_requests(study, t
     runs_heatmap(
         ["a", "b"], np.eye(2), score=0.5, title="t", out_png=study["study"]["side_by_side_png"]
     )
-    write_report(**study)
+    write_study(study)
     shot, netlog = tmp_path / "phone.png", tmp_path / "net.json"
     proc = run_session(
         [
@@ -631,7 +630,7 @@ def test_markdown_syntax_in_names_is_escaped(study):
     text = themes.read_text(encoding="utf-8")
     name = "[Guilt](http://evil.example) *and* obligation_x"
     themes.write_text(text.replace("Guilt and obligation", name), encoding="utf-8")
-    write_report(**study)
+    write_study(study)
     md = page(study, ext="md")
     assert r"H01 \[Guilt\]\(http://evil.example\) \*and\* obligation\_x" in md
     for text in (md, study["out_md"].read_text(encoding="utf-8")):
@@ -691,7 +690,7 @@ def test_verdict_sentences_open_the_report_and_are_made_of_table_cells(study, tm
             _verdict_row("tfidf", "llm", 0.3, second_analyst="human_b", margin=0.1, alpha=0.05),
         ],
     )
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     # the answer comes first, then where the sets differ, where figures disagree, the
     # verdicts in full, then the at-a-glance table; what the numbers mean (with the glossary)
@@ -758,7 +757,7 @@ def test_a_generator_verdict_leads_and_the_rest_is_folded(study, tmp_path):
             _verdict_row("minilm", "r1", 0.5, **GROUPED),
         ],
     )
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     # the answer: the word, the difference with its interval, in plain words, flagged where
     # another analysis gives another word
@@ -799,7 +798,7 @@ def test_a_generator_verdict_leads_and_the_rest_is_folded(study, tmp_path):
 
 def test_without_a_group_the_sentence_states_the_agreement_only(study, tmp_path):
     _verdicts(study, tmp_path, [_verdict_row("minilm", "llm", 0.5)])
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     verdicts = section(html, 'id="verdicts"', 'id="at-a-glance"')
     assert (
@@ -811,7 +810,7 @@ def test_without_a_group_the_sentence_states_the_agreement_only(study, tmp_path)
 
 def test_no_verdicts_file_no_section(study):
     del study["study"]["verdicts_csv"]
-    write_report(**study)
+    write_study(study)
     html = study["out_html"].read_text(encoding="utf-8")
     assert 'id="verdicts"' not in html and "## Verdicts" not in study["out_md"].read_text()
 
@@ -861,7 +860,7 @@ def test_report_reads_at_a_glance_in_a_1400px_window(study, tmp_path):
     runs_heatmap(
         ["a", "b"], np.eye(2), score=0.5, title="t", out_png=study["study"]["side_by_side_png"]
     )
-    write_report(**study)
+    write_study(study)
     probe = """<script>
 const glance = document.getElementById('at-a-glance').parentElement;
 const wrap = glance.querySelector('.table-wrap');

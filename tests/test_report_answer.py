@@ -13,10 +13,10 @@ from html import unescape
 
 import pandas as pd
 import pytest
-from helpers import comparison_row, run_session, write_thresholds
+from helpers import comparison_row, run_session, write_study, write_thresholds
 
 from themesim.metrics.verdicts.equivalence import VERDICT_COLUMNS
-from themesim.report.summary import link_terms, write_report
+from themesim.report.summary import link_terms
 from themesim.report.tables import COMPARISON_COLUMNS, THEME_COLUMNS
 
 REF = ["Juggling paid work", "Own health", "Navigating services", "Guilt", "Money worries"]
@@ -184,7 +184,7 @@ def study(tmp_path):
 
 
 def _html(study) -> str:
-    write_report(**study)
+    write_study(study)
     return study["out_html"].read_text(encoding="utf-8")
 
 
@@ -361,7 +361,7 @@ def test_the_coders_own_trust_column_decides_its_flag(tmp_path):
 
 
 def test_summary_md_stays_short_and_each_comparison_has_its_page(study):
-    write_report(**study)
+    write_study(study)
     md = study["out_md"].read_text(encoding="utf-8")
     pages = study["out_html"].parent / "comparisons"
     names = sorted(p.name for p in pages.iterdir())
@@ -442,14 +442,18 @@ def test_the_first_three_screens_name_each_word_and_the_missed_themes(study, tmp
 def test_a_heatmap_names_its_sets_fits_its_colours_and_marks_what_the_z_rule_drops():
     import numpy as np
 
-    from themesim.report.plots.heatmap import data_range, heatmap_figure
+    from themesim.report.plots.heatmap import Cutoff, ThemeAxis, data_range, heatmap_figure
 
     S = np.array([[0.72, 0.30], [0.29, 0.60], [0.45, 0.33]])
     fig = heatmap_figure(
-        S, ["a", "b", "c"], ["x", "y"], threshold=0.5, op="ge", title="t",
-        pairs=[(0, 0), (1, 1)], rejected=[(1, 1)], a_name="human (rows)",
-        b_name="qwen (columns)",
-    )  # fmt: skip
+        S,
+        ThemeAxis(["a", "b", "c"], name="human (rows)"),
+        ThemeAxis(["x", "y"], name="qwen (columns)"),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
+        pairs=[(0, 0), (1, 1)],
+        rejected=[(1, 1)],
+    )
     ax = fig.axes[0]
     assert (ax.get_ylabel(), ax.get_xlabel()) == ("human (rows)", "qwen (columns)")
     assert ax.images[0].get_clim() == (0.29, 0.72)  # the data's range, not 0-1

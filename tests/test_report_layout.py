@@ -13,11 +13,10 @@ from html import unescape
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import comparison_row, run_session, write_method
+from helpers import comparison_row, run_session, write_method, write_study
 
 from themesim.report.format import _compact_png, embed_width
 from themesim.report.glossary import GLOSSARY, GLOSSARY_KEYS, HEADER_TERMS, term_key
-from themesim.report.summary import write_report
 
 NAN = float("nan")
 
@@ -98,7 +97,7 @@ def study(tmp_path):
 
 
 def _html(study) -> str:
-    write_report(**study)
+    write_study(study)
     return study["out_html"].read_text(encoding="utf-8")
 
 
@@ -214,13 +213,17 @@ def test_provenance_names_every_model_and_the_table_wraps(study):
 
 
 def test_heatmaps_of_other_analysts_comparisons_are_named_not_embedded(study, tmp_path):
-    from themesim.report.plots.heatmap import heatmap
+    from themesim.report.plots.heatmap import Cutoff, ThemeAxis, heatmap
 
     spec = study["methods"]["minilm"]
     spec["heatmaps"]["human_b__vs__llm"] = heatmap(
-        np.eye(3), ["a", "b", "c"], ["x", "y", "z"], threshold=0.5, op="ge", title="t",
+        np.eye(3),
+        ThemeAxis(["a", "b", "c"]),
+        ThemeAxis(["x", "y", "z"]),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
         out_png=tmp_path / "out" / "minilm" / "b_heat.png",
-    )  # fmt: skip
+    )
     _html(study)
     pages = study["out_html"].parent / "comparisons"
     other = (pages / "human_b__vs__llm.html").read_text()
@@ -238,13 +241,17 @@ def test_embed_width():
 def test_compact_png_is_smaller_narrow_and_deterministic(tmp_path):
     from PIL import Image
 
-    from themesim.report.plots.heatmap import heatmap
+    from themesim.report.plots.heatmap import Cutoff, ThemeAxis, heatmap
 
     S = np.random.default_rng(0).random((12, 12))
     png = heatmap(
-        S, [f"a{i}" for i in range(12)], [f"b{i}" for i in range(12)], threshold=0.5,
-        op="ge", title="t", out_png=tmp_path / "h.png",
-    )  # fmt: skip
+        S,
+        ThemeAxis([f"a{i}" for i in range(12)]),
+        ThemeAxis([f"b{i}" for i in range(12)]),
+        cutoff=Cutoff(0.5, "ge"),
+        title="t",
+        out_png=tmp_path / "h.png",
+    )
     raw = png.read_bytes()
     small = _compact_png(raw)
     assert len(small) < len(raw) / 2 and small == _compact_png(raw)

@@ -108,8 +108,9 @@ def test_the_plots_read_threshold_and_scale_from_the_table(tmp_path, monkeypatch
         max_panels=None,
     )
     method_figure(stem="sweep", tables=tables, out_png=tmp_path / "sweep.png")
-    assert seen["heatmap"]["threshold"] == 0.6123 and seen["heatmap"]["op"] == "gt"
-    assert seen["heatmap"]["scale_label"] == "angular similarity"
+    cutoff = seen["heatmap"]["cutoff"]
+    assert cutoff.threshold == 0.6123 and cutoff.op == "gt"
+    assert cutoff.label == "angular similarity"
     assert seen["sweep"]["thresholds"].values == [0.6123, 0.4]
     assert seen["sweep"]["thresholds"].op == "gt"
 

@@ -111,37 +111,65 @@ def first_screen(study, methods, method_views, cautions, texts, coder, pages) ->
         gens = _fallback_generators(view, reference)
     gens = [g for g in gens if g["name"] != reference]
     differ_sets = (texts or {}).get("differ") or {}
-    extra = []
 
     def flags_of(g) -> list[dict]:
-        r = g["primary"]
-        method = r["method"] if r is not None else (view or {}).get("name")
-        out, seen = [], set()
-        for run in g["runs"]:
-            for f in row_flags(cautions, method, reference, run):
-                text = f["text"] + (f" ({run})" if len(g["runs"]) > 1 else "")
-                if (text, f["href"]) not in seen:
-                    seen.add((text, f["href"]))
-                    out.append({"text": text, "href": f["href"]})
-        if any(run in differ_sets for run in g["runs"]):
-            out.append({"text": "texts differ in kind", "href": "#flag-texts"})
-        if r is not None and as_text(r.get("evidence")) == "segments":
-            for c in cautions:
-                if c.get("coder_set") and c.get("method") == method:
-                    out.append({"text": f"coder untrusted on {c['coder_set']}",
-                                "href": f"#{c['id']}"})  # fmt: skip
-        sens = sensitivity(g["others"], r or {}) if r is not None else {"differ": []}
-        if sens["differ"]:
-            words: dict = {}
-            for w in sens["words"]:
-                words[w] = words.get(w, 0) + 1
-            said = ", ".join(f"{w} ×{k}" for w, k in sorted(words.items(), key=lambda x: -x[1]))
-            out.append(
-                {"text": f"{len(sens['differ'])} of {sens['n']} other analyses: {said}",
-                 "href": "#flag-sens-" + _slug(g["name"])}
-            )  # fmt: skip
-        return out
+        return _flags(g, (view or {}).get("name"), cautions, reference, differ_sets)
 
+    extra = _sensitivity_cautions(gens)
+    answer = None
+    if gens and fallback:
+        answer = _fallback_answer(gens, view, theta, flags_of)
+    elif gens:
+        answer = _answer(gens, view, theta, flags_of, _coder_note(coder, methods))
+    differ = _differ(study, view, theta, gens, reference, pages, methods)
+    verdicts = df if df is not None else pd.DataFrame(columns=["role"])
+    return {
+        "primary_method": (view or {}).get("name"),
+        "answer": answer,
+        "differ": differ,
+        "verdicts": verdicts,
+        "flags_of": flags_of,
+        "cautions": extra,
+    }
+
+
+def _flags(g: dict, method, cautions, reference: str, differ_sets) -> list[dict]:
+    """A generator's flags in the answer: the cautions on any of its runs (at its primary
+    method, else ``method``), texts that differ in kind, an untrusted coder on the segments
+    route and the sensitivity analyses that give another word."""
+    r = g["primary"]
+    method = r["method"] if r is not None else method
+    out, seen = [], set()
+    for run in g["runs"]:
+        for f in row_flags(cautions, method, reference, run):
+            text = f["text"] + (f" ({run})" if len(g["runs"]) > 1 else "")
+            if (text, f["href"]) not in seen:
+                seen.add((text, f["href"]))
+                out.append({"text": text, "href": f["href"]})
+    if any(run in differ_sets for run in g["runs"]):
+        out.append({"text": "texts differ in kind", "href": "#flag-texts"})
+    if r is not None and as_text(r.get("evidence")) == "segments":
+        for c in cautions:
+            if c.get("coder_set") and c.get("method") == method:
+                out.append({"text": f"coder untrusted on {c['coder_set']}",
+                            "href": f"#{c['id']}"})  # fmt: skip
+    sens = sensitivity(g["others"], r or {}) if r is not None else {"differ": []}
+    if sens["differ"]:
+        words: dict = {}
+        for w in sens["words"]:
+            words[w] = words.get(w, 0) + 1
+        said = ", ".join(f"{w} ×{k}" for w, k in sorted(words.items(), key=lambda x: -x[1]))
+        out.append(
+            {"text": f"{len(sens['differ'])} of {sens['n']} other analyses: {said}",
+             "href": "#flag-sens-" + _slug(g["name"])}
+        )  # fmt: skip
+    return out
+
+
+def _sensitivity_cautions(gens: list[dict]) -> list[dict]:
+    """A caution for each generator whose other analyses (sensitivity) give another word
+    than its primary one."""
+    extra = []
     for g in gens:
         r = g["primary"]
         if r is None:
@@ -166,38 +194,29 @@ def first_screen(study, methods, method_views, cautions, texts, coder, pages) ->
                     "method, not of the generator.",
                 }
             )
+    return extra
 
-    answer = None
-    if gens and fallback:
-        answer = _fallback_answer(gens, view, theta, flags_of)
-    elif gens:
-        rows = answer_rows(gens, flags_of)
-        prim = next((g["primary"] for g in gens if g["primary"] is not None), None)
-        one = prim is not None and int(float(prim.get("n_analysts") or 0)) < 2
-        answer = {
-            "intro": _intro(prim, view, theta),
-            "headers": ONE_ANALYST_HEADERS if one else ANSWER_HEADERS,
-            "rows": [
-                [
-                    Linked([(x["generator"], f"#verdict-{_slug(g['name'])}")], css="page"),
-                    Linked([(x["word"], "#g-verdict")], css="term") if x["word"] != "–" else DASH,
-                    x.get("agreement", DASH) if one else x["difference"],
-                    x["meaning"],
-                    flags_cell(x["flags"]),
-                ]
-                for g, x in zip(gens, rows, strict=True)
-            ],
-            "coder_note": _coder_note(coder, methods),
-        }
-    differ = _differ(study, view, theta, gens, reference, pages, methods)
-    verdicts = df if df is not None else pd.DataFrame(columns=["role"])
+
+def _answer(gens, view, theta, flags_of, coder_note: str) -> dict:
+    """The answer from the verdicts table: each generator's primary word and difference
+    (with one analyst: its agreement, and no word)."""
+    rows = answer_rows(gens, flags_of)
+    prim = next((g["primary"] for g in gens if g["primary"] is not None), None)
+    one = prim is not None and int(float(prim.get("n_analysts") or 0)) < 2
     return {
-        "primary_method": (view or {}).get("name"),
-        "answer": answer,
-        "differ": differ,
-        "verdicts": verdicts,
-        "flags_of": flags_of,
-        "cautions": extra,
+        "intro": _intro(prim, view, theta),
+        "headers": ONE_ANALYST_HEADERS if one else ANSWER_HEADERS,
+        "rows": [
+            [
+                Linked([(x["generator"], f"#verdict-{_slug(g['name'])}")], css="page"),
+                Linked([(x["word"], "#g-verdict")], css="term") if x["word"] != "–" else DASH,
+                x.get("agreement", DASH) if one else x["difference"],
+                x["meaning"],
+                flags_cell(x["flags"]),
+            ]
+            for g, x in zip(gens, rows, strict=True)
+        ],
+        "coder_note": coder_note,
     }
 
 

@@ -63,6 +63,57 @@ def _why_withheld(r: dict) -> str:
     return f" (withheld: {int(n)} transcript(s), too few)" if pd.notna(n) else " (withheld)"
 
 
+def _segment_texts(path) -> dict:
+    """(transcript, segment) -> the segment's text."""
+    seg = pd.read_parquet(path)
+    return {
+        (t, int(s)): x
+        for t, s, x in zip(seg["transcript"], seg["segment"], seg["text"], strict=True)
+    }
+
+
+def _table_row(method: str, r: dict) -> list[str]:
+    """A row of the section's table (HEADERS) from a row of grounding.csv."""
+    return [
+        method,
+        f"{r['set_a']} vs {r['set_b']}",
+        r.get("grounding_basis", "mixed"),
+        _f(r["text_hungarian_f1"]),
+        _f(r["grounded_hungarian_f1"]),
+        _f(r["ami"]) + _why_withheld(r),
+        _f(r["text_pairs_median_kappa"]),
+        _f(r["text_pairs_krippendorff_alpha"]),
+        _with_ci(r, "cu_alpha_codebooks"),
+        _f(r["text_data_spearman"]),
+        f"{_f(r['data_coverage_a'])} / {_f(r['data_coverage_b'])}",
+    ]
+
+
+def _comparison(spec, r: dict, embed: bool, seg_text, image, html_dir: Path, md_dir: Path):
+    """A comparison's IoU heatmap (embedded for the reference's comparisons) and the passages
+    of its text Hungarian pairs, on the basis of its grounding.csv row ``r``."""
+    a, b = r["set_a"], r["set_b"]
+    pair = f"{a}__vs__{b}"
+    # no data figure on this basis (the method's coder labels no segment): its IoU
+    # heatmap is all NaN, so the file is named, not embedded
+    no_data = all(
+        _f(r.get(c)) == "—"
+        for c in ("ami", "grounded_hungarian_f1", "data_coverage_a", "data_coverage_b")
+    )
+    return {
+        "title": f"{a} vs {b}",
+        "is_reference": embed,
+        "no_data": no_data,
+        "heatmap": image(
+            (spec.get("grounding_heatmaps") or {}).get(pair),
+            html_dir,
+            md_dir,
+            embed=embed and not no_data,
+        ),
+        "pairs": _pair_passages(spec, a, b, pair, seg_text, r.get("grounding_basis", "mixed")),
+    }
+
+
 def grounding_view(
     methods: dict, html_dir: Path, md_dir: Path, image, withhold_text: bool = False
 ) -> dict | None:
@@ -81,11 +132,8 @@ def grounding_view(
             continue
         g = pd.read_csv(path)
         if seg_text is None and spec.get("segments_parquet"):
-            seg = pd.read_parquet(spec["segments_parquet"])
-            seg_text = {
-                (t, int(s)): x
-                for t, s, x in zip(seg["transcript"], seg["segment"], seg["text"], strict=True)
-            }
+            seg_text = _segment_texts(spec["segments_parquet"])
+        passages = None if withhold_text else seg_text or {}
         comps = []
         first = set()
         reference = spec.get("reference")
@@ -94,52 +142,12 @@ def grounding_view(
             # the reference's comparisons lead; the others (each analyst in turn) are folded
             embed = not reference or a == reference
             reference_rows.append(embed)
-            rows.append(
-                [
-                    m,
-                    f"{a} vs {b}",
-                    r.get("grounding_basis", "mixed"),
-                    _f(r["text_hungarian_f1"]),
-                    _f(r["grounded_hungarian_f1"]),
-                    _f(r["ami"]) + _why_withheld(r),
-                    _f(r["text_pairs_median_kappa"]),
-                    _f(r["text_pairs_krippendorff_alpha"]),
-                    _with_ci(r, "cu_alpha_codebooks"),
-                    _f(r["text_data_spearman"]),
-                    f"{_f(r['data_coverage_a'])} / {_f(r['data_coverage_b'])}",
-                ]
-            )
+            rows.append(_table_row(m, r))
             pair = f"{a}__vs__{b}"
             if pair in first:  # the heatmap and passages show each comparison's first basis
                 continue
             first.add(pair)
-            # no data figure on this basis (the method's coder labels no segment): its IoU
-            # heatmap is all NaN, so the file is named, not embedded
-            no_data = all(
-                _f(r.get(c)) == "—"
-                for c in ("ami", "grounded_hungarian_f1", "data_coverage_a", "data_coverage_b")
-            )
-            comps.append(
-                {
-                    "title": f"{a} vs {b}",
-                    "is_reference": embed,
-                    "no_data": no_data,
-                    "heatmap": image(
-                        (spec.get("grounding_heatmaps") or {}).get(pair),
-                        html_dir,
-                        md_dir,
-                        embed=embed and not no_data,
-                    ),
-                    "pairs": _pair_passages(
-                        spec,
-                        a,
-                        b,
-                        pair,
-                        None if withhold_text else seg_text or {},
-                        r.get("grounding_basis", "mixed"),
-                    ),
-                }
-            )
+            comps.append(_comparison(spec, r, embed, passages, image, html_dir, md_dir))
         blocks.append(
             {
                 "method": m,

@@ -100,19 +100,9 @@ def _env(autoescape: bool) -> jinja2.Environment:
     return env
 
 
-def write_report(
-    *,
-    out_html,
-    out_md,
-    study: dict,
-    methods: dict[str, dict],
-    inputs: list[dict],
-    transcripts: dict,
-    provenance: dict,
-    config: dict,
-    out_pages=None,
-) -> None:
-    """Write the HTML (self-contained) and Markdown summary reports.
+def write_report(sources: ReportSources, *, out_html, out_md, out_pages=None) -> None:
+    """Write the HTML (self-contained) and Markdown summary reports of ``sources`` (the
+    study, its methods' tables, the inputs, transcripts, provenance and config).
 
     out_pages: the folder of each comparison's page (HTML and Markdown), by default
     `comparisons/` beside the HTML report.
@@ -122,7 +112,6 @@ def write_report(
     """
     out_html, out_md = Path(out_html), Path(out_md)
     pages_dir = Path(out_pages) if out_pages is not None else out_html.parent / PAGES_DIR
-    sources = ReportSources(study, methods, inputs, transcripts, provenance, config)
     ctx = build_context(sources, out_html.parent, out_md.parent, pages_dir)
     html_env, md_env = _env(autoescape=True), _env(autoescape=False)
     html = html_env.get_template("summary.html.j2").render(**ctx)

@@ -319,7 +319,9 @@ def _figures(spec: Mapping, html_dir: Path, md_dir: Path, place: str) -> list[di
     ]
 
 
-def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
+def _method_tables(name: str, spec: Mapping):
+    """The method's comparisons and themes tables and its sweep (None without the file),
+    each of its rows only."""
     comp_path = spec.get("comparisons_csv")
     themes_path = spec.get("themes_csv")
     comp = read_table(
@@ -337,13 +339,12 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
             sweep_path, f"sweep CSV of method {name!r}", COMPARISON_COLUMNS, TEXT_COLUMNS
         )
         sweep = only_method(sweep, name, sweep_path, "sweep CSV")
+    return comp, themes, sweep
 
-    records = sorted_records(comp)
-    for r in records:  # each row's θ as every part of the report shows it
-        r["theta"] = fmt_threshold(r["threshold"], r.get("op"))
-    heatmaps = spec.get("heatmaps") or {}
 
-    # plots.max_pair_panels: above it a section (and table rows) for the reference's only.
+def _shown(comp: pd.DataFrame, records: list[dict], spec: Mapping):
+    """The comparisons that get a section, the rows the tables show, and (None within the
+    limit) what plots.max_pair_panels left out: above it, the reference's only."""
     pairs, shown_records = comparison_pairs(comp), records
     limit, limited = spec.get("max_pair_panels"), None
     if over_limit(len(pairs), limit):
@@ -352,10 +353,17 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
         keep = set(pairs)
         shown_records = [r for r in records if (r["set_a"], r["set_b"]) in keep]
         limited["shown"] = len(pairs)
+    return pairs, shown_records, limited
 
-    # Figures of the reference's comparisons are embedded; those of the others (each analyst
-    # of the reference group the reference in turn, or every pair) are named by file: their
-    # numbers are in the tables, and embedding them all tripled the demo report's size.
+
+def _comparisons(pairs, records, themes, sweep, spec: Mapping, html_dir: Path, md_dir: Path):
+    """Each comparison's section: its text blocks, heatmap, per-theme rows and what changes
+    across thresholds.
+
+    Figures of the reference's comparisons are embedded; those of the others (each analyst
+    of the reference group the reference in turn, or every pair) are named by file: their
+    numbers are in the tables, and embedding them all tripled the demo report's size."""
+    heatmaps = spec.get("heatmaps") or {}
     reference = spec.get("reference")
     comparisons = []
     for set_a, set_b in pairs:
@@ -388,9 +396,11 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
                 "changes": _threshold_changes(swept, rows),
             }
         )
-    resolved = read_thresholds(spec["thresholds_csv"])  # as the metrics job resolved them
-    thresholds = resolved.values
-    op = resolved.op
+    return comparisons
+
+
+def _optional_tables(name: str, spec: Mapping):
+    """The method's sets, runs and decision-change tables (each None when not produced)."""
     sets = _optional_table(
         spec.get("sets_csv"), f"sets CSV of method {name!r}", name, SETS_TABLE, ("method", "set")
     )
@@ -410,14 +420,34 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
     )
     if decisions is not None:  # the z θ as the cautions name it
         decisions["frame"]["z_theta"] = decisions["frame"]["z_threshold"].map(fmt_threshold)
+    return sets, runs, decisions
+
+
+def _runs_score(runs: dict | None) -> str:
+    """Run consistency, one score per run group (runs are never compared across groups)."""
     runs_score = DASH
     if runs is not None and "run_consistency" in runs["frame"].columns and len(runs["frame"]):
-        # one score per run group: runs are never compared across groups
         per_group = runs["frame"].drop_duplicates("group")
         runs_score = "; ".join(
             f"{g} {fmt(v)}"
             for g, v in zip(per_group["group"], per_group["run_consistency"], strict=True)
         )
+    return runs_score
+
+
+def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
+    comp_path = spec.get("comparisons_csv")
+    comp, themes, sweep = _method_tables(name, spec)
+    records = sorted_records(comp)
+    for r in records:  # each row's θ as every part of the report shows it
+        r["theta"] = fmt_threshold(r["threshold"], r.get("op"))
+    pairs, shown_records, limited = _shown(comp, records, spec)
+    reference = spec.get("reference")
+    comparisons = _comparisons(pairs, records, themes, sweep, spec, html_dir, md_dir)
+    resolved = read_thresholds(spec["thresholds_csv"])  # as the metrics job resolved them
+    thresholds = resolved.values
+    op = resolved.op
+    sets, runs, decisions = _optional_tables(name, spec)
     return {
         "name": name,
         "description": spec.get("description") or "",
@@ -459,7 +489,7 @@ def method_view(name: str, spec: Mapping, html_dir: Path, md_dir: Path) -> dict:
         "pairs_overview": image(spec.get("pairs_overview_png"), html_dir, md_dir),
         "sets": sets,
         "runs": runs,
-        "runs_score": runs_score,
+        "runs_score": _runs_score(runs),
         "decisions": decisions if decisions is not None and decisions["rows"] else None,
     }
 

@@ -12,7 +12,7 @@ from themesim.metrics.thresholds import read_thresholds
 from themesim.paths import pair_name
 from themesim.report.plots.pairs_overview import pairs_overview
 from themesim.steps.job import Job
-from themesim.steps.plots import draw_heatmaps
+from themesim.steps.plots import HeatmapFiles, draw_heatmaps
 
 
 def pair_heatmaps(job: Job) -> None:
@@ -30,19 +30,12 @@ def pair_heatmaps(job: Job) -> None:
         _pairs_overview(method, pairs, resolved.first, job.input["comparisons"], out, limit)
         return
     names = [pair_name(a, b) for a, b in pairs]
-    pngs = [out / f"{n}_heatmap.png" for n in names]
-    svgs = [out / f"{n}_heatmap.svg" for n in names]
-    themes, similarities = job.input["themes"], p["similarities"]
+    files = [
+        HeatmapFiles(pair, similarity, out / f"{n}_heatmap.png", out / f"{n}_heatmap.svg")
+        for pair, similarity, n in zip(pairs, p["similarities"], names, strict=True)
+    ]
     draw_heatmaps(
-        method,
-        pairs,
-        themes,
-        similarities,
-        resolved,
-        pngs,
-        svgs,
-        p["scale"],
-        job.input.get("decisions"),
+        method, files, job.input["themes"], resolved, p["scale"], job.input.get("decisions")
     )
 
 

@@ -5,6 +5,7 @@ steps/runs.py)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +15,24 @@ from themesim.io.themes import read_themes_parquet
 from themesim.metrics.method_scale import SCALE_SYMBOLS, base_scale, method_matrix, scale_label
 from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.metrics.thresholds import read_thresholds
-from themesim.report.plots.heatmap import heatmap
+from themesim.report.plots.heatmap import Cutoff, ThemeAxis, heatmap
 from themesim.similarity import read_similarity
 from themesim.steps.job import Job
 
 
 def _label(theme_id: str, name: str) -> str:
     return f"{theme_id} {name}"
+
+
+@dataclass(frozen=True)
+class HeatmapFiles:
+    """One comparison's heatmap: its pair of sets, its similarity matrix and the figure's
+    files (PNG, and SVG unless None)."""
+
+    pair: tuple[str, str]
+    similarity: Path
+    png: Path
+    svg: Path | None = None
 
 
 def comparison_heatmap(job: Job) -> None:
@@ -30,18 +42,9 @@ def comparison_heatmap(job: Job) -> None:
     z rule drops are crossed)."""
     p, out = job.params, job.output
     resolved = read_thresholds(job.input["thresholds"])
-    pair, themes = tuple(p["pair"]), job.input["themes"]
-    svg = [out.get("svg")]
+    files = HeatmapFiles(tuple(p["pair"]), p["similarity"], out["png"], out.get("svg"))
     draw_heatmaps(
-        p["method"],
-        [pair],
-        themes,
-        [p["similarity"]],
-        resolved,
-        [out["png"]],
-        svg,
-        p["scale"],
-        job.input.get("decisions"),
+        p["method"], [files], job.input["themes"], resolved, p["scale"], job.input.get("decisions")
     )
 
 
@@ -61,7 +64,7 @@ def _z_dropped(decisions, threshold: float) -> dict:
 
 
 def draw_heatmaps(
-    method, pairs, themes: dict, similarities, resolved, outs, svgs, scale=None, decisions=None
+    method, comparisons: list[HeatmapFiles], themes: dict, resolved, scale=None, decisions=None
 ) -> None:
     """One heatmap per comparison at the first threshold of ``resolved`` (metrics.thresholds.
     Thresholds), Hungarian pairs marked, on its scale as the metrics rule puts it
@@ -79,6 +82,7 @@ def draw_heatmaps(
     within = dict(scale.get("within") or {})
     tables = {s: read_themes_parquet(p) for s, p in themes.items()}
     dropped = _z_dropped(decisions, threshold)
+    cutoff = Cutoff(threshold, resolved.op, scale_label(name, clamp), SCALE_SYMBOLS.get(name, "S"))
 
     read: dict = {}
 
@@ -89,10 +93,11 @@ def draw_heatmaps(
             read[s] = read_similarity(within[s], ids, ids) if s in within else None
         return read[s]
 
-    for (a, b), path, out, svg in zip(pairs, similarities, outs, svgs, strict=True):
+    for files in comparisons:
+        a, b = files.pair
         ta, tb = tables[a], tables[b]
         S, flag = method_matrix(
-            read_similarity(path, ta["theme_id"], tb["theme_id"]),
+            read_similarity(files.similarity, ta["theme_id"], tb["theme_id"]),
             scale=name,
             W_a=within_matrix(a) if name == "z" else None,
             W_b=within_matrix(b) if name == "z" else None,
@@ -112,17 +117,18 @@ def draw_heatmaps(
         ]
         heatmap(
             S,
-            [_label(i, n) for i, n in zip(ta["theme_id"], ta["name"], strict=True)],
-            [_label(i, n) for i, n in zip(tb["theme_id"], tb["name"], strict=True)],
-            threshold=threshold,
-            op=resolved.op,
+            _axis(ta, f"{a} (rows)"),
+            _axis(tb, f"{b} (columns)"),
+            cutoff=cutoff,
             title=title,
-            out_png=out,
-            out_svg=svg,
+            out_png=files.png,
+            out_svg=files.svg,
             pairs=matched,
-            scale_label=scale_label(name, clamp),
-            symbol=SCALE_SYMBOLS.get(name, "S"),
-            a_name=f"{a} (rows)",
-            b_name=f"{b} (columns)",
             rejected=rejected,
         )
+
+
+def _axis(table: pd.DataFrame, name: str) -> ThemeAxis:
+    """A set's side of the heatmap: each theme labelled "id name", the axis titled ``name``."""
+    labels = [_label(i, n) for i, n in zip(table["theme_id"], table["name"], strict=True)]
+    return ThemeAxis(labels, name=name)

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 from themesim.io.coded import coded_rows
 from themesim.io.files import sha256_file
 from themesim.provenance import provenance
+from themesim.report.context import ReportSources
 from themesim.report.summary import write_report
 from themesim.steps.job import Job
 
@@ -34,10 +35,7 @@ def summary_report(job: Job) -> None:
     """
     i, p = job.input, job.params
     seg = pd.read_parquet(i["segments"])
-    write_report(
-        out_html=job.output["html"],
-        out_md=job.output["md"],
-        out_pages=job.output["pages"],
+    sources = ReportSources(
         # each set's ingested table: what text its themes were scored from
         study=p["study"] | {"theme_tables": dict(i["theme_tables"])},
         methods=p["methods"],
@@ -48,6 +46,8 @@ def summary_report(job: Job) -> None:
         ),
         config=p["config"],
     )
+    out = job.output
+    write_report(sources, out_html=out["html"], out_md=out["md"], out_pages=out["pages"])
 
 
 def _inputs(files: dict, seg: pd.DataFrame) -> list[dict]:

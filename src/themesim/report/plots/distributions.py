@@ -145,6 +145,36 @@ def _count_note(ax, y: float, text: str) -> None:
     ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=7)
 
 
+def _similarity_row(ax, k: int, rows: pd.DataFrame, op: str, dots: bool) -> np.ndarray:
+    """Row ``k`` of the left panel: the similarities of one comparison's matched pairs
+    (box, and with ``dots`` every value), which it returns."""
+    sims = matched_similarities(rows, op)
+    _box(ax, sims, k, OKABE_ITO["green"], 0.5)
+    if dots:
+        _strip(ax, sims, k, OKABE_ITO["green"])
+    _count_note(ax, k, f"n={len(sims)}")
+    if not len(sims):
+        ax.text(0.5, k, "no one-to-one match meets θ", ha="center", va="center", fontsize=7)
+    return sims
+
+
+def _gap_row(ax, k: int, rows: pd.DataFrame, dots: bool) -> float:
+    """Row ``k`` of the right panel: the gaps of one comparison's A themes (above) and B
+    themes (below); returns the largest gap drawn (0 without any)."""
+    notes, largest = [], 0.0
+    for side, dy in (("a", -0.2), ("b", 0.2)):
+        g = pd.to_numeric(rows.loc[rows["side"] == side, "gap_abs"], errors="coerce")
+        g = g[np.isfinite(g)].to_numpy(float)
+        _box(ax, g, k + dy, SIDE_COLOURS[side], 0.3)
+        if dots:
+            _strip(ax, g, k + dy, SIDE_COLOURS[side], spread=0.06)
+        notes.append(f"{side.upper()} n={len(g)}")
+        if len(g):
+            largest = max(largest, float(g.max()))
+    _count_note(ax, k, "\n".join(notes))
+    return largest
+
+
 def distributions_figure(
     themes: pd.DataFrame,
     *,
@@ -173,26 +203,10 @@ def distributions_figure(
     ax_gap.axvline(gamma, **THRESHOLD_STYLE, zorder=1)
     gap_max, all_sims = 0.05, []
     for k, (_, _, rows) in enumerate(subsets):
+        # the pooled row (the last) is a box only: a dot per value of every comparison is noise
         dots = pooled is None or k < len(subsets) - 1
-        sims = matched_similarities(rows, op)
-        all_sims.append(sims)
-        _box(ax_sim, sims, k, OKABE_ITO["green"], 0.5)
-        if dots:
-            _strip(ax_sim, sims, k, OKABE_ITO["green"])
-        _count_note(ax_sim, k, f"n={len(sims)}")
-        if not len(sims):
-            ax_sim.text(0.5, k, "no one-to-one match meets θ", ha="center", va="center", fontsize=7)
-        notes = []
-        for side, dy in (("a", -0.2), ("b", 0.2)):
-            g = pd.to_numeric(rows.loc[rows["side"] == side, "gap_abs"], errors="coerce")
-            g = g[np.isfinite(g)].to_numpy(float)
-            _box(ax_gap, g, k + dy, SIDE_COLOURS[side], 0.3)
-            if dots:
-                _strip(ax_gap, g, k + dy, SIDE_COLOURS[side], spread=0.06)
-            notes.append(f"{side.upper()} n={len(g)}")
-            if len(g):
-                gap_max = max(gap_max, float(g.max()))
-        _count_note(ax_gap, k, "\n".join(notes))
+        all_sims.append(_similarity_row(ax_sim, k, rows, op, dots))
+        gap_max = max(gap_max, _gap_row(ax_gap, k, rows, dots))
     labels = [wrap_label(f"{a} vs {b}", width=22) for a, b, _ in subsets]
     if pooled is not None:
         labels[-1] = wrap_label(f"all {pooled:,} comparisons, pooled", width=22)
@@ -242,6 +256,59 @@ def category_counts(rows: pd.DataFrame, side: str) -> dict[str, int]:
     return {c: int((cats == c).sum()) for c in CATEGORY_STYLE}
 
 
+def _confidence_bars(themes: pd.DataFrame, subsets: list, pooled: int | None) -> list:
+    """(label, category counts) of each bar: both sides of each comparison drawn, then
+    (``pooled``: the number of comparisons) each side's counts summed over all of them."""
+    bars = []
+    for a, b, rows in subsets:
+        for side, name in (("a", a), ("b", b)):
+            counts = category_counts(rows, side)
+            total = sum(counts.values())
+            bars.append((wrap_label(f"{a} vs {b}: {side.upper()} = {name} ({total})", 34), counts))
+    if pooled is not None:
+        for side in ("a", "b"):
+            counts = category_counts(themes, side)
+            total = sum(counts.values())
+            label = f"all {pooled:,} comparisons: every {side.upper()} ({total:,})"
+            bars.append((wrap_label(label, 34), counts))
+    return bars
+
+
+def _stacked_bar(ax, y: int, counts: dict[str, int]) -> None:
+    """One bar at ``y``: each category's share of the themes, its count written inside
+    where the segment is wide enough."""
+    total = sum(counts.values())
+    left = 0.0
+    for cat, n in counts.items():
+        if not total or not n:
+            continue
+        share = n / total
+        _, colour, hatch, ink = CATEGORY_STYLE[cat]
+        ax.barh(
+            y,
+            share,
+            left=left,
+            height=0.7,
+            color=colour,
+            hatch=hatch,
+            edgecolor="white",
+            linewidth=0.8,
+            label=cat,
+        )
+        if share >= 0.08:
+            ax.text(
+                left + share / 2,
+                y,
+                str(n),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color=ink,
+                bbox={"boxstyle": "round,pad=0.35", "facecolor": colour, "edgecolor": "none"},
+            )
+        left += share
+
+
 def confidence_figure(
     themes: pd.DataFrame,
     *,
@@ -256,53 +323,14 @@ def confidence_figure(
     require_columns(themes, THEME_TABLE_COLUMNS, "themes table")
     sym = op_symbol(op)
     subsets, pooled = _limited(themes, reference, max_panels)
-    bars = []  # (label, counts)
-    for a, b, rows in subsets:
-        for side, name in (("a", a), ("b", b)):
-            counts = category_counts(rows, side)
-            total = sum(counts.values())
-            bars.append((wrap_label(f"{a} vs {b}: {side.upper()} = {name} ({total})", 34), counts))
+    bars = _confidence_bars(themes, subsets, pooled)
     if pooled is not None:
         subsets = [*subsets, ("", "", themes)]
-        for side in ("a", "b"):
-            counts = category_counts(themes, side)
-            total = sum(counts.values())
-            label = f"all {pooled:,} comparisons: every {side.upper()} ({total:,})"
-            bars.append((wrap_label(label, 34), counts))
     fig = new_figure(8.5, 1.8 + 0.42 * max(len(bars), 1))
     fig.suptitle(title, fontsize=11)
     ax = fig.add_subplot()
     for y, (_, counts) in enumerate(bars):
-        total = sum(counts.values())
-        left = 0.0
-        for cat, n in counts.items():
-            if not total or not n:
-                continue
-            share = n / total
-            _, colour, hatch, ink = CATEGORY_STYLE[cat]
-            ax.barh(
-                y,
-                share,
-                left=left,
-                height=0.7,
-                color=colour,
-                hatch=hatch,
-                edgecolor="white",
-                linewidth=0.8,
-                label=cat,
-            )
-            if share >= 0.08:
-                ax.text(
-                    left + share / 2,
-                    y,
-                    str(n),
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color=ink,
-                    bbox={"boxstyle": "round,pad=0.35", "facecolor": colour, "edgecolor": "none"},
-                )
-            left += share
+        _stacked_bar(ax, y, counts)
     ax.set_yticks(range(len(bars)), [lab for lab, _ in bars], fontsize=8)
     ax.set_ylim(len(bars) - 0.5, -0.5)
     ax.set_xlim(0, 1)

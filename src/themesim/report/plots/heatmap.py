@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from matplotlib import colormaps
@@ -26,6 +27,29 @@ from themesim.report.plots.common import (
     theme_label,
     theme_labels,
 )
+
+
+@dataclass(frozen=True)
+class ThemeAxis:
+    """One side of the matrix: its themes' labels, their ids (labels then read "H03 Guilt
+    and obligation") and the axis title (None: "A (reference)" for the rows, "B" for the
+    columns)."""
+
+    labels: Sequence
+    ids: Sequence | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    """The decision the outlines show: a cell matches when its score ``op`` ``threshold``;
+    ``label`` names the scale the scores are on (the colour bar), ``symbol`` its letter (the
+    legend)."""
+
+    threshold: float
+    op: str
+    label: str = "similarity S"
+    symbol: str = "S"
 
 
 def data_range(S) -> tuple[float, float]:
@@ -100,64 +124,94 @@ def _grouped(S: np.ndarray, a_labels: list, b_labels: list, pair_meets: dict):
     )
 
 
-def heatmap_figure(
-    S,
-    a_labels: Sequence,
-    b_labels: Sequence,
-    *,
-    threshold: float,
-    op: str,
-    title: str,
-    pairs: Sequence[tuple[int, int]] | None = None,
-    a_ids: Sequence | None = None,
-    b_ids: Sequence | None = None,
-    a_name: str = "A (reference)",
-    b_name: str = "B",
-    diagonal: bool = True,
-    scale_label: str = "similarity S",
-    symbol: str = "S",
-    rejected: Sequence[tuple[int, int]] = (),
-) -> Figure:
+@dataclass(frozen=True)
+class _Cells:
+    """What is drawn: the matrix, its row and column labels and ids, the one-to-one pairs
+    (``meets``: whether each meets the threshold) and the pairs the z rule does not keep."""
+
+    S: np.ndarray
+    rows: list
+    cols: list
+    row_ids: list | None
+    col_ids: list | None
+    pairs: list
+    meets: dict
+    rejected: set
+
+
+def _cells(S, a: ThemeAxis, b: ThemeAxis, cutoff: Cutoff, pairs, rejected) -> _Cells:
+    """The inputs checked, in the order their errors are reported."""
     S = np.asarray(S, dtype=float)
     if S.ndim != 2:
         raise ValueError(f"similarity matrix must be 2-D, got shape {S.shape}")
     n_a, n_b = S.shape
-    if (len(a_labels), len(b_labels)) != (n_a, n_b):
+    if (len(a.labels), len(b.labels)) != (n_a, n_b):
         raise ValueError(
             f"similarity matrix is {n_a}×{n_b} but there are "
-            f"{len(a_labels)} A labels and {len(b_labels)} B labels"
+            f"{len(a.labels)} A labels and {len(b.labels)} B labels"
         )
-    sym = op_symbol(op)
+    op_symbol(cutoff.op)  # an unknown op is refused before the pairs are read
     # Accept lists, tuples or an (k, 2) array of indices.
     pairs = [] if pairs is None else [(int(i), int(j)) for i, j in pairs]
     for i, j in pairs:
         if not (0 <= i < n_a and 0 <= j < n_b):
             raise ValueError(f"pair {(i, j)} is outside the {n_a}×{n_b} matrix")
     # Whether each pair meets the threshold, from its own cell (a group shows its best).
-    pair_meets = {p: bool(matches(S[p], threshold, op)) for p in pairs}
+    meets = {p: bool(matches(S[p], cutoff.threshold, cutoff.op)) for p in pairs}
     rejected = {(int(i), int(j)) for i, j in rejected} & set(pairs)
-    if max(n_a, n_b) > MAX_CELLS and min(n_a, n_b) > 0:
-        S, a_labels, b_labels, pair_meets, note = _grouped(
-            S, _full_labels(a_labels, a_ids), _full_labels(b_labels, b_ids), pair_meets
-        )
-        pairs, a_ids, b_ids, diagonal = list(pair_meets), None, None, False
-        rejected = set()  # a group's cell is its best pair, not the pair the z rule read
-        title = f"{title}\n{note}"
-        n_a, n_b = S.shape
-    if diagonal and pairs:
-        rows, cols = diagonal_order(S, pairs)
-        S = S[np.ix_(rows, cols)]
-        a_labels, b_labels = [a_labels[i] for i in rows], [b_labels[j] for j in cols]
-        a_ids = None if a_ids is None else [a_ids[i] for i in rows]
-        b_ids = None if b_ids is None else [b_ids[j] for j in cols]
-        new_row = {i: k for k, i in enumerate(rows)}
-        new_col = {j: k for k, j in enumerate(cols)}
-        pairs = [(new_row[i], new_col[j]) for i, j in pairs]
-        pair_meets = {(new_row[i], new_col[j]): m for (i, j), m in pair_meets.items()}
-        rejected = {(new_row[i], new_col[j]) for i, j in rejected}
-    ylabels, xlabels = theme_labels(a_labels, a_ids), theme_labels(b_labels, b_ids)
-    big = max(n_a, n_b) > 30
-    label_size = 6 if big else 8
+    return _Cells(S, a.labels, b.labels, a.ids, b.ids, pairs, meets, rejected)
+
+
+def _in_groups(cells: _Cells) -> tuple[_Cells, str]:
+    """The cells of a matrix too large to draw theme by theme, one per pair of groups
+    (``_grouped``), and the line that says so under the title."""
+    rows, cols = _full_labels(cells.rows, cells.row_ids), _full_labels(cells.cols, cells.col_ids)
+    S, rows, cols, meets, note = _grouped(cells.S, rows, cols, cells.meets)
+    # a group's cell is its best pair, not the pair the z rule read: no cross
+    return _Cells(S, rows, cols, None, None, list(meets), meets, set()), note
+
+
+def _on_diagonal(cells: _Cells) -> _Cells:
+    """The rows and columns reordered so that the pairs sit on the diagonal."""
+    rows, cols = diagonal_order(cells.S, cells.pairs)
+    new_row = {i: k for k, i in enumerate(rows)}
+    new_col = {j: k for k, j in enumerate(cols)}
+    return _Cells(
+        S=cells.S[np.ix_(rows, cols)],
+        rows=[cells.rows[i] for i in rows],
+        cols=[cells.cols[j] for j in cols],
+        row_ids=None if cells.row_ids is None else [cells.row_ids[i] for i in rows],
+        col_ids=None if cells.col_ids is None else [cells.col_ids[j] for j in cols],
+        pairs=[(new_row[i], new_col[j]) for i, j in cells.pairs],
+        meets={(new_row[i], new_col[j]): m for (i, j), m in cells.meets.items()},
+        rejected={(new_row[i], new_col[j]) for i, j in cells.rejected},
+    )
+
+
+PAIR_COLOUR = OKABE_ITO["vermillion"]
+BELOW_DASH = (0, (2, 1.5))  # a pair below the threshold: it does not count as a match
+
+
+def heatmap_figure(
+    S,
+    a: ThemeAxis,
+    b: ThemeAxis,
+    *,
+    cutoff: Cutoff,
+    title: str,
+    pairs: Sequence[tuple[int, int]] | None = None,
+    rejected: Sequence[tuple[int, int]] = (),
+    diagonal: bool = True,
+) -> Figure:
+    cells = _cells(S, a, b, cutoff, pairs, rejected)
+    if max(cells.S.shape) > MAX_CELLS and min(cells.S.shape) > 0:
+        cells, note = _in_groups(cells)
+        title, diagonal = f"{title}\n{note}", False
+    if diagonal and cells.pairs:
+        cells = _on_diagonal(cells)
+    n_a, n_b = cells.S.shape
+    ylabels = theme_labels(cells.rows, cells.row_ids)
+    xlabels = theme_labels(cells.cols, cells.col_ids)
 
     fig = new_figure(max(5.0, 2.4 + cell_span(n_b) + 1.3), max(4.0, cell_span(n_a) + 3.0))
     ax = fig.add_subplot()
@@ -174,6 +228,22 @@ def heatmap_figure(
         ax.set_axis_off()
         return fig
 
+    cmap, norm = _colour_matrix(fig, ax, cells.S, cutoff.label)
+    _label_axes(ax, ylabels, xlabels, a.name or "A (reference)", b.name or "B")
+    if n_a <= 25 and n_b <= 25:
+        size = 9 if max(n_a, n_b) <= 10 else 8 if max(n_a, n_b) <= 18 else 6.5
+        annotate_cells(ax, cells.S, cmap, norm, size)
+    _outline_matches(ax, cells.S, cutoff)
+    kinds = _mark_pairs(ax, cells)
+    ax.set_xlim(-0.5, n_b - 0.5)
+    ax.set_ylim(n_a - 0.5, -0.5)
+    _legend(fig, cutoff, kinds, bool(cells.rejected), n_b)
+    return fig
+
+
+def _colour_matrix(fig: Figure, ax, S: np.ndarray, scale_label: str):
+    """The matrix in colour with its colour bar; returns the colour map and its norm."""
+    n_b = S.shape[1]
     # the colours span the data, so the differences it holds are seen (its scale is named)
     vmin, vmax = data_range(S)
     norm = Normalize(vmin=vmin, vmax=vmax)
@@ -184,7 +254,13 @@ def heatmap_figure(
     cbar = fig.colorbar(im, cax=cax)
     cbar.ax.tick_params(labelsize=8)
     cbar.set_label(scale_label, fontsize=9)
+    return cmap, norm
 
+
+def _label_axes(ax, ylabels: list, xlabels: list, a_name: str, b_name: str) -> None:
+    """Theme labels on both axes, the axis titles and white lines between the cells."""
+    n_a, n_b = len(ylabels), len(xlabels)
+    label_size = 6 if max(n_a, n_b) > 30 else 8
     ax.set_xticks(
         range(n_b), xlabels, rotation=45, ha="right", rotation_mode="anchor", fontsize=label_size
     )
@@ -197,30 +273,32 @@ def heatmap_figure(
     ax.grid(which="minor", color="white", linewidth=0.5)
     ax.tick_params(which="minor", length=0)
 
-    if n_a <= 25 and n_b <= 25:
-        size = 9 if max(n_a, n_b) <= 10 else 8 if max(n_a, n_b) <= 18 else 6.5
-        annotate_cells(ax, S, cmap, norm, size)
 
+def _outline_matches(ax, S: np.ndarray, cutoff: Cutoff) -> None:
+    """A thin black outline round every cell that meets the threshold."""
     # A white halo keeps outlines visible on both dark and light cells.
     halo = [pe.withStroke(linewidth=2.6, foreground="white")]
-    for i, j in zip(*np.nonzero(matches(S, threshold, op)), strict=True):
+    for i, j in zip(*np.nonzero(matches(S, cutoff.threshold, cutoff.op)), strict=True):
         rect = Rectangle(
             (j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.1, zorder=3
         )
         rect.set_path_effects(halo)
         ax.add_patch(rect)
-    pair_colour = OKABE_ITO["vermillion"]
+
+
+def _mark_pairs(ax, cells: _Cells) -> set:
+    """Each one-to-one pair's inner outline and corner dot, and a cross on those the z rule
+    does not keep; returns which kinds were drawn (True: meets the threshold)."""
     kinds = set()
-    for i, j in pairs:
-        # Assigned but below the threshold: dashed, since it does not count as a match.
-        dash = "solid" if pair_meets[i, j] else (0, (2, 1.5))
+    for i, j in cells.pairs:
+        dash = "solid" if cells.meets[i, j] else BELOW_DASH
         kinds.add(dash == "solid")
         rect = Rectangle(
             (j - 0.42, i - 0.42),
             0.84,
             0.84,
             fill=False,
-            edgecolor=pair_colour,
+            edgecolor=PAIR_COLOUR,
             linewidth=2.6,
             linestyle=dash,
             zorder=4,
@@ -228,18 +306,21 @@ def heatmap_figure(
         rect.set_path_effects([pe.withStroke(linewidth=4.2, foreground="white")])
         ax.add_patch(rect)
         # Corner dot: a shape cue for readers who cannot tell the colours apart.
-        ax.plot(j - 0.3, i - 0.3, "o", ms=4, mfc=pair_colour, mec="white", mew=0.8, zorder=5)
-        if (i, j) in rejected:  # the within-set z rule does not keep this pair
+        ax.plot(j - 0.3, i - 0.3, "o", ms=4, mfc=PAIR_COLOUR, mec="white", mew=0.8, zorder=5)
+        if (i, j) in cells.rejected:  # the within-set z rule does not keep this pair
             ax.plot(j + 0.3, i + 0.3, "X", ms=6, mfc="black", mec="white", mew=0.8, zorder=6)
-    ax.set_xlim(-0.5, n_b - 0.5)
-    ax.set_ylim(n_a - 0.5, -0.5)
+    return kinds
 
+
+def _legend(fig: Figure, cutoff: Cutoff, kinds: set, crossed: bool, n_b: int) -> None:
+    """The outline, the kinds of pair drawn and (``crossed``) the z rule's cross."""
+    sym = op_symbol(cutoff.op)
     handles = [
         Patch(
             facecolor="none",
             edgecolor="black",
             linewidth=1.1,
-            label=f"{symbol} {sym} {threshold:g} (meets threshold)",
+            label=f"{cutoff.symbol} {sym} {cutoff.threshold:g} (meets threshold)",
         )
     ]
     pair_labels = {True: "one-to-one (Hungarian) match", False: "one-to-one pair below threshold"}
@@ -248,16 +329,16 @@ def heatmap_figure(
             Line2D(
                 [],
                 [],
-                color=pair_colour,
+                color=PAIR_COLOUR,
                 linewidth=2.6,
-                linestyle="solid" if solid else (0, (2, 1.5)),
+                linestyle="solid" if solid else BELOW_DASH,
                 marker="o",
                 markersize=4,
-                markerfacecolor=pair_colour,
+                markerfacecolor=PAIR_COLOUR,
                 label=pair_labels[solid],
             )
         )
-    if rejected:
+    if crossed:
         handles.append(
             Line2D([], [], linestyle="none", marker="X", markersize=6, markerfacecolor="black",
                    markeredgecolor="white", label="pair the within-set z rule does not keep")
@@ -265,7 +346,6 @@ def heatmap_figure(
     # Stacked under narrow matrices, so the legend does not set the figure width.
     ncols = len(handles) if n_b >= 8 else 1
     legend_below(fig, handles, ncols)
-    return fig
 
 
 heatmap = saving(
@@ -277,9 +357,9 @@ heatmap = saving(
     thick vermillion inner outline and a corner dot, and (``diagonal``) rows and
     columns are reordered so the pairs sit on the diagonal; ``rejected`` pairs (of
     ``pairs``, the ones the within-set z rule does not keep) get a black cross. The colours
-    span the data's own range (``data_range``). Pass ``a_ids``/``b_ids``
-    to have labels like "H03 Guilt and obligation". ``S`` and ``threshold`` are on the scale
-    ``scale_label`` names (the colour bar's label; ``symbol`` in the legend), so outlines are
-    that scale's decisions.
+    span the data's own range (``data_range``). ``a`` and ``b`` (ThemeAxis) give each
+    side's labels, title and ids (labels like "H03 Guilt and obligation"). ``S`` and the
+    ``cutoff`` threshold are on the scale its ``label`` names (the colour bar's label; its
+    ``symbol`` in the legend), so outlines are that scale's decisions.
     """,
 )

@@ -46,13 +46,7 @@ def methods_side_by_side_figure(
         require_columns(
             df, ["set_a", "set_b", "threshold", metric], f"sweep table of method {name!r}"
         )
-    drawn = {name: comparisons(df) for name, df in sweeps.items()}
-    summarised = {n for n, pairs in drawn.items() if over_limit(len(pairs), max_panels)}
-    for name in summarised:
-        drawn[name] = shown_pairs(drawn[name], reference, max_panels)
-    columns = list(dict.fromkeys(p for pairs in drawn.values() for p in pairs))
-    if reference and any(a == reference for a, _ in columns):
-        columns = [(a, b) for a, b in columns if a == reference]
+    drawn, summarised, columns = _panels(sweeps, reference, max_panels)
     n_cols = len(columns) + (1 if summarised else 0)
     n_rows = len(sweeps)
     pretty = legend(metric)
@@ -76,9 +70,7 @@ def methods_side_by_side_figure(
                     ax.set_title(f"{a} vs\n{b}", fontsize=8)
                 mark_thresholds(ax, thresholds[name].values)
                 if (a, b) not in drawn[name]:
-                    ax.text(0.5, 0.5, "not run" if (a, b) not in comparisons(df) else "",
-                            ha="center", va="center", fontsize=7, color="0.4",
-                            transform=ax.transAxes)  # fmt: skip
+                    _not_drawn(ax, (a, b) not in comparisons(df))
                     continue
                 rows = comparison_rows(df, a, b)
                 ax.plot(rows["threshold"], rows[metric], color=colour, linewidth=1.5,
@@ -110,6 +102,27 @@ def methods_side_by_side_figure(
 
 
 SUMMARY_STYLE = {"color": "0.15", "linestyle": "-", "linewidth": 2.6}
+
+
+def _panels(sweeps: dict[str, pd.DataFrame], reference, max_panels) -> tuple[dict, set, list]:
+    """Each method's comparisons drawn one by one, the methods that also get the summary
+    column (more comparisons than ``max_panels``) and the comparisons that get a column
+    (with a reference among them, only the reference's)."""
+    drawn = {name: comparisons(df) for name, df in sweeps.items()}
+    summarised = {n for n, pairs in drawn.items() if over_limit(len(pairs), max_panels)}
+    for name in summarised:
+        drawn[name] = shown_pairs(drawn[name], reference, max_panels)
+    columns = list(dict.fromkeys(p for pairs in drawn.values() for p in pairs))
+    if reference and any(a == reference for a, _ in columns):
+        columns = [(a, b) for a, b in columns if a == reference]
+    return drawn, summarised, columns
+
+
+def _not_drawn(ax, not_run: bool) -> None:
+    """A panel without a line: "not run" where the method did not compare that pair (a
+    comparison beyond max_panels stays blank: the summary column holds it)."""
+    ax.text(0.5, 0.5, "not run" if not_run else "", ha="center", va="center", fontsize=7,
+            color="0.4", transform=ax.transAxes)  # fmt: skip
 
 
 def _summary_lines(ax, df: pd.DataFrame, metric: str) -> None:
