@@ -218,8 +218,8 @@ def vectors(method: str, groups: list[dict], cache, threads) -> list[tuple]:
 def frozen_answers(method: str, groups, vecs) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(per group each argument's key point index or NONE, per group the scores S) of the
     default coder, through themesim.coder.assign.vector_labels."""
-    from themesim.coder.assign import vector_labels
-    from themesim.coder.settings import coder_settings, rule_of
+    from themesim.coder.assign import CoderOptions, vector_labels
+    from themesim.coder.settings import coder_settings
     from themesim.kinds import DEFAULT_METHODS
 
     c = coder_settings(None)
@@ -227,20 +227,8 @@ def frozen_answers(method: str, groups, vecs) -> tuple[list[np.ndarray], list[np
     answers, scores = [], []
     for g, (T, V) in zip(groups, vecs, strict=True):
         seg = g["segments"]
-        L, S = vector_labels(
-            T,
-            V,
-            seg,
-            np.ones(len(seg), dtype=bool),
-            coding=c["kind"],
-            rule=rule_of(c, c["kind"]),
-            threshold=thr,
-            context=float(c["context"]),
-            text_weight=float(c["text_weight"]),
-            fit_thresholds=bool(c["fit_thresholds"]),
-            min_coded=int(c["min_coded"]),
-            center=bool(c["center"]),
-        )
+        eligible = np.ones(len(seg), dtype=bool)
+        L, S = vector_labels(T, V, seg, eligible, CoderOptions.of(c, c["kind"]), threshold=thr)
         assert (L.sum(axis=1) <= 1).all()  # top1: at most one key point per argument
         answers.append(np.where(L.any(axis=1), L.argmax(axis=1), NONE))
         scores.append(S)

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from themesim import kinds
-from themesim.coder.assign import decide, vector_labels
+from themesim.coder.assign import CoderOptions, decide, vector_labels
 from themesim.io.themes import read_themes_parquet
 from themesim.metrics.agreement.intercoder import kappa_counts
 
@@ -74,7 +74,7 @@ def candidates():
                         (
                             f"{kind}, {rule}{', context 0.5' if context else ''}"
                             f"{', fitted thresholds' if fit else ''}",
-                            dict(
+                            CoderOptions(
                                 coding=kind,
                                 rule=rule.split()[0],
                                 center=rule.endswith("centred"),
@@ -123,7 +123,7 @@ def embedding_rows(method: str) -> list[dict]:
     for name, opts in candidates():
 
         def at(th, opts=opts):
-            return vector_labels(T, V, seg, elig, threshold=th, evidence=H, coded=H, **opts)[0]
+            return vector_labels(T, V, seg, elig, opts, threshold=th, evidence=H, coded=H)[0]
 
         rows += score_rows(method, name, at, grid, seg, H, elig)
     return rows

@@ -15,9 +15,10 @@ import time
 
 import numpy as np
 
-from themesim.metrics import grounding as g
-from themesim.metrics import grounding_shift as shift
-from themesim.metrics import grounding_stats as gs
+from themesim.metrics.grounding import grounding as g
+from themesim.metrics.grounding import grounding_shift as shift
+from themesim.metrics.grounding import grounding_stats as gs
+from themesim.metrics.grounding.labelings import Labelings
 from themesim.validate import grounding as vg
 from themesim.validate.core import rng_for
 
@@ -43,18 +44,20 @@ def main() -> None:
             for k in range(args.draws):
                 d = vg.simulate(rng, design, G)
                 raw, _ = g.grounding(
-                    d["A"], d["B"], d["top_a"], d["top_b"], S,
-                    [f"a{i}" for i in range(vg.K_A)], [f"b{j}" for j in range(vg.K_B)],
-                    min_iou=0.2, threshold=0.5, transcripts=d["t"], strata=d["strata"],
-                    n_perm=args.n_perm, seed=k, withhold_biased=False,
+                    g.SetLabels(d["A"], d["top_a"], [f"a{i}" for i in range(vg.K_A)]),
+                    g.SetLabels(d["B"], d["top_b"], [f"b{j}" for j in range(vg.K_B)]),
+                    S,
+                    g.GroundingSettings(
+                        min_iou=0.2, threshold=0.5, n_perm=args.n_perm, seed=k,
+                        withhold_biased=False,
+                    ),
+                    transcripts=d["t"], strata=d["strata"],
                 )  # fmt: skip
                 p_shift = [raw.get(f"{m}_p", math.nan) for m in shift.TEST_METRICS]
                 if args.null != "shift":
                     tp = gs.text_pairs(S, 0.5)
-                    blk = shift.block_code_test(
-                        d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2, d["strata"],
-                        args.n_perm, k,
-                    )  # fmt: skip
+                    lab = Labelings(d["A"], d["B"], d["top_a"], d["top_b"], S, tp, 0.2)
+                    blk = shift.block_code_test(lab, d["strata"], args.n_perm, k)
                     p_blk = [blk[f"{m}_p"] for m in shift.TEST_METRICS]
                     p_shift = p_blk if args.null == "blocks" else np.fmax(p_shift, p_blk)
                 ps.append(p_shift)

@@ -6,6 +6,7 @@ import pytest
 
 from themesim.errors import InputError
 from themesim.metrics.calibration import (
+    IntervalProcedure,
     calibrate,
     f1_threshold,
     isotonic_fit,
@@ -53,12 +54,14 @@ def test_prevalence_and_interval_method_are_reported():
     assert out["ci_method"] == (
         "auc: newcombe_score_theme_deff; thresholds: stratified_theme_bootstrap"
     )
-    old = calibrate(SCORES, LABELS, n_boot=50, scheme="pairs", auc_method="percentile")
+    old = calibrate(
+        SCORES, LABELS, n_boot=50, procedure=IntervalProcedure("pairs", auc_method="percentile")
+    )
     assert old["ci_method"] == "pairs_bootstrap"
     with pytest.raises(ValueError, match="scheme"):
-        calibrate(SCORES, LABELS, n_boot=5, scheme="rows")
+        calibrate(SCORES, LABELS, n_boot=5, procedure=IntervalProcedure(scheme="rows"))
     with pytest.raises(ValueError, match="auc_method"):
-        calibrate(SCORES, LABELS, n_boot=5, auc_method="bca")
+        calibrate(SCORES, LABELS, n_boot=5, procedure=IntervalProcedure(auc_method="bca"))
 
 
 # SCORES/LABELS as matches 0.8, 0.35 and non-matches 0.4, 0.1. Placements: 0.8 beats both
@@ -125,7 +128,7 @@ def test_a_perfect_separation_gets_an_interval_not_a_point():
     s = np.r_[np.linspace(0.6, 0.9, 6), np.linspace(0.1, 0.5, 6)]
     y = np.r_[np.ones(6, dtype=np.int64), np.zeros(6, dtype=np.int64)]
     assert auc_interval(s, y) == (pytest.approx(0.689230577, abs=1e-8), 1.0)
-    out = calibrate(s, y, n_boot=50, auc_method="percentile")
+    out = calibrate(s, y, n_boot=50, procedure=IntervalProcedure(auc_method="percentile"))
     assert (out["auc_ci_low"], out["auc_ci_high"]) == (1.0, 1.0)  # the old interval
     assert calibrate(s, y, n_boot=50)["auc_ci_low"] == pytest.approx(0.689230577, abs=1e-8)
 

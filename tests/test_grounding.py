@@ -6,14 +6,22 @@ B         b1 b1 b3 b2 b2 b2
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_mutual_info_score
 
-from themesim.metrics.grounding.grounding import grounding, label_matrix, top1
+from themesim.metrics.grounding.grounding import (
+    GroundingSettings,
+    SetLabels,
+    grounding,
+    label_matrix,
+    top1,
+)
 from themesim.metrics.grounding.grounding_stats import alpha_mapped, iou_matrix, kappa, kappa_counts
+from themesim.metrics.grounding.labelings import Labelings
 
 SEGMENTS = pd.DataFrame({"transcript": ["t"] * 6, "segment": range(6)})
 A_IDS, B_IDS = ["a1", "a2"], ["b1", "b2", "b3"]
@@ -70,9 +78,10 @@ def test_krippendorff_alpha_by_hand(data):
 
 def test_grounding_row_and_pairs(data):
     A, B, ta, tb = data
+    a, b = SetLabels(A, ta, A_IDS), SetLabels(B, tb, B_IDS)
     # one transcript: the chance-corrected figures by hand, before they are withheld
-    kw = dict(min_iou=0.5, threshold=0.5, withhold_biased=False)
-    row, pairs = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **kw)
+    st = GroundingSettings(min_iou=0.5, threshold=0.5, withhold_biased=False)
+    row, pairs = grounding(a, b, S, st)
     assert row["n_segments"] == 6 and row["n_both_labelled"] == 5
     assert row["data_coverage_a"] == pytest.approx(5 / 6)
     assert row["data_coverage_b"] == 1.0
@@ -97,7 +106,7 @@ def test_grounding_row_and_pairs(data):
     assert r.loc[("a1", "b3"), "text_pair"] and not r.loc[("a1", "b1"), "text_pair"]
     assert r.loc[("a2", "b2"), "kappa"] == pytest.approx(2 / 3)
     # a stricter min_iou drops both grounded pairs; a higher threshold leaves one text pair
-    strict, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, min_iou=0.7, threshold=0.85)
+    strict, _ = grounding(a, b, S, GroundingSettings(min_iou=0.7, threshold=0.85))
     assert strict["grounded_hungarian_f1"] == 0.0
     assert strict["text_hungarian_f1"] == pytest.approx(0.4)
 
@@ -105,8 +114,10 @@ def test_grounding_row_and_pairs(data):
 def test_identical_partitions_agree_fully():
     A = label_matrix(LABELS_A, SEGMENTS, A_IDS)
     ta = top1(LABELS_A, SEGMENTS, A_IDS)
-    kw = dict(min_iou=0.5, threshold=0.5, withhold_biased=False)  # one transcript: by hand
-    row, _ = grounding(A, A, ta, ta, np.eye(2), A_IDS, A_IDS, **kw)
+    a = SetLabels(A, ta, A_IDS)
+    # one transcript: by hand
+    st = GroundingSettings(min_iou=0.5, threshold=0.5, withhold_biased=False)
+    row, _ = grounding(a, a, np.eye(2), st)
     assert row["ami"] == pytest.approx(1.0) and row["ari"] == pytest.approx(1.0)
     assert row["grounded_hungarian_f1"] == 1.0
     assert row["text_pairs_krippendorff_alpha"] == pytest.approx(1.0)
@@ -183,8 +194,10 @@ def test_jackknife_by_hand(data):
     """Transcripts {0, 1}, {2, 3}, {4, 5}: coverage of A leaving each out is 3/4, 3/4, 1;
     mean 5/6, Σ (r − mean)² = 1/24, se² = (2/3)(1/24) = 1/36, se = 1/6; t(2) = 4.3027."""
     A, B, ta, tb = data
-    kw = dict(min_iou=0.5, threshold=0.5, transcripts=np.array([0, 0, 1, 1, 2, 2]))
-    r1, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, intervals=True, **kw)
+    a, b = SetLabels(A, ta, A_IDS), SetLabels(B, tb, B_IDS)
+    st = GroundingSettings(min_iou=0.5, threshold=0.5, intervals=True)
+    t = np.array([0, 0, 1, 1, 2, 2])
+    r1, _ = grounding(a, b, S, st, t)
     assert r1["n_transcripts"] == 3 and r1["ci_method"].startswith("transcript_jackknife; ")
     h = 4.302652729749464 / 6
     assert r1["data_coverage_a_ci_low"] == pytest.approx(5 / 6 - h)
@@ -192,10 +205,10 @@ def test_jackknife_by_hand(data):
     # B labels every segment in every replicate: no spread, the value is certain here
     assert r1["data_coverage_b_ci_low"] == r1["data_coverage_b_ci_high"] == 1.0
     # deterministic: no seed reaches the jackknife
-    r2, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, intervals=True, seed=9, **kw)
+    r2, _ = grounding(a, b, S, replace(st, seed=9), t)
     assert r1 == r2
     # one transcript: no transcript-level interval, and the row says why
-    r3, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, min_iou=0.5, threshold=0.5, intervals=True)
+    r3, _ = grounding(a, b, S, st)
     assert r3["ci_method"] == "none (one transcript)" and math.isnan(r3["ami_ci_low"])
 
 
@@ -208,9 +221,10 @@ def test_chance_corrected_figures_are_refused_over_one_transcript(data):
 
     assert CHANCE_MIN_TRANSCRIPTS == 2
     A, B, ta, tb = data
-    kw = dict(min_iou=0.5, threshold=0.5, intervals=True, n_perm=20, seed=1)
-    one, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, **kw)
-    raw, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, withhold_biased=False, **kw)
+    a, b = SetLabels(A, ta, A_IDS), SetLabels(B, tb, B_IDS)
+    st = GroundingSettings(min_iou=0.5, threshold=0.5, intervals=True, n_perm=20, seed=1)
+    one, _ = grounding(a, b, S, st)
+    raw, _ = grounding(a, b, S, replace(st, withhold_biased=False))
     assert np.isfinite(raw["ami"])  # computed, then refused
     assert one["n_transcripts"] == 1
     for m in CHANCE_CORRECTED:
@@ -222,7 +236,7 @@ def test_chance_corrected_figures_are_refused_over_one_transcript(data):
     assert "not given over 1 transcript(s)" in reason and "at least 2" in reason
     for m in ("data_coverage_a", "grounded_hungarian_f1", "text_hungarian_f1", "n_both_labelled"):
         assert one[m] == raw[m]  # plain shares and counts stay
-    two, _ = grounding(A, B, ta, tb, S, A_IDS, B_IDS, transcripts=np.array([0] * 3 + [1] * 3), **kw)
+    two, _ = grounding(a, b, S, st, np.array([0] * 3 + [1] * 3))
     assert two["withheld_reason"] == "" and np.isfinite(two["ami"])
 
 
@@ -250,11 +264,12 @@ def test_biased_intervals_are_withheld_and_named():
         return A, B, top_a, top_b, S, np.repeat(np.arange(n_transcripts), 20)
 
     ids = [f"t{i}" for i in range(na)]
+    st = GroundingSettings(min_iou=0.2, threshold=0.5, intervals=True)
     for G in (6, 20):
         A, B, ta, tb, S6, t = study(G)
-        kw = dict(min_iou=0.2, threshold=0.5, transcripts=t, intervals=True)
-        row, _ = grounding(A, B, ta, tb, S6, ids, ids, **kw)
-        raw, _ = grounding(A, B, ta, tb, S6, ids, ids, withhold_biased=False, **kw)
+        a, b = SetLabels(A, ta, ids), SetLabels(B, tb, ids)
+        row, _ = grounding(a, b, S6, st, t)
+        raw, _ = grounding(a, b, S6, replace(st, withhold_biased=False), t)
         assert row == raw | withheld_intervals(raw) | {"withheld_reason": ""}
         for m in CI_METRICS:  # every estimate is defined, and every raw interval given
             assert raw[f"{m}_ci_low"] <= raw[m] <= raw[f"{m}_ci_high"], m
@@ -267,8 +282,7 @@ def test_biased_intervals_are_withheld_and_named():
             assert row[f"{m}_ci_high"] == raw[f"{m}_ci_high"], m
     # 6 transcripts: both named; 20: ρ alone
     A, B, ta, tb, S6, t = study(6)
-    r6, _ = grounding(A, B, ta, tb, S6, ids, ids, min_iou=0.2, threshold=0.5, transcripts=t,
-                      intervals=True)  # fmt: skip
+    r6, _ = grounding(SetLabels(A, ta, ids), SetLabels(B, tb, ids), S6, st, t)
     assert math.isnan(r6["text_pairs_median_kappa_ci_low"])
     assert r6["ci_method"] == (
         "transcript_jackknife; text_pairs_median_kappa (under 20 transcripts), "
@@ -304,11 +318,10 @@ def test_independent_labelings_intervals_contain_their_estimate():
     top_b = np.where(rng.random(n) < 0.7, rng.integers(0, nb, n), -1)
     A, B = top_a[:, None] == np.arange(na), top_b[:, None] == np.arange(nb)
     Sab = rng.random((na, nb))
-    ids_a, ids_b = [f"a{i}" for i in range(na)], [f"b{j}" for j in range(nb)]
-    row, _ = grounding(
-        A, B, top_a, top_b, Sab, ids_a, ids_b, min_iou=0.2, threshold=0.5,
-        transcripts=transcripts, intervals=True, n_perm=199, seed=1,
-    )  # fmt: skip
+    a = SetLabels(A, top_a, [f"a{i}" for i in range(na)])
+    b = SetLabels(B, top_b, [f"b{j}" for j in range(nb)])
+    st = GroundingSettings(min_iou=0.2, threshold=0.5, intervals=True, n_perm=199, seed=1)
+    row, _ = grounding(a, b, Sab, st, transcripts)
     for m in CI_METRICS:
         if not math.isnan(row[m]) and m not in BIASED_CI_MIN_TRANSCRIPTS:
             assert row[f"{m}_ci_low"] <= row[m] <= row[f"{m}_ci_high"], m
@@ -317,10 +330,7 @@ def test_independent_labelings_intervals_contain_their_estimate():
     # others are NaN (descriptions), and p_method says which are given
     from themesim.metrics.grounding.grounding_shift import PRINTED_P, TEST_METRICS
 
-    raw, _ = grounding(
-        A, B, top_a, top_b, Sab, ids_a, ids_b, min_iou=0.2, threshold=0.5,
-        transcripts=transcripts, intervals=True, n_perm=199, seed=1, withhold_biased=False,
-    )  # fmt: skip
+    raw, _ = grounding(a, b, Sab, replace(st, withhold_biased=False), transcripts)
     assert raw["ami_p"] > 0.05 and raw["ari_p"] > 0.05  # measured for the suite
     for m in TEST_METRICS:
         assert math.isnan(row[f"{m}_p"]) == (m not in PRINTED_P), m
@@ -353,8 +363,9 @@ def test_permutation_p_enumerated_exactly():
     A = np.array([[1], [0], [1], [0]], dtype=bool)
     top = np.array([0, -1, 0, -1])
     S1 = np.array([[0.9]])
-    args = (A, A.copy(), top, top.copy(), S1, text_pairs(S1, 0.5), 0.2, np.array([0, 0, 1, 1]))
-    out = permutation_test(*args, n_perm=10, seed=0)
+    lab = Labelings(A, A.copy(), top, top.copy(), S1, text_pairs(S1, 0.5), 0.2)
+    strata = np.array([0, 0, 1, 1])
+    out = permutation_test(lab, strata, n_perm=10, seed=0)
     assert out["p_method"] == "run_preserving_cyclic_shift_exact"
     assert out["n_permutations"] == 4
     assert out["text_pairs_median_kappa_p"] == 0.25
@@ -363,10 +374,10 @@ def test_permutation_p_enumerated_exactly():
         out["text_pairs_krippendorff_alpha_p"]
     )
     # fewer draws than arrangements: Monte Carlo, p = (1 + hits) / (1 + draws) ≥ 1 / 4
-    mc = permutation_test(*args, n_perm=3, seed=0)
+    mc = permutation_test(lab, strata, n_perm=3, seed=0)
     assert mc["p_method"] == "run_preserving_cyclic_shift" and mc["n_permutations"] == 3
     assert mc["text_pairs_median_kappa_p"] in (0.25, 0.5, 0.75, 1.0)
-    assert mc == permutation_test(*args, n_perm=3, seed=0)  # seeded
+    assert mc == permutation_test(lab, strata, n_perm=3, seed=0)  # seeded
 
 
 def _runs(x: np.ndarray) -> list[tuple[int, int]]:
@@ -441,9 +452,8 @@ def test_shift_p_by_hand_where_permutation_finds_agreement():
     assert partition_scores(np.array([[5, 15], [20, 0]]))[0] == ami
     A, B = top_a[:, None] == np.arange(2), top_b[:, None] == np.arange(2)
     S = np.array([[0.9, 0.1], [0.1, 0.9]])
-    out = permutation_test(
-        A, B, top_a, top_b, S, text_pairs(S, 0.5), 0.2, np.zeros(40, int), n_perm=99, seed=0
-    )
+    lab = Labelings(A, B, top_a, top_b, S, text_pairs(S, 0.5), 0.2)
+    out = permutation_test(lab, np.zeros(40, int), n_perm=99, seed=0)
     assert out["p_method"] == "run_preserving_cyclic_shift_exact"
     assert out["n_permutations"] == 4
     assert out["ami_p"] == 1.0
@@ -463,10 +473,10 @@ def test_strongly_dependent_null_is_not_rejected():
 
     S = vg.similarity(np.random.default_rng(0))
     d = vg.simulate(np.random.default_rng(1), "serial_stay0.9", 3)
-    args = (d["A"], d["B"], d["top_a"], d["top_b"], S, text_pairs(S, 0.5), 0.2, d["t"])
-    out = permutation_test(*args, n_perm=199, seed=0)
+    lab = Labelings(d["A"], d["B"], d["top_a"], d["top_b"], S, text_pairs(S, 0.5), 0.2)
+    out = permutation_test(lab, d["t"], n_perm=199, seed=0)
     assert out["ami_p"] > 0.3 and out["ari_p"] > 0.3
-    ctx = _Perm(*args[:-1])
+    ctx = _Perm(lab)
     observed = ctx.stats(np.arange(len(d["t"])))[0]
     rng = np.random.default_rng(0)
     hits = 0
@@ -599,7 +609,7 @@ def test_permuted_statistics_equal_the_rows_permuted():
     B = (rng.random((n, nb)) < 0.15) | (top_b[:, None] == np.arange(nb))
     S = rng.random((na, nb))
     for tpairs in (g.text_pairs(S, 0.3), None):
-        ctx = gs._Perm(A, B, top_a, top_b, S, tpairs, 0.2)
+        ctx = gs._Perm(Labelings(A, B, top_a, top_b, S, tpairs, 0.2))
         for _ in range(20):
             perm = rng.permutation(n)
             got = dict(zip(gs.TEST_METRICS, ctx.stats(perm), strict=True))

@@ -710,7 +710,7 @@ def test_heatmap_outlines_follow_the_z_scale_decisions(tmp_path, monkeypatch):
     }
     # The metric tables' decisions: raw θ 0.5 keeps a1:b1, z θ 2 drops it and keeps a3:b2.
     Z, flag = z_scale(S, W["h"], W["l"])
-    dc = decision_changes(S, Z, [0.5], [2.0], "ge", ids["h"], ids["l"], flag).iloc[0]
+    dc = decision_changes(S, (Z, flag), [0.5], [2.0], "ge", ids["h"], ids["l"]).iloc[0]
     assert (dc["only_raw_pairs"], dc["only_z_pairs"], dc["n_both"]) == ("a1:b1", "a3:b2", 2)
     z_kept = {("a0", "b0"), ("a2", "b3"), ("a3", "b2")}
 

@@ -62,8 +62,7 @@ def test_decision_changes_hand_computed():
     # Diagonal 0.5: raw keeps all four at 0.5; the z of the diagonal is 3.0, 0.80, 0.5, 0.22,
     # so at z >= 2 only A0-B0 survives.
     S = np.eye(4) * 0.5
-    Z, _ = z_scale(S, W, W)
-    tab = decision_changes(S, Z, [0.5], [2.0], a_ids=list("abcd"), b_ids=list("ABCD"))
+    tab = decision_changes(S, z_scale(S, W, W), [0.5], [2.0], "ge", list("abcd"), list("ABCD"))
     r = tab.iloc[0]
     assert (r["n_raw"], r["n_z"], r["n_both"], r["n_only_raw"], r["n_only_z"]) == (4, 1, 1, 3, 0)
     assert r["share_changed"] == 0.75
@@ -72,7 +71,7 @@ def test_decision_changes_hand_computed():
 
 def test_decision_changes_with_undefined_z():
     S = np.eye(4) * 0.5
-    tab = decision_changes(S, np.full((4, 4), np.nan), [0.5], [2.0], z_flag="a:too_small")
+    tab = decision_changes(S, (np.full((4, 4), np.nan), "a:too_small"), [0.5], [2.0])
     assert tab.loc[0, "n_raw"] == 4 and np.isnan(tab.loc[0, "n_z"])
     assert tab.loc[0, "z_flag"] == "a:too_small"
 
@@ -120,8 +119,7 @@ def test_report_shows_the_decision_table(tmp_path):
 
     spec = write_method(tmp_path, "minilm", [comparison_row("minilm", "human", "llm", 0.5)])
     S = np.eye(4) * 0.5
-    Z, _ = z_scale(S, W, W)
-    dc = decision_changes(S, Z, [0.5], [2.0], a_ids=list("abcd"), b_ids=list("ABCD"))
+    dc = decision_changes(S, z_scale(S, W, W), [0.5], [2.0], a_ids=list("abcd"), b_ids=list("ABCD"))
     dc.insert(0, "set_b", "llm")
     dc.insert(0, "set_a", "human")
     dc.insert(0, "method", "minilm")
@@ -184,8 +182,7 @@ def test_z_pvalues_is_the_larger_side():
 
 def test_decision_changes_carry_the_size_aware_columns():
     S = np.eye(4) * 0.5 + 0.1
-    Z, _ = z_scale(S, W, W)
-    tab = decision_changes(S, Z, [0.5], [2.0, 3.0], z_alpha=0.1)
+    tab = decision_changes(S, z_scale(S, W, W), [0.5], [2.0, 3.0], z_alpha=0.1)
     assert list(tab.columns[-4:]) == ["z_fpr_a", "z_fpr_b", "z_cut_a", "z_cut_b"]
     np.testing.assert_allclose(tab["z_fpr_a"], z_fpr([2.0, 3.0], 3))
     np.testing.assert_allclose(tab["z_cut_b"], z_cut(3, 0.1))

@@ -25,13 +25,44 @@ coded segments keep the method's threshold).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from themesim.coder.settings import CODER_DEFAULTS
+from themesim.coder.settings import CODER_DEFAULTS, rule_of
 from themesim.metrics.kappa import kappa_counts
 
 RULES = ("top1", "all")
+
+
+@dataclass(frozen=True)
+class CoderOptions:
+    """How the coder of vectors labels a set (the module's docstring): its kind (`coding`:
+    similarity or exemplar), `rule`, `context`, `text_weight`, `fit_thresholds`,
+    `min_coded` and `center`."""
+
+    coding: str
+    rule: str
+    context: float = CODER_DEFAULTS["context"]
+    text_weight: float = CODER_DEFAULTS["text_weight"]
+    fit_thresholds: bool = CODER_DEFAULTS["fit_thresholds"]
+    min_coded: int = CODER_DEFAULTS["min_coded"]
+    center: bool = CODER_DEFAULTS["center"]
+
+    @classmethod
+    def of(cls, coder: dict, coding: str) -> CoderOptions:
+        """The options of grounding.coder (`coder`, as coder_settings fills it in) for the
+        coder kind `coding`."""
+        return cls(
+            coding=coding,
+            rule=rule_of(coder, coding),
+            context=float(coder["context"]),
+            text_weight=float(coder["text_weight"]),
+            fit_thresholds=bool(coder["fit_thresholds"]),
+            min_coded=int(coder["min_coded"]),
+            center=bool(coder["center"]),
+        )
 
 
 def unit_rows(V: np.ndarray) -> np.ndarray:
@@ -157,27 +188,24 @@ def vector_labels(
     V: np.ndarray,
     segments: pd.DataFrame,
     eligible: np.ndarray,
+    options: CoderOptions,
     *,
-    coding: str,
-    rule: str,
     threshold: float,
     evidence: np.ndarray | None = None,
     coded: np.ndarray | None = None,
-    context: float = CODER_DEFAULTS["context"],
-    text_weight: float = CODER_DEFAULTS["text_weight"],
-    fit_thresholds: bool = CODER_DEFAULTS["fit_thresholds"],
-    min_coded: int = CODER_DEFAULTS["min_coded"],
-    center: bool = CODER_DEFAULTS["center"],
 ) -> tuple[np.ndarray, np.ndarray]:
     """(segments × themes labels, themes × segments scores) of one set.
 
     T: theme vectors; V: segment vectors (rows of `segments`, in transcript order); evidence:
     the set's evidence labels (coded and quote) as prototypes; coded: its coded labels, for
     fitted thresholds. Both cross-fitted by transcript."""
+    o = options
     groups = segments["transcript"].to_numpy()
-    W = context_vectors(V, segments, context)
-    S = cross_fitted_scores(T, W, groups, evidence, coding=coding, text_weight=text_weight)
+    W = context_vectors(V, segments, o.context)
+    S = cross_fitted_scores(T, W, groups, evidence, coding=o.coding, text_weight=o.text_weight)
     thr = threshold
-    if fit_thresholds and coded is not None and coded.any():
-        thr = fitted_thresholds(S, coded, groups, np.asarray(eligible, bool), threshold, min_coded)
-    return decide(S, eligible, rule, thr, center), S
+    if o.fit_thresholds and coded is not None and coded.any():
+        thr = fitted_thresholds(
+            S, coded, groups, np.asarray(eligible, bool), threshold, o.min_coded
+        )
+    return decide(S, eligible, o.rule, thr, o.center), S

@@ -3,11 +3,13 @@ results/segments/{method}/{set}.parquet), for the segment_labels step."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from themesim import kinds
-from themesim.coder.assign import decide, vector_labels
+from themesim.coder.assign import CoderOptions, decide, vector_labels
 from themesim.coder.settings import rule_of
 from themesim.coder.trained import trained_labels
 
@@ -26,16 +28,26 @@ def evidence_matrix(rows, segments: pd.DataFrame, ids, sources) -> np.ndarray:
     return E
 
 
+@dataclass(frozen=True)
+class SetCoder:
+    """Who codes one set under a method: the coder kind (`coding`: similarity, exemplar,
+    llm or trained), grounding.coder's settings (`settings`, as coder_settings fills them
+    in), the method's `spec` (its kind gives the theme and segment vectors) and its assign
+    `threshold` (None: the method never assigns)."""
+
+    coding: str
+    settings: dict
+    spec: dict
+    threshold: float | None
+
+
 def coder_rows(
-    *,
-    coding: str,
-    coder: dict,
-    spec: dict,
+    coder: SetCoder,
     themes: pd.DataFrame,
     segments: pd.DataFrame,
     eligible: np.ndarray,
     evidence_rows,
-    threshold,
+    *,
     theme_embeddings=None,
     segment_embeddings=None,
     llm_scores=None,
@@ -47,41 +59,31 @@ def coder_rows(
     for fitted thresholds); llm_scores: the coder_llm step's table (transcript, segment,
     theme_id, score) for coding `llm`."""
     ids = themes["theme_id"].tolist()
-    rule = rule_of(coder, coding)
+    coding, settings = coder.coding, coder.settings
     if coding == "llm":
         if llm_scores is None:
             return None
         S = _llm_matrix(llm_scores, segments, ids)
-        L = decide(S, eligible, rule, float(coder["llm"]["threshold"]), bool(coder["center"]))
+        rule, threshold = rule_of(settings, coding), float(settings["llm"]["threshold"])
+        L = decide(S, eligible, rule, threshold, bool(settings["center"]))
+    elif coder.threshold is None:  # the method never assigns (judge, precomputed, abtt)
+        return None
     elif coding == "trained":
-        if threshold is None:  # the method never assigns (judge, precomputed, abtt)
-            return None
-
         L, S = trained_labels(themes["text"].tolist(), segments["text"].tolist(), eligible)
     else:
-        if threshold is None:
-            return None
-        vec = kinds.get(spec["kind"]).segment_vectors(
-            spec, themes, segments, theme_embeddings, segment_embeddings
+        vec = kinds.get(coder.spec["kind"]).segment_vectors(
+            coder.spec, themes, segments, theme_embeddings, segment_embeddings
         )
         if vec is None:
             return None
-        evidence = evidence_matrix(evidence_rows, segments, ids, ("coded", "quote"))
-        coded = evidence_matrix(evidence_rows, segments, ids, ("coded",))
         L, S = vector_labels(
             *vec,
             segments,
             eligible,
-            coding=coding,
-            rule=rule,
-            threshold=float(threshold),
-            evidence=evidence,
-            coded=coded,
-            context=float(coder["context"]),
-            text_weight=float(coder["text_weight"]),
-            fit_thresholds=bool(coder["fit_thresholds"]),
-            min_coded=int(coder["min_coded"]),
-            center=bool(coder["center"]),
+            CoderOptions.of(settings, coding),
+            threshold=float(coder.threshold),
+            evidence=evidence_matrix(evidence_rows, segments, ids, ("coded", "quote")),
+            coded=evidence_matrix(evidence_rows, segments, ids, ("coded",)),
         )
     si, ti = np.nonzero(L)
     return [

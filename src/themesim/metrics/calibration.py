@@ -14,6 +14,7 @@ of those counts, so equal F1s are equal floats and a tie goes to the highest thr
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -248,6 +249,20 @@ def resample_indices(rng, y: np.ndarray, a=None, b=None, scheme: str = "stratifi
     return np.concatenate(parts)
 
 
+@dataclass(frozen=True)
+class IntervalProcedure:
+    """How :func:`calibrate` draws its intervals: scheme, the resampling of the rated pairs
+    (:func:`resample_indices`, one of SCHEMES); smooth, the smoothed bootstrap's bandwidth
+    factor (0: scores as drawn); auc_method, the AUC's interval (one of AUC_METHODS)."""
+
+    scheme: str = "stratified_theme"
+    smooth: float = 1.0
+    auc_method: str = "score"
+
+
+DEFAULT_PROCEDURE = IntervalProcedure()
+
+
 def calibrate(
     scores,
     labels,
@@ -257,9 +272,7 @@ def calibrate(
     level: float = 0.95,
     themes_a=None,
     themes_b=None,
-    scheme: str = "stratified_theme",
-    smooth: float = 1.0,
-    auc_method: str = "score",
+    procedure: IntervalProcedure = DEFAULT_PROCEDURE,
 ) -> dict:
     """SUMMARY_COLUMNS for one method: AUC, F1 and Youden thresholds and their intervals.
 
@@ -273,8 +286,10 @@ def calibrate(
     "percentile": the AUC's percentile interval over the same resamples, scores as drawn
     (before issue 23; the validation suite's baseline). Every interval is widened to hold its
     estimate where the resamples' percentiles miss it. `prevalence` is the rated pairs'
-    share of matches, the share the isotonic P(match) assumes.
+    share of matches, the share the isotonic P(match) assumes. scheme, smooth, auc_method:
+    the `procedure`'s.
     """
+    scheme, smooth, auc_method = procedure.scheme, procedure.smooth, procedure.auc_method
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     if auc_method not in AUC_METHODS:

@@ -21,6 +21,8 @@ from themesim.metrics.agreement.codebooks import (
 )
 from themesim.metrics.grounding.grounding import (
     TRANSCRIPT_COUNT_COLUMNS,
+    GroundingSettings,
+    SetLabels,
     grounding,
     label_matrix,
     top1,
@@ -213,16 +215,17 @@ def _basis_row(g: _Grounding, pair: tuple, labels: tuple, S) -> tuple[dict, pd.D
     st = g.settings
     # grounding.bootstrap (its old segment resamples) of 0 still turns the intervals off.
     boot = st.get("bootstrap") or {}
-    return grounding(
-        A, B, top_a, top_b, S, g.ids[a], g.ids[b],
+    settings = GroundingSettings(
         min_iou=float(st["min_iou"]),
         threshold=g.resolved.first,
         op=g.resolved.op,
-        transcripts=g.transcripts,
-        strata=g.strata,
         intervals=bool(st.get("intervals", True)) and int(boot.get("n", 1)) > 0,
         n_perm=int(st.get("permutations", 0)),
         seed=int(st.get("seed", 0)),
+    )
+    return grounding(
+        SetLabels(A, top_a, g.ids[a]), SetLabels(B, top_b, g.ids[b]), S, settings,
+        transcripts=g.transcripts, strata=g.strata,
     )  # fmt: skip
 
 

@@ -288,10 +288,10 @@ def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFra
 def _decision_changes(m: _Method, pair: tuple, S0, scaled) -> pd.DataFrame:
     """The raw-versus-z decision table of one comparison (metrics.scales.decision_changes)."""
     a, b = pair
-    Z, zflag = scaled if m.on_z else z_scale(S0, m.W0[a], m.W0[b])
+    scaled = scaled if m.on_z else z_scale(S0, m.W0[a], m.W0[b])
     ids_a, ids_b = m.tables[a]["theme_id"].tolist(), m.tables[b]["theme_id"].tolist()
     raw, z = m.decision["raw"], m.decision["z"]
-    return decision_changes(S0, Z, raw, z, m.st.op, ids_a, ids_b, zflag, m.st.z_alpha)
+    return decision_changes(S0, scaled, raw, z, m.st.op, ids_a, ids_b, m.st.z_alpha)
 
 
 def _null_pool(m: _Method, pair: tuple) -> np.ndarray | None:

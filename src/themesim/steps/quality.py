@@ -12,6 +12,7 @@ from themesim.kinds import get as get_kind
 from themesim.metrics.sets.quality import (
     SET_QUALITY_KEYS,
     KeywordDocuments,
+    QualitySettings,
     npmi_keywords,
     semantic_distinctiveness,
     set_quality,
@@ -55,8 +56,7 @@ def set_quality_table(job: Job) -> None:
                 seg_emb if seg_emb is not None and len(seg) else np.zeros((0, emb.shape[1])),
                 docs,
                 theme_names=t["theme_id"].tolist(),
-                alpha=settings["alpha"],
-                beta=settings["beta"],
+                settings=QualitySettings(alpha=settings["alpha"], beta=settings["beta"]),
             )
             theme_frames.append(qt.rename(columns={"theme": "theme_id"}).assign(set=s))
         else:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from themesim.coder.labels import coder_rows
+from themesim.coder.labels import SetCoder, coder_rows
 from themesim.coder.settings import coder_settings
 from themesim.io.coded import coded_labels, read_coded_file
 from themesim.io.files import write_csv, write_parquet
@@ -149,14 +149,16 @@ def _write_set_labels(
         asked = segments["speaker"].astype(str).str.casefold().isin(skip).to_numpy()
         rows += (
             coder_rows(
-                coding=files.coder_kind or coder["kind"],
-                coder=coder,
-                spec=coding.spec,
-                themes=themes,
-                segments=segments,
-                eligible=~asked,
-                evidence_rows=rows,
-                threshold=coding.assign_threshold,
+                SetCoder(
+                    coding=files.coder_kind or coder["kind"],
+                    settings=coder,
+                    spec=coding.spec,
+                    threshold=coding.assign_threshold,
+                ),
+                themes,
+                segments,
+                ~asked,
+                rows,
                 theme_embeddings=files.theme_embeddings,
                 segment_embeddings=coding.segment_embeddings,
                 llm_scores=pd.read_parquet(files.llm_scores) if files.llm_scores else None,

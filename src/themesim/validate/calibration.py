@@ -136,9 +136,9 @@ def _design(design: str, seed: int, draws: int, n_boot: int, procedures) -> list
         d = simulate(rng, design)
         for proc in procedures:
             scheme, smooth, auc_method = PROCEDURES[proc]
+            procedure = cal.IntervalProcedure(scheme, smooth, auc_method)
             out = cal.calibrate(d["s"], d["y"], n_boot=n_boot, seed=k, themes_a=d["a"],
-                                themes_b=d["b"], scheme=scheme, smooth=smooth,
-                                auc_method=auc_method)  # fmt: skip
+                                themes_b=d["b"], procedure=procedure)  # fmt: skip
             for q in QUANTITIES:
                 name = cal.AUC_CI_METHOD if q == "auc" and auc_method == "score" else proc
                 detail.append(

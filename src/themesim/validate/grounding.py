@@ -306,10 +306,14 @@ def _design(design: str, seed: int, sizes, draws: int, n_perm: int, n_boot: int)
         for k in range(draws):
             d = simulate(rng, design, G)
             raw, _ = g.grounding(
-                d["A"], d["B"], d["top_a"], d["top_b"], S,
-                [f"a{i}" for i in range(K_A)], [f"b{j}" for j in range(K_B)],
-                min_iou=0.2, threshold=0.5, transcripts=d["t"], strata=d["strata"],
-                intervals=True, n_perm=n_perm, seed=k, withhold_biased=False,
+                g.SetLabels(d["A"], d["top_a"], [f"a{i}" for i in range(K_A)]),
+                g.SetLabels(d["B"], d["top_b"], [f"b{j}" for j in range(K_B)]),
+                S,
+                g.GroundingSettings(
+                    min_iou=0.2, threshold=0.5, intervals=True, n_perm=n_perm, seed=k,
+                    withhold_biased=False,
+                ),
+                transcripts=d["t"], strata=d["strata"],
             )  # fmt: skip
             est = raw | gi.withheld_intervals(raw)  # what grounding() prints
             base = {"design": design, "transcripts": G, "draw": k}

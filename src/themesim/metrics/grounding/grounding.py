@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,7 @@ from themesim.metrics.grounding.grounding_stats import (
     summary_row,
     text_pairs,
 )
+from themesim.metrics.grounding.labelings import Labelings
 
 PAIR_COLUMNS = ["a_id", "b_id", "n_a", "n_b", "n_both", "iou", "kappa", "similarity", "text_pair"]
 # The chance-corrected figures (agreement beyond what chance gives: AMI, ARI, κ, α) are
@@ -144,60 +146,83 @@ def top1(labels: pd.DataFrame, segments: pd.DataFrame, ids: Sequence[str]) -> np
     return best
 
 
+@dataclass(frozen=True, eq=False)
+class SetLabels:
+    """One set's labels of the segments: `matrix`, boolean segments × themes
+    (:func:`label_matrix`); `top`, each segment's top-1 theme (:func:`top1`, -1 =
+    unlabelled); `ids`, its theme ids (the matrix's columns)."""
+
+    matrix: np.ndarray
+    top: np.ndarray
+    ids: Sequence[str]
+
+
+@dataclass(frozen=True)
+class GroundingSettings:
+    """How :func:`grounding` scores one comparison. min_iou: the IoU a grounded pair needs;
+    threshold/op: the method's first threshold on its scale, for the text Hungarian pairs.
+    intervals adds `<metric>_ci_low/_ci_high` from the delete-one-transcript jackknife
+    (:func:`jackknife_interval`, at `level`) and `ci_method`, less those
+    :func:`withhold_biased` withholds (withhold_biased=False: all of them, for the
+    validation suite); n_perm > 0 adds `<metric>_p`, the run-preserving cyclic shift test
+    of agreement above chance (:func:`permutation_test`, seeded by `seed`). Over fewer than
+    CHANCE_MIN_TRANSCRIPTS transcripts the chance-corrected figures are NaN and
+    `withheld_reason` says why (:func:`withheld_few_transcripts`; withhold_biased=False
+    keeps them)."""
+
+    min_iou: float
+    threshold: float | None
+    op: str = "ge"
+    intervals: bool = False
+    n_perm: int = 0
+    seed: int = 0
+    level: float = 0.95
+    withhold_biased: bool = True
+
+
 def grounding(
-    A: np.ndarray,
-    B: np.ndarray,
-    top_a: np.ndarray,
-    top_b: np.ndarray,
+    a: SetLabels,
+    b: SetLabels,
     S: np.ndarray,
-    a_ids: Sequence[str],
-    b_ids: Sequence[str],
-    *,
-    min_iou: float,
-    threshold: float | None,
-    op: str = "ge",
+    settings: GroundingSettings,
     transcripts: np.ndarray | None = None,
     strata: np.ndarray | None = None,
-    intervals: bool = False,
-    n_perm: int = 0,
-    seed: int = 0,
-    level: float = 0.95,
-    withhold_biased: bool = True,
 ) -> tuple[dict, pd.DataFrame]:
     """(metrics row, pair table) of one comparison.
 
-    A, B: boolean segments × themes label matrices over every segment; top_a, top_b: top-1
-    indices (-1 = unlabelled); S: the method's text similarity (A themes × B themes) on its
-    scale (metrics.method_scale; NaN cells where z is undefined: no text columns then);
-    threshold/op: the method's first threshold on that scale, for the text Hungarian pairs.
-    transcripts: each segment's transcript (any labels; None: one transcript); strata: the
-    shift test's strata, each a stratum's segments in transcript order (None: the
-    transcripts).
-    intervals adds `<metric>_ci_low/_ci_high` from the delete-one-transcript jackknife
-    (:func:`jackknife_interval`) and `ci_method`, less those :func:`withhold_biased` withholds
-    (withhold_biased=False: all of them, for the validation suite); n_perm > 0 adds
-    `<metric>_p`, the run-preserving cyclic shift test of agreement above chance
-    (:func:`permutation_test`). Over fewer than CHANCE_MIN_TRANSCRIPTS transcripts the
-    chance-corrected figures are NaN and `withheld_reason` says why
-    (:func:`withheld_few_transcripts`; withhold_biased=False keeps them).
+    a, b: the two sets' labels over every segment; S: the method's text similarity (A
+    themes × B themes) on its scale (metrics.method_scale; NaN cells where z is undefined:
+    no text columns then). transcripts: each segment's transcript (any labels; None: one
+    transcript); strata: the shift test's strata, each a stratum's segments in transcript
+    order (None: the transcripts).
     """
     S = np.asarray(S, dtype=float)
-    if S.shape != (A.shape[1], B.shape[1]):
+    if S.shape != (a.matrix.shape[1], b.matrix.shape[1]):
         raise ValueError(
-            f"similarity shape {S.shape} does not match themes {A.shape[1]}×{B.shape[1]}"
+            f"similarity shape {S.shape} does not match themes "
+            f"{a.matrix.shape[1]}×{b.matrix.shape[1]}"
         )
     # As the metric tables: a comparison with S undefined on the z scale is not text-scored.
-    tpairs = text_pairs(S, threshold, op) if np.isfinite(S).all() else None
-    row, iou = summary_row(A, B, top_a, top_b, S, tpairs, min_iou)
+    tpairs = text_pairs(S, settings.threshold, settings.op) if np.isfinite(S).all() else None
+    lab = Labelings(a.matrix, b.matrix, a.top, b.top, S, tpairs, settings.min_iou)
+    row, iou = summary_row(lab.A, lab.B, lab.top_a, lab.top_b, S, tpairs, lab.min_iou)
     if tpairs is not None:
         row["text_hungarian_f1"] = f1_score(len(tpairs), S.shape[0], S.shape[1])
-    transcripts = np.zeros(len(A), dtype=np.int64) if transcripts is None else transcripts
+    transcripts = np.zeros(len(lab.A), dtype=np.int64) if transcripts is None else transcripts
     transcripts = _codes(transcripts)
     row["n_transcripts"] = int(len(np.unique(transcripts)))
     row = {k: row[k] for k in METRIC_COLUMNS}
-    both, n_a, n_b, _ = iou_matrix(A, B)
-    tp = set(tpairs or [])
-    pairs = pd.DataFrame(
+    pairs = _pair_table(lab, a.ids, b.ids, iou)
+    _add_inference(row, lab, settings, transcripts, strata)
+    return row, pairs
+
+
+def _pair_table(lab: Labelings, a_ids, b_ids, iou: np.ndarray) -> pd.DataFrame:
+    """The comparison's pair table (PAIR_COLUMNS): every A theme against every B theme."""
+    both, n_a, n_b, _ = iou_matrix(lab.A, lab.B)
+    tp = set(lab.tpairs or [])
+    n = len(lab.A)
+    return pd.DataFrame(
         [
             (
                 a_ids[i],
@@ -206,8 +231,8 @@ def grounding(
                 int(n_b[j]),
                 int(both[i, j]),
                 float(iou[i, j]),
-                kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), len(A)),
-                float(S[i, j]),
+                kappa_counts(int(both[i, j]), int(n_a[i]), int(n_b[j]), n),
+                float(lab.S[i, j]),
                 (i, j) in tp,
             )
             for i in range(len(a_ids))
@@ -215,25 +240,28 @@ def grounding(
         ],
         columns=PAIR_COLUMNS,
     )
-    if intervals:
-        row.update(
-            jackknife_intervals(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level)
-        )
-        if withhold_biased:
+
+
+def _add_inference(row: dict, lab: Labelings, settings: GroundingSettings, transcripts, strata):
+    """The row's intervals, p values and what is withheld of them (GroundingSettings), in
+    place; transcripts: their integer codes."""
+    withhold = settings.withhold_biased
+    if settings.intervals:
+        row.update(jackknife_intervals(lab, transcripts, row, settings.level))
+        if withhold:
             row.update(withheld_intervals(row))
 
         # fewer transcripts than the suite measured the jackknife on: flagged (run-time)
         row["contract"] = grounding_flags(row["n_transcripts"])
-    if n_perm and withhold_biased and not PRINTED_P:  # no p would be given: none is drawn
+    if settings.n_perm and withhold and not PRINTED_P:  # no p would be given: none is drawn
         row.update(untested_p())
-    elif n_perm:
+    elif settings.n_perm:
         strata = transcripts if strata is None else _codes(strata)
-        row.update(permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed))
-        if withhold_biased:  # the suite measures every p; a study is given the valid ones
+        row.update(permutation_test(lab, strata, settings.n_perm, settings.seed))
+        if withhold:  # the suite measures every p; a study is given the valid ones
             row.update(withheld_p(row))
-    if withhold_biased:
+    if withhold:
         row.update(withheld_few_transcripts(row))
-    return row, pairs
 
 
 def withheld_few_transcripts(row: dict) -> dict:

@@ -20,6 +20,7 @@ from themesim.metrics.grounding.grounding_stats import (
     iou_matrix,
     summary_row,
 )
+from themesim.metrics.grounding.labelings import Labelings
 
 # The metrics with intervals, in column order, and the interval each is clipped to (never
 # past the estimate).
@@ -114,10 +115,12 @@ def grounded_f1_interval(A, B, transcripts, min_iou: float, level: float = 0.95)
     return f1_score(k_lo, A.shape[1], B.shape[1]), f1_score(k_hi, A.shape[1], B.shape[1])
 
 
-def jackknife_intervals(A, B, top_a, top_b, S, tpairs, min_iou, transcripts, row, level) -> dict:
+def jackknife_intervals(lab: Labelings, transcripts, row: dict, level: float) -> dict:
     """CI_METRICS' jackknife intervals: each replicate is the full statistic on the segments
     of every transcript but one (no segment ever repeats); grounded_hungarian_f1 from its
     pairs' IoU intervals (:func:`grounded_f1_interval`)."""
+    A, B, top_a, top_b = lab.A, lab.B, lab.top_a, lab.top_b
+    S, tpairs, min_iou = lab.S, lab.tpairs, lab.min_iou
     groups = np.unique(transcripts)
     reps = np.full((len(groups), len(CI_METRICS)), np.nan)
     if len(groups) >= 2:

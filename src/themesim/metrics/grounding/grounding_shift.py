@@ -19,6 +19,7 @@ from themesim.metrics.grounding.grounding_stats import (
     median_kappa,
     spearman_ranked,
 )
+from themesim.metrics.grounding.labelings import Labelings
 from themesim.metrics.grounding.partition import partition_scores
 from themesim.metrics.kappa import kappa_counts_array
 
@@ -38,15 +39,16 @@ class _Perm:
     """What every permuted statistic of one comparison shares: B's rows move, A's
     and both sets' label counts stay."""
 
-    def __init__(self, A, B, top_a, top_b, S, tpairs, min_iou):
+    def __init__(self, lab: Labelings):
+        A, B, S, tpairs = lab.A, lab.B, lab.S, lab.tpairs
         # Counts as float64 products (BLAS): exact for whole numbers below 2**53, and the
         # integer matrix product, which has no BLAS, took most of a draw at 16,000 segments.
         self.Af, self.Bf = A.astype(np.float64), B.astype(np.float64)
         self.n_a = A.astype(np.int64).sum(axis=0)
         self.n_b = B.astype(np.int64).sum(axis=0)
-        self.top_a, self.top_b = top_a, top_b
+        self.top_a, self.top_b = lab.top_a, lab.top_b
         self.shape = (A.shape[1], B.shape[1])
-        self.n, self.min_iou = len(A), min_iou
+        self.n, self.min_iou = len(A), lab.min_iou
         self.text = tpairs is not None
         self.tpairs = tpairs or []
         self.ti = np.array([i for i, _ in self.tpairs], dtype=np.int64)
@@ -192,17 +194,28 @@ class _BlockCodes:
             yield idx
 
 
-def block_code_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed) -> dict:
+def block_code_test(lab: Labelings, strata, n_perm: int, seed: int) -> dict:
     """One-sided p of each TEST_METRICS under the block-code null (:class:`_BlockCodes`):
     p = (1 + #{T* ≥ T}) / (1 + n_perm); an undefined T* counts as reaching T."""
     strata = np.ascontiguousarray(strata, dtype=np.int64)
-    ctx = _Perm(A, B, top_a, top_b, S, tpairs, min_iou)
-    observed = np.array(ctx.stats(np.arange(len(A))), dtype=float)
+    ctx = _Perm(lab)
+    observed = np.array(ctx.stats(np.arange(len(lab.A))), dtype=float)
+    hits = _hits(ctx, observed, _BlockCodes(np.asarray(lab.top_b), strata).draws(n_perm, seed))
+    return _p_columns(observed, (1 + hits) / (1 + n_perm))
+
+
+def _hits(ctx: _Perm, observed: np.ndarray, perms) -> np.ndarray:
+    """Per TEST_METRICS, how many of the arrangements `perms` reach the observed statistic
+    (an undefined one counts as reaching it)."""
     hits = np.zeros(len(TEST_METRICS), dtype=np.int64)
-    for idx in _BlockCodes(np.asarray(top_b), strata).draws(n_perm, seed):
-        t = np.array(ctx.stats(idx), dtype=float)
+    for perm in perms:
+        t = np.array(ctx.stats(perm), dtype=float)
         hits += np.isnan(t) | (t >= observed - P_TOL)
-    p = (1 + hits) / (1 + n_perm)
+    return hits
+
+
+def _p_columns(observed: np.ndarray, p: np.ndarray) -> dict:
+    """`<metric>_p` of each TEST_METRICS; NaN where the observed statistic is undefined."""
     return {
         f"{m}_p": (float(v) if np.isfinite(observed[k]) else math.nan)
         for k, (m, v) in enumerate(zip(TEST_METRICS, p, strict=True))
@@ -231,7 +244,7 @@ def withheld_p(row: dict) -> dict:
     return out
 
 
-def permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, seed) -> dict:
+def permutation_test(lab: Labelings, strata, n_perm: int, seed: int) -> dict:
     """One-sided p of each TEST_METRICS: is agreement above chance, given where each
     coding's topic blocks fall? Within each stratum (transcript × speaker, segments in
     transcript order) B's rows are rotated, possibly after reversing them, to start at a
@@ -246,21 +259,13 @@ def permutation_test(A, B, top_a, top_b, S, tpairs, min_iou, strata, n_perm, see
     n_perm arrangements, #{T* ≥ T} / (all of them) (exact; the identity among them). A
     shifted statistic that is undefined counts as reaching T (conservative)."""
     strata = np.ascontiguousarray(strata, dtype=np.int64)
-    ctx = _Perm(A, B, top_a, top_b, S, tpairs, min_iou)
-    observed = np.array(ctx.stats(np.arange(len(A))), dtype=float)
-    shifts = _Shifts(B, np.asarray(top_b), strata)
+    ctx = _Perm(lab)
+    observed = np.array(ctx.stats(np.arange(len(lab.A))), dtype=float)
+    shifts = _Shifts(lab.B, np.asarray(lab.top_b), strata)
     exact = shifts.total <= n_perm
-    perms = shifts.all() if exact else shifts.draws(n_perm, seed)
-    hits = np.zeros(len(TEST_METRICS), dtype=np.int64)
-    for perm in perms:
-        t = np.array(ctx.stats(perm), dtype=float)
-        hits += np.isnan(t) | (t >= observed - P_TOL)
+    hits = _hits(ctx, observed, shifts.all() if exact else shifts.draws(n_perm, seed))
     total = shifts.total
-    p = hits / total if exact else (1 + hits) / (1 + n_perm)
-    out = {
-        f"{m}_p": (float(v) if np.isfinite(observed[k]) else math.nan)
-        for k, (m, v) in enumerate(zip(TEST_METRICS, p, strict=True))
-    }
+    out = _p_columns(observed, hits / total if exact else (1 + hits) / (1 + n_perm))
     out["p_method"] = P_METHOD + ("_exact" if exact else "")
     out["n_permutations"] = int(total if exact else n_perm)
     return out

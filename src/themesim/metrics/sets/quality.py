@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
@@ -277,6 +278,32 @@ def npmi_keywords(keywords: Sequence[str], documents: Sequence[str] | KeywordDoc
 # --- one set -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class QualitySettings:
+    """The seed-001 formulas' weights: semdiv = alpha · SD + beta · distribution diversity;
+    gamma_direct, gamma_indirect, edge_threshold and damping: SC's
+    (:func:`semantic_coherence_from_sim`)."""
+
+    alpha: float = _QUALITY["alpha"]
+    beta: float = _QUALITY["beta"]
+    gamma_direct: float = 0.7
+    gamma_indirect: float = 0.3
+    edge_threshold: float = 0.3
+    damping: float = 0.85
+
+    def coherence_options(self) -> dict:
+        """The options of :func:`semantic_coherence`."""
+        return dict(
+            gamma_direct=self.gamma_direct,
+            gamma_indirect=self.gamma_indirect,
+            edge_threshold=self.edge_threshold,
+            damping=self.damping,
+        )
+
+
+DEFAULT_QUALITY = QualitySettings()
+
+
 def set_quality(
     keywords: Sequence[Sequence[str]],
     keyword_embeddings: Sequence[np.ndarray],
@@ -285,12 +312,7 @@ def set_quality(
     segment_texts: Sequence[str] | KeywordDocuments,
     *,
     theme_names: Sequence[str] | None = None,
-    alpha: float = _QUALITY["alpha"],
-    beta: float = _QUALITY["beta"],
-    gamma_direct: float = 0.7,
-    gamma_indirect: float = 0.3,
-    edge_threshold: float = 0.3,
-    damping: float = 0.85,
+    settings: QualitySettings = DEFAULT_QUALITY,
 ) -> tuple[dict, pd.DataFrame]:
     """All seed-001 quality metrics of one theme set.
 
@@ -317,34 +339,11 @@ def set_quality(
         raise ValueError(
             f"{seg_emb.shape[0]} segment embeddings but {len(segment_texts)} segment texts"
         )
-
-    sc_options = dict(
-        gamma_direct=gamma_direct,
-        gamma_indirect=gamma_indirect,
-        edge_threshold=edge_threshold,
-        damping=damping,
-    )
     if not isinstance(segment_texts, KeywordDocuments):
         segment_texts = KeywordDocuments(segment_texts)  # once for every theme's NPMI
-    rows = []
-    for t in range(n):
-        kw_emb = np.asarray(keyword_embeddings[t], dtype=np.float64)
-        if kw_emb.size == 0:  # a theme without keywords: SC undefined
-            kw_emb = kw_emb.reshape(0, theme_emb.shape[1])
-        if kw_emb.ndim != 2 or len(keywords[t]) != kw_emb.shape[0]:
-            raise ValueError(
-                f"theme {names[t]!r}: {len(keywords[t])} keywords but keyword embeddings "
-                f"of shape {kw_emb.shape}"
-            )
-        rows.append(
-            {
-                "theme": names[t],
-                "n_keywords": len(keywords[t]),
-                "sc": semantic_coherence(kw_emb, **sc_options),
-                "npmi": npmi_keywords(keywords[t], segment_texts),
-            }
-        )
-    per_theme = pd.DataFrame(rows)
+    per_theme = _theme_rows(
+        keywords, keyword_embeddings, names, theme_emb.shape[1], segment_texts, settings
+    )
 
     theme_sim = _cosine(theme_emb, theme_emb)
     _, sd_mean = semantic_distinctiveness(theme_sim)
@@ -357,10 +356,36 @@ def set_quality(
         "sc_mean": _nan_stat(np.mean, per_theme["sc"]),
         "sc_median": _nan_stat(np.median, per_theme["sc"]),
         "sd_mean": sd_mean,
-        "semdiv": alpha * sd_mean + beta * dist_div,
+        "semdiv": settings.alpha * sd_mean + settings.beta * dist_div,
         "semdiv_semantic": sd_mean,
         "semdiv_distribution": dist_div,
         "npmi_mean": _nan_stat(np.mean, per_theme["npmi"]),
         "n_segments_assigned": int(assigned.size),
     }
     return set_dict, per_theme[THEME_QUALITY_COLUMNS]
+
+
+def _theme_rows(
+    keywords, keyword_embeddings, names, dim: int, documents: KeywordDocuments, settings
+) -> pd.DataFrame:
+    """Each theme's name, keyword count, SC and NPMI (dim: the embeddings' width)."""
+    sc_options = settings.coherence_options()
+    rows = []
+    for t, name in enumerate(names):
+        kw_emb = np.asarray(keyword_embeddings[t], dtype=np.float64)
+        if kw_emb.size == 0:  # a theme without keywords: SC undefined
+            kw_emb = kw_emb.reshape(0, dim)
+        if kw_emb.ndim != 2 or len(keywords[t]) != kw_emb.shape[0]:
+            raise ValueError(
+                f"theme {name!r}: {len(keywords[t])} keywords but keyword embeddings "
+                f"of shape {kw_emb.shape}"
+            )
+        rows.append(
+            {
+                "theme": name,
+                "n_keywords": len(keywords[t]),
+                "sc": semantic_coherence(kw_emb, **sc_options),
+                "npmi": npmi_keywords(keywords[t], documents),
+            }
+        )
+    return pd.DataFrame(rows)

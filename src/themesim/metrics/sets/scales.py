@@ -108,25 +108,26 @@ def _kept(S: np.ndarray, threshold: float, op: str) -> set[tuple[int, int]]:
 
 def decision_changes(
     S_raw,
-    Z,
+    scaled: tuple,
     raw_thresholds,
     z_thresholds,
     op: str = "ge",
     a_ids=None,
     b_ids=None,
-    z_flag="",
     z_alpha: float = DEFAULT_METRICS["z_alpha"],
 ) -> pd.DataFrame:
     """Hungarian pairs kept on the raw scale and on the z scale: both, only raw, only z.
 
-    Each scale runs its own max-sum assignment and keeps its pairs at its own threshold;
-    one row per (raw threshold, z threshold). With an undefined z (NaN cells) the z
-    columns are NaN and z_flag says why. z_fpr_a, z_fpr_b: the false-positive rate of the
-    z threshold on each side at its set's size; z_cut_a, z_cut_b: the z whose rate is
-    z_alpha.
+    scaled: (Z, z_flag), S_raw on the z scale and why it is undefined where it is, as
+    :func:`z_scale` gives them. Each scale runs its own max-sum assignment and keeps its
+    pairs at its own threshold; one row per (raw threshold, z threshold). With an undefined
+    z (NaN cells) the z columns are NaN and z_flag says why. z_fpr_a, z_fpr_b: the
+    false-positive rate of the z threshold on each side at its set's size; z_cut_a,
+    z_cut_b: the z whose rate is z_alpha.
     """
     check_op(op)
     S_raw = check_matrix(S_raw)
+    Z, z_flag = scaled
     Z = np.asarray(Z, dtype=np.float64)
     a_ids = list(range(S_raw.shape[0])) if a_ids is None else list(a_ids)
     b_ids = list(range(S_raw.shape[1])) if b_ids is None else list(b_ids)
