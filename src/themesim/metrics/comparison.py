@@ -119,8 +119,6 @@ def comparison_rows(
             thresholds,
             op,
             gamma=settings.gamma,
-            W_a=W_a,
-            W_b=W_b,
             groups_a=groups_a,
             groups_b=groups_b,
             icc=icc,

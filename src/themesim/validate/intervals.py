@@ -96,10 +96,8 @@ def measure(design, seed: int, truth_draws: int, draws: int) -> pd.DataFrame:
     methods = set()
     k_pairs = CI_METRICS.index("n_match_pairs")
     for i in range(draws):
-        S, W_a, W_b = design.draw(rng)
-        tab = interval_table(
-            S, [theta], W_a=W_a, W_b=W_b, groups_a=groups_a, groups_b=groups_b, icc=icc or None
-        )
+        S = design.draw(rng)[0]
+        tab = interval_table(S, [theta], groups_a=groups_a, groups_b=groups_b, icc=icc or None)
         methods.add(tab["ci_method"].iloc[0])
         vals = tab.iloc[0][cols].to_numpy(np.float64)
         raw_lo[i], raw_hi[i] = vals[0::2], vals[1::2]

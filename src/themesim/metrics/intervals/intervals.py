@@ -44,6 +44,7 @@ matched themes do (splits and joins).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -177,21 +178,55 @@ def _share_bounds(X, MX, best, t, op, share_ci, top):
     return min(ends), max(ends)
 
 
-def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None, None), icc=None):
+@dataclass(frozen=True)
+class _Matrix:
+    """What every threshold of one matrix shares: interval_table's inputs, read once."""
+
+    S: np.ndarray
+    op: str
+    gamma: float
+    level: float
+    hung: tuple  # Hungarian (rows, cols) on S
+    side_a: tuple  # (best, gap) of A's themes
+    side_b: tuple  # (best, gap) of B's themes
+    declared: tuple  # each side's declared group codes, or None
+    icc: float | None
+
+    def n_declared(self) -> tuple[int, int]:
+        """The number of declared groups of each side (0 where none is declared)."""
+        return tuple(0 if lab is None else len(np.unique(lab)) for lab in self.declared)
+
+
+@dataclass(frozen=True)
+class _Samples:
+    """The matrix at one threshold: its matches, its deletion units of each side and the
+    count samples (all themes, and each delete-one-unit sample of A and of B)."""
+
+    t: float
+    M: np.ndarray
+    clustered: bool
+    by_group: bool
+    jk: bool  # a design effect is measured
+    pairs: dict
+    units: tuple  # each side's unit labels (None: each theme its own)
+    groups: tuple  # each side's deletion groups
+    full: CountSample
+    deleted: list
+
+
+def _samples(x: _Matrix, t) -> _Samples:
+    S = x.S
     n_a, n_b = S.shape
-    m = min(n_a, n_b)
-    M = matches(S, t, op)
+    M = matches(S, t, x.op)
     st = MatchStructure(M)
-    lab_a, lab_b = declared
-    g_a_decl = 0 if lab_a is None else len(np.unique(lab_a))
-    g_b_decl = 0 if lab_b is None else len(np.unique(lab_b))
+    lab_a, lab_b = x.declared
+    g_a_decl, g_b_decl = x.n_declared()
     by_group = (g_a_decl and g_a_decl < n_a) or (g_b_decl and g_b_decl < n_b)
     # a design effect is measured where matches cluster or themes come in declared groups
     jk = st.clustered or bool(by_group)
-    (best_a, gap_a), (best_b, gap_b) = side_a, side_b
-    rows, cols = hung
-    keep = matches(S[rows, cols], t, op)
-    pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, op)}
+    rows, cols = x.hung
+    keep = matches(S[rows, cols], t, x.op)
+    pairs = {"hungarian": (rows[keep], cols[keep]), "maxcard": max_cardinality_pairs(S, t, x.op)}
     # Themes of one side that match the same themes of the other (a block of themes that
     # all match each other) are one unit, and so are the themes of one declared group (the
     # two joined where they overlap); every other theme is its own.
@@ -199,27 +234,38 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     units_b = merged_units(twin_labels(M.T) if st.clustered else None, lab_b) if jk else None
     groups = (deletion_groups(units_a, n_a), deletion_groups(units_b, n_b))
     all_a, all_b = np.ones(n_a, dtype=bool), np.ones(n_b, dtype=bool)
-    full = CountSample(S, M, all_a, all_b, pairs, t, op, gamma)
+    full = CountSample(S, M, all_a, all_b, pairs, t, x.op, x.gamma)
     deleted: list[list[CountSample]] = [[], []]
     if jk:
         for side in (0, 1):
             for g in groups[side]:
                 ka, kb = all_a.copy(), all_b.copy()
                 (ka if side == 0 else kb)[g] = False
-                deleted[side].append(CountSample(S, M, ka, kb, pairs, t, op, gamma))
-    loo = [np.array([d.values for d in side]).reshape(-1, len(INTERVAL_PROPS)) for side in deleted]
+                deleted[side].append(CountSample(S, M, ka, kb, pairs, t, x.op, x.gamma))
+    return _Samples(
+        t, M, st.clustered, bool(by_group), jk, pairs, (units_a, units_b), groups, full, deleted
+    )
 
+
+def _count_context(x: _Matrix, smp: _Samples) -> tuple[dict, tuple]:
+    """Each count's effective number of units and count_intervals' context."""
+    n_a, n_b = x.S.shape
+    m = min(n_a, n_b)
+    M, jk = smp.M, smp.jk
+    loo = [
+        np.array([d.values for d in side]).reshape(-1, len(INTERVAL_PROPS)) for side in smp.deleted
+    ]
     n_pairs = int(M.sum())
     # Matched cells: out of min(n_a, n_b) while every theme has at most one partner, else out
     # of all n_a * n_b cells with their design effect.
-    one_to_one = not st.clustered and n_pairs <= m
+    one_to_one = not smp.clustered and n_pairs <= m
     cells_scale = m if one_to_one else n_a * n_b
     themes = {"a": n_a, "b": n_b, "m": m}
     units = {name: themes[side] for name, side in PROP_SIDE.items()} | {"cells": cells_scale}
-    g_a, g_b = len(groups[0]), len(groups[1])
+    g_a, g_b = len(smp.groups[0]), len(smp.groups[1])
     side_units = {"a": g_a, "b": g_b, "m": min(g_a, g_b)}
     values = {
-        name: (n_pairs / units[name] if name == "cells" else float(full.values[i]))
+        name: (n_pairs / units[name] if name == "cells" else float(smp.full.values[i]))
         for i, name in enumerate(INTERVAL_PROPS)
     }
     n_eff: dict[str, float] = {}
@@ -227,7 +273,7 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
         n, p = units[name], values[name]
         n_eff[name] = float(n)
         if jk:
-            n_eff[name] = effective_n(p, n, loo[0][:, i], loo[1][:, i], level)
+            n_eff[name] = effective_n(p, n, loo[0][:, i], loo[1][:, i], x.level)
             if p in (0.0, 1.0):
                 # A share at 0 or 1 shows no variance when its themes come in units (a block
                 # that all match, a declared group that is all found or all missed): it
@@ -236,42 +282,52 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
     if jk and one_to_one:
         # one to one, the matched cells are the matched pairs (max-cardinality's count)
         n_eff["cells"] = n_eff["maxcard_q"]
-    ctx = (values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, level)
-    out = count_intervals(n_eff, ctx)
-    shares = {name: (values[name], n_eff[name]) for name in INTERVAL_PROPS}
+    return n_eff, (values, units, cells_scale, one_to_one, n_pairs, M, n_a, n_b, m, x.level)
 
-    # The worst case for structure the sample cannot show (`<metric>_bound_low/_high`, never
-    # the 95 % interval): with no match seen, two themes of each side that all match each
-    # other (the smallest many-to-many overlap) may be one unit, so shares count on half the
-    # smaller side; pairs seen one to one may come from themes that split or join in the
-    # population, so the pair count reaches as far as either side's matched count does.
+
+def _worst_case(x: _Matrix, jk: bool, n_eff: dict, ctx: tuple, out: dict) -> dict:
+    """The worst case for structure the sample cannot show (`<metric>_bound_low/_high`,
+    never the 95 % interval), widened to hold each count's interval `out`."""
+    _, units, _, _, n_pairs, _, _, _, m, _ = ctx
+    # With no match seen, two themes of each side that all match each other (the smallest
+    # many-to-many overlap) may be one unit, so shares count on half the smaller side; pairs
+    # seen one to one may come from themes that split or join in the population, so the pair
+    # count reaches as far as either side's matched count does.
     worst = dict(n_eff)
     if not jk and n_pairs == 0:
         worst = {name: float(min(units[name], m / 2)) for name in INTERVAL_PROPS}
     # With no match seen and groups declared, a matched theme may match a whole declared
-    # group of the other side (a block as large as the largest group; issue 33: 3 x 3
-    # blocks with their groups declared, 9 x 12 at pi 0.5, covered 0.88 on the 2 x 2 rule).
-    largest = tuple(1 if lab is None else int(np.bincount(lab).max()) for lab in declared)
+    # group of the other side (a block as large as the largest group: 3 x 3 blocks with
+    # their groups declared, 9 x 12 at pi 0.5, covered 0.88 on the 2 x 2 rule).
+    largest = tuple(1 if lab is None else int(np.bincount(lab).max()) for lab in x.declared)
     bound = count_intervals(worst, ctx, worst_case=True, group_sizes=largest)
-    bound = {k: (min(bound[k][0], out[k][0]), max(bound[k][1], out[k][1])) for k in bound}
+    return {k: (min(bound[k][0], out[k][0]), max(bound[k][1], out[k][1])) for k in bound}
 
-    # The sensitivity at an intraclass correlation icc (`<metric>_icc_low/_high`): each
-    # count out of n / (1 + (c - 1) icc) units, c the mean size of a side's declared groups,
-    # or the whole side where none is declared (every two themes correlated at icc).
-    icc_out = None
-    if icc:
-        sizes = {
-            "a": n_a / g_a_decl if g_a_decl else float(n_a),
-            "b": n_b / g_b_decl if g_b_decl else float(n_b),
-        }
-        deff = {side: 1 + (c - 1) * icc for side, c in sizes.items()}
-        deff["m"] = max(deff["a"], deff["b"])
-        icc_n = {name: units[name] / deff[PROP_SIDE[name]] for name in INTERVAL_PROPS}
-        icc_out = count_intervals(icc_n, ctx)
 
-    # Means: a two-sample jackknife (A's themes and B's themes are two samples; themes of
-    # one side that match each other are one unit). similarity_f1: the harmonic mean of the
-    # two intervals at half the error each (valid whatever their correlation).
+def _icc_intervals(x: _Matrix, ctx: tuple) -> dict:
+    """The sensitivity at an intraclass correlation icc (`<metric>_icc_low/_high`): each
+    count out of n / (1 + (c - 1) icc) units, c the mean size of a side's declared groups,
+    or the whole side where none is declared (every two themes correlated at icc)."""
+    n_a, n_b = x.S.shape
+    g_a_decl, g_b_decl = x.n_declared()
+    units = ctx[1]
+    sizes = {
+        "a": n_a / g_a_decl if g_a_decl else float(n_a),
+        "b": n_b / g_b_decl if g_b_decl else float(n_b),
+    }
+    deff = {side: 1 + (c - 1) * x.icc for side, c in sizes.items()}
+    deff["m"] = max(deff["a"], deff["b"])
+    icc_n = {name: units[name] / deff[PROP_SIDE[name]] for name in INTERVAL_PROPS}
+    return count_intervals(icc_n, ctx)
+
+
+def _mean_intervals(x: _Matrix, smp: _Samples, shares: dict, out: dict) -> None:
+    """Means into `out`: a two-sample jackknife (A's themes and B's themes are two samples;
+    themes of one side that match each other are one unit). similarity_f1: the harmonic
+    mean of the two intervals at half the error each (valid whatever their correlation)."""
+    S, t, op, level = x.S, smp.t, x.op, x.level
+    (best_a, _), (best_b, _) = x.side_a, x.side_b
+    units_a, units_b = smp.units
     # The scale's range bounds a mean of similarities (cosine -1..1; wider scales their own).
     floor, top = min(-1.0, float(S.min())), max(1.0, float(S.max()))
 
@@ -288,6 +344,7 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
         s_lo, s_hi = _share_bounds(X, MX, best, t, op, (float(h[0]), float(h[1])), top)
         return clip((np.nanmin([jk_lo, s_lo]), np.nanmax([jk_hi, s_hi])))
 
+    M = smp.M
     half = 1 - (1 - level) / 2
     for lvl, keys in ((level, ("bidir_max_sim_a", "bidir_max_sim_b")), (half, ("ia", "ib"))):
         out[keys[0]] = mean_interval(S, M, best_a, "hit_rate", units_a, units_b, lvl)
@@ -300,62 +357,78 @@ def _one_threshold(S, t, op, gamma, level, hung, side_a, side_b, declared=(None,
         max(float(harmonic(ia[1], ib[1])), est),
     )
 
-    # Quartiles: matched similarities (at least t) and gaps (at least 0); with clusters,
-    # Woodruff's interval on the effective number of units of the share at or below each.
-    sims = S[pairs["hungarian"]]
 
-    def woodruff(values_of):
-        """n_eff_of(flags, q) for quartile_intervals: the share of values at or below the
-        estimate (the flagged ones), its design effect from the deleted samples."""
+def _woodruff(x: _Matrix, smp: _Samples, values_of):
+    """n_eff_of(flags, q) for quartile_intervals (None without a design effect): the share
+    of values at or below the estimate (the flagged ones), its design effect from the
+    deleted samples (Woodruff's interval on the effective number of units)."""
 
-        def n_eff_of(flags, q):
-            full_values = values_of(full)
-            e = np.nanmax(np.where(flags, full_values, np.nan)) if flags.any() else -np.inf
+    def n_eff_of(flags, q):
+        full_values = values_of(smp.full)
+        e = np.nanmax(np.where(flags, full_values, np.nan)) if flags.any() else -np.inf
 
-            def share(sample):
-                x = values_of(sample)
-                x = x[~np.isnan(x)]
-                return (x <= e).mean() if x.size else np.nan
+        def share(sample):
+            v = values_of(sample)
+            v = v[~np.isnan(v)]
+            return (v <= e).mean() if v.size else np.nan
 
-            la = np.array([share(d) for d in deleted[0]])
-            lb = np.array([share(d) for d in deleted[1]])
-            n = int((~np.isnan(full_values)).sum())
-            return effective_n(float(flags.sum() / max(n, 1)), max(n, 1), la, lb, level)
+        la = np.array([share(d) for d in smp.deleted[0]])
+        lb = np.array([share(d) for d in smp.deleted[1]])
+        n = int((~np.isnan(full_values)).sum())
+        return effective_n(float(flags.sum() / max(n, 1)), max(n, 1), la, lb, x.level)
 
-        return n_eff_of if jk else None
+    return n_eff_of if smp.jk else None
 
+
+def _quartile_intervals(x: _Matrix, smp: _Samples, out: dict) -> None:
+    """Quartiles into `out`: matched similarities (at least t) and gaps (at least 0)."""
+    S, t, level, pairs = x.S, smp.t, x.level, smp.pairs
+    top = max(1.0, float(S.max()))
     q_lo, q_hi = quartile_intervals(
-        sims,
+        S[pairs["hungarian"]],
         level,
         float(t),
         max(1.0, float(S.max())),
-        woodruff(lambda smp: np.where(smp.sims["hungarian"], S[pairs["hungarian"]], np.nan)),
+        _woodruff(x, smp, lambda d: np.where(d.sims["hungarian"], S[pairs["hungarian"]], np.nan)),
     )
     for i, q in enumerate(QUARTILES):
         out[f"matched_sim_{q}"] = (q_lo[i], q_hi[i])
     # A gap is at most the scale's top less the lowest similarity seen (not the spread seen:
     # a sample without a clear match shows no large gap, and its population may).
     spread = max(top - float(S.min()), 0.0)
+    (best_a, gap_a), (best_b, gap_b) = x.side_a, x.side_b
     for side, g_, best, share in (
         ("a", gap_a, best_a, "hit_rate"),
         ("b", gap_b, best_b, "precision"),
     ):
         q_lo, q_hi = quartile_intervals(
-            g_, level, 0.0, spread, woodruff(lambda smp, side=side: smp.gaps[side])
+            g_, level, 0.0, spread, _woodruff(x, smp, lambda d, side=side: d.gaps[side])
         )
-        r_lo, r_hi = quartile_reach(g_, matches(best, t, op), out[share], 0.0, spread)
+        r_lo, r_hi = quartile_reach(g_, matches(best, t, x.op), out[share], 0.0, spread)
         q_lo, q_hi = np.fmin(q_lo, r_lo), np.fmax(q_hi, r_hi)
         for i, q in enumerate(QUARTILES):
             out[f"gap_abs_{q}_{side}"] = (q_lo[i], q_hi[i])
-    if by_group:
+
+
+def _one_threshold(x: _Matrix, t) -> tuple[list[float], str]:
+    smp = _samples(x, t)
+    n_eff, ctx = _count_context(x, smp)
+    out = count_intervals(n_eff, ctx)
+    bound = _worst_case(x, smp.jk, n_eff, ctx, out)
+    icc_out = _icc_intervals(x, ctx) if x.icc else None
+    values = ctx[0]
+    shares = {name: (values[name], n_eff[name]) for name in INTERVAL_PROPS}
+    _mean_intervals(x, smp, shares, out)
+    _quartile_intervals(x, smp, out)
+    if smp.by_group:
         method = METHOD_GROUPS
     else:
-        method = METHOD_CLUSTERED if jk else METHOD_ONE_TO_ONE
-    values = [float(v) for name in CI_METRICS for v in out[name]]
-    values += [float(v) for name in COUNT_METRICS for v in bound[name]]
+        method = METHOD_CLUSTERED if smp.jk else METHOD_ONE_TO_ONE
+    flat = [float(v) for name in CI_METRICS for v in out[name]]
+    flat += [float(v) for name in COUNT_METRICS for v in bound[name]]
     nan = (np.nan, np.nan)
-    values += [float(v) for name in COUNT_METRICS for v in (icc_out or {}).get(name, nan)]
-    return values, method
+    flat += [float(v) for name in COUNT_METRICS for v in (icc_out or {}).get(name, nan)]
+    return flat, method
 
 
 def interval_table(
@@ -364,8 +437,6 @@ def interval_table(
     op: str = "ge",
     gamma: float = 0.15,
     level: float = 0.95,
-    W_a=None,
-    W_b=None,
     groups_a=None,
     groups_b=None,
     icc: float | None = None,
@@ -379,10 +450,10 @@ def interval_table(
     then `ci_method`, the model each interval assumes. groups_a, groups_b: each theme's
     declared group (theme files' `group`; None, "" or NaN for a theme without one); where
     groups hold two themes or more, the intervals are cluster-robust by group (a two-sample
-    delete-one-group jackknife's design effect). Deterministic: no resampling. W_a, W_b
-    (within-set matrices) are accepted and not used: linking themes of one side that match
-    each other into one unit made units of whole sets on real embeddings (on-topic themes
-    of one analyst meet at MiniLM's threshold), and intervals of [0, 1].
+    delete-one-group jackknife's design effect). Deterministic: no resampling. The within-set
+    matrices are not read: linking themes of one side that match each other into one unit
+    made units of whole sets on real embeddings (on-topic themes of one analyst meet at
+    MiniLM's threshold), and intervals of [0, 1].
     """
     check_op(op)
     check_level(level)
@@ -396,11 +467,10 @@ def interval_table(
     declared = (group_codes(groups_a, S.shape[0]), group_codes(groups_b, S.shape[1]))
     if icc is not None and not 0 <= icc < 1:
         raise ValueError(f"icc must be in [0, 1), got {icc}")
+    matrix = _Matrix(S, op, gamma, level, hung, side_a, side_b, declared, icc or None)
     rows, methods = [], []
     for x in t:
-        values, method = _one_threshold(
-            S, x, op, gamma, level, hung, side_a, side_b, declared, icc or None
-        )
+        values, method = _one_threshold(matrix, x)
         rows.append(values)
         methods.append(method)
     columns = CI_COLUMNS + BOUND_COLUMNS + ICC_COLUMNS
