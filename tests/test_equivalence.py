@@ -108,7 +108,7 @@ def _tables(matrices: dict, reference: str = "human", theta: float = 0.5):
         rows, extra = comparison_rows(S, st)
         rows.insert(1, "op", "ge")
         comps.append(pd.concat([pd.DataFrame([head] * len(rows)), rows], axis=1))
-        tt = theme_rows(S, st, a, b, null=extra["null"], parts=extra["parts"])
+        tt = theme_rows(S, st, a, b, reused=extra)
         themes.append(pd.concat([pd.DataFrame([head] * len(tt)), tt], axis=1))
     return {"m": pd.concat(comps, ignore_index=True)}, {"m": pd.concat(themes, ignore_index=True)}
 

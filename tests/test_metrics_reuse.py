@@ -9,7 +9,7 @@ from themesim.embed.texts import word_salad_pool
 from themesim.embed.vectors import write_vector_table
 from themesim.io.themes import read_theme_file
 from themesim.kinds import get as get_kind
-from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
+from themesim.metrics.comparison import Settings, comparison_rows, sweep_rows, theme_rows
 from themesim.similarity import cosine, tfidf
 
 
@@ -32,9 +32,7 @@ def test_theme_rows_reusing_comparison_parts_equal_fresh_ones():
     _, extra = comparison_rows(S, st, W_a=Wa, W_b=Wb, null_pool=pool)
     assert extra["null"] is not None and {"within_a", "within_b", "sym"} <= set(extra["parts"])
     fresh = theme_rows(S, st, a, b, W_a=Wa, W_b=Wb, null_pool=pool)
-    reused = theme_rows(
-        S, st, a, b, W_a=Wa, W_b=Wb, null_pool=pool, null=extra["null"], parts=extra["parts"]
-    )
+    reused = theme_rows(S, st, a, b, W_a=Wa, W_b=Wb, null_pool=pool, reused=extra)
     assert_frame_equal(reused, fresh, check_exact=True)
     assert fresh["null_p"].notna().sum() == len(a)  # the null columns are really there
 
@@ -43,9 +41,9 @@ def test_sweep_reusing_the_plan_equals_a_fresh_plan():
     S, *_ = case(1)
     st = Settings(thresholds=[0.3])
     grid = [0.1, 0.2, 0.3, 0.4]
-    _, extra = comparison_rows(S, st, with_bootstrap=False)
-    fresh, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False)
-    reused, _ = comparison_rows(S, st, thresholds=grid, with_bootstrap=False, plan=extra["plan"])
+    _, extra = sweep_rows(S, st, st.thresholds)
+    fresh, _ = sweep_rows(S, st, grid)
+    reused, _ = sweep_rows(S, st, grid, plan=extra["plan"])
     assert_frame_equal(reused, fresh, check_exact=True)
     assert fresh["ot_total_mass"].iloc[0] > 0
 

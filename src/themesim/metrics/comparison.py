@@ -49,103 +49,140 @@ def comparison_rows(
     S,
     settings: Settings,
     *,
-    thresholds=None,
     W_a=None,
     W_b=None,
     null_pool=None,
-    with_bootstrap: bool = True,
-    plan=None,
     mass_ceiling: float = 1.0,
-    references: dict | None = None,
     groups_a=None,
     groups_b=None,
 ) -> tuple[pd.DataFrame, dict]:
-    """One row per threshold: every set-level metric. Also returns the transport plan, the
-    per-theme null table (`null`, None without a pool) and baselines (`parts`), which
-    theme_rows can reuse.
+    """One row per threshold of settings.thresholds: every set-level metric, its interval
+    (where settings.bootstrap's n > 0) and the run-time contract flags. Also returns the
+    transport plan, the per-theme null table (`null`, None without a pool), baselines
+    (`parts`), which theme_rows can reuse, and the mass references, which sweep_rows can.
 
     S, W_a, W_b and null_pool (n_a x P) must already be on the method's scale (see on_scale).
-    plan: S's transport plan when the caller has it (the same S scored on other thresholds).
     mass_ceiling: the similarity of identical themes on this scale for ot_mass_ceiling (1, or
-    the paraphrase ceiling's median where it is measured). references: the mass floor and
-    ceiling when the caller has them (the same S on other thresholds).
+    the paraphrase ceiling's median where it is measured). groups_a, groups_b: each theme's
+    declared group (cluster-robust intervals, see interval_table).
     """
-    thresholds = settings.thresholds if thresholds is None else thresholds
+    parts = _parts(None, S, settings, W_a, W_b)
+    table, columns, nt = _point_rows(S, settings, settings.thresholds, parts, null_pool)
+    table, plan = _with_transport(table, S, settings, columns, ceiling=mass_ceiling)
+    extra = _returned(plan, nt, parts, columns)
+    if settings.bootstrap["n"] > 0:
+        table = _with_intervals(table, S, settings, extra, (W_a, W_b), (groups_a, groups_b))
+    # Run-time flags: the rows outside what the validation suite certified.
+    table["contract"] = contract_flags(
+        S.shape[0],
+        S.shape[1],
+        table["threshold"].to_numpy(float),
+        table["n_match_pairs"].to_numpy(float),
+        W_a=W_a,
+        W_b=W_b,
+        op=settings.op,
+        gamma=settings.gamma,
+    )
+    return table, extra
+
+
+def sweep_rows(
+    S, settings: Settings, thresholds, *, plan=None, references: dict | None = None
+) -> tuple[pd.DataFrame, dict]:
+    """One row per threshold of `thresholds`: the set-level metrics without intervals,
+    baselines or null model (sweep.csv), and what comparison_rows returns beside them.
+    plan: S's transport plan when the caller has it (the same S scored on other
+    thresholds); references: the mass floor and ceiling when the caller has them.
+    """
+    table, columns, nt = _point_rows(S, settings, thresholds, {}, None)
+    table, plan = _with_transport(table, S, settings, columns, plan, references)
+    return table, _returned(plan, nt, {}, columns)
+
+
+def _point_rows(S, settings: Settings, thresholds, parts: dict, null_pool) -> tuple:
+    """The set-level metrics, the baselines of each side with a within-set matrix (the
+    sides in `parts`) and the null model's match rate: the table, the columns with one
+    value for every row (not yet in the table) and the null table (None without a pool)."""
     op = settings.op
     table = score(S, thresholds, op)
     gaps = gap_summary(S, thresholds, op, settings.gamma)
     table = pd.concat([table, gaps.drop(columns=["threshold"])], axis=1)
 
     extra: dict = {}
-    parts = _parts(None, S, settings, W_a, W_b)
-    for W, side in ((W_a, "a"), (W_b, "b")):
-        if W is not None:
+    for side in ("a", "b"):
+        if f"within_{side}" in parts:
             extra |= _suffixed(baseline_summary(parts[f"within_{side}"]), f"_{side}")
-    if W_a is not None and W_b is not None:
+    if "sym" in parts:
         extra |= baseline_summary(parts["sym"])
         extra |= size_aware_columns(S.shape[0], S.shape[1], settings.baseline_z, settings.z_alpha)
         if settings.scale == "z":  # the false-positive rate of each row's z threshold
             for side, n in (("a", S.shape[0]), ("b", S.shape[1])):
                 table[f"z_fpr_{side}"] = z_fpr(table["threshold"].to_numpy(float), n - 1)
-    null_q = nt = None
+    nt = None
     if null_pool is not None and len(null_pool):
         nt = null_table(S.max(axis=1), null_pool, S.shape[1], settings.null_model["alpha"])
-        null_q = nt["null_q"].to_numpy()
         extra["significant_match_rate"] = significant_match_rate(
-            null_q, settings.null_model["alpha"]
+            nt["null_q"].to_numpy(), settings.null_model["alpha"]
         )
     else:
         extra["significant_match_rate"] = np.nan
+    return table, extra, nt
+
+
+def _with_transport(
+    table, S, settings: Settings, columns: dict, plan=None, references=None, ceiling=1.0
+) -> tuple:
+    """The table with the constant columns, the transport family's among them, and the
+    transport plan. plan, references: taken over from an earlier call on the same S (None:
+    computed here); ceiling: the similarity of identical themes for ot_mass_ceiling."""
     tr = settings.transport
     if plan is None:
         plan = unbalanced_plan(S, reg=tr["reg"], reg_m=tr["reg_m"])
-    extra |= transport_summary(plan, S, min_share=tr["min_share"])
+    columns |= transport_summary(plan, S, min_share=tr["min_share"])
     if references is None:
         references = mass_references(
-            S, extra["ot_total_mass"], reg=tr["reg"], reg_m=tr["reg_m"], ceiling=mass_ceiling
+            S, columns["ot_total_mass"], reg=tr["reg"], reg_m=tr["reg_m"], ceiling=ceiling
         )
-    extra |= references
-    table = _with_constants(table, extra)
+    columns |= references
+    table = _with_constants(table, columns)
     # splits and joins among matching partners: one count per threshold
     table["ot_n_splits"], table["ot_n_joins"] = split_join_counts(
-        plan, S, table["threshold"].to_numpy(), op, tr["min_share"]
+        plan, S, table["threshold"].to_numpy(), settings.op, tr["min_share"]
     )
+    return table, plan
 
-    boot = settings.bootstrap
-    if with_bootstrap and boot["n"] > 0:
-        icc = (settings.intervals or {}).get("icc") or None
-        ci = interval_table(
-            S,
-            thresholds,
-            op,
-            gamma=settings.gamma,
-            groups_a=groups_a,
-            groups_b=groups_b,
-            icc=icc,
-        )
-        table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
-        per_theme = theme_level_intervals(
-            S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=plan, parts=parts
-        )
-        table = _with_constants(table, per_theme)
-        n_a, n_b = S.shape
-        for col, n in (("ot_n_splits", n_a), ("ot_n_joins", n_b)):
-            lo, hi = clopper_pearson(table[col].to_numpy(float), n)
-            table[f"{col}_ci_low"], table[f"{col}_ci_high"] = lo * n, hi * n
-    if with_bootstrap:
-        # Run-time flags: the rows outside what the validation suite certified.
-        table["contract"] = contract_flags(
-            S.shape[0],
-            S.shape[1],
-            table["threshold"].to_numpy(float),
-            table["n_match_pairs"].to_numpy(float),
-            W_a=W_a,
-            W_b=W_b,
-            op=op,
-            gamma=settings.gamma,
-        )
-    refs = {k: extra[k] for k in ("ot_mass_floor", "ot_mass_ceiling", "ot_mass_scaled")}
-    return table, {"plan": plan, "null": nt, "parts": parts, "references": refs}
+
+def _with_intervals(table, S, settings: Settings, extra: dict, within: tuple, groups: tuple):
+    """The table with the interval of every set-level metric (interval_table), of the
+    baseline, null and transport columns and of the split and join counts."""
+    W_a, W_b = within
+    icc = (settings.intervals or {}).get("icc") or None
+    ci = interval_table(
+        S,
+        settings.thresholds,
+        settings.op,
+        gamma=settings.gamma,
+        groups_a=groups[0],
+        groups_b=groups[1],
+        icc=icc,
+    )
+    table = pd.concat([table, ci.drop(columns=["threshold"], errors="ignore")], axis=1)
+    null_q = None if extra["null"] is None else extra["null"]["null_q"].to_numpy()
+    per_theme = theme_level_intervals(
+        S, settings, W_a=W_a, W_b=W_b, null_q=null_q, plan=extra["plan"], parts=extra["parts"]
+    )
+    table = _with_constants(table, per_theme)
+    n_a, n_b = S.shape
+    for col, n in (("ot_n_splits", n_a), ("ot_n_joins", n_b)):
+        lo, hi = clopper_pearson(table[col].to_numpy(float), n)
+        table[f"{col}_ci_low"], table[f"{col}_ci_high"] = lo * n, hi * n
+    return table
+
+
+def _returned(plan, nt, parts: dict, columns: dict) -> dict:
+    """What comparison_rows and sweep_rows return beside the table."""
+    refs = {k: columns[k] for k in ("ot_mass_floor", "ot_mass_ceiling", "ot_mass_scaled")}
+    return {"plan": plan, "null": nt, "parts": parts, "references": refs}
 
 
 def _with_constants(table: pd.DataFrame, values: dict) -> pd.DataFrame:
@@ -162,17 +199,18 @@ def theme_rows(
     W_a=None,
     W_b=None,
     null_pool=None,
-    null=None,
-    parts=None,
+    reused: dict | None = None,
 ) -> pd.DataFrame:
     """One row per theme of A and of B: best match, gaps, category, baselines, null p-value.
 
-    null, parts: the null table and baselines comparison_rows returned for this S, W_a, W_b
-    and null_pool (not computed again).
+    reused: what comparison_rows returned beside its table for this S, W_a, W_b and
+    null_pool: its null table and baselines are taken over (not computed again).
     """
     base = theme_table(S, a["theme_id"], a["name"], b["theme_id"], b["name"])
     theta = settings.thresholds[0]
-    parts = _parts(parts, S, settings, W_a, W_b)
+    reused = reused or {}
+    null = reused.get("null")
+    parts = _parts(reused.get("parts"), S, settings, W_a, W_b)
     sides = []
     for side, M, W in (("a", S, W_a), ("b", S.T, W_b)):
         # best/second and best_cross repeat theme_table's best_similarity/second_similarity.

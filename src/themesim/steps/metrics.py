@@ -15,7 +15,7 @@ from themesim.io.manifest import write_manifest
 from themesim.io.themes import read_themes_parquet, theme_groups
 from themesim.kinds import get as get_kind
 from themesim.metrics.columns import PAIR_COLUMNS, THEME_KEY_COLUMNS
-from themesim.metrics.comparison import Settings, comparison_rows, theme_rows
+from themesim.metrics.comparison import Settings, comparison_rows, sweep_rows, theme_rows
 from themesim.metrics.method_scale import base_scale
 from themesim.metrics.sets.ceiling import (
     CEILING_COLUMNS,
@@ -267,13 +267,10 @@ def _comparison(m: _Method, pair: tuple, path, out_plan) -> dict[str, pd.DataFra
     if m.source is not None:
         rows.insert(1, "threshold_source", m.source)
     out["comparisons"] = _headed(head, rows)
-    sw, _ = comparison_rows(
-        S, m.st, thresholds=m.grid, with_bootstrap=False, plan=extra["plan"],
-        references=extra["references"],
-    )  # fmt: skip
+    sw, _ = sweep_rows(S, m.st, m.grid, plan=extra["plan"], references=extra["references"])
     out["sweep"] = _headed(head, sw)
     W_a, W_b = m.W.get(a), m.W.get(b)
-    tt = theme_rows(S, m.st, ta, tb, W_a=W_a, W_b=W_b, null_pool=null_pool, **_reused(extra))
+    tt = theme_rows(S, m.st, ta, tb, W_a=W_a, W_b=W_b, null_pool=null_pool, reused=extra)
     out["themes"] = _headed(head, tt)
     plan = extra["plan"]
     # per pair: the transport manifest lists it with its sha256
@@ -315,11 +312,6 @@ def _null_pool(m: _Method, pair: tuple) -> np.ndarray | None:
     if null_pool is not None and not np.isfinite(null_pool).all():
         null_pool = _defined_null(m.name, a, b, null_pool, len(tb))
     return null_pool
-
-
-def _reused(extra: dict) -> dict:
-    """What theme_rows takes over from comparison_rows of the same comparison."""
-    return {"null": extra["null"], "parts": extra["parts"]}
 
 
 def _scored_first(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
