@@ -18,6 +18,8 @@ validation suite (themesim.validate.equivalence).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -120,6 +122,21 @@ def _matched_from_themes(themes: pd.DataFrame, set_a: str, set_b: str, ids, thre
     return matches(sim.to_numpy(np.float64), float(threshold), op)
 
 
+@dataclass(frozen=True)
+class _Pairing:
+    """What every row of verdict_table's pairs shares: the reference, everyone of its group
+    (the reference first), the margin and alpha."""
+
+    reference: str
+    everyone: list
+    margin: float
+    alpha: float
+
+    @property
+    def group(self) -> list:
+        return self.everyone[1:]
+
+
 def verdict_table(
     comparisons: dict[str, pd.DataFrame],
     themes: dict[str, pd.DataFrame],
@@ -142,73 +159,13 @@ def verdict_table(
     theme's Hungarian partner from themes.csv (method -> table)."""
     check_settings(margin, alpha, margin_from)
     everyone = [reference] + [g for g in dict.fromkeys(group or ()) if g != reference]
-    group = everyone[1:]
-    level = 1 - 2 * alpha
+    pairing = _Pairing(reference, everyone, margin, alpha)
     out = list(generator_rows or [])
     for method, comp in comparisons.items():
         comp = comp[comp["set_a"] == reference]
         th = themes.get(method)
-        order = list(dict.fromkeys(comp["set_b"]))
-        for set_b in order:
-            mine = comp[comp["set_b"] == set_b].sort_values("threshold", kind="stable")
-            role = ROLE_GROUP if set_b in group else ROLE_COMPARED
-            analysts = [g for g in group if g != set_b] if role == ROLE_COMPARED else []
-            for r in mine.to_dict("records"):
-                base = {
-                    "method": method,
-                    "set_a": reference,
-                    "set_b": set_b,
-                    "threshold": r["threshold"],
-                    "op": r["op"],
-                    "role": role,
-                    "metric": METRIC,
-                    "n_a": r["n_a"],
-                    "n_matched": r["hungarian_n_matched"],
-                    "agreement": r["hungarian_coverage_a"],
-                    "agreement_ci_low": r.get("hungarian_coverage_a_ci_low", np.nan),
-                    "agreement_ci_high": r.get("hungarian_coverage_a_ci_high", np.nan),
-                    "hungarian_f1": r["hungarian_f1"],
-                    "hungarian_f1_ci_low": r.get("hungarian_f1_ci_low", np.nan),
-                    "hungarian_f1_ci_high": r.get("hungarian_f1_ci_high", np.nan),
-                    "margin": margin if analysts else np.nan,
-                    "alpha": alpha if analysts else np.nan,
-                    "verdict": "",
-                    "ci_method": "",
-                    "second_analyst": "",
-                    "n_runs": 1,
-                    "n_analysts": len(everyone) if group else np.nan,
-                    "evidence": "matched",
-                    "margin_source": MARGIN_CONFIG if group else "",
-                    "leads": False,
-                    "primary": False,
-                    "analysis": DETAIL,
-                    "generator_runs": set_b,
-                }
-                if not analysts:
-                    out.append(base)
-                    continue
-                for h in analysts:
-                    row = dict(base, second_analyst=h)
-                    hum = comp[(comp["set_b"] == h) & (comp["threshold"] == r["threshold"])]
-                    if not hum.empty:
-                        hr = hum.iloc[0]
-                        row |= {
-                            "human_n_matched": hr["hungarian_n_matched"],
-                            "human_human": hr["hungarian_coverage_a"],
-                            "human_human_ci_low": hr.get("hungarian_coverage_a_ci_low", np.nan),
-                            "human_human_ci_high": hr.get("hungarian_coverage_a_ci_high", np.nan),
-                        }
-                    flags = None
-                    if th is not None and not hum.empty:
-                        flags = _paired_flags(th, reference, set_b, h, r["threshold"], r["op"])
-                    if flags is not None:
-                        for f, name, counted in ((flags[0], set_b, r), (flags[1], h, hum.iloc[0])):
-                            _check_count(f, counted, method, name, r["threshold"])
-                        row |= equivalence_test(*flags, margin, alpha)
-                        row["verdict"] = ""  # a description, not the verdict
-                        row["ci_method"] = CI_METHOD
-                    row.setdefault("difference_ci_level", level)
-                    out.append(row)
+        for set_b in dict.fromkeys(comp["set_b"]):
+            out += _pair_rows(pairing, method, comp, set_b, th)
     df = pd.DataFrame(out, columns=VERDICT_COLUMNS)
     for col in ("second_analyst", "verdict", "ci_method", "evidence", "margin_source",
                 "generator_runs", "covers", "withheld", "analysis"):  # fmt: skip
@@ -216,6 +173,85 @@ def verdict_table(
     for col in ("primary", "leads"):
         df[col] = df[col].astype(object).where(df[col].notna(), False).astype(bool)
     return df
+
+
+def _pair_rows(p: _Pairing, method: str, comp: pd.DataFrame, set_b: str, th) -> list[dict]:
+    """The rows of the reference against set_b (comp: the method's comparisons of the
+    reference; th: its themes.csv, or None): per threshold, one per second analyst."""
+    mine = comp[comp["set_b"] == set_b].sort_values("threshold", kind="stable")
+    role = ROLE_GROUP if set_b in p.group else ROLE_COMPARED
+    analysts = [g for g in p.group if g != set_b] if role == ROLE_COMPARED else []
+    out = []
+    for r in mine.to_dict("records"):
+        base = _base_row(p, method, set_b, role, r, bool(analysts))
+        if not analysts:
+            out.append(base)
+            continue
+        for h in analysts:
+            out.append(_analyst_row(p, base, r, comp, th, h))
+    return out
+
+
+def _base_row(p: _Pairing, method: str, set_b: str, role: str, r: dict, paired: bool) -> dict:
+    """What comparisons.csv's row r says of the reference against set_b; paired: the row
+    is read against a second analyst (a margin and alpha apply)."""
+    return {
+        "method": method,
+        "set_a": p.reference,
+        "set_b": set_b,
+        "threshold": r["threshold"],
+        "op": r["op"],
+        "role": role,
+        "metric": METRIC,
+        "n_a": r["n_a"],
+        "n_matched": r["hungarian_n_matched"],
+        "agreement": r["hungarian_coverage_a"],
+        "agreement_ci_low": r.get("hungarian_coverage_a_ci_low", np.nan),
+        "agreement_ci_high": r.get("hungarian_coverage_a_ci_high", np.nan),
+        "hungarian_f1": r["hungarian_f1"],
+        "hungarian_f1_ci_low": r.get("hungarian_f1_ci_low", np.nan),
+        "hungarian_f1_ci_high": r.get("hungarian_f1_ci_high", np.nan),
+        "margin": p.margin if paired else np.nan,
+        "alpha": p.alpha if paired else np.nan,
+        "verdict": "",
+        "ci_method": "",
+        "second_analyst": "",
+        "n_runs": 1,
+        "n_analysts": len(p.everyone) if p.group else np.nan,
+        "evidence": "matched",
+        "margin_source": MARGIN_CONFIG if p.group else "",
+        "leads": False,
+        "primary": False,
+        "analysis": DETAIL,
+        "generator_runs": set_b,
+    }
+
+
+def _analyst_row(p: _Pairing, base: dict, r: dict, comp: pd.DataFrame, th, h: str) -> dict:
+    """base read against the second analyst h: the analyst's agreement from comparisons.csv
+    and, where themes.csv has both comparisons, the paired difference (a description)."""
+    set_b, threshold = base["set_b"], r["threshold"]
+    row = dict(base, second_analyst=h)
+    hum = comp[(comp["set_b"] == h) & (comp["threshold"] == threshold)]
+    if not hum.empty:
+        hr = hum.iloc[0]
+        row |= {
+            "human_n_matched": hr["hungarian_n_matched"],
+            "human_human": hr["hungarian_coverage_a"],
+            "human_human_ci_low": hr.get("hungarian_coverage_a_ci_low", np.nan),
+            "human_human_ci_high": hr.get("hungarian_coverage_a_ci_high", np.nan),
+        }
+    flags = None
+    if th is not None and not hum.empty:
+        flags = _paired_flags(th, p.reference, set_b, h, threshold, r["op"])
+    if flags is not None:
+        for f, name, counted in ((flags[0], set_b, r), (flags[1], h, hum.iloc[0])):
+            _check_count(f, counted, base["method"], name, threshold)
+        row |= equivalence_test(*flags, p.margin, p.alpha)
+        row["verdict"] = ""  # a description, not the verdict
+        row["ci_method"] = CI_METHOD
+    row.setdefault("difference_ci_level", 1 - 2 * p.alpha)
+    return row
 
 
 def _paired_flags(themes: pd.DataFrame, reference: str, set_b: str, human: str, threshold, op):

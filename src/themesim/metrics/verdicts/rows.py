@@ -146,23 +146,33 @@ def generator_rows(
     groups: dict[str, list] | None = None,
 ) -> list[dict]:
     """One row per method, threshold, route and generator (docs/verdicts.md)."""
+    panel = _Panel(reference, analysts, groups)
     out = []
     for m in methods:
         routes = [r for r in ROUTES if r != "segments" or m.kappa is not None]
         for threshold in m.thresholds.values:
             for route in routes:
                 for name, runs in generators.items():
-                    out.append(
-                        _row(m, route, threshold, reference, analysts, name, runs, settings, groups)
-                    )
+                    out.append(_row(m, route, threshold, panel, name, runs, settings))
     adjust_primary(out, settings.alpha)
     return out
 
 
-def _row(m, route, threshold, reference, analysts, name, runs, settings, groups) -> dict:
+@dataclass(frozen=True)
+class _Panel:
+    """What every generator is read against: the reference, the analysts and the sets'
+    declared theme groups (or None)."""
+
+    reference: str
+    analysts: list[str]
+    groups: dict[str, list] | None
+
+
+def _row(m, route, threshold, panel: _Panel, name, runs, settings) -> dict:
+    analysts = panel.analysts
     primary = _is_primary(settings.primary, m.method, route, threshold)
     row = {
-        "method": m.method, "set_a": reference, "set_b": name, "threshold": threshold,
+        "method": m.method, "set_a": panel.reference, "set_b": name, "threshold": threshold,
         "op": m.thresholds.op, "role": ROLE_GENERATOR, "second_analyst": ", ".join(analysts[1:]),
         "metric": metric_name(m, route), "margin": settings.margin, "alpha": settings.alpha,
         "n_runs": len(runs), "n_analysts": len(analysts), "evidence": route,
@@ -172,7 +182,7 @@ def _row(m, route, threshold, reference, analysts, name, runs, settings, groups)
         "withheld": "",
     }  # fmt: skip
     try:
-        study = study_for(m, route, threshold, analysts, runs, groups)
+        study = study_for(m, route, threshold, analysts, runs, panel.groups)
         res = difference(study, settings.alpha, settings.margin)
     except ValueError as e:  # a set of one theme: no rarefied agreement
         return row | {"withheld": str(e)}
