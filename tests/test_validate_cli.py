@@ -7,7 +7,7 @@ import pytest
 
 import themesim.validate as validate
 from themesim.cli import main
-from themesim.validate.core import row
+from themesim.validate.core import Scope, row
 
 
 @pytest.fixture
@@ -18,8 +18,8 @@ def fake_area(monkeypatch):
 
     def run(grid, seed):
         calls.append((grid, seed))
-        summary = [row("fake", "d", "q", "p", "coverage", 0.95, 1000, nominal=0.95),
-                   row("fake", "d", "q", "p", "contains_estimate", 1.0, 1000)]  # fmt: skip
+        summary = [row(Scope("fake", "d"), "q", "p", "coverage", 0.95, 1000, nominal=0.95),
+                   row(Scope("fake", "d"), "q", "p", "contains_estimate", 1.0, 1000)]  # fmt: skip
         return pd.DataFrame({"x": [1]}), pd.DataFrame(summary)
 
     area = types.SimpleNamespace(AREA="fake", run=run)

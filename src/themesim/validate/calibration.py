@@ -24,8 +24,8 @@ import pandas as pd
 
 from themesim.metrics import calibration as cal
 from themesim.metrics.isotonic import map_calibrated
+from themesim.validate.core import Scope, draw_interval_rows, rng_for, row, summary_frame
 from themesim.validate.parallel import starmap
-from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
 AREA = "calibration"
 TARGET = 0.10  # the evaluated comparisons' share of matching cells
@@ -162,13 +162,14 @@ def _summary_rows(design: str, q: str, proc: str, part: pd.DataFrame) -> list[di
     if q == "p_match":
         e = part["estimate"]
         m = part["mean_p"]
+        at = Scope(AREA, design)
         return [
-            row(AREA, design, q, proc, "calibration_error", float(e.mean()), n,
+            row(at, q, proc, "calibration_error", float(e.mean()), n,
                 mc_se=float(e.std(ddof=1) / math.sqrt(n))),
-            row(AREA, design, q, proc, "mean_p_minus_rate", float(m.mean() - TARGET), n,
+            row(at, q, proc, "mean_p_minus_rate", float(m.mean() - TARGET), n,
                 nominal=0.0, mc_se=float(m.std(ddof=1) / math.sqrt(n))),
         ]  # fmt: skip
     ok = part.dropna(subset=["ci_low", "ci_high"])
     # the earlier and alternative procedures are shown, not bound: themesim prints the default
     required = proc in (cal.CI_METHOD, cal.AUC_CI_METHOD)
-    return draw_interval_rows(AREA, design, q, proc, ok, required=required)
+    return draw_interval_rows(Scope(AREA, design, required=required), q, proc, ok)

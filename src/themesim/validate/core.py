@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -65,32 +66,34 @@ def proportion_se(p: float, n: int) -> float:
     return math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Where a summary row was measured: the area, the design and its set sizes (None where
+    the design has no such size); required: whether the contract binds it (None: sets of
+    MIN_CONTRACT_SIZE themes or more; False: a stress design, measured and shown outside the
+    contract, docs/validity.md says why)."""
+
+    area: str
+    design: str
+    n_a: int | None = None
+    n_b: int | None = None
+    required: bool | None = None
+
+
 def interval_rows(
-    area,
-    design,
-    quantity,
-    procedure,
-    coverage,
-    mean_width,
-    contains,
-    draws,
-    *,
-    nominal: float,
-    **common,
+    at: Scope, quantity, procedure, coverage, mean_width, contains, draws, *, nominal: float
 ) -> list[dict]:
     """The three rows of one interval on one design: coverage of `nominal`, mean width
     (no MC se) and the share of intervals that contain their estimate (required: 1)."""
     return [
-        row(area, design, quantity, procedure, "coverage", coverage, draws,
-            nominal=nominal, **common),
-        row(area, design, quantity, procedure, "mean_width", mean_width, draws,
-            mc_se=np.nan, **common),
-        row(area, design, quantity, procedure, "contains_estimate", contains, draws,
-            nominal=1.0, mc_se=0.0, **common),
+        row(at, quantity, procedure, "coverage", coverage, draws, nominal=nominal),
+        row(at, quantity, procedure, "mean_width", mean_width, draws, mc_se=np.nan),
+        row(at, quantity, procedure, "contains_estimate", contains, draws, nominal=1.0,
+            mc_se=0.0),
     ]  # fmt: skip
 
 
-def draw_interval_rows(area, design, quantity, procedure, draws, **common) -> list[dict]:
+def draw_interval_rows(at: Scope, quantity, procedure, draws) -> list[dict]:
     """The coverage, mean width (with its Monte Carlo se) and contains-estimate rows of one
     interval from its draws: a frame with ci_low, ci_high, truth and estimate per draw."""
     lo, hi = draws["ci_low"], draws["ci_high"]
@@ -99,36 +102,30 @@ def draw_interval_rows(area, design, quantity, procedure, draws, **common) -> li
     width = hi - lo
     n = len(draws)
     return [
-        row(area, design, quantity, procedure, "coverage", float(inside.mean()), n,
-            nominal=0.95, **common),
-        row(area, design, quantity, procedure, "mean_width", float(width.mean()), n,
-            mc_se=float(width.std(ddof=1) / np.sqrt(n)), **common),
-        row(area, design, quantity, procedure, "contains_estimate", float(holds.mean()), n,
-            **common),
+        row(at, quantity, procedure, "coverage", float(inside.mean()), n, nominal=0.95),
+        row(at, quantity, procedure, "mean_width", float(width.mean()), n,
+            mc_se=float(width.std(ddof=1) / np.sqrt(n))),
+        row(at, quantity, procedure, "contains_estimate", float(holds.mean()), n),
     ]  # fmt: skip
 
 
 def row(
-    area: str,
-    design: str,
+    at: Scope,
     quantity: str,
     procedure: str,
     prop: str,
     value: float,
     draws: int,
     *,
-    n_a: int | None = None,
-    n_b: int | None = None,
     nominal: float = float("nan"),
     mc_se: float | None = None,
-    required: bool | None = None,
 ) -> dict:
     """One summary row; `passes` is judged for coverage (>= COVERAGE_FLOOR, within 2 MC se),
     type-I error and FDR (<= nominal, within 2 MC se) and contains_estimate (== 1) where
-    the sets are large enough for the contract. required=False: a stress design, measured
-    and shown outside the contract (docs/validity.md says why). A coverage, type-I error or
-    FDR row without a finite nominal is refused (ValueError): NaN would compare False and
+    the sets are large enough for the contract (Scope's required). A coverage, type-I error
+    or FDR row without a finite nominal is refused (ValueError): NaN would compare False and
     mark a type-I error failed, or leave a row unjudged, without saying so."""
+    area, design, n_a, n_b, required = at.area, at.design, at.n_a, at.n_b, at.required
     if prop in JUDGED_AGAINST_NOMINAL and not np.isfinite(nominal):
         raise ValueError(
             f"{area}/{design}/{quantity}: a {prop} row needs a finite nominal level, "

@@ -31,7 +31,7 @@ from themesim.metrics.sets.coverage import check_matrix, hungarian_pairs
 from themesim.metrics.thresholds import matches
 from themesim.metrics.verdicts.equivalence import equivalence_test
 from themesim.metrics.verdicts.paired import paired_interval
-from themesim.validate.core import check_grid, rng_for, row, summary_frame
+from themesim.validate.core import Scope, check_grid, rng_for, row, summary_frame
 
 AREA = "equivalence"
 MARGIN = 0.10
@@ -215,8 +215,8 @@ def _error_rows(name, n, d, p, draws, procedure, mc_se=None) -> list[dict]:
     (worse). p: exact()'s or simulate()'s shares."""
 
     def measured(quantity, prop, value, nominal=np.nan):
-        return row(AREA, name, quantity, procedure, prop, value, draws, n_a=n, nominal=nominal,
-                   mc_se=mc_se)  # fmt: skip
+        return row(Scope(AREA, name, n_a=n), quantity, procedure, prop, value, draws,
+                   nominal=nominal, mc_se=mc_se)  # fmt: skip
 
     out = []
     if np.isclose(abs(d), MARGIN):
@@ -243,14 +243,12 @@ def _summary_rows(name, n, d, e, draws, mc_se) -> list[dict]:
     ):
         out.append(
             row(
-                AREA,
-                name,
+                Scope(AREA, name, n_a=n),
                 "difference",
                 "SCAS paired interval",
                 prop,
                 value,
                 draws,
-                n_a=n,
                 nominal=nominal,
                 mc_se=mc_se,
             )  # fmt: skip

@@ -40,8 +40,8 @@ from themesim.metrics.grounding import grounding as g
 from themesim.metrics.grounding import grounding_intervals as gi
 from themesim.metrics.grounding import grounding_shift as shift
 from themesim.metrics.grounding import grounding_stats as gs
+from themesim.validate.core import Scope, draw_interval_rows, rng_for, row, summary_frame
 from themesim.validate.parallel import starmap
-from themesim.validate.core import draw_interval_rows, rng_for, row, summary_frame
 
 AREA = "grounding"
 K_A, K_B = 6, 7
@@ -349,22 +349,22 @@ def _summary_rows(design: str, G: int, m: str, proc: str, part: pd.DataFrame) ->
     # grounding() prints neither; nor are the intervals on codings in topic blocks (a stress
     # design for the intervals, whose test is bound: docs/validity.md)
     shown = proc in (WITHHELD, "segment_bootstrap") or design in BLOCKY_INTERVALS
-    kw = {"n_a": K_A, "n_b": K_B} | ({"required": False} if shown else {})
+    at = Scope(AREA, name, n_a=K_A, n_b=K_B, required=False if shown else None)
     out = []
     defined = part.dropna(subset=["estimate"])
     if m in gi.BIASED_CI_MIN_TRANSCRIPTS and proc == gi.CI_METHOD and len(defined):
         given = defined["ci_low"].notna() & defined["ci_high"].notna()
-        out.append(row(AREA, name, m, proc, "interval_given", float(given.mean()),
-                       len(defined), **kw))  # fmt: skip
+        out.append(row(at, m, proc, "interval_given", float(given.mean()),
+                       len(defined)))  # fmt: skip
     ok = part.dropna(subset=["ci_low", "ci_high", "estimate"])
     if len(ok):
-        out += draw_interval_rows(AREA, name, m, proc, ok, **kw)
+        out += draw_interval_rows(at, m, proc, ok)
     tested = part.dropna(subset=["p"])
     if m in shift.TEST_METRICS and len(tested):
         prop = "type1_error" if is_null(design) else "power"
         rate = float((tested["p"] <= ALPHA).mean())
         # a p that grounding() does not print is measured, not bound
-        bound = {} if m in shift.PRINTED_P else {"required": False}
-        out.append(row(AREA, name, m, shift.P_METHOD, prop, rate, len(tested), nominal=ALPHA,
-                       n_a=K_A, n_b=K_B, **bound))  # fmt: skip
+        bound = None if m in shift.PRINTED_P else False
+        out.append(row(Scope(AREA, name, n_a=K_A, n_b=K_B, required=bound), m, shift.P_METHOD,
+                       prop, rate, len(tested), nominal=ALPHA))  # fmt: skip
     return out

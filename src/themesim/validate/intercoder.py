@@ -30,7 +30,7 @@ from themesim.metrics.agreement.intercoder import (
     unit_counts,
 )
 from themesim.metrics.agreement.unitizing import Coincidences
-from themesim.validate.core import check_grid, rng_for, row, summary_frame
+from themesim.validate.core import Scope, check_grid, rng_for, row, summary_frame
 
 AREA = "intercoder"
 K = 10
@@ -155,12 +155,12 @@ def codebook_run(grid: str, seed: int):
             share = float(np.mean(np.asarray(lows) > 0))
             test = "90 % jackknife lower limit > 0"
             prop, nominal = ("power", np.nan) if agree > 0 else ("type1_error", 0.05)
-            common = {} if required else {"required": False}
-            rows.append(row(AREA, design, "cu_alpha_codebooks", test, prop, share, n,
-                            nominal=nominal, **common))  # fmt: skip
-            rows.append(row(AREA, design, "cu_alpha_codebooks", "estimate", "mean_estimate",
+            at = Scope(AREA, design, required=required)
+            rows.append(row(at, "cu_alpha_codebooks", test, prop, share, n,
+                            nominal=nominal))  # fmt: skip
+            rows.append(row(at, "cu_alpha_codebooks", "estimate", "mean_estimate",
                             float(np.nanmean(est)), n,
-                            mc_se=float(np.nanstd(est) / np.sqrt(n)), **common))  # fmt: skip
+                            mc_se=float(np.nanstd(est) / np.sqrt(n))))  # fmt: skip
     return detail, rows
 
 
@@ -199,8 +199,7 @@ def run(grid: str, seed: int):
             n = len(hits[q])
             rows.append(
                 row(
-                    AREA,
-                    design,
+                    Scope(AREA, design),
                     q,
                     "jackknife over transcripts",
                     "coverage",
@@ -211,8 +210,7 @@ def run(grid: str, seed: int):
             )
             rows.append(
                 row(
-                    AREA,
-                    design,
+                    Scope(AREA, design),
                     q,
                     "jackknife over transcripts",
                     "mean_width",

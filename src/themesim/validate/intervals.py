@@ -22,6 +22,7 @@ reads each count off its bound, as the flag tells a reader to. `coverage_95_ever
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -34,9 +35,9 @@ from themesim.metrics.intervals.intervals import (
 )
 from themesim.metrics.sets.coverage import best_two, score_arrays
 from themesim.metrics.sets.distinctiveness import GAP_COLUMNS, side_summary
-from themesim.validate.parallel import starmap
 from themesim.validate.core import (
     COVERAGE_FLOOR,
+    Scope,
     check_grid,
     interval_rows,
     rng_for,
@@ -44,6 +45,7 @@ from themesim.validate.core import (
     summary_frame,
 )
 from themesim.validate.designs import THETA, grid
+from themesim.validate.parallel import starmap
 
 AREA = "intervals"
 LEVEL = 0.95
@@ -165,27 +167,26 @@ def summarise(detail: pd.DataFrame) -> pd.DataFrame:
     for r in detail.itertuples():
         if r.draws == 0:
             continue
-        common = {"n_a": r.n_a, "n_b": r.n_b}
         procedure = metric_method(r.metric)
         if r.interval == "icc":
             procedure = f"clopper-pearson at design effect 1 + (c - 1) icc, icc {r.icc:g}"
         # undeclared domain correlation breaks the primary interval's model (themes
         # independent): shown, and the sensitivity at the true ICC is required instead
         primary_outside = r.icc > 0 and not r.groups
-        if r.stress or (r.interval == "icc") == (not primary_outside):
-            common["required"] = False
+        shown = r.stress or (r.interval == "icc") == (not primary_outside)
+        at = Scope(AREA, r.design, n_a=r.n_a, n_b=r.n_b, required=False if shown else None)
         rows += interval_rows(
-            AREA, r.design, r.metric, procedure, r.coverage, r.mean_width,
-            r.contains_estimate, r.draws, nominal=LEVEL, **common,
+            at, r.metric, procedure, r.coverage, r.mean_width, r.contains_estimate, r.draws,
+            nominal=LEVEL,
         )  # fmt: skip
         if r.no_match_share > 0 and r.interval == "ci" and r.metric in COUNT_METRICS:
             # the rows above read a count off its bound where no match is seen (the run-time
             # flag no_match); the 95 % interval on those draws too, shown
             rows.append(
                 row(
-                    AREA, r.design, r.metric, f"{procedure} (95 % interval also where no_match)",
-                    "coverage", r.coverage_95_every_draw, r.draws, nominal=LEVEL,
-                    n_a=r.n_a, n_b=r.n_b, required=False,
+                    replace(at, required=False), r.metric,
+                    f"{procedure} (95 % interval also where no_match)", "coverage",
+                    r.coverage_95_every_draw, r.draws, nominal=LEVEL,
                 )
             )  # fmt: skip
     return summary_frame(rows)

@@ -44,8 +44,8 @@ from themesim.metrics.sets.nulls import (
 )
 from themesim.metrics.sets.scales import z_scale
 from themesim.similarity import tfidf
+from themesim.validate.core import Scope, rng_for, row, summary_frame
 from themesim.validate.parallel import starmap
-from themesim.validate.core import rng_for, row, summary_frame
 
 AREA = "nulls"
 ALPHA = 0.05
@@ -128,30 +128,25 @@ STRESS = {"iid_t5"}
 
 def _summary_rows(rec: dict, n_a: int, n_b: int) -> list[dict]:
     d, draws = rec["design"], rec["draws"]
-    common = {"n_a": n_a, "n_b": n_b}
-    if d in STRESS:
-        common["required"] = False
+    at = Scope(AREA, d, n_a=n_a, n_b=n_b, required=False if d in STRESS else None)
     out = [
-        row(AREA, d, "null_p", PROCEDURE, "type1_error", rec["p_le_0.05"], rec["n_p"],
-            nominal=ALPHA, **common),
-        row(AREA, d, "null_p", PROCEDURE, "p_le_0.5", rec["p_le_0.5"], rec["n_p"],
-            nominal=0.5, **common),
-        row(AREA, d, "null_q", "BH", "fdr", rec["fdr"], draws, nominal=ALPHA, **common),
+        row(at, "null_p", PROCEDURE, "type1_error", rec["p_le_0.05"], rec["n_p"],
+            nominal=ALPHA),
+        row(at, "null_p", PROCEDURE, "p_le_0.5", rec["p_le_0.5"], rec["n_p"], nominal=0.5),
+        row(at, "null_q", "BH", "fdr", rec["fdr"], draws, nominal=ALPHA),
     ]  # fmt: skip
     for key, proc in (("power", "BH"), ("oracle_power", "BH, true null distribution")):
         if key in rec and np.isfinite(rec[key]):
-            out.append(
-                row(AREA, d, "null_q", proc, "power", rec[key], rec["n_planted"], **common)
-            )  # fmt: skip
+            out.append(row(at, "null_q", proc, "power", rec[key], rec["n_planted"]))
     if "planted_fdr" in rec:
         out.append(
-            row(AREA, d, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"], draws,
-                nominal=ALPHA, **common)
+            row(at, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"], draws,
+                nominal=ALPHA)
         )  # fmt: skip
     if "issue_power" in rec:
         out.append(
-            row(AREA, d, "null_p", "p <= 0.05, match at pool q99.5 + 0.05", "power",
-                rec["issue_power"], draws, **common)
+            row(at, "null_p", "p <= 0.05, match at pool q99.5 + 0.05", "power",
+                rec["issue_power"], draws)
         )  # fmt: skip
     return out
 
@@ -370,14 +365,11 @@ def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         if rec["design"].startswith("salad_"):
             summary += _summary_rows(rec, rec["n_a"], rec["n_b"])
             continue
-        d = rec["design"]
+        at = Scope(AREA, rec["design"], n_a=rec["n_a"], n_b=rec["n_b"])
+        summary.append(row(at, "null_q", "BH", "power", rec["power"], rec["n_planted"]))
         summary.append(
-            row(AREA, d, "null_q", "BH", "power", rec["power"], rec["n_planted"],
-                n_a=rec["n_a"], n_b=rec["n_b"])
-        )  # fmt: skip
-        summary.append(
-            row(AREA, d, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"],
-                rec["draws"], n_a=rec["n_a"], n_b=rec["n_b"], nominal=ALPHA)
+            row(at, "null_q", "BH, planted matches", "fdr", rec["planted_fdr"], rec["draws"],
+                nominal=ALPHA)
         )  # fmt: skip
     return pd.DataFrame.from_records(records), summary_frame(summary)
 

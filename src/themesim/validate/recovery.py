@@ -31,7 +31,7 @@ from themesim.metrics.sets.nulls import null_table
 from themesim.metrics.sets.scales import z_scale
 from themesim.steps.similarity import similarity_for
 from themesim.validate import demo
-from themesim.validate.core import check_grid, row, summary_frame
+from themesim.validate.core import Scope, check_grid, row, summary_frame
 
 AREA = "recovery"
 METHODS = {"small": ["minilm", "tfidf"], "full": ["minilm", "mpnet", "tfidf"]}
@@ -129,8 +129,7 @@ def run(grid_name: str, seed: int):
         design = f"demo human vs {set_b}"
         rows.append(
             row(
-                AREA,
-                design,
+                Scope(AREA, design),
                 f"pair_f1 ({method})",
                 f"{scale}, best threshold {best['threshold']:g}",
                 "recovery_f1",
@@ -143,8 +142,7 @@ def run(grid_name: str, seed: int):
             d = at_default.iloc[0]
             rows.append(
                 row(
-                    AREA,
-                    design,
+                    Scope(AREA, design),
                     f"pair_f1 ({method})",
                     f"{scale}, default threshold {d['threshold']:g}",
                     "recovery_f1",

@@ -17,7 +17,7 @@ from themesim.metrics.sets.transport import (
     transport_summary,
     unbalanced_plan,
 )
-from themesim.validate.core import check_grid, interval_rows, rng_for, row, summary_frame
+from themesim.validate.core import Scope, check_grid, interval_rows, rng_for, row, summary_frame
 from themesim.validate.designs import Design
 
 AREA = "transport"
@@ -96,23 +96,20 @@ def run(grid_name: str, seed: int):
     procedure = "two-sample jackknife-t"
     for r in detail.itertuples():
         rows += interval_rows(
-            AREA, r.design, r.quantity, procedure, r.coverage, r.mean_width,
-            r.contains_estimate, r.draws, nominal=0.95, n_a=r.n_a, n_b=r.n_b,
+            Scope(AREA, r.design, n_a=r.n_a, n_b=r.n_b), r.quantity, procedure, r.coverage,
+            r.mean_width, r.contains_estimate, r.draws, nominal=0.95,
         )  # fmt: skip
     for design, g in detail.groupby("design", sort=False):
         r = g.iloc[0]
         rows.append(
             row(
-                AREA,
-                design,
+                Scope(AREA, design, n_a=r.n_a, n_b=r.n_b),
                 "ot_mass_scaled",
                 "(mass - floor) / (ceiling - floor)",
                 "mean_value",
                 r.ot_mass_scaled_mean,
                 int(r.draws),
                 mc_se=np.nan,
-                n_a=r.n_a,
-                n_b=r.n_b,
             )
         )
     return detail, summary_frame(rows)

@@ -10,7 +10,7 @@ from scipy.special import expit
 
 from themesim.metrics.kappa import kappa_counts_array
 from themesim.metrics.verdicts.difference import VERDICTS, Study, difference, verdict
-from themesim.validate.core import row
+from themesim.validate.core import Scope, row
 from themesim.validate.verdicts import ALPHA, AREA, MARGIN
 
 # --- The segments route: κ over coded segments, transcripts as clusters -------------------
@@ -122,14 +122,15 @@ def simulate_segments(d: SegmentDesign, draws: int, rng, margin=MARGIN, alpha=AL
 
 def segment_rows(d: SegmentDesign, sim: dict) -> list[dict]:
     procedure = "random-effects moments (themes), segments"
+    at = Scope(AREA, d.name(), n_a=d.themes)
     out = []
     if d.shift == 0 and d.sd_coder == 0:  # the null: D = 0 exactly
         for w in ("worse", "better"):
-            out.append(row(AREA, d.name(), f"verdict {w}", procedure, "type1_error",
-                           sim[f"p_{w}"], sim["draws"], n_a=d.themes, nominal=ALPHA))  # fmt: skip
+            out.append(row(at, f"verdict {w}", procedure, "type1_error",
+                           sim[f"p_{w}"], sim["draws"], nominal=ALPHA))  # fmt: skip
     if d.shift < 0:
-        out.append(row(AREA, d.name(), "verdict worse", procedure, "power", sim["p_worse"],
-                       sim["draws"], n_a=d.themes))  # fmt: skip
-    out.append(row(AREA, d.name(), "difference", procedure, "coverage_tost_level",
-                   sim["coverage"], sim["draws"], n_a=d.themes, nominal=1 - 2 * ALPHA))  # fmt: skip
+        out.append(row(at, "verdict worse", procedure, "power", sim["p_worse"],
+                       sim["draws"]))  # fmt: skip
+    out.append(row(at, "difference", procedure, "coverage_tost_level",
+                   sim["coverage"], sim["draws"], nominal=1 - 2 * ALPHA))  # fmt: skip
     return out

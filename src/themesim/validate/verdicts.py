@@ -35,7 +35,7 @@ from scipy.special import ndtr
 
 from themesim.metrics.verdicts.difference import MIN_RANDOM, VERDICTS, Study, difference, verdict
 from themesim.metrics.verdicts.rows import spread_test
-from themesim.validate.core import rng_for, row
+from themesim.validate.core import Scope, rng_for, row
 
 AREA = "verdicts"
 MARGIN = 0.10
@@ -267,9 +267,11 @@ def design_rows(name: str, n: int, diff: float, sim: dict, procedure: str) -> li
     """The suite's rows of one design at one difference: each word's error at its boundary,
     the power at POWER_DIFF, and the interval's coverage."""
 
+    where = Scope(AREA, name, n_a=n)
+
     def err(quantity, value):
-        return row(AREA, name, quantity, procedure, "type1_error", value, sim["draws"],
-                   n_a=n, nominal=ALPHA)  # fmt: skip
+        return row(where, quantity, procedure, "type1_error", value, sim["draws"],
+                   nominal=ALPHA)  # fmt: skip
 
     out = []
     if np.isclose(diff, -MARGIN):
@@ -280,10 +282,10 @@ def design_rows(name: str, n: int, diff: float, sim: dict, procedure: str) -> li
     if np.isclose(diff, 0.0):
         out += [err("verdict worse", sim["p_worse"]), err("verdict better", sim["p_better"])]
     if np.isclose(diff, POWER_DIFF):
-        out.append(row(AREA, name, "verdict worse", procedure, "power", sim["p_worse"],
-                       sim["draws"], n_a=n))  # fmt: skip
-    out.append(row(AREA, name, "difference", procedure, "coverage_tost_level",
-                   sim["coverage"], sim["draws"], n_a=n, nominal=1 - 2 * ALPHA))  # fmt: skip
+        out.append(row(where, "verdict worse", procedure, "power", sim["p_worse"],
+                       sim["draws"]))  # fmt: skip
+    out.append(row(where, "difference", procedure, "coverage_tost_level",
+                   sim["coverage"], sim["draws"], nominal=1 - 2 * ALPHA))  # fmt: skip
     return out
 
 
@@ -291,7 +293,7 @@ def equal_quality_rows(name: str, n: int, sim: dict, procedure: str) -> list[dic
     """A generator exactly as good as the analysts but writing its own number of themes:
     `better` and `worse` are errors at any size."""
     return [
-        row(AREA, name, f"verdict {w} at equal quality", procedure, "type1_error",
-            sim[f"p_{w}"], sim["draws"], n_a=n, nominal=ALPHA)
+        row(Scope(AREA, name, n_a=n), f"verdict {w} at equal quality", procedure,
+            "type1_error", sim[f"p_{w}"], sim["draws"], nominal=ALPHA)
         for w in ("worse", "better")
     ]  # fmt: skip

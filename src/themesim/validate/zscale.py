@@ -32,9 +32,9 @@ from themesim.metrics.sets.coverage import hungarian_pairs
 from themesim.metrics.sets.nulls import bh_qvalues
 from themesim.metrics.sets.scales import z_cut, z_fpr, z_pvalues, z_scale
 from themesim.similarity import tfidf
-from themesim.validate.parallel import starmap
-from themesim.validate.core import rng_for, row, summary_frame
+from themesim.validate.core import Scope, rng_for, row, summary_frame
 from themesim.validate.nulls import Scorer, demo_texts
+from themesim.validate.parallel import starmap
 
 AREA = "zscale"
 ALPHA = 0.05
@@ -191,6 +191,7 @@ def _decide(S, W_a, W_b) -> dict[str, np.ndarray]:
 def _pair_summary(design, n_a, n_b, null_dec, alt_dec, planted_mask) -> tuple[dict, list]:
     rec = {"design": design, "n_a": n_a, "n_b": n_b, "draws": len(null_dec)}
     rows = []
+    at = Scope(AREA, design, n_a=n_a, n_b=n_b)
     cells = len(null_dec) * n_a * n_b
     for proc in PROCEDURES:
         null = np.stack([d[proc] for d in null_dec])
@@ -199,20 +200,17 @@ def _pair_summary(design, n_a, n_b, null_dec, alt_dec, planted_mask) -> tuple[di
         rec[f"{proc}: cell rate"] = rate
         rec[f"{proc}: any cell"] = family
         if proc == "z > 2":
-            rows.append(row(AREA, design, "S_z", proc, "false_positive_rate", rate, cells,
-                            n_a=n_a, n_b=n_b))  # fmt: skip
+            rows.append(row(at, "S_z", proc, "false_positive_rate", rate, cells))
         elif proc == "cell p <= 0.05":
-            rows.append(row(AREA, design, "S_z", "t cut, both sides", "type1_error", rate,
-                            cells, n_a=n_a, n_b=n_b, nominal=ALPHA))  # fmt: skip
+            rows.append(row(at, "S_z", "t cut, both sides", "type1_error", rate, cells,
+                            nominal=ALPHA))  # fmt: skip
         elif proc in NOT_OFFERED:
             pass  # not a procedure themesim offers: the detail table only (docs/validity.md)
         elif proc in ("BH", "Bonferroni"):
             # under the complete null the FDR is the chance of any discovery
-            rows.append(row(AREA, design, "S_z", proc, "fdr", family, len(null_dec),
-                            n_a=n_a, n_b=n_b, nominal=ALPHA))  # fmt: skip
+            rows.append(row(at, "S_z", proc, "fdr", family, len(null_dec), nominal=ALPHA))
         else:  # a fixed cut on the Hungarian pairs: how often a comparison has a false pair
-            rows.append(row(AREA, design, "S_z", proc, "familywise_rate", family,
-                            len(null_dec), n_a=n_a, n_b=n_b))  # fmt: skip
+            rows.append(row(at, "S_z", proc, "familywise_rate", family, len(null_dec)))
         if alt_dec:
             alt = np.stack([d[proc] for d in alt_dec])
             hit = alt[:, planted_mask]
@@ -223,13 +221,12 @@ def _pair_summary(design, n_a, n_b, null_dec, alt_dec, planted_mask) -> tuple[di
             rec[f"{proc}: planted fdr"] = float(fdp.mean())
             if proc in NOT_OFFERED:
                 continue
-            rows.append(row(AREA, design, "S_z", proc, "power", power, hit.size,
-                            n_a=n_a, n_b=n_b))  # fmt: skip
+            rows.append(row(at, "S_z", proc, "power", power, hit.size))
             if proc != "cell p <= 0.05":
                 fixed = proc in ("z > 2", "Hungarian pairs, z > 2", "Hungarian pairs, t cut")
-                rows.append(row(AREA, design, "S_z", f"{proc}, planted matches",
+                rows.append(row(at, "S_z", f"{proc}, planted matches",
                                 "false_discovery_share" if fixed else "fdr",
-                                float(fdp.mean()), len(alt_dec), n_a=n_a, n_b=n_b,
+                                float(fdp.mean()), len(alt_dec),
                                 nominal=np.nan if fixed else ALPHA))  # fmt: skip
     return rec, rows
 
@@ -273,18 +270,16 @@ def run(grid: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     cells = [(d, n, g["cells"], seed) for d in g["cell_dists"] for n in g["cell_sizes"]]
     for rec in starmap(cell_design, cells):
         records.append(rec)
-        d, draws, n = rec["design"], rec["draws"], rec["n_a"]
+        draws, n = rec["draws"], rec["n_a"]
+        at = Scope(AREA, rec["design"], n_a=n, n_b=n)
         summary += [
-            row(AREA, d, "z (one side)", "z > 2", "false_positive_rate", rec["fpr_z_gt_2"],
-                draws, n_a=n, n_b=n),
-            row(AREA, d, "z (one side)", "t cut", "false_positive_rate", rec["fpr_cut"],
-                draws, n_a=n, n_b=n),
-            row(AREA, d, "z (one side)", "rank (exact)", "type1_error", rec["type1_rank"],
-                draws, n_a=n, n_b=n, nominal=ALPHA),
-            row(AREA, d, "S_z", "z > 2", "false_positive_rate", rec["fpr_both_z_gt_2"],
-                draws, n_a=n, n_b=n),
-            row(AREA, d, "S_z", "t cut, both sides", "type1_error", rec["type1_both_cut"],
-                draws, n_a=n, n_b=n, nominal=ALPHA),
+            row(at, "z (one side)", "z > 2", "false_positive_rate", rec["fpr_z_gt_2"], draws),
+            row(at, "z (one side)", "t cut", "false_positive_rate", rec["fpr_cut"], draws),
+            row(at, "z (one side)", "rank (exact)", "type1_error", rec["type1_rank"], draws,
+                nominal=ALPHA),
+            row(at, "S_z", "z > 2", "false_positive_rate", rec["fpr_both_z_gt_2"], draws),
+            row(at, "S_z", "t cut, both sides", "type1_error", rec["type1_both_cut"], draws,
+                nominal=ALPHA),
         ]  # fmt: skip
     pairs = [(v, n_a, n_b, g["comparisons"], seed) for v in g["embed"]
              for n_a, n_b in g["pair_sizes"]]  # fmt: skip
