@@ -690,8 +690,14 @@ def test_parts_are_joined_once_atomically(monkeypatch, tmp_path):
 
 
 def test_llama_server_binds_localhost_only():
-    with pytest.raises(ValueError, match="127.0.0.1"):
+    """The address is no parameter: the command binds 127.0.0.1 (both backends take the same
+    address flags: test_native_server_command)."""
+    with pytest.raises(TypeError, match="host"):
         llama_server.LlamaServer("x.gguf", host="0.0.0.0")
+    srv = llama_server.LlamaServer("x.gguf", backend="python")
+    srv.port = 4711
+    cmd = srv.command()
+    assert cmd[cmd.index("--host") + 1] == "127.0.0.1"
 
 
 def test_a_rerun_with_every_judgement_cached_starts_no_server(serve, tmp_path, monkeypatch):

@@ -178,3 +178,13 @@ def test_a_csv_study_starts_without_scipy_stats_scikit_learn_or_matplotlib(tmp_p
         "torch": False,
         "themesim.config": True,
     }
+
+
+def test_the_command_line_imports_a_command_s_modules_only_when_it_runs():
+    """`themesim --help` builds every subcommand's parser from cli.py's table; the handlers'
+    modules (numpy, pandas, scipy, the metrics) are imported by the one command that runs."""
+    loaded = loaded_after(
+        "from themesim.cli import build_parser\nbuild_parser().format_help()",
+        ["numpy", "pandas", "scipy", "themesim.metrics.comparison", "themesim.cli_agree"],
+    )
+    assert not any(loaded.values()), loaded

@@ -30,10 +30,12 @@ JOB = textwrap.dedent(
     '''
 
     class StandIn(llama_server.LlamaServer):
+        start_timeout_s = 30
+
         def command(self):
             return [sys.executable, "-c", STAND_IN, str(self.port)]
 
-    with StandIn(sys.argv[1], start_timeout_s=30) as srv:
+    with StandIn(sys.argv[1]) as srv:
         print(srv.proc.pid, flush=True)
         time.sleep(120)
     """

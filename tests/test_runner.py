@@ -244,12 +244,12 @@ def test_a_full_disk_in_a_step_is_one_line(tmp_path, step, where, workers):
 def test_a_full_disk_in_a_command_is_one_line(tmp_path, monkeypatch, capsys):
     import errno
 
-    from themesim import cli
+    from themesim import cli, cli_verify
 
     def full(args):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "out.csv")
 
-    monkeypatch.setattr(cli, "cmd_verify", full)  # build_parser reads it when main runs
+    monkeypatch.setattr(cli_verify, "cmd_verify", full)  # main looks it up when it runs
     assert cli.main(["verify", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("themesim: error: out.csv: no space left on the device")

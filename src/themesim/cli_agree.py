@@ -158,7 +158,8 @@ def _agree_out(path: str | None, flag: str = "--out", example: str = "agree.txt"
         ) from None
 
 
-def cmd_agree(args) -> int:
+def _check_agree_args(args) -> None:
+    """The command line's files and options, before any codings are read."""
     _agree_out(args.out)
     _agree_out(args.export_qdpx, "--export-qdpx", "coding.qdpx")
     if args.export_qdpx and not args.export_qdpx.lower().endswith(".qdpx"):
@@ -182,6 +183,10 @@ def cmd_agree(args) -> int:
         raise InputError(
             f"--overlap {args.overlap:g}", "is not a share in (0, 1]", "Give e.g. 0.9 for 90 %."
         )
+
+
+def cmd_agree(args) -> int:
+    _check_agree_args(args)
     coders = [c.strip() for c in args.coders.split(",")] if args.coders else None
     c = read_codings(
         args.codings,
@@ -208,20 +213,7 @@ def cmd_agree(args) -> int:
     similarity = _agree_similarity(args.similarity, c) if args.similarity else None
     tables = agreement_tables(c, overlap=args.overlap, similarity=similarity)
     if args.export_qdpx:
-        try:
-            n = write_qdpx(c, args.export_qdpx)
-        except OSError as e:
-            raise InputError(
-                f"--export-qdpx {args.export_qdpx}",
-                f"cannot be written ({e.strerror})",
-                "Give a file in a folder you can write.",
-            ) from None
-        print(
-            f"themesim agree: REFI-QDA project written to {args.export_qdpx} ({n['coders']} "
-            f"coders as users, {n['selections']} selections, {n['disagreements']} passages "
-            f"where they differ under {n['disagreement_codes']} disagreement codes)",
-            file=sys.stderr,
-        )
+        _export_qdpx(c, args.export_qdpx)
     if args.format == "xlsx":
         try:
             frames_workbook(tables, args.out)
@@ -251,6 +243,24 @@ def cmd_agree(args) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _export_qdpx(c, path: str) -> None:
+    """--export-qdpx: the codings as a REFI-QDA project, said on stderr."""
+    try:
+        n = write_qdpx(c, path)
+    except OSError as e:
+        raise InputError(
+            f"--export-qdpx {path}",
+            f"cannot be written ({e.strerror})",
+            "Give a file in a folder you can write.",
+        ) from None
+    print(
+        f"themesim agree: REFI-QDA project written to {path} ({n['coders']} "
+        f"coders as users, {n['selections']} selections, {n['disagreements']} passages "
+        f"where they differ under {n['disagreement_codes']} disagreement codes)",
+        file=sys.stderr,
+    )
 
 
 def _agree_similarity(path: str, c) -> list[tuple[str, str, float]]:

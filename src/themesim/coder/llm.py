@@ -280,7 +280,7 @@ def code_segments(
         done = {key: v for key, v in done.items() if usable(v, k, settings.score_mode)}
         misses = [key for key in jobs if key not in done]
         if misses:
-            _ask(misses, jobs, done, session, settings, prompt, book, labels, progress)
+            _ask(misses, jobs, done, session, _Coding(settings, prompt, book, labels), progress)
     out = np.zeros((len(items), k))
     for i, key in enumerate(keys):
         if settings.score_mode == "logprob":
@@ -290,53 +290,32 @@ def code_segments(
     return out
 
 
-def _ask(misses, jobs, done, session: CallSession, settings, prompt, book, labels, progress):
-    redact = session.redact
-    logprob = settings.score_mode == "logprob"
-    k = len(labels)
+@dataclass(frozen=True)
+class _Coding:
+    """What every request of one coding shares: the settings, the prompt, the codebook and
+    what the model answers per code (its labels)."""
+
+    settings: CoderLLMSettings
+    prompt: CoderPrompt
+    book: str
+    labels: list[str]
+
+
+def _ask(misses, jobs, done, session: CallSession, coding: _Coding, progress) -> None:
+    """Ask each miss in order, store its answer (or failure) at once and put the usable ones
+    in `done`; StepError when some passage stays uncoded."""
+    settings, redact = coding.settings, session.redact
+    json_mode = settings.score_mode == "json"  # logprob mode asks no response_format
     failed = []
     with ExitStack() as stack:
         session.start()
         bar = stack.enter_context(tqdm(total=len(misses), desc="coder", disable=not progress))
         for key in misses:  # in order: a local server's one slot keeps the codebook's prefix
             spk, text, ctx, passage = jobs[key]
-            body = {
-                "model": session.model,
-                "messages": _messages(prompt, book, spk, text, ctx),
-                "temperature": settings.temperature,
-                "max_tokens": 1 if logprob else settings.max_tokens,
-                "seed": settings.seed,
-            }
-            if logprob:
-                body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
-
-            def attempt(use_rf: bool, _fails: int, body=body):
-                b = dict(body)
-                if use_rf and settings.base_url is None:
-                    b["grammar"] = grammar(k)
-                elif use_rf:
-                    b["response_format"] = {"type": "json_object", "schema": _schema(k)}
-                choice, usage = session.post(b)
-                raw = None
-                try:
-                    if logprob:
-                        top = llm.top_logprobs(choice)
-                        raw = redact(json.dumps(top, ensure_ascii=False))
-                        answer = parse_letter_probs(top, labels)
-                    else:
-                        content = (choice.get("message") or {}).get("content") or ""
-                        if not isinstance(content, str):
-                            raise ValueError(f"the answer is a {type(content).__name__}, not text")
-                        raw = redact(content)
-                        answer = parse_codes(raw, k)
-                except (ValueError, TypeError, AttributeError, ArithmeticError) as e:
-                    raise llm.Retry(f"unparsable answer ({e})", raw=raw, fatal=False) from e
-                if not usable(answer, k, settings.score_mode):
-                    # Only a usable answer is stored "ok": anything else would be cached.
-                    raise llm.Retry(f"unusable answer {answer!r}", raw=raw, fatal=False)
-                return answer, raw, usage
-
-            res = session.ask(attempt, "coder", sends_response_format=not logprob)
+            messages = _messages(coding.prompt, coding.book, spk, text, ctx)
+            res = session.ask(
+                _attempt(session, coding, messages), "coder", sends_response_format=json_mode
+            )
             if res.skipped:
                 break
             if res.ok:
@@ -347,9 +326,9 @@ def _ask(misses, jobs, done, session: CallSession, settings, prompt, book, label
                 answer, raw, usage = None, res.error.raw, {}
             session.store(
                 key,
-                prompt,
+                coding.prompt,
                 _answer_settings(settings),
-                codebook=book,
+                codebook=coding.book,
                 passage=passage,
                 status="ok" if res.ok else "failed",
                 answer=json.dumps(answer) if answer is not None else None,
@@ -369,6 +348,54 @@ def _ask(misses, jobs, done, session: CallSession, settings, prompt, book, label
             f"{' '.join(text.split())[:60]!r}: {err}). The {len(done)} coded ones are cached "
             f"in the coder cache; rerunning asks only the rest."
         )
+
+
+def _attempt(session: CallSession, coding: _Coding, messages: list):
+    """One passage's attempt(use_response_format, answer_failures) for session.ask: the
+    request, and its answer parsed, (answer, raw, usage); an unusable answer is a Retry."""
+    settings, k = coding.settings, len(coding.labels)
+    logprob = settings.score_mode == "logprob"
+    body = {
+        "model": session.model,
+        "messages": messages,
+        "temperature": settings.temperature,
+        "max_tokens": 1 if logprob else settings.max_tokens,
+        "seed": settings.seed,
+    }
+    if logprob:
+        body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+
+    def attempt(use_rf: bool, _fails: int):
+        b = dict(body)
+        if use_rf and settings.base_url is None:
+            b["grammar"] = grammar(k)
+        elif use_rf:
+            b["response_format"] = {"type": "json_object", "schema": _schema(k)}
+        choice, usage = session.post(b)
+        answer, raw = _parse_answer(choice, coding, session.redact)
+        if not usable(answer, k, settings.score_mode):
+            # Only a usable answer is stored "ok": anything else would be cached.
+            raise llm.Retry(f"unusable answer {answer!r}", raw=raw, fatal=False)
+        return answer, raw, usage
+
+    return attempt
+
+
+def _parse_answer(choice: dict, coding: _Coding, redact) -> tuple[list, str | None]:
+    """(answer, raw text as stored) of a chat completion; a Retry when it cannot be read."""
+    raw = None
+    try:
+        if coding.settings.score_mode == "logprob":
+            top = llm.top_logprobs(choice)
+            raw = redact(json.dumps(top, ensure_ascii=False))
+            return parse_letter_probs(top, coding.labels), raw
+        content = (choice.get("message") or {}).get("content") or ""
+        if not isinstance(content, str):
+            raise ValueError(f"the answer is a {type(content).__name__}, not text")
+        raw = redact(content)
+        return parse_codes(raw, len(coding.labels)), raw
+    except (ValueError, TypeError, AttributeError, ArithmeticError) as e:
+        raise llm.Retry(f"unparsable answer ({e})", raw=raw, fatal=False) from e
 
 
 def _schema(k: int) -> dict:

@@ -282,6 +282,36 @@ def _backoff(backoff_s: float, backoff_max_s: float):
     return wait
 
 
+def _retrying(state: CallState, max_retries: int, backoff_s, backoff_max_s, redact, label):
+    """tenacity's loop for one request: a Retry (not a GiveUp) again up to max_retries times
+    after _backoff's wait, each retry logged; an abort of the run (state.abort) ends a wait."""
+
+    def sleep(seconds: float) -> None:
+        if state.abort.wait(seconds):
+            raise _Aborted
+
+    def before_sleep(rs: tenacity.RetryCallState) -> None:
+        log.warning(
+            "%s: %s; retry %d/%d in %.2g s",
+            label,
+            redact(str(rs.outcome.exception())),
+            rs.attempt_number,
+            max_retries,
+            rs.upcoming_sleep,
+        )
+
+    return tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(max_retries + 1),
+        wait=_backoff(backoff_s, backoff_max_s),
+        retry=tenacity.retry_if_exception(
+            lambda e: isinstance(e, Retry) and not isinstance(e, GiveUp)
+        ),
+        sleep=sleep,
+        before_sleep=before_sleep,
+        reraise=True,
+    )
+
+
 def with_retries(
     attempt: Callable[[bool, int], object],
     state: CallState,
@@ -338,30 +368,7 @@ def with_retries(
             count["answer_failures"] += not e.fatal
             raise
 
-    def sleep(seconds: float) -> None:
-        if state.abort.wait(seconds):
-            raise _Aborted
-
-    def before_sleep(rs: tenacity.RetryCallState) -> None:
-        log.warning(
-            "%s: %s; retry %d/%d in %.2g s",
-            label,
-            redact(str(rs.outcome.exception())),
-            rs.attempt_number,
-            max_retries,
-            rs.upcoming_sleep,
-        )
-
-    retrying = tenacity.Retrying(
-        stop=tenacity.stop_after_attempt(max_retries + 1),
-        wait=_backoff(backoff_s, backoff_max_s),
-        retry=tenacity.retry_if_exception(
-            lambda e: isinstance(e, Retry) and not isinstance(e, GiveUp)
-        ),
-        sleep=sleep,
-        before_sleep=before_sleep,
-        reraise=True,
-    )
+    retrying = _retrying(state, max_retries, backoff_s, backoff_max_s, redact, label)
     try:
         value = retrying(once)
     except _Aborted:

@@ -231,7 +231,8 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True, announce=Tru
             if announce:
                 log.info("judge: %s", the_plan)
             the_plan.check(settings.max_pairs)
-            _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats, progress)
+            todo = {k: jobs[k] for k in misses}
+            failures += _run_misses(todo, settings, session, prompt, scores, stats, progress)
 
     def score(a: str, b: str) -> float:
         s = scores.get(cache_key(model, prompt, a, b, settings))
@@ -247,12 +248,14 @@ def _judge_ordered(order, settings, cache_path, progress, ask=True, announce=Tru
     return score, stats, failed
 
 
-def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats, progress):
-    """Ask the misses, settings.in_flight at a time, and store each outcome in the order of
-    `misses` (so the cache's rows and the counts are the same whatever the concurrency and
-    the answers' timing): an answer that comes back early waits for those before it, at most
-    4 x in_flight requests ahead of the oldest unstored one."""
+def _run_misses(todo: dict, settings, session, prompt, scores, stats, progress) -> list:
+    """Ask the misses (todo: key -> (a, b)), settings.in_flight at a time, and store each
+    outcome in the order of `todo` (so the cache's rows and the counts are the same whatever
+    the concurrency and the answers' timing): an answer that comes back early waits for those
+    before it, at most 4 x in_flight requests ahead of the oldest unstored one. Returns the
+    failures, (key, outcome) each; ok scores go in `scores`, the counts in `stats`."""
     state = session.state
+    failures: list[tuple[str, Outcome]] = []
     workers = request_workers(settings)
     with ExitStack() as stack:
         session.start()  # the endpoint (a local server) before the workers ask it
@@ -268,11 +271,11 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
         )
         bar.set_postfix(done=0, cached=stats.cached, failed=0)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=workers))
-        todo, pending = iter(misses), deque()
+        keys, pending = iter(todo), deque()
 
         def submit() -> None:
-            while len(pending) < 4 * workers and (k := next(todo, None)) is not None:
-                pending.append((k, pool.submit(judge_one, settings, session, prompt, *jobs[k])))
+            while len(pending) < 4 * workers and (k := next(keys, None)) is not None:
+                pending.append((k, pool.submit(judge_one, settings, session, prompt, *todo[k])))
 
         try:
             submit()
@@ -283,7 +286,7 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
                 if out.status == "skipped":
                     stats.skipped += 1
                     continue
-                store_outcome(session, k, prompt, *jobs[k], settings, out)  # committed at once
+                store_outcome(session, k, prompt, *todo[k], settings, out)  # committed at once
                 stats.prompt_tokens += out.prompt_tokens
                 stats.completion_tokens += out.completion_tokens
                 if out.status == "ok":
@@ -299,6 +302,7 @@ def _run_misses(misses, jobs, settings, session, prompt, scores, failures, stats
             raise
         finally:
             stats.calls = state.calls
+    return failures
 
 
 def _failure_message(failures, jobs, stats, cache_path, redact) -> str:

@@ -264,22 +264,20 @@ class LlamaServer:
     read). On exit, also after an exception, the server is terminated.
     """
 
+    start_timeout_s = 180.0  # seconds the server may take to load the model and answer
+
     def __init__(
         self,
         model_path: str | Path,
         *,
         n_ctx: int = 2048,
         threads: int | None = None,
-        host: str = HOST,
-        start_timeout_s: float = 180.0,
         log_path: str | Path | None = None,
         logits_all: bool = True,
         backend: str = "auto",
         parallel: int = 1,
         extra_args: tuple[str, ...] | list[str] = (),
     ):
-        if host != HOST:
-            raise ValueError(f"LlamaServer binds {HOST} only, not {host!r}")
         self.backend, self.binary = resolve_backend(backend)
         self.parallel = max(int(parallel), 1)
         self.extra_args = list(extra_args)
@@ -287,7 +285,6 @@ class LlamaServer:
         self.n_ctx = n_ctx
         self.threads = threads
         self.logits_all = logits_all
-        self.start_timeout_s = start_timeout_s
         self.log_path = Path(log_path) if log_path else None
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
