@@ -16,6 +16,7 @@ from helpers import HUMAN, LLM, TRANSCRIPT, snakemake
 
 from themesim.archive.build import (
     WITHHELD,
+    ArchiveSpec,
     archive_name,
     build_archive,
     code_files,
@@ -81,22 +82,24 @@ def build(run: Path, code: Path, out: Path, *, config=CONFIG, sets=None, transcr
     try:
         return build_archive(
             out,
-            config=config,
-            study=config["study"],
-            sets=sets or {"human": "data/human.csv", "llm": "data/llm.yaml"},
-            transcripts=["data/tr/sam.txt"] if transcripts is None else transcripts,
-            precomputed=kw.pop("precomputed", {}),
-            results=[
-                "results/metrics/m/comparisons.csv",
-                "results/embeddings/m/human.parquet",
-                "results/plots/m/sweep.png",
-                "results/archive/old.zip",
-            ],
-            judge_cache=None,
-            code=code_files(code),
-            code_version="abc123",
-            lock=LOCK,
-            **kw,
+            ArchiveSpec(
+                config=config,
+                study=config["study"],
+                sets=sets or {"human": "data/human.csv", "llm": "data/llm.yaml"},
+                transcripts=["data/tr/sam.txt"] if transcripts is None else transcripts,
+                precomputed=kw.pop("precomputed", {}),
+                results=[
+                    "results/metrics/m/comparisons.csv",
+                    "results/embeddings/m/human.parquet",
+                    "results/plots/m/sweep.png",
+                    "results/archive/old.zip",
+                ],
+                judge_cache=None,
+                code=code_files(code),
+                code_version="abc123",
+                lock=LOCK,
+                **kw,
+            ),
         )
     finally:
         os.chdir(cwd)
@@ -215,16 +218,18 @@ def test_a_folder_output_goes_in_file_by_file_without_snakemake_markers(tmp_path
     try:
         build_archive(
             out,
-            config=CONFIG,
-            study=CONFIG["study"],
-            sets={"human": "data/human.csv", "llm": "data/llm.yaml"},
-            transcripts=["data/tr/sam.txt"],
-            precomputed={},
-            results=["results/plots/m/sweep.png", "results/plots/m/heatmaps"],
-            judge_cache=None,
-            code=code_files(make_code(tmp_path / "code")),
-            code_version="abc123",
-            lock=LOCK,
+            ArchiveSpec(
+                config=CONFIG,
+                study=CONFIG["study"],
+                sets={"human": "data/human.csv", "llm": "data/llm.yaml"},
+                transcripts=["data/tr/sam.txt"],
+                precomputed={},
+                results=["results/plots/m/sweep.png", "results/plots/m/heatmaps"],
+                judge_cache=None,
+                code=code_files(make_code(tmp_path / "code")),
+                code_version="abc123",
+                lock=LOCK,
+            ),
         )
     finally:
         os.chdir(cwd)
@@ -370,18 +375,20 @@ def test_confidential_archive_withholds_the_paraphrases_and_their_cache(tmp_path
         for confidential, out in ((False, tmp_path / "open.zip"), (True, tmp_path / "c.zip")):
             build_archive(
                 out,
-                config=CONFIG,
-                study=CONFIG["study"],
-                sets={"human": "data/human.csv"},
-                transcripts=[],
-                precomputed={},
-                results=results,
-                judge_cache=None,
-                caches=caches,
-                code=code_files(code),
-                code_version="abc123",
-                lock=LOCK,
-                confidential=confidential,
+                ArchiveSpec(
+                    config=CONFIG,
+                    study=CONFIG["study"],
+                    sets={"human": "data/human.csv"},
+                    transcripts=[],
+                    precomputed={},
+                    results=results,
+                    judge_cache=None,
+                    caches=caches,
+                    code=code_files(code),
+                    code_version="abc123",
+                    lock=LOCK,
+                    confidential=confidential,
+                ),
             )
     finally:
         os.chdir(cwd)

@@ -125,15 +125,8 @@ def _blocked_cosine(X_a, X_b) -> np.ndarray:
 SCORE_RANGE = (-1.0, 1.0)
 
 
-def read_matrix_csv(
-    path, *, score_range: tuple[float, float] | None = None, clamp: bool = False
-) -> tuple[np.ndarray, list[str], list[str]]:
-    """A matrix CSV: header = B names (first cell ignored), first column = A names.
-
-    score_range: a score outside it is an error naming file, row and column, or with
-    clamp=True is clipped into it with a warning; None reads any finite number.
-    """
-    path = Path(path)
+def _matrix_rows(path: Path) -> list[list[str]]:
+    """The non-blank rows of a matrix CSV in UTF-8, header first: at least one below it."""
     if not path.is_file():
         raise InputError(str(path), "file not found", "Check the path in the command or config")
     raw = path.read_bytes()
@@ -153,6 +146,31 @@ def read_matrix_csv(
             "needs a header row of B names and at least one row of A name + scores",
             "Write rows = A theme names, header = B theme names",
         )
+    return rows
+
+
+def _check_unique_names(path: Path, a_names: list[str], b_names: list[str]) -> None:
+    """A matrix names each theme once, in its rows and in its header."""
+    for names, side in ((a_names, "row"), (b_names, "column")):
+        seen = set()
+        for n in names:
+            if n in seen:
+                raise InputError(
+                    str(path), f"{side} name {n!r} appears twice", "Make theme names unique"
+                )
+            seen.add(n)
+
+
+def read_matrix_csv(
+    path, *, score_range: tuple[float, float] | None = None, clamp: bool = False
+) -> tuple[np.ndarray, list[str], list[str]]:
+    """A matrix CSV: header = B names (first cell ignored), first column = A names.
+
+    score_range: a score outside it is an error naming file, row and column, or with
+    clamp=True is clipped into it with a warning; None reads any finite number.
+    """
+    path = Path(path)
+    rows = _matrix_rows(path)
     b_names = [c.strip() for c in rows[0][1:]]
     a_names, values = [], []
     clipped, first = 0, ""
@@ -199,14 +217,7 @@ def read_matrix_csv(
             *score_range,
             first,
         )
-    for names, side in ((a_names, "row"), (b_names, "column")):
-        seen = set()
-        for n in names:
-            if n in seen:
-                raise InputError(
-                    str(path), f"{side} name {n!r} appears twice", "Make theme names unique"
-                )
-            seen.add(n)
+    _check_unique_names(path, a_names, b_names)
     return np.array(values, dtype=np.float64), a_names, b_names
 
 

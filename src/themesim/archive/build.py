@@ -366,95 +366,116 @@ def _manifest_files(path) -> list[Path]:
     return files
 
 
-def build_archive(
-    out,
-    *,
-    config: dict,
-    study: dict,
-    sets: dict[str, str],
-    transcripts: list[str],
-    precomputed: dict[str, list[str]],
-    results: list[str],
-    coded: dict[str, str] | None = None,
-    judge_cache: str | None,
-    code: dict[str, str],
-    caches: Sequence[str] = (),
-    code_version: str | None,
-    confidential: bool = False,
-    authors=(),
-    lock: str | None = None,
-) -> dict[str, bytes | Path]:
-    """Write the archive zip to `out`; returns its entries (bytes or file) without SHA256SUMS.
+@dataclass(frozen=True)
+class ArchiveSpec:
+    """What an archive holds. `results` and the inputs are paths relative to the run folder;
+    `code` maps names in the archive (relative to the Snakefile's folder) to the workflow's
+    files; `coded`: set -> its coded-segments file (an input like the theme files: withheld
+    when confidential); `lock`: the environment lock to write (default: the running one's)."""
 
-    `results` and the inputs are paths relative to the run folder; `code` maps names in the
-    archive (relative to the Snakefile's folder) to the workflow's files; `coded`: set -> its
-    coded-segments file (an input like the theme files: withheld when confidential).
-    """
-    entries: dict[str, bytes | Path] = {}
+    config: dict
+    study: dict
+    sets: dict[str, str]
+    transcripts: list[str]
+    precomputed: dict[str, list[str]]
+    results: list[str]
+    judge_cache: str | None
+    code: dict[str, str]
+    code_version: str | None
+    coded: dict[str, str] | None = None
+    caches: Sequence[str] = ()
+    confidential: bool = False
+    authors: Sequence = ()
+    lock: str | None = None
 
-    def put(name: str, data: bytes | Path) -> None:
-        _check_entry_name(name)
-        if name in entries:
-            raise InputError(
-                f"archive entry {name}",
-                "would be written twice (an input or result has the same path as another file)",
-                "Move that input to a folder of its own and point the config at it",
-            )
-        entries[name] = data
 
-    for name, path in code.items():
-        put(name, Path(path))
+def _put(entries: dict[str, bytes | Path], name: str, data: bytes | Path) -> None:
+    _check_entry_name(name)
+    if name in entries:
+        raise InputError(
+            f"archive entry {name}",
+            "would be written twice (an input or result has the same path as another file)",
+            "Move that input to a folder of its own and point the config at it",
+        )
+    entries[name] = data
 
-    withheld: dict[str, str] = {}
+
+def _result_files(spec: ArchiveSpec) -> list[str]:
+    """The results to pack, each table checked against the sha256 its job recorded."""
     # A folder output (all-pairs heatmaps) goes in file by file.
-    result_files = [
-        str(f) for r in results for f in (_folder_files(r) if Path(r).is_dir() else [r])
-    ]
+    files = [str(f) for r in spec.results for f in (_folder_files(r) if Path(r).is_dir() else [r])]
     # So do the pair files a manifest lists (all pairs' similarities and transport plans),
     # each checked against its sha256 first.
-    result_files += [str(f) for r in results for f in _manifest_files(r)]
+    files += [str(f) for r in spec.results for f in _manifest_files(r)]
     # Every results table, against the sha256 its job recorded: an archive never carries
     # a number no job computed (a table edited by hand stops the archive with one line).
-    verify_inputs(result_files)
+    verify_inputs(files)
     # LLM caches (judge, theme generation) accumulate outside the rules' outputs.
-    result_files += [c for c in (judge_cache, *caches) if c and Path(c).is_file()]
-    for r in sorted(set(result_files)):
+    files += [c for c in (spec.judge_cache, *spec.caches) if c and Path(c).is_file()]
+    return sorted(set(files))
+
+
+def _add_results(entries, withheld: dict[str, str], spec: ArchiveSpec) -> None:
+    for r in _result_files(spec):
         name = _inside(r)
         if name is None or not name.startswith("results/") or name.startswith("results/archive/"):
             continue  # only the run folder's results; never an earlier archive
-        if confidential and name.startswith(TEXT_RESULTS):
+        if spec.confidential and name.startswith(TEXT_RESULTS):
             withheld[name] = sha256_file(r)
         else:
-            put(name, Path(r))
+            _put(entries, name, Path(r))
 
+
+def _add_inputs(entries, withheld: dict[str, str], spec: ArchiveSpec) -> Inputs:
     reserved = {CONFIG, LOCK, PROVENANCE, SUMS, WITHHELD, "README.md", "CITATION.cff"}
     placed = place_inputs(
-        config,
-        sets=sets,
-        transcripts=transcripts,
-        precomputed=precomputed,
+        spec.config,
+        sets=spec.sets,
+        transcripts=spec.transcripts,
+        precomputed=spec.precomputed,
         taken=set(entries) | reserved,
-        coded=coded,
+        coded=spec.coded,
     )
     for name, src in sorted(placed.files.items()):
-        if confidential:
+        if spec.confidential:
             withheld[name] = sha256_file(src)
         else:
-            put(name, Path(src))
+            _put(entries, name, Path(src))
+    return placed
 
-    prov = provenance_info(code_version)
+
+def _add_about(entries, out, spec: ArchiveSpec, placed: Inputs) -> None:
+    """The config as run, environment, provenance, citation and README."""
+    prov = provenance_info(spec.code_version)
     if placed.moved:
         prov["inputs_moved"] = dict(sorted(placed.moved.items()))
-    put(CONFIG, yaml.safe_dump(placed.config, sort_keys=False, allow_unicode=True).encode())
-    put(LOCK, (environment_lock() if lock is None else lock).encode())
-    put(PROVENANCE, yaml.safe_dump(prov, sort_keys=False, allow_unicode=True).encode())
-    put("CITATION.cff", citation(study=study, authors=authors, code_version=code_version).encode())
+    config = yaml.safe_dump(placed.config, sort_keys=False, allow_unicode=True)
+    _put(entries, CONFIG, config.encode())
+    _put(entries, LOCK, (environment_lock() if spec.lock is None else spec.lock).encode())
+    _put(entries, PROVENANCE, yaml.safe_dump(prov, sort_keys=False, allow_unicode=True).encode())
+    cff = citation(study=spec.study, authors=spec.authors, code_version=spec.code_version)
+    _put(entries, "CITATION.cff", cff.encode())
     text = readme(
-        study=study, archive_file=Path(out).name, confidential=confidential, provenance=prov
+        study=spec.study,
+        archive_file=Path(out).name,
+        confidential=spec.confidential,
+        provenance=prov,
     )
-    put("README.md", text.encode())
-    if confidential:
-        put(WITHHELD, "".join(f"{withheld[n]}  {n}\n" for n in sorted(withheld)).encode())
+    _put(entries, "README.md", text.encode())
+
+
+def build_archive(out, spec: ArchiveSpec) -> dict[str, bytes | Path]:
+    """Write the archive zip to `out`; returns its entries (bytes or file) without SHA256SUMS."""
+    entries: dict[str, bytes | Path] = {}
+    for name, path in spec.code.items():
+        _put(entries, name, Path(path))
+    withheld: dict[str, str] = {}
+    _add_results(entries, withheld, spec)
+    placed = _add_inputs(entries, withheld, spec)
+    _add_about(entries, out, spec, placed)
+    if spec.confidential:
+        listing = "".join(f"{withheld[n]}  {n}\n" for n in sorted(withheld))
+        _put(entries, WITHHELD, listing.encode())
     write_zip(out, entries | {SUMS: sha256sums(entries).encode()})
     logging.getLogger("themesim").info(
         "%s: %d files, %d withheld (hash only)", out, len(entries) + 1, len(withheld)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import uuid
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -119,6 +120,155 @@ def _group_name(coders, who: tuple[int, ...]) -> str:
     return " + ".join(coders[k] for k in who) + " only"
 
 
+@dataclass
+class _Disagreements:
+    """Where the coders are not unanimous. group: code -> the coders compared on it; codes:
+    (code, coders who coded) -> the guid of its marking code; selections: transcript -> its
+    (start, end, code, coders who coded) runs."""
+
+    group: dict[str, list[int]]
+    codes: dict[tuple[str, tuple[int, ...]], str] = field(default_factory=dict)
+    selections: dict[str, list[tuple[int, int, str, tuple[int, ...]]]] = field(default_factory=dict)
+
+    def others(self, coders, label: str, who: tuple[int, ...]) -> list[str]:
+        """The coders compared on `label` who did not code the passage."""
+        return [coders[k] for k in self.group[label] if k not in who]
+
+
+def _find_disagreements(c, groups: dict[str, list[int]] | None) -> _Disagreements:
+    """Disagreements per transcript and code, from each coder's union of selections."""
+    per_doc = intervals(c)
+    everyone = list(range(len(c.coders)))
+    dis = _Disagreements({label: list((groups or {}).get(label, everyone)) for label in c.codes})
+    for doc, per in per_doc.items():
+        for j, label in enumerate(c.codes):
+            ks = dis.group[label]
+            for a, b, who in disagreement_runs([per[k][j] for k in ks], len(ks)):
+                who = tuple(ks[i] for i in who)
+                key = (label, who)
+                if key not in dis.codes:
+                    dis.codes[key] = _guid("disagreement", label, *who)
+                dis.selections.setdefault(doc, []).append((a, b, label, who))
+    return dis
+
+
+def _write_users(root, coders) -> list[str]:
+    """Each coder as a User, then the disagreement user; the coders' guids."""
+    users = _el(root, "Users")
+    user_guid = [_guid("user", k, n) for k, n in enumerate(coders)]
+    for g, n in zip(user_guid, coders, strict=True):
+        _el(users, "User", guid=g, name=n)
+    _el(users, "User", guid=DISAGREEMENT_USER, name=DISAGREEMENT_USER_NAME)
+    return user_guid
+
+
+def _write_code_book(root, codes) -> tuple[dict[str, str], ET.Element]:
+    """The code book: each label's path as nested codes; a part used only as a parent is a
+    code too (isCodable true: REFI-QDA has no folder), with no codings of its own. Returns
+    each label's guid and the disagreements' parent code."""
+    codes_el = _el(_el(root, "CodeBook"), "Codes")
+    node: dict[tuple[str, ...], ET.Element] = {}
+    code_guid: dict[str, str] = {}
+    for label in codes:
+        parts = _path_parts(label)
+        parent = codes_el
+        for i in range(len(parts)):
+            key = tuple(parts[: i + 1])
+            if key not in node:
+                node[key] = _el(parent, "Code", guid=_guid("code", *key), name=parts[i])
+                node[key].set("isCodable", "true")
+            parent = node[key]
+        code_guid[label] = _guid("code", *parts)
+    dis_parent = _el(codes_el, "Code", guid=DISAGREEMENT_PARENT, name=DISAGREEMENT_PARENT_NAME)
+    dis_parent.set("isCodable", "false")
+    ET.SubElement(dis_parent, f"{{{NS}}}Description").text = _clean(
+        "Where the coders are not unanimous, written by themesim: one code per code and "
+        "group of coders (who coded the passage; the others did not). Not a coding: "
+        "themesim agree leaves these out when it reads the project."
+    )
+    return code_guid, dis_parent
+
+
+def _write_disagreement_codes(dis_parent, c, dis: _Disagreements) -> None:
+    """One child code of the disagreements' parent per code and group of coders."""
+    chars: dict[tuple[str, tuple[int, ...]], int] = {}
+    for sels in dis.selections.values():
+        for a, b, label, who in sels:
+            chars[(label, who)] = chars.get((label, who), 0) + b - a
+    for (label, who), g in sorted(
+        dis.codes.items(), key=lambda kv: (c.codes.index(kv[0][0]), kv[0][1])
+    ):
+        el = _el(dis_parent, "Code", guid=g, name=f"{label}: {_group_name(c.coders, who)}")
+        el.set("isCodable", "true")
+        others = dis.others(c.coders, label, who)
+        ET.SubElement(el, f"{{{NS}}}Description").text = _clean(
+            f"Passages coded {label!r} by {', '.join(c.coders[k] for k in who)} and not by "
+            f"{', '.join(others)}: {chars[(label, who)]} character(s)."
+        )
+
+
+def _write_coder_selections(src, doc: str, text: str, rows, guids, n_sel: int) -> int:
+    """A transcript's selections, each coded by its coder; guids: (user guids, code guids).
+    Returns the count of selections so far (n_sel before them)."""
+    user_guid, code_guid = guids
+    for r in rows:
+        k, a, b = int(r.coder), int(r.start), int(r.end)
+        n_sel += 1
+        sel = _el(src, "PlainTextSelection", guid=_guid("selection", doc, n_sel),
+                  name=_short(text[a:b]), startPosition=a, endPosition=b,
+                  creatingUser=user_guid[k])  # fmt: skip
+        coding = _el(sel, "Coding", guid=_guid("coding", doc, n_sel), creatingUser=user_guid[k])
+        _el(coding, "CodeRef", targetGUID=code_guid[r.code])
+    return n_sel
+
+
+def _write_disagreement_selections(src, doc: str, text: str, c, dis: _Disagreements) -> None:
+    """A transcript's disagreements, each a selection of the disagreement user."""
+    for n, (a, b, label, who) in enumerate(sorted(dis.selections.get(doc, [])), start=1):
+        others = dis.others(c.coders, label, who)
+        sel = _el(src, "PlainTextSelection", guid=_guid("disagreement-selection", doc, n),
+                  name=_short(text[a:b]), startPosition=a, endPosition=b,
+                  creatingUser=DISAGREEMENT_USER)  # fmt: skip
+        ET.SubElement(sel, f"{{{NS}}}Description").text = _clean(
+            f"{label!r} coded by {', '.join(c.coders[k] for k in who)}, not by {', '.join(others)}"
+        )
+        coding = _el(sel, "Coding", guid=_guid("disagreement-coding", doc, n),
+                     creatingUser=DISAGREEMENT_USER)  # fmt: skip
+        _el(coding, "CodeRef", targetGUID=dis.codes[(label, who)])
+
+
+def _write_sources(root, c, guids, dis: _Disagreements) -> tuple[dict[str, str], int]:
+    """Each transcript's text as a file, its coders' selections and the disagreements;
+    guids: (user guids, code guids). Returns {zip entry: text} and the selections' count."""
+    sources_el = _el(root, "Sources")
+    files: dict[str, str] = {}
+    n_sel = 0
+    spans = c.spans.sort_values(["document", "start", "end", "coder"], kind="stable")
+    by_doc = {d: g for d, g in spans.groupby("document", sort=False)}
+    for doc in sorted(c.texts):
+        text = c.texts[doc]
+        sg = _guid("source", doc)
+        entry = f"{sg}.txt"
+        files[f"sources/{entry}"] = text
+        src = _el(sources_el, "TextSource", guid=sg, name=f"{doc}.txt")
+        src.set("plainTextPath", f"internal://{entry}")
+        g = by_doc.get(doc)
+        rows = [] if g is None else g.itertuples(index=False)
+        n_sel = _write_coder_selections(src, doc, text, rows, guids, n_sel)
+        _write_disagreement_selections(src, doc, text, c, dis)
+    return files, n_sel
+
+
+def _write_set(root, dis: _Disagreements) -> None:
+    """The code Set `Disagreements`: the codes that mark them."""
+    s = _el(_el(root, "Sets"), "Set", guid=_guid("set", "disagreements"), name="Disagreements")
+    ET.SubElement(
+        s, f"{{{NS}}}Description"
+    ).text = "The codes under 'Disagreements (themesim)': where the coders are not unanimous."
+    for g in sorted(dis.codes.values(), key=list(dis.codes.values()).index):
+        _el(s, "MemberCode", targetGUID=g)
+
+
 def build_project(
     c,
     name: str = "themesim agree",
@@ -138,114 +288,16 @@ def build_project(
         f"{{{NS}}}Project", {"name": _clean(name), "origin": f"themesim {__version__}"}
     )
     root.set("creatingUserGUID", DISAGREEMENT_USER)
-
-    users = _el(root, "Users")
-    user_guid = [_guid("user", k, n) for k, n in enumerate(c.coders)]
-    for g, n in zip(user_guid, c.coders, strict=True):
-        _el(users, "User", guid=g, name=n)
-    _el(users, "User", guid=DISAGREEMENT_USER, name=DISAGREEMENT_USER_NAME)
-
-    # the code book: each label's path as nested codes; a part used only as a parent is a
-    # code too (isCodable true: REFI-QDA has no folder), with no codings of its own
-    codes_el = _el(_el(root, "CodeBook"), "Codes")
-    node: dict[tuple[str, ...], ET.Element] = {}
-    code_guid: dict[str, str] = {}
-    for label in c.codes:
-        parts = _path_parts(label)
-        parent = codes_el
-        for i in range(len(parts)):
-            key = tuple(parts[: i + 1])
-            if key not in node:
-                node[key] = _el(parent, "Code", guid=_guid("code", *key), name=parts[i])
-                node[key].set("isCodable", "true")
-            parent = node[key]
-        code_guid[label] = _guid("code", *parts)
-    dis_parent = _el(codes_el, "Code", guid=DISAGREEMENT_PARENT, name=DISAGREEMENT_PARENT_NAME)
-    dis_parent.set("isCodable", "false")
-    ET.SubElement(dis_parent, f"{{{NS}}}Description").text = _clean(
-        "Where the coders are not unanimous, written by themesim: one code per code and "
-        "group of coders (who coded the passage; the others did not). Not a coding: "
-        "themesim agree leaves these out when it reads the project."
-    )
-
-    # disagreements per transcript and code, from each coder's union of selections
-    per_doc = intervals(c)
-    m = len(c.coders)
-    everyone = list(range(m))
-    group = {label: list((groups or {}).get(label, everyone)) for label in c.codes}
-    dis_codes: dict[tuple[str, tuple[int, ...]], str] = {}
-    dis_sel: dict[str, list[tuple[int, int, str, tuple[int, ...]]]] = {}
-    for doc, per in per_doc.items():
-        for j, label in enumerate(c.codes):
-            ks = group[label]
-            for a, b, who in disagreement_runs([per[k][j] for k in ks], len(ks)):
-                who = tuple(ks[i] for i in who)
-                key = (label, who)
-                if key not in dis_codes:
-                    dis_codes[key] = _guid("disagreement", label, *who)
-                dis_sel.setdefault(doc, []).append((a, b, label, who))
-    dis_chars: dict[tuple[str, tuple[int, ...]], int] = {}
-    for sels in dis_sel.values():
-        for a, b, label, who in sels:
-            dis_chars[(label, who)] = dis_chars.get((label, who), 0) + b - a
-    for (label, who), g in sorted(
-        dis_codes.items(), key=lambda kv: (c.codes.index(kv[0][0]), kv[0][1])
-    ):
-        el = _el(dis_parent, "Code", guid=g, name=f"{label}: {_group_name(c.coders, who)}")
-        el.set("isCodable", "true")
-        others = [c.coders[k] for k in group[label] if k not in who]
-        ET.SubElement(el, f"{{{NS}}}Description").text = _clean(
-            f"Passages coded {label!r} by {', '.join(c.coders[k] for k in who)} and not by "
-            f"{', '.join(others)}: {dis_chars[(label, who)]} character(s)."
-        )
-
-    # sources: each transcript's text as a file, its coders' selections and the disagreements
-    sources_el = _el(root, "Sources")
-    files: dict[str, str] = {}
-    n_sel = 0
-    docs = sorted(c.texts)
-    spans = c.spans.sort_values(["document", "start", "end", "coder"], kind="stable")
-    by_doc = {d: g for d, g in spans.groupby("document", sort=False)}
-    for doc in docs:
-        text = c.texts[doc]
-        sg = _guid("source", doc)
-        entry = f"{sg}.txt"
-        files[f"sources/{entry}"] = text
-        src = _el(sources_el, "TextSource", guid=sg, name=f"{doc}.txt")
-        src.set("plainTextPath", f"internal://{entry}")
-        g = by_doc.get(doc)
-        rows = [] if g is None else g.itertuples(index=False)
-        for r in rows:
-            k, a, b = int(r.coder), int(r.start), int(r.end)
-            n_sel += 1
-            sel = _el(src, "PlainTextSelection", guid=_guid("selection", doc, n_sel),
-                      name=_short(text[a:b]), startPosition=a, endPosition=b,
-                      creatingUser=user_guid[k])  # fmt: skip
-            coding = _el(sel, "Coding", guid=_guid("coding", doc, n_sel), creatingUser=user_guid[k])
-            _el(coding, "CodeRef", targetGUID=code_guid[r.code])
-        for n, (a, b, label, who) in enumerate(sorted(dis_sel.get(doc, [])), start=1):
-            others = [c.coders[k] for k in group[label] if k not in who]
-            sel = _el(src, "PlainTextSelection", guid=_guid("disagreement-selection", doc, n),
-                      name=_short(text[a:b]), startPosition=a, endPosition=b,
-                      creatingUser=DISAGREEMENT_USER)  # fmt: skip
-            ET.SubElement(sel, f"{{{NS}}}Description").text = _clean(
-                f"{label!r} coded by {', '.join(c.coders[k] for k in who)}, "
-                f"not by {', '.join(others)}"
-            )
-            coding = _el(sel, "Coding", guid=_guid("disagreement-coding", doc, n),
-                         creatingUser=DISAGREEMENT_USER)  # fmt: skip
-            _el(coding, "CodeRef", targetGUID=dis_codes[(label, who)])
-
-    sets = _el(root, "Sets")
-    s = _el(sets, "Set", guid=_guid("set", "disagreements"), name="Disagreements")
-    ET.SubElement(
-        s, f"{{{NS}}}Description"
-    ).text = "The codes under 'Disagreements (themesim)': where the coders are not unanimous."
-    for g in sorted(dis_codes.values(), key=list(dis_codes.values()).index):
-        _el(s, "MemberCode", targetGUID=g)
+    user_guid = _write_users(root, c.coders)
+    code_guid, dis_parent = _write_code_book(root, c.codes)
+    dis = _find_disagreements(c, groups)
+    _write_disagreement_codes(dis_parent, c, dis)
+    files, n_sel = _write_sources(root, c, (user_guid, code_guid), dis)
+    _write_set(root, dis)
+    m, docs = len(c.coders), len(c.texts)
     ET.SubElement(root, f"{{{NS}}}Description").text = _clean(
         f"Written by {origin}: {m} coders ({', '.join(c.coders)}), {len(c.codes)} codes, "
-        f"{len(docs)} transcripts. Each coder is a user; the codes under "
+        f"{docs} transcripts. Each coder is a user; the codes under "
         f"'{DISAGREEMENT_PARENT_NAME}' (user '{DISAGREEMENT_USER_NAME}') mark where they differ."
     )
     ET.indent(root, space="  ")
@@ -253,10 +305,10 @@ def build_project(
     counts = {
         "coders": m,
         "codes": len(c.codes),
-        "transcripts": len(docs),
+        "transcripts": docs,
         "selections": n_sel,
-        "disagreements": sum(len(v) for v in dis_sel.values()),
-        "disagreement_codes": len(dis_codes),
+        "disagreements": sum(len(v) for v in dis.selections.values()),
+        "disagreement_codes": len(dis.codes),
     }
     return xml, files, counts
 

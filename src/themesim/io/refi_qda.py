@@ -129,6 +129,95 @@ def _codes(root, where: str) -> list[tuple[str, str, str, str | None, bool]]:
     return out
 
 
+def _project_root(zf: zipfile.ZipFile, where: str):
+    """project.qde's root element, a REFI-QDA Project."""
+    raw = _read_entry(zf, "project.qde", where)
+    try:
+        root = fromstring(raw, forbid_dtd=True)
+    except (ParseError, DefusedXmlException) as e:
+        raise _bad(where, f"project.qde is not valid REFI-QDA XML ({type(e).__name__}: {e})") from e
+    if root.tag != f"{{{NS}}}Project":
+        raise _bad(where, f"project.qde's root is {root.tag!r}, not a {NS} Project")
+    return root
+
+
+def _source_text(zf: zipfile.ZipFile, src, name: str, where: str, at: str) -> str:
+    """A TextSource's text as stored: its PlainTextContent, else its plainTextPath entry."""
+    content = src.find("q:PlainTextContent", _Q)
+    if content is not None and content.text is not None:
+        return content.text
+    if src.get("plainTextPath"):
+        return _decode(_read_entry(zf, _source_entry(src.get("plainTextPath"), at), where), at)
+    raise _bad(at, f"source {name!r} has neither PlainTextContent nor plainTextPath")
+
+
+def _sources(zf: zipfile.ZipFile, root, where: str) -> tuple[dict, dict, list]:
+    """(texts with LF newlines, texts as stored, (source, PlainTextSelection, where) of every
+    selection) of the project's TextSources, by name."""
+    texts: dict[str, str] = {}
+    stored: dict[str, str] = {}  # the text as stored: REFI-QDA counts positions in it
+    selections = []
+    for n, src in enumerate(root.findall("q:Sources/q:TextSource", _Q), start=1):
+        at = f"{where}: project.qde, TextSource {n}"
+        name = Path((src.get("name") or "").replace("\\", "/")).stem
+        if not name:
+            raise _bad(at, "has no name")
+        if name in texts:
+            raise _bad(at, f"has the same name {name!r} as another source")
+        text = _source_text(zf, src, name, where, at)
+        stored[name] = text
+        texts[name] = text.replace("\r\n", "\n").replace("\r", "\n")
+        for sel in src.findall("q:PlainTextSelection", _Q):
+            selections.append((name, sel, at))
+    return texts, stored, selections
+
+
+def _chosen_codes(codes, level: str) -> list:
+    if level == "top":
+        return [c for c in codes if c[3] is None]
+    if level == "leaf":
+        return [c for c in codes if not c[4]]
+    return list(codes)
+
+
+def _positions(sel, doc: str, stored: str, at: str) -> tuple[int, int]:
+    """A selection's start and end in the stored text, checked against it."""
+    try:
+        start, end = int(sel.get("startPosition")), int(sel.get("endPosition"))
+    except (TypeError, ValueError):
+        raise _bad(at, "has a PlainTextSelection without whole-number positions") from None
+    if not 0 <= start < end <= len(stored):
+        raise InputError(
+            at,
+            f"selection {start}-{end} lies outside source {doc!r} ({len(stored)} characters)",
+            "Export the project again; the selection does not fit its text.",
+        )
+    return start, end
+
+
+def _coded(selections, texts, stored, theme_of: dict[str, str | None]) -> pd.DataFrame:
+    """The coded segments (CODED_COLUMNS) of the selections; theme_of: code guid -> the
+    theme its codings count for, None where they count for none."""
+    shifts = {doc: _crlf_shift(raw) for doc, raw in stored.items()}
+    rows = []
+    for k, (doc, sel, at) in enumerate(selections, start=1):
+        start, end = _positions(sel, doc, stored[doc], at)
+        # positions count the stored text, CRLF as two characters; the text kept has LF
+        start, end = start - _before(shifts[doc], start), end - _before(shifts[doc], end)
+        for coding in sel.findall("q:Coding", _Q):
+            ref = coding.find("q:CodeRef", _Q)
+            guid = ref.get("targetGUID") if ref is not None else None
+            if guid not in theme_of:
+                raise _bad(at, f"has a Coding of unknown code {guid!r}")
+            if theme_of[guid] is not None:
+                user = coding.get("creatingUser") or sel.get("creatingUser") or ""
+                rows.append((doc, theme_of[guid], texts[doc][start:end], start, end, user, k))
+    coded = pd.DataFrame(rows, columns=CODED_COLUMNS)
+    coded["start"] = pd.array(coded["start"], dtype="Int64")
+    coded["end"] = pd.array(coded["end"], dtype="Int64")
+    return coded
+
+
 def read_qdpx(path, level: str = "all") -> QdpxProject:
     """Themes, coded segments and source texts of a REFI-QDA project."""
     where = str(path)
@@ -140,99 +229,30 @@ def read_qdpx(path, level: str = "all") -> QdpxProject:
     except (zipfile.BadZipFile, OSError) as e:
         raise _bad(where, f"is not a readable .qdpx (not a zip archive: {e})") from e
     with zf:
-        raw = _read_entry(zf, "project.qde", where)
-        try:
-            root = fromstring(raw, forbid_dtd=True)
-        except (ParseError, DefusedXmlException) as e:
-            raise _bad(
-                where, f"project.qde is not valid REFI-QDA XML ({type(e).__name__}: {e})"
-            ) from e
-        if root.tag != f"{{{NS}}}Project":
-            raise _bad(where, f"project.qde's root is {root.tag!r}, not a {NS} Project")
+        root = _project_root(zf, where)
         codes = _codes(root, f"{where}: project.qde")
         users = {
             u.get("guid"): (u.get("name") or u.get("guid"))
             for u in root.findall("q:Users/q:User", _Q)
             if u.get("guid")
         }
-        texts: dict[str, str] = {}
-        stored: dict[str, str] = {}  # the text as stored: REFI-QDA counts positions in it
-        selections = []
-        for n, src in enumerate(root.findall("q:Sources/q:TextSource", _Q), start=1):
-            at = f"{where}: project.qde, TextSource {n}"
-            name = Path((src.get("name") or "").replace("\\", "/")).stem
-            if not name:
-                raise _bad(at, "has no name")
-            if name in texts:
-                raise _bad(at, f"has the same name {name!r} as another source")
-            content = src.find("q:PlainTextContent", _Q)
-            if content is not None and content.text is not None:
-                text = content.text
-            elif src.get("plainTextPath"):
-                text = _decode(
-                    _read_entry(zf, _source_entry(src.get("plainTextPath"), at), where), at
-                )
-            else:
-                raise _bad(at, f"source {name!r} has neither PlainTextContent nor plainTextPath")
-            stored[name] = text
-            texts[name] = text.replace("\r\n", "\n").replace("\r", "\n")
-            for sel in src.findall("q:PlainTextSelection", _Q):
-                selections.append((name, sel, at))
+        texts, stored, selections = _sources(zf, root, where)
 
     by_guid = {c[0]: c for c in codes}
     top, paths = {}, {}
     for guid, name, _d, parent, _k in codes:
         top[guid] = top[parent] if parent is not None else guid
         paths[guid] = f"{paths[parent]}/{name}" if parent is not None else name
-    shifts = {doc: _crlf_shift(raw) for doc, raw in stored.items()}
-    if level == "top":
-        chosen = [c for c in codes if c[3] is None]
-    elif level == "leaf":
-        chosen = [c for c in codes if not c[4]]
-    else:
-        chosen = list(codes)
+    chosen = _chosen_codes(codes, level)
     chosen_ids = {c[0] for c in chosen}
     themes = pd.DataFrame(
         [(g, name, d, by_guid[par][1] if par else "") for g, name, d, par, _k in chosen],
         columns=THEME_COLUMNS,
     )
-    rows = []
-    for k, (doc, sel, at) in enumerate(selections, start=1):
-        text = texts[doc]
-        try:
-            start, end = int(sel.get("startPosition")), int(sel.get("endPosition"))
-        except (TypeError, ValueError):
-            raise _bad(at, "has a PlainTextSelection without whole-number positions") from None
-        if not 0 <= start < end <= len(stored[doc]):
-            raise InputError(
-                at,
-                f"selection {start}-{end} lies outside source {doc!r} "
-                f"({len(stored[doc])} characters)",
-                "Export the project again; the selection does not fit its text.",
-            )
-        # positions count the stored text, CRLF as two characters; the text kept has LF
-        start, end = start - _before(shifts[doc], start), end - _before(shifts[doc], end)
-        for coding in sel.findall("q:Coding", _Q):
-            ref = coding.find("q:CodeRef", _Q)
-            guid = ref.get("targetGUID") if ref is not None else None
-            if guid not in by_guid:
-                raise _bad(at, f"has a Coding of unknown code {guid!r}")
-            tid = top[guid] if level == "top" else guid
-            if tid in chosen_ids:
-                rows.append(
-                    (
-                        doc,
-                        tid,
-                        text[start:end],
-                        start,
-                        end,
-                        coding.get("creatingUser") or sel.get("creatingUser") or "",
-                        k,
-                    )
-                )
-    coded = pd.DataFrame(rows, columns=CODED_COLUMNS)
-    coded["start"] = pd.array(coded["start"], dtype="Int64")
-    coded["end"] = pd.array(coded["end"], dtype="Int64")
+    tid = {g: top[g] if level == "top" else g for g in by_guid}
+    coded = _coded(
+        selections, texts, stored, {g: t if t in chosen_ids else None for g, t in tid.items()}
+    )
     parents = {c[0]: c[3] for c in codes}
     return QdpxProject(
         themes=themes, coded=coded, texts=texts, users=users, paths=paths, parents=parents

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from themesim.archive.build import build_archive
+from themesim.archive.build import ArchiveSpec, build_archive
 from themesim.steps.job import Job
 
 
@@ -10,8 +10,7 @@ def archive(job: Job) -> None:
     """results/archive/<study>.zip (inputs.jobs.archive): its inputs, config, results, the
     workflow's own files by name, environment and checksums (themesim.archive.build)."""
     i, p = job.input, job.params
-    build_archive(
-        job.output["zip"],
+    spec = ArchiveSpec(
         config=dict(p["config"]),
         study=dict(p["study"]),
         sets=dict(i["theme_files"]),
@@ -26,3 +25,4 @@ def archive(job: Job) -> None:
         confidential=bool(p["confidential"]),
         authors=list(p["authors"]),
     )
+    build_archive(job.output["zip"], spec)
