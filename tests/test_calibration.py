@@ -550,7 +550,7 @@ def test_config_accepts_calibrated_on_every_kind(tmp_path, monkeypatch, method):
         "methods": {"minilm": {"kind": "sentence_transformer"}, "m": method},
     }
     study = prepare(cfg)
-    assert study.methods["m"]["thresholds"] == method["thresholds"]
+    assert study.thresholds["m"] == method["thresholds"]
     cfg["calibration"] = {"pairs": None}
     with pytest.raises(InputError, match="calibration.pairs is not set"):
         prepare(cfg)

@@ -113,12 +113,12 @@ def test_a_method_of_a_kind_gets_that_kinds_defaults(tmp_path):
         "kind": "tfidf",
         "analyzer": "word",
         "ngram_range": None,
-        "thresholds": [0.2],
         "assign_threshold": 0.08,
         "description": "tf (tfidf)",
         "active": True,
         "comparisons": None,
     }
+    assert study.thresholds == {"tf": [0.2]}  # apart: they reach the metrics jobs only
     assert study.method_pairs("tf") == [("a", "b"), ("a", "a"), ("b", "b")]
     assert study.methods_with("runs") == ["tf"]
 

@@ -108,7 +108,7 @@ def test_z_default_threshold_and_config_checks(tmp_path):
     with pytest.raises(InputError, match="scale z needs within-set"):
         active_methods(cfg)
     ok = {"methods": {"t": {"kind": "tfidf", "scale": "z", "thresholds": [3.5]}}}
-    assert active_methods(ok)["t"]["thresholds"] == [3.5]  # z thresholds are not cosines
+    assert active_methods(ok)[1]["t"] == [3.5]  # z thresholds are not cosines
 
 
 def test_report_shows_the_decision_table(tmp_path):

@@ -92,6 +92,7 @@ def prepare(config: dict) -> Study:
     else:
         pairs = [(reference, b) for b in names[1:]]
     study_cfg = section_defaults("study") | (config.get("study") or {})
+    specs, thresholds = active_methods(config)
     study = Study(
         name=study_cfg["name"],
         description=study_cfg["description"],
@@ -101,7 +102,8 @@ def prepare(config: dict) -> Study:
         template=config.get("text_template", default("text_template")),
         op=config.get("op", default("op")),
         sweep=check_sweep(config.get("sweep") or {}),
-        methods=active_methods(config),
+        methods=specs,
+        thresholds=thresholds,
         metrics=metrics_settings(config.get("metrics")),
         pairs=pairs,
         generated=generated,
@@ -120,7 +122,7 @@ def prepare(config: dict) -> Study:
     study.pairs = study.pairs + analyst_pairs(study.pairs, names, study.reference_group)
     study.restricted = _restricted(study)
     study.equivalence = equivalence_settings(config.get("equivalence"))
-    study.verdict = {"primary": primary_comparison(config, study.methods)}
+    study.verdict = {"primary": primary_comparison(config, study.thresholds)}
     for m, spec in study.methods.items():
         get_kind(spec["kind"]).check_pairs(m, spec, study.pairs_for(m))
     check_name_lengths(config, study)

@@ -14,7 +14,7 @@ def settings(setup: Setup) -> dict:
 
 
 def uses_calibration(setup: Setup, method: str) -> bool:
-    return uses_calibrated(methods.spec(setup, method))
+    return uses_calibrated(setup.study.thresholds[method], methods.spec(setup, method))
 
 
 def has_calibration(setup: Setup, method: str) -> bool:

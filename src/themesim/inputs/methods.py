@@ -17,6 +17,7 @@ def kind_of(setup: Setup, method: str):
 
 
 def spec(setup: Setup, method: str) -> dict:
+    """The method's settings; its thresholds are apart (Study.thresholds)."""
     return setup.study.methods[method]
 
 

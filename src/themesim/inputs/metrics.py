@@ -32,7 +32,7 @@ def family_settings(setup: Setup, method: str) -> dict:
     spec, m = methods.spec(setup, method), setup.study.metrics
     scale = spec.get("scale", "cosine")
     return {
-        "thresholds": spec["thresholds"],
+        "thresholds": setup.study.thresholds[method],
         "op": methods.op(setup, method),
         "gamma": gamma_for(m["gamma"], scale),
         "baseline_z": m["baseline_z"],
@@ -56,8 +56,11 @@ def decision_thresholds(setup: Setup, method: str) -> dict:
             spec.get("raw_thresholds")
             or kinds.method_defaults(method, {"kind": spec["kind"]})["thresholds"]
         )
-        return {"raw": list(raw), "z": list(spec["thresholds"])}
-    return {"raw": list(spec["thresholds"]), "z": [setup.study.metrics["baseline_z"]]}
+        return {"raw": list(raw), "z": list(setup.study.thresholds[method])}
+    return {
+        "raw": list(setup.study.thresholds[method]),
+        "z": [setup.study.metrics["baseline_z"]],
+    }
 
 
 def has_runs(setup: Setup, method: str) -> bool:

@@ -21,7 +21,8 @@ class Study:
     template: str
     op: str
     sweep: dict
-    methods: dict[str, dict]  # active methods only, defaults applied
+    methods: dict[str, dict]  # active methods only, defaults applied, without thresholds
+    thresholds: dict[str, list]  # method -> its configured thresholds (numbers, "calibrated")
     metrics: dict  # settings of the families beyond coverage
     pairs: list[tuple[str, str]] = field(default_factory=list)  # cross-set comparisons
     generated: dict[str, int] = field(default_factory=dict)  # LLM-generated run -> its seed

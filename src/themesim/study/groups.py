@@ -123,23 +123,24 @@ def analyst_pairs(pairs, names: list[str], analysts: list[str]) -> list[tuple[st
     return extra
 
 
-def primary_comparison(config: dict, methods: dict[str, dict]) -> dict | None:
+def primary_comparison(config: dict, thresholds: dict[str, list]) -> dict | None:
     """verdict.primary, checked: an active method, a route, and one of the method's
     thresholds fixed in the config (a `calibrated` threshold is fitted to the rated pairs,
-    whose own uncertainty the verdict would not carry); None when the config names none."""
+    whose own uncertainty the verdict would not carry); None when the config names none.
+    `thresholds`: each active method's configured thresholds."""
     given = (config.get("verdict") or {}).get("primary")
     if not given:
         return None
     where = "config verdict.primary"
     method = str(given["method"])
-    if method not in methods:
+    if method not in thresholds:
         raise InputError(
             f"{where}.method",
-            f"{method!r} is not an active method{did_you_mean(method, list(methods))}",
-            f"Name one of {', '.join(methods)}",
+            f"{method!r} is not an active method{did_you_mean(method, list(thresholds))}",
+            f"Name one of {', '.join(thresholds)}",
         )
     route = given.get("route") or "matched"
-    fixed = [float(t) for t in methods[method].get("thresholds", []) if not isinstance(t, str)]
+    fixed = [float(t) for t in thresholds[method] if not isinstance(t, str)]
     threshold = given.get("threshold")
     if threshold is None:
         if not fixed:

@@ -65,9 +65,9 @@ def check_sweep(sweep: dict) -> dict:
     return {"start": start, "stop": stop, "step": step}
 
 
-def uses_calibrated(spec: dict) -> bool:
+def uses_calibrated(thresholds: list, spec: dict) -> bool:
     """The method resolves a threshold or its scale from its calibration."""
-    return "calibrated" in spec["thresholds"] or spec.get("scale") == "calibrated"
+    return "calibrated" in thresholds or spec.get("scale") == "calibrated"
 
 
 def _check_calibrated(name: str, spec: dict, config: dict) -> None:
@@ -120,8 +120,10 @@ def _unknown_kind(name: str, kind) -> None:
     )
 
 
-def active_methods(config: dict) -> dict[str, dict]:
-    methods = {}
+def active_methods(config: dict) -> tuple[dict[str, dict], dict[str, list]]:
+    """The active methods' settings, defaults applied, and apart from them each one's
+    thresholds: those reach the metrics jobs only, never a kind or the similarity side."""
+    methods, thresholds = {}, {}
     for name, spec in (config.get("methods") or {}).items():
         spec = method_defaults(name, spec or {})
         if not spec.get("active", True):
@@ -135,7 +137,7 @@ def active_methods(config: dict) -> dict[str, dict]:
             raise InputError(where, "has no thresholds", "Give thresholds: [0.5] or a list")
         _check_keys(name, spec)
         _check_thresholds(name, spec)
-        if uses_calibrated(spec):
+        if uses_calibrated(spec["thresholds"], spec):
             _check_calibrated(name, spec, config)
         if spec.get("scale") == "z" and not get_kind(spec["kind"]).within_set_matrices:
             raise InputError(
@@ -143,10 +145,11 @@ def active_methods(config: dict) -> dict[str, dict]:
                 f"scale z needs within-set similarities, which a {spec['kind']} method lacks",
                 "Use scale: cosine for this method",
             )
+        thresholds[name] = spec.pop("thresholds")
         get_kind(spec["kind"]).check(name, spec)
         methods[name] = spec
     for name, spec in methods.items():
         get_kind(spec["kind"]).check_study(name, spec, methods)
     if not methods:
         raise InputError("config methods", "no method is active", "Set active: true on one")
-    return methods
+    return methods, thresholds
