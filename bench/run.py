@@ -259,7 +259,10 @@ def p6(a, state) -> None:
     seg = res / "transcripts" / "segments.parquet"
     segments = pd.read_parquet(seg)["text"].tolist() if seg.exists() else []
     floor = 0.0
-    for method, spec in cfg["methods"].items():
+    from themesim.kinds import method_defaults
+
+    for method, given in cfg["methods"].items():
+        spec = method_defaults(method, given or {})  # the demo states only what differs
         if spec.get("kind") != "sentence_transformer" or spec.get("active") is False:
             continue
         texts = set(segments)
