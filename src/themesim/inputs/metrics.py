@@ -50,17 +50,14 @@ def decision_thresholds(setup: Setup, method: str) -> dict:
     """Thresholds of the raw-versus-z decision table (metrics.sets.scales.decision_changes):
     a z-scale method's own thresholds against raw_thresholds (default: its built-in ones),
     any other method's against metrics.baseline_z."""
-    spec = methods.spec(setup, method)
+    spec, given = methods.spec(setup, method), setup.study.thresholds[method]
     if spec.get("scale") == "z":
         raw = (
             spec.get("raw_thresholds")
             or kinds.method_defaults(method, {"kind": spec["kind"]})["thresholds"]
         )
-        return {"raw": list(raw), "z": list(setup.study.thresholds[method])}
-    return {
-        "raw": list(setup.study.thresholds[method]),
-        "z": [setup.study.metrics["baseline_z"]],
-    }
+        return {"raw": list(raw), "z": list(given)}
+    return {"raw": list(given), "z": [setup.study.metrics["baseline_z"]]}
 
 
 def has_runs(setup: Setup, method: str) -> bool:

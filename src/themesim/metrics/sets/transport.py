@@ -59,7 +59,7 @@ def _marginal(w, n: int, name: str) -> np.ndarray:
 def _pot():
     """POT with its PyTorch backend off (seconds to import; this numpy code never uses it).
     `import ot` also loads scikit-learn's clustering and networkx, which POT's low-rank and
-    Gromov solvers import when they can: about 2 s more, paid only by a job that transports."""
+    Gromov solvers import when they can: about 1 s more, paid only by a job that transports."""
     os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
     import ot
 
