@@ -16,7 +16,7 @@ import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -164,22 +164,6 @@ def keyed_settings(settings: JudgeSettings):
     prompt = load_prompt(settings.prompt, settings.score_mode)
     model = llm.endpoint_model(settings.base_url, settings.model)
     return with_server_id(settings, settings.in_flight), model, prompt
-
-
-def uncached(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
-    """How many judgements of the texts_a x texts_b matrix the cache lacks: 0 means
-    judge_matrix answers from the cache alone, with no server."""
-    texts_a, texts_b = [str(t) for t in texts_a], [str(t) for t in texts_b]
-    return plan(request_order(texts_a, texts_b, settings.both_orders), settings, cache_path).missing
-
-
-def uncached_pairs(texts_a, texts_b, settings: JudgeSettings, cache_path: str | Path) -> int:
-    """How many judgements of the rated pairs (texts_a[i], texts_b[i]) the cache lacks: 0
-    means judge_pairs answers from the cache alone, with no server."""
-    order = list(zip(map(str, texts_a), map(str, texts_b), strict=True))
-    if settings.both_orders:
-        order += [(b, a) for a, b in order]
-    return plan(order, settings, cache_path).missing
 
 
 def plan(order, settings: JudgeSettings, cache_path: str | Path) -> JudgePlan:
@@ -334,7 +318,3 @@ def _failure_message(failures, jobs, stats, cache_path, redact) -> str:
         "resumes and asks only the failed and missing pairs."
     )
     return redact("\n".join(lines))
-
-
-def stats_dict(stats: JudgeStats) -> dict:
-    return asdict(stats)
