@@ -23,6 +23,26 @@ def modules(script: str) -> list[str]:
 # ---------------------------------------------------------------- themesim.deps itself
 
 
+def test_the_walk_keeps_no_syntax_tree():
+    # Every Snakemake process walks the package at its start where the cache file is
+    # missing; trees kept for reuse (~300,000 objects) made its end take about 1 s.
+    import ast
+    import gc
+
+    import themesim.deps as deps
+
+    def trees() -> int:
+        gc.collect()
+        return sum(isinstance(o, ast.AST) for o in gc.get_objects())
+
+    before = trees()
+    deps._parsed.cache_clear()
+    for script in sorted(SCRIPTS.glob("*.py")):
+        script_code(script, SRC)
+    assert deps._parsed.cache_info().currsize > 150  # every module reached, parsed once
+    assert trees() <= before
+
+
 def test_embed_script_runs_no_plot_or_metric_module():
     embed = modules("embed.py")
     assert "themesim.steps.embed" in embed and "themesim.embed.encode" in embed
@@ -150,8 +170,7 @@ def test_code_deps_kept_between_runs_until_a_package_file_changes(tmp_path, monk
     # An edit to a module (a new import) is seen at the next run (a new process: no parse
     # trees kept in memory).
     (pkg / "lib" / "a.py").write_text("from themesim.lib import b\nX = 1\n")
-    deps._tree.cache_clear()
-    deps._module_imports.cache_clear()
+    deps._parsed.cache_clear()
     again = deps.CodeDeps(scripts, pkg, cache).files("s.py")
     assert again == first + [str(pkg / "lib" / "b.py")]
 

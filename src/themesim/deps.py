@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -81,9 +82,44 @@ def _imports(nodes, src: Path, module: str, is_package: bool) -> set[str]:
     return {n for n in found if _module_file(src, n) is not None}
 
 
-@cache
-def _tree(path: Path) -> ast.Module:
+@dataclass(frozen=True)
+class _Parsed:
+    """What the walk reads of one module, kept instead of its syntax tree: the trees of the
+    package held ~300,000 objects to the end of every Snakemake process that walked them,
+    whose teardown took about 1 s."""
+
+    top: frozenset[str]  # modules its top-level import statements import
+    anywhere: frozenset[str]  # modules it imports anywhere in its code
+    defs: dict  # top-level function or class -> (top-level names it uses, modules it imports)
+
+
+def _parse(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+@cache
+def _parsed(src: Path, module: str) -> _Parsed:
+    path = _module_file(src, module)
+    tree = _parse(path)
+    is_package = path.name == "__init__.py"
+    defs = {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    uses = {
+        name: (
+            frozenset(n.id for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in defs),
+            frozenset(_imports([d], src, module, is_package)),
+        )
+        for name, d in defs.items()
+    }
+    top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    return _Parsed(
+        frozenset(_imports(top, src, module, is_package)),
+        frozenset(_imports([tree], src, module, is_package)),
+        uses,
+    )
 
 
 def module_closure(src: Path, module: str, seen: set[str] | None = None) -> set[str]:
@@ -95,45 +131,29 @@ def module_closure(src: Path, module: str, seen: set[str] | None = None) -> set[
     for parent in _package_inits(src, module):
         rel = parent.relative_to(src).parent.parts
         module_closure(src, ".".join((PACKAGE, *rel)), seen)
-    for dep in _module_imports(src, module):
+    for dep in _parsed(src, module).anywhere:
         module_closure(src, dep, seen)
     return seen
-
-
-@cache
-def _module_imports(src: Path, module: str) -> frozenset[str]:
-    """What one module imports; every rule's `code=` walks the same modules at parse time."""
-    path = _module_file(src, module)
-    return frozenset(_imports([_tree(path)], src, module, path.name == "__init__.py"))
 
 
 def _function_imports(src: Path, module: str, names: set[str]) -> set[str]:
     """Modules used by the functions `names` of `module` (following module-level helpers),
     plus the module's top-level imports, which run whenever it is imported."""
-    path = _module_file(src, module)
-    tree = _tree(path)
-    defs = {
-        n.name: n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    }
-    todo, used = [n for n in names if n in defs], set()
+    parsed = _parsed(src, module)
+    todo, used = [n for n in names if n in parsed.defs], set()
     while todo:
         name = todo.pop()
         if name in used:
             continue
         used.add(name)
-        for node in ast.walk(defs[name]):
-            if isinstance(node, ast.Name) and node.id in defs and node.id not in used:
-                todo.append(node.id)
-    top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-    return _imports(top + [defs[n] for n in used], src, module, path.name == "__init__.py")
+        todo.extend(n for n in parsed.defs[name][0] if n not in used)
+    return set(parsed.top).union(*(parsed.defs[n][1] for n in used))
 
 
 def script_modules(script, src) -> list[str]:
     """Dotted ``themesim`` modules a workflow script runs, sorted."""
     src = Path(src)
-    tree = _tree(Path(script))
+    tree = _parse(Path(script))
     seen: set[str] = set()
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom) or not node.module:
@@ -166,7 +186,7 @@ def script_code(script, src) -> list[str]:
 class CodeDeps:
     """:func:`script_code` per script, kept in a JSON file between Snakemake runs.
 
-    Parsing the package for every rule's `code=` costs ~0.3 s of CPU at each start of
+    Parsing the package for every rule's `code=` costs ~0.7 s of CPU at each start of
     Snakemake (each `-n`, each cluster job). The file holds one key: the path, size and mtime
     of every ``.py`` file of the package and the scripts folder; any change to one of them
     (an edit, a new module) recomputes everything. An unwritable location only skips saving.
