@@ -8,6 +8,7 @@ from themesim.errors import InputError
 from themesim.metrics.calibration import (
     IntervalProcedure,
     calibrate,
+    curve_stats,
     f1_threshold,
     isotonic_fit,
     read_rated_pairs,
@@ -242,6 +243,22 @@ def test_thresholds_from_the_counts_are_scikit_learns(kind):
         assert youden_threshold(s, y) == sklearn_youden(s, y), (s.tolist(), y.tolist())
         expected = (f1_threshold(s, y)[0], sklearn_youden(s, y)[0])
         assert resample_thresholds(s, y) == expected, (s.tolist(), y.tolist())
+        checked += 1
+    assert checked > 250
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tenths", "quarters"])
+def test_the_bootstraps_auc_from_the_curve_is_roc_auc_scores(kind):
+    # curve_stats (the bootstrap's inner loop) against resample_stats (roc_auc_score), with
+    # and without tied scores: the thresholds equal, the AUC within 1e-12.
+    from sklearn.metrics import roc_auc_score
+
+    assert curve_stats(SCORES, LABELS)[0] == pytest.approx(0.75, abs=1e-15)
+    checked = 0
+    for s, y in random_cases(kind):
+        area, t_f1, t_j = curve_stats(s, y)
+        assert abs(area - roc_auc_score(y, s)) < 1e-12, (s.tolist(), y.tolist())
+        assert (t_f1, t_j) == resample_thresholds(s, y)
         checked += 1
     assert checked > 250
 

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.stats import norm
 from sklearn.isotonic import IsotonicRegression
-from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.metrics import auc, roc_auc_score, roc_curve
 
 from themesim.errors import InputError
 from themesim.io.rated_pairs import read_pairs_csv
@@ -195,7 +195,19 @@ def resample_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 def resample_thresholds(s: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(F1 threshold, Youden threshold) of checked arrays with both labels, from one sort:
     the bootstrap's inner loop, as f1_threshold and youden_threshold choose them."""
+    return _curve_thresholds(*_curve(s, y), y)
+
+
+def curve_stats(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """resample_stats for the bootstrap's inner loop, from resample_thresholds' one sort:
+    the AUC is sklearn.metrics.auc over that curve's (FPR, TPR) from (0, 0), within about
+    1e-16 of roc_auc_score at a tenth of its cost (whose input checks dominate a resample)."""
     thr, tps, fps = _curve(s, y)
+    area = auc(np.r_[0.0, fps / fps[-1]], np.r_[0.0, tps / tps[-1]])
+    return float(area), *_curve_thresholds(thr, tps, fps, y)
+
+
+def _curve_thresholds(thr, tps, fps, y) -> tuple[float, float]:
     t_f1 = thr[_first_max(_f1(tps, fps, y))]
     t_j = thr[_first_max(_youden(tps, fps))]
     return float(t_f1), float(t_j)
@@ -309,7 +321,7 @@ def calibrate(
         if yb.min() == yb.max():  # only where scheme "pairs" draws one label
             continue
         if h <= 0 or auc_method == "percentile":
-            boot[k] = resample_stats(s[idx], yb)
+            boot[k] = curve_stats(s[idx], yb)
         if h > 0:
             boot[k, 1:] = resample_thresholds(s[idx] + h * rng.standard_normal(idx.size), yb)
     q = [50 * (1 - level), 50 * (1 + level)]
