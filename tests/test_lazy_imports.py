@@ -188,3 +188,16 @@ def test_the_command_line_imports_a_command_s_modules_only_when_it_runs():
         ["numpy", "pandas", "scipy", "themesim.metrics.comparison", "themesim.cli_agree"],
     )
     assert not any(loaded.values()), loaded
+
+
+def test_themesim_agree_draws_no_figure():
+    """`themesim agree --out x.xlsx` writes its tables with report/workbook.py, not with the
+    report job's module (steps/report_parts.py), whose figures import matplotlib (0.4 s)."""
+    loaded = loaded_after(
+        "import themesim.cli_agree", ["matplotlib", "themesim.steps.report_parts", "openpyxl"]
+    )
+    assert loaded == {
+        "matplotlib": False,
+        "themesim.steps.report_parts": False,
+        "openpyxl": False,
+    }

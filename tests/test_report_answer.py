@@ -308,7 +308,7 @@ def test_the_workbook_speaks_the_reports_names(tmp_path):
     from openpyxl import load_workbook
 
     from themesim.report.names import workbook_header
-    from themesim.steps.report_parts import tables_workbook
+    from themesim.report.workbook import tables_workbook
 
     a = tmp_path / "a.csv"
     pd.DataFrame(

@@ -265,7 +265,7 @@ def test_compact_png_is_smaller_narrow_and_deterministic(tmp_path):
 def test_workbook_holds_the_tables_beside_and_names_the_missing(tmp_path):
     from openpyxl import load_workbook
 
-    from themesim.steps.report_parts import beside_tables, tables_workbook
+    from themesim.report.workbook import beside_tables, tables_workbook
 
     m = tmp_path / "metrics" / "minilm"
     m.mkdir(parents=True)
@@ -287,7 +287,7 @@ def test_workbook_holds_the_tables_beside_and_names_the_missing(tmp_path):
 def test_workbook_holds_calibration_detail_and_names_the_parquets(tmp_path):
     from openpyxl import load_workbook
 
-    from themesim.steps.report_parts import beside_tables, tables_workbook
+    from themesim.report.workbook import beside_tables, tables_workbook
 
     cal = tmp_path / "calibration" / "minilm"
     cal.mkdir(parents=True)

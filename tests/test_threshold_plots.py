@@ -61,7 +61,7 @@ def test_calibration_figure_has_three_panels():
 def test_tables_workbook_one_sheet_per_table(tmp_path):
     from openpyxl import load_workbook
 
-    from themesim.steps.report_parts import tables_workbook
+    from themesim.report.workbook import tables_workbook
 
     a = tmp_path / "a.csv"
     pd.DataFrame({"method": ["minilm"], "hungarian_f1": [0.75]}).to_csv(a, index=False)
@@ -87,7 +87,7 @@ def test_tables_workbook_one_sheet_per_table(tmp_path):
 def test_tables_workbook_leaves_a_large_table_to_its_csv(tmp_path):
     from openpyxl import load_workbook
 
-    from themesim.steps.report_parts import tables_workbook
+    from themesim.report.workbook import tables_workbook
 
     small = tmp_path / "small.csv"
     pd.DataFrame({"f1": [0.5, float("nan")], "z": [float("inf"), -1.0]}).to_csv(small, index=False)

@@ -19,7 +19,7 @@ from themesim.io.qdpx_export import check_reserved_names, write_qdpx
 from themesim.io.two_codings import read_codings
 from themesim.metrics.agreement.agree import agreement_tables
 from themesim.metrics.agreement.codebooks import similarity_matrix
-from themesim.steps.report_parts import frames_workbook
+from themesim.report.workbook import frames_workbook
 
 
 def _agree_text(c, tables) -> str:
