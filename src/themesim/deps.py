@@ -115,11 +115,11 @@ def _parsed(src: Path, module: str) -> _Parsed:
         for name, d in defs.items()
     }
     top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-    return _Parsed(
-        frozenset(_imports(top, src, module, is_package)),
-        frozenset(_imports([tree], src, module, is_package)),
-        uses,
-    )
+    # anywhere: each statement walked once (the functions' imports are in `uses` already)
+    walked = {id(d) for d in defs.values()}
+    rest = [n for n in tree.body if id(n) not in walked]
+    anywhere = _imports(rest, src, module, is_package).union(*(i for _, i in uses.values()))
+    return _Parsed(frozenset(_imports(top, src, module, is_package)), frozenset(anywhere), uses)
 
 
 def module_closure(src: Path, module: str, seen: set[str] | None = None) -> set[str]:
